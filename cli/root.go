@@ -1,0 +1,78 @@
+// Package cli wires the cortex-tui commands: it parses flags, builds a scenario, a Source or a
+// simulator run, and hands it to the dashboard or to a printer. It holds no domain logic.
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+)
+
+// Version is the program's version, set at build time with -ldflags "-X ...cli.Version=v1.2.3".
+var Version = "dev"
+
+// exitError carries a specific exit status (2 for usage errors and a missing terminal).
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// Execute runs the command line args with the given streams and returns the exit status.
+func Execute(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	root := newRootCmd(stdin, stdout, stderr)
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintln(stderr, "cortex-tui:", err)
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	return 1
+}
+
+// streams are the command's standard streams, injected so tests can capture them.
+type streams struct {
+	in       io.Reader
+	out, err io.Writer
+}
+
+func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	io := streams{in: stdin, out: stdout, err: stderr}
+	root := &cobra.Command{
+		Use:   "cortex-tui",
+		Short: "A terminal dashboard and playground for retry storms and the CORTEX engine",
+		Long: `cortex-tui simulates a fleet of retrying clients and the service they can kill, and
+shows how one Composite Pressure Score (CPS) decides which retries may go.
+
+With no command it opens the dashboard on a scenario picker.`,
+		Version:       Version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Args:          cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return openPicker(cmd, io)
+		},
+	}
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return &exitError{code: 2, err: err}
+	})
+	for _, add := range subcommands {
+		root.AddCommand(add(io))
+	}
+	return root
+}
+
+// subcommands lists the constructors of every sub-command; each command's file registers its
+// own in an init function, so adding a command touches no other file.
+var subcommands []func(streams) *cobra.Command

@@ -1,0 +1,70 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cortex-tui/cortex-tui/scenarios"
+)
+
+// runOptions are the flags of `cortex-tui run`.
+type runOptions struct {
+	scenario     string
+	scenarioFile string
+	strategy     string
+	seed         int64
+	seedSet      bool
+	headless     bool
+	format       string
+}
+
+func init() { subcommands = append(subcommands, newRunCmd) }
+
+func newRunCmd(io streams) *cobra.Command {
+	var o runOptions
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Run a scenario in the dashboard, or headless with --headless",
+		Example: `  cortex-tui run --scenario black-friday
+  cortex-tui run --scenario dns-crash --headless --strategy naive --format json
+  cortex-tui run --scenario-file my.toml --headless --format csv`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.seedSet = cmd.Flags().Changed("seed")
+			scn, err := loadScenario(o.scenario, o.scenarioFile)
+			if err != nil {
+				return err
+			}
+			if !o.seedSet {
+				o.seed = scn.Seed
+			}
+			if o.headless {
+				return runHeadless(cmd, io, scn, o)
+			}
+			return runDashboard(cmd, io, scn, o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.scenario, "scenario", "", "built-in scenario name (see `cortex-tui scenarios`)")
+	f.StringVar(&o.scenarioFile, "scenario-file", "", "path of a scenario TOML file")
+	f.StringVar(&o.strategy, "strategy", "cortex", "retry strategy: none, naive, backoff, breaker, budget, throttle, grpc, cortex")
+	f.Int64Var(&o.seed, "seed", 0, "random seed (default: the scenario's own)")
+	f.BoolVar(&o.headless, "headless", false, "run without the dashboard and print the result")
+	f.StringVar(&o.format, "format", "", "headless output: table, json or csv (default table on a terminal, json otherwise)")
+	return cmd
+}
+
+// loadScenario returns the built-in scenario name or the file path; exactly one must be given.
+func loadScenario(name, file string) (scenarios.Scenario, error) {
+	switch {
+	case name != "" && file != "":
+		return scenarios.Scenario{}, &exitError{code: 2, err: fmt.Errorf("give --scenario or --scenario-file, not both")}
+	case file != "":
+		return scenarios.ParseFile(file)
+	case name != "":
+		return scenarios.Lookup(name)
+	default:
+		return scenarios.Scenario{}, &exitError{code: 2, err: fmt.Errorf("no scenario: give --scenario NAME (see `cortex-tui scenarios`) or --scenario-file PATH")}
+	}
+}

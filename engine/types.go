@@ -1,0 +1,160 @@
+package engine
+
+import (
+	"fmt"
+	"time"
+)
+
+// Clock is the engine's time source. A nil Clock in Config means the wall clock.
+type Clock interface{ Now() time.Time }
+
+// Action is what ShouldRetry decided.
+type Action int
+
+// The five possible actions, in the order of the checks that produce them.
+const (
+	Retry              Action = iota // retry after Decision.Delay
+	Reject                           // shed by priority, recovery ramp or exhausted budget
+	CircuitOpen                      // the circuit is open (or forced open by an emergency): fail fast
+	NotRetryable                     // the error is not retryable (4xx)
+	MaxRetriesExceeded               // the attempt limit is reached
+)
+
+// Actions lists every Action in declaration order, for tables and loops.
+var Actions = []Action{Retry, Reject, CircuitOpen, NotRetryable, MaxRetriesExceeded}
+
+// String returns the action's name, e.g. "RETRY" or "MAX_RETRIES_EXCEEDED".
+func (a Action) String() string {
+	switch a {
+	case Retry:
+		return "RETRY"
+	case Reject:
+		return "REJECT"
+	case CircuitOpen:
+		return "CIRCUIT_OPEN"
+	case NotRetryable:
+		return "NOT_RETRYABLE"
+	case MaxRetriesExceeded:
+		return "MAX_RETRIES_EXCEEDED"
+	}
+	return fmt.Sprintf("Action(%d)", int(a))
+}
+
+// State is the band the CPS falls in.
+type State int
+
+// The four state bands: HEALTHY [0,0.25), DEGRADED [0.25,0.50), CRITICAL [0.50,EmergencyThreshold),
+// EMERGENCY [EmergencyThreshold,1].
+const (
+	Healthy State = iota
+	Degraded
+	Critical
+	Emergency
+)
+
+// String returns the band's name, e.g. "HEALTHY".
+func (s State) String() string {
+	switch s {
+	case Healthy:
+		return "HEALTHY"
+	case Degraded:
+		return "DEGRADED"
+	case Critical:
+		return "CRITICAL"
+	case Emergency:
+		return "EMERGENCY"
+	}
+	return fmt.Sprintf("State(%d)", int(s))
+}
+
+// CircuitState is the state of the engine's circuit breaker.
+type CircuitState int
+
+// The three circuit states; their C signal is 0.0, 0.5 and 1.0.
+const (
+	Closed CircuitState = iota
+	HalfOpen
+	Open
+)
+
+// String returns the circuit state's name, e.g. "HALF_OPEN".
+func (c CircuitState) String() string {
+	switch c {
+	case Closed:
+		return "CLOSED"
+	case HalfOpen:
+		return "HALF_OPEN"
+	case Open:
+		return "OPEN"
+	}
+	return fmt.Sprintf("CircuitState(%d)", int(c))
+}
+
+// Signals are the five inputs of the CPS, each in [0,1]: failure rate F, latency deviation L,
+// queue pressure Q, budget burn B and circuit state C.
+type Signals struct{ F, L, Q, B, C float64 }
+
+// Weights are w1..w5 of the CPS for F, L, Q, B and C. The engine keeps them normalised to sum 1.
+type Weights struct{ F, L, Q, B, C float64 }
+
+// DefaultWeights returns the article's weights: 0.30 0.20 0.15 0.15 0.20.
+func DefaultWeights() Weights { return Weights{F: 0.30, L: 0.20, Q: 0.15, B: 0.15, C: 0.20} }
+
+// Decision is the answer of ShouldRetry.
+type Decision struct {
+	Action   Action
+	Delay    time.Duration // > 0 only for Retry
+	CPS      float64
+	State    State
+	Priority int    // the request's priority, after clamping to 0..10
+	Floor    int    // floor(CPS*10) at decision time
+	Reason   string // machine-readable, e.g. SHED_LOW_PRIORITY, BUDGET_EXHAUSTED, EMERGENCY
+	Fallback bool   // true when the decision came from the fallback path
+	Signals  Signals
+}
+
+// ShouldRetry reports whether the decision is to retry.
+func (d Decision) ShouldRetry() bool { return d.Action == Retry }
+
+// String formats the decision like the Java original:
+// RetryDecision[RETRY, delay=523ms, CPS=0.0400, state=HEALTHY, priority=9/0].
+func (d Decision) String() string {
+	return fmt.Sprintf("RetryDecision[%s, delay=%dms, CPS=%.4f, state=%s, priority=%d/%d]",
+		d.Action, d.Delay.Milliseconds(), d.CPS, d.State, d.Priority, d.Floor)
+}
+
+// Transition is one change of the circuit breaker's state.
+type Transition struct {
+	At       time.Time
+	From, To CircuitState
+	Reason   string // e.g. "FAILURE_RATE", "EMERGENCY", "COOLDOWN_ELAPSED", "PROBES_SUCCEEDED", "PROBE_FAILED", "FORCED", "RESET"
+}
+
+// Snapshot is a point-in-time copy of the engine's state. It shares no memory with the engine.
+type Snapshot struct {
+	Signals  Signals
+	Weights  Weights // current, normalised (adaptive weights move them)
+	Adaptive bool    // adaptive weights enabled
+	CPS      float64
+	State    State
+	Floor    int // floor(CPS*10)
+	Circuit  CircuitState
+
+	Tokens        float64 // retry tokens left
+	TokenCapacity int
+
+	Baseline time.Duration // learned (or fixed) baseline P50; 0 until formed
+	P99      time.Duration // P99 latency over the window
+	Outcomes int           // outcomes in the window
+	Failures int           // failures in the window
+
+	RecoveryShare float64 // share of retries the recovery ramp admits now (1 outside a ramp)
+
+	Successes uint64    // all RecordSuccess calls since New or Reset
+	Failed    uint64    // all RecordFailure calls since New or Reset
+	Decisions [5]uint64 // ShouldRetry answers by Action since New or Reset
+	Fallbacks uint64    // decisions answered by the fallback path
+
+	TransitionCount uint64     // circuit transitions since New or Reset
+	LastTransition  Transition // the latest one (zero if none)
+}

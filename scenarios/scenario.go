@@ -1,0 +1,100 @@
+package scenarios
+
+import "time"
+
+// FaultKind names one kind of injected failure of the downstream service.
+type FaultKind string
+
+// The fault kinds a scenario timeline or the dashboard can inject.
+const (
+	// FaultOutage crashes the service: connection refused, every attempt fails fast.
+	FaultOutage FaultKind = "outage"
+	// FaultBlackhole is a DNS failure: attempts hang until the client's timeout.
+	FaultBlackhole FaultKind = "blackhole"
+	// FaultLatency adds Value (a duration in seconds) to the service time, so capacity drops too.
+	FaultLatency FaultKind = "latency"
+	// FaultErrors makes a fraction Value (0..1) of processed attempts fail with a 5xx.
+	FaultErrors FaultKind = "errors"
+	// FaultThrottle rate-limits the service to Value requests/s; the excess is answered 429.
+	FaultThrottle FaultKind = "throttle"
+	// FaultCapacity scales the number of workers by the factor Value (0..1].
+	FaultCapacity FaultKind = "capacity"
+	// FaultBadRequests answers a fraction Value (0..1) of attempts with a 4xx (not retryable).
+	FaultBadRequests FaultKind = "bad_requests"
+)
+
+// FaultKinds lists every fault kind in the order the dashboard's keys 1..6 use (bad_requests last).
+var FaultKinds = []FaultKind{FaultOutage, FaultBlackhole, FaultLatency, FaultErrors, FaultThrottle, FaultCapacity, FaultBadRequests}
+
+// Scenario is one complete, validated simulation setup: who sends traffic, to what service,
+// what goes wrong when, and what the viewer is told along the way. All durations are virtual
+// time from the start of the run. A Scenario is a plain value; Parse fills defaults.
+type Scenario struct {
+	Name     string        // short identifier, e.g. "black-friday"
+	Summary  string        // one line for the catalog
+	Story    string        // a few sentences: what happens and what to watch
+	Duration time.Duration // length of the arrival phase; the run drains up to Drain more
+	Drain    time.Duration // extra time after the last arrival for pending work (default 30s)
+	Tick     time.Duration // simulation step dt (default 100ms)
+	Seed     int64         // default seed when the user gives none (default 1)
+
+	Clients  int           // client instances sharing the arrivals, each with its own strategy state (default 20)
+	Loop     Loop          // open (default) or closed
+	Deadline time.Duration // overall deadline of an original request (default 30s)
+	Timeout  time.Duration // per-attempt client timeout (default 2s)
+	Layers   int           // retry layers between client and service (default 1; 2 = retries at two layers)
+
+	Classes []Class     // priority classes of traffic (at least one)
+	Load    []LoadPoint // load profile: rate multiplier over time, piecewise linear (default flat 1.0)
+	Service Service     // the downstream service
+	Faults  []Fault     // fault timeline
+	Notes   []Note      // timed captions
+}
+
+// Loop says whether arrivals wait for earlier requests.
+type Loop struct {
+	Closed bool          // false: open loop (Poisson arrivals); true: a fixed population of users
+	Users  int           // closed loop: number of users, each with one request in flight
+	Think  time.Duration // closed loop: think time between a user's requests
+}
+
+// Class is one priority class of traffic.
+type Class struct {
+	Name     string  // e.g. "payment"
+	Priority int     // 0..10 (1 analytics ... 9 payment, 10 health check)
+	Rate     float64 // base arrival rate in requests/s (open loop) or share of users (closed loop)
+}
+
+// LoadPoint is one point of the piecewise-linear load profile.
+type LoadPoint struct {
+	At     time.Duration // time of the point
+	Factor float64       // multiplier of every class's base rate (>= 0)
+}
+
+// Service describes the downstream service.
+type Service struct {
+	Workers      int           // concurrent slots
+	ServiceTime  time.Duration // mean service time S; capacity = Workers / S
+	Sigma        float64       // lognormal shape of the service time (default 0.25; 0 = constant)
+	QueueLimit   int           // bounded FIFO in front of the workers; a full queue fails fast (503)
+	DropExpired  bool          // skip queued attempts whose client already timed out
+	CrashFactor  float64       // utilisation (offered/capacity) above which the service is overloaded (0 = never crashes)
+	CrashAfter   time.Duration // how long overload must last before the crash
+	RestartDelay time.Duration // time a crashed service stays down
+	WarmStart    float64       // capacity fraction right after a restart or an outage (default 0.3)
+	Warmup       time.Duration // time to ramp from WarmStart to full capacity
+}
+
+// Fault is one entry of the fault timeline.
+type Fault struct {
+	Kind     FaultKind
+	At       time.Duration // start
+	Duration time.Duration // length
+	Value    float64       // meaning depends on Kind (seconds of latency, fraction, rate, factor)
+}
+
+// Note is a caption shown from At until the next note.
+type Note struct {
+	At   time.Duration
+	Text string
+}

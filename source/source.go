@@ -1,0 +1,173 @@
+// Package source defines what the dashboard consumes: a Source produces one immutable Snapshot
+// per simulation tick (or per interval of real traffic in live mode) and takes controls back
+// (inject a fault, set weights, change a class, switch the strategy, restart). The simulator and
+// live mode each implement Source; the dashboard depends on this package only, never on their
+// internals. The package imports no UI library.
+package source
+
+import (
+	"time"
+
+	"github.com/cortex-tui/cortex-tui/engine"
+	"github.com/cortex-tui/cortex-tui/scenarios"
+)
+
+// Source is a stream of snapshots with controls. Implementations are safe for concurrent use:
+// the dashboard calls Advance from a command goroutine and the controls from its Update loop.
+type Source interface {
+	// Meta describes the run: scenario, strategy, classes, timing. It changes only after
+	// SetStrategy or Restart.
+	Meta() Meta
+	// Advance moves the source forward by d of its own time (virtual time for the simulator,
+	// ignored by live mode, which follows the wall clock) and returns the snapshots of every
+	// whole tick completed, oldest first; it may return none. Fractions of a tick carry over.
+	// After the run is over it returns nil.
+	Advance(d time.Duration) []Snapshot
+	// Inject starts a fault now, lasting until cleared (Duration 0) or for f.Duration.
+	// Injecting a kind that is already active replaces it.
+	Inject(f scenarios.Fault)
+	// Clear ends the injected or scheduled fault of that kind, if any.
+	Clear(kind scenarios.FaultKind)
+	// ClearAll ends every active fault.
+	ClearAll()
+	// SetWeights replaces the CORTEX weights of every client (validated and renormalised).
+	// It is a no-op returning nil for strategies other than cortex.
+	SetWeights(w engine.Weights) error
+	// SetAdaptive turns CORTEX adaptive weights on or off for every client.
+	SetAdaptive(on bool)
+	// SetClass changes the traffic share (a multiplier of the class's base rate, >= 0) and the
+	// priority (0..10) of class i.
+	SetClass(i int, share float64, priority int) error
+	// SetStrategy switches every client to the named strategy from now on.
+	SetStrategy(name string) error
+	// Restart starts the run again from t=0 with the same seed and scenario (controls reset).
+	Restart()
+	// Close stops the source and releases what it holds (goroutines, connections).
+	Close() error
+}
+
+// Meta describes a run.
+type Meta struct {
+	Scenario string
+	Summary  string
+	Story    string
+	Strategy string
+	Seed     int64
+	Tick     time.Duration // dt
+	Total    time.Duration // arrival phase + drain; 0 for an unbounded live run
+	Classes  []ClassMeta
+	Live     bool
+}
+
+// ClassMeta is one priority class as currently configured.
+type ClassMeta struct {
+	Name     string
+	Priority int
+	Share    float64 // multiplier of the base rate (1 = as in the scenario)
+	Rate     float64 // base rate in requests/s
+}
+
+// Snapshot is one tick. Counts are for this tick only; gauges are values at its end.
+// A Snapshot shares no memory with the source that produced it.
+type Snapshot struct {
+	T    time.Duration // virtual (or elapsed real) time at the end of the tick
+	Dt   time.Duration // length of the tick
+	Done bool          // the run is over (this is the last snapshot)
+
+	Counts  Counts
+	Service Service
+	Classes []ClassTick // one per class, same order as Meta.Classes
+	Cortex  *CortexView // nil unless the strategy is cortex
+	Events  []Event     // what happened during this tick
+	Note    string      // current scenario caption ("" if none)
+	Faults  []ActiveFault
+}
+
+// Counts are the per-tick counters of the fleet.
+type Counts struct {
+	Originals int // original requests that arrived
+	Attempts  int // attempts sent to the service (originals + retries)
+	Retries   int // retry attempts sent
+	Successes int // attempts that succeeded
+	Failures  int // attempts that failed, any cause (sum of the five below)
+
+	Timeouts     int // attempts that timed out at the client
+	FastFails    int // refused or 503 (crashed service, full queue)
+	ServerErrors int // 5xx
+	Throttled    int // 429
+	BadRequests  int // 4xx, not retryable
+
+	LocalRejects int // attempts a strategy refused to send (open breaker, adaptive throttle)
+	Completed    int // originals that finished successfully within their deadline
+	Abandoned    int // originals that gave up (deadline, or no retry allowed)
+
+	// Decisions counts the retry decisions by engine.Action (index = int(action)).
+	Decisions [5]int
+	// Shed counts retries rejected by priority shedding (REJECT, SHED_LOW_PRIORITY).
+	Shed int
+	// BudgetRejected counts retries rejected for an exhausted budget.
+	BudgetRejected int
+}
+
+// Service is the state of the downstream service at the end of a tick.
+type Service struct {
+	State       string  // "UP", "DOWN", "CRASHED" or "WARMING"
+	Capacity    float64 // current capacity in requests/s
+	Queue       int     // queue length
+	QueueLimit  int
+	Utilisation float64 // offered load / capacity over the tick
+}
+
+// ClassTick is one priority class during a tick.
+type ClassTick struct {
+	Arrived        int // originals that arrived
+	Succeeded      int // originals that completed
+	Admitted       int // retries admitted
+	Shed           int // retries shed by priority
+	BudgetRejected int // retries rejected by the budget
+	OtherRejected  int // retries refused for any other reason
+}
+
+// CortexView is the CORTEX state averaged over the fleet's clients, with the spread.
+type CortexView struct {
+	Signals  engine.Signals      // mean over clients
+	SigMin   engine.Signals      // minimum over clients
+	SigMax   engine.Signals      // maximum over clients
+	Weights  engine.Weights      // weights of the first client (all clients share controls)
+	Adaptive bool                // adaptive weights on
+	CPS      float64             // mean CPS
+	CPSMin   float64             // minimum over clients
+	CPSMax   float64             // maximum over clients
+	State    engine.State        // band of the mean CPS
+	Circuit  engine.CircuitState // most common circuit state
+	Open     int                 // clients whose circuit is OPEN
+	Floor    int                 // floor(CPS*10) of the mean CPS
+	Tokens   float64             // mean retry tokens left
+}
+
+// EventKind classifies an event for colour and filtering.
+type EventKind int
+
+// The kinds of events.
+const (
+	EventNote    EventKind = iota // a scenario caption began
+	EventFault                    // a fault started or ended
+	EventService                  // the service crashed, restarted, finished warming
+	EventCircuit                  // a client's circuit changed state
+	EventControl                  // a user control was applied
+)
+
+// Event is one line of the event log.
+type Event struct {
+	T    time.Duration
+	Kind EventKind
+	Text string
+}
+
+// ActiveFault is a fault in effect, with its remaining time (0 = until cleared).
+type ActiveFault struct {
+	Kind      scenarios.FaultKind
+	Value     float64
+	Remaining time.Duration
+	Injected  bool // true if injected at run time, false if from the scenario
+}
