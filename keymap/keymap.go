@@ -1,0 +1,126 @@
+// Package keymap holds every key binding of the cortex-tui dashboard, with its help text, and
+// loads user remappings from a TOML file. The dashboard matches keys only through these
+// bindings (key.Matches), and bubbles/help renders them, so the help can never drift from the
+// keys. A KeyMap is a plain value: copy it freely; it is safe for concurrent reads.
+package keymap
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+)
+
+// KeyMap is every action of the dashboard and its picker bound to its keys. The zero value has
+// no keys bound and matches nothing; use Default or Load.
+type KeyMap struct {
+	// Time and scenario control.
+	Pause, Step, Faster, Slower, Restart, Load, Strategy, Compare key.Binding
+	// Fault injection: keys 1..6 toggle a fault (in scenarios.FaultKinds order), 0 clears all.
+	Outage, Blackhole, Latency, Errors, Throttle, Capacity, ClearFaults key.Binding
+	// Weight tuning: tab, shift+tab, left, right, a.
+	NextWeight, PrevWeight, LowerWeight, RaiseWeight, Adaptive key.Binding
+	// Priority classes: up, down select a class; [ ] its share of traffic, { } its priority.
+	ClassUp, ClassDown, ShareDown, ShareUp, PriorityDown, PriorityUp key.Binding
+	// Views: export the timeline, toggle the full help, quit.
+	Export, Help, Quit key.Binding
+	// Select and Back confirm and leave the picker, the summary and the help.
+	Select, Back key.Binding
+}
+
+// action is one remappable action: its name in the key file (snake_case of the field), its
+// default keys (as tea.KeyMsg.String() spells them), its help text and where it lives in a KeyMap.
+type action struct {
+	name string
+	keys []string
+	help string
+	of   func(*KeyMap) *key.Binding
+}
+
+// actions lists every action in help order. It is the single table behind Default, Load and the
+// generated documentation.
+var actions = []action{
+	{"pause", []string{" "}, "pause / resume", func(k *KeyMap) *key.Binding { return &k.Pause }},
+	{"step", []string{"."}, "one tick forward while paused", func(k *KeyMap) *key.Binding { return &k.Step }},
+	{"faster", []string{"+"}, "speed up", func(k *KeyMap) *key.Binding { return &k.Faster }},
+	{"slower", []string{"-"}, "slow down", func(k *KeyMap) *key.Binding { return &k.Slower }},
+	{"restart", []string{"r"}, "restart the scenario (same seed)", func(k *KeyMap) *key.Binding { return &k.Restart }},
+	{"load", []string{"l"}, "load a scenario", func(k *KeyMap) *key.Binding { return &k.Load }},
+	{"strategy", []string{"s"}, "cycle the strategy", func(k *KeyMap) *key.Binding { return &k.Strategy }},
+	{"compare", []string{"c"}, "compare two strategies side by side", func(k *KeyMap) *key.Binding { return &k.Compare }},
+
+	{"outage", []string{"1"}, "inject / clear an outage", func(k *KeyMap) *key.Binding { return &k.Outage }},
+	{"blackhole", []string{"2"}, "inject / clear a blackhole", func(k *KeyMap) *key.Binding { return &k.Blackhole }},
+	{"latency", []string{"3"}, "inject / clear latency", func(k *KeyMap) *key.Binding { return &k.Latency }},
+	{"errors", []string{"4"}, "inject / clear errors", func(k *KeyMap) *key.Binding { return &k.Errors }},
+	{"throttle", []string{"5"}, "inject / clear a throttle", func(k *KeyMap) *key.Binding { return &k.Throttle }},
+	{"capacity", []string{"6"}, "inject / clear a capacity drop", func(k *KeyMap) *key.Binding { return &k.Capacity }},
+	{"clear_faults", []string{"0"}, "clear every injected fault", func(k *KeyMap) *key.Binding { return &k.ClearFaults }},
+
+	{"next_weight", []string{"tab"}, "select the next weight", func(k *KeyMap) *key.Binding { return &k.NextWeight }},
+	{"prev_weight", []string{"shift+tab"}, "select the previous weight", func(k *KeyMap) *key.Binding { return &k.PrevWeight }},
+	{"lower_weight", []string{"left"}, "lower the selected weight", func(k *KeyMap) *key.Binding { return &k.LowerWeight }},
+	{"raise_weight", []string{"right"}, "raise the selected weight", func(k *KeyMap) *key.Binding { return &k.RaiseWeight }},
+	{"adaptive", []string{"a"}, "adaptive weights on / off", func(k *KeyMap) *key.Binding { return &k.Adaptive }},
+	{"class_up", []string{"up"}, "select the previous priority class", func(k *KeyMap) *key.Binding { return &k.ClassUp }},
+	{"class_down", []string{"down"}, "select the next priority class", func(k *KeyMap) *key.Binding { return &k.ClassDown }},
+	{"share_down", []string{"["}, "lower the class's share of traffic", func(k *KeyMap) *key.Binding { return &k.ShareDown }},
+	{"share_up", []string{"]"}, "raise the class's share of traffic", func(k *KeyMap) *key.Binding { return &k.ShareUp }},
+	{"priority_down", []string{"{"}, "lower the class's priority", func(k *KeyMap) *key.Binding { return &k.PriorityDown }},
+	{"priority_up", []string{"}"}, "raise the class's priority", func(k *KeyMap) *key.Binding { return &k.PriorityUp }},
+
+	{"export", []string{"e"}, "export the timeline (CSV and JSON)", func(k *KeyMap) *key.Binding { return &k.Export }},
+	{"help", []string{"?"}, "full help", func(k *KeyMap) *key.Binding { return &k.Help }},
+	{"quit", []string{"q", "ctrl+c"}, "quit", func(k *KeyMap) *key.Binding { return &k.Quit }},
+	{"select", []string{"enter"}, "select", func(k *KeyMap) *key.Binding { return &k.Select }},
+	{"back", []string{"esc"}, "back", func(k *KeyMap) *key.Binding { return &k.Back }},
+}
+
+// Default returns the standard bindings, as documented in docs/keys.md.
+func Default() KeyMap {
+	var k KeyMap
+	for _, a := range actions {
+		*a.of(&k) = newBinding(a.keys, a.help)
+	}
+	return k
+}
+
+// newBinding binds keys (tea.KeyMsg spellings) with a help line that shows them as the user
+// types them in the key file ("space" for " ").
+func newBinding(keys []string, help string) key.Binding {
+	shown := make([]string, len(keys))
+	for i, k := range keys {
+		shown[i] = displayName(k)
+	}
+	return key.NewBinding(key.WithKeys(keys...), key.WithHelp(strings.Join(shown, "/"), help))
+}
+
+// displayName is how a key is written in help and in the key file.
+func displayName(k string) string {
+	if k == " " {
+		return "space"
+	}
+	return k
+}
+
+// ShortHelp returns the bindings of the one-line footer (it implements help.KeyMap).
+func (k KeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Pause, k.Faster, k.Slower, k.Strategy, k.Load, k.Help, k.Quit}
+}
+
+// FullHelp returns every dashboard binding in four groups: time, faults, tuning and views (it
+// implements help.KeyMap).
+func (k KeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Pause, k.Step, k.Faster, k.Slower, k.Restart, k.Load, k.Strategy, k.Compare},
+		{k.Outage, k.Blackhole, k.Latency, k.Errors, k.Throttle, k.Capacity, k.ClearFaults},
+		{k.NextWeight, k.PrevWeight, k.LowerWeight, k.RaiseWeight, k.Adaptive,
+			k.ClassUp, k.ClassDown, k.ShareDown, k.ShareUp, k.PriorityDown, k.PriorityUp},
+		{k.Export, k.Help, k.Quit, k.Select, k.Back},
+	}
+}
+
+// Faults returns the fault bindings Outage..Capacity in scenarios.FaultKinds order, so
+// Faults()[i] toggles scenarios.FaultKinds[i].
+func (k KeyMap) Faults() []key.Binding {
+	return []key.Binding{k.Outage, k.Blackhole, k.Latency, k.Errors, k.Throttle, k.Capacity}
+}
