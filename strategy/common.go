@@ -1,0 +1,154 @@
+package strategy
+
+import (
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/cortex-tui/cortex-tui/engine"
+)
+
+// DefaultMaxRetries is the number of retries every baseline allows after the original attempt
+// (4 attempts in all), as in the article and the spec. A verdict for retry index r >= 3 is
+// MaxRetriesExceeded.
+const DefaultMaxRetries = 3
+
+// The reasons the baselines give. Retry verdicts carry "RETRY"; the engine's own reasons
+// (SHED_LOW_PRIORITY, EMERGENCY, ...) come through the cortex strategy unchanged.
+const (
+	ReasonRetry             = "RETRY"
+	ReasonNotRetryable      = "NOT_RETRYABLE"
+	ReasonMaxRetries        = "MAX_RETRIES_EXCEEDED"
+	ReasonNoRetries         = "NO_RETRIES"
+	ReasonCircuitOpen       = "CIRCUIT_OPEN"
+	ReasonHalfOpenProbeBusy = "HALF_OPEN_PROBE_BUSY"
+	ReasonBudgetExhausted   = "BUDGET_EXHAUSTED"
+	ReasonRetryThrottled    = "RETRY_THROTTLED"
+)
+
+// notRetryable is the verdict every strategy gives for an outcome that may not be retried
+// (a 4xx other than 429).
+func notRetryable() Verdict {
+	return Verdict{Action: engine.NotRetryable, Reason: ReasonNotRetryable}
+}
+
+// maxRetriesExceeded is the verdict once the retry limit is reached.
+func maxRetriesExceeded() Verdict {
+	return Verdict{Action: engine.MaxRetriesExceeded, Reason: ReasonMaxRetries}
+}
+
+// retryAfter is a Retry verdict with the given delay.
+func retryAfter(d time.Duration) Verdict {
+	return Verdict{Retry: true, Delay: d, Action: engine.Retry, Reason: ReasonRetry}
+}
+
+// precheck answers the two checks every strategy makes first, in the engine's order: a
+// non-retryable outcome, then the retry limit. ok is false when one of them decided.
+func precheck(o Outcome, retry, maxRetries int) (v Verdict, ok bool) {
+	if !o.Retryable() {
+		return notRetryable(), false
+	}
+	if retry >= maxRetries {
+		return maxRetriesExceeded(), false
+	}
+	return Verdict{}, true
+}
+
+// clampRetry turns a negative retry index into 0 (the original attempt).
+func clampRetry(retry int) int { return max(retry, 0) }
+
+// fullJitter is AWS's "full jitter" backoff: U[0, min(ceiling, base*2^n)), drawn from r.
+// n < 0 counts as 0; the exponent is computed in floating point so a large n saturates at
+// ceiling instead of overflowing.
+func fullJitter(r *rand.Rand, base, ceiling time.Duration, n int) time.Duration {
+	return time.Duration(r.Float64() * float64(expCeiling(base, ceiling, 2, n)))
+}
+
+// expCeiling is min(ceiling, base*mult^n) without overflow (n < 0 counts as 0).
+func expCeiling(base, ceiling time.Duration, mult float64, n int) time.Duration {
+	v := float64(base) * math.Pow(mult, float64(max(n, 0)))
+	if v >= float64(ceiling) || math.IsNaN(v) {
+		return ceiling
+	}
+	return time.Duration(v)
+}
+
+// rolling counts two quantities over a sliding window made of fixed-width time buckets (the
+// shape Hystrix uses): the window covers the current bucket and the n-1 before it. Adding and
+// reading are O(1) amortised: a running total is kept and expired buckets are subtracted as
+// time moves on. A time earlier than the newest bucket is counted in the newest bucket.
+type rolling struct {
+	width   time.Duration
+	buckets [][2]int64
+	head    int64 // absolute number of the newest bucket (time / width)
+	started bool
+	total   [2]int64
+}
+
+// newRolling returns a window of n buckets of the given width.
+func newRolling(n int, width time.Duration) *rolling {
+	return &rolling{width: width, buckets: make([][2]int64, n)}
+}
+
+// advance moves the window so that its newest bucket holds now.
+func (w *rolling) advance(now time.Time) {
+	idx := floorDiv(now.UnixNano(), int64(w.width))
+	if !w.started {
+		w.started, w.head = true, idx
+		return
+	}
+	if idx <= w.head {
+		return
+	}
+	n := int64(len(w.buckets))
+	if idx-w.head >= n {
+		clear(w.buckets)
+		w.total = [2]int64{}
+	} else {
+		for i := w.head + 1; i <= idx; i++ {
+			b := &w.buckets[w.slot(i)]
+			w.total[0] -= b[0]
+			w.total[1] -= b[1]
+			*b = [2]int64{}
+		}
+	}
+	w.head = idx
+}
+
+// add counts a and b at time now.
+func (w *rolling) add(now time.Time, a, b int64) {
+	w.advance(now)
+	bk := &w.buckets[w.slot(w.head)]
+	bk[0] += a
+	bk[1] += b
+	w.total[0] += a
+	w.total[1] += b
+}
+
+// slot is the index in buckets of absolute bucket number i.
+func (w *rolling) slot(i int64) int {
+	n := int64(len(w.buckets))
+	return int(((i % n) + n) % n)
+}
+
+// sums returns the two totals over the window ending at now.
+func (w *rolling) sums(now time.Time) (a, b int64) {
+	w.advance(now)
+	return w.total[0], w.total[1]
+}
+
+// reset empties the window.
+func (w *rolling) reset() {
+	clear(w.buckets)
+	w.total = [2]int64{}
+	w.started = false
+}
+
+// floorDiv is a/b rounded toward negative infinity (b > 0).
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && a < 0 {
+		q--
+	}
+	return q
+}

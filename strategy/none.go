@@ -1,0 +1,36 @@
+package strategy
+
+import (
+	"time"
+
+	"github.com/cortex-tui/cortex-tui/engine"
+)
+
+// None never retries: every failed attempt is final. It is the floor of the comparison: no
+// amplification at all, and no recovery of transient failures either. It admits every attempt.
+// The zero value is ready to use; it holds no state and is safe for concurrent use.
+type None struct{}
+
+// NewNone returns the none strategy.
+func NewNone() *None { return &None{} }
+
+// Name returns "none".
+func (*None) Name() string { return "none" }
+
+// Admit always returns true.
+func (*None) Admit(time.Time, int, int) bool { return true }
+
+// Record does nothing: none keeps no state.
+func (*None) Record(time.Time, Outcome, time.Duration, int) {}
+
+// Decide answers NotRetryable ("NOT_RETRYABLE") for a non-retryable outcome and Reject
+// ("NO_RETRIES") for any other.
+func (*None) Decide(_ time.Time, _, _ int, o Outcome) Verdict {
+	if !o.Retryable() {
+		return notRetryable()
+	}
+	return Verdict{Action: engine.Reject, Reason: ReasonNoRetries}
+}
+
+// SetPending does nothing.
+func (*None) SetPending(int) {}
