@@ -107,6 +107,11 @@ type Counts struct {
 	Shed int
 	// BudgetRejected counts retries rejected for an exhausted budget.
 	BudgetRejected int
+
+	// RetryFailures counts retry attempts (Retries) that failed, any cause: the wasted retries.
+	RetryFailures int
+	// Crashes counts overload crashes of the service that began during this tick.
+	Crashes int
 }
 
 // Service is the state of the downstream service at the end of a tick.
@@ -120,6 +125,7 @@ type Service struct {
 
 // ClassTick is one priority class during a tick.
 type ClassTick struct {
+	Priority       int // the class's priority during this tick (SetClass may change it)
 	Arrived        int // originals that arrived
 	Succeeded      int // originals that completed
 	Admitted       int // retries admitted

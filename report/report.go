@@ -1,0 +1,360 @@
+// Package report turns a stream of source.Snapshots into the per-second timeline and the run
+// summary defined in the simulation spec, and prints them (JSON, CSV, tables, markdown). The
+// headless run command, bench and the dashboard's export and end-of-run summary all compute
+// their numbers here, so they always agree. The package imports no UI library.
+package report
+
+import (
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/cortex-tui/cortex-tui/source"
+)
+
+// Signals are the five CORTEX signals of a timeline row, averaged over the second.
+type Signals struct {
+	F float64 `json:"F"`
+	L float64 `json:"L"`
+	Q float64 `json:"Q"`
+	B float64 `json:"B"`
+	C float64 `json:"C"`
+}
+
+// Row is one simulated second of the timeline: counts are summed over the second's ticks,
+// gauges (capacity, queue, CPS, signals) averaged, and the strings (service, state, circuit)
+// are the values at the end of the second. CPS, State, Circuit and Signals are nil unless the
+// strategy was cortex during the second. The JSON and CSV columns are the spec's.
+type Row struct {
+	T         int      `json:"t"` // start of the second, in seconds from the start of the run
+	Originals int      `json:"originals"`
+	Attempts  int      `json:"attempts"`
+	Retries   int      `json:"retries"`
+	Successes int      `json:"successes"`
+	Failures  int      `json:"failures"`
+	Shed      int      `json:"shed"`
+	Service   string   `json:"service"`  // UP, DOWN, CRASHED or WARMING
+	Capacity  float64  `json:"capacity"` // requests/s
+	Queue     float64  `json:"queue"`    // mean queue length
+	CPS       *float64 `json:"cps"`
+	State     *string  `json:"state"`
+	Circuit   *string  `json:"circuit"`
+	Signals   *Signals `json:"signals"`
+}
+
+// Summary is the result of one run: exactly one element of bench's "runs". RecoverySeconds is
+// nil when the service never recovered (printed as null / "never"). PrioritySuccess maps a
+// priority (as a decimal string) to the success rate of the originals of that priority; a
+// priority with no arrivals is absent. Rates are in [0,1], rounded to 4 decimals.
+type Summary struct {
+	Scenario          string             `json:"scenario"`
+	Strategy          string             `json:"strategy"`
+	Seed              int64              `json:"seed"`
+	SuccessRate       float64            `json:"success_rate"`
+	PeakAmplification float64            `json:"peak_amplification"`
+	Amplification     float64            `json:"amplification"`
+	Retries           int                `json:"retries"`
+	WastedRetries     int                `json:"wasted_retries"`
+	RecoverySeconds   *float64           `json:"recovery_seconds"`
+	Crashes           int                `json:"crashes"`
+	PrioritySuccess   map[string]float64 `json:"priority_success"`
+}
+
+// Recorder accumulates snapshots into timeline rows (one per simulated second, so a 24 h run
+// holds 86,400 rows) and the totals of the summary. The zero value is not usable: call
+// NewRecorder. A Recorder is not safe for concurrent use.
+type Recorder struct {
+	meta source.Meta
+
+	rows  []Row
+	marks []secondMarks // parallel to rows
+	cur   acc           // the second being accumulated
+	open  bool          // cur holds at least one tick
+
+	originals, attempts, retries, wasted, completed, crashes int
+	byPriority                                               map[int]*[2]int // priority -> {arrived, succeeded}
+
+	faultSeen             bool
+	firstFault, lastFault time.Duration // start of the first faulty tick, end of the last one
+	crashSeen             bool
+	firstCrash, lastCrash time.Duration // start of the first crashed tick, end of the last one
+}
+
+// secondMarks are the per-second facts the recovery time needs beyond a Row.
+type secondMarks struct {
+	up bool // the service was UP at the end of the second
+}
+
+// acc accumulates the ticks of one second.
+type acc struct {
+	sec             int
+	row             Row
+	ticks           int
+	capacity, queue float64
+	cortexTicks     int
+	cps             float64
+	sig             Signals
+	state, circuit  string
+}
+
+// NewRecorder returns a Recorder for a run described by meta.
+func NewRecorder(meta source.Meta) *Recorder {
+	return &Recorder{meta: meta, byPriority: make(map[int]*[2]int)}
+}
+
+// Add accounts for one tick. Ticks must come in time order; a tick belongs to the second in
+// which it starts.
+func (r *Recorder) Add(s source.Snapshot) {
+	start := s.T - s.Dt
+	if start < 0 {
+		start = 0
+	}
+	sec := int(start / time.Second)
+	if r.open && sec != r.cur.sec {
+		r.flush()
+	}
+	if !r.open {
+		r.cur = acc{sec: sec, row: Row{T: sec}}
+		r.open = true
+	}
+	c := &r.cur
+	c.ticks++
+	c.row.Originals += s.Counts.Originals
+	c.row.Attempts += s.Counts.Attempts
+	c.row.Retries += s.Counts.Retries
+	c.row.Successes += s.Counts.Successes
+	c.row.Failures += s.Counts.Failures
+	c.row.Shed += s.Counts.Shed
+	c.row.Service = s.Service.State
+	c.capacity += s.Service.Capacity
+	c.queue += float64(s.Service.Queue)
+	if v := s.Cortex; v != nil {
+		c.cortexTicks++
+		c.cps += v.CPS
+		c.sig.F += v.Signals.F
+		c.sig.L += v.Signals.L
+		c.sig.Q += v.Signals.Q
+		c.sig.B += v.Signals.B
+		c.sig.C += v.Signals.C
+		c.state = v.State.String()
+		c.circuit = v.Circuit.String()
+	}
+
+	r.originals += s.Counts.Originals
+	r.attempts += s.Counts.Attempts
+	r.retries += s.Counts.Retries
+	r.wasted += s.Counts.RetryFailures
+	r.completed += s.Counts.Completed
+	r.crashes += s.Counts.Crashes
+	for _, ct := range s.Classes {
+		p := r.byPriority[ct.Priority]
+		if p == nil {
+			p = new([2]int)
+			r.byPriority[ct.Priority] = p
+		}
+		p[0] += ct.Arrived
+		p[1] += ct.Succeeded
+	}
+	if len(s.Faults) > 0 {
+		if !r.faultSeen {
+			r.faultSeen, r.firstFault = true, start
+		}
+		r.lastFault = s.T
+	}
+	if s.Service.State == StateCrashed {
+		if !r.crashSeen {
+			r.crashSeen, r.firstCrash = true, start
+		}
+		r.lastCrash = s.T
+	}
+}
+
+// StateCrashed and the other service states, as they appear in Row.Service.
+const (
+	StateUp      = "UP"
+	StateDown    = "DOWN"
+	StateCrashed = "CRASHED"
+	StateWarming = "WARMING"
+)
+
+// flush closes the current second into rows.
+func (r *Recorder) flush() {
+	r.rows = append(r.rows, r.cur.finish())
+	r.marks = append(r.marks, secondMarks{up: r.cur.row.Service == StateUp})
+	r.open = false
+}
+
+// finish returns the row of the accumulated second, gauges averaged.
+func (c *acc) finish() Row {
+	row := c.row
+	if c.ticks > 0 {
+		row.Capacity = round(c.capacity/float64(c.ticks), 2)
+		row.Queue = round(c.queue/float64(c.ticks), 2)
+	}
+	if c.cortexTicks > 0 {
+		n := float64(c.cortexTicks)
+		cps := round(c.cps/n, 4)
+		st, ci := c.state, c.circuit
+		row.CPS, row.State, row.Circuit = &cps, &st, &ci
+		row.Signals = &Signals{F: round(c.sig.F/n, 4), L: round(c.sig.L/n, 4), Q: round(c.sig.Q/n, 4),
+			B: round(c.sig.B/n, 4), C: round(c.sig.C/n, 4)}
+	}
+	return row
+}
+
+// Rows returns a copy of the timeline so far, the second in progress included.
+func (r *Recorder) Rows() []Row {
+	rows, _ := r.rowsAndMarks()
+	return rows
+}
+
+func (r *Recorder) rowsAndMarks() ([]Row, []secondMarks) {
+	n := len(r.rows)
+	if r.open {
+		n++
+	}
+	rows := make([]Row, len(r.rows), n)
+	copy(rows, r.rows)
+	marks := make([]secondMarks, len(r.marks), n)
+	copy(marks, r.marks)
+	if r.open {
+		rows = append(rows, r.cur.finish())
+		marks = append(marks, secondMarks{up: r.cur.row.Service == StateUp})
+	}
+	return rows, marks
+}
+
+// Summary returns the summary as of now; once the run is done it is the final one.
+//
+//   - success_rate = originals completed within their deadline / originals arrived (0 when
+//     none arrived); originals still pending at the end count as failed.
+//   - priority_success: the same per priority.
+//   - amplification = all attempts reaching the service / all originals.
+//   - peak_amplification = the largest attempts/originals over the 1 s windows of the
+//     timeline, among seconds with at least a tenth of the mean originals per second (so a
+//     near-empty second, e.g. at the end of a ramp, cannot produce a spurious peak).
+//   - retries and wasted_retries (retries that failed).
+//   - recovery_seconds: see Recovery.
+//   - crashes: overload crashes of the service.
+func (r *Recorder) Summary() Summary {
+	rows, marks := r.rowsAndMarks()
+	s := Summary{
+		Scenario:        r.meta.Scenario,
+		Strategy:        r.meta.Strategy,
+		Seed:            r.meta.Seed,
+		Retries:         r.retries,
+		WastedRetries:   r.wasted,
+		Crashes:         r.crashes,
+		PrioritySuccess: make(map[string]float64, len(r.byPriority)),
+	}
+	if r.originals > 0 {
+		s.SuccessRate = round(float64(r.completed)/float64(r.originals), 4)
+		s.Amplification = round(float64(r.attempts)/float64(r.originals), 4)
+	}
+	for p, v := range r.byPriority {
+		if v[0] > 0 {
+			s.PrioritySuccess[strconv.Itoa(p)] = round(float64(v[1])/float64(v[0]), 4)
+		}
+	}
+	s.PeakAmplification = round(peakAmplification(rows), 4)
+	s.RecoverySeconds = r.recovery(rows, marks)
+	return s
+}
+
+// peakAmplification is the largest attempts/originals of a second, among seconds whose
+// originals are at least a tenth of the mean over seconds with any originals.
+func peakAmplification(rows []Row) float64 {
+	total, n := 0, 0
+	for _, row := range rows {
+		if row.Originals > 0 {
+			total += row.Originals
+			n++
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	floor := math.Max(1, 0.1*float64(total)/float64(n))
+	peak := 0.0
+	for _, row := range rows {
+		if float64(row.Originals) >= floor {
+			peak = math.Max(peak, float64(row.Attempts)/float64(row.Originals))
+		}
+	}
+	return peak
+}
+
+// Recovery window lengths of the spec.
+const (
+	ratioWindow = 5  // seconds of the success ratio of attempts
+	holdWindow  = 10 // seconds the ratio must hold
+	ratioShare  = 0.9
+)
+
+// recovery implements the spec's recovery time: from the end of the last fault (scheduled or
+// injected) until the service is UP and the 5 s success ratio of attempts has reached 90% of
+// its level in the 5 s before the first fault, and both have held for 10 s. The time is
+// measured to the end of the first second of that 10 s hold, in seconds (0.1 s resolution).
+// nil means never (not before the run ended). A run without any fault uses the service's
+// overload crashes as the disturbance (from the first crash to the end of the last one); a
+// run with neither has nothing to recover from and returns 0.
+func (r *Recorder) recovery(rows []Row, marks []secondMarks) *float64 {
+	var first, last time.Duration
+	switch {
+	case r.faultSeen:
+		first, last = r.firstFault, r.lastFault
+	case r.crashSeen:
+		first, last = r.firstCrash, r.lastCrash
+	default:
+		zero := 0.0
+		return &zero
+	}
+	firstSec := int(first / time.Second)
+	pre := 1.0
+	if succ, all := window(rows, firstSec-ratioWindow, firstSec-1); all > 0 {
+		pre = float64(succ) / float64(all)
+	}
+	target := ratioShare * pre
+	ok := func(s int) bool {
+		if !marks[s].up {
+			return false
+		}
+		succ, all := window(rows, s-ratioWindow+1, s)
+		return all > 0 && float64(succ) >= target*float64(all)
+	}
+	startSec := int(last / time.Second)
+	run := 0
+	for s := startSec; s < len(rows); s++ {
+		if !ok(s) {
+			run = 0
+			continue
+		}
+		run++
+		if run == holdWindow {
+			reached := time.Duration(s-holdWindow+2) * time.Second // end of the first held second
+			v := round(math.Max(0, (reached-last).Seconds()), 1)
+			return &v
+		}
+	}
+	return nil
+}
+
+// window sums successes and successes+failures over rows[from..to], clamped to the timeline.
+func window(rows []Row, from, to int) (succ, all int) {
+	from = max(from, 0)
+	to = min(to, len(rows)-1)
+	for i := from; i <= to; i++ {
+		succ += rows[i].Successes
+		all += rows[i].Successes + rows[i].Failures
+	}
+	return succ, all
+}
+
+// round rounds x to n decimals.
+func round(x float64, n int) float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return 0
+	}
+	p := math.Pow10(n)
+	return math.Round(x*p) / p
+}

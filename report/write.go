@@ -1,0 +1,163 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/cortex-tui/cortex-tui/source"
+)
+
+// runDocument is the JSON document of one headless run.
+type runDocument struct {
+	Scenario string  `json:"scenario"`
+	Strategy string  `json:"strategy"`
+	Seed     int64   `json:"seed"`
+	DtMs     int64   `json:"dt_ms"`
+	Timeline []Row   `json:"timeline"`
+	Summary  Summary `json:"summary"`
+}
+
+// WriteJSON writes the run document of the spec: scenario, strategy, seed, dt_ms, the
+// per-second timeline and the summary, as one JSON object followed by a newline. The same
+// inputs always give the same bytes.
+func WriteJSON(w io.Writer, meta source.Meta, rows []Row, sum Summary) error {
+	if rows == nil {
+		rows = []Row{}
+	}
+	doc := runDocument{Scenario: meta.Scenario, Strategy: meta.Strategy, Seed: meta.Seed,
+		DtMs: meta.Tick.Milliseconds(), Timeline: rows, Summary: sum}
+	return json.NewEncoder(w).Encode(doc)
+}
+
+// CSVHeader is the header line of WriteCSV: the timeline's JSON columns, with the signals
+// flattened to F, L, Q, B and C.
+var CSVHeader = []string{"t", "originals", "attempts", "retries", "successes", "failures", "shed",
+	"service", "capacity", "queue", "cps", "state", "circuit", "F", "L", "Q", "B", "C"}
+
+// WriteCSV writes the timeline as CSV with CSVHeader; the cortex columns are empty for other
+// strategies (JSON's null).
+func WriteCSV(w io.Writer, rows []Row) error {
+	var b strings.Builder
+	b.WriteString(strings.Join(CSVHeader, ","))
+	b.WriteByte('\n')
+	for _, r := range rows {
+		f := []string{strconv.Itoa(r.T), strconv.Itoa(r.Originals), strconv.Itoa(r.Attempts),
+			strconv.Itoa(r.Retries), strconv.Itoa(r.Successes), strconv.Itoa(r.Failures),
+			strconv.Itoa(r.Shed), r.Service, num(r.Capacity), num(r.Queue)}
+		if r.CPS != nil && r.State != nil && r.Circuit != nil && r.Signals != nil {
+			s := r.Signals
+			f = append(f, num(*r.CPS), *r.State, *r.Circuit, num(s.F), num(s.L), num(s.Q), num(s.B), num(s.C))
+		} else {
+			f = append(f, "", "", "", "", "", "", "", "")
+		}
+		b.WriteString(strings.Join(f, ","))
+		b.WriteByte('\n')
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func num(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
+
+// RecoveryText formats a recovery time: "never" for nil, else seconds like "12.5s".
+func RecoveryText(sec *float64) string {
+	if sec == nil {
+		return "never"
+	}
+	return strconv.FormatFloat(*sec, 'f', 1, 64) + "s"
+}
+
+// percent formats a rate in [0,1] as a percentage with one decimal.
+func percent(x float64) string { return strconv.FormatFloat(100*x, 'f', 1, 64) + "%" }
+
+// priorities returns the summary's priorities sorted from highest to lowest.
+func priorities(s Summary) []string {
+	ps := make([]string, 0, len(s.PrioritySuccess))
+	for p := range s.PrioritySuccess {
+		ps = append(ps, p)
+	}
+	sort.Slice(ps, func(i, j int) bool {
+		a, _ := strconv.Atoi(ps[i])
+		b, _ := strconv.Atoi(ps[j])
+		return a > b
+	})
+	return ps
+}
+
+// prioritySuccessText formats the per-priority success like "p9 71.0%  p1 12.3%".
+func prioritySuccessText(s Summary) string {
+	var parts []string
+	for _, p := range priorities(s) {
+		parts = append(parts, "p"+p+" "+percent(s.PrioritySuccess[p]))
+	}
+	return strings.Join(parts, "  ")
+}
+
+// WriteTable writes a readable summary of one run, for a terminal.
+func WriteTable(w io.Writer, meta source.Meta, rows []Row, sum Summary) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "scenario\t%s\n", sum.Scenario)
+	fmt.Fprintf(tw, "strategy\t%s\n", sum.Strategy)
+	fmt.Fprintf(tw, "seed\t%d\n", sum.Seed)
+	fmt.Fprintf(tw, "simulated\t%ds (tick %s)\n", len(rows), meta.Tick)
+	fmt.Fprintf(tw, "success rate\t%s\n", percent(sum.SuccessRate))
+	fmt.Fprintf(tw, "success by priority\t%s\n", prioritySuccessText(sum))
+	fmt.Fprintf(tw, "peak amplification\t%.2fx\n", sum.PeakAmplification)
+	fmt.Fprintf(tw, "amplification\t%.2fx\n", sum.Amplification)
+	fmt.Fprintf(tw, "retries\t%d\n", sum.Retries)
+	fmt.Fprintf(tw, "wasted retries\t%d\n", sum.WastedRetries)
+	fmt.Fprintf(tw, "recovery\t%s\n", RecoveryText(sum.RecoverySeconds))
+	fmt.Fprintf(tw, "crashes\t%d\n", sum.Crashes)
+	return tw.Flush()
+}
+
+// benchDocument is bench's JSON document.
+type benchDocument struct {
+	Runs []Summary `json:"runs"`
+}
+
+// WriteBenchJSON writes {"runs": [...]}, one summary per scenario x strategy, in the given order.
+func WriteBenchJSON(w io.Writer, runs []Summary) error {
+	if runs == nil {
+		runs = []Summary{}
+	}
+	return json.NewEncoder(w).Encode(benchDocument{Runs: runs})
+}
+
+var benchColumns = []string{"scenario", "strategy", "success", "peak amp", "amp", "retries",
+	"wasted retries", "recovery", "crashes", "success by priority"}
+
+func benchCells(s Summary) []string {
+	return []string{s.Scenario, s.Strategy, percent(s.SuccessRate),
+		strconv.FormatFloat(s.PeakAmplification, 'f', 2, 64) + "x",
+		strconv.FormatFloat(s.Amplification, 'f', 2, 64) + "x",
+		strconv.Itoa(s.Retries), strconv.Itoa(s.WastedRetries), RecoveryText(s.RecoverySeconds),
+		strconv.Itoa(s.Crashes), prioritySuccessText(s)}
+}
+
+// WriteBenchMarkdown writes the runs as a GitHub markdown table (for the README).
+func WriteBenchMarkdown(w io.Writer, runs []Summary) error {
+	var b strings.Builder
+	b.WriteString("| " + strings.Join(benchColumns, " | ") + " |\n")
+	b.WriteString("|" + strings.Repeat("---|", len(benchColumns)) + "\n")
+	for _, s := range runs {
+		b.WriteString("| " + strings.Join(benchCells(s), " | ") + " |\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteBenchTable writes the runs as an aligned plain-text table, for a terminal.
+func WriteBenchTable(w io.Writer, runs []Summary) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, strings.ToUpper(strings.Join(benchColumns, "\t")))
+	for _, s := range runs {
+		fmt.Fprintln(tw, strings.Join(benchCells(s), "\t"))
+	}
+	return tw.Flush()
+}
