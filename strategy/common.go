@@ -1,6 +1,7 @@
 package strategy
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"time"
@@ -151,4 +152,9 @@ func floorDiv(a, b int64) int64 {
 		q--
 	}
 	return q
+}
+
+// errNilRand is the error of a constructor given a nil random source.
+func errNilRand(name string) error {
+	return fmt.Errorf("%s: the random source is nil (a seeded *rand.Rand is required)", name)
 }

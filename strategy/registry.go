@@ -1,7 +1,6 @@
 package strategy
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
@@ -28,11 +27,11 @@ type entry struct {
 var catalog = []entry{
 	{"cortex", "CORTEX engine: one pressure score (failures, latency, queue, budget, circuit) sheds low priorities first", newCortexFromEnv},
 	{"naive", "retries at once, up to 3 times", func(Env) (Strategy, error) { return NewNaive(), nil }},
-	{"backoff", "exponential backoff with full jitter (base 100ms, cap 20s), up to 3 retries (AWS)", func(Env) (Strategy, error) { return nil, errNotYet }},
-	{"breaker", "Hystrix circuit breaker (10s window, 20 requests, 50% errors, 5s sleep, one probe) + backoff", func(Env) (Strategy, error) { return nil, errNotYet }},
-	{"budget", "AWS SDK standard retry quota (500, cost 5, 10 after a timeout, refund on success) + backoff", func(Env) (Strategy, error) { return nil, errNotYet }},
-	{"throttle", "Google SRE adaptive throttling: refuse locally with p = (requests - 2*accepts)/(requests + 1)", func(Env) (Strategy, error) { return nil, errNotYet }},
-	{"grpc", "gRPC retry throttling: 10 tokens, -1 per failure, +0.1 per success, no retry at or below 5", func(Env) (Strategy, error) { return nil, errNotYet }},
+	{"backoff", "exponential backoff with full jitter (base 100ms, cap 20s), up to 3 retries (AWS)", func(env Env) (Strategy, error) { return NewBackoff(env.Rand, DefaultBackoffConfig()) }},
+	{"breaker", "Hystrix circuit breaker (10s window, 20 requests, 50% errors, 5s sleep, one probe) + backoff", func(env Env) (Strategy, error) { return NewBreaker(env.Rand, DefaultBreakerConfig()) }},
+	{"budget", "AWS SDK standard retry quota (500, cost 5, 10 after a timeout, refund on success) + backoff", func(env Env) (Strategy, error) { return NewBudget(env.Rand, DefaultBudgetConfig()) }},
+	{"throttle", "Google SRE adaptive throttling: refuse locally with p = (requests - 2*accepts)/(requests + 1)", func(env Env) (Strategy, error) { return NewThrottle(env.Rand, DefaultThrottleConfig()) }},
+	{"grpc", "gRPC retry throttling: 10 tokens, -1 per failure, +0.1 per success, no retry at or below 5", func(env Env) (Strategy, error) { return NewGRPC(env.Rand, DefaultGRPCConfig()) }},
 	{"none", "never retries", func(Env) (Strategy, error) { return NewNone(), nil }},
 }
 
@@ -75,6 +74,3 @@ func Describe(name string) string {
 	}
 	return ""
 }
-
-// errNotYet is returned while a strategy is still being written.
-var errNotYet = errors.New("not implemented yet")

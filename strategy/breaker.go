@@ -1,0 +1,174 @@
+package strategy
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/cortex-tui/cortex-tui/engine"
+)
+
+// BreakerConfig configures the Hystrix-style circuit breaker. The defaults are Hystrix's.
+type BreakerConfig struct {
+	Window          time.Duration // rolling statistical window (metrics.rollingStats.timeInMilliseconds, default 10s); > 0
+	Buckets         int           // buckets in the window (metrics.rollingStats.numBuckets, default 10); >= 1, Window divisible by it
+	VolumeThreshold int           // attempts in the window below which it never trips (circuitBreaker.requestVolumeThreshold, default 20); >= 1
+	ErrorPercent    int           // error percentage at or above which it trips (circuitBreaker.errorThresholdPercentage, default 50); 1..100
+	SleepWindow     time.Duration // time open before a single probe is let through (circuitBreaker.sleepWindowInMilliseconds, default 5s); > 0
+	Backoff         BackoffConfig // the retries while closed (default DefaultBackoffConfig())
+}
+
+// DefaultBreakerConfig returns Hystrix's defaults: 10 s window of 10 buckets, volume 20, 50%
+// errors, 5 s sleep window; retries with the AWS full-jitter backoff (100 ms, 20 s, 3 retries).
+func DefaultBreakerConfig() BreakerConfig {
+	return BreakerConfig{
+		Window:          10 * time.Second,
+		Buckets:         10,
+		VolumeThreshold: 20,
+		ErrorPercent:    50,
+		SleepWindow:     5 * time.Second,
+		Backoff:         DefaultBackoffConfig(),
+	}
+}
+
+// Validate reports the first field out of range, naming it.
+func (c BreakerConfig) Validate() error {
+	switch {
+	case c.Window <= 0:
+		return fmt.Errorf("breaker: Window must be > 0, got %v", c.Window)
+	case c.Buckets < 1:
+		return fmt.Errorf("breaker: Buckets must be >= 1, got %d", c.Buckets)
+	case c.Window%time.Duration(c.Buckets) != 0:
+		return fmt.Errorf("breaker: Window (%v) must be divisible by Buckets (%d)", c.Window, c.Buckets)
+	case c.VolumeThreshold < 1:
+		return fmt.Errorf("breaker: VolumeThreshold must be >= 1, got %d", c.VolumeThreshold)
+	case c.ErrorPercent < 1 || c.ErrorPercent > 100:
+		return fmt.Errorf("breaker: ErrorPercent must be in 1..100, got %d", c.ErrorPercent)
+	case c.SleepWindow <= 0:
+		return fmt.Errorf("breaker: SleepWindow must be > 0, got %v", c.SleepWindow)
+	}
+	if err := c.Backoff.Validate(); err != nil {
+		return fmt.Errorf("breaker: %w", err)
+	}
+	return nil
+}
+
+// Breaker is a Hystrix circuit breaker in front of backoff retries (the article's Baseline B).
+//
+// Closed: every attempt goes; each recorded attempt is counted in a rolling window (Window,
+// Buckets). When the window holds at least VolumeThreshold attempts and the integer error
+// percentage errors*100/total is >= ErrorPercent, the breaker opens (Hystrix's
+// HystrixCircuitBreakerImpl; Hystrix checks on its 500 ms health snapshot, this checks on every
+// Record). Errors are timeouts, fast failures, 5xx and 429; a BadRequest is not counted
+// (HystrixBadRequestException does not count toward the breaker).
+//
+// Open: Admit refuses every attempt, originals included, and Decide answers CircuitOpen, until
+// SleepWindow has passed since opening; then the next Admit lets one probe through
+// (half-open) and refuses the rest. The probe's success (or a BadRequest: the service answered)
+// closes the breaker and empties the window; its failure re-opens it for another SleepWindow.
+// A probe that never reports is replaced by a new one after another SleepWindow.
+//
+// Source: Netflix Hystrix, "How it Works: Circuit Breaker" and its Configuration wiki
+// (defaults above); retries: Brooker, "Exponential Backoff And Jitter" (AWS, 2015).
+//
+// Not safe for concurrent use.
+type Breaker struct {
+	cfg      BreakerConfig
+	rnd      *rand.Rand
+	window   *rolling // [0] attempts, [1] errors
+	state    engine.CircuitState
+	openedAt time.Time // when it last opened
+	probeAt  time.Time // when the half-open probe was admitted
+}
+
+// NewBreaker returns a closed breaker drawing its backoff jitter from r. It returns an error
+// naming the problem if r is nil or cfg is invalid.
+func NewBreaker(r *rand.Rand, cfg BreakerConfig) (*Breaker, error) {
+	if r == nil {
+		return nil, errNilRand("breaker")
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &Breaker{cfg: cfg, rnd: r, window: newRolling(cfg.Buckets, cfg.Window/time.Duration(cfg.Buckets))}, nil
+}
+
+// Name returns "breaker".
+func (*Breaker) Name() string { return "breaker" }
+
+// Circuit returns the breaker's state as of the last call (Open becomes HalfOpen only when
+// Admit lets the probe through).
+func (b *Breaker) Circuit() engine.CircuitState { return b.state }
+
+// Admit reports whether an attempt (original or retry) may be sent now: always when closed;
+// when open, only the single probe once SleepWindow has passed.
+func (b *Breaker) Admit(now time.Time, _, _ int) bool {
+	switch b.state {
+	case engine.Open:
+		if now.Sub(b.openedAt) < b.cfg.SleepWindow {
+			return false
+		}
+		b.state, b.probeAt = engine.HalfOpen, now
+		return true
+	case engine.HalfOpen:
+		if now.Sub(b.probeAt) < b.cfg.SleepWindow {
+			return false
+		}
+		b.probeAt = now // the probe was lost: let another one through
+		return true
+	}
+	return true
+}
+
+// Record counts a sent attempt's outcome in the window and moves the breaker: a failure while
+// closed may trip it; any answer while half-open closes (success, BadRequest) or re-opens it.
+func (b *Breaker) Record(now time.Time, o Outcome, _ time.Duration, _ int) {
+	failed := o.Retryable()
+	if failed {
+		b.window.add(now, 1, 1)
+	} else if o == Success {
+		b.window.add(now, 1, 0)
+	}
+	switch b.state {
+	case engine.HalfOpen:
+		if failed {
+			b.state, b.openedAt = engine.Open, now
+			return
+		}
+		b.state = engine.Closed
+		b.window.reset()
+	case engine.Closed:
+		if failed && b.shouldTrip(now) {
+			b.state, b.openedAt = engine.Open, now
+		}
+	}
+}
+
+// shouldTrip applies Hystrix's test to the window ending at now.
+func (b *Breaker) shouldTrip(now time.Time) bool {
+	total, errs := b.window.sums(now)
+	if total < int64(b.cfg.VolumeThreshold) {
+		return false
+	}
+	return errs*100/total >= int64(b.cfg.ErrorPercent)
+}
+
+// Decide answers NotRetryable for a non-retryable outcome, MaxRetriesExceeded once retry >=
+// MaxRetries, CircuitOpen while the breaker is open (reason CIRCUIT_OPEN) or its probe is out
+// (HALF_OPEN_PROBE_BUSY), and otherwise Retry after the full-jitter backoff.
+func (b *Breaker) Decide(now time.Time, _, retry int, o Outcome) Verdict {
+	retry = clampRetry(retry)
+	if v, ok := precheck(o, retry, b.cfg.Backoff.MaxRetries); !ok {
+		return v
+	}
+	switch {
+	case b.state == engine.Open && now.Sub(b.openedAt) < b.cfg.SleepWindow:
+		return Verdict{Action: engine.CircuitOpen, Reason: ReasonCircuitOpen}
+	case b.state == engine.HalfOpen && now.Sub(b.probeAt) < b.cfg.SleepWindow:
+		return Verdict{Action: engine.CircuitOpen, Reason: ReasonHalfOpenProbeBusy}
+	}
+	return retryAfter(b.cfg.Backoff.delay(b.rnd, retry))
+}
+
+// SetPending does nothing.
+func (*Breaker) SetPending(int) {}

@@ -1,0 +1,106 @@
+package strategy
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/cortex-tui/cortex-tui/engine"
+)
+
+// Cortex is the CORTEX engine behind the Strategy interface: every outcome feeds the engine's
+// signals, and every retry is decided by its five checks (not retryable, attempt limit,
+// emergency and circuit, priority floor and recovery ramp and token budget, backoff scaled by the
+// pressure score). The client's pending retries are the engine's queue depth (signal Q).
+// Originals are always admitted: CORTEX decides retries only.
+//
+// Outcomes: Success is RecordSuccess; Timeout, FastFail, ServerError and Throttled (429) are
+// RecordFailure. A BadRequest is the caller's fault, not the service's: the service answered, so
+// it is recorded as a success (it lowers F like any answered request). Decide always answers
+// NotRetryable "NOT_RETRYABLE" for it, as every strategy does.
+//
+// The engine reads its own clock (Env.Clock, the same clock the caller takes now from), so the
+// now arguments are not used. Source: the article and the Java README (shared/seeds), and
+// spec/engine.md.
+//
+// Safe for concurrent use (the engine is).
+type Cortex struct {
+	eng *engine.Engine
+}
+
+// NewCortex wraps an existing engine. It returns an error if eng is nil.
+func NewCortex(eng *engine.Engine) (*Cortex, error) {
+	if eng == nil {
+		return nil, errors.New("cortex: the engine is nil")
+	}
+	return &Cortex{eng: eng}, nil
+}
+
+// newCortexFromEnv builds the engine from env.Cortex (or engine.DefaultConfig()), with env.Clock
+// as its clock (when set) and a seed drawn from env.Rand, so that a run is reproducible and the
+// clients of one run do not share their jitter.
+func newCortexFromEnv(env Env) (Strategy, error) {
+	cfg := engine.DefaultConfig()
+	if env.Cortex != nil {
+		cfg = *env.Cortex
+	}
+	if env.Clock != nil {
+		cfg.Clock = env.Clock
+	}
+	cfg.Seed = seedFrom(env.Rand)
+	eng, err := engine.New(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("cortex: %w", err)
+	}
+	return NewCortex(eng)
+}
+
+// seedFrom draws a non-zero engine seed (0 would mean a time-based seed).
+func seedFrom(r *rand.Rand) int64 {
+	s := int64(r.Uint64() >> 1)
+	if s == 0 {
+		s = 1
+	}
+	return s
+}
+
+// Name returns "cortex".
+func (*Cortex) Name() string { return "cortex" }
+
+// Engine returns the wrapped engine; Cortex implements EngineHolder.
+func (c *Cortex) Engine() *engine.Engine { return c.eng }
+
+// Admit always returns true: CORTEX never refuses an original or a scheduled retry.
+func (*Cortex) Admit(time.Time, int, int) bool { return true }
+
+// Record feeds the outcome to the engine: Success and BadRequest as RecordSuccess, the rest as
+// RecordFailure, with the attempt's latency.
+func (c *Cortex) Record(_ time.Time, o Outcome, latency time.Duration, _ int) {
+	if o.Retryable() {
+		c.eng.RecordFailure(latency)
+		return
+	}
+	c.eng.RecordSuccess(latency)
+}
+
+// Decide asks the engine's ShouldRetry(priority, retry, o.Retryable()) and maps its Decision to
+// a Verdict (same Action, Delay and Reason; an empty reason becomes the action's name). A
+// BadRequest always gives NotRetryable "NOT_RETRYABLE".
+func (c *Cortex) Decide(_ time.Time, priority, retry int, o Outcome) Verdict {
+	d := c.eng.ShouldRetry(priority, retry, o.Retryable())
+	v := Verdict{Retry: d.ShouldRetry(), Delay: d.Delay, Action: d.Action, Reason: d.Reason}
+	if !o.Retryable() {
+		return notRetryable()
+	}
+	if !v.Retry {
+		v.Delay = 0
+	}
+	if v.Reason == "" {
+		v.Reason = d.Action.String()
+	}
+	return v
+}
+
+// SetPending sets the engine's queue depth to n retries (signal Q = n / QueueCapacity).
+func (c *Cortex) SetPending(n int) { c.eng.SetQueueDepth(n) }

@@ -1,0 +1,111 @@
+package strategy
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"time"
+)
+
+// ThrottleConfig configures client-side adaptive throttling.
+type ThrottleConfig struct {
+	K       float64       // the multiplier of accepts (default 2: the backend may reject half of what it gets before the client throttles); > 0
+	Window  time.Duration // history the counts cover (default 2 minutes); > 0
+	Buckets int           // buckets of the window (default 60, i.e. 2 s each); >= 1, Window divisible by it
+	Backoff BackoffConfig // the retries (default DefaultBackoffConfig())
+}
+
+// DefaultThrottleConfig returns the SRE book's K = 2 over 2 minutes (60 buckets of 2 s), with the
+// AWS full-jitter backoff for retries.
+func DefaultThrottleConfig() ThrottleConfig {
+	return ThrottleConfig{K: 2, Window: 2 * time.Minute, Buckets: 60, Backoff: DefaultBackoffConfig()}
+}
+
+// Validate reports the first field out of range, naming it.
+func (c ThrottleConfig) Validate() error {
+	switch {
+	case !(c.K > 0): // also rejects NaN
+		return fmt.Errorf("throttle: K must be > 0, got %v", c.K)
+	case c.Window <= 0:
+		return fmt.Errorf("throttle: Window must be > 0, got %v", c.Window)
+	case c.Buckets < 1:
+		return fmt.Errorf("throttle: Buckets must be >= 1, got %d", c.Buckets)
+	case c.Window%time.Duration(c.Buckets) != 0:
+		return fmt.Errorf("throttle: Window (%v) must be divisible by Buckets (%d)", c.Window, c.Buckets)
+	}
+	if err := c.Backoff.Validate(); err != nil {
+		return fmt.Errorf("throttle: %w", err)
+	}
+	return nil
+}
+
+// Throttle is Google's client-side adaptive throttling. Over the last Window the client counts
+// requests (every attempt it wanted to send, including those it refused itself) and accepts
+// (attempts the backend processed: a success, or a 4xx other than 429; not 429, 5xx, timeouts
+// or fast failures). Before each attempt, originals included, it refuses locally with
+// probability
+//
+//	p = max(0, (requests - K*accepts) / (requests + 1))
+//
+// so a backend that accepts little gets little more than K times what it accepts. Retries use
+// the AWS full-jitter backoff.
+//
+// Source: Beyer et al., "Site Reliability Engineering" (O'Reilly, 2016), chapter 21 "Handling
+// Overload", section "Client-side throttling".
+//
+// Not safe for concurrent use.
+type Throttle struct {
+	cfg    ThrottleConfig
+	rnd    *rand.Rand
+	window *rolling // [0] requests, [1] accepts
+}
+
+// NewThrottle returns an adaptive throttle with empty history, drawing from r. It returns an
+// error naming the problem if r is nil or cfg is invalid.
+func NewThrottle(r *rand.Rand, cfg ThrottleConfig) (*Throttle, error) {
+	if r == nil {
+		return nil, errNilRand("throttle")
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &Throttle{cfg: cfg, rnd: r, window: newRolling(cfg.Buckets, cfg.Window/time.Duration(cfg.Buckets))}, nil
+}
+
+// Name returns "throttle".
+func (*Throttle) Name() string { return "throttle" }
+
+// Probability returns the local rejection probability p over the window ending at now, in
+// [0, 1). It moves the window to now (older buckets expire) but counts nothing.
+func (t *Throttle) Probability(now time.Time) float64 {
+	req, acc := t.window.sums(now)
+	return max(0, (float64(req)-t.cfg.K*float64(acc))/float64(req+1))
+}
+
+// Admit counts the attempt as a request and refuses it with probability p (one draw from the
+// random source, made only when p > 0).
+func (t *Throttle) Admit(now time.Time, _, _ int) bool {
+	p := t.Probability(now)
+	t.window.add(now, 1, 0)
+	return p == 0 || t.rnd.Float64() >= p
+}
+
+// Record counts a success or a BadRequest as an accept; other outcomes add nothing (the
+// attempt was counted as a request by Admit).
+func (t *Throttle) Record(now time.Time, o Outcome, _ time.Duration, _ int) {
+	if o == Success || o == BadRequest {
+		t.window.add(now, 0, 1)
+	}
+}
+
+// Decide answers NotRetryable for a non-retryable outcome, MaxRetriesExceeded once retry >=
+// MaxRetries, and otherwise Retry after the full-jitter backoff (Admit may still refuse it).
+func (t *Throttle) Decide(_ time.Time, _, retry int, o Outcome) Verdict {
+	retry = clampRetry(retry)
+	if v, ok := precheck(o, retry, t.cfg.Backoff.MaxRetries); !ok {
+		return v
+	}
+	return retryAfter(t.cfg.Backoff.delay(t.rnd, retry))
+}
+
+// SetPending does nothing.
+func (*Throttle) SetPending(int) {}
