@@ -1,0 +1,549 @@
+package scenarios
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+// MaxFileSize is the largest scenario file Parse accepts, in bytes.
+const MaxFileSize = 1 << 20
+
+// ParseFile reads the scenario file at path and parses it with Parse; errors name the path as
+// given.
+func ParseFile(path string) (Scenario, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return Scenario{}, fmt.Errorf("read scenario: %w", err)
+	}
+	if info.IsDir() {
+		return Scenario{}, fmt.Errorf("read scenario: %s is a directory, not a TOML file", path)
+	}
+	if info.Size() > MaxFileSize {
+		return Scenario{}, Errors{{File: path, Msg: fmt.Sprintf("file is %d bytes, more than the %d a scenario may have", info.Size(), MaxFileSize)}}
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Scenario{}, fmt.Errorf("read scenario: %w", err)
+	}
+	return Parse(path, data)
+}
+
+// Parse decodes a scenario from the TOML text data, fills the defaults of every key left out,
+// and validates the result. filename is used in error messages only.
+//
+// Parsing is strict: a syntax error, an unknown key, a value of the wrong type, an
+// out-of-range value and an impossible timeline are all errors. The error is an Errors listing
+// every problem found, each as "file:line: field: message" (the line where known); a syntax
+// error also carries the TOML parser's context lines with a caret under the fault.
+//
+// On success the faults are sorted by start time (stable), so a simulator can walk them in order.
+func Parse(filename string, data []byte) (Scenario, error) {
+	if len(data) > MaxFileSize {
+		return Scenario{}, Errors{{File: filename, Msg: fmt.Sprintf("file is %d bytes, more than the %d a scenario may have", len(data), MaxFileSize)}}
+	}
+	text := string(data)
+	var tree map[string]any
+	if _, err := toml.Decode(text, &tree); err != nil {
+		return Scenario{}, Errors{syntaxError(filename, err)}
+	}
+	d := &decoder{}
+	s := d.scenario(tree)
+	decodeProblems := d.list
+	var all Errors
+	all = append(all, decodeProblems...)
+	if err := s.Validate(); err != nil {
+		var verrs Errors
+		errors.As(err, &verrs)
+		for _, v := range verrs {
+			if !coveredBy(v.Field, decodeProblems) {
+				all = append(all, v)
+			}
+		}
+	}
+	if len(all) > 0 {
+		ix := indexLines(text)
+		for _, e := range all {
+			e.File = filename
+			e.Line = ix.lineOf(e.Field)
+		}
+		sort.SliceStable(all, func(i, j int) bool { return all[i].Line < all[j].Line })
+		return Scenario{}, all
+	}
+	slices.SortStableFunc(s.Faults, func(a, b Fault) int { return cmp.Compare(a.At, b.At) })
+	return s, nil
+}
+
+// coveredBy reports whether a decoding problem was already reported for field or a parent of it
+// (a wrong-typed key leaves its zero value behind, which validation would report again).
+func coveredBy(field string, decoded Errors) bool {
+	for _, d := range decoded {
+		if field == d.Field || strings.HasPrefix(field, d.Field+".") || strings.HasPrefix(field, d.Field+"[") {
+			return true
+		}
+	}
+	return false
+}
+
+// syntaxError turns the TOML parser's error into a FieldError with its line and, where it has
+// one, the parser's context lines with a caret.
+func syntaxError(filename string, err error) *FieldError {
+	var pe toml.ParseError
+	if !errors.As(err, &pe) {
+		return &FieldError{File: filename, Msg: "invalid TOML: " + err.Error()}
+	}
+	msg := "invalid TOML: " + pe.Message
+	if ctx := parserContext(pe.ErrorWithUsage()); ctx != "" {
+		msg += "\n" + ctx
+	}
+	return &FieldError{File: filename, Line: pe.Position.Line, Msg: msg}
+}
+
+// parserContext keeps the part of toml's ErrorWithUsage after its "At line N, column C:"
+// heading: the numbered source lines, the caret and any usage help.
+func parserContext(full string) string {
+	at := strings.Index(full, "\n\nAt line ")
+	if at < 0 {
+		return ""
+	}
+	rest := full[at+2:]
+	body := strings.Index(rest, ":\n\n")
+	if body < 0 {
+		return ""
+	}
+	return strings.TrimRight(rest[body+3:], "\n")
+}
+
+// decoder turns the generic TOML tree into a Scenario, recording a FieldError for every key of
+// the wrong type, every missing required key and every unknown key (rather than stopping at the
+// first, as decoding into a struct would).
+type decoder struct{ problems }
+
+// table is one TOML table being decoded: its field path and which keys were read.
+type table struct {
+	d    *decoder
+	path string
+	m    map[string]any
+	used map[string]bool
+	keys []string // the keys this table may have, for the unknown-key message
+}
+
+func (d *decoder) table(path string, m map[string]any, keys ...string) *table {
+	return &table{d: d, path: path, m: m, used: map[string]bool{}, keys: keys}
+}
+
+// field returns the path of key in t.
+func (t *table) field(key string) string {
+	if t.path == "" {
+		return key
+	}
+	return t.path + "." + key
+}
+
+// get returns the raw value of key and marks it read.
+func (t *table) get(key string) (any, bool) {
+	v, ok := t.m[key]
+	t.used[key] = true
+	return v, ok
+}
+
+// require records a problem if key is absent.
+func (t *table) require(key, example string) {
+	if _, ok := t.m[key]; !ok {
+		t.d.addf(t.field(key), "is required (e.g. %s)", example)
+	}
+}
+
+func (t *table) str(key string, dst *string) bool {
+	v, ok := t.get(key)
+	if !ok {
+		return false
+	}
+	s, isStr := v.(string)
+	if !isStr {
+		t.d.addf(t.field(key), "must be a string, got %s", describe(v))
+		return false
+	}
+	*dst = s
+	return true
+}
+
+func (t *table) integer(key string, dst *int) bool {
+	v, ok := t.get(key)
+	if !ok {
+		return false
+	}
+	n, isInt := v.(int64)
+	if !isInt {
+		t.d.addf(t.field(key), "must be an integer, got %s", describe(v))
+		return false
+	}
+	if n > math.MaxInt32 || n < math.MinInt32 {
+		t.d.addf(t.field(key), "is out of range, got %d", n)
+		return false
+	}
+	*dst = int(n)
+	return true
+}
+
+func (t *table) int64(key string, dst *int64) bool {
+	v, ok := t.get(key)
+	if !ok {
+		return false
+	}
+	n, isInt := v.(int64)
+	if !isInt {
+		t.d.addf(t.field(key), "must be an integer, got %s", describe(v))
+		return false
+	}
+	*dst = n
+	return true
+}
+
+func (t *table) number(key string, dst *float64) bool {
+	v, ok := t.get(key)
+	if !ok {
+		return false
+	}
+	switch n := v.(type) {
+	case float64:
+		*dst = n
+	case int64:
+		*dst = float64(n)
+	default:
+		t.d.addf(t.field(key), "must be a number, got %s", describe(v))
+		return false
+	}
+	return true
+}
+
+func (t *table) boolean(key string, dst *bool) bool {
+	v, ok := t.get(key)
+	if !ok {
+		return false
+	}
+	b, isBool := v.(bool)
+	if !isBool {
+		t.d.addf(t.field(key), "must be true or false, got %s", describe(v))
+		return false
+	}
+	*dst = b
+	return true
+}
+
+func (t *table) duration(key string, dst *time.Duration) bool {
+	v, ok := t.get(key)
+	if !ok {
+		return false
+	}
+	s, isStr := v.(string)
+	if !isStr {
+		t.d.addf(t.field(key), "must be a duration string with a unit, like \"250ms\" or \"2m\", got %s", describe(v))
+		return false
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		t.d.addf(t.field(key), "must be a duration with a unit, like \"250ms\" or \"2m\", got %q", s)
+		return false
+	}
+	*dst = d
+	return true
+}
+
+// sub returns the table under key, or nil if it is absent or not a table (a problem then).
+func (t *table) sub(key string, keys ...string) *table {
+	v, ok := t.get(key)
+	if !ok {
+		return nil
+	}
+	m, isMap := v.(map[string]any)
+	if !isMap {
+		t.d.addf(t.field(key), "must be a table ([%s]), got %s", key, describe(v))
+		return nil
+	}
+	return t.d.table(t.field(key), m, keys...)
+}
+
+// list returns the entries of the array of tables under key ([[key]]), numbered from 1.
+func (t *table) list(key string, keys ...string) []*table {
+	v, ok := t.get(key)
+	if !ok {
+		return nil
+	}
+	var maps []map[string]any
+	switch a := v.(type) {
+	case []map[string]any:
+		maps = a
+	case []any:
+		for i, e := range a {
+			m, isMap := e.(map[string]any)
+			if !isMap {
+				t.d.addf(fmt.Sprintf("%s[%d]", t.field(key), i+1), "must be a table, got %s", describe(e))
+				continue
+			}
+			maps = append(maps, m)
+		}
+	case map[string]any:
+		t.d.addf(t.field(key), "must be a list of tables: write [[%s]], not [%s]", key, key)
+		return nil
+	default:
+		t.d.addf(t.field(key), "must be a list of tables ([[%s]]), got %s", key, describe(v))
+		return nil
+	}
+	out := make([]*table, len(maps))
+	for i, m := range maps {
+		out[i] = t.d.table(fmt.Sprintf("%s[%d]", t.field(key), i+1), m, keys...)
+	}
+	return out
+}
+
+// done records every key of t that was not read as unknown.
+func (t *table) done() {
+	var unknown []string
+	for k := range t.m {
+		if !t.used[k] {
+			unknown = append(unknown, k)
+		}
+	}
+	sort.Strings(unknown)
+	for _, k := range unknown {
+		msg := "unknown key"
+		if guess := closest(k, t.keys); guess != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", guess)
+		}
+		where := "at the top level"
+		if t.path != "" {
+			where = "in " + t.path
+		}
+		t.d.addf(t.field(k), "%s; valid keys %s: %s", msg, where, strings.Join(t.keys, ", "))
+	}
+}
+
+// The keys of each table, in the order the documentation lists them.
+var (
+	topKeys     = []string{"name", "summary", "story", "duration", "drain", "tick", "seed", "fleet", "class", "load", "service", "fault", "note"}
+	fleetKeys   = []string{"clients", "loop", "users", "think", "deadline", "timeout", "layers"}
+	classKeys   = []string{"name", "priority", "rate"}
+	loadKeys    = []string{"at", "factor"}
+	serviceKeys = []string{"workers", "service_time", "sigma", "queue_limit", "drop_expired", "crash_factor", "crash_after", "restart_delay", "warm_start", "warmup"}
+	faultKeys   = []string{"kind", "at", "duration", "latency", "fraction", "rate", "factor"}
+	noteKeys    = []string{"at", "text"}
+)
+
+// scenario decodes the whole tree over Defaults().
+func (d *decoder) scenario(tree map[string]any) Scenario {
+	s := Defaults()
+	root := d.table("", tree, topKeys...)
+	root.require("name", `name = "my-scenario"`)
+	root.require("summary", `summary = "What goes wrong, in one line"`)
+	root.require("duration", `duration = "120s"`)
+	root.str("name", &s.Name)
+	root.str("summary", &s.Summary)
+	root.str("story", &s.Story)
+	root.duration("duration", &s.Duration)
+	root.duration("drain", &s.Drain)
+	root.duration("tick", &s.Tick)
+	root.int64("seed", &s.Seed)
+
+	if f := root.sub("fleet", fleetKeys...); f != nil {
+		d.fleet(f, &s)
+	}
+	if _, ok := tree["class"]; !ok {
+		d.addf("class", "at least one [[class]] is required (e.g. [[class]] name = \"api\" priority = 5 rate = 100)")
+	}
+	for _, c := range root.list("class", classKeys...) {
+		var cl Class
+		c.require("name", `name = "payment"`)
+		c.require("rate", `rate = 100`)
+		c.str("name", &cl.Name)
+		c.integer("priority", &cl.Priority)
+		c.number("rate", &cl.Rate)
+		c.done()
+		s.Classes = append(s.Classes, cl)
+	}
+	for _, l := range root.list("load", loadKeys...) {
+		var p LoadPoint
+		l.require("at", `at = "60s"`)
+		l.require("factor", `factor = 1.5`)
+		l.duration("at", &p.At)
+		l.number("factor", &p.Factor)
+		l.done()
+		s.Load = append(s.Load, p)
+	}
+	if _, ok := tree["service"]; !ok {
+		d.addf("service", "a [service] table is required (at least workers and service_time)")
+	}
+	if v := root.sub("service", serviceKeys...); v != nil {
+		d.service(v, &s.Service)
+	}
+	for _, f := range root.list("fault", faultKeys...) {
+		s.Faults = append(s.Faults, d.fault(f))
+	}
+	for _, n := range root.list("note", noteKeys...) {
+		var note Note
+		n.require("at", `at = "30s"`)
+		n.require("text", `text = "What the viewer is about to see"`)
+		n.duration("at", &note.At)
+		n.str("text", &note.Text)
+		n.done()
+		s.Notes = append(s.Notes, note)
+	}
+	root.done()
+	return s
+}
+
+func (d *decoder) fleet(f *table, s *Scenario) {
+	f.integer("clients", &s.Clients)
+	var loop string
+	if f.str("loop", &loop) {
+		switch loop {
+		case "open":
+			s.Loop.Closed = false
+		case "closed":
+			s.Loop.Closed = true
+		default:
+			d.addf(f.field("loop"), "must be \"open\" or \"closed\", got %q", loop)
+		}
+	}
+	f.integer("users", &s.Loop.Users)
+	f.duration("think", &s.Loop.Think)
+	f.duration("deadline", &s.Deadline)
+	f.duration("timeout", &s.Timeout)
+	f.integer("layers", &s.Layers)
+	f.done()
+}
+
+func (d *decoder) service(v *table, svc *Service) {
+	v.require("workers", "workers = 50")
+	v.require("service_time", `service_time = "100ms"`)
+	v.integer("workers", &svc.Workers)
+	v.duration("service_time", &svc.ServiceTime)
+	v.number("sigma", &svc.Sigma)
+	v.integer("queue_limit", &svc.QueueLimit)
+	v.boolean("drop_expired", &svc.DropExpired)
+	v.number("crash_factor", &svc.CrashFactor)
+	v.duration("crash_after", &svc.CrashAfter)
+	v.duration("restart_delay", &svc.RestartDelay)
+	v.number("warm_start", &svc.WarmStart)
+	v.duration("warmup", &svc.Warmup)
+	v.done()
+}
+
+// valueExamples shows how each value key is written, for messages.
+var valueExamples = map[string]string{
+	"latency":  `latency = "800ms"`,
+	"fraction": "fraction = 0.5",
+	"rate":     "rate = 100",
+	"factor":   "factor = 0.3",
+}
+
+// fault decodes one [[fault]]: kind, at, duration and the one value key its kind takes.
+func (d *decoder) fault(f *table) Fault {
+	var flt Fault
+	f.require("kind", `kind = "outage"`)
+	f.require("at", `at = "60s"`)
+	f.require("duration", `duration = "30s"`)
+	var kind string
+	f.str("kind", &kind)
+	flt.Kind = FaultKind(kind)
+	f.duration("at", &flt.At)
+	f.duration("duration", &flt.Duration)
+	if !slices.Contains(FaultKinds, flt.Kind) {
+		for _, k := range []string{"latency", "fraction", "rate", "factor"} {
+			f.get(k) // the kind is reported by Validate; don't also call its value unknown
+		}
+		f.done()
+		return flt
+	}
+	want := flt.Kind.ValueKey()
+	for _, k := range []string{"latency", "fraction", "rate", "factor"} {
+		if _, ok := f.m[k]; !ok || k == want {
+			continue
+		}
+		f.get(k)
+		if want == "" {
+			d.addf(f.field(k), "kind %q takes no value", flt.Kind)
+		} else {
+			d.addf(f.field(k), "is not a value of kind %q, which takes %s", flt.Kind, valueExamples[want])
+		}
+	}
+	switch want {
+	case "":
+	case "latency":
+		f.require(want, valueExamples[want])
+		var lat time.Duration
+		if f.duration(want, &lat) {
+			flt.Value = lat.Seconds()
+		}
+	default:
+		f.require(want, valueExamples[want])
+		f.number(want, &flt.Value)
+	}
+	f.done()
+	return flt
+}
+
+// describe names a decoded TOML value's type, with the value when it is short.
+func describe(v any) string {
+	switch x := v.(type) {
+	case string:
+		if len(x) > 40 {
+			return "a string"
+		}
+		return fmt.Sprintf("the string %q", x)
+	case int64:
+		return fmt.Sprintf("the integer %d", x)
+	case float64:
+		return fmt.Sprintf("the number %v", x)
+	case bool:
+		return fmt.Sprintf("%v", x)
+	case map[string]any:
+		return "a table"
+	case []any, []map[string]any:
+		return "an array"
+	}
+	return "a date or time"
+}
+
+// closest returns the candidate within edit distance 2 of key, or "".
+func closest(key string, candidates []string) string {
+	if len(key) > 64 {
+		return ""
+	}
+	best, bestDist := "", 3
+	for _, c := range candidates {
+		if d := editDistance(key, c); d < bestDist {
+			best, bestDist = c, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b (bytes).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

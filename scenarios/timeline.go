@@ -1,0 +1,89 @@
+package scenarios
+
+import "time"
+
+// Default values that Parse fills in for keys a file leaves out.
+const (
+	DefaultTick      = 100 * time.Millisecond
+	DefaultDrain     = 30 * time.Second
+	DefaultSeed      = 1
+	DefaultClients   = 20
+	DefaultDeadline  = 30 * time.Second
+	DefaultTimeout   = 2 * time.Second
+	DefaultLayers    = 1
+	DefaultSigma     = 0.25
+	DefaultWarmStart = 0.3
+)
+
+// Defaults returns a Scenario with every defaulted field set (tick, drain, seed, clients,
+// deadline, timeout, layers, sigma, warm start; open loop, flat load) and nothing else: a
+// starting point for scenarios built in code. It does not validate (name, summary, duration,
+// classes and the service's workers and service time are still missing).
+func Defaults() Scenario {
+	return Scenario{
+		Drain:    DefaultDrain,
+		Tick:     DefaultTick,
+		Seed:     DefaultSeed,
+		Clients:  DefaultClients,
+		Deadline: DefaultDeadline,
+		Timeout:  DefaultTimeout,
+		Layers:   DefaultLayers,
+		Service:  Service{Sigma: DefaultSigma, WarmStart: DefaultWarmStart},
+	}
+}
+
+// End is the length of the whole run: Duration (arrivals) plus Drain.
+func (s Scenario) End() time.Duration { return s.Duration + s.Drain }
+
+// NoteAt returns the caption to show at time t: the text of the last note whose At is at or
+// before t, or "" before the first note (and when there are none). Notes must be in time order,
+// as Validate requires.
+func (s Scenario) NoteAt(t time.Duration) string {
+	text := ""
+	for _, n := range s.Notes {
+		if n.At > t {
+			break
+		}
+		text = n.Text
+	}
+	return text
+}
+
+// LoadAt returns the load multiplier at time t: 1 with no load points; otherwise linear
+// between neighbouring points and flat (the first or last point's factor) outside them.
+// Points must be in strictly increasing time order, as Validate requires.
+func (s Scenario) LoadAt(t time.Duration) float64 {
+	pts := s.Load
+	if len(pts) == 0 {
+		return 1
+	}
+	if t <= pts[0].At {
+		return pts[0].Factor
+	}
+	for i := 1; i < len(pts); i++ {
+		a, b := pts[i-1], pts[i]
+		if t < b.At {
+			frac := float64(t-a.At) / float64(b.At-a.At)
+			return a.Factor + frac*(b.Factor-a.Factor)
+		}
+	}
+	return pts[len(pts)-1].Factor
+}
+
+// Capacity is the service's full capacity in requests/s: Workers / ServiceTime (0 when
+// ServiceTime is not positive).
+func (v Service) Capacity() float64 {
+	if v.ServiceTime <= 0 {
+		return 0
+	}
+	return float64(v.Workers) / v.ServiceTime.Seconds()
+}
+
+// BaseRate is the sum of every class's base rate in requests/s (before the load profile).
+func (s Scenario) BaseRate() float64 {
+	total := 0.0
+	for _, c := range s.Classes {
+		total += c.Rate
+	}
+	return total
+}

@@ -1,0 +1,298 @@
+package scenarios
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Limits of the format, checked by Validate. They keep a run meaningful and its cost bounded.
+const (
+	MaxDuration = time.Hour        // longest arrival phase
+	MaxDrain    = 10 * time.Minute // longest drain
+	MinTick     = time.Millisecond // shortest simulation step
+	MaxTick     = time.Second      // longest simulation step
+	MaxClients  = 10000            // most client instances
+	MaxLayers   = 5                // most retry layers
+	MaxPriority = 10               // highest class priority (the lowest is 0)
+	MaxSigma    = 3.0              // widest lognormal shape of the service time
+)
+
+// namePattern is what a scenario name may look like: lowercase words joined by hyphens.
+var namePattern = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+
+// Validate checks every field and returns an Errors naming each bad field (by its TOML path,
+// e.g. "service.workers"), or nil. It does not fill defaults: a Scenario built in code should
+// start from Defaults().
+func (s Scenario) Validate() error {
+	var p problems
+	s.validateTop(&p)
+	s.validateFleet(&p)
+	s.validateClasses(&p)
+	s.validateLoad(&p)
+	s.validateService(&p)
+	s.validateFaults(&p)
+	s.validateNotes(&p)
+	return p.err()
+}
+
+func (s Scenario) validateTop(p *problems) {
+	switch {
+	case s.Name == "":
+		p.addf("name", "is required")
+	case !namePattern.MatchString(s.Name):
+		p.addf("name", "must be lowercase letters, digits and single hyphens (like \"black-friday\"), got %q", s.Name)
+	}
+	switch {
+	case strings.TrimSpace(s.Summary) == "":
+		p.addf("summary", "is required")
+	case strings.ContainsAny(s.Summary, "\r\n"):
+		p.addf("summary", "must be a single line")
+	}
+	switch {
+	case s.Duration <= 0:
+		p.addf("duration", "must be positive, got %s", fmtDuration(s.Duration))
+	case s.Duration > MaxDuration:
+		p.addf("duration", "must be at most %s, got %s", fmtDuration(MaxDuration), fmtDuration(s.Duration))
+	}
+	if s.Drain < 0 || s.Drain > MaxDrain {
+		p.addf("drain", "must be between 0s and %s, got %s", fmtDuration(MaxDrain), fmtDuration(s.Drain))
+	}
+	switch {
+	case s.Tick < MinTick || s.Tick > MaxTick:
+		p.addf("tick", "must be between %s and %s, got %s", MinTick, fmtDuration(MaxTick), fmtDuration(s.Tick))
+	case s.Duration > 0 && s.Duration%s.Tick != 0:
+		p.addf("tick", "must divide duration (%s) evenly, got %s", fmtDuration(s.Duration), fmtDuration(s.Tick))
+	}
+}
+
+func (s Scenario) validateFleet(p *problems) {
+	if s.Clients < 1 || s.Clients > MaxClients {
+		p.addf("fleet.clients", "must be between 1 and %d, got %d", MaxClients, s.Clients)
+	}
+	if s.Loop.Closed {
+		if s.Loop.Users < 1 {
+			p.addf("fleet.users", "must be at least 1 with loop = \"closed\", got %d", s.Loop.Users)
+		}
+		if s.Loop.Think < 0 {
+			p.addf("fleet.think", "must not be negative, got %s", fmtDuration(s.Loop.Think))
+		}
+	} else {
+		if s.Loop.Users != 0 {
+			p.addf("fleet.users", "is only for loop = \"closed\" (open-loop rates come from [[class]] rate)")
+		}
+		if s.Loop.Think != 0 {
+			p.addf("fleet.think", "is only for loop = \"closed\"")
+		}
+	}
+	if s.Deadline <= 0 {
+		p.addf("fleet.deadline", "must be positive, got %s", fmtDuration(s.Deadline))
+	}
+	switch {
+	case s.Timeout <= 0:
+		p.addf("fleet.timeout", "must be positive, got %s", fmtDuration(s.Timeout))
+	case s.Deadline > 0 && s.Timeout > s.Deadline:
+		p.addf("fleet.timeout", "must not exceed fleet.deadline (%s), got %s", fmtDuration(s.Deadline), fmtDuration(s.Timeout))
+	}
+	if s.Layers < 1 || s.Layers > MaxLayers {
+		p.addf("fleet.layers", "must be between 1 and %d, got %d", MaxLayers, s.Layers)
+	}
+}
+
+func (s Scenario) validateClasses(p *problems) {
+	if len(s.Classes) == 0 {
+		p.addf("class", "at least one [[class]] is required")
+		return
+	}
+	seen := map[string]int{}
+	total, badRate := 0.0, false
+	for i, c := range s.Classes {
+		f := fmt.Sprintf("class[%d]", i+1)
+		switch {
+		case strings.TrimSpace(c.Name) == "":
+			p.addf(f+".name", "is required")
+		case seen[c.Name] > 0:
+			p.addf(f+".name", "%q is already the name of class[%d]", c.Name, seen[c.Name])
+		default:
+			seen[c.Name] = i + 1
+		}
+		if c.Priority < 0 || c.Priority > MaxPriority {
+			p.addf(f+".priority", "must be between 0 and %d, got %d", MaxPriority, c.Priority)
+		}
+		if !finiteAtLeast(c.Rate, 0) {
+			p.addf(f+".rate", "must be a number >= 0, got %v", c.Rate)
+			badRate = true
+			continue
+		}
+		total += c.Rate
+	}
+	if total == 0 && !badRate {
+		p.addf("class", "the rates of all classes sum to 0: no traffic")
+	}
+}
+
+func (s Scenario) validateLoad(p *problems) {
+	for i, l := range s.Load {
+		f := fmt.Sprintf("load[%d]", i+1)
+		if l.At < 0 {
+			p.addf(f+".at", "must not be negative, got %s", fmtDuration(l.At))
+		} else if i > 0 && l.At <= s.Load[i-1].At {
+			p.addf(f+".at", "must be after load[%d].at (%s), got %s", i, fmtDuration(s.Load[i-1].At), fmtDuration(l.At))
+		}
+		if !finiteAtLeast(l.Factor, 0) || l.Factor > 100 {
+			p.addf(f+".factor", "must be between 0 and 100, got %v", l.Factor)
+		}
+	}
+}
+
+func (s Scenario) validateService(p *problems) {
+	v := s.Service
+	if v.Workers < 1 {
+		p.addf("service.workers", "must be at least 1, got %d", v.Workers)
+	}
+	if v.ServiceTime <= 0 {
+		p.addf("service.service_time", "must be positive, got %s", fmtDuration(v.ServiceTime))
+	}
+	if !finiteAtLeast(v.Sigma, 0) || v.Sigma > MaxSigma {
+		p.addf("service.sigma", "must be between 0 and %v, got %v", MaxSigma, v.Sigma)
+	}
+	if v.QueueLimit < 0 {
+		p.addf("service.queue_limit", "must not be negative, got %d", v.QueueLimit)
+	}
+	switch {
+	case !finiteAtLeast(v.CrashFactor, 0):
+		p.addf("service.crash_factor", "must be 0 (never crashes) or at least 1, got %v", v.CrashFactor)
+	case v.CrashFactor > 0 && v.CrashFactor < 1:
+		p.addf("service.crash_factor", "must be 0 (never crashes) or at least 1 (a service below capacity does not crash), got %v", v.CrashFactor)
+	}
+	if v.CrashAfter < 0 {
+		p.addf("service.crash_after", "must not be negative, got %s", fmtDuration(v.CrashAfter))
+	}
+	switch {
+	case v.RestartDelay < 0:
+		p.addf("service.restart_delay", "must not be negative, got %s", fmtDuration(v.RestartDelay))
+	case v.CrashFactor > 0 && v.RestartDelay == 0:
+		p.addf("service.restart_delay", "must be positive when service.crash_factor is set")
+	}
+	if !(v.WarmStart > 0 && v.WarmStart <= 1) {
+		p.addf("service.warm_start", "must be in (0, 1], got %v", v.WarmStart)
+	}
+	if v.Warmup < 0 {
+		p.addf("service.warmup", "must not be negative, got %s", fmtDuration(v.Warmup))
+	}
+}
+
+func (s Scenario) validateFaults(p *problems) {
+	for i, f := range s.Faults {
+		path := fmt.Sprintf("fault[%d]", i+1)
+		if !slices.Contains(FaultKinds, f.Kind) {
+			p.addf(path+".kind", "unknown kind %q; valid kinds: %s", f.Kind, kindList())
+			continue
+		}
+		switch {
+		case f.At < 0:
+			p.addf(path+".at", "must not be negative, got %s", fmtDuration(f.At))
+		case s.Duration > 0 && f.At >= s.Duration:
+			p.addf(path+".at", "starts at %s, at or after the end of the run's arrivals (duration = %s)", fmtDuration(f.At), fmtDuration(s.Duration))
+		}
+		if f.Duration <= 0 {
+			p.addf(path+".duration", "must be positive, got %s", fmtDuration(f.Duration))
+		}
+		if key, msg := f.Kind.checkValue(f.Value); msg != "" {
+			p.addf(path+"."+key, "%s", msg)
+		}
+		for j := range i {
+			g := s.Faults[j]
+			if g.Kind == f.Kind && f.At < g.At+g.Duration && g.At < f.At+f.Duration {
+				p.addf(path, "overlaps fault[%d] (%s from %s to %s): faults of one kind must not overlap",
+					j+1, g.Kind, fmtDuration(g.At), fmtDuration(g.At+g.Duration))
+				break
+			}
+		}
+	}
+}
+
+func (s Scenario) validateNotes(p *problems) {
+	for i, n := range s.Notes {
+		f := fmt.Sprintf("note[%d]", i+1)
+		switch {
+		case n.At < 0:
+			p.addf(f+".at", "must not be negative, got %s", fmtDuration(n.At))
+		case i > 0 && n.At <= s.Notes[i-1].At:
+			p.addf(f+".at", "must be after note[%d].at (%s): notes go in time order, got %s", i, fmtDuration(s.Notes[i-1].At), fmtDuration(n.At))
+		case s.Duration > 0 && n.At >= s.End():
+			p.addf(f+".at", "is at or after the end of the run (duration + drain = %s), got %s", fmtDuration(s.End()), fmtDuration(n.At))
+		}
+		if strings.TrimSpace(n.Text) == "" {
+			p.addf(f+".text", "is required")
+		}
+	}
+}
+
+// ValueKey is the [[fault]] key that carries Value for this kind ("latency", "fraction", "rate"
+// or "factor"), or "" for kinds without a value (outage, blackhole).
+func (k FaultKind) ValueKey() string {
+	switch k {
+	case FaultLatency:
+		return "latency"
+	case FaultErrors, FaultBadRequests:
+		return "fraction"
+	case FaultThrottle:
+		return "rate"
+	case FaultCapacity:
+		return "factor"
+	}
+	return ""
+}
+
+// checkValue returns the value's key and what is wrong with v for kind k ("" when v is fine).
+func (k FaultKind) checkValue(v float64) (key, msg string) {
+	key = k.ValueKey()
+	switch k {
+	case FaultOutage, FaultBlackhole:
+		if v != 0 {
+			return "kind", fmt.Sprintf("%s takes no value, got %v", k, v)
+		}
+	case FaultLatency:
+		if !(v > 0 && v <= 600) {
+			return key, fmt.Sprintf("must be between 1ms and 10m, got %s", fmtDuration(time.Duration(v*float64(time.Second))))
+		}
+	case FaultErrors, FaultBadRequests:
+		if !(v > 0 && v <= 1) {
+			return key, fmt.Sprintf("must be in (0, 1], got %v", v)
+		}
+	case FaultThrottle:
+		if !(v > 0 && !math.IsInf(v, 1)) {
+			return key, fmt.Sprintf("must be a rate > 0 in requests/s, got %v", v)
+		}
+	case FaultCapacity:
+		if !(v > 0 && v <= 1) {
+			return key, fmt.Sprintf("must be a factor in (0, 1], got %v", v)
+		}
+	}
+	return key, ""
+}
+
+// kindList is the valid fault kinds, comma-separated.
+func kindList() string {
+	names := make([]string, len(FaultKinds))
+	for i, k := range FaultKinds {
+		names[i] = string(k)
+	}
+	return strings.Join(names, ", ")
+}
+
+// finiteAtLeast reports whether v is a finite number >= lo (false for NaN).
+func finiteAtLeast(v, lo float64) bool { return v >= lo && !math.IsInf(v, 1) }
+
+// fmtDuration formats d for messages and files: whole seconds as "180s", the rest as
+// time.Duration does ("250ms", "1.5s"). Both forms parse with time.ParseDuration.
+func fmtDuration(d time.Duration) string {
+	if d != 0 && d%time.Second == 0 && d < 1000*time.Hour && d > -1000*time.Hour {
+		return fmt.Sprintf("%ds", d/time.Second)
+	}
+	return d.String()
+}
