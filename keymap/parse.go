@@ -1,7 +1,196 @@
 package keymap
 
-// Parse returns Default() with the actions named in the TOML document data rebound; name is
-// used in error messages (usually the file's path).
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/BurntSushi/toml"
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// Parse returns Default() with the actions named in the TOML document data rebound; name
+// (usually the file's path) prefixes every error. The document is flat: each line is
+// `action = ["key", ...]` with action in snake_case (pause, next_weight, clear_faults, ...)
+// and keys spelled as Bubble Tea does ("space", "ctrl+c", "shift+tab", "f1", "alt+x", "q").
+// Unknown actions, values that are not a non-empty list of strings, unknown key names and two
+// actions sharing a key are errors.
 func Parse(name string, data []byte) (KeyMap, error) {
-	return Default(), nil
+	var raw map[string]any
+	md, err := toml.Decode(string(data), &raw)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return KeyMap{}, fmt.Errorf("%s:%d: %s", name, pe.Position.Line, pe.Message)
+		}
+		return KeyMap{}, fmt.Errorf("%s: %w", name, err)
+	}
+	km := Default()
+	fromFile := map[string]bool{}
+	for _, k := range md.Keys() {
+		if len(k) != 1 {
+			continue // inside a table: the table itself is reported below
+		}
+		actionName := k[0]
+		at := position(name, data, actionName)
+		i := slices.IndexFunc(actions, func(a action) bool { return a.name == actionName })
+		if i < 0 {
+			return KeyMap{}, fmt.Errorf("%s: unknown action %q (the actions are: %s)", at, actionName, strings.Join(Names(), ", "))
+		}
+		keys, err := keyList(raw[actionName])
+		if err != nil {
+			return KeyMap{}, fmt.Errorf("%s: %s: %w", at, actionName, err)
+		}
+		*actions[i].of(&km) = newBinding(keys, actions[i].help)
+		fromFile[actionName] = true
+	}
+	if err := checkConflicts(name, data, &km, fromFile); err != nil {
+		return KeyMap{}, err
+	}
+	return km, nil
+}
+
+// Names returns the action names a key file may use, in help order.
+func Names() []string {
+	names := make([]string, len(actions))
+	for i, a := range actions {
+		names[i] = a.name
+	}
+	return names
+}
+
+// keyList converts one TOML value to the keys of a binding, in tea.KeyMsg spelling, without
+// duplicates.
+func keyList(v any) ([]string, error) {
+	list, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf(`want a list of key names such as ["space", "p"], got %s`, tomlType(v))
+	}
+	if len(list) == 0 {
+		return nil, errors.New("empty key list: bind at least one key")
+	}
+	var keys []string
+	for _, item := range list {
+		s, ok := item.(string)
+		if !ok {
+			return nil, fmt.Errorf("want key names as strings, got %s", tomlType(item))
+		}
+		k, err := keyName(s)
+		if err != nil {
+			return nil, err
+		}
+		if !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+	}
+	return keys, nil
+}
+
+// keyName validates a key as written in the file and returns its tea.KeyMsg spelling.
+func keyName(s string) (string, error) {
+	if s == "space" {
+		return " ", nil
+	}
+	base, _ := strings.CutPrefix(s, "alt+")
+	if base == "space" {
+		return "alt+ ", nil
+	}
+	if r, n := utf8.DecodeRuneInString(base); n > 0 && n == len(base) && unicode.IsGraphic(r) && !unicode.IsSpace(r) {
+		return s, nil
+	}
+	if namedKeys[base] {
+		return s, nil
+	}
+	return "", fmt.Errorf("unknown key %q (use one character, or a name such as space, enter, esc, tab, shift+tab, up, left, ctrl+c, f1, alt+x)", s)
+}
+
+// namedKeys are the multi-character key names Bubble Tea reports in tea.KeyMsg.String().
+var namedKeys = func() map[string]bool {
+	m := map[string]bool{}
+	for t := -256; t <= 256; t++ {
+		if s := tea.KeyType(t).String(); utf8.RuneCountInString(s) > 1 {
+			m[s] = true
+		}
+	}
+	return m
+}()
+
+// checkConflicts fails when two actions share a key, naming the key, both actions and the
+// line of the file that made them collide (the later one when the file bound both).
+func checkConflicts(name string, data []byte, km *KeyMap, fromFile map[string]bool) error {
+	owner := map[string]string{}
+	for _, a := range actions {
+		for _, k := range a.of(km).Keys() {
+			other, taken := owner[k]
+			if !taken {
+				owner[k] = a.name
+				continue
+			}
+			line := 0
+			for _, n := range []string{other, a.name} {
+				if fromFile[n] {
+					line = max(line, lineOf(data, n))
+				}
+			}
+			at := name
+			if line > 0 {
+				at = fmt.Sprintf("%s:%d", name, line)
+			}
+			return fmt.Errorf("%s: key %q is bound to both %s and %s: rebind one of them", at, displayName(k), other, a.name)
+		}
+	}
+	return nil
+}
+
+// position returns "name:line" for the line where action is set in data, or name alone when
+// the line cannot be found.
+func position(name string, data []byte, action string) string {
+	if line := lineOf(data, action); line > 0 {
+		return fmt.Sprintf("%s:%d", name, line)
+	}
+	return name
+}
+
+// lineOf returns the 1-based line where action is set (or opens a table) in data, 0 if none.
+func lineOf(data []byte, action string) int {
+	for i, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		for _, spelled := range []string{action, `"` + action + `"`, `'` + action + `'`} {
+			if rest, ok := strings.CutPrefix(line, spelled); ok {
+				if rest = strings.TrimSpace(rest); strings.HasPrefix(rest, "=") {
+					return i + 1
+				}
+			}
+			header := strings.TrimSpace(strings.TrimLeft(line, "["))
+			if rest, ok := strings.CutPrefix(header, spelled); ok && strings.HasPrefix(line, "[") && strings.HasPrefix(strings.TrimSpace(rest), "]") {
+				return i + 1
+			}
+		}
+	}
+	return 0
+}
+
+// tomlType names the TOML type of a decoded value for error messages.
+func tomlType(v any) string {
+	switch v.(type) {
+	case string:
+		return "a string"
+	case int64:
+		return "an integer"
+	case float64:
+		return "a float"
+	case bool:
+		return "a boolean"
+	case map[string]any:
+		return "a table"
+	case []any:
+		return "an array"
+	case []map[string]any:
+		return "an array of tables"
+	default:
+		return fmt.Sprintf("a %T", v)
+	}
 }
