@@ -1,0 +1,86 @@
+package strategy
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestFullJitterBounds asserts that full jitter draws in [0, min(cap, base*2^n)) and uses the
+// whole range (the largest of many draws comes close to the ceiling).
+func TestFullJitterBounds(t *testing.T) {
+	tests := []struct {
+		name      string
+		base, cap time.Duration
+		n         int
+		ceiling   time.Duration // hand-computed
+	}{
+		{"first retry", 100 * time.Millisecond, 20 * time.Second, 0, 100 * time.Millisecond},
+		{"fourth retry", 100 * time.Millisecond, 20 * time.Second, 3, 800 * time.Millisecond},
+		{"capped", 100 * time.Millisecond, 20 * time.Second, 8, 20 * time.Second}, // 25.6s > 20s
+		{"negative n is 0", 100 * time.Millisecond, 20 * time.Second, -2, 100 * time.Millisecond},
+		{"huge n saturates", time.Second, 20 * time.Second, 10_000, 20 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRand(7)
+			var hi time.Duration
+			for range 2000 {
+				d := fullJitter(r, tt.base, tt.cap, tt.n)
+				require.GreaterOrEqual(t, d, time.Duration(0))
+				require.Less(t, d, tt.ceiling)
+				hi = max(hi, d)
+			}
+			assert.Greater(t, hi, tt.ceiling*95/100, "draws should cover the range")
+		})
+	}
+}
+
+// TestRollingWindow asserts that the rolling window counts what was added in its last n
+// buckets, forgets older buckets, counts a time in the past in the newest bucket, and empties
+// after a jump longer than the window.
+func TestRollingWindow(t *testing.T) {
+	w := newRolling(10, time.Second)
+	w.add(t0, 1, 0)
+	w.add(t0.Add(5*time.Second), 1, 1)
+	w.add(t0.Add(2*time.Second), 1, 0) // in the past: counted in the newest bucket (t0+5s)
+
+	tests := []struct {
+		at      time.Duration
+		a, b    int64
+		comment string
+	}{
+		{9*time.Second + 999*time.Millisecond, 3, 1, "all three still inside"},
+		{10 * time.Second, 2, 1, "the bucket of t0 expired"},
+		{14*time.Second + 999*time.Millisecond, 2, 1, "the bucket of t0+5s still inside"},
+		{15 * time.Second, 0, 0, "everything expired"},
+	}
+	for _, tt := range tests {
+		a, b := w.sums(t0.Add(tt.at))
+		assert.Equal(t, tt.a, a, tt.comment)
+		assert.Equal(t, tt.b, b, tt.comment)
+	}
+
+	w.add(t0.Add(20*time.Second), 4, 4)
+	a, _ := w.sums(t0.Add(time.Hour))
+	assert.Zero(t, a, "a jump past the whole window empties it")
+	w.add(t0.Add(time.Hour), 2, 1)
+	w.reset()
+	a, b := w.sums(t0.Add(time.Hour))
+	assert.Zero(t, a+b, "reset empties the window")
+}
+
+// TestRollingWindowBeforeEpoch asserts that times before 1970 (negative bucket numbers) are
+// bucketed without an index panic.
+func TestRollingWindowBeforeEpoch(t *testing.T) {
+	w := newRolling(3, time.Second)
+	old := time.Date(1960, 1, 1, 0, 0, 0, 500, time.UTC)
+	w.add(old, 1, 0)
+	w.add(old.Add(time.Second), 1, 0)
+	a, _ := w.sums(old.Add(2 * time.Second))
+	assert.Equal(t, int64(2), a)
+	a, _ = w.sums(old.Add(3 * time.Second))
+	assert.Equal(t, int64(1), a, "the first bucket expired")
+}
