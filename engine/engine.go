@@ -1,53 +1,452 @@
 package engine
 
 import (
-	"errors"
+	"math"
+	"math/rand/v2"
 	"sync"
 	"time"
 )
 
-// Engine is a CORTEX retry engine. It is safe for concurrent use.
+// Decision reasons: machine-readable values of Decision.Reason.
+const (
+	ReasonRetry              = "RETRY"                 // Retry: every check passed
+	ReasonNotRetryable       = "NOT_RETRYABLE"         // check 1: the error is not retryable
+	ReasonMaxRetries         = "MAX_RETRIES_EXCEEDED"  // check 2: attempt >= MaxRetryAttempts
+	ReasonEmergency          = "EMERGENCY"             // check 3: CPS >= EmergencyThreshold, circuit forced OPEN
+	ReasonCircuitOpen        = "CIRCUIT_OPEN"          // check 3: the circuit is OPEN, fail fast
+	ReasonHalfOpenProbesBusy = "HALF_OPEN_PROBES_BUSY" // check 3: HALF_OPEN and every probe slot taken
+	ReasonShedLowPriority    = "SHED_LOW_PRIORITY"     // check 4: priority < floor(CPS*10)
+	ReasonRecoveryRamp       = "RECOVERY_RAMP"         // check 4: outside the recovery ramp's share
+	ReasonBudgetExhausted    = "BUDGET_EXHAUSTED"      // check 4: no retry token left
+	ReasonInternalError      = "INTERNAL_ERROR"        // even the fallback failed: reject, never panic
+)
+
+// Priority bounds: priorities outside 0..10 are clamped.
+const (
+	MinPriority = 0
+	MaxPriority = 10
+)
+
+// healthyFailureRate is the failure rate below which successes teach the baseline.
+const healthyFailureRate = 0.10
+
+// rampStartShare is the share of retries the recovery ramp admits when the circuit closes.
+const rampStartShare = 0.10
+
+// floorEpsilon absorbs floating-point error in floor(CPS*10), so that a CPS meant to be 0.3
+// (computed as 0.29999999999999993) gives floor 3.
+const floorEpsilon = 1e-9
+
+// Engine is a CORTEX retry engine: it records outcomes (RecordSuccess, RecordFailure), keeps the
+// five signals, and answers ShouldRetry. All methods are safe for concurrent use; one mutex
+// guards the state. Build it with New.
 type Engine struct {
-	mu    sync.Mutex
-	cfg   Config
-	clock Clock
-	w     Weights
-	queue int
-	adapt bool
-	open  bool
+	mu sync.Mutex
+
+	cfg    Config
+	clock  Clock
+	origin time.Time     // the clock's reading at New or Reset: elapsed time 0
+	last   time.Duration // latest elapsed time seen (time never goes backwards inside)
+	rng    *rand.Rand
+
+	base     Weights // normalised weights from Config or SetWeights (what Reset restores)
+	w        Weights // current weights (adaptive weights move them)
+	adaptive bool
+	adapt    adaptiveWeights
+	queue    int
+
+	win slidingWindow
+	tb  tokenBucket
+	br  circuitBreaker
+	bl  baseline
+
+	ramping  bool          // a recovery ramp may be running
+	rampFrom time.Duration // when the circuit last closed after an outage
+
+	successes, failed uint64
+	decisions         [5]uint64
+	fallbacks         uint64
+
+	// signalHook, when set (tests only), post-processes the signals of the unified decision;
+	// a hook that panics or yields NaN exercises the fallback path.
+	signalHook func(*Signals)
 }
 
-// New validates cfg and returns an engine in its initial state.
+// New validates cfg (see Config.Validate) and returns an engine in its initial state: empty
+// window, full token bucket, circuit CLOSED, no baseline (unless BaselineLatency is set).
 func New(cfg Config) (*Engine, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	w, _ := cfg.Weights.Normalized()
-	clk := cfg.Clock
-	if clk == nil {
-		clk = WallClock{}
+	w, _ := cfg.Weights.Normalized() // valid: checked above
+	cfg.Weights = w
+	if cfg.Clock == nil {
+		cfg.Clock = WallClock{}
 	}
-	return &Engine{cfg: cfg, clock: clk, w: w, adapt: cfg.AdaptiveWeights}, nil
+	e := &Engine{cfg: cfg, clock: cfg.Clock, base: w, adaptive: cfg.AdaptiveWeights}
+	e.init(cfg.Clock.Now())
+	return e, nil
 }
 
-// Validate reports every invalid field of c.
-func (c Config) Validate() error { return nil }
-
-// Normalized returns w scaled to sum 1, or an error if a weight is negative or the sum is not positive.
-func (w Weights) Normalized() (Weights, error) {
-	s := w.F + w.L + w.Q + w.B + w.C
-	if !(s > 0) {
-		return Weights{}, errors.New("engine: weights must sum to more than 0")
+// init (re)builds the run-time state with origin as elapsed time 0.
+func (e *Engine) init(origin time.Time) {
+	c := &e.cfg
+	e.origin, e.last = origin, 0
+	seed := uint64(c.Seed)
+	if c.Seed == 0 {
+		seed = rand.Uint64()
 	}
-	return Weights{w.F / s, w.L / s, w.Q / s, w.B / s, w.C / s}, nil
+	e.rng = rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	e.w = e.base
+	if e.adaptive {
+		e.w = bounded(e.w, AdaptiveMinWeight, AdaptiveMaxWeight)
+	}
+	e.adapt = adaptiveWeights{spikeLevel: c.CircuitFailureThreshold}
+	e.queue = 0
+	if e.win.width == 0 {
+		e.win = newSlidingWindow(c.Window)
+	} else {
+		e.win.reset()
+	}
+	e.tb = newTokenBucket(c.TokenBucketCapacity, c.TokenRefillRate, c.TokenSuccessBonus)
+	e.br = newCircuitBreaker(c, origin)
+	e.bl = newBaseline(c.BaselineLatency)
+	e.ramping, e.rampFrom = false, 0
+	e.successes, e.failed, e.decisions, e.fallbacks = 0, 0, [5]uint64{}, 0
 }
 
-// StateFor returns the state band of cps.
+// now reads the clock once and returns the elapsed time since origin, never less than the
+// previous reading. Callers hold e.mu.
+func (e *Engine) now() time.Duration {
+	t := e.clock.Now().Sub(e.origin)
+	if t < e.last {
+		return e.last
+	}
+	e.last = t
+	return t
+}
+
+// advance brings every time-driven part up to t: window slices expire, the breaker cools down;
+// once per new window slice the baseline takes a step and adaptive weights are evaluated.
+func (e *Engine) advance(t time.Duration) {
+	crossed := e.win.advance(t)
+	if e.br.tick(t) {
+		e.ramping, e.rampFrom = true, t
+	}
+	if crossed > 0 {
+		e.bl.step()
+		if e.adaptive {
+			e.adapt.step(t, e.signals(t), &e.w)
+		}
+	}
+}
+
+// signals computes the five signals at t.
+func (e *Engine) signals(t time.Duration) Signals {
+	var q float64
+	if e.cfg.QueueCapacity > 0 {
+		q = clamp01(float64(e.queue) / float64(e.cfg.QueueCapacity))
+	}
+	return Signals{
+		F: e.win.failureRate(),
+		L: e.bl.deviation(e.win.p99()),
+		Q: q,
+		B: e.tb.burn(t),
+		C: e.br.score(),
+	}
+}
+
+// rampShare returns the share of retries the recovery ramp admits at t (1 outside a ramp).
+func (e *Engine) rampShare(t time.Duration) float64 {
+	if !e.ramping || e.br.state != Closed || e.cfg.RecoveryRamp == 0 {
+		return 1
+	}
+	el := t - e.rampFrom
+	if el >= e.cfg.RecoveryRamp {
+		e.ramping = false
+		return 1
+	}
+	return rampStartShare + (1-rampStartShare)*float64(el)/float64(e.cfg.RecoveryRamp)
+}
+
+// rampAdmits reports whether the ramp admits a retry of priority p when it admits share of
+// retries: p/10 >= 1 - share, so priority 10 and 9 first, priority 0 only at the end.
+func rampAdmits(p int, share float64) bool {
+	return float64(p) >= float64(MaxPriority)*(1-share)-floorEpsilon
+}
+
+// ShouldRetry decides whether a failed request of the given priority (0..10, clamped) should be
+// retried, attempt being the 0-based retry index (negative counts as 0) and retryable whether
+// the error may be retried at all. It runs the five checks in order: retryable, attempt limit,
+// CPS emergency and circuit, priority floor / recovery ramp / token budget, and backoff. A
+// Retry takes one token (and a probe slot in HALF_OPEN). If the unified decision panics or its
+// CPS is not finite, the answer comes from the fallback path (Decision.Fallback). It never
+// panics.
+func (e *Engine) ShouldRetry(priority, attempt int, retryable bool) (d Decision) {
+	priority = min(MaxPriority, max(MinPriority, priority))
+	attempt = max(0, attempt)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	defer func() {
+		if r := recover(); r != nil {
+			d = Decision{Action: Reject, Priority: priority, Reason: ReasonInternalError, Fallback: true}
+		}
+		if d.Action >= 0 && int(d.Action) < len(e.decisions) {
+			e.decisions[d.Action]++
+		}
+		if d.Fallback {
+			e.fallbacks++
+		}
+	}()
+	if !retryable {
+		return Decision{Action: NotRetryable, Priority: priority, Reason: ReasonNotRetryable}
+	}
+	if attempt >= e.cfg.MaxRetryAttempts {
+		return Decision{Action: MaxRetriesExceeded, Priority: priority, Reason: ReasonMaxRetries}
+	}
+	t := e.now()
+	e.advance(t)
+	if d, ok := e.unified(t, priority, attempt); ok {
+		return d
+	}
+	return e.fallback(t, priority, attempt)
+}
+
+// unified runs checks 3 to 5 on the CPS. ok is false when the computation panicked or the CPS
+// is not finite; the caller then falls back.
+func (e *Engine) unified(t time.Duration, priority, attempt int) (d Decision, ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			ok = false
+		}
+	}()
+	s := e.signals(t)
+	if e.signalHook != nil {
+		e.signalHook(&s)
+	}
+	cps := e.w.dot(&s)
+	if math.IsNaN(cps) || math.IsInf(cps, 0) {
+		return Decision{}, false
+	}
+	cps = clamp01(cps)
+	d = Decision{CPS: cps, State: StateFor(cps, e.cfg.EmergencyThreshold), Priority: priority, Floor: floorOf(cps), Signals: s}
+
+	// Check 3: emergency and circuit.
+	switch {
+	case cps >= e.cfg.EmergencyThreshold:
+		e.br.open(t, TransitionEmergency)
+		d.Action, d.Reason = CircuitOpen, ReasonEmergency
+		return d, true
+	case e.br.state == Open:
+		d.Action, d.Reason = CircuitOpen, ReasonCircuitOpen
+		return d, true
+	case e.br.probesBusy():
+		d.Action, d.Reason = CircuitOpen, ReasonHalfOpenProbesBusy
+		return d, true
+	}
+	// Check 4: priority floor, recovery ramp, budget.
+	switch {
+	case priority < d.Floor:
+		d.Action, d.Reason = Reject, ReasonShedLowPriority
+		return d, true
+	case !rampAdmits(priority, e.rampShare(t)):
+		d.Action, d.Reason = Reject, ReasonRecoveryRamp
+		return d, true
+	case !e.tb.take(t):
+		d.Action, d.Reason = Reject, ReasonBudgetExhausted
+		return d, true
+	}
+	// Check 5: CPS-modulated backoff.
+	d.Action, d.Reason = Retry, ReasonRetry
+	d.Delay = e.draw(float64(e.cfg.BackoffBaseDelay) * math.Ldexp(1, min(attempt, 64)) * (1 + cps*10))
+	e.br.probeSent(t)
+	return d, true
+}
+
+// fallback answers from the independent checks: circuit breaker, then token bucket, then plain
+// exponential backoff with full jitter, Random(0, min(BackoffMaxDelay, base*2^attempt)).
+func (e *Engine) fallback(t time.Duration, priority, attempt int) Decision {
+	d := Decision{Priority: priority, Fallback: true}
+	switch {
+	case e.br.state == Open:
+		d.Action, d.Reason = CircuitOpen, ReasonCircuitOpen
+	case e.br.probesBusy():
+		d.Action, d.Reason = CircuitOpen, ReasonHalfOpenProbesBusy
+	case !e.tb.take(t):
+		d.Action, d.Reason = Reject, ReasonBudgetExhausted
+	default:
+		d.Action, d.Reason = Retry, ReasonRetry
+		d.Delay = e.draw(float64(e.cfg.BackoffBaseDelay) * math.Ldexp(1, min(attempt, 64)))
+		e.br.probeSent(t)
+	}
+	return d
+}
+
+// draw returns Random(0, ceiling) nanoseconds (its midpoint in deterministic mode), capped at
+// BackoffMaxDelay.
+func (e *Engine) draw(ceiling float64) time.Duration {
+	v := ceiling / 2
+	if !e.cfg.Deterministic {
+		v = ceiling * e.rng.Float64()
+	}
+	if !(v < float64(e.cfg.BackoffMaxDelay)) {
+		return e.cfg.BackoffMaxDelay
+	}
+	return time.Duration(v)
+}
+
+// RecordSuccess records a successful request that took latency (negative counts as 0): it
+// enters the window, returns TokenSuccessBonus tokens, may teach the baseline (circuit CLOSED
+// and F < 0.10) and counts towards closing a HALF_OPEN circuit.
+func (e *Engine) RecordSuccess(latency time.Duration) { e.record(true, latency) }
+
+// RecordFailure records a failed request that took latency (negative counts as 0): it enters
+// the window, may trip the circuit (sustained failure rate) and re-opens a HALF_OPEN one.
+func (e *Engine) RecordFailure(latency time.Duration) { e.record(false, latency) }
+
+func (e *Engine) record(ok bool, latency time.Duration) {
+	latency = max(0, latency)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	t := e.now()
+	e.advance(t)
+	healthy := e.br.state == Closed && e.win.failureRate() < healthyFailureRate
+	e.win.record(ok, latency)
+	if ok {
+		e.successes++
+		e.tb.credit(t)
+		if healthy {
+			e.bl.observe(latency)
+		}
+	} else {
+		e.failed++
+	}
+	if e.br.observe(t, ok, e.win.failureRate(), e.win.outcomes()) {
+		e.ramping, e.rampFrom = true, t
+	}
+}
+
+// Snapshot returns a copy of the engine's state now; it shares no memory with the engine and
+// allocates nothing.
+func (e *Engine) Snapshot() Snapshot {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	t := e.now()
+	e.advance(t)
+	s := e.signals(t)
+	cps := clamp01(e.w.dot(&s))
+	return Snapshot{
+		Signals:         s,
+		Weights:         e.w,
+		Adaptive:        e.adaptive,
+		CPS:             cps,
+		State:           StateFor(cps, e.cfg.EmergencyThreshold),
+		Floor:           floorOf(cps),
+		Circuit:         e.br.state,
+		Tokens:          e.tokens(),
+		TokenCapacity:   e.cfg.TokenBucketCapacity,
+		Baseline:        e.bl.value,
+		P99:             e.win.p99(),
+		Outcomes:        int(e.win.outcomes()),
+		Failures:        int(e.win.failures),
+		RecoveryShare:   e.rampShare(t),
+		Successes:       e.successes,
+		Failed:          e.failed,
+		Decisions:       e.decisions,
+		Fallbacks:       e.fallbacks,
+		TransitionCount: e.br.count,
+		LastTransition:  e.br.last(),
+	}
+}
+
+// tokens returns the tokens left (the capacity when the budget is disabled).
+func (e *Engine) tokens() float64 { return e.tb.tokens }
+
+// Config returns the engine's configuration, with Weights normalised and Clock filled in.
+func (e *Engine) Config() Config {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.cfg
+}
+
+// SetQueueDepth sets the current queue depth n (negative counts as 0): Q = n / QueueCapacity,
+// clamped to 1.
+func (e *Engine) SetQueueDepth(n int) {
+	e.mu.Lock()
+	e.queue = max(0, n)
+	e.mu.Unlock()
+}
+
+// SetWeights replaces the weights, normalised to sum 1 (and kept within the adaptive bounds when
+// adaptive weights are on). It returns an error naming each bad weight (negative, not finite,
+// or all zero) and then changes nothing. Reset keeps the weights set here.
+func (e *Engine) SetWeights(w Weights) error {
+	n, err := w.Normalized()
+	if err != nil {
+		return err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.base, e.w = n, n
+	if e.adaptive {
+		e.w = bounded(n, AdaptiveMinWeight, AdaptiveMaxWeight)
+	}
+	return nil
+}
+
+// SetAdaptive turns adaptive weights on or off. Turning them on clamps the current weights into
+// [AdaptiveMinWeight, AdaptiveMaxWeight] (renormalised) and starts tracking alarms afresh;
+// turning them off leaves the weights where adaptation put them.
+func (e *Engine) SetAdaptive(on bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if on && !e.adaptive {
+		e.w = bounded(e.w, AdaptiveMinWeight, AdaptiveMaxWeight)
+		e.adapt.reset()
+	}
+	e.adaptive = on
+}
+
+// ForceOpen forces the circuit OPEN now (transition reason FORCED), as a trip would: after
+// CircuitCooldown it goes HALF_OPEN and probes as usual. A no-op when already OPEN.
+func (e *Engine) ForceOpen() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	t := e.now()
+	e.advance(t)
+	e.br.open(t, TransitionForced)
+}
+
+// Reset puts the engine back in its freshly built state, with time starting again at the
+// clock's current reading: empty window, full bucket, no baseline, counters and transition
+// history cleared, the random source re-seeded. It keeps the configuration, the weights last
+// given to SetWeights and the adaptive switch. If the circuit was not CLOSED, the cleared
+// history starts with that transition to CLOSED (reason RESET), so a dashboard can show it.
+func (e *Engine) Reset() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	prev := e.br.state
+	e.init(e.clock.Now())
+	if prev != Closed {
+		e.br.state = prev
+		e.br.to(0, Closed, TransitionReset)
+	}
+}
+
+// Transitions returns a copy of the recent circuit transitions (at most 32), oldest first.
+func (e *Engine) Transitions() []Transition {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.br.history()
+}
+
+// StateFor returns the band of cps: HEALTHY [0, 0.25), DEGRADED [0.25, 0.50), CRITICAL
+// [0.50, emergencyThreshold), EMERGENCY [emergencyThreshold, 1].
 func StateFor(cps, emergencyThreshold float64) State {
 	switch {
 	case cps >= emergencyThreshold:
 		return Emergency
-	case cps >= 0.5:
+	case cps >= 0.50:
 		return Critical
 	case cps >= 0.25:
 		return Degraded
@@ -55,64 +454,17 @@ func StateFor(cps, emergencyThreshold float64) State {
 	return Healthy
 }
 
-// ShouldRetry decides whether a failed request should be retried.
-func (e *Engine) ShouldRetry(priority, attempt int, retryable bool) Decision {
-	return Decision{Action: Retry, Delay: e.cfg.BackoffBaseDelay, Priority: priority}
+// floorOf returns floor(cps*10) within 0..10, tolerant of floating-point error.
+func floorOf(cps float64) int {
+	return min(MaxPriority, max(0, int(math.Floor(cps*10+floorEpsilon))))
 }
 
-// RecordSuccess records a successful outcome with its latency.
-func (e *Engine) RecordSuccess(latency time.Duration) {}
-
-// RecordFailure records a failed outcome with its latency.
-func (e *Engine) RecordFailure(latency time.Duration) {}
-
-// Snapshot returns a copy of the engine's state.
-func (e *Engine) Snapshot() Snapshot {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return Snapshot{Weights: e.w, Adaptive: e.adapt, TokenCapacity: e.cfg.TokenBucketCapacity, RecoveryShare: 1}
-}
-
-// SetQueueDepth sets the current queue depth (signal Q).
-func (e *Engine) SetQueueDepth(n int) {
-	e.mu.Lock()
-	e.queue = n
-	e.mu.Unlock()
-}
-
-// SetWeights replaces the weights.
-func (e *Engine) SetWeights(w Weights) error {
-	n, err := w.Normalized()
-	if err != nil {
-		return err
+func clamp01(v float64) float64 {
+	if v > 1 {
+		return 1
 	}
-	e.mu.Lock()
-	e.w = n
-	e.mu.Unlock()
-	return nil
+	if v > 0 {
+		return v
+	}
+	return 0 // negative and NaN
 }
-
-// SetAdaptive turns adaptive weights on or off.
-func (e *Engine) SetAdaptive(on bool) {
-	e.mu.Lock()
-	e.adapt = on
-	e.mu.Unlock()
-}
-
-// ForceOpen forces the circuit open.
-func (e *Engine) ForceOpen() {
-	e.mu.Lock()
-	e.open = true
-	e.mu.Unlock()
-}
-
-// Reset returns the engine to its freshly built state.
-func (e *Engine) Reset() {
-	e.mu.Lock()
-	e.open = false
-	e.queue = 0
-	e.mu.Unlock()
-}
-
-// Transitions returns a copy of the recent circuit transitions, oldest first.
-func (e *Engine) Transitions() []Transition { return nil }

@@ -1,0 +1,61 @@
+package engine
+
+import "time"
+
+// adaptiveStep is how much one adaptive event moves a weight, before renormalisation.
+const adaptiveStep = 0.02
+
+// alarmLevels are the levels at which each signal (F, L, Q, B, C) counts as alarming: F above
+// the healthy limit of 10%, L at a P99 75% above baseline, Q and B half used, C not CLOSED.
+var alarmLevels = [5]float64{0.10, 0.25, 0.50, 0.50, 0.50}
+
+// adaptiveWeights is the self-tuning rule, evaluated once per window slice on the signals of
+// that moment. A failure spike starts when F reaches the circuit's failure threshold. At the
+// start of a spike, every signal already alarming (it crossed its alarm level in an earlier
+// slice: it warned ahead of the spike) gains adaptiveStep. When a signal's alarm ends without a
+// spike having started during it (a false alarm), it loses adaptiveStep. After any change the
+// weights are clamped to [AdaptiveMinWeight, AdaptiveMaxWeight] and renormalised to sum 1.
+// Not safe for concurrent use.
+type adaptiveWeights struct {
+	spikeLevel float64
+	spiking    bool
+	alarmed    [5]bool
+	confirmed  [5]bool // a spike started during this alarm (or the alarm began during one)
+	since      [5]time.Duration
+}
+
+// reset forgets every alarm episode.
+func (a *adaptiveWeights) reset() {
+	*a = adaptiveWeights{spikeLevel: a.spikeLevel}
+}
+
+// step applies the rule at t to signals s and weights w, and reports whether w changed.
+func (a *adaptiveWeights) step(t time.Duration, s Signals, w *Weights) bool {
+	v := [5]float64{s.F, s.L, s.Q, s.B, s.C}
+	wa := w.array()
+	spike := v[0] >= a.spikeLevel
+	onset := spike && !a.spiking
+	a.spiking = spike
+	changed := false
+	for i := range v {
+		on := v[i] >= alarmLevels[i]
+		switch {
+		case a.alarmed[i] && onset && !a.confirmed[i]:
+			wa[i] += adaptiveStep
+			a.confirmed[i] = true
+			changed = true
+		case a.alarmed[i] && !on:
+			if !a.confirmed[i] {
+				wa[i] -= adaptiveStep
+				changed = true
+			}
+			a.alarmed[i], a.confirmed[i] = false, false
+		case !a.alarmed[i] && on:
+			a.alarmed[i], a.confirmed[i], a.since[i] = true, spike, t
+		}
+	}
+	if changed {
+		*w = bounded(weightsOf(wa), AdaptiveMinWeight, AdaptiveMaxWeight)
+	}
+	return changed
+}
