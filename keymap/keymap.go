@@ -25,6 +25,8 @@ type KeyMap struct {
 	Export, Help, Quit key.Binding
 	// Select and Back confirm and leave the picker, the summary and the help.
 	Select, Back key.Binding
+	// Filter starts typing a filter in the scenario picker.
+	Filter key.Binding
 }
 
 // action is one remappable action: its name in the key file (snake_case of the field), its
@@ -73,6 +75,7 @@ var actions = []action{
 	{"quit", []string{"q", "ctrl+c"}, "quit", func(k *KeyMap) *key.Binding { return &k.Quit }},
 	{"select", []string{"enter"}, "select", func(k *KeyMap) *key.Binding { return &k.Select }},
 	{"back", []string{"esc"}, "back", func(k *KeyMap) *key.Binding { return &k.Back }},
+	{"filter", []string{"/"}, "filter the scenarios", func(k *KeyMap) *key.Binding { return &k.Filter }},
 }
 
 // Default returns the standard bindings, as documented in docs/keys.md.
@@ -115,7 +118,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Outage, k.Blackhole, k.Latency, k.Errors, k.Throttle, k.Capacity, k.ClearFaults},
 		{k.NextWeight, k.PrevWeight, k.LowerWeight, k.RaiseWeight, k.Adaptive,
 			k.ClassUp, k.ClassDown, k.ShareDown, k.ShareUp, k.PriorityDown, k.PriorityUp},
-		{k.Export, k.Help, k.Quit, k.Select, k.Back},
+		{k.Export, k.Help, k.Quit, k.Select, k.Back, k.Filter},
 	}
 }
 
