@@ -1,0 +1,111 @@
+package strategy
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cortex-tui/cortex-tui/engine"
+)
+
+// newTestCortex builds the cortex strategy on a manual clock with the default engine config.
+func newTestCortex(t *testing.T, seed uint64) (*Cortex, *engine.ManualClock) {
+	t.Helper()
+	env := testEnv(seed)
+	s, err := New("cortex", env)
+	require.NoError(t, err)
+	return s.(*Cortex), env.Clock.(*engine.ManualClock)
+}
+
+// TestCortexRecord asserts the outcome mapping: Success and BadRequest are engine successes,
+// every retryable outcome an engine failure.
+func TestCortexRecord(t *testing.T) {
+	c, _ := newTestCortex(t, 1)
+	for _, o := range []Outcome{Success, BadRequest, Timeout, FastFail, ServerError, Throttled} {
+		c.Record(t0, o, 50*time.Millisecond, 0)
+	}
+	snap := c.Engine().Snapshot()
+	assert.Equal(t, uint64(2), snap.Successes)
+	assert.Equal(t, uint64(4), snap.Failed)
+}
+
+// TestCortexDecide asserts that Decide maps the engine's decision: a retry in a healthy engine
+// with its delay bounded by the backoff cap and reason never empty, MAX_RETRIES_EXCEEDED at
+// retry 3, NOT_RETRYABLE for a BadRequest, and that the engine counted each decision.
+func TestCortexDecide(t *testing.T) {
+	c, _ := newTestCortex(t, 1)
+	v := c.Decide(t0, 9, 0, ServerError)
+	assert.True(t, v.Retry)
+	assert.Equal(t, engine.Retry, v.Action)
+	assert.NotEmpty(t, v.Reason)
+	assert.Positive(t, v.Delay)
+	assert.LessOrEqual(t, v.Delay, engine.DefaultConfig().BackoffMaxDelay)
+
+	v = c.Decide(t0, 9, 3, Timeout)
+	assert.Equal(t, engine.MaxRetriesExceeded, v.Action)
+	assert.False(t, v.Retry)
+	assert.Zero(t, v.Delay)
+	assert.NotEmpty(t, v.Reason)
+
+	assert.Equal(t, notRetryable(), c.Decide(t0, 9, 0, BadRequest))
+
+	snap := c.Engine().Snapshot()
+	assert.Equal(t, uint64(1), snap.Decisions[engine.Retry])
+	assert.Equal(t, uint64(1), snap.Decisions[engine.MaxRetriesExceeded])
+	assert.Equal(t, uint64(1), snap.Decisions[engine.NotRetryable])
+}
+
+// TestCortexSheds asserts that under sustained failures the engine stops low-priority retries
+// before high-priority ones, and that the verdict carries the engine's action and reason.
+func TestCortexSheds(t *testing.T) {
+	c, clk := newTestCortex(t, 1)
+	for range 200 {
+		clk.Advance(10 * time.Millisecond)
+		c.Record(clk.Now(), Timeout, 2*time.Second, 0)
+	}
+	c.SetPending(800)
+	low := c.Decide(clk.Now(), 0, 0, Timeout)
+	assert.False(t, low.Retry, "priority 0 under full failure: %+v", low)
+	assert.NotEqual(t, engine.Retry, low.Action)
+	assert.NotEmpty(t, low.Reason)
+	assert.NotEqual(t, "RETRY", low.Reason)
+}
+
+// TestCortexSetPending asserts that SetPending sets the engine's queue signal Q to
+// pending / QueueCapacity.
+func TestCortexSetPending(t *testing.T) {
+	c, _ := newTestCortex(t, 1)
+	c.SetPending(250)
+	c.Decide(t0, 9, 0, ServerError) // some engines refresh signals on decisions
+	assert.InDelta(t, 250.0/float64(engine.DefaultConfig().QueueCapacity), c.Engine().Snapshot().Signals.Q, 1e-9)
+	assert.True(t, c.Admit(t0, 0, 0), "originals always go")
+}
+
+// TestCortexUsesEnvConfigAndClock asserts that Env.Cortex is used (here a 1-retry limit) and
+// that the engine reads Env.Clock.
+func TestCortexUsesEnvConfigAndClock(t *testing.T) {
+	cfg := engine.DefaultConfig()
+	cfg.MaxRetryAttempts = 1
+	env := testEnv(1)
+	env.Cortex = &cfg
+	s, err := New("cortex", env)
+	require.NoError(t, err)
+	assert.Equal(t, engine.MaxRetriesExceeded, s.Decide(t0, 9, 1, ServerError).Action)
+	assert.Zero(t, cfg.Seed, "the caller's config is not modified")
+
+	// The circuit trips after failures sustained for 10 s of the manual clock.
+	clk := env.Clock.(*engine.ManualClock)
+	for range 400 {
+		clk.Advance(50 * time.Millisecond)
+		s.Record(clk.Now(), FastFail, time.Millisecond, 0)
+	}
+	assert.Equal(t, engine.Open, s.(EngineHolder).Engine().Snapshot().Circuit)
+}
+
+// TestNewCortexNil asserts that wrapping a nil engine is an error, not a panic later.
+func TestNewCortexNil(t *testing.T) {
+	_, err := NewCortex(nil)
+	assert.Error(t, err)
+}

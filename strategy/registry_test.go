@@ -1,0 +1,157 @@
+package strategy
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cortex-tui/cortex-tui/engine"
+)
+
+// Compile-time checks that every strategy implements the interface.
+var (
+	_ Strategy     = (*None)(nil)
+	_ Strategy     = (*Naive)(nil)
+	_ Strategy     = (*Backoff)(nil)
+	_ Strategy     = (*Breaker)(nil)
+	_ Strategy     = (*Budget)(nil)
+	_ Strategy     = (*Throttle)(nil)
+	_ Strategy     = (*GRPC)(nil)
+	_ Strategy     = (*Cortex)(nil)
+	_ EngineHolder = (*Cortex)(nil)
+)
+
+// testEnv returns an Env with a manual clock at t0 and a random source seeded with seed.
+func testEnv(seed uint64) Env {
+	return Env{Clock: engine.NewManualClock(t0), Rand: newRand(seed)}
+}
+
+// TestNames asserts the catalog order the CLI and the dashboard show, and that the slice is a
+// copy.
+func TestNames(t *testing.T) {
+	want := []string{"cortex", "naive", "backoff", "breaker", "budget", "throttle", "grpc", "none"}
+	assert.Equal(t, want, Names())
+	Names()[0] = "changed"
+	assert.Equal(t, want, Names(), "callers cannot change the catalog")
+}
+
+// TestNew asserts that every catalog name builds a strategy of that name (case and spaces
+// ignored), that only cortex holds an engine, and that every one has a description.
+func TestNew(t *testing.T) {
+	for _, name := range Names() {
+		t.Run(name, func(t *testing.T) {
+			s, err := New(name, testEnv(1))
+			require.NoError(t, err)
+			assert.Equal(t, name, s.Name())
+			h, ok := s.(EngineHolder)
+			assert.Equal(t, name == "cortex", ok)
+			if ok {
+				assert.NotNil(t, h.Engine())
+			}
+			assert.NotEmpty(t, Describe(name))
+
+			s2, err := New("  "+upper(name)+" ", testEnv(1))
+			require.NoError(t, err)
+			assert.Equal(t, name, s2.Name())
+		})
+	}
+}
+
+// upper is strings.ToUpper for ASCII, kept local so the test reads on its own.
+func upper(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'a' <= c && c <= 'z' {
+			b[i] = c - 'a' + 'A'
+		}
+	}
+	return string(b)
+}
+
+// TestNewErrors asserts that an unknown name is an error naming it and listing every valid
+// name, that a nil Rand is an error, and that an invalid cortex config is reported.
+func TestNewErrors(t *testing.T) {
+	_, err := New("retry-harder", testEnv(1))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `"retry-harder"`)
+	for _, name := range Names() {
+		assert.Contains(t, err.Error(), name)
+	}
+
+	_, err = New("backoff", Env{})
+	assert.ErrorContains(t, err, "Rand")
+
+	bad := engine.DefaultConfig()
+	bad.Window = -time.Second
+	env := testEnv(1)
+	env.Cortex = &bad
+	_, err = New("cortex", env)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "cortex")
+	assert.Contains(t, err.Error(), "Window")
+
+	assert.Empty(t, Describe("retry-harder"))
+}
+
+// TestEveryStrategyRefusesBadRequest asserts that a BadRequest is NOT_RETRYABLE in every
+// strategy, at every retry index, whatever state the strategy is in.
+func TestEveryStrategyRefusesBadRequest(t *testing.T) {
+	for _, name := range Names() {
+		s, err := New(name, testEnv(1))
+		require.NoError(t, err)
+		for retry := -1; retry < 6; retry++ {
+			v := s.Decide(t0, 5, retry, BadRequest)
+			assert.Equal(t, Verdict{Action: engine.NotRetryable, Reason: "NOT_RETRYABLE"}, v, "%s retry %d", name, retry)
+		}
+	}
+}
+
+// script drives a strategy through a fixed sequence of attempts, outcomes and decisions on
+// the env's clock and returns what it answered.
+func script(s Strategy, clk *engine.ManualClock) (admits []bool, verdicts []Verdict) {
+	outcomes := []Outcome{Success, Timeout, ServerError, FastFail, Success, Throttled, Timeout}
+	for i := range 400 {
+		clk.Advance(37 * time.Millisecond)
+		now := clk.Now()
+		retry := i % 4
+		s.SetPending(i % 50)
+		admits = append(admits, s.Admit(now, i%11, retry))
+		o := outcomes[i%len(outcomes)]
+		s.Record(now, o, time.Duration(i%200)*time.Millisecond, retry)
+		if o != Success {
+			verdicts = append(verdicts, s.Decide(now, i%11, retry, o))
+		}
+	}
+	return admits, verdicts
+}
+
+// TestDeterminism asserts that two instances of a strategy built from the same seed give the
+// same admits and verdicts (delays included), and that jittered strategies built from
+// different seeds give different delays.
+func TestDeterminism(t *testing.T) {
+	for _, name := range Names() {
+		t.Run(name, func(t *testing.T) {
+			run := func(seed uint64) ([]bool, []Verdict) {
+				env := testEnv(seed)
+				s, err := New(name, env)
+				require.NoError(t, err)
+				return script(s, env.Clock.(*engine.ManualClock))
+			}
+			a1, v1 := run(42)
+			a2, v2 := run(42)
+			assert.Equal(t, a1, a2)
+			assert.Equal(t, v1, v2)
+
+			_, v3 := run(43)
+			var delays bool
+			for _, v := range v1 {
+				delays = delays || v.Delay > 0
+			}
+			if delays {
+				assert.NotEqual(t, v1, v3, "another seed, other delays")
+			}
+		})
+	}
+}
