@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"slices"
@@ -22,19 +23,28 @@ const MaxFileSize = 1 << 20
 func ParseFile(path string) (Scenario, error) {
 	info, err := os.Stat(path)
 	if err != nil {
-		return Scenario{}, fmt.Errorf("read scenario: %w", err)
+		return Scenario{}, readError(path, err)
 	}
 	if info.IsDir() {
-		return Scenario{}, fmt.Errorf("read scenario: %s is a directory, not a TOML file", path)
+		return Scenario{}, Errors{{File: path, Msg: "is a directory, not a scenario file"}}
 	}
 	if info.Size() > MaxFileSize {
 		return Scenario{}, Errors{{File: path, Msg: fmt.Sprintf("file is %d bytes, more than the %d a scenario may have", info.Size(), MaxFileSize)}}
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return Scenario{}, fmt.Errorf("read scenario: %w", err)
+		return Scenario{}, readError(path, err)
 	}
 	return Parse(path, data)
+}
+
+// readError reports a file that cannot be read as "path: cannot read: reason".
+func readError(path string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return Errors{{File: path, Msg: "cannot read: " + err.Error()}}
 }
 
 // Parse decodes a scenario from the TOML text data, fills the defaults of every key left out,
@@ -146,6 +156,14 @@ func (t *table) field(key string) string {
 		return key
 	}
 	return t.path + "." + key
+}
+
+// header returns how t's header is written: "[fleet]" or "[[class]]".
+func (t *table) header() string {
+	if i := strings.IndexByte(t.path, '['); i >= 0 {
+		return "[[" + t.path[:i] + "]]"
+	}
+	return "[" + t.path + "]"
 }
 
 // get returns the raw value of key and marks it read.
@@ -321,7 +339,7 @@ func (t *table) done() {
 		}
 		where := "at the top level"
 		if t.path != "" {
-			where = "in " + t.path
+			where = "in " + t.header()
 		}
 		t.d.addf(t.field(k), "%s; valid keys %s: %s", msg, where, strings.Join(t.keys, ", "))
 	}

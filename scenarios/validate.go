@@ -54,18 +54,18 @@ func (s Scenario) validateTop(p *problems) {
 	}
 	switch {
 	case s.Duration <= 0:
-		p.addf("duration", "must be positive, got %s", fmtDuration(s.Duration))
+		p.addf("duration", "must be positive, got %s", FormatDuration(s.Duration))
 	case s.Duration > MaxDuration:
-		p.addf("duration", "must be at most %s, got %s", fmtDuration(MaxDuration), fmtDuration(s.Duration))
+		p.addf("duration", "must be at most %s, got %s", FormatDuration(MaxDuration), FormatDuration(s.Duration))
 	}
 	if s.Drain < 0 || s.Drain > MaxDrain {
-		p.addf("drain", "must be between 0s and %s, got %s", fmtDuration(MaxDrain), fmtDuration(s.Drain))
+		p.addf("drain", "must be between 0s and %s, got %s", FormatDuration(MaxDrain), FormatDuration(s.Drain))
 	}
 	switch {
 	case s.Tick < MinTick || s.Tick > MaxTick:
-		p.addf("tick", "must be between %s and %s, got %s", MinTick, fmtDuration(MaxTick), fmtDuration(s.Tick))
+		p.addf("tick", "must be between %s and %s, got %s", MinTick, FormatDuration(MaxTick), FormatDuration(s.Tick))
 	case s.Duration > 0 && s.Duration%s.Tick != 0:
-		p.addf("tick", "must divide duration (%s) evenly, got %s", fmtDuration(s.Duration), fmtDuration(s.Tick))
+		p.addf("tick", "must divide duration (%s) evenly, got %s", FormatDuration(s.Duration), FormatDuration(s.Tick))
 	}
 }
 
@@ -78,7 +78,7 @@ func (s Scenario) validateFleet(p *problems) {
 			p.addf("fleet.users", "must be at least 1 with loop = \"closed\", got %d", s.Loop.Users)
 		}
 		if s.Loop.Think < 0 {
-			p.addf("fleet.think", "must not be negative, got %s", fmtDuration(s.Loop.Think))
+			p.addf("fleet.think", "must not be negative, got %s", FormatDuration(s.Loop.Think))
 		}
 	} else {
 		if s.Loop.Users != 0 {
@@ -89,13 +89,13 @@ func (s Scenario) validateFleet(p *problems) {
 		}
 	}
 	if s.Deadline <= 0 {
-		p.addf("fleet.deadline", "must be positive, got %s", fmtDuration(s.Deadline))
+		p.addf("fleet.deadline", "must be positive, got %s", FormatDuration(s.Deadline))
 	}
 	switch {
 	case s.Timeout <= 0:
-		p.addf("fleet.timeout", "must be positive, got %s", fmtDuration(s.Timeout))
+		p.addf("fleet.timeout", "must be positive, got %s", FormatDuration(s.Timeout))
 	case s.Deadline > 0 && s.Timeout > s.Deadline:
-		p.addf("fleet.timeout", "must not exceed fleet.deadline (%s), got %s", fmtDuration(s.Deadline), fmtDuration(s.Timeout))
+		p.addf("fleet.timeout", "must not exceed fleet.deadline (%s), got %s", FormatDuration(s.Deadline), FormatDuration(s.Timeout))
 	}
 	if s.Layers < 1 || s.Layers > MaxLayers {
 		p.addf("fleet.layers", "must be between 1 and %d, got %d", MaxLayers, s.Layers)
@@ -138,9 +138,9 @@ func (s Scenario) validateLoad(p *problems) {
 	for i, l := range s.Load {
 		f := fmt.Sprintf("load[%d]", i+1)
 		if l.At < 0 {
-			p.addf(f+".at", "must not be negative, got %s", fmtDuration(l.At))
+			p.addf(f+".at", "must not be negative, got %s", FormatDuration(l.At))
 		} else if i > 0 && l.At <= s.Load[i-1].At {
-			p.addf(f+".at", "must be after load[%d].at (%s), got %s", i, fmtDuration(s.Load[i-1].At), fmtDuration(l.At))
+			p.addf(f+".at", "must be after load[%d].at (%s), got %s", i, FormatDuration(s.Load[i-1].At), FormatDuration(l.At))
 		}
 		if !finiteAtLeast(l.Factor, 0) || l.Factor > 100 {
 			p.addf(f+".factor", "must be between 0 and 100, got %v", l.Factor)
@@ -154,7 +154,7 @@ func (s Scenario) validateService(p *problems) {
 		p.addf("service.workers", "must be at least 1, got %d", v.Workers)
 	}
 	if v.ServiceTime <= 0 {
-		p.addf("service.service_time", "must be positive, got %s", fmtDuration(v.ServiceTime))
+		p.addf("service.service_time", "must be positive, got %s", FormatDuration(v.ServiceTime))
 	}
 	if !finiteAtLeast(v.Sigma, 0) || v.Sigma > MaxSigma {
 		p.addf("service.sigma", "must be between 0 and %v, got %v", MaxSigma, v.Sigma)
@@ -169,11 +169,11 @@ func (s Scenario) validateService(p *problems) {
 		p.addf("service.crash_factor", "must be 0 (never crashes) or at least 1 (a service below capacity does not crash), got %v", v.CrashFactor)
 	}
 	if v.CrashAfter < 0 {
-		p.addf("service.crash_after", "must not be negative, got %s", fmtDuration(v.CrashAfter))
+		p.addf("service.crash_after", "must not be negative, got %s", FormatDuration(v.CrashAfter))
 	}
 	switch {
 	case v.RestartDelay < 0:
-		p.addf("service.restart_delay", "must not be negative, got %s", fmtDuration(v.RestartDelay))
+		p.addf("service.restart_delay", "must not be negative, got %s", FormatDuration(v.RestartDelay))
 	case v.CrashFactor > 0 && v.RestartDelay == 0:
 		p.addf("service.restart_delay", "must be positive when service.crash_factor is set")
 	}
@@ -181,7 +181,7 @@ func (s Scenario) validateService(p *problems) {
 		p.addf("service.warm_start", "must be in (0, 1], got %v", v.WarmStart)
 	}
 	if v.Warmup < 0 {
-		p.addf("service.warmup", "must not be negative, got %s", fmtDuration(v.Warmup))
+		p.addf("service.warmup", "must not be negative, got %s", FormatDuration(v.Warmup))
 	}
 }
 
@@ -194,12 +194,12 @@ func (s Scenario) validateFaults(p *problems) {
 		}
 		switch {
 		case f.At < 0:
-			p.addf(path+".at", "must not be negative, got %s", fmtDuration(f.At))
+			p.addf(path+".at", "must not be negative, got %s", FormatDuration(f.At))
 		case s.Duration > 0 && f.At >= s.Duration:
-			p.addf(path+".at", "starts at %s, at or after the end of the run's arrivals (duration = %s)", fmtDuration(f.At), fmtDuration(s.Duration))
+			p.addf(path+".at", "starts at %s, at or after the end of the run's arrivals (duration = %s)", FormatDuration(f.At), FormatDuration(s.Duration))
 		}
 		if f.Duration <= 0 {
-			p.addf(path+".duration", "must be positive, got %s", fmtDuration(f.Duration))
+			p.addf(path+".duration", "must be positive, got %s", FormatDuration(f.Duration))
 		}
 		if key, msg := f.Kind.checkValue(f.Value); msg != "" {
 			p.addf(path+"."+key, "%s", msg)
@@ -208,7 +208,7 @@ func (s Scenario) validateFaults(p *problems) {
 			g := s.Faults[j]
 			if g.Kind == f.Kind && f.At < g.At+g.Duration && g.At < f.At+f.Duration {
 				p.addf(path, "overlaps fault[%d] (%s from %s to %s): faults of one kind must not overlap",
-					j+1, g.Kind, fmtDuration(g.At), fmtDuration(g.At+g.Duration))
+					j+1, g.Kind, FormatDuration(g.At), FormatDuration(g.At+g.Duration))
 				break
 			}
 		}
@@ -220,11 +220,11 @@ func (s Scenario) validateNotes(p *problems) {
 		f := fmt.Sprintf("note[%d]", i+1)
 		switch {
 		case n.At < 0:
-			p.addf(f+".at", "must not be negative, got %s", fmtDuration(n.At))
+			p.addf(f+".at", "must not be negative, got %s", FormatDuration(n.At))
 		case i > 0 && n.At <= s.Notes[i-1].At:
-			p.addf(f+".at", "must be after note[%d].at (%s): notes go in time order, got %s", i, fmtDuration(s.Notes[i-1].At), fmtDuration(n.At))
+			p.addf(f+".at", "must be after note[%d].at (%s): notes go in time order, got %s", i, FormatDuration(s.Notes[i-1].At), FormatDuration(n.At))
 		case s.Duration > 0 && n.At >= s.End():
-			p.addf(f+".at", "is at or after the end of the run (duration + drain = %s), got %s", fmtDuration(s.End()), fmtDuration(n.At))
+			p.addf(f+".at", "is at or after the end of the run (duration + drain = %s), got %s", FormatDuration(s.End()), FormatDuration(n.At))
 		}
 		if strings.TrimSpace(n.Text) == "" {
 			p.addf(f+".text", "is required")
@@ -258,7 +258,7 @@ func (k FaultKind) checkValue(v float64) (key, msg string) {
 		}
 	case FaultLatency:
 		if !(v > 0 && v <= 600) {
-			return key, fmt.Sprintf("must be between 1ms and 10m, got %s", fmtDuration(time.Duration(v*float64(time.Second))))
+			return key, fmt.Sprintf("must be between 1ms and 10m, got %s", FormatDuration(time.Duration(v*float64(time.Second))))
 		}
 	case FaultErrors, FaultBadRequests:
 		if !(v > 0 && v <= 1) {
@@ -288,9 +288,9 @@ func kindList() string {
 // finiteAtLeast reports whether v is a finite number >= lo (false for NaN).
 func finiteAtLeast(v, lo float64) bool { return v >= lo && !math.IsInf(v, 1) }
 
-// fmtDuration formats d for messages and files: whole seconds as "180s", the rest as
-// time.Duration does ("250ms", "1.5s"). Both forms parse with time.ParseDuration.
-func fmtDuration(d time.Duration) string {
+// FormatDuration formats d as the scenario format writes it: whole seconds as "180s", the rest
+// as time.Duration does ("250ms", "1.5s"). Both forms parse with time.ParseDuration.
+func FormatDuration(d time.Duration) string {
 	if d != 0 && d%time.Second == 0 && d < 1000*time.Hour && d > -1000*time.Hour {
 		return fmt.Sprintf("%ds", d/time.Second)
 	}

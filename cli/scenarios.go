@@ -1,0 +1,140 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cortex-tui/cortex-tui/scenarios"
+)
+
+func init() { subcommands = append(subcommands, newScenariosCmd) }
+
+func newScenariosCmd(io streams) *cobra.Command {
+	var asTOML bool
+	cmd := &cobra.Command{
+		Use:   "scenarios [NAME]",
+		Short: "List the built-in scenarios, or show one",
+		Long: `With no argument, scenarios lists the built-in scenarios, one line each: name, duration
+(of the arrivals; the run drains up to 30 s more) and summary.
+
+With a NAME it shows that scenario: its story, traffic, service, fault timeline and notes.
+With --toml it prints the scenario as a file instead, a starting point for your own
+(check it with "cortex-tui validate", run it with "cortex-tui run --scenario-file").`,
+		Example: `  cortex-tui scenarios
+  cortex-tui scenarios dns-crash
+  cortex-tui scenarios black-friday --toml > my.toml`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 1 {
+				return &exitError{code: 2, err: fmt.Errorf("scenarios takes at most one NAME, got %d arguments", len(args))}
+			}
+			return nil
+		},
+		RunE: func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				if asTOML {
+					return &exitError{code: 2, err: fmt.Errorf("--toml needs a scenario NAME")}
+				}
+				return listScenarios(io)
+			}
+			scn, err := scenarios.Lookup(args[0])
+			if err != nil {
+				return err
+			}
+			if asTOML {
+				data, err := scn.MarshalTOML()
+				if err != nil {
+					return err
+				}
+				_, err = io.out.Write(data)
+				return err
+			}
+			return describeScenario(io, scn)
+		},
+	}
+	cmd.Flags().BoolVar(&asTOML, "toml", false, "print the scenario NAME as a TOML file")
+	return cmd
+}
+
+// listScenarios prints the catalog, one aligned line per scenario.
+func listScenarios(io streams) error {
+	tw := tabwriter.NewWriter(io.out, 0, 0, 2, ' ', 0)
+	for _, s := range scenarios.Catalog() {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, scenarios.FormatDuration(s.Duration), s.Summary)
+	}
+	return tw.Flush()
+}
+
+// describeScenario prints one scenario for a reader: story, traffic, service, faults, notes.
+func describeScenario(io streams, s scenarios.Scenario) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s\n\n%s\n\n", s.Name, s.Summary, wrap(s.Story, 80))
+	fmt.Fprintf(&b, "duration  %s (+ up to %s drain), tick %s, seed %d\n",
+		scenarios.FormatDuration(s.Duration), scenarios.FormatDuration(s.Drain), scenarios.FormatDuration(s.Tick), s.Seed)
+	loop := "open loop"
+	if s.Loop.Closed {
+		loop = fmt.Sprintf("closed loop, %d users thinking %s", s.Loop.Users, scenarios.FormatDuration(s.Loop.Think))
+	}
+	fmt.Fprintf(&b, "fleet     %d clients, %s, timeout %s, deadline %s, %d retry layer(s)\n",
+		s.Clients, loop, scenarios.FormatDuration(s.Timeout), scenarios.FormatDuration(s.Deadline), s.Layers)
+	for _, c := range s.Classes {
+		unit := "req/s"
+		if s.Loop.Closed {
+			unit = "share of users"
+		}
+		fmt.Fprintf(&b, "class     %-18s priority %2d, %g %s\n", c.Name, c.Priority, c.Rate, unit)
+	}
+	v := s.Service
+	fmt.Fprintf(&b, "service   %d workers x %s = %.0f req/s, queue %d", v.Workers, scenarios.FormatDuration(v.ServiceTime), v.Capacity(), v.QueueLimit)
+	if v.CrashFactor > 0 {
+		fmt.Fprintf(&b, ", crashes above %gx for %s, restarts after %s", v.CrashFactor, scenarios.FormatDuration(v.CrashAfter), scenarios.FormatDuration(v.RestartDelay))
+	}
+	b.WriteString("\n")
+	for _, f := range s.Faults {
+		fmt.Fprintf(&b, "fault     %-12s from %s for %s%s\n", f.Kind, scenarios.FormatDuration(f.At), scenarios.FormatDuration(f.Duration), faultValue(f))
+	}
+	b.WriteString("\n")
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	for _, n := range s.Notes {
+		fmt.Fprintf(tw, "%s\t%s\n", scenarios.FormatDuration(n.At), n.Text)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := io.out.Write([]byte(b.String()))
+	return err
+}
+
+// faultValue describes a fault's value with its key, e.g. ", fraction 0.4"; "" for kinds without one.
+func faultValue(f scenarios.Fault) string {
+	switch key := f.Kind.ValueKey(); key {
+	case "":
+		return ""
+	case "latency":
+		return fmt.Sprintf(", +%gs latency", f.Value)
+	default:
+		return fmt.Sprintf(", %s %g", key, f.Value)
+	}
+}
+
+// wrap breaks text into lines of at most width columns at spaces (a longer word stays whole).
+func wrap(text string, width int) string {
+	var b strings.Builder
+	col := 0
+	for _, word := range strings.Fields(text) {
+		switch {
+		case col == 0:
+		case col+1+len(word) > width:
+			b.WriteString("\n")
+			col = 0
+		default:
+			b.WriteString(" ")
+			col++
+		}
+		b.WriteString(word)
+		col += len(word)
+	}
+	return b.String()
+}

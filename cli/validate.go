@@ -1,0 +1,62 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cortex-tui/cortex-tui/scenarios"
+)
+
+func init() { subcommands = append(subcommands, newValidateCmd) }
+
+func newValidateCmd(io streams) *cobra.Command {
+	return &cobra.Command{
+		Use:   "validate FILE...",
+		Short: "Check scenario files",
+		Long: `validate parses each scenario FILE strictly, as run --scenario-file does, and prints
+"FILE: ok (name, duration, N faults)" for a valid one. For an invalid one it prints every
+problem found to stderr, one per line, as FILE:LINE: field: what is wrong. It exits with
+status 1 if any file is invalid.`,
+		Example: `  cortex-tui validate my.toml
+  cortex-tui validate scenarios/*.toml`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return &exitError{code: 2, err: fmt.Errorf("validate needs at least one FILE")}
+			}
+			return nil
+		},
+		RunE: func(_ *cobra.Command, args []string) error {
+			bad := 0
+			for _, path := range args {
+				if !validateFile(io, path) {
+					bad++
+				}
+			}
+			if bad > 0 {
+				return fmt.Errorf("%d of %d file(s) invalid", bad, len(args))
+			}
+			return nil
+		},
+	}
+}
+
+// validateFile checks one file and reports the result; it returns whether the file is valid.
+func validateFile(io streams, path string) bool {
+	s, err := scenarios.ParseFile(path)
+	if err != nil {
+		msg := err.Error()
+		if !strings.HasPrefix(msg, path+":") {
+			msg = path + ": " + msg
+		}
+		fmt.Fprintln(io.err, msg)
+		return false
+	}
+	faults := "faults"
+	if len(s.Faults) == 1 {
+		faults = "fault"
+	}
+	fmt.Fprintf(io.out, "%s: ok (%s, %s, %d %s)\n", path, s.Name, scenarios.FormatDuration(s.Duration), len(s.Faults), faults)
+	return true
+}

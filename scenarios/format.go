@@ -1,0 +1,141 @@
+package scenarios
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// MarshalTOML writes s in the scenario file format, every key explicit (defaults included), so
+// that Parse(name, data) gives back s (with its faults sorted by start time). It implements
+// toml.Marshaler. It never fails for a Scenario that passes Validate; the error is always nil
+// and exists to satisfy the interface.
+func (s Scenario) MarshalTOML() ([]byte, error) {
+	var b bytes.Buffer
+	kv := func(key, value string) { fmt.Fprintf(&b, "%s = %s\n", key, value) }
+	kv("name", quote(s.Name))
+	kv("summary", quote(s.Summary))
+	if s.Story != "" {
+		kv("story", multiline(s.Story))
+	}
+	kv("duration", quote(FormatDuration(s.Duration)))
+	kv("drain", quote(FormatDuration(s.Drain)))
+	kv("tick", quote(FormatDuration(s.Tick)))
+	kv("seed", strconv.FormatInt(s.Seed, 10))
+
+	b.WriteString("\n[fleet]\n")
+	kv("clients", strconv.Itoa(s.Clients))
+	if s.Loop.Closed {
+		kv("loop", quote("closed"))
+		kv("users", strconv.Itoa(s.Loop.Users))
+		kv("think", quote(FormatDuration(s.Loop.Think)))
+	} else {
+		kv("loop", quote("open"))
+	}
+	kv("deadline", quote(FormatDuration(s.Deadline)))
+	kv("timeout", quote(FormatDuration(s.Timeout)))
+	kv("layers", strconv.Itoa(s.Layers))
+
+	for _, c := range s.Classes {
+		b.WriteString("\n[[class]]\n")
+		kv("name", quote(c.Name))
+		kv("priority", strconv.Itoa(c.Priority))
+		kv("rate", number(c.Rate))
+	}
+	for _, l := range s.Load {
+		b.WriteString("\n[[load]]\n")
+		kv("at", quote(FormatDuration(l.At)))
+		kv("factor", number(l.Factor))
+	}
+
+	v := s.Service
+	b.WriteString("\n[service]\n")
+	kv("workers", strconv.Itoa(v.Workers))
+	kv("service_time", quote(FormatDuration(v.ServiceTime)))
+	kv("sigma", number(v.Sigma))
+	kv("queue_limit", strconv.Itoa(v.QueueLimit))
+	kv("drop_expired", strconv.FormatBool(v.DropExpired))
+	kv("crash_factor", number(v.CrashFactor))
+	kv("crash_after", quote(FormatDuration(v.CrashAfter)))
+	kv("restart_delay", quote(FormatDuration(v.RestartDelay)))
+	kv("warm_start", number(v.WarmStart))
+	kv("warmup", quote(FormatDuration(v.Warmup)))
+
+	for _, f := range s.Faults {
+		b.WriteString("\n[[fault]]\n")
+		kv("kind", quote(string(f.Kind)))
+		kv("at", quote(FormatDuration(f.At)))
+		kv("duration", quote(FormatDuration(f.Duration)))
+		switch key := f.Kind.ValueKey(); key {
+		case "":
+		case "latency":
+			kv(key, quote(FormatDuration(time.Duration(math.Round(f.Value*float64(time.Second))))))
+		default:
+			kv(key, number(f.Value))
+		}
+	}
+	for _, n := range s.Notes {
+		b.WriteString("\n[[note]]\n")
+		kv("at", quote(FormatDuration(n.At)))
+		kv("text", quote(n.Text))
+	}
+	return b.Bytes(), nil
+}
+
+// number formats a float as the shortest TOML number that reads back exactly.
+func number(f float64) string {
+	switch {
+	case math.IsNaN(f):
+		return "nan"
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	}
+	return strconv.FormatFloat(f, 'g', -1, 64)
+}
+
+// quote returns s as a TOML basic string (TOML's escapes differ from Go's: no \x, no \a).
+func quote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"':
+			b.WriteString(`\"`)
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\u%04X`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// multiline returns s as a TOML multi-line basic string when that reads back exactly and is
+// easier to read; otherwise as a quoted single-line string.
+func multiline(s string) string {
+	plain := !strings.Contains(s, `"""`) && !strings.Contains(s, `\`) && !strings.HasSuffix(s, `"`) &&
+		!strings.HasPrefix(s, "\n") && !strings.HasPrefix(s, "\r")
+	for _, r := range s {
+		if (r < 0x20 && r != '\n' && r != '\t') || r == 0x7f {
+			plain = false
+		}
+	}
+	if !plain {
+		return quote(s)
+	}
+	return `"""` + "\n" + s + `"""`
+}
