@@ -1,0 +1,232 @@
+package sim
+
+import (
+	"time"
+
+	"github.com/cortex-tui/cortex-tui/engine"
+	"github.com/cortex-tui/cortex-tui/strategy"
+)
+
+// Reasons counted apart in the metrics.
+const (
+	reasonShed   = "SHED_LOW_PRIORITY"
+	reasonBudget = "BUDGET_EXHAUSTED"
+	reasonNone   = "NO_RETRIES"
+)
+
+// allocRequest returns a free request slot.
+func (s *Sim) allocRequest() int32 {
+	if n := len(s.freeReq); n > 0 {
+		ri := s.freeReq[n-1]
+		s.freeReq = s.freeReq[:n-1]
+		return ri
+	}
+	s.reqs = append(s.reqs, request{})
+	return int32(len(s.reqs) - 1)
+}
+
+// allocAttempt returns a free attempt slot.
+func (s *Sim) allocAttempt() int32 {
+	if n := len(s.freeAtt); n > 0 {
+		ai := s.freeAtt[n-1]
+		s.freeAtt = s.freeAtt[:n-1]
+		return ai
+	}
+	s.atts = append(s.atts, attempt{})
+	return int32(len(s.atts) - 1)
+}
+
+// freeAttempt returns attempt ai to the pool; its generation changes so stale references
+// (timeouts, finish events) are recognised.
+func (s *Sim) freeAttempt(ai int32) {
+	a := &s.atts[ai]
+	*a = attempt{gen: a.gen + 1}
+	s.freeAtt = append(s.freeAtt, ai)
+}
+
+// newRequest is an original request of class cls arriving at client cl at t.
+func (s *Sim) newRequest(cls, cl int, usr int32, t int64) {
+	s.counts.Originals++
+	s.classTicks[cls].Arrived++
+	ri := s.allocRequest()
+	r := &s.reqs[ri]
+	*r = request{gen: r.gen, class: int16(cls), prio: int8(s.classes[cls].priority), client: int32(cl),
+		user: usr, deadline: t + s.deadline}
+	s.clientSend(ri, 0, t)
+}
+
+// clientSend has the request's client send its attempt number retry at t, if its strategy
+// admits it; a refused attempt ends the request (the caller gets the local error).
+func (s *Sim) clientSend(ri int32, retry int, t int64) {
+	r := &s.reqs[ri]
+	c := &s.clients[r.client]
+	now := s.setClock(t)
+	if !c.strat.Admit(now, int(r.prio), retry) {
+		s.counts.LocalRejects++
+		s.endRequest(ri, false, t)
+		return
+	}
+	r.epoch++
+	r.retry = int16(retry)
+	r.sentAt = t
+	r.waiting = true
+	if s.scn.Layers == 2 {
+		s.cliTimeouts.push(timeoutEntry{at: t + s.timeout, idx: ri, gen: r.gen, epoch: r.epoch})
+	}
+	s.sendAttempt(ri, r.gen, r.epoch, retry, 0, t)
+}
+
+// sendAttempt sends one attempt to the service at t, on behalf of the client (tier 0) or of
+// the intermediate tier (tier > 0 is the tier's own retry).
+func (s *Sim) sendAttempt(ri int32, rgen, ep uint32, retry, tier int, t int64) {
+	s.counts.Attempts++
+	if retry > 0 || tier > 0 {
+		s.counts.Retries++
+	}
+	ai := s.allocAttempt()
+	a := &s.atts[ai]
+	*a = attempt{gen: a.gen, reqGen: rgen, epoch: ep, req: ri, retry: int16(retry), tier: int8(tier), sentAt: t}
+	s.svcTimeouts.push(timeoutEntry{at: t + s.timeout, idx: ai, gen: a.gen})
+	s.arrive(ai, t)
+}
+
+// answer gives attempt ai its outcome o at t: counted, then handed to the tier or the client.
+func (s *Sim) answer(ai int32, o strategy.Outcome, t int64) {
+	a := &s.atts[ai]
+	a.answered = true
+	ri, rgen, ep, retry, tier := a.req, a.reqGen, a.epoch, int(a.retry), int(a.tier)
+	if !a.inService {
+		s.freeAttempt(ai)
+	}
+	s.countOutcome(o, retry > 0 || tier > 0)
+	if s.scn.Layers == 2 {
+		// The intermediate tier retries at once, up to TierRetries times, whether or not the
+		// client is still waiting: its retries multiply with the client's.
+		if o != strategy.Success && o.Retryable() && tier < TierRetries {
+			s.sendAttempt(ri, rgen, ep, retry, tier+1, t)
+			return
+		}
+	}
+	s.clientOutcome(ri, rgen, ep, o, t)
+}
+
+// countOutcome adds an attempt's outcome to the tick's counts.
+func (s *Sim) countOutcome(o strategy.Outcome, isRetry bool) {
+	c := &s.counts
+	if o == strategy.Success {
+		c.Successes++
+		return
+	}
+	c.Failures++
+	if isRetry {
+		c.RetryFailures++
+	}
+	switch o {
+	case strategy.Timeout:
+		c.Timeouts++
+	case strategy.FastFail:
+		c.FastFails++
+	case strategy.ServerError:
+		c.ServerErrors++
+	case strategy.Throttled:
+		c.Throttled++
+	case strategy.BadRequest:
+		c.BadRequests++
+	}
+}
+
+// clientOutcome delivers outcome o of the client attempt (ri, rgen, ep) at t, if the client
+// is still waiting for that attempt: the strategy records it, then decides on a retry.
+//
+// An original completes when an attempt succeeds by its deadline; it is abandoned when a
+// verdict refuses the retry, when the retry would be sent after the deadline, or when the
+// success comes too late.
+func (s *Sim) clientOutcome(ri int32, rgen, ep uint32, o strategy.Outcome, t int64) {
+	r := &s.reqs[ri]
+	if r.gen != rgen || r.epoch != ep || !r.waiting {
+		return
+	}
+	r.waiting = false
+	c := &s.clients[r.client]
+	now := s.setClock(t)
+	retry := int(r.retry)
+	c.strat.Record(now, o, timeDur(t-r.sentAt), retry)
+	if o == strategy.Success {
+		s.endRequest(ri, t <= r.deadline, t)
+		return
+	}
+	v := c.strat.Decide(now, int(r.prio), retry, o)
+	s.countVerdict(int(r.class), v)
+	if !v.Retry {
+		s.endRequest(ri, false, t)
+		return
+	}
+	at := t + int64(max(v.Delay, 0))
+	if at >= r.deadline {
+		s.endRequest(ri, false, t)
+		return
+	}
+	if at == t {
+		s.clientSend(ri, retry+1, t)
+		return
+	}
+	r.retry = int16(retry + 1)
+	c.pending++
+	s.timers.push(timed{at: at, kind: timerRetry, idx: ri, gen: r.gen})
+}
+
+// countVerdict adds a retry decision to the counts.
+func (s *Sim) countVerdict(cls int, v strategy.Verdict) {
+	if a := int(v.Action); a >= 0 && a < len(s.counts.Decisions) {
+		s.counts.Decisions[a]++
+	}
+	ct := &s.classTicks[cls]
+	switch {
+	case v.Retry:
+		ct.Admitted++
+	case v.Reason == reasonShed:
+		s.counts.Shed++
+		ct.Shed++
+	case v.Reason == reasonBudget:
+		s.counts.BudgetRejected++
+		ct.BudgetRejected++
+	case v.Action == engine.NotRetryable || v.Action == engine.MaxRetriesExceeded || v.Reason == reasonNone:
+		// not a refusal under pressure
+	default:
+		ct.OtherRejected++
+	}
+}
+
+// endRequest ends request ri at t, completed or abandoned, and frees its slot. A closed-loop
+// user then thinks before its next request.
+func (s *Sim) endRequest(ri int32, completed bool, t int64) {
+	r := &s.reqs[ri]
+	if completed {
+		s.counts.Completed++
+		s.classTicks[r.class].Succeeded++
+	} else {
+		s.counts.Abandoned++
+	}
+	usr := r.user
+	*r = request{gen: r.gen + 1}
+	s.freeReq = append(s.freeReq, ri)
+	if usr >= 0 {
+		s.think(usr, t)
+	}
+}
+
+// think schedules closed-loop user u's next request after an exponential think time.
+func (s *Sim) think(u int32, t int64) {
+	d := int64(0)
+	if th := s.scn.Loop.Think; th > 0 {
+		d = int64(s.thinkRand.ExpFloat64() * float64(th))
+	}
+	s.timers.push(timed{at: t + max(d, minThink), kind: timerThink, idx: u})
+}
+
+// minThink is the least time a closed-loop user waits between two requests (10 ms), so a
+// population with no think time against a dead service stays finite work.
+const minThink = int64(10 * time.Millisecond)
+
+// timeDur converts ns to a Duration.
+func timeDur(ns int64) time.Duration { return time.Duration(ns) }

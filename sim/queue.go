@@ -1,0 +1,116 @@
+package sim
+
+// ring is a growable FIFO of T. The zero value is an empty ring.
+type ring[T any] struct {
+	buf        []T
+	head, size int
+}
+
+func (r *ring[T]) len() int { return r.size }
+
+func (r *ring[T]) push(v T) {
+	if r.size == len(r.buf) {
+		n := max(16, 2*len(r.buf))
+		buf := make([]T, n)
+		for i := 0; i < r.size; i++ {
+			buf[i] = r.buf[(r.head+i)%len(r.buf)]
+		}
+		r.buf, r.head = buf, 0
+	}
+	r.buf[(r.head+r.size)%len(r.buf)] = v
+	r.size++
+}
+
+// front returns the oldest element; the ring must not be empty.
+func (r *ring[T]) front() *T { return &r.buf[r.head] }
+
+// pop removes and returns the oldest element; the ring must not be empty.
+func (r *ring[T]) pop() T {
+	v := r.buf[r.head]
+	var zero T
+	r.buf[r.head] = zero
+	r.head++
+	if r.head == len(r.buf) {
+		r.head = 0
+	}
+	r.size--
+	return v
+}
+
+// clear empties the ring, keeping its storage.
+func (r *ring[T]) clear() {
+	var zero T
+	for i := range r.buf {
+		r.buf[i] = zero
+	}
+	r.head, r.size = 0, 0
+}
+
+// timed is an entry of a time-ordered heap: at is virtual time in ns, seq breaks ties in
+// insertion order so the order of events never depends on anything but the run itself.
+type timed struct {
+	at   int64
+	seq  uint64
+	kind uint8
+	idx  int32
+	gen  uint32
+}
+
+func (a *timed) less(b *timed) bool {
+	if a.at != b.at {
+		return a.at < b.at
+	}
+	return a.seq < b.seq
+}
+
+// eventHeap is a binary min-heap of timed entries, ordered by (at, seq).
+type eventHeap struct {
+	h   []timed
+	seq uint64
+}
+
+func (q *eventHeap) len() int { return len(q.h) }
+
+// min returns the earliest entry; the heap must not be empty.
+func (q *eventHeap) min() *timed { return &q.h[0] }
+
+func (q *eventHeap) push(e timed) {
+	q.seq++
+	e.seq = q.seq
+	q.h = append(q.h, e)
+	i := len(q.h) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !q.h[i].less(&q.h[p]) {
+			break
+		}
+		q.h[i], q.h[p] = q.h[p], q.h[i]
+		i = p
+	}
+}
+
+func (q *eventHeap) pop() timed {
+	top := q.h[0]
+	n := len(q.h) - 1
+	q.h[0] = q.h[n]
+	q.h = q.h[:n]
+	i := 0
+	for {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		m := l
+		if r := l + 1; r < n && q.h[r].less(&q.h[l]) {
+			m = r
+		}
+		if !q.h[m].less(&q.h[i]) {
+			break
+		}
+		q.h[i], q.h[m] = q.h[m], q.h[i]
+		i = m
+	}
+	return top
+}
+
+func (q *eventHeap) clear() { q.h = q.h[:0] }

@@ -1,0 +1,365 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/cortex-tui/cortex-tui/report"
+	"github.com/cortex-tui/cortex-tui/scenarios"
+	"github.com/cortex-tui/cortex-tui/source"
+	"github.com/cortex-tui/cortex-tui/strategy"
+)
+
+// Service states.
+const (
+	stateUp = iota
+	stateDown
+	stateCrashed
+	stateWarming
+)
+
+var stateNames = [...]string{report.StateUp, report.StateDown, report.StateCrashed, report.StateWarming}
+
+// service is the downstream service: workers serving a bounded FIFO queue.
+//
+//   - Service time of an attempt: S_eff * exp(sigma*Z - sigma^2/2), Z ~ N(0,1), a lognormal whose
+//     mean is S_eff = ServiceTime + latency fault (sigma = 0: constant).
+//   - Effective workers: max(1, round(Workers * capacity fault * warm fraction)), 0 when DOWN
+//     or CRASHED; capacity = effective workers / S_eff requests/s (and at most the throttle
+//     rate while a throttle fault is active).
+//   - Warm fraction after a restart or an outage ends at t0:
+//     warm_start + (1 - warm_start) * min(1, (t - t0) / warmup).
+//   - Utilisation of a tick = attempts offered during the tick / (capacity * dt); above
+//     crash_factor for crash_after in a row, the service crashes.
+type service struct {
+	state     int
+	busy      int // workers serving an attempt
+	eff       int // effective workers this tick
+	queue     ring[int32]
+	running   eventHeap // attempts being served, by finish time
+	restartAt int64     // crashed: when it restarts
+	warmFrom  int64     // warming: start of the warm-up
+	warmFrac  float64   // capacity fraction from the warm-up
+	overload  int64     // consecutive ns of utilisation above crash_factor
+	offered   int       // attempts that reached the service this tick
+	capacity  float64   // requests/s this tick
+	meanS     float64   // mean service time this tick, seconds
+
+	tokens     float64 // throttle fault: token bucket
+	tokensAt   int64
+	throttleOn bool
+}
+
+// numKinds is the number of fault kinds.
+const numKinds = 7
+
+// kindIndex returns the index of k in scenarios.FaultKinds, or -1.
+func kindIndex(k scenarios.FaultKind) int {
+	for i, kk := range scenarios.FaultKinds {
+		if kk == k {
+			return i
+		}
+	}
+	return -1
+}
+
+// Indexes of the fault kinds in scenarios.FaultKinds.
+var (
+	kOutage    = kindIndex(scenarios.FaultOutage)
+	kBlackhole = kindIndex(scenarios.FaultBlackhole)
+	kLatency   = kindIndex(scenarios.FaultLatency)
+	kErrors    = kindIndex(scenarios.FaultErrors)
+	kThrottle  = kindIndex(scenarios.FaultThrottle)
+	kCapacity  = kindIndex(scenarios.FaultCapacity)
+	kBad       = kindIndex(scenarios.FaultBadRequests)
+)
+
+// activeFault is the fault of one kind in effect, if on.
+type activeFault struct {
+	on       bool
+	value    float64
+	until    int64 // end time in ns; 0 = until cleared
+	injected bool
+	sched    int // index in the timeline, -1 if injected
+}
+
+// checkFault validates a fault's kind and value.
+func checkFault(f scenarios.Fault) error {
+	if kindIndex(f.Kind) < 0 {
+		return fmt.Errorf("unknown fault kind %q (valid: outage, blackhole, latency, errors, throttle, capacity, bad_requests)", f.Kind)
+	}
+	v := f.Value
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return fmt.Errorf("%s: value must be a finite number (got %v)", f.Kind, v)
+	}
+	switch f.Kind {
+	case scenarios.FaultLatency:
+		if v < 0 {
+			return fmt.Errorf("latency: value (seconds added) must be >= 0 (got %v)", v)
+		}
+	case scenarios.FaultErrors, scenarios.FaultBadRequests:
+		if v < 0 || v > 1 {
+			return fmt.Errorf("%s: value (fraction) must be in [0, 1] (got %v)", f.Kind, v)
+		}
+	case scenarios.FaultThrottle:
+		if v < 0 {
+			return fmt.Errorf("throttle: value (requests/s) must be >= 0 (got %v)", v)
+		}
+	case scenarios.FaultCapacity:
+		if v <= 0 || v > 1 {
+			return fmt.Errorf("capacity: value (worker factor) must be in (0, 1] (got %v)", v)
+		}
+	}
+	return nil
+}
+
+// startFault puts f in effect at time t (replacing a fault of the same kind).
+func (s *Sim) startFault(f scenarios.Fault, t int64, sched int) {
+	k := kindIndex(f.Kind)
+	af := activeFault{on: true, value: f.Value, injected: sched < 0, sched: sched}
+	if f.Duration > 0 {
+		af.until = t + int64(f.Duration)
+	}
+	was := s.faults[k].on
+	s.faults[k] = af
+	src := "scheduled"
+	if sched < 0 {
+		src = "injected"
+	}
+	s.event(t, source.EventFault, fmt.Sprintf("%s fault %s started%s", src, describeFault(f.Kind, f.Value), forText(f.Duration)))
+	if k == kOutage && !was {
+		s.goDown(t, stateDown)
+	}
+	if k == kThrottle {
+		s.svc.tokens, s.svc.tokensAt = math.Max(1, f.Value), t
+	}
+}
+
+// endFault ends the fault of kind index k at time t, if on.
+func (s *Sim) endFault(k int, t int64, why string) {
+	if !s.faults[k].on {
+		return
+	}
+	s.faults[k] = activeFault{}
+	s.event(t, source.EventFault, fmt.Sprintf("%s fault %s", scenarios.FaultKinds[k], why))
+	if k == kOutage && s.svc.state == stateDown {
+		s.startWarming(t)
+	}
+}
+
+func forText(d time.Duration) string {
+	if d <= 0 {
+		return " until cleared"
+	}
+	return " for " + d.String()
+}
+
+// describeFault names a fault with its value in its unit.
+func describeFault(k scenarios.FaultKind, v float64) string {
+	switch k {
+	case scenarios.FaultLatency:
+		return fmt.Sprintf("latency +%s", time.Duration(v*float64(time.Second)).Round(time.Millisecond))
+	case scenarios.FaultErrors:
+		return fmt.Sprintf("errors %.0f%%", 100*v)
+	case scenarios.FaultBadRequests:
+		return fmt.Sprintf("bad_requests %.0f%%", 100*v)
+	case scenarios.FaultThrottle:
+		return fmt.Sprintf("throttle %.0f/s", v)
+	case scenarios.FaultCapacity:
+		return fmt.Sprintf("capacity x%.2f", v)
+	}
+	return string(k)
+}
+
+// goDown takes the service down at t (crash or outage): the queue is lost and every attempt
+// it holds fails fast now.
+func (s *Sim) goDown(t int64, state int) {
+	s.svc.state = state
+	s.svc.eff = 0
+	s.svc.overload = 0
+	for s.svc.queue.len() > 0 {
+		s.releaseFailed(s.svc.queue.pop(), t)
+	}
+	for s.svc.running.len() > 0 {
+		s.releaseFailed(s.svc.running.pop().idx, t)
+	}
+	s.svc.busy = 0
+}
+
+// releaseFailed takes attempt ai out of the service and fails it fast at t if its sender
+// is still waiting.
+func (s *Sim) releaseFailed(ai int32, t int64) {
+	a := &s.atts[ai]
+	a.inService = false
+	if a.answered {
+		s.freeAttempt(ai)
+		return
+	}
+	s.answer(ai, strategy.FastFail, t)
+}
+
+// startWarming begins a warm-up at t (after a restart or the end of an outage).
+func (s *Sim) startWarming(t int64) {
+	s.svc.warmFrom = t
+	if s.scn.Service.Warmup <= 0 {
+		s.svc.state, s.svc.warmFrac = stateUp, 1
+		return
+	}
+	s.svc.state, s.svc.warmFrac = stateWarming, s.scn.Service.WarmStart
+	s.event(t, source.EventService, fmt.Sprintf("service restarting: capacity %.0f%%, warming up over %s", 100*s.scn.Service.WarmStart, s.scn.Service.Warmup))
+}
+
+// updateService advances restarts and warm-up to time t and computes this tick's effective
+// workers and capacity, then starts queued attempts on freed capacity.
+func (s *Sim) updateService(t int64) {
+	sv := &s.svc
+	cfg := s.scn.Service
+	if sv.state == stateCrashed && t >= sv.restartAt && !s.faults[kOutage].on {
+		s.startWarming(t)
+		if sv.state == stateUp {
+			s.event(t, source.EventService, "service restarted")
+		}
+	}
+	if sv.state == stateWarming {
+		frac := cfg.WarmStart + (1-cfg.WarmStart)*float64(t-sv.warmFrom)/float64(cfg.Warmup)
+		if frac >= 1 {
+			sv.state, sv.warmFrac = stateUp, 1
+			s.event(t, source.EventService, "service warmed up: full capacity")
+		} else {
+			sv.warmFrac = frac
+		}
+	}
+	sv.meanS = cfg.ServiceTime.Seconds()
+	if f := s.faults[kLatency]; f.on {
+		sv.meanS += f.value
+	}
+	sv.eff = 0
+	if sv.state == stateUp || sv.state == stateWarming {
+		w := float64(cfg.Workers) * sv.warmFrac
+		if f := s.faults[kCapacity]; f.on {
+			w *= f.value
+		}
+		sv.eff = max(1, int(math.Round(w)))
+	}
+	sv.capacity = float64(sv.eff) / sv.meanS
+	if f := s.faults[kThrottle]; f.on {
+		sv.capacity = math.Min(sv.capacity, f.value)
+	}
+	s.dispatch(t)
+}
+
+// serviceTime draws one service time in ns.
+func (s *Sim) serviceTime() int64 {
+	mean := s.svc.meanS
+	if sg := s.scn.Service.Sigma; sg > 0 {
+		mean *= math.Exp(sg*s.svcRand.NormFloat64() - sg*sg/2)
+	}
+	return max(1, int64(mean*float64(time.Second)))
+}
+
+// arrive is attempt ai reaching the service at t.
+func (s *Sim) arrive(ai int32, t int64) {
+	sv := &s.svc
+	if sv.state == stateDown || sv.state == stateCrashed {
+		s.answer(ai, strategy.FastFail, t) // connection refused
+		return
+	}
+	if s.faults[kBlackhole].on {
+		return // the name does not resolve: the attempt hangs until its timeout
+	}
+	sv.offered++
+	if f := s.faults[kBad]; f.on && s.svcRand.Float64() < f.value {
+		s.answer(ai, strategy.BadRequest, t)
+		return
+	}
+	if f := s.faults[kThrottle]; f.on {
+		// token bucket: rate R/s, burst R (one second's worth, at least 1)
+		sv.tokens = math.Min(math.Max(1, f.value), sv.tokens+f.value*float64(t-sv.tokensAt)/float64(time.Second))
+		sv.tokensAt = t
+		if sv.tokens < 1 {
+			s.answer(ai, strategy.Throttled, t)
+			return
+		}
+		sv.tokens--
+	}
+	switch {
+	case sv.busy < sv.eff:
+		s.startServing(ai, t)
+	case sv.queue.len() < s.scn.Service.QueueLimit:
+		s.atts[ai].inService = true
+		sv.queue.push(ai)
+	default:
+		s.answer(ai, strategy.FastFail, t) // 503: queue full
+	}
+}
+
+// startServing gives attempt ai a worker at t.
+func (s *Sim) startServing(ai int32, t int64) {
+	a := &s.atts[ai]
+	a.inService = true
+	s.svc.busy++
+	s.svc.running.push(timed{at: t + s.serviceTime(), idx: ai, gen: a.gen})
+}
+
+// finish is a worker completing attempt ai at t. The work is done even if the sender timed
+// out long ago (that is the wasted work); its answer goes out only if the sender still waits.
+func (s *Sim) finish(ai int32, t int64) {
+	s.svc.busy--
+	a := &s.atts[ai]
+	a.inService = false
+	o := strategy.Success
+	if f := s.faults[kErrors]; f.on && s.svcRand.Float64() < f.value {
+		o = strategy.ServerError
+	}
+	if a.answered {
+		s.freeAttempt(ai)
+	} else {
+		s.answer(ai, o, t)
+	}
+	s.dispatch(t)
+}
+
+// dispatch starts queued attempts while workers are free. With drop_expired, attempts whose
+// sender already timed out are skipped.
+func (s *Sim) dispatch(t int64) {
+	sv := &s.svc
+	for sv.busy < sv.eff && sv.queue.len() > 0 {
+		ai := sv.queue.pop()
+		if s.scn.Service.DropExpired && s.atts[ai].answered {
+			s.atts[ai].inService = false
+			s.freeAttempt(ai)
+			continue
+		}
+		s.startServing(ai, t)
+	}
+}
+
+// endOfTick measures the tick's utilisation and crashes an overloaded service.
+func (s *Sim) endOfTick(t int64) float64 {
+	sv := &s.svc
+	util := 0.0
+	if sv.capacity > 0 {
+		util = float64(sv.offered) / (sv.capacity * float64(s.tick) / float64(time.Second))
+	} else if sv.offered > 0 {
+		util = math.Inf(1)
+	}
+	sv.offered = 0
+	cf := s.scn.Service.CrashFactor
+	if cf > 0 && (sv.state == stateUp || sv.state == stateWarming) && util > cf {
+		sv.overload += s.tick
+		if sv.overload >= int64(s.scn.Service.CrashAfter) {
+			s.counts.Crashes++
+			s.goDown(t, stateCrashed)
+			sv.restartAt = t + int64(s.scn.Service.RestartDelay)
+			s.event(t, source.EventService, fmt.Sprintf("service CRASHED under overload (utilisation %.1fx for %s); restart in %s",
+				util, time.Duration(s.scn.Service.CrashAfter), s.scn.Service.RestartDelay))
+		}
+	} else {
+		sv.overload = 0
+	}
+	if math.IsInf(util, 0) {
+		util = 0
+	}
+	return util
+}

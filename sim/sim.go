@@ -1,0 +1,434 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/cortex-tui/cortex-tui/engine"
+	"github.com/cortex-tui/cortex-tui/scenarios"
+	"github.com/cortex-tui/cortex-tui/source"
+	"github.com/cortex-tui/cortex-tui/strategy"
+)
+
+// Defaults applied by New to zero fields of a Scenario (the parser fills the same ones).
+const (
+	DefaultTick      = 100 * time.Millisecond
+	DefaultDrain     = 30 * time.Second
+	DefaultClients   = 20
+	DefaultDeadline  = 30 * time.Second
+	DefaultTimeout   = 2 * time.Second
+	DefaultWarmStart = 0.3
+	// TierRetries is the number of immediate retries the intermediate tier makes when
+	// Layers = 2 (a naive retrier: 1 + 3 attempts per client attempt).
+	TierRetries = 3
+)
+
+// epoch is the virtual clock's reading at t = 0 of every run.
+var epoch = time.Date(2026, time.January, 1, 0, 0, 0, 0, time.UTC)
+
+// Random streams: each purpose draws from its own PCG stream of the run's seed, so what one
+// part consumes never shifts another (arrivals are identical whatever the strategy).
+const (
+	streamArrivals = 1
+	streamService  = 2
+	streamThink    = 3
+	streamClient   = 1 << 20 // + client index + switch count << 32
+)
+
+// Sim is one simulation run: a fleet of clients with their strategies, the arrivals, and the
+// downstream service, stepped in ticks of virtual time. Each Step is a pure function of the
+// state, the seed and the controls applied before it: the same seed, scenario, strategy and
+// controls give the same snapshots, byte for byte. A Sim is not safe for concurrent use; wrap
+// it with NewSource for that.
+type Sim struct {
+	scn      scenarios.Scenario
+	strategy string
+	seed     int64
+	switches uint64 // SetStrategy calls, to derive fresh strategy streams
+
+	now      int64 // virtual time at the end of the last tick, ns
+	tick     int64 // dt in ns
+	total    int64 // Duration + Drain in ns
+	duration int64 // arrival phase in ns
+	timeout  int64
+	deadline int64
+	done     bool
+
+	clock   *engine.ManualClock
+	clockAt int64
+
+	arrRand, svcRand, thinkRand *rand.Rand
+
+	classes []classState
+	clients []client
+	users   []user // closed loop only
+
+	reqs    []request
+	freeReq []int32
+	atts    []attempt
+	freeAtt []int32
+
+	svcTimeouts ring[timeoutEntry] // per-attempt timeouts, in send order
+	cliTimeouts ring[timeoutEntry] // client timeouts when Layers = 2
+	timers      eventHeap          // retry wake-ups, closed-loop think ends
+
+	svc    service
+	faults [numKinds]activeFault
+	sched  []bool // scheduled fault i has started
+
+	weights    *engine.Weights // control set by SetWeights, applied to new engines too
+	adaptive   *bool
+	noteIdx    int
+	lastOpen   int // clients with an OPEN circuit at the end of the previous tick
+	lastTrans  []uint64
+	counts     source.Counts
+	classTicks []source.ClassTick
+	events     []source.Event
+}
+
+// classState is one priority class as currently configured.
+type classState struct {
+	name     string
+	priority int
+	rate     float64 // base rate, requests/s (closed loop: share of users)
+	share    float64 // multiplier set by SetClass
+}
+
+// client is one instance of the fleet with its own strategy state.
+type client struct {
+	strat       strategy.Strategy
+	holder      strategy.EngineHolder // non-nil for cortex
+	pending     int                   // retries waiting out their delay
+	lastPending int
+}
+
+// user is one closed-loop user: its class and client.
+type user struct {
+	class, client int
+}
+
+// request is one original request while it is alive; the slot is reused afterwards (gen
+// tells a stale reference from a live one).
+type request struct {
+	gen      uint32
+	epoch    uint32 // client attempts sent so far; answers carry it
+	class    int16
+	retry    int16 // retry index of the current (or next) client attempt
+	prio     int8
+	waiting  bool // a client attempt is outstanding
+	client   int32
+	user     int32 // closed-loop user, -1 in open loop
+	sentAt   int64 // send time of the current client attempt
+	deadline int64
+}
+
+// attempt is one attempt sent to the service. It is freed once its sender has an outcome
+// and the service no longer holds it.
+type attempt struct {
+	gen       uint32
+	reqGen    uint32
+	epoch     uint32
+	req       int32
+	retry     int16 // client retry index
+	tier      int8  // retry index at the intermediate tier (Layers = 2), else 0
+	answered  bool  // the sender has its outcome (response or timeout)
+	inService bool  // queued or being served
+	sentAt    int64
+}
+
+// timeoutEntry is one pending timeout: an attempt (idx, gen) or, for client timeouts, a
+// request (idx, gen, epoch).
+type timeoutEntry struct {
+	at    int64
+	idx   int32
+	gen   uint32
+	epoch uint32
+}
+
+// Timer kinds in the timers heap.
+const (
+	timerRetry uint8 = iota
+	timerThink
+)
+
+// New builds a simulation of scn with every client running strategyName, from seed. Zero
+// fields of scn get the documented defaults; invalid values return an error naming the field.
+func New(scn scenarios.Scenario, strategyName string, seed int64) (*Sim, error) {
+	scn = withDefaults(scn)
+	if err := validate(scn); err != nil {
+		return nil, err
+	}
+	s := &Sim{scn: scn, seed: seed}
+	if err := s.reset(strategyName); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// withDefaults fills the zero fields of scn with the defaults.
+func withDefaults(scn scenarios.Scenario) scenarios.Scenario {
+	if scn.Tick == 0 {
+		scn.Tick = DefaultTick
+	}
+	if scn.Drain == 0 {
+		scn.Drain = DefaultDrain
+	}
+	if scn.Clients == 0 {
+		scn.Clients = DefaultClients
+	}
+	if scn.Deadline == 0 {
+		scn.Deadline = DefaultDeadline
+	}
+	if scn.Timeout == 0 {
+		scn.Timeout = DefaultTimeout
+	}
+	if scn.Layers == 0 {
+		scn.Layers = 1
+	}
+	if scn.Service.WarmStart == 0 {
+		scn.Service.WarmStart = DefaultWarmStart
+	}
+	scn.Classes = append([]scenarios.Class(nil), scn.Classes...)
+	scn.Load = append([]scenarios.LoadPoint(nil), scn.Load...)
+	scn.Faults = append([]scenarios.Fault(nil), scn.Faults...)
+	scn.Notes = append([]scenarios.Note(nil), scn.Notes...)
+	return scn
+}
+
+// validate checks what the simulator relies on; each error names the field.
+func validate(scn scenarios.Scenario) error {
+	var errs []string
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Sprintf(format, a...)) }
+	if scn.Duration <= 0 {
+		bad("duration must be > 0 (got %s)", scn.Duration)
+	}
+	if scn.Drain < 0 {
+		bad("drain must be >= 0 (got %s)", scn.Drain)
+	}
+	if scn.Tick <= 0 || scn.Tick > time.Second {
+		bad("tick must be in (0, 1s] (got %s)", scn.Tick)
+	}
+	if scn.Clients < 1 || scn.Clients > 100000 {
+		bad("clients must be in 1..100000 (got %d)", scn.Clients)
+	}
+	if scn.Deadline <= 0 {
+		bad("deadline must be > 0 (got %s)", scn.Deadline)
+	}
+	if scn.Timeout <= 0 {
+		bad("timeout must be > 0 (got %s)", scn.Timeout)
+	}
+	if scn.Layers != 1 && scn.Layers != 2 {
+		bad("layers must be 1 or 2 (got %d)", scn.Layers)
+	}
+	if scn.Loop.Closed {
+		if scn.Loop.Users < 1 {
+			bad("loop.users must be >= 1 for a closed loop (got %d)", scn.Loop.Users)
+		}
+		if scn.Loop.Think < 0 {
+			bad("loop.think must be >= 0 (got %s)", scn.Loop.Think)
+		}
+	}
+	if len(scn.Classes) == 0 {
+		bad("classes: at least one class is required")
+	}
+	for i, c := range scn.Classes {
+		if c.Priority < 0 || c.Priority > 10 {
+			bad("classes[%d] (%s).priority must be in 0..10 (got %d)", i, c.Name, c.Priority)
+		}
+		if !(c.Rate >= 0) || math.IsInf(c.Rate, 0) {
+			bad("classes[%d] (%s).rate must be a finite number >= 0 (got %v)", i, c.Name, c.Rate)
+		}
+	}
+	for i, p := range scn.Load {
+		if !(p.Factor >= 0) || math.IsInf(p.Factor, 0) {
+			bad("load[%d].factor must be a finite number >= 0 (got %v)", i, p.Factor)
+		}
+		if i > 0 && p.At < scn.Load[i-1].At {
+			bad("load[%d].at must not be before load[%d].at", i, i-1)
+		}
+	}
+	sv := scn.Service
+	if sv.Workers < 1 {
+		bad("service.workers must be >= 1 (got %d)", sv.Workers)
+	}
+	if sv.ServiceTime <= 0 {
+		bad("service.service_time must be > 0 (got %s)", sv.ServiceTime)
+	}
+	if !(sv.Sigma >= 0) || sv.Sigma > 3 {
+		bad("service.sigma must be in [0, 3] (got %v)", sv.Sigma)
+	}
+	if sv.QueueLimit < 0 {
+		bad("service.queue_limit must be >= 0 (got %d)", sv.QueueLimit)
+	}
+	if !(sv.CrashFactor >= 0) || math.IsInf(sv.CrashFactor, 0) {
+		bad("service.crash_factor must be a finite number >= 0 (got %v)", sv.CrashFactor)
+	}
+	if sv.CrashAfter < 0 || sv.RestartDelay < 0 || sv.Warmup < 0 {
+		bad("service.crash_after, restart_delay and warmup must be >= 0")
+	}
+	if !(sv.WarmStart > 0) || sv.WarmStart > 1 {
+		bad("service.warm_start must be in (0, 1] (got %v)", sv.WarmStart)
+	}
+	for i, f := range scn.Faults {
+		if err := checkFault(f); err != nil {
+			bad("faults[%d]: %v", i, err)
+		}
+		if f.At < 0 || f.Duration < 0 {
+			bad("faults[%d]: at and duration must be >= 0", i)
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("scenario %q: %s", scn.Name, strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// reset (re)builds the whole run state for strategyName at t = 0.
+func (s *Sim) reset(strategyName string) error {
+	scn := s.scn
+	seed := uint64(s.seed)
+	s.now, s.done = 0, false
+	s.tick = int64(scn.Tick)
+	s.duration = int64(scn.Duration)
+	s.total = int64(scn.Duration + scn.Drain)
+	s.timeout = int64(scn.Timeout)
+	s.deadline = int64(scn.Deadline)
+	s.clock = engine.NewManualClock(epoch)
+	s.clockAt = 0
+	s.arrRand = rand.New(rand.NewPCG(seed, streamArrivals))
+	s.svcRand = rand.New(rand.NewPCG(seed, streamService))
+	s.thinkRand = rand.New(rand.NewPCG(seed, streamThink))
+
+	s.classes = make([]classState, len(scn.Classes))
+	for i, c := range scn.Classes {
+		s.classes[i] = classState{name: c.Name, priority: c.Priority, rate: c.Rate, share: 1}
+	}
+	s.reqs, s.freeReq, s.atts, s.freeAtt = s.reqs[:0], s.freeReq[:0], s.atts[:0], s.freeAtt[:0]
+	s.svcTimeouts.clear()
+	s.cliTimeouts.clear()
+	s.timers.clear()
+	s.timers.seq = 0
+	s.svc = service{}
+	s.svc.queue.clear()
+	s.faults = [numKinds]activeFault{}
+	s.sched = make([]bool, len(scn.Faults))
+	s.noteIdx = -1
+	s.lastOpen = 0
+	s.weights, s.adaptive = nil, nil
+	s.classTicks = make([]source.ClassTick, len(s.classes))
+	s.events = nil
+	s.counts = source.Counts{}
+
+	s.switches = 0
+	s.clients = nil
+	if err := s.buildClients(strategyName); err != nil {
+		return err
+	}
+	s.strategy = strings.ToLower(strings.TrimSpace(strategyName))
+	s.svc.state = stateUp
+	s.svc.warmFrac = 1
+	s.users = nil
+	if scn.Loop.Closed {
+		s.startUsers()
+	}
+	return nil
+}
+
+// buildClients gives every client a fresh strategy called name, each with its own stream.
+func (s *Sim) buildClients(name string) error {
+	clients := make([]client, s.scn.Clients)
+	for i := range clients {
+		r := rand.New(rand.NewPCG(uint64(s.seed), streamClient+uint64(i)+s.switches<<32))
+		cfg := engine.DefaultConfig()
+		cfg.Clock = s.clock
+		cfg.Seed = int64(r.Uint64()>>1) | 1 // non-zero: the engine's own draws are seeded too
+		st, err := strategy.New(name, strategy.Env{Clock: s.clock, Rand: r, Cortex: &cfg})
+		if err != nil {
+			return err
+		}
+		clients[i].strat = st
+		if h, ok := st.(strategy.EngineHolder); ok {
+			clients[i].holder = h
+			if s.weights != nil {
+				if err := h.Engine().SetWeights(*s.weights); err != nil {
+					return err
+				}
+			}
+			if s.adaptive != nil {
+				h.Engine().SetAdaptive(*s.adaptive)
+			}
+		}
+		if s.clients != nil && i < len(s.clients) {
+			clients[i].pending = s.clients[i].pending
+		}
+	}
+	s.clients = clients
+	s.lastTrans = make([]uint64, len(clients))
+	return nil
+}
+
+// startUsers creates the closed-loop population: users are spread over the classes in
+// proportion to their rates and over the clients round-robin; each sends its first request
+// at a uniform time within the first think time (or the first tick with no think time).
+func (s *Sim) startUsers() {
+	n := s.scn.Loop.Users
+	s.users = make([]user, n)
+	total := 0.0
+	for _, c := range s.classes {
+		total += c.rate
+	}
+	for u := range s.users {
+		cls := 0
+		if total > 0 {
+			x := (float64(u) + 0.5) / float64(n) * total
+			for cls < len(s.classes)-1 && x > s.classes[cls].rate {
+				x -= s.classes[cls].rate
+				cls++
+			}
+		}
+		s.users[u] = user{class: cls, client: u % len(s.clients)}
+		first := s.thinkRand.Float64() * float64(max(int64(s.scn.Loop.Think), s.tick))
+		s.timers.push(timed{at: int64(first), kind: timerThink, idx: int32(u)})
+	}
+}
+
+// Meta describes the run as configured now.
+func (s *Sim) Meta() source.Meta {
+	m := source.Meta{
+		Scenario: s.scn.Name,
+		Summary:  s.scn.Summary,
+		Story:    s.scn.Story,
+		Strategy: s.strategy,
+		Seed:     s.seed,
+		Tick:     s.scn.Tick,
+		Total:    s.scn.Duration + s.scn.Drain,
+		Classes:  make([]source.ClassMeta, len(s.classes)),
+	}
+	for i, c := range s.classes {
+		m.Classes[i] = source.ClassMeta{Name: c.name, Priority: c.priority, Share: c.share, Rate: c.rate}
+	}
+	return m
+}
+
+// Done reports whether the run is over: the arrival phase and the drain have elapsed.
+func (s *Sim) Done() bool { return s.done }
+
+// Now returns the virtual time elapsed since the start of the run.
+func (s *Sim) Now() time.Duration { return time.Duration(s.now) }
+
+// setClock moves the shared virtual clock to t (ns) before a strategy call.
+func (s *Sim) setClock(t int64) time.Time {
+	now := epoch.Add(time.Duration(t))
+	if t != s.clockAt {
+		s.clock.Set(now)
+		s.clockAt = t
+	}
+	return now
+}
+
+// errDone is returned by controls that need a running simulation.
+var errDone = errors.New("the run is over")

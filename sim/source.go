@@ -1,0 +1,115 @@
+package sim
+
+import (
+	"sync"
+	"time"
+
+	"github.com/cortex-tui/cortex-tui/engine"
+	"github.com/cortex-tui/cortex-tui/scenarios"
+	"github.com/cortex-tui/cortex-tui/source"
+)
+
+// simSource adapts a Sim to source.Source: a mutex guards the Sim, and Advance runs whole
+// ticks, carrying the fraction of a tick over to the next call.
+type simSource struct {
+	mu    sync.Mutex
+	sim   *Sim
+	carry time.Duration
+}
+
+// NewSource returns a source.Source running scn with strategyName from seed. It is safe for
+// concurrent use (the dashboard advances it from a command goroutine and sends controls from
+// its Update loop).
+func NewSource(scn scenarios.Scenario, strategyName string, seed int64) (source.Source, error) {
+	s, err := New(scn, strategyName, seed)
+	if err != nil {
+		return nil, err
+	}
+	return &simSource{sim: s}, nil
+}
+
+// Meta describes the run.
+func (p *simSource) Meta() source.Meta {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.sim.Meta()
+}
+
+// Advance runs the whole ticks that fit in d plus the carried-over fraction and returns
+// their snapshots, oldest first; nil once the run is over. A negative d counts as 0.
+func (p *simSource) Advance(d time.Duration) []source.Snapshot {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.sim.Done() {
+		return nil
+	}
+	p.carry += max(d, 0)
+	tick := p.sim.scn.Tick
+	n := int(p.carry / tick)
+	p.carry -= time.Duration(n) * tick
+	var out []source.Snapshot
+	for i := 0; i < n && !p.sim.Done(); i++ {
+		out = append(out, p.sim.Step())
+	}
+	return out
+}
+
+// Inject starts a fault now.
+func (p *simSource) Inject(f scenarios.Fault) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.sim.Inject(f)
+}
+
+// Clear ends the fault of that kind.
+func (p *simSource) Clear(kind scenarios.FaultKind) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.sim.Clear(kind)
+}
+
+// ClearAll ends every active fault.
+func (p *simSource) ClearAll() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.sim.ClearAll()
+}
+
+// SetWeights replaces the CORTEX weights of every client.
+func (p *simSource) SetWeights(w engine.Weights) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.sim.SetWeights(w)
+}
+
+// SetAdaptive turns adaptive weights on or off.
+func (p *simSource) SetAdaptive(on bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.sim.SetAdaptive(on)
+}
+
+// SetClass changes a class's share and priority.
+func (p *simSource) SetClass(i int, share float64, priority int) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.sim.SetClass(i, share, priority)
+}
+
+// SetStrategy switches every client to the named strategy.
+func (p *simSource) SetStrategy(name string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.sim.SetStrategy(name)
+}
+
+// Restart starts the run again from t = 0.
+func (p *simSource) Restart() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.sim.Restart()
+	p.carry = 0
+}
+
+// Close releases nothing (the simulator holds no goroutines) and returns nil.
+func (p *simSource) Close() error { return nil }

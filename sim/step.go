@@ -1,0 +1,358 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/cortex-tui/cortex-tui/engine"
+	"github.com/cortex-tui/cortex-tui/source"
+	"github.com/cortex-tui/cortex-tui/strategy"
+)
+
+// Step advances the run by one tick dt and returns its snapshot, which shares no memory with
+// s. After the run is over it returns a zero Snapshot with Done set.
+//
+// Within a tick, events are processed in time order (ties: worker completions, then
+// attempt timeouts, then client timeouts, then timers, then arrivals): every attempt is
+// simulated individually, with its own send, service and answer times.
+func (s *Sim) Step() source.Snapshot {
+	if s.done {
+		return source.Snapshot{T: time.Duration(s.now), Dt: time.Duration(s.tick), Done: true}
+	}
+	start := s.now
+	end := start + s.tick
+	s.beginTick(start)
+	s.runEvents(start, end)
+	util := s.endOfTick(end)
+	s.now = end
+	if s.now >= s.total {
+		s.done = true
+	}
+	return s.snapshot(util)
+}
+
+// beginTick applies what changes at tick boundaries: the fault timeline, the service's
+// restart and warm-up, the caption, and each client's pending-retry count (SetPending).
+func (s *Sim) beginTick(t int64) {
+	for k := range s.faults {
+		if f := s.faults[k]; f.on && f.until > 0 && t >= f.until {
+			s.endFault(k, t, "ended")
+		}
+	}
+	for i, f := range s.scn.Faults {
+		if s.sched[i] || int64(f.At) > t {
+			continue
+		}
+		s.sched[i] = true
+		if end := int64(f.At + f.Duration); f.Duration > 0 && end <= t {
+			continue // entirely in the past (a tick longer than the fault)
+		}
+		g := f
+		if f.Duration > 0 {
+			g.Duration = time.Duration(int64(f.At+f.Duration) - t)
+		}
+		s.startFault(g, t, i)
+	}
+	s.updateService(t)
+	for i := s.noteIdx + 1; i < len(s.scn.Notes) && int64(s.scn.Notes[i].At) <= t; i++ {
+		s.noteIdx = i
+		s.event(t, source.EventNote, s.scn.Notes[i].Text)
+	}
+	for i := range s.clients {
+		c := &s.clients[i]
+		if c.pending != c.lastPending {
+			c.strat.SetPending(c.pending)
+			c.lastPending = c.pending
+		}
+	}
+}
+
+// Event sources, in tie-breaking order.
+const (
+	srcNone = iota
+	srcFinish
+	srcTimeout
+	srcClientTimeout
+	srcTimer
+	srcArrival
+)
+
+// runEvents processes every event in [start, end) in time order.
+func (s *Sim) runEvents(start, end int64) {
+	// Open-loop arrivals: a Poisson process of total rate lambda (evaluated at the middle of
+	// the tick: base rate x share x load profile, summed over classes); each arrival's class
+	// is drawn in proportion to its rate and its client uniformly. Inter-arrival gaps are
+	// Exp(lambda); the process restarts at each tick boundary, which is exact for a rate that
+	// is constant within the tick (memorylessness).
+	lambda, next := 0.0, int64(math.MaxInt64)
+	if !s.scn.Loop.Closed && start < s.duration {
+		lambda = s.totalRate(start + s.tick/2)
+		if lambda > 0 {
+			next = start + gap(s.arrRand.ExpFloat64(), lambda)
+		}
+	}
+	limit := min(end, s.duration) // no arrivals after the arrival phase
+	for {
+		t, src := end, srcNone
+		if s.svc.running.len() > 0 && s.svc.running.min().at < t {
+			t, src = s.svc.running.min().at, srcFinish
+		}
+		if s.svcTimeouts.len() > 0 && s.svcTimeouts.front().at < t {
+			t, src = s.svcTimeouts.front().at, srcTimeout
+		}
+		if s.cliTimeouts.len() > 0 && s.cliTimeouts.front().at < t {
+			t, src = s.cliTimeouts.front().at, srcClientTimeout
+		}
+		if s.timers.len() > 0 && s.timers.min().at < t {
+			t, src = s.timers.min().at, srcTimer
+		}
+		if next < limit && next < t {
+			t, src = next, srcArrival
+		}
+		switch src {
+		case srcNone:
+			return
+		case srcFinish:
+			e := s.svc.running.pop()
+			s.finish(e.idx, e.at)
+		case srcTimeout:
+			e := s.svcTimeouts.pop()
+			if a := &s.atts[e.idx]; a.gen == e.gen && !a.answered {
+				s.answer(e.idx, strategy.Timeout, e.at)
+			}
+		case srcClientTimeout:
+			e := s.cliTimeouts.pop()
+			s.clientOutcome(e.idx, e.gen, e.epoch, strategy.Timeout, e.at)
+		case srcTimer:
+			s.fireTimer(s.timers.pop())
+		case srcArrival:
+			cls := s.pickClass()
+			cl := s.arrRand.IntN(len(s.clients))
+			next += gap(s.arrRand.ExpFloat64(), lambda)
+			s.newRequest(cls, cl, -1, t)
+		}
+	}
+}
+
+// gap converts an Exp(1) draw into ns at rate lambda per second (at least 1 ns).
+func gap(e, lambda float64) int64 { return max(1, int64(e/lambda*float64(time.Second))) }
+
+// fireTimer handles a retry wake-up or the end of a user's think time.
+func (s *Sim) fireTimer(e timed) {
+	switch e.kind {
+	case timerRetry:
+		r := &s.reqs[e.idx]
+		if r.gen != e.gen {
+			return
+		}
+		s.clients[r.client].pending--
+		if e.at > r.deadline {
+			s.endRequest(e.idx, false, e.at)
+			return
+		}
+		s.clientSend(e.idx, int(r.retry), e.at)
+	case timerThink:
+		if e.at >= s.duration {
+			return // the arrival phase is over: the user stops
+		}
+		u := s.users[e.idx]
+		// The load profile scales the active population: user i is active while
+		// i < Users x load(t) x share of its class; an idle user checks again after a think time.
+		active := float64(s.scn.Loop.Users) * s.load(e.at) * s.classes[u.class].share
+		if float64(e.idx) >= active {
+			s.think(e.idx, e.at+max(int64(s.scn.Loop.Think), int64(time.Second))-minThink)
+			return
+		}
+		s.newRequest(u.class, u.client, e.idx, e.at)
+	}
+}
+
+// load is the load profile at t: piecewise linear between the points, constant before the
+// first and after the last; 1 without points.
+func (s *Sim) load(t int64) float64 {
+	pts := s.scn.Load
+	if len(pts) == 0 {
+		return 1
+	}
+	if t <= int64(pts[0].At) {
+		return pts[0].Factor
+	}
+	for i := 1; i < len(pts); i++ {
+		a, b := pts[i-1], pts[i]
+		if t <= int64(b.At) {
+			if b.At == a.At {
+				return b.Factor
+			}
+			x := float64(t-int64(a.At)) / float64(b.At-a.At)
+			return a.Factor + x*(b.Factor-a.Factor)
+		}
+	}
+	return pts[len(pts)-1].Factor
+}
+
+// totalRate is the arrival rate at t, requests/s: sum over classes of rate x share x load(t).
+func (s *Sim) totalRate(t int64) float64 {
+	sum := 0.0
+	for _, c := range s.classes {
+		sum += c.rate * c.share
+	}
+	return sum * s.load(t)
+}
+
+// pickClass draws a class in proportion to rate x share.
+func (s *Sim) pickClass() int {
+	sum := 0.0
+	for _, c := range s.classes {
+		sum += c.rate * c.share
+	}
+	x := s.arrRand.Float64() * sum
+	for i, c := range s.classes {
+		x -= c.rate * c.share
+		if x < 0 {
+			return i
+		}
+	}
+	return len(s.classes) - 1
+}
+
+// event appends an event of the tick.
+func (s *Sim) event(t int64, k source.EventKind, text string) {
+	s.events = append(s.events, source.Event{T: time.Duration(t), Kind: k, Text: text})
+}
+
+// circuitReader is implemented by strategies with a circuit breaker of their own.
+type circuitReader interface{ Circuit() engine.CircuitState }
+
+// snapshot builds the tick's Snapshot and resets the per-tick counters.
+func (s *Sim) snapshot(util float64) source.Snapshot {
+	snap := source.Snapshot{
+		T:       time.Duration(s.now),
+		Dt:      time.Duration(s.tick),
+		Done:    s.done,
+		Counts:  s.counts,
+		Classes: make([]source.ClassTick, len(s.classTicks)),
+		Service: source.Service{
+			State:       stateNames[s.svc.state],
+			Capacity:    s.svc.capacity,
+			Queue:       s.svc.queue.len(),
+			QueueLimit:  s.scn.Service.QueueLimit,
+			Utilisation: util,
+		},
+	}
+	for i := range s.classTicks {
+		s.classTicks[i].Priority = s.classes[i].priority
+	}
+	copy(snap.Classes, s.classTicks)
+	if s.noteIdx >= 0 {
+		snap.Note = s.scn.Notes[s.noteIdx].Text
+	}
+	s.circuitEvents()
+	snap.Cortex = s.cortexView()
+	for k, f := range s.faults {
+		if !f.on {
+			continue
+		}
+		af := source.ActiveFault{Kind: kindAt(k), Value: f.value, Injected: f.injected}
+		if f.until > 0 {
+			af.Remaining = time.Duration(max(0, f.until-s.now))
+		}
+		snap.Faults = append(snap.Faults, af)
+	}
+	if len(s.events) > 0 {
+		snap.Events = append([]source.Event(nil), s.events...)
+	}
+	s.events = s.events[:0]
+	s.counts = source.Counts{}
+	clear(s.classTicks)
+	return snap
+}
+
+// circuitEvents emits at most one event per tick summarising circuit changes of the fleet.
+func (s *Sim) circuitEvents() {
+	open, changed := 0, 0
+	for i := range s.clients {
+		c := &s.clients[i]
+		var st engine.CircuitState
+		switch {
+		case c.holder != nil:
+			snap := c.holder.Engine().Snapshot()
+			st = snap.Circuit
+			if snap.TransitionCount != s.lastTrans[i] {
+				changed++
+				s.lastTrans[i] = snap.TransitionCount
+			}
+		default:
+			r, ok := c.strat.(circuitReader)
+			if !ok {
+				continue
+			}
+			st = r.Circuit()
+		}
+		if st == engine.Open {
+			open++
+		}
+	}
+	if open != s.lastOpen || changed > 0 {
+		s.event(s.now, source.EventCircuit, fmt.Sprintf("circuit: %d of %d clients OPEN", open, len(s.clients)))
+		s.lastOpen = open
+	}
+}
+
+// cortexView averages the engines' snapshots over the clients, with the spread; nil unless
+// the clients run cortex.
+func (s *Sim) cortexView() *source.CortexView {
+	var v *source.CortexView
+	n := 0
+	var circuits [3]int
+	for i := range s.clients {
+		h := s.clients[i].holder
+		if h == nil {
+			continue
+		}
+		e := h.Engine().Snapshot()
+		if v == nil {
+			v = &source.CortexView{Weights: e.Weights, Adaptive: e.Adaptive,
+				SigMin: e.Signals, SigMax: e.Signals, CPSMin: e.CPS, CPSMax: e.CPS}
+		}
+		n++
+		v.Signals = addSignals(v.Signals, e.Signals)
+		v.SigMin = mapSignals(v.SigMin, e.Signals, math.Min)
+		v.SigMax = mapSignals(v.SigMax, e.Signals, math.Max)
+		v.CPS += e.CPS
+		v.CPSMin = math.Min(v.CPSMin, e.CPS)
+		v.CPSMax = math.Max(v.CPSMax, e.CPS)
+		v.Tokens += e.Tokens
+		if c := int(e.Circuit); c >= 0 && c < len(circuits) {
+			circuits[c]++
+		}
+		if e.Circuit == engine.Open {
+			v.Open++
+		}
+	}
+	if v == nil {
+		return nil
+	}
+	f := float64(n)
+	v.Signals = engine.Signals{F: v.Signals.F / f, L: v.Signals.L / f, Q: v.Signals.Q / f, B: v.Signals.B / f, C: v.Signals.C / f}
+	v.CPS /= f
+	v.Tokens /= f
+	v.Floor = int(math.Floor(v.CPS * 10))
+	v.State = engine.StateFor(v.CPS, engine.DefaultConfig().EmergencyThreshold)
+	best := 0
+	for c := range circuits {
+		if circuits[c] > circuits[best] {
+			best = c
+		}
+	}
+	v.Circuit = engine.CircuitState(best)
+	return v
+}
+
+func addSignals(a, b engine.Signals) engine.Signals {
+	return engine.Signals{F: a.F + b.F, L: a.L + b.L, Q: a.Q + b.Q, B: a.B + b.B, C: a.C + b.C}
+}
+
+func mapSignals(a, b engine.Signals, f func(x, y float64) float64) engine.Signals {
+	return engine.Signals{F: f(a.F, b.F), L: f(a.L, b.L), Q: f(a.Q, b.Q), B: f(a.B, b.B), C: f(a.C, b.C)}
+}
