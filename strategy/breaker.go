@@ -155,7 +155,7 @@ func (b *Breaker) shouldTrip(now time.Time) bool {
 
 // Decide answers NotRetryable for a non-retryable outcome, MaxRetriesExceeded once retry >=
 // MaxRetries, CircuitOpen while the breaker is open (reason CIRCUIT_OPEN) or its probe is out
-// (HALF_OPEN_PROBE_BUSY), and otherwise Retry after the full-jitter backoff.
+// (HALF_OPEN_PROBES_BUSY), and otherwise Retry after the full-jitter backoff.
 func (b *Breaker) Decide(now time.Time, _, retry int, o Outcome) Verdict {
 	retry = clampRetry(retry)
 	if v, ok := precheck(o, retry, b.cfg.Backoff.MaxRetries); !ok {

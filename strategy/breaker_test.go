@@ -74,7 +74,7 @@ func TestBreakerOpenProbeClose(t *testing.T) {
 	assert.True(t, b.Admit(probeAt, 10, 0), "the probe goes")
 	assert.Equal(t, engine.HalfOpen, b.Circuit())
 	assert.False(t, b.Admit(probeAt, 10, 0), "only one probe")
-	assert.Equal(t, Verdict{Action: engine.CircuitOpen, Reason: "HALF_OPEN_PROBE_BUSY"}, b.Decide(probeAt, 10, 1, Timeout))
+	assert.Equal(t, Verdict{Action: engine.CircuitOpen, Reason: "HALF_OPEN_PROBES_BUSY"}, b.Decide(probeAt, 10, 1, Timeout))
 
 	b.Record(probeAt.Add(20*time.Millisecond), Success, 20*time.Millisecond, 0)
 	assert.Equal(t, engine.Closed, b.Circuit())

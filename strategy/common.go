@@ -14,17 +14,18 @@ import (
 // MaxRetriesExceeded.
 const DefaultMaxRetries = 3
 
-// The reasons the baselines give. Retry verdicts carry "RETRY"; the engine's own reasons
-// (SHED_LOW_PRIORITY, EMERGENCY, ...) come through the cortex strategy unchanged.
+// The reasons the baselines give, in the engine's vocabulary where the engine has the same
+// reason (so metrics group them across strategies). Retry verdicts carry "RETRY"; the cortex
+// strategy passes the engine's own reasons through (SHED_LOW_PRIORITY, EMERGENCY, ...).
 const (
-	ReasonRetry             = "RETRY"
-	ReasonNotRetryable      = "NOT_RETRYABLE"
-	ReasonMaxRetries        = "MAX_RETRIES_EXCEEDED"
-	ReasonNoRetries         = "NO_RETRIES"
-	ReasonCircuitOpen       = "CIRCUIT_OPEN"
-	ReasonHalfOpenProbeBusy = "HALF_OPEN_PROBE_BUSY"
-	ReasonBudgetExhausted   = "BUDGET_EXHAUSTED"
-	ReasonRetryThrottled    = "RETRY_THROTTLED"
+	ReasonRetry             = engine.ReasonRetry              // "RETRY"
+	ReasonNotRetryable      = engine.ReasonNotRetryable       // "NOT_RETRYABLE": a 4xx other than 429
+	ReasonMaxRetries        = engine.ReasonMaxRetries         // "MAX_RETRIES_EXCEEDED"
+	ReasonCircuitOpen       = engine.ReasonCircuitOpen        // "CIRCUIT_OPEN": breaker open
+	ReasonHalfOpenProbeBusy = engine.ReasonHalfOpenProbesBusy // "HALF_OPEN_PROBES_BUSY": breaker's probe out
+	ReasonBudgetExhausted   = engine.ReasonBudgetExhausted    // "BUDGET_EXHAUSTED": budget's quota cannot pay
+	ReasonNoRetries         = "NO_RETRIES"                    // none: never retries
+	ReasonRetryThrottled    = "RETRY_THROTTLED"               // grpc: tokens <= maxTokens/2
 )
 
 // notRetryable is the verdict every strategy gives for an outcome that may not be retried
