@@ -69,7 +69,7 @@ type Engine struct {
 
 	// signalHook, when set (tests only), post-processes the signals of the unified decision;
 	// a hook that panics or yields NaN exercises the fallback path.
-	signalHook func(*Signals)
+	signalHook func(Signals) Signals
 }
 
 // New validates cfg (see Config.Validate) and returns an engine in its initial state: empty
@@ -222,7 +222,7 @@ func (e *Engine) unified(t time.Duration, priority, attempt int) (d Decision, ok
 	}()
 	s := e.signals(t)
 	if e.signalHook != nil {
-		e.signalHook(&s)
+		s = e.signalHook(s)
 	}
 	cps := e.w.dot(&s)
 	if math.IsNaN(cps) || math.IsInf(cps, 0) {

@@ -1,0 +1,135 @@
+package engine
+
+import (
+	"testing"
+	"time"
+)
+
+// benchEngine returns an engine on a manual clock with a formed baseline and a window holding
+// mixed outcomes, the state a simulator client is in most of the time.
+func benchEngine(b *testing.B, clock Clock) *Engine {
+	b.Helper()
+	cfg := DefaultConfig()
+	cfg.Clock = clock
+	cfg.Seed = 7
+	// A budget that cannot run dry within b.N decisions, so every decision measured is a full
+	// pass through the five checks ending in a RETRY with a random draw (the slowest path).
+	cfg.TokenBucketCapacity = 1 << 40
+	e, err := New(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	mc, _ := clock.(*ManualClock)
+	for i := range 2000 {
+		if mc != nil {
+			mc.Advance(10 * time.Millisecond)
+		}
+		if i%10 == 0 {
+			e.RecordFailure(200 * time.Millisecond)
+		} else {
+			e.RecordSuccess(time.Duration(20+i%30) * time.Millisecond)
+		}
+	}
+	return e
+}
+
+// clocks are the two time sources the engine runs on: the simulator's manual clock and the
+// wall clock of live mode.
+var clocks = []struct {
+	name string
+	new  func() Clock
+}{
+	{"manual", func() Clock { return NewManualClock(time.Unix(0, 0)) }},
+	{"wall", func() Clock { return WallClock{} }},
+}
+
+func reportPerOp(b *testing.B, unit string) {
+	if b.Elapsed() > 0 {
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), unit)
+	}
+}
+
+// BenchmarkShouldRetry measures one decision, serial and from parallel goroutines.
+func BenchmarkShouldRetry(b *testing.B) {
+	for _, c := range clocks {
+		b.Run(c.name+"/serial", func(b *testing.B) {
+			e := benchEngine(b, c.new())
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; b.Loop(); i++ {
+				e.ShouldRetry(i%11, i%3, true)
+			}
+			reportPerOp(b, "decisions/s")
+		})
+		b.Run(c.name+"/parallel", func(b *testing.B) {
+			e := benchEngine(b, c.new())
+			b.ReportAllocs()
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				i := 0
+				for pb.Next() {
+					e.ShouldRetry(i%11, i%3, true)
+					i++
+				}
+			})
+			reportPerOp(b, "decisions/s")
+		})
+	}
+}
+
+// BenchmarkRecordSuccess measures recording one success, serial and parallel.
+func BenchmarkRecordSuccess(b *testing.B) {
+	benchRecord(b, func(e *Engine) { e.RecordSuccess(25 * time.Millisecond) })
+}
+
+// BenchmarkRecordFailure measures recording one failure, serial and parallel.
+func BenchmarkRecordFailure(b *testing.B) {
+	benchRecord(b, func(e *Engine) { e.RecordFailure(5 * time.Second) })
+}
+
+func benchRecord(b *testing.B, rec func(*Engine)) {
+	for _, c := range clocks {
+		b.Run(c.name+"/serial", func(b *testing.B) {
+			e := benchEngine(b, c.new())
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				rec(e)
+			}
+			reportPerOp(b, "records/s")
+		})
+		b.Run(c.name+"/parallel", func(b *testing.B) {
+			e := benchEngine(b, c.new())
+			b.ReportAllocs()
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					rec(e)
+				}
+			})
+			reportPerOp(b, "records/s")
+		})
+	}
+}
+
+// BenchmarkSnapshot measures one snapshot (the simulator takes ~20 per tick).
+func BenchmarkSnapshot(b *testing.B) {
+	e := benchEngine(b, NewManualClock(time.Unix(0, 0)))
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = e.Snapshot()
+	}
+}
+
+// BenchmarkNew measures building an engine (the simulator builds ~20 per run).
+func BenchmarkNew(b *testing.B) {
+	cfg := DefaultConfig()
+	cfg.Clock = NewManualClock(time.Unix(0, 0))
+	cfg.Seed = 1
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := New(cfg); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
