@@ -1,15 +1,77 @@
 package cli
 
 import (
-	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
 
+	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
+	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/scenarios"
+	"github.com/cortex-tui/cortex-tui/sim"
+	"github.com/cortex-tui/cortex-tui/strategy"
 )
 
-// runHeadless runs scn without the dashboard and prints the result in o.format.
-// TEMPORARY: replaced by the simulator work.
-func runHeadless(_ *cobra.Command, _ streams, _ scenarios.Scenario, _ runOptions) error {
-	return errors.New("headless runs are not built yet")
+// runHeadless runs scn to the end without the dashboard and prints the result in o.format:
+// json (the run document), csv (the timeline) or table (a readable summary). With no format
+// it prints a table on a terminal and JSON otherwise.
+func runHeadless(_ *cobra.Command, io streams, scn scenarios.Scenario, o runOptions) error {
+	format, err := pickFormat(o.format, io.out, []string{"table", "json", "csv"})
+	if err != nil {
+		return err
+	}
+	name, err := checkStrategy(o.strategy)
+	if err != nil {
+		return err
+	}
+	res, err := sim.Run(scn, name, o.seed)
+	if err != nil {
+		return err
+	}
+	switch format {
+	case "json":
+		return report.WriteJSON(io.out, res.Meta, res.Timeline, res.Summary)
+	case "csv":
+		return report.WriteCSV(io.out, res.Timeline)
+	default:
+		return report.WriteTable(io.out, res.Meta, res.Timeline, res.Summary)
+	}
+}
+
+// pickFormat validates format against valid (a usage error, exit 2, otherwise); "" means the
+// first valid format on a terminal and json elsewhere.
+func pickFormat(format string, out io.Writer, valid []string) (string, error) {
+	if format == "" {
+		if isTerminal(out) {
+			return valid[0], nil
+		}
+		return "json", nil
+	}
+	f := strings.ToLower(strings.TrimSpace(format))
+	if !slices.Contains(valid, f) {
+		return "", &exitError{code: 2, err: fmt.Errorf("invalid --format %q (valid: %s)", format, strings.Join(valid, ", "))}
+	}
+	return f, nil
+}
+
+// checkStrategy returns the catalog name of s, or a usage error listing the valid names.
+func checkStrategy(s string) (string, error) {
+	name := strings.ToLower(strings.TrimSpace(s))
+	if !slices.Contains(strategy.Names(), name) {
+		return "", &exitError{code: 2, err: fmt.Errorf("unknown strategy %q (valid: %s)", s, strings.Join(strategy.Names(), ", "))}
+	}
+	return name, nil
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	return isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())
 }

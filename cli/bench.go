@@ -1,0 +1,192 @@
+package cli
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cortex-tui/cortex-tui/report"
+	"github.com/cortex-tui/cortex-tui/scenarios"
+	"github.com/cortex-tui/cortex-tui/sim"
+	"github.com/cortex-tui/cortex-tui/strategy"
+)
+
+// benchOptions are the flags of `cortex-tui bench`.
+type benchOptions struct {
+	scenarios    []string
+	scenarioFile string
+	strategies   []string
+	seed         int64
+	seedSet      bool
+	format       string
+}
+
+func init() { subcommands = append(subcommands, newBenchCmd) }
+
+func newBenchCmd(io streams) *cobra.Command {
+	var o benchOptions
+	cmd := &cobra.Command{
+		Use:   "bench",
+		Short: "Run every scenario with every strategy headless and print the comparison",
+		Long: `bench runs each scenario (default: every built-in one) with each strategy (default: all)
+to the end, in parallel on every CPU, and prints one row per run in a stable order: success
+rate within the deadline, peak and overall amplification, retries, wasted retries, recovery
+time and crashes. Every number is measured by the simulator; the same seed gives the same table.`,
+		Example: `  cortex-tui bench
+  cortex-tui bench --scenario black-friday,dns-crash --strategy naive,cortex
+  cortex-tui bench --format markdown > table.md
+  cortex-tui bench --scenario-file my.toml --format json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.seedSet = cmd.Flags().Changed("seed")
+			return runBench(io, o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringSliceVar(&o.scenarios, "scenario", nil, "built-in scenarios, comma separated (default: all)")
+	f.StringVar(&o.scenarioFile, "scenario-file", "", "path of a scenario TOML file to bench (instead of, or with, --scenario)")
+	f.StringSliceVar(&o.strategies, "strategy", nil, "strategies, comma separated (default: all: "+strings.Join(strategy.Names(), ", ")+")")
+	f.Int64Var(&o.seed, "seed", 0, "random seed for every run (default: each scenario's own)")
+	f.StringVar(&o.format, "format", "", "output: table, markdown or json (default table on a terminal, json otherwise)")
+	return cmd
+}
+
+// benchJob is one scenario x strategy run.
+type benchJob struct {
+	scn      scenarios.Scenario
+	strategy string
+	seed     int64
+}
+
+// runBench resolves the lists, runs every job on GOMAXPROCS workers and prints the results
+// in job order (scenarios in the order given, strategies in the order given).
+func runBench(io streams, o benchOptions) error {
+	format, err := pickFormat(o.format, io.out, []string{"table", "markdown", "json"})
+	if err != nil {
+		return err
+	}
+	scns, err := benchScenarios(o)
+	if err != nil {
+		return err
+	}
+	names := strategy.Names()
+	if len(o.strategies) > 0 {
+		names = names[:0]
+		for _, s := range o.strategies {
+			n, err := checkStrategy(s)
+			if err != nil {
+				return err
+			}
+			names = append(names, n)
+		}
+	}
+	var jobs []benchJob
+	for _, scn := range scns {
+		seed := scn.Seed
+		if o.seedSet {
+			seed = o.seed
+		}
+		for _, n := range names {
+			jobs = append(jobs, benchJob{scn: scn, strategy: n, seed: seed})
+		}
+	}
+	runs, err := runJobs(jobs, progress(io))
+	if err != nil {
+		return err
+	}
+	switch format {
+	case "json":
+		return report.WriteBenchJSON(io.out, runs)
+	case "markdown":
+		return report.WriteBenchMarkdown(io.out, runs)
+	default:
+		return report.WriteBenchTable(io.out, runs)
+	}
+}
+
+// benchScenarios returns the scenarios to bench: the named built-ins, then the file's.
+func benchScenarios(o benchOptions) ([]scenarios.Scenario, error) {
+	var out []scenarios.Scenario
+	for _, name := range o.scenarios {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			continue
+		}
+		scn, err := scenarios.Lookup(name)
+		if err != nil {
+			return nil, &exitError{code: 2, err: err}
+		}
+		out = append(out, scn)
+	}
+	if o.scenarioFile != "" {
+		scn, err := scenarios.ParseFile(o.scenarioFile)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, scn)
+	}
+	if len(o.scenarios) == 0 && o.scenarioFile == "" {
+		out = scenarios.Catalog()
+		if len(out) == 0 {
+			return nil, fmt.Errorf("no built-in scenarios to bench")
+		}
+	}
+	return out, nil
+}
+
+// progress returns a function printing "bench: n/total runs" on stderr when stderr is a
+// terminal, and a no-op otherwise.
+func progress(io streams) func(done, total int) {
+	if !isTerminal(io.err) {
+		return func(int, int) {}
+	}
+	return func(done, total int) {
+		fmt.Fprintf(io.err, "\rbench: %d/%d runs", done, total)
+		if done == total {
+			fmt.Fprint(io.err, "\r\033[K")
+		}
+	}
+}
+
+// runJobs runs jobs on GOMAXPROCS goroutines and returns their summaries in job order. The
+// first failing run (in job order) is returned as the error.
+func runJobs(jobs []benchJob, onDone func(done, total int)) ([]report.Summary, error) {
+	out := make([]report.Summary, len(jobs))
+	errs := make([]error, len(jobs))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	done := 0
+	for range min(runtime.GOMAXPROCS(0), max(len(jobs), 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				j := jobs[i]
+				res, err := sim.Run(j.scn, j.strategy, j.seed)
+				if err != nil {
+					errs[i] = fmt.Errorf("%s with %s: %w", j.scn.Name, j.strategy, err)
+				}
+				out[i] = res.Summary
+				mu.Lock()
+				done++
+				onDone(done, len(jobs))
+				mu.Unlock()
+			}
+		}()
+	}
+	for i := range jobs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
