@@ -1,0 +1,379 @@
+package tui
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/cortex-tui/cortex-tui/engine"
+	"github.com/cortex-tui/cortex-tui/scenarios"
+	"github.com/cortex-tui/cortex-tui/strategy"
+)
+
+// This file holds what each dashboard key does. Every control goes to every run (both sides of
+// compare) and shows on the next frame; the source writes it to the event log.
+
+// togglePause pauses or resumes. Pausing retires the tick loop's tag; resuming starts a new one.
+func (m *Model) togglePause() tea.Cmd {
+	if m.done() {
+		return nil
+	}
+	m.fr.paused = !m.fr.paused
+	m.redrawHeader()
+	return m.kick()
+}
+
+// stepOnce advances one tick while paused.
+func (m *Model) stepOnce() tea.Cmd {
+	if !m.fr.paused || m.inFlight || m.done() || len(m.fr.runs) == 0 {
+		return nil
+	}
+	return m.advance(m.fr.runs[0].meta.Tick)
+}
+
+// faster and slower change the speed; the running loop picks it up at its next tick.
+func (m *Model) faster() tea.Cmd { return m.setSpeed(m.speedIdx + 1) }
+func (m *Model) slower() tea.Cmd { return m.setSpeed(m.speedIdx - 1) }
+
+func (m *Model) setSpeed(i int) tea.Cmd {
+	m.speedIdx = min(max(i, 0), len(speeds)-1)
+	m.fr.speed = speeds[m.speedIdx]
+	m.redrawHeader()
+	return nil
+}
+
+// restart runs the scenario again from t=0 with the same seed; controls reset.
+func (m *Model) restart() tea.Cmd {
+	if len(m.fr.runs) == 0 {
+		return nil
+	}
+	m.gen++
+	m.whenIdle(func() {
+		for _, r := range m.fr.runs {
+			r.src.Restart()
+			r.reset()
+		}
+		m.resetControls()
+		m.redraw()
+	})
+	m.screen = screenDashboard
+	m.redraw()
+	m.setStatus("restarted with the same seed", false)
+	return m.kick()
+}
+
+// openPicker shows the scenario picker; the run pauses behind it.
+func (m *Model) openPicker() tea.Cmd {
+	m.screen = screenPicker
+	m.picker.SetCancellable(len(m.fr.runs) > 0)
+	if len(m.fr.runs) > 0 {
+		m.picker.Select(m.fr.runs[0].meta.Scenario)
+	}
+	m.tag++ // retire the loop; kick starts a new one when the picker closes
+	return nil
+}
+
+// pickerMsg handles the picker's results and forwards other messages to it while it is shown.
+func (m *Model) pickerMsg(msg tea.Msg) (tea.Cmd, bool) {
+	switch msg := msg.(type) {
+	case pickedMsg:
+		strat := m.opts.Strategy
+		if len(m.fr.runs) > 0 {
+			strat = m.fr.runs[0].meta.Strategy
+		}
+		m.open(msg.scenario, strat, m.opts.Seed)
+		return m.kick(), true
+	case pickCancelledMsg:
+		if len(m.fr.runs) == 0 {
+			return nil, true
+		}
+		m.screen = screenDashboard
+		if m.done() {
+			m.screen = screenSummary
+		}
+		m.redraw()
+		return m.kick(), true
+	}
+	if m.screen != screenPicker {
+		return nil, false
+	}
+	var cmd tea.Cmd
+	m.picker, cmd = m.picker.Update(msg)
+	return cmd, true
+}
+
+// cycleStrategy switches the run (the right side in compare mode) to the next strategy.
+func (m *Model) cycleStrategy() tea.Cmd {
+	if len(m.fr.runs) == 0 {
+		return nil
+	}
+	r := m.fr.runs[len(m.fr.runs)-1]
+	names := strategy.Names()
+	i := slices.Index(names, r.meta.Strategy)
+	var errs []string
+	for step := 1; step < len(names); step++ { // skip strategies the source refuses
+		next := names[(i+step+len(names))%len(names)]
+		if err := r.src.SetStrategy(next); err != nil {
+			errs = append(errs, err.Error())
+			continue
+		}
+		r.meta = r.src.Meta()
+		m.setStatus(fmt.Sprintf("strategy %s from now on (%s)", next, strategy.Describe(next)), false)
+		m.redraw()
+		return nil
+	}
+	m.setStatus("no other strategy available: "+strings.Join(errs, "; "), true)
+	return nil
+}
+
+// toggleCompare enters compare mode (cortex against the current strategy, or naive) on fresh
+// runs of the same scenario and seed, or leaves it keeping the left run.
+func (m *Model) toggleCompare() tea.Cmd {
+	if len(m.fr.runs) == 0 || m.scn == nil {
+		return nil
+	}
+	if len(m.fr.runs) == 2 {
+		right := m.fr.runs[1]
+		m.whenIdle(func() { _ = right.src.Close() })
+		m.setRuns(m.fr.runs[0])
+		m.setStatus("compare off", false)
+		return m.kick()
+	}
+	seed := m.fr.runs[0].meta.Seed
+	left, right := "cortex", m.fr.runs[0].meta.Strategy
+	if right == left {
+		right = compareDefault
+	}
+	a, err := m.build(*m.scn, left, seed)
+	if err != nil {
+		m.setStatus(err.Error(), true)
+		return nil
+	}
+	b, err := m.build(*m.scn, right, seed)
+	if err != nil {
+		_ = a.Close()
+		m.setStatus(err.Error(), true)
+		return nil
+	}
+	m.closeRuns()
+	m.screen = screenDashboard
+	m.setRuns(newRun(a), newRun(b))
+	m.setStatus(fmt.Sprintf("comparing %s and %s on the same arrivals and seed %d (s changes the right side)", left, right, seed), false)
+	return m.kick()
+}
+
+// toggleFault injects a fault of kind with the dashboard's value, or clears it if active.
+func (m *Model) toggleFault(kind scenarios.FaultKind) func() tea.Cmd {
+	return func() tea.Cmd {
+		if len(m.fr.runs) == 0 {
+			return nil
+		}
+		if m.injected[kind] || m.faultActive(kind) {
+			for _, r := range m.fr.runs {
+				r.src.Clear(kind)
+			}
+			delete(m.injected, kind)
+			m.setStatus(fmt.Sprintf("%s cleared", kind), false)
+			return nil
+		}
+		f := scenarios.Fault{Kind: kind, Value: m.faultValue(kind)}
+		for _, r := range m.fr.runs {
+			r.src.Inject(f)
+		}
+		m.injected[kind] = true
+		m.setStatus(fmt.Sprintf("%s injected (%s); press again to clear", kind, describeFault(f)), false)
+		return nil
+	}
+}
+
+// faultActive reports whether the latest snapshot shows a fault of kind in effect.
+func (m *Model) faultActive(kind scenarios.FaultKind) bool {
+	for _, f := range m.fr.runs[0].hist.last.Faults {
+		if f.Kind == kind {
+			return true
+		}
+	}
+	return false
+}
+
+// faultValue is the value the keys inject for kind.
+func (m *Model) faultValue(kind scenarios.FaultKind) float64 {
+	switch kind {
+	case scenarios.FaultLatency:
+		return faultLatency
+	case scenarios.FaultErrors:
+		return faultErrors
+	case scenarios.FaultThrottle:
+		capacity := m.fr.runs[0].hist.last.Service.Capacity
+		if m.scn != nil {
+			capacity = m.scn.Service.Capacity()
+		}
+		return max(1, faultThrottle*capacity)
+	case scenarios.FaultCapacity:
+		return faultCapacity
+	}
+	return 0
+}
+
+// describeFault says what an injected fault does, for the status line.
+func describeFault(f scenarios.Fault) string {
+	switch f.Kind {
+	case scenarios.FaultOutage:
+		return "connection refused"
+	case scenarios.FaultBlackhole:
+		return "attempts hang until timeout"
+	case scenarios.FaultLatency:
+		return fmt.Sprintf("+%gs service time", f.Value)
+	case scenarios.FaultErrors:
+		return fmt.Sprintf("%.0f%% answered 5xx", 100*f.Value)
+	case scenarios.FaultThrottle:
+		return fmt.Sprintf("429 above %.0f req/s", f.Value)
+	case scenarios.FaultCapacity:
+		return fmt.Sprintf("capacity x%g", f.Value)
+	}
+	return fmt.Sprint(f.Value)
+}
+
+// clearFaults ends every active fault.
+func (m *Model) clearFaults() tea.Cmd {
+	for _, r := range m.fr.runs {
+		r.src.ClearAll()
+	}
+	clear(m.injected)
+	m.setStatus("every fault cleared", false)
+	return nil
+}
+
+// weightSel moves the weight selection by d (wrapping).
+func (m *Model) weightSel(d int) func() tea.Cmd {
+	return func() tea.Cmd {
+		m.fr.selWeight = (m.fr.selWeight + d + len(signalNames)) % len(signalNames)
+		m.redrawPanel(m.signals)
+		return nil
+	}
+}
+
+// weightBy changes the selected weight by delta, renormalises and applies the weights.
+func (m *Model) weightBy(delta float64) func() tea.Cmd {
+	return func() tea.Cmd {
+		w := m.fr.weights
+		w[m.fr.selWeight] = max(0, w[m.fr.selWeight]+delta)
+		sum := 0.0
+		for _, v := range w {
+			sum += v
+		}
+		if sum <= 0 {
+			m.setStatus("the weights cannot all be zero", true)
+			return nil
+		}
+		for i := range w {
+			w[i] /= sum
+		}
+		for _, r := range m.fr.runs {
+			if err := r.src.SetWeights(weightsOf(w)); err != nil {
+				m.setStatus("weights: "+err.Error(), true)
+				return nil
+			}
+		}
+		m.fr.weights = w
+		s := signalNames[m.fr.selWeight]
+		m.setStatus(fmt.Sprintf("weight of %s (%s) now %.2f, renormalised", s.key, s.name, w[m.fr.selWeight]), false)
+		m.redrawPanel(m.signals)
+		return nil
+	}
+}
+
+// toggleAdaptive turns adaptive weights on or off.
+func (m *Model) toggleAdaptive() tea.Cmd {
+	m.fr.adaptive = !m.fr.adaptive
+	for _, r := range m.fr.runs {
+		r.src.SetAdaptive(m.fr.adaptive)
+	}
+	m.setStatus(fmt.Sprintf("adaptive weights %s", onOff(m.fr.adaptive)), false)
+	m.redrawPanel(m.signals)
+	return nil
+}
+
+// classSel moves the class selection by d (clamped).
+func (m *Model) classSel(d int) func() tea.Cmd {
+	return func() tea.Cmd {
+		if len(m.fr.classes) == 0 {
+			return nil
+		}
+		m.fr.selClass = min(max(m.fr.selClass+d, 0), len(m.fr.classes)-1)
+		m.redrawPanel(m.shedding)
+		return nil
+	}
+}
+
+// shareBy changes the selected class's share of traffic by d.
+func (m *Model) shareBy(d float64) func() tea.Cmd {
+	return func() tea.Cmd {
+		return m.setClass(func(share float64, prio int) (float64, int) {
+			return min(max(share+d, 0), maxShare), prio
+		})
+	}
+}
+
+// priorityBy changes the selected class's priority by d.
+func (m *Model) priorityBy(d int) func() tea.Cmd {
+	return func() tea.Cmd {
+		return m.setClass(func(share float64, prio int) (float64, int) {
+			return share, min(max(prio+d, 0), maxPriority)
+		})
+	}
+}
+
+// setClass applies change to the selected class on every run.
+func (m *Model) setClass(change func(float64, int) (float64, int)) tea.Cmd {
+	if m.fr.selClass >= len(m.fr.classes) {
+		return nil
+	}
+	c := &m.fr.classes[m.fr.selClass]
+	share, prio := change(c.Share, c.Priority)
+	for _, r := range m.fr.runs {
+		if err := r.src.SetClass(m.fr.selClass, share, prio); err != nil {
+			m.setStatus(fmt.Sprintf("class %s: %v", c.Name, err), true)
+			return nil
+		}
+	}
+	c.Share, c.Priority = share, prio
+	m.setStatus(fmt.Sprintf("class %s: share x%.2f, priority %d", c.Name, share, prio), false)
+	m.redrawPanel(m.shedding)
+	return nil
+}
+
+// export writes every run's timeline as CSV and JSON.
+func (m *Model) export() tea.Cmd {
+	if len(m.fr.runs) == 0 {
+		return nil
+	}
+	jobs := make([]exportJob, len(m.fr.runs))
+	for i, r := range m.fr.runs {
+		jobs[i] = exportJob{meta: r.meta, rows: r.rec.Rows(), sum: r.rec.Summary()}
+	}
+	m.setStatus("exporting…", false)
+	return export(jobs, m.opts.ExportDir)
+}
+
+// onExported says where the export went.
+func (m *Model) onExported(msg exportedMsg) {
+	if msg.err != nil {
+		m.setStatus(msg.err.Error(), true)
+		return
+	}
+	m.setStatus("exported "+strings.Join(msg.paths, ", "), false)
+}
+
+// onOff spells a boolean for the status line.
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+// engineDefaultWeights are the weights shown before the first snapshot.
+func engineDefaultWeights() engine.Weights { return engine.DefaultWeights() }

@@ -1,0 +1,32 @@
+package tui
+
+import (
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// captionPanel shows the scenario's current note, so the screen explains itself.
+type captionPanel struct{ base }
+
+// newCaption returns an empty caption.
+func newCaption(st Styles) *captionPanel { return &captionPanel{base{st: st}} }
+
+// Update redraws the caption on a frameMsg.
+func (p *captionPanel) Update(msg tea.Msg) (*captionPanel, tea.Cmd) {
+	if f, ok := msg.(frameMsg); ok {
+		note := ""
+		if len(f.f.runs) > 0 {
+			r := f.f.runs[0]
+			note = r.hist.last.Note
+			if note == "" && !r.hist.seen {
+				note = r.meta.Summary
+			}
+		}
+		text := ""
+		if note != "" {
+			text = p.st.Caption.Render(ansi.Wordwrap("» "+note, max(p.w-1, 1), " "))
+		}
+		p.view = fit(text, p.w, p.h)
+	}
+	return p, nil
+}

@@ -1,0 +1,82 @@
+package tui
+
+import (
+	"fmt"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+)
+
+// comparePanel shows two runs side by side (same scenario, arrivals, faults and seed; two
+// strategies): for each, its key numbers, its CPS chart and its traffic chart.
+type comparePanel struct {
+	base
+	cps     [2]*cpsPanel
+	traffic [2]*trafficPanel
+	stats   [2]string
+	statsH  int
+}
+
+// newCompare returns an empty compare view.
+func newCompare(st Styles) *comparePanel {
+	return &comparePanel{
+		base:    base{st: st},
+		cps:     [2]*cpsPanel{newCPS(st, 0), newCPS(st, 1)},
+		traffic: [2]*trafficPanel{newTraffic(st, 0), newTraffic(st, 1)},
+	}
+}
+
+// SetSize splits the area in two columns: numbers, CPS chart and traffic chart in each.
+func (p *comparePanel) SetSize(w, h int) {
+	p.base.SetSize(w, h)
+	p.statsH = 5
+	left := w / 2
+	rest := max(h-p.statsH, 0)
+	cpsH := rest * 2 / 5
+	for i, cw := range []int{left, w - left} {
+		p.cps[i].SetSize(cw, cpsH)
+		p.traffic[i].SetSize(cw, rest-cpsH)
+	}
+}
+
+// Update redraws both columns on a frameMsg.
+func (p *comparePanel) Update(msg tea.Msg) (*comparePanel, tea.Cmd) {
+	f, ok := msg.(frameMsg)
+	if !ok {
+		return p, nil
+	}
+	cols := make([]string, 2)
+	for i := range 2 {
+		p.cps[i], _ = p.cps[i].Update(f)
+		p.traffic[i], _ = p.traffic[i].Update(f)
+		w := p.w / 2
+		if i == 1 {
+			w = p.w - p.w/2
+		}
+		p.stats[i] = box(p.st, "", p.numbers(f.f, i), w, p.statsH)
+		cols[i] = lipgloss.JoinVertical(lipgloss.Left, p.stats[i], p.cps[i].View(), p.traffic[i].View())
+	}
+	p.view = fit(side(cols...), p.w, p.h)
+	return p, nil
+}
+
+// numbers is the key figures of run i: success, amplification, service state, crashes.
+func (p *comparePanel) numbers(f *frame, i int) string {
+	st := p.st
+	if i >= len(f.runs) {
+		return ""
+	}
+	r := f.runs[i]
+	t := r.hist.totals
+	badge := ""
+	if cv := r.hist.last.Cortex; cv != nil {
+		badge = "  " + st.badge(cv.State)
+	}
+	return fmt.Sprintf("%s%s\n%s %s   %s x%.2f %s\n%s %s   %s %d   %s %d %s",
+		st.Title.Render(r.meta.Strategy), badge,
+		st.Muted.Render("success"), st.Bold.Render(fmt.Sprintf("%5.1f%%", 100*t.successRate())),
+		st.Muted.Render("amplification"), t.amplification(), st.Muted.Render(fmt.Sprintf("(peak x%.1f)", t.PeakAmplification)),
+		st.Muted.Render("service"), st.service(r.hist.last.Service.State),
+		st.Muted.Render("crashes"), t.Crashes,
+		st.Muted.Render("retries"), t.Retries, st.Muted.Render(fmt.Sprintf("(%d wasted)", t.RetryFailures)))
+}

@@ -1,0 +1,71 @@
+package tui
+
+import (
+	"fmt"
+
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// cpsPanel charts the CPS of one run over time (one point per simulated second) with the band
+// thresholds 0.25, 0.50 and 0.75 drawn as dotted lines in their band colours.
+type cpsPanel struct {
+	base
+	run   int // which run of the frame (0, or 1 for the right side of compare)
+	chart chart
+	buf   []float64
+}
+
+// newCPS returns an empty CPS panel for run index run.
+func newCPS(st Styles, run int) *cpsPanel {
+	return &cpsPanel{base: base{st: st}, run: run, chart: newBrailleChart(0, 0)}
+}
+
+// SetSize sets the outer size and resizes the chart to the space under the title.
+func (p *cpsPanel) SetSize(w, h int) {
+	p.base.SetSize(w, h)
+	iw, ih := inner(w, h)
+	p.chart.Resize(iw, ih-1)
+}
+
+// Update redraws the panel on a frameMsg.
+func (p *cpsPanel) Update(msg tea.Msg) (*cpsPanel, tea.Cmd) {
+	if f, ok := msg.(frameMsg); ok {
+		title, body := p.render(f.f)
+		p.view = box(p.st, title, body, p.w, p.h)
+	}
+	return p, nil
+}
+
+func (p *cpsPanel) render(f *frame) (string, string) {
+	st := p.st
+	if p.run >= len(f.runs) {
+		return "CPS", ""
+	}
+	r := f.runs[p.run]
+	cv := r.hist.last.Cortex
+	if cv == nil {
+		if r.hist.seen {
+			return "CPS", st.Muted.Render(fmt.Sprintf("strategy %s has no CPS: only cortex computes the\nComposite Pressure Score. Watch the traffic instead.", r.meta.Strategy))
+		}
+		return "CPS", ""
+	}
+	title := fmt.Sprintf("CPS %s  %s  floor %d  circuit %s",
+		st.band(cv.State).Render(fmt.Sprintf("%.2f", cv.CPS)),
+		st.Muted.Render(fmt.Sprintf("(clients %.2f..%.2f)", cv.CPSMin, cv.CPSMax)),
+		cv.Floor, cv.Circuit)
+	if cv.Open > 0 {
+		title += st.Muted.Render(fmt.Sprintf(" (%d open)", cv.Open))
+	}
+	p.buf = r.hist.cps.tail(p.buf[:0], historyPoints)
+	body := p.chart.Draw(chartSpec{
+		Lines: []series{{Values: p.buf, Style: st.CPSLine}},
+		Marks: []mark{
+			{Y: 0.25, Style: st.Band[1]}, {Y: 0.50, Style: st.Band[2]}, {Y: 0.75, Style: st.Band[3]},
+		},
+		YMax:   1,
+		Labels: true,
+		Format: func(v float64) string { return fmt.Sprintf("%.2f", v) },
+		Muted:  st.Muted,
+	})
+	return title, body
+}

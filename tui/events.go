@@ -1,0 +1,56 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/cortex-tui/cortex-tui/source"
+)
+
+// eventKinds names each source.EventKind in the log.
+var eventKinds = [...]string{"note", "fault", "service", "circuit", "control"}
+
+// eventsPanel is the scrolling event log: circuit transitions, crashes and restarts, faults,
+// notes and user controls, newest at the bottom.
+type eventsPanel struct{ base }
+
+// newEvents returns an empty event log.
+func newEvents(st Styles) *eventsPanel { return &eventsPanel{base{st: st}} }
+
+// Update redraws the log on a frameMsg.
+func (p *eventsPanel) Update(msg tea.Msg) (*eventsPanel, tea.Cmd) {
+	if f, ok := msg.(frameMsg); ok {
+		p.view = box(p.st, "Events", p.body(f.f), p.w, p.h)
+	}
+	return p, nil
+}
+
+func (p *eventsPanel) body(f *frame) string {
+	if len(f.runs) == 0 {
+		return ""
+	}
+	_, ih := inner(p.w, p.h)
+	evs := f.runs[0].hist.events
+	n := max(ih-1, 0) // one line is the title
+	if len(evs) > n {
+		evs = evs[len(evs)-n:]
+	}
+	if len(evs) == 0 {
+		return p.st.Muted.Render("nothing yet: faults, crashes, circuit changes and your controls appear here")
+	}
+	lines := make([]string, len(evs))
+	for i, e := range evs {
+		lines[i] = p.line(e)
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (p *eventsPanel) line(e source.Event) string {
+	kind, style := "event", p.st.Text
+	if int(e.Kind) >= 0 && int(e.Kind) < len(eventKinds) {
+		kind, style = eventKinds[e.Kind], p.st.Events[e.Kind]
+	}
+	return p.st.Muted.Render(fmt.Sprintf("%7s ", fmtDur(e.T))) + style.Render(fmt.Sprintf("%-7s %s", kind, e.Text))
+}

@@ -1,0 +1,229 @@
+package tui
+
+import (
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/cortex-tui/cortex-tui/engine"
+	"github.com/cortex-tui/cortex-tui/scenarios"
+	"github.com/cortex-tui/cortex-tui/source"
+)
+
+// fakeSource is a scripted, deterministic source.Source for the dashboard's tests (like ctop's
+// mock collector): tick n's snapshot is a pure function of n, the strategy and the controls,
+// and every control call is recorded for assertions. Safe for concurrent use.
+type fakeSource struct {
+	mu       sync.Mutex
+	meta     source.Meta
+	n        int           // ticks produced
+	carry    time.Duration // fraction of a tick carried over
+	weights  engine.Weights
+	adaptive bool
+	faults   map[scenarios.FaultKind]scenarios.Fault
+	pending  []source.Event
+	closed   bool
+
+	advances  int // Advance calls
+	restarts  int
+	injected  []scenarios.Fault
+	cleared   []scenarios.FaultKind
+	clearAlls int
+	weightSet []engine.Weights
+}
+
+// fakeScenario is the scenario the fake sources pretend to run.
+func fakeScenario() scenarios.Scenario {
+	return scenarios.Scenario{
+		Name: "fake-storm", Summary: "a scripted storm for tests", Story: "CPS rises, then falls.",
+		Duration: 50 * time.Second, Drain: 10 * time.Second, Tick: 100 * time.Millisecond, Seed: 7,
+		Clients: 4,
+		Classes: []scenarios.Class{{Name: "payment", Priority: 9, Rate: 50}, {Name: "search", Priority: 5, Rate: 100}, {Name: "analytics", Priority: 1, Rate: 80}},
+		Service: scenarios.Service{Workers: 20, ServiceTime: 100 * time.Millisecond, QueueLimit: 100},
+	}
+}
+
+// newFake returns a fake source for scn with strategy strat and seed.
+func newFake(scn scenarios.Scenario, strat string, seed int64) *fakeSource {
+	classes := make([]source.ClassMeta, len(scn.Classes))
+	for i, c := range scn.Classes {
+		classes[i] = source.ClassMeta{Name: c.Name, Priority: c.Priority, Share: 1, Rate: c.Rate}
+	}
+	return &fakeSource{
+		meta: source.Meta{Scenario: scn.Name, Summary: scn.Summary, Story: scn.Story, Strategy: strat, Seed: seed,
+			Tick: scn.Tick, Total: scn.Duration + scn.Drain, Classes: classes},
+		weights: engine.DefaultWeights(),
+		faults:  map[scenarios.FaultKind]scenarios.Fault{},
+	}
+}
+
+// fakeFactory is a SourceFactory of fake sources; made collects every source it built.
+type fakeFactory struct {
+	mu   sync.Mutex
+	made []*fakeSource
+	err  error
+}
+
+func (f *fakeFactory) build(scn scenarios.Scenario, strat string, seed int64) (source.Source, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.err != nil {
+		return nil, f.err
+	}
+	s := newFake(scn, strat, seed)
+	f.made = append(f.made, s)
+	return s, nil
+}
+
+func (f *fakeFactory) last() *fakeSource {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.made[len(f.made)-1]
+}
+
+func (s *fakeSource) Meta() source.Meta {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m := s.meta
+	m.Classes = append([]source.ClassMeta(nil), m.Classes...)
+	return m
+}
+
+func (s *fakeSource) Advance(d time.Duration) []source.Snapshot {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.advances++
+	total := int(s.meta.Total / s.meta.Tick)
+	if s.n >= total || s.closed {
+		return nil
+	}
+	s.carry += d
+	var out []source.Snapshot
+	for s.carry >= s.meta.Tick && s.n < total {
+		s.carry -= s.meta.Tick
+		s.n++
+		out = append(out, s.snapshot(s.n, s.n == total))
+	}
+	return out
+}
+
+// snapshot is tick n: the CPS follows a hump peaking in the middle of the run.
+func (s *fakeSource) snapshot(n int, done bool) source.Snapshot {
+	t := time.Duration(n) * s.meta.Tick
+	x := float64(n) / (s.meta.Total.Seconds() * 10)
+	cps := 0.9 * math.Sin(math.Pi*x)
+	if _, ok := s.faults[scenarios.FaultOutage]; ok {
+		cps = 0.95
+	}
+	orig := 20 + n%5
+	retries := int(cps * 40)
+	state := "UP"
+	if cps > 0.8 {
+		state = "CRASHED"
+	}
+	snap := source.Snapshot{
+		T: t, Dt: s.meta.Tick, Done: done,
+		Counts: source.Counts{Originals: orig, Attempts: orig + retries, Retries: retries,
+			Successes: orig - retries/4, Failures: retries / 4, Completed: orig - retries/4,
+			Decisions: [5]int{retries, retries / 3, n % 3, 0, n % 2}, Shed: retries / 3, RetryFailures: retries / 5},
+		Service: source.Service{State: state, Capacity: 200, Queue: int(cps * 100), QueueLimit: 100, Utilisation: cps},
+		Note:    fmt.Sprintf("note at %ds", int(t.Seconds())/10*10),
+		Events:  s.pending,
+	}
+	s.pending = nil
+	for i, c := range s.meta.Classes {
+		snap.Classes = append(snap.Classes, source.ClassTick{Priority: c.Priority, Arrived: orig / 3, Succeeded: orig / 4,
+			Admitted: retries / (i + 1), Shed: i * retries / 6, BudgetRejected: i})
+	}
+	for _, f := range s.faults {
+		snap.Faults = append(snap.Faults, source.ActiveFault{Kind: f.Kind, Value: f.Value, Injected: true})
+	}
+	if s.meta.Strategy == "cortex" {
+		sig := engine.Signals{F: cps, L: cps * 0.8, Q: cps * 0.5, B: cps * 0.3, C: math.Floor(cps + 0.2)}
+		snap.Cortex = &source.CortexView{Signals: sig, SigMin: sig, SigMax: sig, Weights: s.weights, Adaptive: s.adaptive,
+			CPS: cps, CPSMin: cps * 0.9, CPSMax: math.Min(1, cps*1.1), State: stateOf(cps), Floor: int(cps * 10)}
+	}
+	return snap
+}
+
+func (s *fakeSource) control(text string) {
+	s.pending = append(s.pending, source.Event{T: time.Duration(s.n) * s.meta.Tick, Kind: source.EventControl, Text: text})
+}
+
+func (s *fakeSource) Inject(f scenarios.Fault) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults[f.Kind] = f
+	s.injected = append(s.injected, f)
+	s.control(fmt.Sprintf("%s injected", f.Kind))
+}
+
+func (s *fakeSource) Clear(kind scenarios.FaultKind) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.faults, kind)
+	s.cleared = append(s.cleared, kind)
+}
+
+func (s *fakeSource) ClearAll() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	clear(s.faults)
+	s.clearAlls++
+}
+
+func (s *fakeSource) SetWeights(w engine.Weights) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.weights = w
+	s.weightSet = append(s.weightSet, w)
+	return nil
+}
+
+func (s *fakeSource) SetAdaptive(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.adaptive = on
+}
+
+func (s *fakeSource) SetClass(i int, share float64, priority int) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if i < 0 || i >= len(s.meta.Classes) {
+		return fmt.Errorf("class %d out of range", i)
+	}
+	s.meta.Classes[i].Share, s.meta.Classes[i].Priority = share, priority
+	return nil
+}
+
+func (s *fakeSource) SetStrategy(name string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if name == "grpc" {
+		return fmt.Errorf("strategy %q is not available in the fake", name)
+	}
+	s.meta.Strategy = name
+	return nil
+}
+
+func (s *fakeSource) Restart() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.n, s.carry, s.restarts = 0, 0, s.restarts+1
+	clear(s.faults)
+}
+
+func (s *fakeSource) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	return nil
+}
+
+// snapshotOf returns a copy of the recorded calls, under the lock.
+func (s *fakeSource) calls() (advances, restarts int, injected []scenarios.Fault, cleared []scenarios.FaultKind) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.advances, s.restarts, append([]scenarios.Fault(nil), s.injected...), append([]scenarios.FaultKind(nil), s.cleared...)
+}

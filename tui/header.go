@@ -1,0 +1,79 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// header is the top line: scenario, virtual time and total, speed, strategy, paused or running,
+// and the state badge on the right.
+type header struct{ base }
+
+// newHeader returns an empty header.
+func newHeader(st Styles) *header { return &header{base{st: st}} }
+
+// Update redraws the header on a frameMsg.
+func (p *header) Update(msg tea.Msg) (*header, tea.Cmd) {
+	if f, ok := msg.(frameMsg); ok {
+		p.view = p.render(f.f)
+	}
+	return p, nil
+}
+
+func (p *header) render(f *frame) string {
+	st := p.st
+	if len(f.runs) == 0 {
+		return fit(st.Bold.Render(" cortex-tui"), p.w, p.h)
+	}
+	r := f.runs[0]
+	sep := st.Muted.Render(" │ ")
+	state := st.Accent.Render("▶ running")
+	switch {
+	case r.hist.last.Done:
+		state = st.Muted.Render("■ finished")
+	case f.paused:
+		state = st.Warn.Render("❚❚ paused")
+	}
+	strat := st.Bold.Render(r.meta.Strategy)
+	if len(f.runs) > 1 {
+		strat = st.Bold.Render(r.meta.Strategy) + st.Muted.Render(" vs ") + st.Bold.Render(f.runs[1].meta.Strategy)
+	}
+	parts := []string{
+		st.Bold.Render(" " + r.meta.Scenario),
+		fmt.Sprintf("t %s / %s", fmtDur(r.hist.last.T), fmtDur(r.meta.Total)),
+		"x" + fmtSpeed(f.speed),
+		strat,
+		state,
+	}
+	left := strings.Join(parts, sep)
+	right := ""
+	if cv := r.hist.last.Cortex; cv != nil {
+		right = st.badge(cv.State)
+	}
+	gap := p.w - ansi.StringWidth(left) - ansi.StringWidth(right)
+	if gap < 1 {
+		if p.w-ansi.StringWidth(right)-1 > 10 {
+			left = ansi.Truncate(left, p.w-ansi.StringWidth(right)-1, "…")
+			gap = 1
+		} else {
+			return fit(right+" "+left, p.w, 1)
+		}
+	}
+	return fit(left+strings.Repeat(" ", gap)+right, p.w, 1)
+}
+
+// fmtDur formats a virtual time: 42.3s, or 2m05s from 100 s on.
+func fmtDur(d time.Duration) string {
+	if d < 100*time.Second {
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	}
+	s := int(d.Round(time.Second).Seconds())
+	return fmt.Sprintf("%dm%02ds", s/60, s%60)
+}
+
+// fmtSpeed formats a speed factor: 0.25, 0.5, 1, 2 ... 64.
+func fmtSpeed(s float64) string { return strings.TrimSuffix(fmt.Sprintf("%g", s), ".0") }

@@ -1,0 +1,93 @@
+package tui
+
+import (
+	"os"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
+
+	"github.com/cortex-tui/cortex-tui/keymap"
+)
+
+func TestMain(m *testing.M) {
+	lipgloss.SetColorProfile(termenv.Ascii)
+	os.Exit(m.Run())
+}
+
+// newTestModel returns a dashboard on the fake scenario at w x h, with its factory.
+func newTestModel(w, h int, strat string) (*Model, *fakeFactory) {
+	ff := &fakeFactory{}
+	scn := fakeScenario()
+	m := New(Options{Keys: keymap.Default(), Factory: ff.build, Scenario: &scn, Strategy: strat})
+	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	return m, ff
+}
+
+// drain runs cmd and every command it leads to, synchronously, feeding the messages back into
+// the model, up to limit messages. Ticks are delivered at once (no waiting): the loop is driven
+// by messages, not by the clock.
+func drain(m *Model, cmd tea.Cmd, limit int) int {
+	queue := []tea.Cmd{cmd}
+	n := 0
+	for len(queue) > 0 && n < limit {
+		c := queue[0]
+		queue = queue[1:]
+		if c == nil {
+			continue
+		}
+		msg := c()
+		switch msg := msg.(type) {
+		case nil:
+			continue
+		case tea.BatchMsg:
+			queue = append(queue, msg...)
+			continue
+		case tea.QuitMsg:
+			return n
+		}
+		n++
+		_, next := m.Update(msg)
+		queue = append(queue, next)
+	}
+	return n
+}
+
+// advanceFrames runs n tick frames directly (tick -> advance -> advanced), bypassing timers.
+func advanceFrames(m *Model, n int) {
+	for range n {
+		cmd := m.onTick(tickMsg{tag: m.tag})
+		if cmd == nil {
+			return
+		}
+		m.Update(cmd())
+	}
+}
+
+// keyMsg builds a key message as Bubble Tea would deliver it for s.
+func keyMsg(s string) tea.KeyMsg {
+	switch s {
+	case "space":
+		return tea.KeyMsg{Type: tea.KeySpace, Runes: []rune{' '}}
+	case "tab":
+		return tea.KeyMsg{Type: tea.KeyTab}
+	case "shift+tab":
+		return tea.KeyMsg{Type: tea.KeyShiftTab}
+	case "left":
+		return tea.KeyMsg{Type: tea.KeyLeft}
+	case "right":
+		return tea.KeyMsg{Type: tea.KeyRight}
+	case "up":
+		return tea.KeyMsg{Type: tea.KeyUp}
+	case "down":
+		return tea.KeyMsg{Type: tea.KeyDown}
+	case "enter":
+		return tea.KeyMsg{Type: tea.KeyEnter}
+	case "esc":
+		return tea.KeyMsg{Type: tea.KeyEsc}
+	case "ctrl+c":
+		return tea.KeyMsg{Type: tea.KeyCtrlC}
+	}
+	return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(s)}
+}

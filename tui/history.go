@@ -1,0 +1,179 @@
+package tui
+
+import (
+	"time"
+
+	"github.com/cortex-tui/cortex-tui/engine"
+	"github.com/cortex-tui/cortex-tui/source"
+)
+
+// historyPoints is how many per-second points a history keeps: more than the widest chart
+// (two points per cell at 250 columns), so memory stays flat however long the run.
+const historyPoints = 600
+
+// maxEvents is how many event-log lines a history keeps.
+const maxEvents = 200
+
+// history is what the dashboard remembers of one run: bounded per-second series for the charts,
+// running totals, the latest snapshot and the newest events. Snapshots go in with add; it is
+// owned by the Update loop and not safe for concurrent use.
+type history struct {
+	last   source.Snapshot
+	seen   bool // at least one snapshot arrived
+	cortex bool // the latest snapshot had a CortexView
+
+	// Per-second series (one point per simulated second: counts summed, gauges averaged).
+	cps                                  *ring
+	sig                                  [5]*ring // F L Q B C
+	originals, retries, successes, capac *ring
+
+	acc    secondAcc
+	totals totals
+	events []source.Event
+}
+
+// secondAcc accumulates the snapshots of the current simulated second.
+type secondAcc struct {
+	second                               int64 // index of the second being accumulated
+	n                                    int   // snapshots in it
+	dt                                   time.Duration
+	cps                                  float64
+	sig                                  [5]float64
+	originals, retries, successes, capac float64
+}
+
+// totals are counters summed over the whole run.
+type totals struct {
+	Originals, Attempts, Retries, Successes, Failures int
+	Completed, Abandoned, Shed, BudgetRejected        int
+	RetryFailures, Crashes                            int
+	PeakAmplification                                 float64 // largest attempts/originals over a second
+	Decisions                                         [5]int
+	ClassArrived, ClassSucceeded                      []int
+}
+
+// newHistory returns an empty history.
+func newHistory() *history {
+	h := &history{
+		cps: newRing(historyPoints), originals: newRing(historyPoints), retries: newRing(historyPoints),
+		successes: newRing(historyPoints), capac: newRing(historyPoints),
+	}
+	for i := range h.sig {
+		h.sig[i] = newRing(historyPoints)
+	}
+	h.acc.second = -1
+	return h
+}
+
+// add takes one snapshot into the history.
+func (h *history) add(s source.Snapshot) {
+	sec := int64(0)
+	if s.T > 0 {
+		sec = int64((s.T - 1) / time.Second)
+	}
+	if h.acc.second >= 0 && sec != h.acc.second {
+		h.flush()
+	}
+	h.acc.second = sec
+	h.acc.n++
+	h.acc.dt += s.Dt
+	h.acc.originals += float64(s.Counts.Originals)
+	h.acc.retries += float64(s.Counts.Retries)
+	h.acc.successes += float64(s.Counts.Successes)
+	h.acc.capac += s.Service.Capacity
+	if cv := s.Cortex; cv != nil {
+		h.acc.cps += cv.CPS
+		for i, v := range signalArray(cv.Signals) {
+			h.acc.sig[i] += v
+		}
+	}
+	h.cortex = s.Cortex != nil
+	h.last, h.seen = s, true
+	h.count(s)
+	h.events = append(h.events, s.Events...)
+	if over := len(h.events) - maxEvents; over > 0 {
+		h.events = append(h.events[:0], h.events[over:]...)
+	}
+	if s.Done {
+		h.flush()
+	}
+}
+
+// count adds a snapshot's counters to the totals.
+func (h *history) count(s source.Snapshot) {
+	t, c := &h.totals, s.Counts
+	t.Originals += c.Originals
+	t.Attempts += c.Attempts
+	t.Retries += c.Retries
+	t.Successes += c.Successes
+	t.Failures += c.Failures
+	t.Completed += c.Completed
+	t.Abandoned += c.Abandoned
+	t.Shed += c.Shed
+	t.BudgetRejected += c.BudgetRejected
+	t.RetryFailures += c.RetryFailures
+	t.Crashes += c.Crashes
+	for i, d := range c.Decisions {
+		t.Decisions[i] += d
+	}
+	for len(t.ClassArrived) < len(s.Classes) {
+		t.ClassArrived = append(t.ClassArrived, 0)
+		t.ClassSucceeded = append(t.ClassSucceeded, 0)
+	}
+	for i, ct := range s.Classes {
+		t.ClassArrived[i] += ct.Arrived
+		t.ClassSucceeded[i] += ct.Succeeded
+	}
+}
+
+// flush closes the current second and pushes its point to every series.
+func (h *history) flush() {
+	a := h.acc
+	if a.n == 0 {
+		return
+	}
+	n := float64(a.n)
+	perSecond := 1.0
+	if a.dt > 0 && a.dt < time.Second {
+		perSecond = float64(time.Second) / float64(a.dt) // a partial last second, as a rate
+	}
+	h.cps.push(a.cps / n)
+	for i := range h.sig {
+		h.sig[i].push(a.sig[i] / n)
+	}
+	h.originals.push(a.originals * perSecond)
+	h.retries.push(a.retries * perSecond)
+	h.successes.push(a.successes * perSecond)
+	h.capac.push(a.capac / n)
+	if a.originals > 0 {
+		h.totals.PeakAmplification = max(h.totals.PeakAmplification, (a.originals+a.retries)/a.originals)
+	}
+	h.acc = secondAcc{second: -1}
+}
+
+// successRate is completed originals over arrived originals so far (0 before any arrival).
+func (t totals) successRate() float64 {
+	if t.Originals == 0 {
+		return 0
+	}
+	return float64(t.Completed) / float64(t.Originals)
+}
+
+// amplification is attempts over originals so far (0 before any arrival).
+func (t totals) amplification() float64 {
+	if t.Originals == 0 {
+		return 0
+	}
+	return float64(t.Attempts) / float64(t.Originals)
+}
+
+// signalArray returns the signals F, L, Q, B, C in that order.
+func signalArray(s engine.Signals) [5]float64 { return [5]float64{s.F, s.L, s.Q, s.B, s.C} }
+
+// weightArray returns the weights of F, L, Q, B, C in that order.
+func weightArray(w engine.Weights) [5]float64 { return [5]float64{w.F, w.L, w.Q, w.B, w.C} }
+
+// weightsOf is the inverse of weightArray.
+func weightsOf(a [5]float64) engine.Weights {
+	return engine.Weights{F: a[0], L: a[1], Q: a[2], B: a[3], C: a[4]}
+}

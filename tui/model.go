@@ -1,0 +1,436 @@
+// Package tui is the cortex-tui dashboard: a Bubble Tea program that watches one run of a
+// source.Source (or two side by side) and sends the user's controls back to it. The root model
+// routes messages; each panel (header, signals, CPS, traffic, shedding, decisions, events,
+// caption, footer and help, picker, compare, summary) is a small type in its own file that draws
+// itself once per data frame and caches the string, so View only joins cached strings.
+//
+// The simulation advances in a tea.Cmd, never in Update or View; ticks carry a tag so pausing,
+// resuming or changing speed never starts a second tick loop, and a paused dashboard schedules
+// no tick at all. Histories are bounded, so memory stays flat over long runs. The package
+// depends on source, engine, scenarios, strategy, report and keymap only; it builds new sources
+// through the SourceFactory it is given.
+package tui
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/cortex-tui/cortex-tui/keymap"
+	"github.com/cortex-tui/cortex-tui/report"
+	"github.com/cortex-tui/cortex-tui/scenarios"
+	"github.com/cortex-tui/cortex-tui/source"
+)
+
+// SourceFactory builds a source for a scenario, a strategy name and a seed. The dashboard uses it
+// for the picker, the strategy switch and compare mode, so it never imports the simulator.
+type SourceFactory func(scn scenarios.Scenario, strategy string, seed int64) (source.Source, error)
+
+// Options configure the dashboard. The zero value is not usable: Factory is required.
+type Options struct {
+	Keys      keymap.KeyMap       // key bindings (keymap.Default() or loaded from the key file)
+	Factory   SourceFactory       // builds sources; required
+	Scenario  *scenarios.Scenario // nil: open on the scenario picker
+	Strategy  string              // "" = cortex
+	Seed      int64               // 0 = the scenario's own
+	ExportDir string              // where `e` writes ("" = current directory)
+}
+
+// speeds are the selectable speed factors (virtual seconds per wall second).
+var speeds = []float64{0.25, 0.5, 1, 2, 4, 8, 16, 32, 64}
+
+// defaultSpeed is the index of x1 in speeds.
+const defaultSpeed = 2
+
+// Values of the faults the keys 1..6 inject, and the steps of the tuning keys.
+const (
+	faultLatency   = 1.0  // seconds added to the service time
+	faultErrors    = 0.5  // fraction of attempts answered 5xx
+	faultThrottle  = 0.5  // throttle at this fraction of the current capacity
+	faultCapacity  = 0.3  // workers scaled by this factor
+	weightStep     = 0.05 // raw weight change per key press, before renormalising
+	shareStep      = 0.25 // class share change per key press
+	maxShare       = 5.0  // largest class share
+	maxPriority    = 10
+	compareDefault = "naive" // the strategy compared with cortex by default
+)
+
+// screen is what fills the window.
+type screen int
+
+const (
+	screenPicker screen = iota
+	screenDashboard
+	screenSummary
+)
+
+// run is one source being watched, with what the dashboard remembers of it.
+type run struct {
+	src  source.Source
+	meta source.Meta
+	hist *history
+	rec  *report.Recorder
+}
+
+// newRun wraps src.
+func newRun(src source.Source) *run {
+	meta := src.Meta()
+	return &run{src: src, meta: meta, hist: newHistory(), rec: report.NewRecorder(meta)}
+}
+
+// reset forgets the run's data (after Restart or SetStrategy).
+func (r *run) reset() {
+	r.meta = r.src.Meta()
+	r.hist = newHistory()
+	r.rec = report.NewRecorder(r.meta)
+}
+
+// Model is the dashboard's root model. Build it with New; it implements tea.Model with a
+// pointer receiver. It is driven by the Bubble Tea loop and not safe for concurrent use.
+type Model struct {
+	st   Styles
+	keys keymap.KeyMap
+	opts Options
+
+	width, height int
+	screen        screen
+	showHelp      bool
+	small         bool
+
+	scn      *scenarios.Scenario
+	fr       frame
+	speedIdx int
+	tag      int  // current tick-loop tag
+	gen      int  // bumped whenever the runs are reset or replaced
+	inFlight bool // an advance command is running
+	pending  []func()
+	injected map[scenarios.FaultKind]bool
+	err      error // a fatal error, returned by Run
+
+	picker    *picker
+	header    *header
+	caption   *captionPanel
+	signals   *signalsPanel
+	cps       *cpsPanel
+	traffic   *trafficPanel
+	shedding  *sheddingPanel
+	decisions *decisionsPanel
+	events    *eventsPanel
+	footer    *footer
+	help      *helpScreen
+	compare   *comparePanel
+	summary   *summaryPanel
+	body      string // the composed screen above the footer, cached
+	bindings  []binding
+}
+
+// binding ties a key to what it does on the dashboard.
+type binding struct {
+	keys *key.Binding
+	do   func() tea.Cmd
+}
+
+// New returns the dashboard model for opts. It opens on opts.Scenario, or on the picker when
+// it is nil. A factory error is shown in the footer, not returned.
+func New(opts Options) *Model {
+	st := DefaultStyles()
+	m := &Model{
+		st: st, keys: opts.Keys, opts: opts, speedIdx: defaultSpeed,
+		injected:  map[scenarios.FaultKind]bool{},
+		header:    newHeader(st),
+		caption:   newCaption(st),
+		signals:   newSignals(st),
+		cps:       newCPS(st, 0),
+		traffic:   newTraffic(st, 0),
+		shedding:  newShedding(st),
+		decisions: newDecisions(st),
+		events:    newEvents(st),
+		footer:    newFooter(st, opts.Keys),
+		help:      newHelpScreen(st, opts.Keys),
+		compare:   newCompare(st),
+		summary:   newSummary(st),
+	}
+	m.fr.speed = speeds[m.speedIdx]
+	m.bindings = m.dashboardBindings()
+	m.picker = newPicker(st, opts.Keys, scenarios.Catalog())
+	m.picker.SetCancellable(false)
+	m.screen = screenPicker
+	if opts.Scenario != nil {
+		m.open(*opts.Scenario, opts.Strategy, opts.Seed)
+	}
+	m.resize(80, 24)
+	return m
+}
+
+// Init starts the tick loop (a no-op on the picker).
+func (m *Model) Init() tea.Cmd { return m.kick() }
+
+// Update routes a message: window size, keys, the tick loop, results of commands, and the rest
+// to the picker.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.resize(msg.Width, msg.Height)
+		return m, nil
+	case tea.KeyMsg:
+		return m, m.onKey(msg)
+	case tickMsg:
+		return m, m.onTick(msg)
+	case advancedMsg:
+		return m, m.onAdvanced(msg)
+	case exportedMsg:
+		m.onExported(msg)
+		return m, nil
+	}
+	if cmd, ok := m.pickerMsg(msg); ok {
+		return m, cmd
+	}
+	return m, nil
+}
+
+// View joins the cached body and footer.
+func (m *Model) View() string {
+	if m.screen == screenPicker && !m.showHelp {
+		return m.picker.View()
+	}
+	return m.body + "\n" + m.footer.View()
+}
+
+// Err returns the error that ended the program, if any (a source that could not be built).
+func (m *Model) Err() error { return m.err }
+
+// onKey handles a key press: quit and help everywhere, then the current screen's keys.
+func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
+	if m.screen == screenPicker && !m.showHelp {
+		if key.Matches(msg, m.keys.Quit) && !m.picker.Filtering() {
+			return m.quit()
+		}
+		var cmd tea.Cmd
+		m.picker, cmd = m.picker.Update(msg)
+		return cmd
+	}
+	switch {
+	case key.Matches(msg, m.keys.Quit):
+		return m.quit()
+	case key.Matches(msg, m.keys.Help):
+		m.showHelp = !m.showHelp
+		m.redraw()
+		return nil
+	case m.showHelp:
+		if key.Matches(msg, m.keys.Back) {
+			m.showHelp = false
+			m.redraw()
+		}
+		return nil
+	case m.screen == screenSummary && key.Matches(msg, m.keys.Back, m.keys.Select):
+		m.screen = screenDashboard
+		m.redraw()
+		return nil
+	}
+	for _, b := range m.bindings {
+		if key.Matches(msg, *b.keys) {
+			m.clearStatus()
+			return b.do()
+		}
+	}
+	return nil
+}
+
+// dashboardBindings lists the dashboard's keys and their actions (help text is in keymap).
+func (m *Model) dashboardBindings() []binding {
+	k := &m.keys
+	bs := []binding{
+		{&k.Pause, m.togglePause}, {&k.Step, m.stepOnce}, {&k.Faster, m.faster}, {&k.Slower, m.slower},
+		{&k.Restart, m.restart}, {&k.Load, m.openPicker}, {&k.Strategy, m.cycleStrategy},
+		{&k.Compare, m.toggleCompare}, {&k.ClearFaults, m.clearFaults},
+		{&k.NextWeight, m.weightSel(1)}, {&k.PrevWeight, m.weightSel(-1)},
+		{&k.LowerWeight, m.weightBy(-weightStep)}, {&k.RaiseWeight, m.weightBy(weightStep)},
+		{&k.Adaptive, m.toggleAdaptive},
+		{&k.ClassUp, m.classSel(-1)}, {&k.ClassDown, m.classSel(1)},
+		{&k.ShareDown, m.shareBy(-shareStep)}, {&k.ShareUp, m.shareBy(shareStep)},
+		{&k.PriorityDown, m.priorityBy(-1)}, {&k.PriorityUp, m.priorityBy(1)},
+		{&k.Export, m.export},
+	}
+	faults := []*key.Binding{&k.Outage, &k.Blackhole, &k.Latency, &k.Errors, &k.Throttle, &k.Capacity}
+	for i, b := range faults {
+		bs = append(bs, binding{b, m.toggleFault(scenarios.FaultKinds[i])})
+	}
+	return bs
+}
+
+// quit closes the sources and ends the program.
+func (m *Model) quit() tea.Cmd {
+	m.closeRuns()
+	return tea.Quit
+}
+
+// open starts watching scn with strategy (""= cortex) and seed (0 = the scenario's own).
+func (m *Model) open(scn scenarios.Scenario, strat string, seed int64) {
+	if strat == "" {
+		strat = "cortex"
+	}
+	if seed == 0 {
+		seed = scn.Seed
+	}
+	src, err := m.build(scn, strat, seed)
+	if err != nil {
+		m.setStatus(err.Error(), true)
+		return
+	}
+	m.closeRuns()
+	m.scn = &scn
+	m.setRuns(newRun(src))
+	m.screen = screenDashboard
+}
+
+// build calls the factory, turning a missing factory or a panic into an error.
+func (m *Model) build(scn scenarios.Scenario, strat string, seed int64) (src source.Source, err error) {
+	if m.opts.Factory == nil {
+		return nil, fmt.Errorf("no source factory: the dashboard cannot run %q", scn.Name)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			src, err = nil, fmt.Errorf("building %s with %s panicked: %v", scn.Name, strat, r)
+		}
+	}()
+	src, err = m.opts.Factory(scn, strat, seed)
+	if err == nil && src == nil {
+		err = fmt.Errorf("the factory returned no source for %s with %s", scn.Name, strat)
+	}
+	return src, err
+}
+
+// setRuns replaces the runs, resets the controls to the first run's configuration and redraws.
+func (m *Model) setRuns(runs ...*run) {
+	m.gen++
+	m.fr.runs = runs
+	m.resetControls()
+	m.layout()
+	m.redraw()
+}
+
+// resetControls takes weights, adaptive and classes from the first run, as the source has them.
+func (m *Model) resetControls() {
+	clear(m.injected)
+	m.fr.weights = weightArray(engineDefaultWeights())
+	m.fr.adaptive = false
+	m.fr.classes = nil
+	if len(m.fr.runs) == 0 {
+		return
+	}
+	m.fr.classes = append([]source.ClassMeta(nil), m.fr.runs[0].meta.Classes...)
+	m.fr.selClass = min(m.fr.selClass, max(len(m.fr.classes)-1, 0))
+}
+
+// closeRuns closes every source (once no advance is in flight).
+func (m *Model) closeRuns() {
+	runs := m.fr.runs
+	m.whenIdle(func() {
+		for _, r := range runs {
+			_ = r.src.Close()
+		}
+	})
+}
+
+// whenIdle runs fn now, or after the advance in flight returns (controls that reset or close a
+// source must not race with its Advance).
+func (m *Model) whenIdle(fn func()) {
+	if m.inFlight {
+		m.pending = append(m.pending, fn)
+		return
+	}
+	fn()
+}
+
+// sources returns the sources of the runs, in order.
+func (m *Model) sources() []source.Source {
+	srcs := make([]source.Source, len(m.fr.runs))
+	for i, r := range m.fr.runs {
+		srcs[i] = r.src
+	}
+	return srcs
+}
+
+// done reports whether every run is over.
+func (m *Model) done() bool {
+	for _, r := range m.fr.runs {
+		if !r.hist.last.Done {
+			return false
+		}
+	}
+	return len(m.fr.runs) > 0
+}
+
+// kick starts the tick loop under a new tag, unless paused, finished or on the picker. A tick
+// of an older tag is ignored when it arrives, so there is never more than one loop.
+func (m *Model) kick() tea.Cmd {
+	m.tag++
+	if m.fr.paused || m.screen == screenPicker || len(m.fr.runs) == 0 || m.done() || m.inFlight {
+		return nil // an advance in flight schedules the next tick itself when it returns
+	}
+	return tick(m.tag)
+}
+
+// onTick advances the sources by one frame of virtual time at the current speed.
+func (m *Model) onTick(msg tickMsg) tea.Cmd {
+	if msg.tag != m.tag || m.fr.paused || m.inFlight || len(m.fr.runs) == 0 || m.done() {
+		return nil
+	}
+	d := time.Duration(float64(frameInterval) * speeds[m.speedIdx])
+	return m.advance(d)
+}
+
+// advance starts an advance command by d.
+func (m *Model) advance(d time.Duration) tea.Cmd {
+	m.inFlight = true
+	return advance(m.sources(), d, m.gen)
+}
+
+// onAdvanced takes the snapshots in, runs deferred controls, redraws, and schedules the next
+// tick if running.
+func (m *Model) onAdvanced(msg advancedMsg) tea.Cmd {
+	m.inFlight = false
+	if msg.err != nil {
+		m.fr.paused = true
+		m.setStatus(msg.err.Error(), true)
+	}
+	if msg.gen == m.gen && len(msg.snaps) == len(m.fr.runs) {
+		m.apply(msg.snaps)
+	}
+	pending := m.pending
+	m.pending = nil
+	for _, fn := range pending {
+		fn()
+	}
+	if m.done() && m.screen == screenDashboard && msg.gen == m.gen {
+		m.screen = screenSummary
+		m.redraw()
+	}
+	if m.fr.paused || m.done() || m.screen == screenPicker {
+		return nil
+	}
+	return tick(m.tag)
+}
+
+// apply adds the snapshots to the runs' histories and recorders and redraws once.
+func (m *Model) apply(snaps [][]source.Snapshot) {
+	changed := false
+	for i, ss := range snaps {
+		r := m.fr.runs[i]
+		for _, s := range ss {
+			r.hist.add(s)
+			r.rec.Add(s)
+			changed = true
+		}
+	}
+	if !changed {
+		return
+	}
+	if cv := m.fr.runs[0].hist.last.Cortex; cv != nil {
+		m.fr.weights = weightArray(cv.Weights)
+		m.fr.adaptive = cv.Adaptive
+	}
+	m.redraw()
+}

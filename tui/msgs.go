@@ -1,0 +1,50 @@
+package tui
+
+import (
+	"time"
+
+	"github.com/cortex-tui/cortex-tui/source"
+)
+
+// tickMsg asks for the next simulation step. Its tag must equal the model's current tag, so
+// that a pause, a resume or a speed change can never leave two tick loops running.
+type tickMsg struct{ tag int }
+
+// advancedMsg carries the snapshots produced by one advance command, one slice per run (two in
+// compare mode). gen is the model's generation when the command started: snapshots of an older
+// generation (before a restart or a new scenario) are dropped.
+type advancedMsg struct {
+	gen   int
+	snaps [][]source.Snapshot
+	err   error // set when the advance panicked (recovered)
+}
+
+// exportedMsg reports where an export went, or why it failed.
+type exportedMsg struct {
+	paths []string
+	err   error
+}
+
+// frameMsg tells a panel that the data it shows changed; the panel redraws its cached string.
+type frameMsg struct{ f *frame }
+
+// frame is everything the panels draw: the runs and the user's current selections. The root
+// model owns it; panels read it during Update only.
+type frame struct {
+	runs      []*run
+	weights   [5]float64 // CORTEX weights of F L Q B C as last set or seen (normalised)
+	adaptive  bool       // adaptive weights on
+	classes   []source.ClassMeta
+	selWeight int // 0..4: F L Q B C
+	selClass  int // index into classes
+	paused    bool
+	speed     float64
+	small     bool // the window is below the full layout's minimum
+}
+
+// statusTTL is how long a status message stays in the footer (wall-clock frames are not
+// counted; it is cleared by the next key press after this many data frames).
+const statusTTL = 50
+
+// frameInterval is the wall-clock time between two simulation steps: at most 10 redraws a second.
+const frameInterval = 100 * time.Millisecond

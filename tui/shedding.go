@@ -1,0 +1,103 @@
+package tui
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// sheddingPanel shows each priority class, highest priority first, with the retries admitted,
+// shed by priority and rejected by the budget this tick, and the current floor floor(CPS*10)
+// as a line across the classes: classes under the line have their retries shed.
+type sheddingPanel struct{ base }
+
+// newShedding returns an empty shedding panel.
+func newShedding(st Styles) *sheddingPanel { return &sheddingPanel{base{st: st}} }
+
+// Update redraws the panel on a frameMsg.
+func (p *sheddingPanel) Update(msg tea.Msg) (*sheddingPanel, tea.Cmd) {
+	if f, ok := msg.(frameMsg); ok {
+		title, body := p.render(f.f)
+		p.view = box(p.st, title, body, p.w, p.h)
+	}
+	return p, nil
+}
+
+func (p *sheddingPanel) render(f *frame) (string, string) {
+	st := p.st
+	if len(f.runs) == 0 {
+		return "Shedding", ""
+	}
+	r := f.runs[0]
+	last := r.hist.last
+	floor := -1
+	title := "Shedding by priority"
+	if cv := last.Cortex; cv != nil {
+		floor = cv.Floor
+		title = fmt.Sprintf("Shedding  floor %s = floor(CPS×10)", st.band(cv.State).Render(fmt.Sprint(floor)))
+	}
+	order := make([]int, len(f.classes))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return f.classes[order[a]].Priority > f.classes[order[b]].Priority })
+
+	iw, _ := inner(p.w, p.h)
+	lines := []string{st.Muted.Render("  class        prio  share    admitted   shed  budget")}
+	drawn := false
+	for _, i := range order {
+		c := f.classes[i]
+		if floor >= 0 && !drawn && c.Priority < floor {
+			lines = append(lines, p.floorLine(floor, iw))
+			drawn = true
+		}
+		var ct struct{ adm, shed, bud int }
+		if i < len(last.Classes) {
+			t := last.Classes[i]
+			ct.adm, ct.shed, ct.bud = t.Admitted, t.Shed, t.BudgetRejected
+		}
+		marker, name := "  ", st.Text.Render(fmt.Sprintf("%-12.12s", c.Name))
+		if i == f.selClass {
+			marker, name = st.Accent.Render("▸ "), st.Selected.Render(fmt.Sprintf("%-12.12s", c.Name))
+		}
+		row := fmt.Sprintf("%s%s %4d  x%-5.2f  %s %s %s",
+			marker, name, c.Priority, c.Share,
+			st.Successes.Render(fmt.Sprintf("%8d", ct.adm)),
+			st.Band[3].Render(fmt.Sprintf("%6d", ct.shed)),
+			st.Band[1].Render(fmt.Sprintf("%7d", ct.bud)))
+		if barW := iw - 58; barW >= 4 {
+			row += "  " + p.bar(ct.adm, ct.shed, ct.bud, barW)
+		}
+		lines = append(lines, row)
+	}
+	if floor >= 0 && !drawn {
+		lines = append(lines, p.floorLine(floor, iw))
+	}
+	return title, strings.Join(lines, "\n")
+}
+
+// floorLine is the separator between classes above the floor and those shed under it.
+func (p *sheddingPanel) floorLine(floor, w int) string {
+	label := fmt.Sprintf(" floor %d: retries of priority < %d are shed ", floor, floor)
+	n := max(w-len(label)-2, 2)
+	return p.st.Band[2].Render("──" + label + strings.Repeat("─", n))
+}
+
+// bar draws admitted, shed and budget-rejected as one proportional bar of w cells.
+func (p *sheddingPanel) bar(adm, shed, bud, w int) string {
+	total := adm + shed + bud
+	if total == 0 {
+		return p.st.GaugeEmpty.Render(strings.Repeat("·", w))
+	}
+	cells := func(n int) int { return int(float64(n)/float64(total)*float64(w) + 0.5) }
+	a, s := cells(adm), cells(shed)
+	b := max(w-a-s, 0)
+	if bud == 0 {
+		a += b
+		b = 0
+	}
+	return p.st.Successes.Render(strings.Repeat("█", a)) + p.st.Band[3].Render(strings.Repeat("█", s)) +
+		p.st.Band[1].Render(strings.Repeat("█", b))
+}

@@ -1,0 +1,77 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// signalNames are the five CPS signals in weight order.
+var signalNames = [5]struct{ key, name string }{
+	{"F", "failures"}, {"L", "latency"}, {"Q", "queue"}, {"B", "budget"}, {"C", "circuit"},
+}
+
+// signalsPanel shows F, L, Q, B and C: a gauge, the value, the weight (the selected one
+// highlighted) and a sparkline of recent history (one block per simulated second).
+type signalsPanel struct{ base }
+
+// newSignals returns an empty signals panel.
+func newSignals(st Styles) *signalsPanel { return &signalsPanel{base{st: st}} }
+
+// Update redraws the panel on a frameMsg.
+func (p *signalsPanel) Update(msg tea.Msg) (*signalsPanel, tea.Cmd) {
+	if f, ok := msg.(frameMsg); ok {
+		iw, _ := inner(p.w, p.h)
+		p.view = box(p.st, "Signals", p.body(f.f, iw), p.w, p.h)
+	}
+	return p, nil
+}
+
+// body draws the signal lines into w columns.
+func (p *signalsPanel) body(f *frame, w int) string {
+	st := p.st
+	if len(f.runs) == 0 {
+		return ""
+	}
+	r := f.runs[0]
+	if !r.hist.cortex && r.hist.seen {
+		return st.Muted.Render(fmt.Sprintf("strategy %s computes no signals;\nonly cortex does (press s).", r.meta.Strategy))
+	}
+	var sig [5]float64
+	if cv := r.hist.last.Cortex; cv != nil {
+		sig = signalArray(cv.Signals)
+	}
+	const labelW, gaugeW, numW = 12, 8, 14
+	sparkW := w - labelW - gaugeW - numW - 2
+	if sparkW < 4 {
+		sparkW = 0
+	}
+	lines := make([]string, 0, 7)
+	var buf []float64
+	for i, s := range signalNames {
+		marker, wt := "  ", st.Text.Render(fmt.Sprintf("w%.2f", f.weights[i]))
+		if i == f.selWeight {
+			marker, wt = st.Accent.Render("▸ "), st.Selected.Render(fmt.Sprintf("w%.2f", f.weights[i]))
+		}
+		line := marker + st.Bold.Render(s.key) + " " + st.Muted.Render(fmt.Sprintf("%-9s", s.name)) +
+			gauge(st, sig[i], gaugeW) + fmt.Sprintf(" %4.2f  ", sig[i]) + wt
+		if sparkW > 0 {
+			buf = r.hist.sig[i].tail(buf[:0], sparkW)
+			line += "  " + st.band(stateOf(sig[i])).Render(sparkline(buf, sparkW, 1))
+		}
+		lines = append(lines, line)
+	}
+	adaptive := "off"
+	if f.adaptive {
+		adaptive = "on"
+	}
+	lines = append(lines, st.Muted.Render("CPS = Σ weight × signal · adaptive "+adaptive))
+	return strings.Join(lines, "\n")
+}
+
+// gauge draws v in [0,1] as a bar of w cells.
+func gauge(st Styles, v float64, w int) string {
+	full := min(max(int(v*float64(w)+0.5), 0), w)
+	return st.GaugeFull.Render(strings.Repeat("█", full)) + st.GaugeEmpty.Render(strings.Repeat("░", w-full))
+}

@@ -1,0 +1,138 @@
+package tui
+
+import (
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/cortex-tui/cortex-tui/engine"
+)
+
+// The named palette. Every colour of the dashboard comes from here; each adapts to light and
+// dark terminals, and lipgloss drops them all under NO_COLOR or a colourless terminal.
+var (
+	colText      = lipgloss.AdaptiveColor{Light: "#1F2328", Dark: "#E6EDF3"}
+	colMuted     = lipgloss.AdaptiveColor{Light: "#6E7781", Dark: "#8B949E"}
+	colBorder    = lipgloss.AdaptiveColor{Light: "#AFB8C1", Dark: "#3D444D"}
+	colAccent    = lipgloss.AdaptiveColor{Light: "#0550AE", Dark: "#58A6FF"}
+	colHealthy   = lipgloss.AdaptiveColor{Light: "#1A7F37", Dark: "#3FB950"}
+	colDegraded  = lipgloss.AdaptiveColor{Light: "#9A6700", Dark: "#E3B341"}
+	colCritical  = lipgloss.AdaptiveColor{Light: "#BC4C00", Dark: "#F0883E"}
+	colEmergency = lipgloss.AdaptiveColor{Light: "#CF222E", Dark: "#F85149"}
+	colInk       = lipgloss.AdaptiveColor{Light: "#FFFFFF", Dark: "#0D1117"}
+	colOriginals = lipgloss.AdaptiveColor{Light: "#0969DA", Dark: "#79C0FF"}
+	colRetries   = lipgloss.AdaptiveColor{Light: "#8250DF", Dark: "#D2A8FF"}
+	colSuccess   = colHealthy
+	colCapacity  = colMuted
+)
+
+// Styles is every lipgloss style the dashboard renders with, built once by DefaultStyles and
+// handed to each panel, so no panel builds a style while rendering. A Styles is a plain value,
+// safe to copy and to read from several goroutines.
+type Styles struct {
+	Text, Muted, Bold, Accent, Selected lipgloss.Style
+	Title                               lipgloss.Style // panel titles
+	Panel                               lipgloss.Style // rounded border around a panel
+	Header                              lipgloss.Style // the top line
+	Caption                             lipgloss.Style // the scenario's current note
+	Status                              lipgloss.Style // the footer's status message
+	Error                               lipgloss.Style // errors in the footer
+	Warn                                lipgloss.Style // "window is small" and similar
+
+	Badge [4]lipgloss.Style // state badges, indexed by engine.State
+	Band  [4]lipgloss.Style // state band colours as foreground, indexed by engine.State
+
+	Originals, Retries, Successes, Capacity lipgloss.Style // traffic series
+	CPSLine                                 lipgloss.Style // the CPS series
+
+	ServiceUp, ServiceDown, ServiceWarming lipgloss.Style
+
+	GaugeFull, GaugeEmpty lipgloss.Style
+	Events                [5]lipgloss.Style // event log lines, indexed by source.EventKind
+
+	Help help.Styles
+}
+
+// DefaultStyles returns the dashboard's styles, built from the named palette.
+func DefaultStyles() Styles {
+	s := lipgloss.NewStyle()
+	fg := func(c lipgloss.TerminalColor) lipgloss.Style { return s.Foreground(c) }
+	badge := func(c lipgloss.TerminalColor) lipgloss.Style {
+		return s.Bold(true).Foreground(colInk).Background(c).Padding(0, 1)
+	}
+	st := Styles{
+		Text:     fg(colText),
+		Muted:    fg(colMuted),
+		Bold:     fg(colText).Bold(true),
+		Accent:   fg(colAccent),
+		Selected: fg(colAccent).Bold(true).Reverse(true),
+		Title:    fg(colAccent).Bold(true),
+		Panel:    s.Border(lipgloss.RoundedBorder()).BorderForeground(colBorder),
+		Header:   fg(colText),
+		Caption:  fg(colText).Italic(true),
+		Status:   fg(colAccent),
+		Error:    fg(colEmergency).Bold(true),
+		Warn:     fg(colDegraded).Bold(true),
+
+		Badge: [4]lipgloss.Style{badge(colHealthy), badge(colDegraded), badge(colCritical), badge(colEmergency)},
+		Band:  [4]lipgloss.Style{fg(colHealthy), fg(colDegraded), fg(colCritical), fg(colEmergency)},
+
+		Originals: fg(colOriginals),
+		Retries:   fg(colRetries),
+		Successes: fg(colSuccess),
+		Capacity:  fg(colCapacity),
+		CPSLine:   fg(colText).Bold(true),
+
+		ServiceUp:      fg(colHealthy).Bold(true),
+		ServiceDown:    fg(colEmergency).Bold(true),
+		ServiceWarming: fg(colDegraded).Bold(true),
+
+		GaugeFull:  fg(colAccent),
+		GaugeEmpty: fg(colBorder),
+		Events:     [5]lipgloss.Style{fg(colText).Italic(true), fg(colCritical), fg(colEmergency), fg(colDegraded), fg(colAccent)},
+
+		Help: help.New().Styles,
+	}
+	return st
+}
+
+// badge renders the state band as a coloured badge, e.g. " HEALTHY " on green.
+func (st Styles) badge(s engine.State) string {
+	if s < engine.Healthy || s > engine.Emergency {
+		return st.Muted.Render(" n/a ")
+	}
+	return st.Badge[s].Render(s.String())
+}
+
+// band is the foreground style of a state band.
+func (st Styles) band(s engine.State) lipgloss.Style {
+	if s < engine.Healthy || s > engine.Emergency {
+		return st.Muted
+	}
+	return st.Band[s]
+}
+
+// service renders a service state (UP, DOWN, CRASHED, WARMING) in its colour.
+func (st Styles) service(state string) string {
+	switch state {
+	case "UP":
+		return st.ServiceUp.Render(state)
+	case "WARMING":
+		return st.ServiceWarming.Render(state)
+	case "":
+		return st.Muted.Render("-")
+	}
+	return st.ServiceDown.Render(state)
+}
+
+// stateOf returns the band of a CPS value with the default thresholds 0.25, 0.50 and 0.75.
+func stateOf(cps float64) engine.State {
+	switch {
+	case cps >= 0.75:
+		return engine.Emergency
+	case cps >= 0.50:
+		return engine.Critical
+	case cps >= 0.25:
+		return engine.Degraded
+	}
+	return engine.Healthy
+}

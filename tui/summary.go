@@ -1,0 +1,76 @@
+package tui
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/cortex-tui/cortex-tui/report"
+)
+
+// summaryPanel is the end-of-run screen: the run's numbers as report.Recorder computes them
+// (the same as the headless summary), one column per run in compare mode.
+type summaryPanel struct{ base }
+
+// newSummary returns an empty summary screen.
+func newSummary(st Styles) *summaryPanel { return &summaryPanel{base{st: st}} }
+
+// Update redraws the summary on a frameMsg.
+func (p *summaryPanel) Update(msg tea.Msg) (*summaryPanel, tea.Cmd) {
+	f, ok := msg.(frameMsg)
+	if !ok {
+		return p, nil
+	}
+	if len(f.f.runs) == 0 {
+		p.view = blank(p.w, p.h)
+		return p, nil
+	}
+	cols := make([]string, len(f.f.runs))
+	for i, r := range f.f.runs {
+		cols[i] = p.column(r.meta.Strategy, r.rec.Summary())
+		if i > 0 {
+			cols[i] = "   " + strings.ReplaceAll(cols[i], "\n", "\n   ")
+		}
+	}
+	m := f.f.runs[0].meta
+	body := fmt.Sprintf("%s  %s\n\n%s\n\n%s", p.st.Bold.Render(m.Scenario), p.st.Muted.Render(fmt.Sprintf("seed %d", m.Seed)),
+		side(cols...),
+		p.st.Muted.Render("esc back to the dashboard · r run again · l another scenario · e export · q quit"))
+	p.view = box(p.st, "Run summary", body, p.w, p.h)
+	return p, nil
+}
+
+// column renders one run's summary.
+func (p *summaryPanel) column(strategy string, s report.Summary) string {
+	st := p.st
+	row := func(k, v string) string { return st.Muted.Render(fmt.Sprintf("%-20s", k)) + st.Bold.Render(v) }
+	lines := []string{
+		st.Title.Render(strategy),
+		row("success rate", pct(s.SuccessRate)),
+		row("amplification", fmt.Sprintf("x%.2f (peak x%.1f)", s.Amplification, s.PeakAmplification)),
+		row("retries", strconv.Itoa(s.Retries)),
+		row("wasted retries", strconv.Itoa(s.WastedRetries)),
+		row("recovery", report.RecoveryText(s.RecoverySeconds)),
+		row("crashes", strconv.Itoa(s.Crashes)),
+		st.Muted.Render("success by priority"),
+	}
+	prios := make([]string, 0, len(s.PrioritySuccess))
+	for k := range s.PrioritySuccess {
+		prios = append(prios, k)
+	}
+	sort.Slice(prios, func(a, b int) bool {
+		x, _ := strconv.Atoi(prios[a])
+		y, _ := strconv.Atoi(prios[b])
+		return x > y
+	})
+	for _, k := range prios {
+		lines = append(lines, row("  priority "+k, pct(s.PrioritySuccess[k])))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// pct formats a ratio as a percentage with one decimal.
+func pct(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }

@@ -1,0 +1,179 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cortex-tui/cortex-tui/engine"
+)
+
+// Sizes of the layout, in cells.
+const (
+	minFullW = 80 // below this width or minFullH height the layout collapses to the essentials
+	minFullH = 24
+)
+
+// resize records the window size, lays the panels out and redraws them.
+func (m *Model) resize(w, h int) {
+	m.width, m.height = max(w, 0), max(h, 0)
+	m.small = m.width < minFullW || m.height < minFullH
+	m.fr.small = m.small
+	m.picker.SetSize(m.width, m.height)
+	m.layout()
+	m.redraw()
+}
+
+// layout gives every panel its size for the current window.
+func (m *Model) layout() {
+	w, h := m.width, m.height
+	captionH := 1
+	if h >= 36 {
+		captionH = 2
+	}
+	bodyH := max(h-2-captionH, 0)
+	m.header.SetSize(w, 1)
+	m.caption.SetSize(w, captionH)
+	m.footer.SetSize(w, 1)
+	m.help.SetSize(w, max(h-1, 0))
+	m.summary.SetSize(w, max(h-1, 0))
+	m.compare.SetSize(w, bodyH)
+
+	topH := max(9, bodyH*2/5)
+	midH := max(6, (bodyH-topH)/2)
+	botH := max(bodyH-topH-midH, 0)
+	sigW := min(max(w*2/5, 46), 72)
+	m.signals.SetSize(sigW, topH)
+	m.cps.SetSize(w-sigW, topH)
+	shedW := min(max(w*2/5, 40), 80)
+	m.traffic.SetSize(w-shedW, midH)
+	m.shedding.SetSize(shedW, midH)
+	decW := min(max(w/3, 36), 44)
+	m.decisions.SetSize(decW, botH)
+	m.events.SetSize(w-decW, botH)
+}
+
+// frameMsg returns the message that makes panels redraw from the current frame.
+func (m *Model) frameMsg() frameMsg { return frameMsg{f: &m.fr} }
+
+// redraw redraws every panel on screen and recomposes the body.
+func (m *Model) redraw() {
+	f := m.frameMsg()
+	m.header, _ = m.header.Update(f)
+	m.footer, _ = m.footer.Update(f)
+	switch {
+	case m.showHelp:
+		m.help, _ = m.help.Update(f)
+	case m.screen == screenSummary:
+		m.summary, _ = m.summary.Update(f)
+	case m.small:
+		m.signals, _ = m.signals.Update(f)
+	case len(m.fr.runs) > 1:
+		m.caption, _ = m.caption.Update(f)
+		m.compare, _ = m.compare.Update(f)
+	default:
+		m.caption, _ = m.caption.Update(f)
+		m.signals, _ = m.signals.Update(f)
+		m.cps, _ = m.cps.Update(f)
+		m.traffic, _ = m.traffic.Update(f)
+		m.shedding, _ = m.shedding.Update(f)
+		m.decisions, _ = m.decisions.Update(f)
+		m.events, _ = m.events.Update(f)
+	}
+	m.compose()
+}
+
+// redrawHeader redraws the header alone (speed, pause).
+func (m *Model) redrawHeader() {
+	m.header, _ = m.header.Update(m.frameMsg())
+	m.compose()
+}
+
+// redrawPanel redraws one panel after a selection changed, not every chart.
+func (m *Model) redrawPanel(p any) {
+	f := m.frameMsg()
+	switch p := p.(type) {
+	case *signalsPanel:
+		m.signals, _ = p.Update(f)
+	case *sheddingPanel:
+		m.shedding, _ = p.Update(f)
+	}
+	m.compose()
+}
+
+// compose joins the cached panel strings into the body (everything above the footer).
+func (m *Model) compose() {
+	w, h := m.width, max(m.height-1, 0)
+	var body string
+	switch {
+	case m.showHelp:
+		body = m.help.View()
+	case m.screen == screenSummary:
+		body = m.summary.View()
+	case m.small:
+		body = m.smallView()
+	case len(m.fr.runs) > 1:
+		body = stack(m.header.View(), m.caption.View(), m.compare.View())
+	default:
+		body = stack(m.header.View(), m.caption.View(),
+			side(m.signals.View(), m.cps.View()),
+			side(m.traffic.View(), m.shedding.View()),
+			side(m.decisions.View(), m.events.View()))
+	}
+	m.body = fit(body, w, h)
+}
+
+// smallView is the collapsed layout below 80x24: header, a note that the window is small, the
+// CPS with its badge and sparkline, and the signals.
+func (m *Model) smallView() string {
+	st := m.st
+	lines := []string{m.header.View(), st.Warn.Render(fmt.Sprintf("small window %dx%d: %dx%d shows every panel", m.width, m.height, minFullW, minFullH))}
+	if len(m.fr.runs) > 0 {
+		r := m.fr.runs[0]
+		if cv := r.hist.last.Cortex; cv != nil {
+			head := fmt.Sprintf("%s CPS %.2f floor %d ", st.badge(cv.State), cv.CPS, cv.Floor)
+			vals := r.hist.cps.tail(nil, m.width)
+			spark := ""
+			if rest := m.width - len(cv.State.String()) - 2 - 19; rest > 0 {
+				spark = st.band(cv.State).Render(sparkline(vals, rest, 1))
+			}
+			lines = append(lines, head+spark)
+			sig := signalArray(cv.Signals)
+			for i, s := range signalNames {
+				sel := " "
+				if i == m.fr.selWeight {
+					sel = st.Accent.Render("▸")
+				}
+				lines = append(lines, fmt.Sprintf("%s%s %4.2f w%.2f %s", sel, s.key, sig[i], m.fr.weights[i],
+					st.band(stateOf(sig[i])).Render(sparkline(r.hist.sig[i].tail(nil, 20), max(m.width-16, 0), 1))))
+			}
+		} else {
+			svc := r.hist.last.Service
+			lines = append(lines, fmt.Sprintf("%s: service %s, success %.0f%%, amplification x%.1f",
+				r.meta.Strategy, st.service(svc.State), 100*r.hist.totals.successRate(), r.hist.totals.amplification()))
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// setStatus shows a message in the footer until the next key press.
+func (m *Model) setStatus(s string, isErr bool) {
+	m.footer.SetStatus(s, isErr)
+	m.footer, _ = m.footer.Update(m.frameMsg())
+}
+
+// clearStatus removes the footer's message.
+func (m *Model) clearStatus() {
+	if m.footer.status == "" {
+		return
+	}
+	m.footer.SetStatus("", false)
+	m.footer, _ = m.footer.Update(m.frameMsg())
+}
+
+// state returns the first run's state band, for tests and the small view.
+func (m *Model) state() (engine.State, bool) {
+	if len(m.fr.runs) == 0 || m.fr.runs[0].hist.last.Cortex == nil {
+		return 0, false
+	}
+	return m.fr.runs[0].hist.last.Cortex.State, true
+}
