@@ -2,18 +2,109 @@ package cli
 
 import (
 	"errors"
+	"fmt"
+	"io/fs"
+	"os"
 
+	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
+	"github.com/cortex-tui/cortex-tui/keymap"
 	"github.com/cortex-tui/cortex-tui/scenarios"
+	"github.com/cortex-tui/cortex-tui/sim"
+	"github.com/cortex-tui/cortex-tui/tui"
 )
 
-// runDashboard opens the dashboard on scn. TEMPORARY: replaced by the dashboard work.
-func runDashboard(_ *cobra.Command, _ streams, _ scenarios.Scenario, _ runOptions) error {
-	return errors.New("the dashboard is not built yet")
+// keysFlag is the name of the flag that chooses another key file.
+const keysFlag = "keys"
+
+// addKeysFlag adds --keys PATH to cmd (the root command and `run`, the two that open the
+// dashboard).
+func addKeysFlag(cmd *cobra.Command) {
+	cmd.Flags().String(keysFlag, "", "key file to use instead of the default one (see docs/keys.md)")
 }
 
-// openPicker opens the dashboard on the scenario picker. TEMPORARY: replaced by the dashboard work.
-func openPicker(_ *cobra.Command, _ streams) error {
-	return errors.New("the dashboard is not built yet")
+// startDashboard runs the dashboard; tests replace it to check what runDashboard hands over.
+var startDashboard = tui.Run
+
+// runDashboard opens the dashboard on scn with the strategy and seed of o. The strategy and
+// the key file are checked before the terminal is touched; without a terminal it fails with
+// exit status 2 and points to --headless.
+func runDashboard(cmd *cobra.Command, io streams, scn scenarios.Scenario, o runOptions) error {
+	name, err := checkStrategy(o.strategy)
+	if err != nil {
+		return err
+	}
+	opts, err := dashboardOptions(cmd, &scn, name, o.seed)
+	if err != nil {
+		return err
+	}
+	in, out, err := terminal(io, "cortex-tui run --scenario "+scn.Name+" --headless")
+	if err != nil {
+		return err
+	}
+	return startDashboard(opts, in, out)
+}
+
+// openPicker opens the dashboard on the scenario picker (cortex-tui with no command).
+func openPicker(cmd *cobra.Command, io streams) error {
+	opts, err := dashboardOptions(cmd, nil, "cortex", 0)
+	if err != nil {
+		return err
+	}
+	in, out, err := terminal(io, "cortex-tui run --scenario NAME --headless (names: cortex-tui scenarios)")
+	if err != nil {
+		return err
+	}
+	return startDashboard(opts, in, out)
+}
+
+// dashboardOptions loads the key file (--keys, or the default one) and builds the dashboard's
+// options; scn nil opens the picker. A bad key file is a usage error (exit status 2).
+func dashboardOptions(cmd *cobra.Command, scn *scenarios.Scenario, strategyName string, seed int64) (tui.Options, error) {
+	keys, err := loadKeys(cmd)
+	if err != nil {
+		return tui.Options{}, err
+	}
+	return tui.Options{
+		Keys:     keys,
+		Factory:  sim.NewSource,
+		Scenario: scn,
+		Strategy: strategyName,
+		Seed:     seed,
+	}, nil
+}
+
+// loadKeys returns the key bindings of the file given with --keys (which must exist) or of
+// the default key file (which may not; then the defaults apply).
+func loadKeys(cmd *cobra.Command) (keymap.KeyMap, error) {
+	path, _ := cmd.Flags().GetString(keysFlag)
+	if path != "" {
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			return keymap.KeyMap{}, &exitError{code: 2, err: fmt.Errorf("--keys %s: no such file", path)}
+		}
+	} else if p, err := keymap.DefaultPath(); err == nil {
+		path = p
+	}
+	keys, err := keymap.Load(path)
+	if err != nil {
+		return keymap.KeyMap{}, &exitError{code: 2, err: fmt.Errorf("bad key file: %w", err)}
+	}
+	return keys, nil
+}
+
+// terminal returns stdin and stdout when both are terminals, and otherwise a usage error
+// (exit status 2) that suggests the headless command instead.
+func terminal(io streams, headless string) (*os.File, *os.File, error) {
+	in, inOK := io.in.(*os.File)
+	out, outOK := io.out.(*os.File)
+	if !inOK || !outOK || !isTerminalFile(in) || !isTerminalFile(out) {
+		return nil, nil, &exitError{code: 2, err: fmt.Errorf("the dashboard needs a terminal on stdin and stdout; without one, use --headless: %s", headless)}
+	}
+	return in, out, nil
+}
+
+// isTerminalFile reports whether f is a terminal (a Cygwin or MSYS one included).
+func isTerminalFile(f *os.File) bool {
+	return isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())
 }

@@ -61,6 +61,7 @@ With no command it opens the dashboard on a scenario picker.`,
 			return openPicker(cmd, io)
 		},
 	}
+	addKeysFlag(root)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)

@@ -52,6 +52,7 @@ func newRunCmd(io streams) *cobra.Command {
 	f.Int64Var(&o.seed, "seed", 0, "random seed (default: the scenario's own)")
 	f.BoolVar(&o.headless, "headless", false, "run without the dashboard and print the result")
 	f.StringVar(&o.format, "format", "", "headless output: table, json or csv (default table on a terminal, json otherwise)")
+	addKeysFlag(cmd)
 	return cmd
 }
 
