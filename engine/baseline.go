@@ -63,6 +63,9 @@ func (b *baseline) step() {
 	b.above, b.below = 0, 0
 }
 
+// discard forgets the healthy successes counted since the last step.
+func (b *baseline) discard() { b.above, b.below = 0, 0 }
+
 // deviation returns L = min(1, max(0, (p99 - base) / (3 base))), 0 until the baseline is formed.
 func (b *baseline) deviation(p99 time.Duration) float64 {
 	if b.value <= 0 {

@@ -19,7 +19,8 @@
 // L is the latency deviation min(1, max(0, (P99 - base) / (3 base))): P99 over the same window,
 // base the baseline P50 learned only from successes recorded while the circuit is CLOSED and
 // F < 0.10 (the median of the first 20 such successes, then moving by 1% per window slice
-// towards the side where most new healthy successes fall), so an incident cannot drag the
+// towards the side where most new healthy successes fall, if the service is still healthy as
+// the slice closes), so an incident cannot drag the
 // baseline up and hide itself; L is 0 until the baseline is formed. Q is the queue depth set by
 // the caller over Config.QueueCapacity. B is the budget burn, 1 - tokens/capacity of the retry
 // token bucket. C is the circuit state: 0 CLOSED, 0.5 HALF_OPEN, 1 OPEN.

@@ -134,11 +134,22 @@ func (e *Engine) advance(t time.Duration) {
 		e.ramping, e.rampFrom = true, t
 	}
 	if crossed > 0 {
-		e.bl.step()
+		// The baseline steps only if the service is still healthy as the slice closes: the
+		// successes of a slice in which an incident began teach it nothing.
+		if e.healthy() {
+			e.bl.step()
+		} else {
+			e.bl.discard()
+		}
 		if e.adaptive {
 			e.adapt.step(t, e.signals(t), &e.w)
 		}
 	}
+}
+
+// healthy reports whether successes may teach the baseline now: circuit CLOSED and F < 0.10.
+func (e *Engine) healthy() bool {
+	return e.br.state == Closed && e.win.failureRate() < healthyFailureRate
 }
 
 // signals computes the five signals at t.
@@ -310,7 +321,7 @@ func (e *Engine) record(ok bool, latency time.Duration) {
 	defer e.mu.Unlock()
 	t := e.now()
 	e.advance(t)
-	healthy := e.br.state == Closed && e.win.failureRate() < healthyFailureRate
+	healthy := e.healthy()
 	e.win.record(ok, latency)
 	if ok {
 		e.successes++
