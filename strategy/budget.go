@@ -15,6 +15,7 @@ type BudgetConfig struct {
 	Quota            int           // capacity and initial value of the retry quota (INITIAL_RETRY_TOKENS, default 500); >= 0
 	RetryCost        int           // quota a retry takes (RETRY_COST, default 5); >= 0
 	TimeoutCost      int           // quota a retry after a timeout takes (RETRY_TIMEOUT_COST, default 10); >= 0
+	ThrottledCost    int           // quota a retry after a 429 takes (default 5, the same as RetryCost before 2026); >= 0
 	NoRetryIncrement int           // quota a successful original attempt gives back (NO_RETRY_INCREMENT, default 1); >= 0
 	BackoffBase      time.Duration // delay of retry i is min(MaxBackoff, U[0,1) * BackoffBase * 2^i) (default 1s); > 0
 	MaxBackoff       time.Duration // MAX_BACKOFF (default 20s); >= BackoffBase
@@ -28,11 +29,23 @@ func DefaultBudgetConfig() BudgetConfig {
 		Quota:            500,
 		RetryCost:        5,
 		TimeoutCost:      10,
+		ThrottledCost:    5,
 		NoRetryIncrement: 1,
 		BackoffBase:      time.Second,
 		MaxBackoff:       20 * time.Second,
 		MaxRetries:       DefaultMaxRetries,
 	}
+}
+
+// BudgetConfig2026 returns the variant of the 2026 update of the AWS SDKs' standard mode, as
+// spec/simulation.md summarises it: a retry costs 14 after a transient error (timeouts
+// included) and 5 after throttling (429), and the backoff base is 50 ms; the rest is unchanged.
+// The catalog's "budget" uses DefaultBudgetConfig; this variant is for NewBudget.
+func BudgetConfig2026() BudgetConfig {
+	c := DefaultBudgetConfig()
+	c.RetryCost, c.TimeoutCost, c.ThrottledCost = 14, 14, 5
+	c.BackoffBase = 50 * time.Millisecond
+	return c
 }
 
 // Validate reports the first field out of range, naming it.
@@ -44,6 +57,8 @@ func (c BudgetConfig) Validate() error {
 		return fmt.Errorf("budget: RetryCost must be >= 0, got %d", c.RetryCost)
 	case c.TimeoutCost < 0:
 		return fmt.Errorf("budget: TimeoutCost must be >= 0, got %d", c.TimeoutCost)
+	case c.ThrottledCost < 0:
+		return fmt.Errorf("budget: ThrottledCost must be >= 0, got %d", c.ThrottledCost)
 	case c.NoRetryIncrement < 0:
 		return fmt.Errorf("budget: NoRetryIncrement must be >= 0, got %d", c.NoRetryIncrement)
 	case c.BackoffBase <= 0:
@@ -59,7 +74,8 @@ func (c BudgetConfig) Validate() error {
 // Budget is the AWS SDK "standard" retry mode: a client-wide retry quota that retries drain and
 // successes refill, so a client stops retrying once most of its recent retries have failed.
 //
-// A retry takes RetryCost from the quota (TimeoutCost if the failed attempt timed out); with
+// A retry takes RetryCost from the quota (TimeoutCost if the failed attempt timed out,
+// ThrottledCost if it was answered 429); with
 // less quota left than the cost, the verdict is Reject "BUDGET_EXHAUSTED" and nothing is taken.
 // A successful original attempt gives back NoRetryIncrement; a successful retry gives back what
 // it cost. The quota never exceeds Quota. Delays: min(MaxBackoff, U[0,1) * BackoffBase * 2^i),
@@ -69,7 +85,7 @@ func (c BudgetConfig) Validate() error {
 // The SDK remembers the cost on each request; a strategy only sees retry indices, so Budget
 // remembers the latest cost paid for each retry index and refunds that when a retry with that
 // index succeeds. Exact when all failures at an index are of one kind (all timeouts, or none);
-// an approximation when timeouts and other failures mix.
+// an approximation when outcomes of different costs mix.
 //
 // Source: AWS SDKs and Tools Reference Guide, "Retry behavior" (standard mode); botocore
 // retries/standard.py (RetryQuotaChecker, ExponentialBackoff); AWS SDK for Java v2
@@ -128,16 +144,24 @@ func (b *Budget) Decide(_ time.Time, _, retry int, o Outcome) Verdict {
 	if v, ok := precheck(o, retry, b.cfg.MaxRetries); !ok {
 		return v
 	}
-	cost := b.cfg.RetryCost
-	if o == Timeout {
-		cost = b.cfg.TimeoutCost
-	}
+	cost := b.cost(o)
 	if b.quota < cost {
 		return Verdict{Action: engine.Reject, Reason: ReasonBudgetExhausted}
 	}
 	b.quota -= cost
 	b.lastCost[retry+1] = cost
 	return retryAfter(b.delay(retry))
+}
+
+// cost is what a retry after outcome o takes from the quota.
+func (b *Budget) cost(o Outcome) int {
+	switch o {
+	case Timeout:
+		return b.cfg.TimeoutCost
+	case Throttled:
+		return b.cfg.ThrottledCost
+	}
+	return b.cfg.RetryCost
 }
 
 // delay is min(MaxBackoff, U[0,1) * BackoffBase * 2^i).

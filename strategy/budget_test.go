@@ -77,8 +77,9 @@ func TestBudgetRefunds(t *testing.T) {
 // TestBudgetCostCheckedPerOutcome asserts that with 7 tokens left a retry after a timeout (10)
 // is rejected but one after a 5xx (5) is allowed.
 func TestBudgetCostCheckedPerOutcome(t *testing.T) {
-	b := must(NewBudget(newRand(1), BudgetConfig{Quota: 7, RetryCost: 5, TimeoutCost: 10, NoRetryIncrement: 1,
-		BackoffBase: time.Second, MaxBackoff: 20 * time.Second, MaxRetries: 3}))
+	cfg := DefaultBudgetConfig()
+	cfg.Quota = 7
+	b := must(NewBudget(newRand(1), cfg))
 	assert.Equal(t, engine.Reject, b.Decide(t0, 5, 0, Timeout).Action)
 	assert.Equal(t, 7, b.Quota())
 	assert.True(t, b.Decide(t0, 5, 0, ServerError).Retry)
@@ -118,6 +119,7 @@ func TestBudgetConfigValidate(t *testing.T) {
 		{func(c *BudgetConfig) { c.Quota = -1 }, "Quota"},
 		{func(c *BudgetConfig) { c.RetryCost = -1 }, "RetryCost"},
 		{func(c *BudgetConfig) { c.TimeoutCost = -1 }, "TimeoutCost"},
+		{func(c *BudgetConfig) { c.ThrottledCost = -1 }, "ThrottledCost"},
 		{func(c *BudgetConfig) { c.NoRetryIncrement = -1 }, "NoRetryIncrement"},
 		{func(c *BudgetConfig) { c.BackoffBase = 0 }, "BackoffBase"},
 		{func(c *BudgetConfig) { c.MaxBackoff = time.Millisecond }, "MaxBackoff"},
@@ -132,4 +134,34 @@ func TestBudgetConfigValidate(t *testing.T) {
 	}
 	_, err := NewBudget(nil, DefaultBudgetConfig())
 	assert.Error(t, err)
+}
+
+// TestBudget2026 asserts the 2026 variant's costs: 14 after a timeout or a 5xx (35 retries fit
+// in 500, the 36th does not), 5 after a 429, and a successful retry refunds its own cost.
+func TestBudget2026(t *testing.T) {
+	tests := []struct {
+		outcome Outcome
+		allowed int // hand-computed: floor(500 / cost)
+		left    int // 500 - allowed*cost
+	}{
+		{Timeout, 35, 10}, // 35*14 = 490
+		{ServerError, 35, 10},
+		{FastFail, 35, 10},
+		{Throttled, 100, 0}, // 100*5 = 500
+	}
+	for _, tt := range tests {
+		b := must(NewBudget(newRand(1), BudgetConfig2026()))
+		for i := range tt.allowed {
+			require.True(t, b.Decide(t0, 5, 0, tt.outcome).Retry, "retry %d of outcome %d", i+1, tt.outcome)
+		}
+		assert.Equal(t, tt.left, b.Quota(), "outcome %d", tt.outcome)
+		assert.False(t, b.Decide(t0, 5, 0, tt.outcome).Retry)
+	}
+
+	b := must(NewBudget(newRand(1), BudgetConfig2026()))
+	b.Decide(t0, 5, 0, Throttled) // 495
+	b.Record(t0, Success, 0, 1)   // +5
+	assert.Equal(t, 500, b.Quota())
+	v := b.Decide(t0, 5, 0, ServerError)
+	assert.Less(t, v.Delay, 50*time.Millisecond, "first retry within U[0,1)*50ms")
 }

@@ -139,6 +139,14 @@ func (w *rolling) sums(now time.Time) (a, b int64) {
 	return w.total[0], w.total[1]
 }
 
+// lastTime returns the start of the newest bucket (the zero time before anything was counted).
+func (w *rolling) lastTime() time.Time {
+	if !w.started {
+		return time.Time{}
+	}
+	return time.Unix(0, w.head*int64(w.width))
+}
+
 // reset empties the window.
 func (w *rolling) reset() {
 	clear(w.buckets)

@@ -1,0 +1,132 @@
+package strategy
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cortex-tui/cortex-tui/engine"
+)
+
+// allOutcomes lists every outcome, Success included.
+var allOutcomes = []Outcome{Success, Timeout, FastFail, ServerError, Throttled, BadRequest}
+
+// checkVerdict reports what is wrong with a verdict for a failed attempt with outcome o and
+// retry index retry, or "" if nothing is. maxDelay bounds any delay of the strategy.
+func checkVerdict(v Verdict, o Outcome, retry int, maxDelay time.Duration) string {
+	switch {
+	case v.Retry != (v.Action == engine.Retry):
+		return "Retry and Action disagree"
+	case v.Reason == "":
+		return "empty reason"
+	case v.Delay < 0 || v.Delay > maxDelay:
+		return "delay out of range"
+	case !v.Retry && v.Delay != 0:
+		return "a refusal carries a delay"
+	case !o.Retryable() && v.Action != engine.NotRetryable:
+		return "a non-retryable outcome was not answered NotRetryable"
+	case v.Retry && retry >= DefaultMaxRetries:
+		return "retry beyond the limit"
+	case o.Retryable() && retry >= DefaultMaxRetries && v.Action != engine.MaxRetriesExceeded && v.Reason != ReasonNoRetries:
+		return "the limit is not answered MAX_RETRIES_EXCEEDED"
+	}
+	return ""
+}
+
+// maxDelay is the largest delay any catalog strategy may give with its defaults: the engine's
+// BackoffMaxDelay (30 s) bounds them all.
+var maxDelay = engine.DefaultConfig().BackoffMaxDelay
+
+// drive runs a strategy through steps derived from ops (one byte per step: time step, outcome,
+// retry index and priority) and returns the first broken invariant, or "".
+func drive(s Strategy, clk *engine.ManualClock, ops []byte) string {
+	for i, op := range ops {
+		// Time moves 0..3 s, sometimes backwards a little (a clock may be set back).
+		step := time.Duration(op&7) * 400 * time.Millisecond
+		if op&0x38 == 0x38 {
+			step = -step
+		}
+		clk.Advance(step)
+		now := clk.Now()
+		retry := int(op>>6) + (i & 1) // 0..4
+		o := allOutcomes[int(op)%len(allOutcomes)]
+		prio := int(op) % 12
+		s.SetPending(int(op))
+		if !s.Admit(now, prio, retry) {
+			continue
+		}
+		s.Record(now, o, time.Duration(op)*time.Millisecond, retry)
+		if o == Success {
+			continue
+		}
+		if msg := checkVerdict(s.Decide(now, prio, retry, o), o, retry, maxDelay); msg != "" {
+			return msg
+		}
+		if msg := checkState(s); msg != "" {
+			return msg
+		}
+	}
+	return ""
+}
+
+// checkState reports a strategy's internal quantity out of its range, or "".
+func checkState(s Strategy) string {
+	switch x := s.(type) {
+	case *Budget:
+		if x.Quota() < 0 || x.Quota() > x.cfg.Quota {
+			return "budget quota out of [0, Quota]"
+		}
+	case *GRPC:
+		if x.Tokens() < 0 || x.Tokens() > x.cfg.MaxTokens {
+			return "grpc tokens out of [0, MaxTokens]"
+		}
+	case *Throttle:
+		if p := x.Probability(x.window.lastTime()); p < 0 || p >= 1 {
+			return "throttle probability out of [0, 1)"
+		}
+	}
+	return ""
+}
+
+// TestInvariants asserts, for every strategy over long random call sequences, that verdicts are
+// consistent (Retry iff Action Retry, a reason always, delays in [0, 30 s] and zero on a
+// refusal, the retry limit and NOT_RETRYABLE respected) and that quotas, tokens and
+// probabilities stay in range.
+func TestInvariants(t *testing.T) {
+	for _, name := range Names() {
+		t.Run(name, func(t *testing.T) {
+			for seed := range uint64(5) {
+				env := testEnv(seed)
+				s, err := New(name, env)
+				require.NoError(t, err)
+				ops := make([]byte, 3000)
+				r := newRand(seed + 100)
+				for i := range ops {
+					ops[i] = byte(r.Uint32())
+				}
+				assert.Empty(t, drive(s, env.Clock.(*engine.ManualClock), ops), "seed %d", seed)
+			}
+		})
+	}
+}
+
+// FuzzStrategies checks the same invariants on fuzzer-chosen call sequences, for every
+// strategy: `go test -fuzz FuzzStrategies ./strategy`.
+func FuzzStrategies(f *testing.F) {
+	f.Add(uint8(0), []byte{1, 2, 3, 4, 5})
+	f.Add(uint8(3), []byte{0x41, 0x42, 0xc3, 0x3f, 0xff, 0x00, 0x81})
+	f.Add(uint8(7), make([]byte, 64))
+	f.Fuzz(func(t *testing.T, which uint8, ops []byte) {
+		names := Names()
+		env := testEnv(uint64(which))
+		s, err := New(names[int(which)%len(names)], env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if msg := drive(s, env.Clock.(*engine.ManualClock), ops); msg != "" {
+			t.Fatalf("%s: %s", s.Name(), msg)
+		}
+	})
+}
