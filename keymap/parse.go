@@ -111,7 +111,7 @@ func keyName(s string) (string, error) {
 var namedKeys = func() map[string]bool {
 	m := map[string]bool{}
 	for t := -256; t <= 256; t++ {
-		if s := tea.KeyType(t).String(); utf8.RuneCountInString(s) > 1 {
+		if s := tea.KeyType(t).String(); utf8.RuneCountInString(s) > 1 && tea.KeyType(t) != tea.KeyRunes {
 			m[s] = true
 		}
 	}
