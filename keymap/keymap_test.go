@@ -261,6 +261,32 @@ func TestLoad(t *testing.T) {
 	}
 }
 
+// TestParsedKeysMatchTeaKeys asserts that keys written in the file match the messages Bubble
+// Tea sends for them, for each way of spelling a key.
+func TestParsedKeysMatchTeaKeys(t *testing.T) {
+	tests := []struct {
+		file string
+		msg  tea.KeyMsg
+	}{
+		{`pause = ["space"]`, tea.KeyMsg{Type: tea.KeySpace, Runes: []rune{' '}}},
+		{`pause = ["alt+space"]`, tea.KeyMsg{Type: tea.KeySpace, Runes: []rune{' '}, Alt: true}},
+		{`pause = ["P"]`, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'P'}}},
+		{`pause = ["alt+p"]`, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'p'}, Alt: true}},
+		{`pause = ["é"]`, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'é'}}},
+		{`pause = ["delete"]`, tea.KeyMsg{Type: tea.KeyDelete}},
+		{`pause = ["ctrl+shift+up"]`, tea.KeyMsg{Type: tea.KeyCtrlShiftUp}},
+		{`pause = ["f12"]`, tea.KeyMsg{Type: tea.KeyF12}},
+		{`pause = ["pgdown"]`, tea.KeyMsg{Type: tea.KeyPgDown}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			km, err := Parse("keys.toml", []byte(tt.file))
+			require.NoError(t, err)
+			assert.True(t, key.Matches(tt.msg, km.Pause), "%q should match %v", tt.msg.String(), km.Pause.Keys())
+		})
+	}
+}
+
 // TestHelpFollowsRemap asserts that the short and full help show the remapped keys, so the
 // footer never advertises a key that no longer works.
 func TestHelpFollowsRemap(t *testing.T) {
