@@ -79,10 +79,13 @@ func expCeiling(base, ceiling time.Duration, mult float64, n int) time.Duration 
 // shape Hystrix uses): the window covers the current bucket and the n-1 before it. Adding and
 // reading are O(1) amortised: a running total is kept and expired buckets are subtracted as
 // time moves on. A time earlier than the newest bucket is counted in the newest bucket.
+// Buckets are numbered from the first time the window sees (not from the Unix epoch), so any
+// time.Time works, the zero time included.
 type rolling struct {
 	width   time.Duration
 	buckets [][2]int64
-	head    int64 // absolute number of the newest bucket (time / width)
+	origin  time.Time // the first time seen: start of bucket 0
+	head    int64     // number of the newest bucket: (time - origin) / width
 	started bool
 	total   [2]int64
 }
@@ -94,11 +97,11 @@ func newRolling(n int, width time.Duration) *rolling {
 
 // advance moves the window so that its newest bucket holds now.
 func (w *rolling) advance(now time.Time) {
-	idx := floorDiv(now.UnixNano(), int64(w.width))
 	if !w.started {
-		w.started, w.head = true, idx
+		w.started, w.origin, w.head = true, now, 0
 		return
 	}
+	idx := floorDiv(int64(now.Sub(w.origin)), int64(w.width))
 	if idx <= w.head {
 		return
 	}
@@ -144,7 +147,7 @@ func (w *rolling) lastTime() time.Time {
 	if !w.started {
 		return time.Time{}
 	}
-	return time.Unix(0, w.head*int64(w.width))
+	return w.origin.Add(time.Duration(w.head) * w.width)
 }
 
 // reset empties the window.

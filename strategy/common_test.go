@@ -72,15 +72,19 @@ func TestRollingWindow(t *testing.T) {
 	assert.Zero(t, a+b, "reset empties the window")
 }
 
-// TestRollingWindowBeforeEpoch asserts that times before 1970 (negative bucket numbers) are
-// bucketed without an index panic.
-func TestRollingWindowBeforeEpoch(t *testing.T) {
-	w := newRolling(3, time.Second)
-	old := time.Date(1960, 1, 1, 0, 0, 0, 500, time.UTC)
-	w.add(old, 1, 0)
-	w.add(old.Add(time.Second), 1, 0)
-	a, _ := w.sums(old.Add(2 * time.Second))
-	assert.Equal(t, int64(2), a)
-	a, _ = w.sums(old.Add(3 * time.Second))
-	assert.Equal(t, int64(1), a, "the first bucket expired")
+// TestRollingWindowAnyTime asserts that the window rolls the same way from any starting time
+// (before 1970, or the zero time a zero-value ManualClock reads), and that a time before the
+// first one is counted without an index panic.
+func TestRollingWindowAnyTime(t *testing.T) {
+	for _, start := range []time.Time{time.Date(1960, 1, 1, 0, 0, 0, 500, time.UTC), {}} {
+		w := newRolling(3, time.Second)
+		w.add(start, 1, 0)
+		w.add(start.Add(-time.Hour), 0, 1) // before the first time: newest bucket
+		w.add(start.Add(time.Second), 1, 0)
+		a, b := w.sums(start.Add(2 * time.Second))
+		assert.Equal(t, int64(2), a, "start %v", start)
+		assert.Equal(t, int64(1), b, "start %v", start)
+		a, _ = w.sums(start.Add(3 * time.Second))
+		assert.Equal(t, int64(1), a, "the first bucket expired (start %v)", start)
+	}
 }
