@@ -227,3 +227,8 @@ func (s *fakeSource) calls() (advances, restarts int, injected []scenarios.Fault
 	defer s.mu.Unlock()
 	return s.advances, s.restarts, append([]scenarios.Fault(nil), s.injected...), append([]scenarios.FaultKind(nil), s.cleared...)
 }
+
+// panicSource panics on Advance, to test recovery.
+type panicSource struct{ source.Source }
+
+func (panicSource) Advance(time.Duration) []source.Snapshot { panic("boom") }

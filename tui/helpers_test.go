@@ -91,3 +91,6 @@ func keyMsg(s string) tea.KeyMsg {
 	}
 	return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(s)}
 }
+
+// testKeys are the default bindings.
+func testKeys() keymap.KeyMap { return keymap.Default() }

@@ -193,6 +193,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // View joins the cached body and footer.
 func (m *Model) View() string {
 	if m.screen == screenPicker && !m.showHelp {
+		if m.footer.status != "" {
+			return m.picker.View() + "\n" + m.footer.View()
+		}
 		return m.picker.View()
 	}
 	return m.body + "\n" + m.footer.View()
@@ -207,6 +210,7 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		if key.Matches(msg, m.keys.Quit) && !m.picker.Filtering() {
 			return m.quit()
 		}
+		m.clearStatus()
 		var cmd tea.Cmd
 		m.picker, cmd = m.picker.Update(msg)
 		return cmd

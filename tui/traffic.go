@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -77,6 +78,8 @@ func rate(v float64) string {
 		return strconv.FormatFloat(v/1000, 'f', 0, 64) + "k"
 	case v >= 999.5:
 		return strconv.FormatFloat(v/1000, 'f', 1, 64) + "k"
+	case v < 9.95 && v != math.Trunc(v):
+		return strconv.FormatFloat(v, 'f', 1, 64)
 	}
 	return strconv.FormatFloat(v, 'f', 0, 64)
 }

@@ -18,7 +18,7 @@ func (m *Model) resize(w, h int) {
 	m.width, m.height = max(w, 0), max(h, 0)
 	m.small = m.width < minFullW || m.height < minFullH
 	m.fr.small = m.small
-	m.picker.SetSize(m.width, m.height)
+	m.sizePicker()
 	m.layout()
 	m.redraw()
 }
@@ -155,10 +155,20 @@ func (m *Model) smallView() string {
 	return strings.Join(lines, "\n")
 }
 
+// sizePicker gives the picker the window, less the footer's line while a message shows.
+func (m *Model) sizePicker() {
+	h := m.height
+	if m.footer.status != "" {
+		h--
+	}
+	m.picker.SetSize(m.width, max(h, 0))
+}
+
 // setStatus shows a message in the footer until the next key press.
 func (m *Model) setStatus(s string, isErr bool) {
 	m.footer.SetStatus(s, isErr)
 	m.footer, _ = m.footer.Update(m.frameMsg())
+	m.sizePicker()
 }
 
 // clearStatus removes the footer's message.
@@ -168,6 +178,7 @@ func (m *Model) clearStatus() {
 	}
 	m.footer.SetStatus("", false)
 	m.footer, _ = m.footer.Update(m.frameMsg())
+	m.sizePicker()
 }
 
 // state returns the first run's state band, for tests and the small view.

@@ -1,0 +1,160 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// sweepSizes are the window sizes of the sweep: every width and height from 20x5 to 250x80 in
+// steps that hit the layout's thresholds (80x24, 36 rows) and their neighbours.
+func sweepSizes() [][2]int {
+	var out [][2]int
+	ws := []int{20, 21, 30, 45, 46, 60, 79, 80, 81, 100, 120, 140, 160, 200, 250}
+	hs := []int{5, 6, 8, 10, 15, 23, 24, 25, 30, 35, 36, 40, 48, 60, 80}
+	for _, w := range ws {
+		for _, h := range hs {
+			out = append(out, [2]int{w, h})
+		}
+	}
+	return out
+}
+
+// checkExact asserts that view is exactly h lines of exactly w cells.
+func checkExact(t *testing.T, view string, w, h int, what string) {
+	t.Helper()
+	lines := strings.Split(view, "\n")
+	require.Len(t, lines, h, "%s at %dx%d: line count", what, w, h)
+	for i, l := range lines {
+		if n := ansi.StringWidth(l); n != w {
+			assert.Equal(t, w, n, "%s at %dx%d: width of line %d %q", what, w, h, i, l)
+			return
+		}
+	}
+}
+
+// Asserts that every screen (dashboard, compare, summary, help, picker) renders at every size
+// of the sweep without panicking, exactly filling the window, and says so when it is small.
+func TestSizeSweepWholeScreen(t *testing.T) {
+	screens := []struct {
+		name  string
+		setup func(m *Model)
+	}{
+		{"dashboard", func(m *Model) { advanceFrames(m, 40) }},
+		{"compare", func(m *Model) { m.Update(keyMsg("c")); advanceFrames(m, 40) }},
+		{"summary", func(m *Model) { m.setSpeed(len(speeds) - 1); advanceFrames(m, 20) }},
+		{"help", func(m *Model) { m.Update(keyMsg("?")) }},
+		{"picker", func(m *Model) { m.Update(keyMsg("l")) }},
+		{"naive", func(m *Model) { m.Update(keyMsg("s")); advanceFrames(m, 40) }},
+	}
+	for _, sc := range screens {
+		t.Run(sc.name, func(t *testing.T) {
+			m, _ := newTestModel(140, 40, "cortex")
+			sc.setup(m)
+			for _, sz := range sweepSizes() {
+				w, h := sz[0], sz[1]
+				require.NotPanics(t, func() { m.Update(tea.WindowSizeMsg{Width: w, Height: h}) }, "%dx%d", w, h)
+				checkExact(t, m.View(), w, h, sc.name)
+				if sc.name == "dashboard" && (w < minFullW || h < minFullH) && h >= 2 && w >= 40 {
+					assert.Contains(t, m.View(), "small window", "%dx%d", w, h)
+				}
+			}
+		})
+	}
+}
+
+// Asserts that every panel renders at every size from 0x0 to 250x80 (including sizes too small
+// for a border or a chart) without panicking and exactly at its size.
+func TestSizeSweepPanels(t *testing.T) {
+	m, _ := newTestModel(140, 40, "cortex")
+	advanceFrames(m, 40)
+	m.Update(keyMsg("c"))
+	advanceFrames(m, 40)
+	st := DefaultStyles()
+	f := m.frameMsg()
+	type panel interface {
+		SetSize(w, h int)
+		View() string
+	}
+	panels := map[string]func() panel{
+		"signals":   func() panel { return newSignals(st) },
+		"cps":       func() panel { return newCPS(st, 0) },
+		"traffic":   func() panel { return newTraffic(st, 1) },
+		"shedding":  func() panel { return newShedding(st) },
+		"decisions": func() panel { return newDecisions(st) },
+		"events":    func() panel { return newEvents(st) },
+		"caption":   func() panel { return newCaption(st) },
+		"compare":   func() panel { return newCompare(st) },
+		"summary":   func() panel { return newSummary(st) },
+		"help":      func() panel { return newHelpScreen(st, testKeys()) },
+	}
+	update := func(p panel) {
+		switch p := p.(type) {
+		case *signalsPanel:
+			p.Update(f)
+		case *cpsPanel:
+			p.Update(f)
+		case *trafficPanel:
+			p.Update(f)
+		case *sheddingPanel:
+			p.Update(f)
+		case *decisionsPanel:
+			p.Update(f)
+		case *eventsPanel:
+			p.Update(f)
+		case *captionPanel:
+			p.Update(f)
+		case *comparePanel:
+			p.Update(f)
+		case *summaryPanel:
+			p.Update(f)
+		case *helpScreen:
+			p.Update(f)
+		}
+	}
+	for name, mk := range panels {
+		t.Run(name, func(t *testing.T) {
+			p := mk()
+			for w := 0; w <= 250; w += 7 {
+				for h := 0; h <= 80; h += 3 {
+					require.NotPanics(t, func() { p.SetSize(w, h); update(p) }, "%dx%d", w, h)
+					if w == 0 || h == 0 {
+						assert.Empty(t, p.View(), "%dx%d", w, h)
+						continue
+					}
+					checkExact(t, p.View(), w, h, name)
+				}
+			}
+		})
+	}
+}
+
+// Asserts that the chart never panics and always fills its area, for any size and any data
+// (empty, NaN, infinite, negative, huge).
+func TestChartAnySizeAnyData(t *testing.T) {
+	data := [][]float64{nil, {1}, {0, 0, 0}, {-5, 3, 1e12}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}}
+	nan := []float64{0, 1, 2}
+	nan[1] = nan[1] / 0 * 0 // NaN without a constant expression
+	data = append(data, nan)
+	c := newBrailleChart(0, 0)
+	for w := 0; w <= 60; w += 3 {
+		for h := 0; h <= 12; h++ {
+			for i, d := range data {
+				c.Resize(w, h)
+				var out string
+				require.NotPanics(t, func() {
+					out = c.Draw(chartSpec{Lines: []series{{Values: d}}, Marks: []mark{{Y: 0.5}}, Labels: true})
+				}, "%dx%d data %d", w, h, i)
+				if w == 0 || h == 0 {
+					continue
+				}
+				checkExact(t, out, w, h, fmt.Sprintf("chart data %d", i))
+			}
+		}
+	}
+}
