@@ -109,3 +109,29 @@ func TestNewCortexNil(t *testing.T) {
 	_, err := NewCortex(nil)
 	assert.Error(t, err)
 }
+
+// TestCortexConcurrent asserts that the cortex strategy may be driven from several goroutines
+// at once (run with -race) and that every outcome is counted.
+func TestCortexConcurrent(t *testing.T) {
+	c, clk := newTestCortex(t, 1)
+	const workers, each = 4, 250
+	done := make(chan struct{})
+	for w := range workers {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for i := range each {
+				now := clk.Now()
+				c.SetPending(i)
+				if c.Admit(now, w, 0) {
+					c.Record(now, failures[i%len(failures)], time.Millisecond, i%4)
+					c.Decide(now, w, i%4, Timeout)
+				}
+				clk.Advance(time.Millisecond)
+			}
+		}()
+	}
+	for range workers {
+		<-done
+	}
+	assert.Equal(t, uint64(workers*each), c.Engine().Snapshot().Failed)
+}
