@@ -60,7 +60,7 @@ func (s *Sim) newRequest(cls, cl int, usr int32, t int64) {
 func (s *Sim) clientSend(ri int32, retry int, t int64) {
 	r := &s.reqs[ri]
 	c := &s.clients[r.client]
-	now := s.setClock(t)
+	now := s.setClock(t, c)
 	if !c.strat.Admit(now, int(r.prio), retry) {
 		s.counts.LocalRejects++
 		s.endRequest(ri, false, t)
@@ -148,7 +148,7 @@ func (s *Sim) clientOutcome(ri int32, rgen, ep uint32, o strategy.Outcome, t int
 	}
 	r.waiting = false
 	c := &s.clients[r.client]
-	now := s.setClock(t)
+	now := s.setClock(t, c)
 	retry := int(r.retry)
 	c.strat.Record(now, o, timeDur(t-r.sentAt), retry)
 	if o == strategy.Success {

@@ -74,9 +74,12 @@ func (q *eventHeap) len() int { return len(q.h) }
 // min returns the earliest entry; the heap must not be empty.
 func (q *eventHeap) min() *timed { return &q.h[0] }
 
+// push adds e; an e.seq of 0 gets the heap's next sequence number.
 func (q *eventHeap) push(e timed) {
-	q.seq++
-	e.seq = q.seq
+	if e.seq == 0 {
+		q.seq++
+		e.seq = q.seq
+	}
 	q.h = append(q.h, e)
 	i := len(q.h) - 1
 	for i > 0 {
@@ -114,3 +117,4 @@ func (q *eventHeap) pop() timed {
 }
 
 func (q *eventHeap) clear() { q.h = q.h[:0] }
+

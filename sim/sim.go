@@ -64,6 +64,7 @@ type Sim struct {
 	arrRand, svcRand, thinkRand *rand.Rand
 
 	classes []classState
+	cum     []float64 // running sums of rate x share, this tick
 	clients []client
 	users   []user // closed loop only
 
@@ -420,10 +421,12 @@ func (s *Sim) Done() bool { return s.done }
 // Now returns the virtual time elapsed since the start of the run.
 func (s *Sim) Now() time.Duration { return time.Duration(s.now) }
 
-// setClock moves the shared virtual clock to t (ns) before a strategy call.
-func (s *Sim) setClock(t int64) time.Time {
+// setClock returns the virtual time t (ns) as a time.Time and, when the client's strategy
+// reads the shared clock (cortex: its engine), moves the clock there first. The baselines get
+// the time as an argument and never read the clock, so their calls skip the clock's lock.
+func (s *Sim) setClock(t int64, c *client) time.Time {
 	now := epoch.Add(time.Duration(t))
-	if t != s.clockAt {
+	if c.holder != nil && t != s.clockAt {
 		s.clock.Set(now)
 		s.clockAt = t
 	}

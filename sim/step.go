@@ -87,6 +87,7 @@ func (s *Sim) runEvents(start, end int64) {
 	// is constant within the tick (memorylessness).
 	lambda, next := 0.0, int64(math.MaxInt64)
 	if !s.scn.Loop.Closed && start < s.duration {
+		s.cumulativeShares()
 		lambda = s.totalRate(start + s.tick/2)
 		if lambda > 0 {
 			next = start + gap(s.arrRand.ExpFloat64(), lambda)
@@ -191,29 +192,31 @@ func (s *Sim) load(t int64) float64 {
 	return pts[len(pts)-1].Factor
 }
 
-// totalRate is the arrival rate at t, requests/s: sum over classes of rate x share x load(t).
-func (s *Sim) totalRate(t int64) float64 {
+// cumulativeShares computes the running sums of rate x share over the classes, for
+// totalRate and pickClass during the tick.
+func (s *Sim) cumulativeShares() {
+	s.cum = s.cum[:0]
 	sum := 0.0
 	for _, c := range s.classes {
 		sum += c.rate * c.share
+		s.cum = append(s.cum, sum)
 	}
-	return sum * s.load(t)
+}
+
+// totalRate is the arrival rate at t, requests/s: sum over classes of rate x share x load(t).
+func (s *Sim) totalRate(t int64) float64 {
+	return s.cum[len(s.cum)-1] * s.load(t)
 }
 
 // pickClass draws a class in proportion to rate x share.
 func (s *Sim) pickClass() int {
-	sum := 0.0
-	for _, c := range s.classes {
-		sum += c.rate * c.share
-	}
-	x := s.arrRand.Float64() * sum
-	for i, c := range s.classes {
-		x -= c.rate * c.share
-		if x < 0 {
+	x := s.arrRand.Float64() * s.cum[len(s.cum)-1]
+	for i, c := range s.cum {
+		if x < c {
 			return i
 		}
 	}
-	return len(s.classes) - 1
+	return len(s.cum) - 1
 }
 
 // event appends an event of the tick.

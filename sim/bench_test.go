@@ -1,0 +1,111 @@
+package sim
+
+import (
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cortex-tui/cortex-tui/scenarios"
+)
+
+// stormScenario is a heavy run: 2,000 req/s over 120 s against a 1,500 req/s service that
+// has a 30 s outage, so retries, queueing and timeouts all happen.
+func stormScenario() scenarios.Scenario {
+	return scenarios.Scenario{
+		Name:     "storm",
+		Duration: 120 * time.Second,
+		Drain:    30 * time.Second,
+		Clients:  20,
+		Classes: []scenarios.Class{
+			{Name: "payment", Priority: 9, Rate: 800},
+			{Name: "search", Priority: 4, Rate: 800},
+			{Name: "analytics", Priority: 1, Rate: 400},
+		},
+		Service: scenarios.Service{
+			Workers: 150, ServiceTime: 100 * time.Millisecond, Sigma: 0.25, QueueLimit: 1500,
+			CrashFactor: 2, CrashAfter: 5 * time.Second, RestartDelay: 10 * time.Second,
+			WarmStart: 0.3, Warmup: 20 * time.Second,
+		},
+		Faults: []scenarios.Fault{{Kind: scenarios.FaultOutage, At: 40 * time.Second, Duration: 30 * time.Second}},
+	}
+}
+
+// BenchmarkRun measures whole runs of the storm scenario per strategy (one goroutine) and
+// reports the attempts simulated per second of wall-clock time and per CPU-second of the
+// process (GC included), the latter being meaningful on a machine shared with other work.
+func BenchmarkRun(b *testing.B) {
+	for _, name := range []string{"none", "naive", "backoff", "breaker", "budget", "throttle", "grpc", "cortex"} {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			attempts := 0
+			cpu0 := cpuTime()
+			for b.Loop() {
+				s, err := New(stormScenario(), name, 1)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for !s.Done() {
+					attempts += s.Step().Counts.Attempts
+				}
+			}
+			b.ReportMetric(float64(attempts)/b.Elapsed().Seconds(), "attempts/s")
+			if cpu := cpuTime() - cpu0; cpu > 0 {
+				b.ReportMetric(float64(attempts)/cpu.Seconds(), "attempts/cpu-s")
+			}
+		})
+	}
+}
+
+// BenchmarkStep measures one tick of the storm scenario in its outage (retries, fast fails).
+func BenchmarkStep(b *testing.B) {
+	for _, name := range []string{"naive", "cortex"} {
+		b.Run(name, func(b *testing.B) {
+			s, err := New(stormScenario(), name, 1)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			attempts := 0
+			for b.Loop() {
+				if s.Done() {
+					s.Restart()
+				}
+				attempts += s.Step().Counts.Attempts
+			}
+			b.ReportMetric(float64(attempts)/b.Elapsed().Seconds(), "attempts/s")
+		})
+	}
+}
+
+// Asserts that memory stays flat with the number of requests: after a warm-up, the heap in
+// use after 10 minutes of simulated traffic is not larger than after 1 minute (requests and
+// attempts are pooled, nothing is kept per request once it ends), and a tick allocates only
+// its snapshot (a small, constant number of allocations).
+func TestMemoryFlat(t *testing.T) {
+	scn := stormScenario()
+	scn.Duration = 11 * time.Minute
+	scn.Faults = nil
+	scn.Load = nil
+	s, err := New(scn, "naive", 1)
+	require.NoError(t, err)
+	heapAfter := func(d time.Duration) uint64 {
+		for s.Now() < d {
+			s.Step()
+		}
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	early := heapAfter(time.Minute)
+	late := heapAfter(10 * time.Minute)
+	t.Logf("heap after 1 min: %d B, after 10 min: %d B", early, late)
+	assert.Less(t, float64(late), 1.2*float64(early)+256<<10, "heap does not grow with the number of requests")
+
+	allocs := testing.AllocsPerRun(100, func() { s.Step() })
+	t.Logf("allocations per tick: %.1f", allocs)
+	assert.LessOrEqual(t, allocs, 8.0, "a tick allocates only its snapshot")
+}
