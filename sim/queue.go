@@ -117,4 +117,3 @@ func (q *eventHeap) pop() timed {
 }
 
 func (q *eventHeap) clear() { q.h = q.h[:0] }
-
