@@ -1,0 +1,97 @@
+package scenarios_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/cortex-tui/cortex-tui/scenarios"
+)
+
+// TestNoteAt asserts that the caption is the last note at or before t, and empty before the
+// first note or without notes.
+func TestNoteAt(t *testing.T) {
+	s := scenarios.Scenario{Notes: []scenarios.Note{
+		{At: 5 * time.Second, Text: "first"},
+		{At: 20 * time.Second, Text: "second"},
+		{At: 60 * time.Second, Text: "third"},
+	}}
+	tests := []struct {
+		t    time.Duration
+		want string
+	}{
+		{0, ""},
+		{5*time.Second - 1, ""},
+		{5 * time.Second, "first"},
+		{19 * time.Second, "first"},
+		{20 * time.Second, "second"},
+		{59 * time.Second, "second"},
+		{60 * time.Second, "third"},
+		{time.Hour, "third"},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, s.NoteAt(tt.t), "at %s", tt.t)
+	}
+	assert.Empty(t, scenarios.Scenario{}.NoteAt(time.Minute), "no notes, no caption")
+}
+
+// TestLoadAt asserts that the load profile is piecewise linear between its points, flat
+// outside them, and 1 without points.
+func TestLoadAt(t *testing.T) {
+	s := scenarios.Scenario{Load: []scenarios.LoadPoint{
+		{At: 10 * time.Second, Factor: 1},
+		{At: 30 * time.Second, Factor: 2},
+		{At: 40 * time.Second, Factor: 0},
+	}}
+	tests := []struct {
+		t    time.Duration
+		want float64
+	}{
+		{0, 1},                      // before the first point: its factor
+		{10 * time.Second, 1},       // on a point
+		{15 * time.Second, 1.25},    // a quarter of the way from 1 to 2
+		{20 * time.Second, 1.5},     // half way
+		{30 * time.Second, 2},       // on a point
+		{35 * time.Second, 1},       // half way down from 2 to 0
+		{40 * time.Second, 0},       // the last point
+		{time.Hour, 0},              // after the last point: its factor
+		{-5 * time.Second, 1},       // negative time: the first factor
+		{39*time.Second + 5e8, 0.1}, // 39.5 s: 2 * (0.5 / 10)
+	}
+	for _, tt := range tests {
+		assert.InDelta(t, tt.want, s.LoadAt(tt.t), 1e-12, "at %s", tt.t)
+	}
+	assert.Equal(t, 1.0, scenarios.Scenario{}.LoadAt(time.Minute), "no points: flat 1")
+	one := scenarios.Scenario{Load: []scenarios.LoadPoint{{At: time.Minute, Factor: 3}}}
+	assert.Equal(t, 3.0, one.LoadAt(0), "a single point: flat")
+	assert.Equal(t, 3.0, one.LoadAt(time.Hour))
+}
+
+// TestFormatDuration asserts the duration format of files and messages, and that it parses back.
+func TestFormatDuration(t *testing.T) {
+	tests := []struct {
+		d    time.Duration
+		want string
+	}{
+		{0, "0s"},
+		{180 * time.Second, "180s"},
+		{250 * time.Millisecond, "250ms"},
+		{1500 * time.Millisecond, "1.5s"},
+		{-60 * time.Second, "-60s"},
+		{time.Hour, "3600s"},
+	}
+	for _, tt := range tests {
+		got := scenarios.FormatDuration(tt.d)
+		assert.Equal(t, tt.want, got)
+		back, err := time.ParseDuration(got)
+		assert.NoError(t, err)
+		assert.Equal(t, tt.d, back)
+	}
+}
+
+// TestServiceCapacity asserts capacity = workers / service time, and 0 without a service time.
+func TestServiceCapacity(t *testing.T) {
+	assert.InDelta(t, 500, scenarios.Service{Workers: 50, ServiceTime: 100 * time.Millisecond}.Capacity(), 1e-9)
+	assert.Zero(t, scenarios.Service{Workers: 50}.Capacity())
+}
