@@ -1,0 +1,111 @@
+package strategy
+
+import (
+	"container/heap"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cortex-tui/cortex-tui/engine"
+)
+
+// retryEvent is a retry scheduled by a verdict.
+type retryEvent struct {
+	at    time.Time
+	retry int
+}
+
+// retryQueue is a min-heap of retries by time.
+type retryQueue []retryEvent
+
+func (q retryQueue) Len() int           { return len(q) }
+func (q retryQueue) Less(i, j int) bool { return q[i].at.Before(q[j].at) }
+func (q retryQueue) Swap(i, j int)      { q[i], q[j] = q[j], q[i] }
+func (q *retryQueue) Push(x any)        { *q = append(*q, x.(retryEvent)) }
+func (q *retryQueue) Pop() any {
+	old := *q
+	e := old[len(old)-1]
+	*q = old[:len(old)-1]
+	return e
+}
+
+// outage drives one client through a total outage: an original every 10 ms for 60 s, every
+// attempt answered FastFail at once, retries sent when their verdict says. It returns the
+// originals that arrived, the attempts the strategy let through, and the retries among them.
+func outage(s Strategy, clk *engine.ManualClock) (originals, sent, retries int) {
+	var q retryQueue
+	send := func(at time.Time, retry int) {
+		clk.Set(at)
+		s.SetPending(q.Len())
+		if !s.Admit(at, 5, retry) {
+			return
+		}
+		sent++
+		if retry > 0 {
+			retries++
+		}
+		s.Record(at, FastFail, time.Millisecond, retry)
+		if v := s.Decide(at, 5, retry, FastFail); v.Retry {
+			heap.Push(&q, retryEvent{at.Add(v.Delay), retry + 1})
+		}
+	}
+	end := t0.Add(60 * time.Second)
+	for next := t0; next.Before(end); next = next.Add(10 * time.Millisecond) {
+		for q.Len() > 0 && !q[0].at.After(next) {
+			e := heap.Pop(&q).(retryEvent)
+			send(e.at, e.retry)
+		}
+		originals++
+		send(next, 0)
+	}
+	for q.Len() > 0 {
+		e := heap.Pop(&q).(retryEvent)
+		send(e.at, e.retry)
+	}
+	return originals, sent, retries
+}
+
+// TestOutageAmplification asserts what each strategy sends to a service that fails everything
+// for 60 s (6,000 originals), against bounds derived by hand from its rule:
+//   - none sends each original once; naive and backoff send 4 attempts per original (backoff
+//     spreads retries in time, it does not remove them);
+//   - budget affords exactly 500/5 = 100 retries; grpc exactly 4 (decisions at 9, 8, 7, 6
+//     tokens; at 5 it stops);
+//   - breaker lets the 20 attempts of its volume threshold through, then only a probe every
+//     5 s: at most 20 + 12;
+//   - throttle lets through about H(n) = ln n attempts once nothing is accepted;
+//   - cortex sends far fewer than naive.
+func TestOutageAmplification(t *testing.T) {
+	const originals = 6000
+	tests := []struct {
+		name             string
+		minSent, maxSent int
+		retries          int // -1: not checked exactly
+	}{
+		{"none", originals, originals, 0},
+		{"naive", 4 * originals, 4 * originals, 3 * originals},
+		{"backoff", 4 * originals, 4 * originals, 3 * originals},
+		{"budget", originals + 100, originals + 100, 100},
+		{"grpc", originals + 4, originals + 4, 4},
+		{"breaker", 20 + 11, 20 + 12, -1},
+		{"throttle", 1, 50, -1},
+		{"cortex", originals, 2 * originals, -1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := testEnv(11)
+			s, err := New(tt.name, env)
+			require.NoError(t, err)
+			n, sent, retries := outage(s, env.Clock.(*engine.ManualClock))
+			require.Equal(t, originals, n)
+			assert.GreaterOrEqual(t, sent, tt.minSent)
+			assert.LessOrEqual(t, sent, tt.maxSent)
+			if tt.retries >= 0 {
+				assert.Equal(t, tt.retries, retries)
+			}
+			t.Logf("%s: %d attempts for %d originals (amplification %.3f), %d retries", tt.name, sent, n, float64(sent)/float64(n), retries)
+		})
+	}
+}
