@@ -52,7 +52,7 @@ func openPicker(cmd *cobra.Command, io streams) error {
 	if err != nil {
 		return err
 	}
-	in, out, err := terminal(io, "cortex-tui run --scenario NAME --headless (names: cortex-tui scenarios)")
+	in, out, err := terminal(io, "cortex-tui run --scenario NAME --headless (list the names with: cortex-tui scenarios)")
 	if err != nil {
 		return err
 	}

@@ -55,6 +55,7 @@ type picker struct {
 	storyW, storyH         int
 	sideBySide, withDesc   bool
 	story, hint, storyName string // cached renderings (storyName: whose story is cached)
+	view                   string // the whole picker, redrawn by refresh
 }
 
 // newPicker returns a picker over items (usually scenarios.Catalog()), highlighting the first,
@@ -279,8 +280,8 @@ func (p *picker) scroll() {
 	p.offset = max(min(p.offset, len(p.shown)-n), 0)
 }
 
-// refresh redraws the cached story (when the highlight changed, or always with force) and the
-// hint line.
+// refresh redraws the cached story (when the highlight changed, or always with force), the
+// hint line and the whole view. Every change of state ends with a refresh.
 func (p *picker) refresh(force bool) {
 	scn, ok := p.Selected()
 	name := "\x00none"
@@ -292,6 +293,7 @@ func (p *picker) refresh(force bool) {
 		p.story = p.renderStory(scn, ok)
 	}
 	p.hint = p.renderHint()
+	p.view = p.render()
 }
 
 // renderList draws the title (or the filter being typed) and the visible items.
@@ -400,8 +402,11 @@ func (p *picker) renderHint() string {
 	return pickerFit(p.help.ShortHelpView(bindings), p.w, 1)
 }
 
-// View renders the picker at exactly its size (w x h cells).
-func (p *picker) View() string {
+// View returns the picker as last drawn, exactly its size (w x h cells; "" for an empty size).
+func (p *picker) View() string { return p.view }
+
+// render draws the whole picker from the list and the cached story and hint.
+func (p *picker) render() string {
 	if p.w <= 0 || p.h <= 0 {
 		return ""
 	}

@@ -245,8 +245,25 @@ func TestPickerSelect(t *testing.T) {
 	assert.Equal(t, pickedMsg{items[3]}, press(p, "enter"), "an unknown name keeps the highlight")
 }
 
-// BenchmarkPickerView measures rendering the picker at 160x48 (it is redrawn on every frame
-// while open).
+// BenchmarkPickerKey measures handling one key in the picker at 160x48: moving the highlight
+// redraws the list, the story and the view.
+func BenchmarkPickerKey(b *testing.B) {
+	p := newPicker(DefaultStyles(), keymap.Default(), scenarios.Catalog())
+	p.SetSize(160, 48)
+	down, up := teaKey("down"), teaKey("up")
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if i%2 == 0 {
+			p.Update(down)
+		} else {
+			p.Update(up)
+		}
+		i++
+	}
+}
+
+// BenchmarkPickerView measures View at 160x48, called on every frame while the picker is open.
 func BenchmarkPickerView(b *testing.B) {
 	p := newPicker(DefaultStyles(), keymap.Default(), scenarios.Catalog())
 	p.SetSize(160, 48)
