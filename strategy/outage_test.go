@@ -20,6 +20,7 @@ type retryEvent struct {
 // retryQueue is a min-heap of retries by time.
 type retryQueue []retryEvent
 
+// Len, Less, Swap, Push and Pop implement heap.Interface.
 func (q retryQueue) Len() int           { return len(q) }
 func (q retryQueue) Less(i, j int) bool { return q[i].at.Before(q[j].at) }
 func (q retryQueue) Swap(i, j int)      { q[i], q[j] = q[j], q[i] }
