@@ -24,7 +24,7 @@ func newCPS(st Styles, run int) *cpsPanel {
 func (p *cpsPanel) SetSize(w, h int) {
 	p.base.SetSize(w, h)
 	iw, ih := inner(w, h)
-	p.chart.Resize(iw, ih-1)
+	p.chart.Resize(iw, ih)
 }
 
 // Update redraws the panel on a frameMsg.
@@ -49,13 +49,12 @@ func (p *cpsPanel) render(f *frame) (string, string) {
 		}
 		return "CPS", ""
 	}
-	title := fmt.Sprintf("CPS %s  %s  floor %d  circuit %s",
-		st.band(cv.State).Render(fmt.Sprintf("%.2f", cv.CPS)),
-		st.Muted.Render(fmt.Sprintf("(clients %.2f..%.2f)", cv.CPSMin, cv.CPSMax)),
-		cv.Floor, cv.Circuit)
+	circuit := cv.Circuit.String()
 	if cv.Open > 0 {
-		title += st.Muted.Render(fmt.Sprintf(" (%d open)", cv.Open))
+		circuit += fmt.Sprintf(" (%d open)", cv.Open)
 	}
+	title := fmt.Sprintf("CPS %s · floor %d · circuit %s · clients %.2f..%.2f",
+		st.band(cv.State).Render(fmt.Sprintf("%.2f", cv.CPS)), cv.Floor, circuit, cv.CPSMin, cv.CPSMax)
 	p.buf = r.hist.cps.tail(p.buf[:0], historyPoints)
 	body := p.chart.Draw(chartSpec{
 		Lines: []series{{Values: p.buf, Style: st.CPSLine}},

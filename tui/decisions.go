@@ -9,6 +9,15 @@ import (
 	"github.com/cortex-tui/cortex-tui/engine"
 )
 
+// decisionOrder lists the actions most telling first, so a short panel clips the rare ones.
+var decisionOrder = []engine.Action{engine.Retry, engine.Reject, engine.CircuitOpen, engine.MaxRetriesExceeded, engine.NotRetryable}
+
+// decisionBand is the band colour of each action: retry green, reject red, circuit orange.
+var decisionBand = map[engine.Action]engine.State{
+	engine.Retry: engine.Healthy, engine.Reject: engine.Emergency, engine.CircuitOpen: engine.Critical,
+	engine.MaxRetriesExceeded: engine.Degraded, engine.NotRetryable: engine.Degraded,
+}
+
 // decisionsPanel counts the retry decisions per action, this tick and since the start.
 type decisionsPanel struct{ base }
 
@@ -18,7 +27,7 @@ func newDecisions(st Styles) *decisionsPanel { return &decisionsPanel{base{st: s
 // Update redraws the panel on a frameMsg.
 func (p *decisionsPanel) Update(msg tea.Msg) (*decisionsPanel, tea.Cmd) {
 	if f, ok := msg.(frameMsg); ok {
-		p.view = box(p.st, "Decisions", p.body(f.f), p.w, p.h)
+		p.view = box(p.st, "Decisions · tick · total", p.body(f.f), p.w, p.h)
 	}
 	return p, nil
 }
@@ -29,11 +38,16 @@ func (p *decisionsPanel) body(f *frame) string {
 		return ""
 	}
 	h := f.runs[0].hist
-	lines := []string{st.Muted.Render(fmt.Sprintf("%-20s %6s %9s", "action", "tick", "total"))}
-	styles := []int{0, 3, 2, 1, 1} // band colour per action: retry green, reject red ...
-	for i, a := range engine.Actions {
-		lines = append(lines, st.Band[styles[i]].Render(fmt.Sprintf("%-20s", a))+
-			fmt.Sprintf(" %6d %9d", h.last.Counts.Decisions[i], h.totals.Decisions[i]))
+	iw, _ := inner(p.w, p.h)
+	nameW := min(max(iw-16, 8), 20)
+	var lines []string
+	for _, a := range decisionOrder {
+		name := a.String()
+		if len(name) > nameW && a == engine.MaxRetriesExceeded {
+			name = "MAX_RETRIES"
+		}
+		lines = append(lines, st.Band[decisionBand[a]].Render(fmt.Sprintf("%-*.*s", nameW, nameW, name))+
+			fmt.Sprintf(" %6d %8d", h.last.Counts.Decisions[a], h.totals.Decisions[a]))
 	}
 	t := h.totals
 	lines = append(lines, st.Muted.Render(fmt.Sprintf("shed %d · budget %d · local %d", t.Shed, t.BudgetRejected, h.last.Counts.LocalRejects)))

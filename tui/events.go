@@ -33,7 +33,7 @@ func (p *eventsPanel) body(f *frame) string {
 	}
 	_, ih := inner(p.w, p.h)
 	evs := f.runs[0].hist.events
-	n := max(ih-1, 0) // one line is the title
+	n := ih
 	if len(evs) > n {
 		evs = evs[len(evs)-n:]
 	}

@@ -59,21 +59,23 @@ func fitLine(l string, w int) string {
 	return l
 }
 
-// box draws body inside the panel border with title on the top line, exactly w x h cells.
-// Too small for a border (under 4x3), it returns the clipped body alone.
+// box draws body inside the panel border with title set into the top border, exactly w x h
+// cells. Too small for a border (under 4x3), it returns the clipped body alone.
 func box(st Styles, title, body string, w, h int) string {
 	if w < 4 || h < 3 {
 		return fit(body, w, h)
 	}
 	iw, ih := w-2, h-2
-	content := body
-	if title != "" {
-		content = st.Title.Render(title) + "\n" + body
+	top := st.BorderLine.Render("╭" + strings.Repeat("─", iw) + "╮")
+	if title != "" && iw >= 4 {
+		t := ansi.Truncate(st.Title.Render(title), iw-3, "…")
+		rest := iw - 3 - ansi.StringWidth(t)
+		top = st.BorderLine.Render("╭─ ") + t + st.BorderLine.Render(" "+strings.Repeat("─", rest)+"╮")
 	}
-	return st.Panel.Render(fit(content, iw, ih))
+	return top + "\n" + st.Panel.Render(fit(body, iw, ih))
 }
 
-// inner returns the content size of a box of w x h cells (title line included).
+// inner returns the content size of a box of w x h cells.
 func inner(w, h int) (int, int) {
 	if w < 4 || h < 3 {
 		return max(w, 0), max(h, 0)

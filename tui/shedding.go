@@ -45,7 +45,12 @@ func (p *sheddingPanel) render(f *frame) (string, string) {
 	sort.SliceStable(order, func(a, b int) bool { return f.classes[order[a]].Priority > f.classes[order[b]].Priority })
 
 	iw, _ := inner(p.w, p.h)
-	lines := []string{st.Muted.Render("  class        prio  share    admitted   shed  budget")}
+	wide := iw >= 54
+	header := "  class     pri share   adm  shed  bud"
+	if wide {
+		header = "  class        prio  share    admitted   shed  budget"
+	}
+	lines := []string{st.Muted.Render(header)}
 	drawn := false
 	for _, i := range order {
 		c := f.classes[i]
@@ -58,16 +63,20 @@ func (p *sheddingPanel) render(f *frame) (string, string) {
 			t := last.Classes[i]
 			ct.adm, ct.shed, ct.bud = t.Admitted, t.Shed, t.BudgetRejected
 		}
-		marker, name := "  ", st.Text.Render(fmt.Sprintf("%-12.12s", c.Name))
-		if i == f.selClass {
-			marker, name = st.Accent.Render("▸ "), st.Selected.Render(fmt.Sprintf("%-12.12s", c.Name))
+		nameW, format, nums := 9, "%s%s %3d %5s %s %s %s", [3]string{"%5d", "%5d", "%4d"}
+		if wide {
+			nameW, format, nums = 12, "%s%s %4d  %-6s  %s %s %s", [3]string{"%8d", "%6d", "%7d"}
 		}
-		row := fmt.Sprintf("%s%s %4d  x%-5.2f  %s %s %s",
-			marker, name, c.Priority, c.Share,
-			st.Successes.Render(fmt.Sprintf("%8d", ct.adm)),
-			st.Band[3].Render(fmt.Sprintf("%6d", ct.shed)),
-			st.Band[1].Render(fmt.Sprintf("%7d", ct.bud)))
-		if barW := iw - 58; barW >= 4 {
+		marker, name := "  ", st.Text.Render(fmt.Sprintf("%-*.*s", nameW, nameW, c.Name))
+		if i == f.selClass {
+			marker, name = st.Accent.Render("▸ "), st.Selected.Render(fmt.Sprintf("%-*.*s", nameW, nameW, c.Name))
+		}
+		row := fmt.Sprintf(format,
+			marker, name, c.Priority, fmt.Sprintf("x%.2f", c.Share),
+			st.Successes.Render(fmt.Sprintf(nums[0], ct.adm)),
+			st.Band[3].Render(fmt.Sprintf(nums[1], ct.shed)),
+			st.Band[1].Render(fmt.Sprintf(nums[2], ct.bud)))
+		if barW := iw - 56; wide && barW >= 4 {
 			row += "  " + p.bar(ct.adm, ct.shed, ct.bud, barW)
 		}
 		lines = append(lines, row)
@@ -81,6 +90,12 @@ func (p *sheddingPanel) render(f *frame) (string, string) {
 // floorLine is the separator between classes above the floor and those shed under it.
 func (p *sheddingPanel) floorLine(floor, w int) string {
 	label := fmt.Sprintf(" floor %d: retries of priority < %d are shed ", floor, floor)
+	switch {
+	case floor == 0:
+		label = " floor 0: no class is shed "
+	case w < 50:
+		label = fmt.Sprintf(" floor %d: priority < %d shed ", floor, floor)
+	}
 	n := max(w-len(label)-2, 2)
 	return p.st.Band[2].Render("──" + label + strings.Repeat("─", n))
 }

@@ -31,7 +31,8 @@ var (
 type Styles struct {
 	Text, Muted, Bold, Accent, Selected lipgloss.Style
 	Title                               lipgloss.Style // panel titles
-	Panel                               lipgloss.Style // rounded border around a panel
+	Panel                               lipgloss.Style // rounded border around a panel, top side drawn by box
+	BorderLine                          lipgloss.Style // the top border, drawn by hand to hold the title
 	Header                              lipgloss.Style // the top line
 	Caption                             lipgloss.Style // the scenario's current note
 	Status                              lipgloss.Style // the footer's status message
@@ -60,18 +61,19 @@ func DefaultStyles() Styles {
 		return s.Bold(true).Foreground(colInk).Background(c).Padding(0, 1)
 	}
 	st := Styles{
-		Text:     fg(colText),
-		Muted:    fg(colMuted),
-		Bold:     fg(colText).Bold(true),
-		Accent:   fg(colAccent),
-		Selected: fg(colAccent).Bold(true).Reverse(true),
-		Title:    fg(colAccent).Bold(true),
-		Panel:    s.Border(lipgloss.RoundedBorder()).BorderForeground(colBorder),
-		Header:   fg(colText),
-		Caption:  fg(colText).Italic(true),
-		Status:   fg(colAccent),
-		Error:    fg(colEmergency).Bold(true),
-		Warn:     fg(colDegraded).Bold(true),
+		Text:       fg(colText),
+		Muted:      fg(colMuted),
+		Bold:       fg(colText).Bold(true),
+		Accent:     fg(colAccent),
+		Selected:   fg(colAccent).Bold(true).Reverse(true),
+		Title:      fg(colAccent).Bold(true),
+		Panel:      s.Border(lipgloss.RoundedBorder()).BorderTop(false).BorderForeground(colBorder),
+		BorderLine: fg(colBorder),
+		Header:     fg(colText),
+		Caption:    fg(colText).Italic(true),
+		Status:     fg(colAccent),
+		Error:      fg(colEmergency).Bold(true),
+		Warn:       fg(colDegraded).Bold(true),
 
 		Badge: [4]lipgloss.Style{badge(colHealthy), badge(colDegraded), badge(colCritical), badge(colEmergency)},
 		Band:  [4]lipgloss.Style{fg(colHealthy), fg(colDegraded), fg(colCritical), fg(colEmergency)},

@@ -22,11 +22,11 @@ func newTraffic(st Styles, run int) *trafficPanel {
 	return &trafficPanel{base: base{st: st}, run: run, chart: newBrailleChart(0, 0)}
 }
 
-// SetSize sets the outer size and resizes the chart to the space under the two title lines.
+// SetSize sets the outer size and resizes the chart to the space under the legend.
 func (p *trafficPanel) SetSize(w, h int) {
 	p.base.SetSize(w, h)
 	iw, ih := inner(w, h)
-	p.chart.Resize(iw, ih-2)
+	p.chart.Resize(iw, ih-1)
 }
 
 // Update redraws the panel on a frameMsg.
@@ -46,12 +46,16 @@ func (p *trafficPanel) render(f *frame) (string, string) {
 	r := f.runs[p.run]
 	h := r.hist
 	svc := h.last.Service
-	title := fmt.Sprintf("Traffic /s  service %s  queue %d/%d  amplification x%.1f",
-		st.service(svc.State), svc.Queue, svc.QueueLimit, h.totals.amplification())
-	legend := st.Originals.Render("● originals "+rate(h.originals.last())) + "  " +
-		st.Retries.Render("● retries "+rate(h.retries.last())) + "  " +
-		st.Successes.Render("● successes "+rate(h.successes.last())) + "  " +
-		st.Capacity.Render("· capacity "+rate(svc.Capacity))
+	title := fmt.Sprintf("Traffic /s · service %s · amplification x%.1f · queue %d/%d",
+		st.service(svc.State), h.totals.amplification(), svc.Queue, svc.QueueLimit)
+	names := [4]string{"originals", "retries", "successes", "capacity"}
+	if iw, _ := inner(p.w, p.h); iw < 64 {
+		names = [4]string{"orig", "retry", "ok", "cap"}
+	}
+	legend := st.Originals.Render("● "+names[0]+" "+rate(h.originals.last())) + "  " +
+		st.Retries.Render("● "+names[1]+" "+rate(h.retries.last())) + "  " +
+		st.Successes.Render("● "+names[2]+" "+rate(h.successes.last())) + "  " +
+		st.Capacity.Render("· "+names[3]+" "+rate(svc.Capacity))
 	n := historyPoints
 	p.orig = h.originals.tail(p.orig[:0], n)
 	p.retr = h.retries.tail(p.retr[:0], n)

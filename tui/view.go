@@ -38,9 +38,9 @@ func (m *Model) layout() {
 	m.summary.SetSize(w, max(h-1, 0))
 	m.compare.SetSize(w, bodyH)
 
-	topH := max(9, bodyH*2/5)
-	midH := max(6, (bodyH-topH)/2)
-	botH := max(bodyH-topH-midH, 0)
+	botH := min(max(bodyH/4, 6), 12)
+	topH := max((bodyH-botH)/2+1, 8)
+	midH := max(bodyH-botH-topH, 0)
 	sigW := min(max(w*2/5, 46), 72)
 	m.signals.SetSize(sigW, topH)
 	m.cps.SetSize(w-sigW, topH)

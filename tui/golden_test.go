@@ -1,0 +1,44 @@
+package tui
+
+import (
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/exp/golden"
+)
+
+// Asserts that the main screens render exactly as reviewed, at a few sizes (ASCII colour
+// profile, set in TestMain; `make golden` regenerates the files after a deliberate change).
+func TestGoldenScreens(t *testing.T) {
+	cases := []struct {
+		name  string
+		w, h  int
+		setup func(m *Model)
+	}{
+		{"dashboard_140x40", 140, 40, func(m *Model) { advanceFrames(m, 250) }},
+		{"dashboard_120x36", 120, 36, func(m *Model) { advanceFrames(m, 250) }},
+		{"dashboard_80x24", 80, 24, func(m *Model) { advanceFrames(m, 250) }},
+		{"dashboard_paused_tuned_100x30", 100, 30, func(m *Model) {
+			advanceFrames(m, 120)
+			for _, k := range []string{"space", "tab", "right", "right", "down", "]", "}", "1", "."} {
+				if _, cmd := m.Update(keyMsg(k)); cmd != nil && k == "." {
+					m.Update(cmd()) // the one-tick step
+				}
+			}
+		}},
+		{"naive_140x40", 140, 40, func(m *Model) { m.Update(keyMsg("s")); advanceFrames(m, 250) }},
+		{"compare_140x40", 140, 40, func(m *Model) { m.Update(keyMsg("c")); advanceFrames(m, 250) }},
+		{"small_60x15", 60, 15, func(m *Model) { advanceFrames(m, 250) }},
+		{"tiny_20x5", 20, 5, func(m *Model) { advanceFrames(m, 250) }},
+		{"summary_100x30", 100, 30, func(m *Model) { m.setSpeed(len(speeds) - 1); advanceFrames(m, 20) }},
+		{"help_100x30", 100, 30, func(m *Model) { m.Update(keyMsg("?")) }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m, _ := newTestModel(c.w, c.h, "cortex")
+			c.setup(m)
+			m.Update(tea.WindowSizeMsg{Width: c.w, Height: c.h})
+			golden.RequireEqual(t, m.View())
+		})
+	}
+}
