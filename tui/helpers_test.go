@@ -16,11 +16,12 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// newTestModel returns a dashboard on the fake scenario at w x h, with its factory.
-func newTestModel(w, h int, strat string) (*Model, *fakeFactory) {
+// newTestModel returns a dashboard on the fake scenario at w x h, with its factory; exports go
+// to a temporary directory.
+func newTestModel(tb testing.TB, w, h int, strat string) (*Model, *fakeFactory) {
 	ff := &fakeFactory{}
 	scn := fakeScenario()
-	m := New(Options{Keys: keymap.Default(), Factory: ff.build, Scenario: &scn, Strategy: strat})
+	m := New(Options{Keys: keymap.Default(), Factory: ff.build, Scenario: &scn, Strategy: strat, ExportDir: tb.TempDir()})
 	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	return m, ff
 }

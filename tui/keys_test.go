@@ -17,7 +17,7 @@ import (
 // tick while paused only, + and - change the speed within x0.25..x64, r restarts at t=0.
 func TestTimeKeys(t *testing.T) {
 	t.Run("space pauses and resumes", func(t *testing.T) {
-		m, _ := newTestModel(140, 40, "cortex")
+		m, _ := newTestModel(t, 140, 40, "cortex")
 		m.Update(keyMsg("space"))
 		assert.True(t, m.fr.paused)
 		assert.Contains(t, m.View(), "paused")
@@ -26,7 +26,7 @@ func TestTimeKeys(t *testing.T) {
 		assert.Contains(t, m.View(), "running")
 	})
 	t.Run("dot steps one tick while paused", func(t *testing.T) {
-		m, ff := newTestModel(140, 40, "cortex")
+		m, ff := newTestModel(t, 140, 40, "cortex")
 		advanceFrames(m, 10)
 		before := m.fr.runs[0].hist.last.T
 		_, cmd := m.Update(keyMsg("."))
@@ -38,7 +38,7 @@ func TestTimeKeys(t *testing.T) {
 		assert.Equal(t, before+ff.last().meta.Tick, m.fr.runs[0].hist.last.T)
 	})
 	t.Run("plus and minus change the speed within bounds", func(t *testing.T) {
-		m, _ := newTestModel(140, 40, "cortex")
+		m, _ := newTestModel(t, 140, 40, "cortex")
 		for range 20 {
 			m.Update(keyMsg("+"))
 		}
@@ -51,7 +51,7 @@ func TestTimeKeys(t *testing.T) {
 		assert.Contains(t, m.View(), "x0.25")
 	})
 	t.Run("r restarts with the same seed", func(t *testing.T) {
-		m, ff := newTestModel(140, 40, "cortex")
+		m, ff := newTestModel(t, 140, 40, "cortex")
 		advanceFrames(m, 30)
 		require.Greater(t, m.fr.runs[0].hist.last.T.Seconds(), 0.0)
 		m.Update(keyMsg("r"))
@@ -80,7 +80,7 @@ func TestFaultKeys(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(string(c.kind), func(t *testing.T) {
-			m, ff := newTestModel(140, 40, "cortex")
+			m, ff := newTestModel(t, 140, 40, "cortex")
 			m.Update(keyMsg(c.key))
 			_, _, injected, _ := ff.last().calls()
 			require.Len(t, injected, 1)
@@ -94,7 +94,7 @@ func TestFaultKeys(t *testing.T) {
 		})
 	}
 	t.Run("0 clears all", func(t *testing.T) {
-		m, ff := newTestModel(140, 40, "cortex")
+		m, ff := newTestModel(t, 140, 40, "cortex")
 		m.Update(keyMsg("1"))
 		m.Update(keyMsg("0"))
 		assert.Equal(t, 1, ff.last().clearAlls)
@@ -106,7 +106,7 @@ func TestFaultKeys(t *testing.T) {
 // values to the source: weights renormalised to sum 1, shares and priorities clamped.
 func TestTuningKeys(t *testing.T) {
 	t.Run("tab and shift+tab select a weight, wrapping", func(t *testing.T) {
-		m, _ := newTestModel(140, 40, "cortex")
+		m, _ := newTestModel(t, 140, 40, "cortex")
 		m.Update(keyMsg("tab"))
 		assert.Equal(t, 1, m.fr.selWeight)
 		m.Update(keyMsg("shift+tab"))
@@ -114,7 +114,7 @@ func TestTuningKeys(t *testing.T) {
 		assert.Equal(t, 4, m.fr.selWeight)
 	})
 	t.Run("right raises the selected weight, renormalised", func(t *testing.T) {
-		m, ff := newTestModel(140, 40, "cortex")
+		m, ff := newTestModel(t, 140, 40, "cortex")
 		before := m.fr.weights
 		m.Update(keyMsg("right"))
 		w := m.fr.weights
@@ -129,14 +129,14 @@ func TestTuningKeys(t *testing.T) {
 		assert.Contains(t, m.View(), "now 0.33")
 	})
 	t.Run("left never goes below zero", func(t *testing.T) {
-		m, _ := newTestModel(140, 40, "cortex")
+		m, _ := newTestModel(t, 140, 40, "cortex")
 		for range 30 {
 			m.Update(keyMsg("left"))
 		}
 		assert.Equal(t, 0.0, m.fr.weights[0])
 	})
 	t.Run("a toggles adaptive weights", func(t *testing.T) {
-		m, ff := newTestModel(140, 40, "cortex")
+		m, ff := newTestModel(t, 140, 40, "cortex")
 		m.Update(keyMsg("a"))
 		assert.True(t, m.fr.adaptive)
 		assert.True(t, ff.last().adaptive)
@@ -144,7 +144,7 @@ func TestTuningKeys(t *testing.T) {
 		assert.False(t, ff.last().adaptive)
 	})
 	t.Run("up and down select a class, clamped", func(t *testing.T) {
-		m, _ := newTestModel(140, 40, "cortex")
+		m, _ := newTestModel(t, 140, 40, "cortex")
 		m.Update(keyMsg("up"))
 		assert.Equal(t, 0, m.fr.selClass)
 		for range 5 {
@@ -153,7 +153,7 @@ func TestTuningKeys(t *testing.T) {
 		assert.Equal(t, 2, m.fr.selClass)
 	})
 	t.Run("brackets change the share, braces the priority", func(t *testing.T) {
-		m, ff := newTestModel(140, 40, "cortex")
+		m, ff := newTestModel(t, 140, 40, "cortex")
 		m.Update(keyMsg("down"))
 		m.Update(keyMsg("]"))
 		m.Update(keyMsg("}"))
@@ -176,7 +176,7 @@ func TestTuningKeys(t *testing.T) {
 // ? toggles the full help, e writes CSV and JSON and shows where, q quits and closes sources.
 func TestViewKeys(t *testing.T) {
 	t.Run("s cycles the strategy", func(t *testing.T) {
-		m, ff := newTestModel(140, 40, "cortex")
+		m, ff := newTestModel(t, 140, 40, "cortex")
 		m.Update(keyMsg("s"))
 		assert.Equal(t, "naive", ff.last().Meta().Strategy)
 		assert.Equal(t, "naive", m.fr.runs[0].meta.Strategy)
@@ -186,7 +186,7 @@ func TestViewKeys(t *testing.T) {
 		assert.Equal(t, "none", m.fr.runs[0].meta.Strategy)
 	})
 	t.Run("c compares two strategies on the same seed", func(t *testing.T) {
-		m, ff := newTestModel(140, 40, "cortex")
+		m, ff := newTestModel(t, 140, 40, "cortex")
 		advanceFrames(m, 5)
 		m.Update(keyMsg("c"))
 		require.Len(t, m.fr.runs, 2)
@@ -204,7 +204,7 @@ func TestViewKeys(t *testing.T) {
 		assert.Len(t, m.fr.runs, 1)
 	})
 	t.Run("l opens the picker, esc goes back", func(t *testing.T) {
-		m, _ := newTestModel(140, 40, "cortex")
+		m, _ := newTestModel(t, 140, 40, "cortex")
 		m.Update(keyMsg("l"))
 		assert.Equal(t, screenPicker, m.screen)
 		assert.Contains(t, m.View(), "Scenarios")
@@ -214,7 +214,7 @@ func TestViewKeys(t *testing.T) {
 		assert.Equal(t, screenDashboard, m.screen)
 	})
 	t.Run("? toggles the full help", func(t *testing.T) {
-		m, _ := newTestModel(140, 40, "cortex")
+		m, _ := newTestModel(t, 140, 40, "cortex")
 		m.Update(keyMsg("?"))
 		assert.True(t, m.showHelp)
 		assert.Contains(t, m.View(), "inject / clear an outage")
@@ -244,7 +244,7 @@ func TestViewKeys(t *testing.T) {
 	})
 	t.Run("q quits and closes the sources", func(t *testing.T) {
 		for _, k := range []string{"q", "ctrl+c"} {
-			m, ff := newTestModel(140, 40, "cortex")
+			m, ff := newTestModel(t, 140, 40, "cortex")
 			_, cmd := m.Update(keyMsg(k))
 			require.NotNil(t, cmd)
 			assert.Equal(t, tea.QuitMsg{}, cmd())
@@ -264,7 +264,7 @@ func TestEveryBindingDoesSomething(t *testing.T) {
 				continue // exercised by the picker, summary and quit tests
 			}
 			t.Run(name, func(t *testing.T) {
-				m, _ := newTestModel(140, 40, "cortex")
+				m, _ := newTestModel(t, 140, 40, "cortex")
 				switch b.Help().Key {
 				case ".": // steps only while paused
 					m.Update(keyMsg("space"))

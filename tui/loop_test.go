@@ -13,7 +13,7 @@ import (
 // Asserts that a paused dashboard does no ticking work: after pause, neither a pending tick nor
 // the advance in flight schedules anything, and no Advance reaches the source.
 func TestPausedSchedulesNoTick(t *testing.T) {
-	m, ff := newTestModel(140, 40, "cortex")
+	m, ff := newTestModel(t, 140, 40, "cortex")
 	pending := m.onTick(tickMsg{tag: m.tag}) // an advance is in flight
 	require.NotNil(t, pending)
 	oldTag := m.tag
@@ -30,7 +30,7 @@ func TestPausedSchedulesNoTick(t *testing.T) {
 // resume schedules nothing itself, and the returning advance schedules exactly one tick with
 // the new tag.
 func TestResumeDuringAdvanceKeepsOneLoop(t *testing.T) {
-	m, _ := newTestModel(140, 40, "cortex")
+	m, _ := newTestModel(t, 140, 40, "cortex")
 	inflight := m.onTick(tickMsg{tag: m.tag})
 	require.NotNil(t, inflight)
 	m.Update(keyMsg("space"))
@@ -45,7 +45,7 @@ func TestResumeDuringAdvanceKeepsOneLoop(t *testing.T) {
 // Asserts that a second tick of the current tag while an advance is in flight starts nothing
 // (one Advance at a time), and that speed changes do not start a loop.
 func TestOneAdvanceAtATime(t *testing.T) {
-	m, _ := newTestModel(140, 40, "cortex")
+	m, _ := newTestModel(t, 140, 40, "cortex")
 	require.NotNil(t, m.onTick(tickMsg{tag: m.tag}))
 	assert.Nil(t, m.onTick(tickMsg{tag: m.tag}))
 	_, cmd := m.Update(keyMsg("+"))
@@ -55,7 +55,7 @@ func TestOneAdvanceAtATime(t *testing.T) {
 // Asserts that each speed advances the source by speed x 100 ms of virtual time per frame.
 func TestSpeedSetsVirtualTimePerFrame(t *testing.T) {
 	for i, s := range speeds {
-		m, _ := newTestModel(140, 40, "cortex")
+		m, _ := newTestModel(t, 140, 40, "cortex")
 		m.setSpeed(i)
 		advanceFrames(m, 8)
 		want := time.Duration(float64(8*frameInterval) * s).Truncate(100 * time.Millisecond)
@@ -66,7 +66,7 @@ func TestSpeedSetsVirtualTimePerFrame(t *testing.T) {
 // Asserts that snapshots of an advance started before a restart are dropped (generation check),
 // and that the restart waits for the advance in flight before touching the source.
 func TestRestartDropsStaleSnapshots(t *testing.T) {
-	m, ff := newTestModel(140, 40, "cortex")
+	m, ff := newTestModel(t, 140, 40, "cortex")
 	advanceFrames(m, 20)
 	inflight := m.onTick(tickMsg{tag: m.tag})
 	m.Update(keyMsg("r"))
@@ -81,7 +81,7 @@ func TestRestartDropsStaleSnapshots(t *testing.T) {
 // Asserts that the end of the run shows the summary screen with the report's numbers, stops the
 // loop, and that esc returns to the dashboard.
 func TestSummaryAtTheEnd(t *testing.T) {
-	m, _ := newTestModel(140, 40, "cortex")
+	m, _ := newTestModel(t, 140, 40, "cortex")
 	m.setSpeed(len(speeds) - 1)
 	advanceFrames(m, 20)
 	require.True(t, m.done())
@@ -97,7 +97,7 @@ func TestSummaryAtTheEnd(t *testing.T) {
 
 // Asserts that a panic inside a source's Advance is recovered, shown in the footer, and pauses.
 func TestAdvancePanicIsRecovered(t *testing.T) {
-	m, _ := newTestModel(140, 40, "cortex")
+	m, _ := newTestModel(t, 140, 40, "cortex")
 	m.fr.runs[0].src = panicSource{m.fr.runs[0].src}
 	cmd := m.onTick(tickMsg{tag: m.tag})
 	require.NotNil(t, cmd)

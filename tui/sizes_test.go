@@ -54,7 +54,7 @@ func TestSizeSweepWholeScreen(t *testing.T) {
 	}
 	for _, sc := range screens {
 		t.Run(sc.name, func(t *testing.T) {
-			m, _ := newTestModel(140, 40, "cortex")
+			m, _ := newTestModel(t, 140, 40, "cortex")
 			sc.setup(m)
 			for _, sz := range sweepSizes() {
 				w, h := sz[0], sz[1]
@@ -71,7 +71,7 @@ func TestSizeSweepWholeScreen(t *testing.T) {
 // Asserts that every panel renders at every size from 0x0 to 250x80 (including sizes too small
 // for a border or a chart) without panicking and exactly at its size.
 func TestSizeSweepPanels(t *testing.T) {
-	m, _ := newTestModel(140, 40, "cortex")
+	m, _ := newTestModel(t, 140, 40, "cortex")
 	advanceFrames(m, 40)
 	m.Update(keyMsg("c"))
 	advanceFrames(m, 40)
