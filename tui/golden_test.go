@@ -35,7 +35,7 @@ func TestGoldenScreens(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			m, _ := newTestModel(c.w, c.h, "cortex")
+			m, _ := newTestModel(t, c.w, c.h, "cortex")
 			c.setup(m)
 			m.Update(tea.WindowSizeMsg{Width: c.w, Height: c.h})
 			golden.RequireEqual(t, m.View())
