@@ -30,26 +30,32 @@ var stateNames = [...]string{report.StateUp, report.StateDown, report.StateCrash
 //     rate while a throttle fault is active).
 //   - Warm fraction after a restart or an outage ends at t0:
 //     warm_start + (1 - warm_start) * min(1, (t - t0) / warmup).
-//   - Utilisation of a tick = attempts offered during the tick / (capacity * dt); above
-//     crash_factor for crash_after in a row, the service crashes.
+//   - Utilisation = attempts offered / (capacity * time) over the last second (a sliding window
+//     of ticks, so Poisson noise of a single tick neither triggers nor resets a crash); above
+//     crash_factor continuously for crash_after, the service crashes.
 type service struct {
 	state     int
 	busy      int // workers serving an attempt
 	eff       int // effective workers this tick
 	queue     ring[int32]
-	running   eventHeap // attempts being served, by finish time
-	restartAt int64     // crashed: when it restarts
-	warmFrom  int64     // warming: start of the warm-up
-	warmFrac  float64   // capacity fraction from the warm-up
-	overload  int64     // consecutive ns of utilisation above crash_factor
-	offered   int       // attempts that reached the service this tick
-	capacity  float64   // requests/s this tick
-	meanS     float64   // mean service time this tick, seconds
+	running   eventHeap    // attempts being served, by finish time
+	restartAt int64        // crashed: when it restarts
+	warmFrom  int64        // warming: start of the warm-up
+	warmFrac  float64      // capacity fraction from the warm-up
+	overload  int64        // consecutive ns of utilisation above crash_factor
+	offered   int          // attempts that reached the service this tick
+	win       []utilSample // the last second of ticks, for the utilisation
+	winPos    int
+	capacity  float64 // requests/s this tick
+	meanS     float64 // mean service time this tick, seconds
 
 	tokens     float64 // throttle fault: token bucket
 	tokensAt   int64
 	throttleOn bool
 }
+
+// utilSample is one tick's offered attempts and capacity x dt (attempts it could serve).
+type utilSample struct{ offered, able float64 }
 
 // numKinds is the number of fault kinds.
 const numKinds = 7
@@ -338,13 +344,23 @@ func (s *Sim) dispatch(t int64) {
 // endOfTick measures the tick's utilisation and crashes an overloaded service.
 func (s *Sim) endOfTick(t int64) float64 {
 	sv := &s.svc
+	if len(sv.win) == 0 {
+		sv.win = make([]utilSample, max(1, int(time.Second/time.Duration(s.tick))))
+	}
+	sv.win[sv.winPos] = utilSample{offered: float64(sv.offered), able: sv.capacity * float64(s.tick) / float64(time.Second)}
+	sv.winPos = (sv.winPos + 1) % len(sv.win)
+	sv.offered = 0
+	var offered, able float64
+	for _, w := range sv.win {
+		offered += w.offered
+		able += w.able
+	}
 	util := 0.0
-	if sv.capacity > 0 {
-		util = float64(sv.offered) / (sv.capacity * float64(s.tick) / float64(time.Second))
-	} else if sv.offered > 0 {
+	if able > 0 {
+		util = offered / able
+	} else if offered > 0 {
 		util = math.Inf(1)
 	}
-	sv.offered = 0
 	cf := s.scn.Service.CrashFactor
 	if cf > 0 && (sv.state == stateUp || sv.state == stateWarming) && util > cf {
 		sv.overload += s.tick

@@ -1,0 +1,88 @@
+package sim
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cortex-tui/cortex-tui/scenarios"
+)
+
+// collapsed reports whether a run shows the collapse the seeds describe: the service never
+// recovers, or it crashes again and again.
+func collapsed(rec *float64, crashes int) bool { return rec == nil || crashes >= 2 }
+
+// Asserts that in the seed scenarios (the Java README's four and the article's benchmark)
+// naive and backoff retries collapse the service, while `none`, which adds no retries, does
+// not crash: the physics the seeds teach.
+func TestSeedScenariosCollapse(t *testing.T) {
+	for _, name := range []string{"black-friday", "dns-crash", "food-delivery", "upi-salary-day", "article-benchmark"} {
+		t.Run(name, func(t *testing.T) {
+			scn, err := scenarios.Lookup(name)
+			require.NoError(t, err)
+			for _, strat := range []string{"naive", "backoff"} {
+				res, err := Run(scn, strat, scn.Seed)
+				require.NoError(t, err)
+				s := res.Summary
+				assert.True(t, collapsed(s.RecoverySeconds, s.Crashes),
+					"%s: recovery %v, %d crashes", strat, s.RecoverySeconds, s.Crashes)
+			}
+			res, err := Run(scn, "none", scn.Seed)
+			require.NoError(t, err)
+			assert.Zero(t, res.Summary.Crashes, "none does not crash")
+		})
+	}
+}
+
+// Asserts that `none` never crashes a built-in scenario whose load stays under the service's
+// capacity at all times (peak load x base rate < workers / S) and whose faults never reduce
+// capacity (latency and capacity faults do): retries, not load, are what kill those services.
+func TestNoneDoesNotCrashUnderCapacity(t *testing.T) {
+	checked := 0
+	for _, scn := range scenarios.Catalog() {
+		if scn.Loop.Closed || reducesCapacity(scn) {
+			continue
+		}
+		peak := 1.0
+		if len(scn.Load) > 0 {
+			peak = 0
+			for _, p := range scn.Load {
+				peak = max(peak, p.Factor)
+			}
+		}
+		rate := 0.0
+		for _, c := range scn.Classes {
+			rate += c.Rate
+		}
+		capacity := float64(scn.Service.Workers) / scn.Service.ServiceTime.Seconds()
+		if peak*rate >= capacity {
+			continue
+		}
+		checked++
+		res, err := Run(scn, "none", scn.Seed)
+		require.NoError(t, err)
+		assert.Zero(t, res.Summary.Crashes, "%s: none crashed", scn.Name)
+	}
+	assert.Positive(t, checked, "at least one built-in scenario is under capacity")
+}
+
+func reducesCapacity(scn scenarios.Scenario) bool {
+	for _, f := range scn.Faults {
+		if f.Kind == scenarios.FaultLatency || f.Kind == scenarios.FaultCapacity {
+			return true
+		}
+	}
+	return false
+}
+
+// Asserts that every built-in scenario runs with every strategy without error (the bench
+// table depends on it).
+func TestBuiltinsRun(t *testing.T) {
+	cat := scenarios.Catalog()
+	require.NotEmpty(t, cat)
+	for _, scn := range cat {
+		_, err := Run(scn, "cortex", scn.Seed)
+		assert.NoError(t, err, scn.Name)
+	}
+}
