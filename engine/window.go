@@ -39,8 +39,10 @@ func binOf(ns int64) int {
 	return (oct-histMinOctave)<<histSubBits | sub
 }
 
-func (h *histogram) add(ns int64) {
-	i := binOf(ns)
+func (h *histogram) add(ns int64) { h.addAt(binOf(ns), ns) }
+
+// addAt adds a latency of ns nanoseconds whose bin is i.
+func (h *histogram) addAt(i int, ns int64) {
 	h.counts[i]++
 	h.sums[i] += uint64(ns)
 }
@@ -57,6 +59,11 @@ func (h *histogram) sub(o *histogram) {
 // bin holding the sample of rank ceil(q*n). It scans from the top bin down, so high quantiles
 // cost a few bins. It returns 0 when n is 0.
 func (h *histogram) quantile(q float64, n uint64) time.Duration {
+	return h.quantileFrom(q, n, histBins-1)
+}
+
+// quantileFrom is quantile with the scan starting at bin top; every bin above top must be empty.
+func (h *histogram) quantileFrom(q float64, n uint64, top int) time.Duration {
 	if n == 0 {
 		return 0
 	}
@@ -67,7 +74,7 @@ func (h *histogram) quantile(q float64, n uint64) time.Duration {
 	rank = max(1, min(rank, n))
 	need := n - rank + 1 // samples at or above the rank
 	var cum uint64
-	for i := histBins - 1; i >= 0; i-- {
+	for i := top; i >= 0; i-- {
 		c := h.counts[i]
 		if c == 0 {
 			continue
@@ -101,6 +108,7 @@ type slidingWindow struct {
 	successes uint64
 	failures  uint64
 	merged    histogram
+	top       int // no bin of merged above this one holds a sample (P99 scans down from it)
 }
 
 func newSlidingWindow(window time.Duration) slidingWindow {
@@ -125,7 +133,7 @@ func (s *slidingWindow) advance(t time.Duration) int64 {
 		for i := range s.buckets {
 			s.buckets[i] = bucket{}
 		}
-		s.successes, s.failures, s.merged = 0, 0, histogram{}
+		s.successes, s.failures, s.merged, s.top = 0, 0, histogram{}, 0
 	} else {
 		for e := s.head + 1; e <= cur; e++ {
 			b := &s.buckets[e%windowBuckets]
@@ -134,6 +142,9 @@ func (s *slidingWindow) advance(t time.Duration) int64 {
 			s.merged.sub(&b.hist)
 			*b = bucket{}
 		}
+	}
+	for s.top > 0 && s.merged.counts[s.top] == 0 {
+		s.top--
 	}
 	s.head = cur
 	s.buckets[cur%windowBuckets].epoch = cur
@@ -152,8 +163,10 @@ func (s *slidingWindow) record(ok bool, latency time.Duration) {
 		b.failures++
 		s.failures++
 	}
-	b.hist.add(ns)
-	s.merged.add(ns)
+	i := binOf(ns)
+	b.hist.addAt(i, ns)
+	s.merged.addAt(i, ns)
+	s.top = max(s.top, i)
 }
 
 // outcomes returns the number of outcomes in the window.
@@ -169,4 +182,6 @@ func (s *slidingWindow) failureRate() float64 {
 }
 
 // p99 returns the 99th percentile latency over the window, 0 when empty.
-func (s *slidingWindow) p99() time.Duration { return s.merged.quantile(0.99, s.outcomes()) }
+func (s *slidingWindow) p99() time.Duration {
+	return s.merged.quantileFrom(0.99, s.outcomes(), s.top)
+}

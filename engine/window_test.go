@@ -156,3 +156,20 @@ func (h *histogram) countAll() uint64 {
 	}
 	return n
 }
+
+// TestSlidingWindowTop asserts that the P99 scan's starting bin follows the slowest latency
+// still in the window, down as well as up, so P99 matches a full scan.
+func TestSlidingWindowTop(t *testing.T) {
+	w := newSlidingWindow(60 * time.Second)
+	w.advance(0)
+	w.record(false, 5*time.Second)
+	assert.Equal(t, binOf(int64(5*time.Second)), w.top)
+	w.advance(30 * time.Second)
+	for range 200 {
+		w.record(true, 40*time.Millisecond)
+	}
+	assert.Equal(t, w.merged.quantile(0.99, w.outcomes()), w.p99())
+	w.advance(61 * time.Second) // the 5 s timeout expires
+	assert.Equal(t, binOf(int64(40*time.Millisecond)), w.top)
+	assert.Equal(t, 40*time.Millisecond, w.p99())
+}
