@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
@@ -361,7 +362,21 @@ func (p *picker) renderStory(scn scenarios.Scenario, ok bool) string {
 
 // pickerFacts is the line of numbers under a scenario's name.
 func pickerFacts(scn scenarios.Scenario) string {
-	return fmt.Sprintf("%s · %d clients · seed %d", scn.Duration, scn.Clients, scn.Seed)
+	return fmt.Sprintf("%s · %d clients · seed %d", pickerDuration(scn.Duration), scn.Clients, scn.Seed)
+}
+
+// pickerDuration writes a scenario's length for people: "3 min", "2 min 30 s", "45 s".
+func pickerDuration(d time.Duration) string {
+	d = d.Round(time.Second)
+	m, s := int64(d/time.Minute), int64(d%time.Minute/time.Second)
+	switch {
+	case m > 0 && s == 0:
+		return fmt.Sprintf("%d min", m)
+	case m > 0:
+		return fmt.Sprintf("%d min %d s", m, s)
+	default:
+		return fmt.Sprintf("%d s", s)
+	}
 }
 
 // pickerWrap wraps text to w cells, keeping its paragraphs (blank lines) and hard-wrapping

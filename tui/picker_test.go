@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -17,10 +19,10 @@ import (
 // pickerFixture is a small catalog with distinctive names, summaries and stories.
 func pickerFixture() []scenarios.Scenario {
 	return []scenarios.Scenario{
-		{Name: "black-friday", Summary: "a sale doubles the traffic", Story: "Shoppers arrive in waves. Watch the retries pile up.", Clients: 20, Seed: 1},
-		{Name: "dns-crash", Summary: "the resolver blackholes every call", Story: "Every call hangs until its timeout. Zebras are calm.", Clients: 10, Seed: 2},
-		{Name: "food-delivery", Summary: "the dinner rush", Story: "Orders at seven. Priorities matter: payments first.", Clients: 30, Seed: 3},
-		{Name: "metastable", Summary: "a storm that outlives its trigger", Story: "The fault clears yet the load stays. Only shedding ends it.", Clients: 40, Seed: 4},
+		{Name: "black-friday", Summary: "a sale doubles the traffic", Story: "Shoppers arrive in waves. Watch the retries pile up.", Duration: 3 * time.Minute, Clients: 20, Seed: 1},
+		{Name: "dns-crash", Summary: "the resolver blackholes every call", Story: "Every call hangs until its timeout. Zebras are calm.", Duration: 150 * time.Second, Clients: 10, Seed: 2},
+		{Name: "food-delivery", Summary: "the dinner rush", Story: "Orders at seven. Priorities matter: payments first.", Duration: 45 * time.Second, Clients: 30, Seed: 3},
+		{Name: "metastable", Summary: "a storm that outlives its trigger", Story: "The fault clears yet the load stays. Only shedding ends it.", Duration: 10 * time.Minute, Clients: 40, Seed: 4},
 	}
 }
 
@@ -170,6 +172,56 @@ func TestPickerWrapsStory(t *testing.T) {
 			}
 			assert.Equal(t, words, strings.Fields(story)[len(strings.Fields(pickerFacts(items[0])))+1:],
 				"every word of the story, in order, after the name and the facts")
+		})
+	}
+}
+
+// TestGoldenPicker asserts that the picker renders exactly as reviewed: side by side, stacked,
+// tiny, while filtering and with no match (fixture scenarios, so catalog edits do not churn
+// these files; `make golden` regenerates them).
+func TestGoldenPicker(t *testing.T) {
+	tests := []struct {
+		name        string
+		w, h        int
+		keys        string
+		cancellable bool
+	}{
+		{"wide_120x30", 120, 30, "down", false},
+		{"wide_running_100x20", 100, 20, "", true},
+		{"stacked_60x24", 60, 24, "down down", false},
+		{"compact_40x10", 40, 10, "down down down", true},
+		{"tiny_20x5", 20, 5, "", false},
+		{"filtering_100x20", 100, 20, "/ t h e", false},
+		{"filtered_100x20", 100, 20, "/ t h e down", false},
+		{"no_match_60x20", 60, 20, "/ z z z", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := newPicker(DefaultStyles(), keymap.Default(), pickerFixture())
+			p.SetCancellable(tt.cancellable)
+			p.SetSize(tt.w, tt.h)
+			press(p, tt.keys)
+			golden.RequireEqual(t, p.View())
+		})
+	}
+}
+
+// TestPickerDuration asserts how a scenario's length is written for people.
+func TestPickerDuration(t *testing.T) {
+	tests := []struct {
+		d    time.Duration
+		want string
+	}{
+		{0, "0 s"},
+		{45 * time.Second, "45 s"},
+		{1500 * time.Millisecond, "2 s"},
+		{time.Minute, "1 min"},
+		{150 * time.Second, "2 min 30 s"},
+		{90 * time.Minute, "90 min"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.d.String(), func(t *testing.T) {
+			assert.Equal(t, tt.want, pickerDuration(tt.d))
 		})
 	}
 }
