@@ -39,11 +39,27 @@ func runDashboard(cmd *cobra.Command, io streams, scn scenarios.Scenario, o runO
 	if err != nil {
 		return err
 	}
-	in, out, err := terminal(io, "cortex-tui run --scenario "+scn.Name+" --headless")
+	in, out, err := terminal(io, headlessCommand(o))
 	if err != nil {
 		return err
 	}
 	return startDashboard(opts, in, out)
+}
+
+// headlessCommand is the headless equivalent of the dashboard run o asked for.
+func headlessCommand(o runOptions) string {
+	cmd := "cortex-tui run --scenario " + o.scenario
+	if o.scenarioFile != "" {
+		cmd = "cortex-tui run --scenario-file " + o.scenarioFile
+	}
+	cmd += " --headless"
+	if o.strategy != "" && o.strategy != "cortex" {
+		cmd += " --strategy " + o.strategy
+	}
+	if o.seedSet {
+		cmd += fmt.Sprintf(" --seed %d", o.seed)
+	}
+	return cmd
 }
 
 // openPicker opens the dashboard on the scenario picker (cortex-tui with no command).

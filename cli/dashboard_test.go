@@ -45,6 +45,12 @@ func TestDashboardRefusals(t *testing.T) {
 	good := filepath.Join(dir, "good.toml")
 	writeFile(t, good, `pause = ["p"]`)
 	missing := filepath.Join(dir, "missing.toml")
+	scn, err := scenarios.Lookup("black-friday")
+	require.NoError(t, err)
+	text, err := scn.MarshalTOML()
+	require.NoError(t, err)
+	scnFile := filepath.Join(dir, "mine.toml")
+	writeFile(t, scnFile, string(text))
 
 	tests := []struct {
 		name        string
@@ -56,6 +62,10 @@ func TestDashboardRefusals(t *testing.T) {
 			[]string{"the dashboard needs a terminal", "--headless", "cortex-tui run --scenario black-friday --headless"}},
 		{"picker without a terminal", nil, "",
 			[]string{"the dashboard needs a terminal", "--headless", "cortex-tui run --scenario NAME --headless"}},
+		{"the hint repeats the run's flags", []string{"run", "--scenario", "dns-crash", "--strategy", "naive", "--seed", "7"}, "",
+			[]string{"use --headless: cortex-tui run --scenario dns-crash --headless --strategy naive --seed 7\n"}},
+		{"the hint names the scenario file", []string{"run", "--scenario-file", scnFile}, "",
+			[]string{"use --headless: cortex-tui run --scenario-file " + scnFile + " --headless\n"}},
 		{"good key file, still no terminal", []string{"run", "--scenario", "black-friday", "--keys", good}, "",
 			[]string{"the dashboard needs a terminal"}},
 		{"bad --keys file on run", []string{"run", "--scenario", "black-friday", "--keys", bad}, "",
