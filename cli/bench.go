@@ -39,7 +39,12 @@ time and crashes. Every number is measured by the simulator; the same seed gives
   cortex-tui bench --scenario black-friday,dns-crash --strategy naive,cortex
   cortex-tui bench --format markdown > table.md
   cortex-tui bench --scenario-file my.toml --format json`,
-		Args: cobra.NoArgs,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return &exitError{code: 2, err: fmt.Errorf("bench takes no arguments, got %q (use --scenario and --strategy lists)", args)}
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.seedSet = cmd.Flags().Changed("seed")
 			return runBench(io, o)
