@@ -23,7 +23,7 @@ func Parse(name string, data []byte) (KeyMap, error) {
 	md, err := toml.Decode(string(data), &raw)
 	if err != nil {
 		var pe toml.ParseError
-		if errors.As(err, &pe) {
+		if errors.As(err, &pe) && pe.Position.Line > 0 {
 			return KeyMap{}, fmt.Errorf("%s:%d: %s", name, pe.Position.Line, pe.Message)
 		}
 		return KeyMap{}, fmt.Errorf("%s: %w", name, err)
