@@ -275,6 +275,34 @@ func TestParseErrors(t *testing.T) {
 			want: `t.toml:4: fleet.clients: must be between 1 and 10000, got 0`,
 		},
 		{
+			name: "values of other TOML types",
+			text: edit(t, `name = "t"
+summary = "s"`, "name = 1979-05-27\nsummary = [\"s\"]") + "drop_expired = \"yes\"\n",
+			want: "t.toml:1: name: must be a string, got a date or time\n" +
+				"t.toml:2: summary: must be a string, got an array\n" +
+				`t.toml:13: service.drop_expired: must be true or false, got the string "yes"`,
+		},
+		{
+			name: "a scalar where a table is expected",
+			text: edit(t, `duration = "60s"`, "duration = \"60s\"\nfleet = 3"),
+			want: `t.toml:4: fleet: must be a table ([fleet]), got the integer 3`,
+		},
+		{
+			name: "an unknown table",
+			text: minimal + "\n[servce]\nworkers = 3\n",
+			want: `t.toml:14: servce: unknown key (did you mean "service"?); valid keys at the top level: name, summary, story, duration, drain, tick, seed, fleet, class, load, service, fault, note`,
+		},
+		{
+			name: "a bad entry in an inline list of classes",
+			text: edit(t, "[[class]]\nname = \"a\"\npriority = 5\nrate = 10\n", "class = [{name = \"a\", rate = 1}, 7]\n"),
+			want: `t.toml:5: class[2]: must be a table, got the integer 7`,
+		},
+		{
+			name: "CRLF line endings keep their line numbers",
+			text: strings.ReplaceAll(edit(t, "workers = 2", "workers = 0"), "\n", "\r\n"),
+			want: `t.toml:11: service.workers: must be at least 1, got 0`,
+		},
+		{
 			name: "several problems at once, in file order",
 			text: edit(t, "priority = 5\nrate = 10", "priority = -1\nrate = -1") + "sigma = -0.5\n",
 			want: "t.toml:7: class[1].priority: must be between 0 and 10, got -1\n" +
@@ -408,4 +436,38 @@ func TestValidateScenarioBuiltInCode(t *testing.T) {
 	s.Classes = []scenarios.Class{{Name: "a", Priority: 3, Rate: 5}}
 	s.Service.Workers, s.Service.ServiceTime = 4, 50*time.Millisecond
 	assert.NoError(t, s.Validate())
+}
+
+// TestParseInlineTables asserts that inline tables and arrays of inline tables mean the same as
+// their [table] and [[array]] forms.
+func TestParseInlineTables(t *testing.T) {
+	inline := `name = "t"
+summary = "s"
+duration = "60s"
+fleet = {clients = 4, timeout = "1s"}
+class = [{name = "a", priority = 5, rate = 10}]
+service = {workers = 2, service_time = "100ms"}
+`
+	want, err := scenarios.Parse("t.toml", []byte(minimal+"\n[fleet]\nclients = 4\ntimeout = \"1s\"\n"))
+	require.NoError(t, err)
+	got, err := scenarios.Parse("inline.toml", []byte(inline))
+	require.NoError(t, err)
+	assert.Equal(t, want, got)
+}
+
+// TestFieldErrorFormat asserts how a FieldError prints with and without its file, line and field.
+func TestFieldErrorFormat(t *testing.T) {
+	tests := []struct {
+		err  scenarios.FieldError
+		want string
+	}{
+		{scenarios.FieldError{File: "a.toml", Line: 3, Field: "fleet.clients", Msg: "bad"}, "a.toml:3: fleet.clients: bad"},
+		{scenarios.FieldError{File: "a.toml", Field: "name", Msg: "is required"}, "a.toml: name: is required"},
+		{scenarios.FieldError{Field: "name", Msg: "is required"}, "name: is required"},
+		{scenarios.FieldError{Line: 7, Msg: "odd"}, "line 7: odd"},
+		{scenarios.FieldError{File: "a.toml", Msg: "cannot read"}, "a.toml: cannot read"},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, tt.err.Error())
+	}
 }
