@@ -1,0 +1,64 @@
+package tui
+
+import (
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/cortex-tui/cortex-tui/keymap"
+	"github.com/cortex-tui/cortex-tui/scenarios"
+	"github.com/cortex-tui/cortex-tui/sim"
+)
+
+// benchModel is a dashboard at 160x48 on the built-in black-friday scenario, simulated by the
+// real simulator, warmed up by n frames.
+func benchModel(b *testing.B, n int) *Model {
+	b.Helper()
+	scn, err := scenarios.Lookup("black-friday")
+	if err != nil {
+		b.Fatal(err)
+	}
+	m := New(Options{Keys: keymap.Default(), Factory: sim.NewSource, Scenario: &scn, ExportDir: b.TempDir()})
+	m.Update(tea.WindowSizeMsg{Width: 160, Height: 48})
+	advanceFrames(m, n)
+	return m
+}
+
+// BenchmarkView measures View at 160x48: it only joins cached strings (target < 1 ms).
+func BenchmarkView(b *testing.B) {
+	m := benchModel(b, 700) // into the outage at t=60s
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = m.View()
+	}
+}
+
+// BenchmarkDataTick measures one full data frame at 160x48 and x1: the simulator advances
+// 100 ms of virtual time, then every panel redraws (target < 20 ms).
+func BenchmarkDataTick(b *testing.B) {
+	m := benchModel(b, 600)
+	b.ReportAllocs()
+	frames := 0
+	for b.Loop() {
+		cmd := m.onTick(tickMsg{tag: m.tag})
+		if cmd == nil { // the run is over: start again, untimed
+			b.StopTimer()
+			m.restart()
+			advanceFrames(m, 600)
+			b.StartTimer()
+			continue
+		}
+		m.Update(cmd())
+		frames++
+	}
+	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(max(frames, 1)), "ms/frame")
+}
+
+// BenchmarkRedraw measures the redraw alone (every panel of the full layout, no simulation).
+func BenchmarkRedraw(b *testing.B) {
+	m := benchModel(b, 700)
+	b.ReportAllocs()
+	for b.Loop() {
+		m.redraw()
+	}
+}

@@ -1,0 +1,134 @@
+package tui
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cortex-tui/cortex-tui/engine"
+	"github.com/cortex-tui/cortex-tui/source"
+)
+
+// Asserts that a ring keeps only its newest values, oldest first, whatever the push count.
+func TestRing(t *testing.T) {
+	cases := []struct {
+		size, pushes, tail int
+		want               []float64
+	}{
+		{3, 0, 5, nil},
+		{3, 2, 5, []float64{1, 2}},
+		{3, 5, 5, []float64{3, 4, 5}},
+		{3, 5, 2, []float64{4, 5}},
+		{1, 4, 1, []float64{4}},
+	}
+	for _, c := range cases {
+		r := newRing(c.size)
+		for i := 1; i <= c.pushes; i++ {
+			r.push(float64(i))
+		}
+		assert.Equal(t, c.want, r.tail(nil, c.tail), "size %d pushes %d", c.size, c.pushes)
+		assert.Equal(t, min(c.pushes, c.size), r.len())
+	}
+}
+
+// Asserts that the history turns ticks into one point per simulated second (counts summed into
+// per-second rates, gauges averaged), keeps totals, and stays bounded.
+func TestHistoryPerSecond(t *testing.T) {
+	h := newHistory()
+	tick := 100 * time.Millisecond
+	for n := 1; n <= 25; n++ {
+		h.add(source.Snapshot{T: time.Duration(n) * tick, Dt: tick,
+			Counts:  source.Counts{Originals: 2, Attempts: 3, Retries: 1},
+			Service: source.Service{Capacity: float64(n)},
+			Cortex:  &source.CortexView{CPS: 0.5, Signals: engine.Signals{F: 1}}})
+	}
+	require.Equal(t, 2, h.originals.len(), "two whole seconds; the third is still open")
+	assert.Equal(t, []float64{20, 20}, h.originals.tail(nil, 5))
+	assert.Equal(t, []float64{10, 10}, h.retries.tail(nil, 5))
+	assert.Equal(t, []float64{5.5, 15.5}, h.capac.tail(nil, 5), "capacity averaged")
+	assert.Equal(t, []float64{0.5, 0.5}, h.cps.tail(nil, 5))
+	assert.Equal(t, []float64{1, 1}, h.sig[0].tail(nil, 5))
+	assert.Equal(t, 50, h.totals.Originals)
+	assert.InDelta(t, 1.5, h.totals.amplification(), 1e-9)
+	assert.InDelta(t, 1.5, h.totals.PeakAmplification, 1e-9)
+
+	for n := 26; n <= 26+10*historyPoints*2; n++ {
+		h.add(source.Snapshot{T: time.Duration(n) * tick, Dt: tick})
+	}
+	assert.Equal(t, historyPoints, h.cps.len(), "bounded")
+}
+
+// Asserts that the event log keeps only the newest maxEvents events.
+func TestHistoryEventsBounded(t *testing.T) {
+	h := newHistory()
+	for n := range maxEvents * 3 {
+		h.add(source.Snapshot{T: time.Duration(n+1) * time.Second, Dt: time.Second,
+			Events: []source.Event{{Text: strings.Repeat("x", n%7)}}})
+	}
+	assert.Len(t, h.events, maxEvents)
+}
+
+// Asserts the chart's drawing: a rising line ends at the top right, a mark draws a dotted
+// line, labels show the range, and a flat series at 0 stays on the bottom row.
+func TestBrailleChartDraws(t *testing.T) {
+	st := DefaultStyles()
+	c := newBrailleChart(20, 4)
+	rising := []float64{0, 0.25, 0.5, 0.75, 1}
+	out := ansi.Strip(c.Draw(chartSpec{Lines: []series{{Values: rising}}, YMax: 1, Labels: true,
+		Format: func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }, Muted: st.Muted}))
+	lines := strings.Split(out, "\n")
+	require.Len(t, lines, 4)
+	assert.True(t, strings.HasPrefix(lines[0], "  1 "), lines[0])
+	assert.True(t, strings.HasPrefix(lines[2], "0.5 "), lines[2])
+	assert.True(t, strings.HasPrefix(lines[3], "  0 "), lines[3])
+	assert.NotEqual(t, ' ', []rune(lines[0])[19], "the newest value (1) is at the top right")
+	assert.Equal(t, ' ', []rune(lines[0])[10], "old values are on the left, low")
+
+	flat := ansi.Strip(c.Draw(chartSpec{Lines: []series{{Values: []float64{0, 0, 0}}}, YMax: 1}))
+	fl := strings.Split(flat, "\n")
+	assert.Equal(t, strings.Repeat(" ", 20), fl[0])
+	assert.NotEqual(t, strings.Repeat(" ", 20), fl[3])
+
+	marked := ansi.Strip(c.Draw(chartSpec{Marks: []mark{{Y: 0.5}}, YMax: 1}))
+	assert.Contains(t, marked, "⡀⡀⡀⡀⡀⡀⡀⡀⡀⡀", "a dotted line across the chart")
+}
+
+// Asserts niceCeil's rounding to 1, 2, 5 x 10^n, and the sparkline's scaling and padding.
+func TestNiceCeilAndSparkline(t *testing.T) {
+	for v, want := range map[float64]float64{0: 1, 0.3: 0.5, 1: 1, 1.1: 2, 3: 5, 7: 10, 120: 200, 501: 1000} {
+		assert.Equal(t, want, niceCeil(v), "niceCeil(%v)", v)
+	}
+	assert.Equal(t, "  ▁█", sparkline([]float64{0, 1}, 4, 1))
+	assert.Equal(t, "▁▅█", sparkline([]float64{9, 0, 0.5, 1}, 3, 1), "only the newest fit")
+	assert.Equal(t, "", sparkline([]float64{1}, 0, 1))
+}
+
+// Asserts that fit clips and pads to an exact size, ANSI sequences included.
+func TestFit(t *testing.T) {
+	st := DefaultStyles()
+	out := fit(st.Bold.Render("hello world")+"\nb", 5, 3)
+	lines := strings.Split(out, "\n")
+	require.Len(t, lines, 3)
+	for _, l := range lines {
+		assert.Equal(t, 5, ansi.StringWidth(l))
+	}
+	assert.Equal(t, "hello", ansi.Strip(lines[0]))
+	assert.Equal(t, "", fit("x", 0, 3))
+}
+
+// Asserts that the band of a CPS uses the thresholds 0.25, 0.50 and 0.75, and that the badge
+// says the band's name.
+func TestStateOfAndBadge(t *testing.T) {
+	st := DefaultStyles()
+	for cps, want := range map[float64]engine.State{0: engine.Healthy, 0.249: engine.Healthy, 0.25: engine.Degraded,
+		0.5: engine.Critical, 0.74: engine.Critical, 0.75: engine.Emergency, 1: engine.Emergency} {
+		assert.Equal(t, want, stateOf(cps), "cps %v", cps)
+		assert.Contains(t, st.badge(want), want.String())
+	}
+}
+
