@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	goio "io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -18,9 +19,10 @@ func newValidateCmd(io streams) *cobra.Command {
 		Long: `validate parses each scenario FILE strictly, as run --scenario-file does, and prints
 "FILE: ok (name, duration, N faults)" for a valid one. For an invalid one it prints every
 problem found to stderr, one per line, as FILE:LINE: field: what is wrong. It exits with
-status 1 if any file is invalid.`,
+status 1 if any file is invalid. A FILE of "-" reads the standard input.`,
 		Example: `  cortex-tui validate my.toml
-  cortex-tui validate scenarios/*.toml`,
+  cortex-tui validate scenarios/*.toml
+  cortex-tui scenarios black-friday --toml | cortex-tui validate -`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return &exitError{code: 2, err: fmt.Errorf("validate needs at least one FILE")}
@@ -44,7 +46,7 @@ status 1 if any file is invalid.`,
 
 // validateFile checks one file and reports the result; it returns whether the file is valid.
 func validateFile(io streams, path string) bool {
-	s, err := scenarios.ParseFile(path)
+	s, err := parsePath(io, path)
 	if err != nil {
 		msg := err.Error()
 		if !strings.HasPrefix(msg, path+":") {
@@ -59,4 +61,16 @@ func validateFile(io streams, path string) bool {
 	}
 	fmt.Fprintf(io.out, "%s: ok (%s, %s, %d %s)\n", path, s.Name, scenarios.FormatDuration(s.Duration), len(s.Faults), faults)
 	return true
+}
+
+// parsePath parses the scenario file at path, or the standard input when path is "-".
+func parsePath(io streams, path string) (scenarios.Scenario, error) {
+	if path != "-" {
+		return scenarios.ParseFile(path)
+	}
+	data, err := goio.ReadAll(goio.LimitReader(io.in, scenarios.MaxFileSize+1))
+	if err != nil {
+		return scenarios.Scenario{}, fmt.Errorf("cannot read the standard input: %w", err)
+	}
+	return scenarios.Parse(path, data)
 }

@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/cortex-tui/cortex-tui/cli"
 )
 
 // validScenario is a small valid scenario file with one fault.
@@ -114,4 +117,20 @@ func TestValidateBuiltinFiles(t *testing.T) {
 	code, out, errOut := execute(append([]string{"validate"}, files...)...)
 	require.Equal(t, 0, code, errOut)
 	assert.Equal(t, len(files), strings.Count(out, ": ok ("))
+}
+
+// TestValidateStdin asserts that a FILE of "-" validates the standard input, so the output of
+// `scenarios NAME --toml` can be piped in.
+func TestValidateStdin(t *testing.T) {
+	var out, errOut bytes.Buffer
+	code := cli.Execute([]string{"validate", "-"}, strings.NewReader(validScenario), &out, &errOut)
+	assert.Equal(t, 0, code, errOut.String())
+	assert.Equal(t, "-: ok (mine, 60s, 1 fault)\n", out.String())
+
+	out.Reset()
+	errOut.Reset()
+	code = cli.Execute([]string{"validate", "-"}, strings.NewReader("name = 3\n"), &out, &errOut)
+	assert.Equal(t, 1, code)
+	assert.Empty(t, out.String())
+	assert.Contains(t, errOut.String(), "-:1: name: must be a string, got the integer 3\n")
 }
