@@ -26,7 +26,8 @@ func (r *fuzzReader) int16() int16 {
 // FuzzEngine drives an engine with a random sequence of calls (the corpus is in
 // testdata/fuzz/FuzzEngine) and asserts that nothing panics, CPS and every signal stay within
 // [0,1], every delay within [0, BackoffMaxDelay] and only on retries, priorities within 0..10,
-// and the weights normalised (within the adaptive bounds when adaptive weights are on).
+// the weights normalised (within the adaptive bounds when adaptive weights are on), and the
+// window's running histogram consistent with its counts.
 func FuzzEngine(f *testing.F) {
 	f.Add([]byte{0, 1, 40, 0, 3, 9, 0, 1})
 	f.Add([]byte{7, 2, 200, 200, 2, 200, 200, 0, 255, 3, 1, 0, 1, 0, 255, 3, 10, 0, 1})
@@ -120,6 +121,12 @@ func fuzzEngine(t *testing.T, data []byte) {
 			}
 			s := e.Snapshot()
 			check("snapshot", s.Signals, s.CPS)
+			if full := e.win.merged.quantile(0.99, e.win.outcomes()); full != s.P99 {
+				t.Fatalf("P99 from the top bin %v != full scan %v", s.P99, full)
+			}
+			if uint64(s.Outcomes) != e.win.merged.countAll() {
+				t.Fatalf("window holds %d outcomes, merged histogram %d", s.Outcomes, e.win.merged.countAll())
+			}
 			if math.Abs(s.Weights.sum()-1) > 1e-9 {
 				t.Fatalf("weights %v do not sum to 1", s.Weights)
 			}
