@@ -63,7 +63,7 @@ func Parse(filename string, data []byte) (Scenario, error) {
 	text := string(data)
 	var tree map[string]any
 	if _, err := toml.Decode(text, &tree); err != nil {
-		return Scenario{}, Errors{syntaxError(filename, err)}
+		return Scenario{}, Errors{syntaxError(filename, err, strings.Count(text, "\n")+1)}
 	}
 	d := &decoder{}
 	s := d.scenario(tree)
@@ -105,14 +105,17 @@ func coveredBy(field string, decoded Errors) bool {
 
 // syntaxError turns the TOML parser's error into a FieldError with its line and, where it has
 // one, the parser's context lines with a caret.
-func syntaxError(filename string, err error) *FieldError {
+func syntaxError(filename string, err error, lines int) *FieldError {
 	var pe toml.ParseError
 	if !errors.As(err, &pe) {
 		return &FieldError{File: filename, Msg: "invalid TOML: " + err.Error()}
 	}
 	msg := "invalid TOML: " + pe.Message
-	if ctx := parserContext(pe.ErrorWithUsage()); ctx != "" {
-		msg += "\n" + ctx
+	// ErrorWithUsage indexes the input's lines by Position.Line: only trust it with a real line.
+	if pe.Position.Line >= 1 && pe.Position.Line <= lines {
+		if ctx := parserContext(pe.ErrorWithUsage()); ctx != "" {
+			msg += "\n" + ctx
+		}
 	}
 	return &FieldError{File: filename, Line: pe.Position.Line, Msg: msg}
 }
@@ -212,7 +215,7 @@ func (t *table) integer(key string, dst *int) bool {
 	return true
 }
 
-func (t *table) int64(key string, dst *int64) bool {
+func (t *table) integer64(key string, dst *int64) bool {
 	v, ok := t.get(key)
 	if !ok {
 		return false
@@ -369,7 +372,7 @@ func (d *decoder) scenario(tree map[string]any) Scenario {
 	root.duration("duration", &s.Duration)
 	root.duration("drain", &s.Drain)
 	root.duration("tick", &s.Tick)
-	root.int64("seed", &s.Seed)
+	root.integer64("seed", &s.Seed)
 
 	if f := root.sub("fleet", fleetKeys...); f != nil {
 		d.fleet(f, &s)
