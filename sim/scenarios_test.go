@@ -2,11 +2,13 @@ package sim
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/cortex-tui/cortex-tui/scenarios"
+	"github.com/cortex-tui/cortex-tui/strategy"
 )
 
 // collapsed reports whether a run shows the collapse the seeds describe: the service never
@@ -76,13 +78,18 @@ func reducesCapacity(scn scenarios.Scenario) bool {
 	return false
 }
 
-// Asserts that every built-in scenario runs with every strategy without error (the bench
-// table depends on it).
+// Asserts that every built-in scenario runs with every strategy without error and with
+// every original accounted for (the bench table depends on it). Runs are cut to their first
+// 20 s (+5 s of drain) to keep the test short; the bench command runs them whole.
 func TestBuiltinsRun(t *testing.T) {
 	cat := scenarios.Catalog()
 	require.NotEmpty(t, cat)
 	for _, scn := range cat {
-		_, err := Run(scn, "cortex", scn.Seed)
-		assert.NoError(t, err, scn.Name)
+		scn.Duration, scn.Drain = min(scn.Duration, 20*time.Second), 5*time.Second
+		for _, name := range strategy.Names() {
+			res, err := Run(scn, name, scn.Seed)
+			require.NoError(t, err, "%s with %s", scn.Name, name)
+			assert.Len(t, res.Timeline, 25, "%s with %s", scn.Name, name)
+		}
 	}
 }
