@@ -129,7 +129,8 @@ func TestBuiltinStoriesMatchTheirNumbers(t *testing.T) {
 	assert.InDelta(t, 500, bf.Service.Capacity(), 1e-9)
 
 	food := get("food-delivery")
-	assert.InDelta(t, 0.95, peakUtilisation(food), 0.05, "dinner rush to near capacity")
+	assert.GreaterOrEqual(t, peakUtilisation(food), 0.85, "dinner rush to near capacity")
+	assert.LessOrEqual(t, peakUtilisation(food), 1.0, "near, not above: the crash does the damage")
 
 	campaign := get("api-throttling")
 	for _, c := range campaign.Classes {
