@@ -15,9 +15,9 @@ func TestGoldenScreens(t *testing.T) {
 		w, h  int
 		setup func(m *Model)
 	}{
-		{"dashboard_140x40", 140, 40, func(m *Model) { advanceFrames(m, 250) }},
-		{"dashboard_120x36", 120, 36, func(m *Model) { advanceFrames(m, 250) }},
-		{"dashboard_80x24", 80, 24, func(m *Model) { advanceFrames(m, 250) }},
+		{"dashboard_140x40", 140, 40, func(m *Model) { fastForward(m, 31) }},
+		{"dashboard_120x36", 120, 36, func(m *Model) { fastForward(m, 31) }},
+		{"dashboard_80x24", 80, 24, func(m *Model) { fastForward(m, 31) }},
 		{"dashboard_paused_tuned_100x30", 100, 30, func(m *Model) {
 			advanceFrames(m, 120)
 			for _, k := range []string{"space", "tab", "right", "right", "down", "]", "}", "1", "."} {
@@ -26,10 +26,10 @@ func TestGoldenScreens(t *testing.T) {
 				}
 			}
 		}},
-		{"naive_140x40", 140, 40, func(m *Model) { m.Update(keyMsg("s")); advanceFrames(m, 250) }},
-		{"compare_140x40", 140, 40, func(m *Model) { m.Update(keyMsg("c")); advanceFrames(m, 250) }},
-		{"small_60x15", 60, 15, func(m *Model) { advanceFrames(m, 250) }},
-		{"tiny_20x5", 20, 5, func(m *Model) { advanceFrames(m, 250) }},
+		{"naive_140x40", 140, 40, func(m *Model) { m.Update(keyMsg("s")); fastForward(m, 31) }},
+		{"compare_140x40", 140, 40, func(m *Model) { m.Update(keyMsg("c")); fastForward(m, 31) }},
+		{"small_60x15", 60, 15, func(m *Model) { fastForward(m, 31) }},
+		{"tiny_20x5", 20, 5, func(m *Model) { fastForward(m, 31) }},
 		{"summary_100x30", 100, 30, func(m *Model) { m.setSpeed(len(speeds) - 1); advanceFrames(m, 20) }},
 		{"help_100x30", 100, 30, func(m *Model) { m.Update(keyMsg("?")) }},
 	}

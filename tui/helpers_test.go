@@ -95,3 +95,11 @@ func keyMsg(s string) tea.KeyMsg {
 
 // testKeys are the default bindings.
 func testKeys() keymap.KeyMap { return keymap.Default() }
+
+// fastForward runs frames frames of virtual time at x8 (eight snapshots a frame, one redraw),
+// then restores x1: the histories end the same as after 8*frames frames at x1, for less work.
+func fastForward(m *Model, frames int) {
+	m.setSpeed(5) // x8
+	advanceFrames(m, frames)
+	m.setSpeed(defaultSpeed)
+}

@@ -15,8 +15,8 @@ import (
 // steps that hit the layout's thresholds (80x24, 36 rows) and their neighbours.
 func sweepSizes() [][2]int {
 	var out [][2]int
-	ws := []int{20, 21, 30, 45, 46, 60, 79, 80, 81, 100, 120, 140, 160, 200, 250}
-	hs := []int{5, 6, 8, 10, 15, 23, 24, 25, 30, 35, 36, 40, 48, 60, 80}
+	ws := []int{20, 21, 33, 46, 79, 80, 81, 120, 163, 250}
+	hs := []int{5, 6, 11, 23, 24, 25, 35, 36, 48, 80}
 	for _, w := range ws {
 		for _, h := range hs {
 			out = append(out, [2]int{w, h})
@@ -45,12 +45,12 @@ func TestSizeSweepWholeScreen(t *testing.T) {
 		name  string
 		setup func(m *Model)
 	}{
-		{"dashboard", func(m *Model) { advanceFrames(m, 40) }},
-		{"compare", func(m *Model) { m.Update(keyMsg("c")); advanceFrames(m, 40) }},
+		{"dashboard", func(m *Model) { fastForward(m, 5) }},
+		{"compare", func(m *Model) { m.Update(keyMsg("c")); fastForward(m, 5) }},
 		{"summary", func(m *Model) { m.setSpeed(len(speeds) - 1); advanceFrames(m, 20) }},
 		{"help", func(m *Model) { m.Update(keyMsg("?")) }},
 		{"picker", func(m *Model) { m.Update(keyMsg("l")) }},
-		{"naive", func(m *Model) { m.Update(keyMsg("s")); advanceFrames(m, 40) }},
+		{"naive", func(m *Model) { m.Update(keyMsg("s")); fastForward(m, 5) }},
 	}
 	for _, sc := range screens {
 		t.Run(sc.name, func(t *testing.T) {
@@ -72,9 +72,9 @@ func TestSizeSweepWholeScreen(t *testing.T) {
 // for a border or a chart) without panicking and exactly at its size.
 func TestSizeSweepPanels(t *testing.T) {
 	m, _ := newTestModel(t, 140, 40, "cortex")
-	advanceFrames(m, 40)
+	fastForward(m, 5)
 	m.Update(keyMsg("c"))
-	advanceFrames(m, 40)
+	fastForward(m, 5)
 	st := DefaultStyles()
 	f := m.frameMsg()
 	type panel interface {
@@ -120,8 +120,8 @@ func TestSizeSweepPanels(t *testing.T) {
 	for name, mk := range panels {
 		t.Run(name, func(t *testing.T) {
 			p := mk()
-			for w := 0; w <= 250; w += 7 {
-				for h := 0; h <= 80; h += 3 {
+			for w := 0; w <= 250; w += 17 {
+				for h := 0; h <= 80; h += 6 {
 					require.NotPanics(t, func() { p.SetSize(w, h); update(p) }, "%dx%d", w, h)
 					if w == 0 || h == 0 {
 						assert.Empty(t, p.View(), "%dx%d", w, h)

@@ -131,4 +131,3 @@ func TestStateOfAndBadge(t *testing.T) {
 		assert.Contains(t, st.badge(want), want.String())
 	}
 }
-
