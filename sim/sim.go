@@ -343,11 +343,9 @@ func (s *Sim) reset(strategyName string) error {
 func (s *Sim) buildClients(name string) error {
 	clients := make([]client, s.scn.Clients)
 	for i := range clients {
+		// cortex seeds its engine from r and reads the shared virtual clock.
 		r := rand.New(rand.NewPCG(uint64(s.seed), streamClient+uint64(i)+s.switches<<32))
-		cfg := engine.DefaultConfig()
-		cfg.Clock = s.clock
-		cfg.Seed = int64(r.Uint64()>>1) | 1 // non-zero: the engine's own draws are seeded too
-		st, err := strategy.New(name, strategy.Env{Clock: s.clock, Rand: r, Cortex: &cfg})
+		st, err := strategy.New(name, strategy.Env{Clock: s.clock, Rand: r})
 		if err != nil {
 			return err
 		}

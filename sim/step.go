@@ -250,8 +250,7 @@ func (s *Sim) snapshot(util float64) source.Snapshot {
 	if s.noteIdx >= 0 {
 		snap.Note = s.scn.Notes[s.noteIdx].Text
 	}
-	s.circuitEvents()
-	snap.Cortex = s.cortexView()
+	snap.Cortex = s.fleetView()
 	for k, f := range s.faults {
 		if !f.on {
 			continue
@@ -271,49 +270,26 @@ func (s *Sim) snapshot(util float64) source.Snapshot {
 	return snap
 }
 
-// circuitEvents emits at most one event per tick summarising circuit changes of the fleet.
-func (s *Sim) circuitEvents() {
-	open, changed := 0, 0
-	for i := range s.clients {
-		c := &s.clients[i]
-		var st engine.CircuitState
-		switch {
-		case c.holder != nil:
-			snap := c.holder.Engine().Snapshot()
-			st = snap.Circuit
-			if snap.TransitionCount != s.lastTrans[i] {
-				changed++
-				s.lastTrans[i] = snap.TransitionCount
-			}
-		default:
-			r, ok := c.strat.(circuitReader)
-			if !ok {
-				continue
-			}
-			st = r.Circuit()
-		}
-		if st == engine.Open {
-			open++
-		}
-	}
-	if open != s.lastOpen || changed > 0 {
-		s.event(s.now, source.EventCircuit, fmt.Sprintf("circuit: %d of %d clients OPEN", open, len(s.clients)))
-		s.lastOpen = open
-	}
-}
-
-// cortexView averages the engines' snapshots over the clients, with the spread; nil unless
-// the clients run cortex.
-func (s *Sim) cortexView() *source.CortexView {
+// fleetView reads every client's strategy once: it emits at most one event per tick
+// summarising circuit changes ("n of N clients OPEN", for cortex and breaker), and for cortex
+// returns the CORTEX state averaged over the clients with the spread (nil otherwise).
+func (s *Sim) fleetView() *source.CortexView {
 	var v *source.CortexView
-	n := 0
+	n, open, changed := 0, 0, 0
 	var circuits [3]int
 	for i := range s.clients {
-		h := s.clients[i].holder
-		if h == nil {
+		c := &s.clients[i]
+		if c.holder == nil {
+			if r, ok := c.strat.(circuitReader); ok && r.Circuit() == engine.Open {
+				open++
+			}
 			continue
 		}
-		e := h.Engine().Snapshot()
+		e := c.holder.Engine().Snapshot()
+		if e.TransitionCount != s.lastTrans[i] {
+			changed++
+			s.lastTrans[i] = e.TransitionCount
+		}
 		if v == nil {
 			v = &source.CortexView{Weights: e.Weights, Adaptive: e.Adaptive,
 				SigMin: e.Signals, SigMax: e.Signals, CPSMin: e.CPS, CPSMax: e.CPS}
@@ -330,12 +306,17 @@ func (s *Sim) cortexView() *source.CortexView {
 			circuits[c]++
 		}
 		if e.Circuit == engine.Open {
-			v.Open++
+			open++
 		}
+	}
+	if open != s.lastOpen || changed > 0 {
+		s.event(s.now, source.EventCircuit, fmt.Sprintf("circuit: %d of %d clients OPEN", open, len(s.clients)))
+		s.lastOpen = open
 	}
 	if v == nil {
 		return nil
 	}
+	v.Open = open
 	f := float64(n)
 	v.Signals = engine.Signals{F: v.Signals.F / f, L: v.Signals.L / f, Q: v.Signals.Q / f, B: v.Signals.B / f, C: v.Signals.C / f}
 	v.CPS /= f
