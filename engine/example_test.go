@@ -67,3 +67,47 @@ func Example() {
 	// RetryDecision[RETRY, delay=1250ms, CPS=0.4000, state=DEGRADED, priority=9/4]
 	// RetryDecision[CIRCUIT_OPEN, delay=0ms, CPS=0.6571, state=CRITICAL, priority=9/6] CIRCUIT_OPEN
 }
+
+// ExampleNew is the README's first decision: a fresh engine lets a payment retry (priority 9,
+// first retry) go after a short delay. In deterministic mode the delay is the midpoint of
+// Random(0, 500ms * 2^0 * (1 + 10*CPS)).
+func ExampleNew() {
+	cfg := engine.DefaultConfig()
+	cfg.Deterministic = true
+	cfg.Clock = engine.NewManualClock(time.Unix(0, 0))
+	cortex, err := engine.New(cfg)
+	if err != nil {
+		panic(err)
+	}
+	d := cortex.ShouldRetry(9, 0, true)
+	if d.ShouldRetry() {
+		fmt.Println("retry after", d.Delay)
+	}
+	fmt.Println(d)
+
+	cfg.Window = 0
+	cfg.EmergencyThreshold = 1.5
+	_, err = engine.New(cfg)
+	fmt.Println(err)
+
+	// Output:
+	// retry after 250ms
+	// RetryDecision[RETRY, delay=250ms, CPS=0.0000, state=HEALTHY, priority=9/0]
+	// engine: invalid config: Window must be positive, got 0s; EmergencyThreshold must be within (0, 1], got 1.5
+}
+
+// ExampleEngine_SetWeights shows the run-time weight control: weights are renormalised to sum 1,
+// and a bad set is refused with the fields named.
+func ExampleEngine_SetWeights() {
+	cfg := engine.DefaultConfig()
+	cfg.Clock = engine.NewManualClock(time.Unix(0, 0))
+	cortex, _ := engine.New(cfg)
+
+	_ = cortex.SetWeights(engine.Weights{F: 2, L: 2, Q: 1, B: 0, C: 0})
+	fmt.Println(cortex.Snapshot().Weights)
+	fmt.Println(cortex.SetWeights(engine.Weights{F: -1}))
+
+	// Output:
+	// F=0.40 L=0.40 Q=0.20 B=0.00 C=0.00
+	// engine: invalid config: Weights.F must be a finite number >= 0, got -1
+}
