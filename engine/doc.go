@@ -78,7 +78,8 @@
 // log-linear bins: 4 per power of two from 65 µs to 69 s, each with its count and latency sum),
 // and the engine keeps a running merged histogram: a recorded latency is added to both, and
 // when a slice expires its histogram is subtracted from the merged one. Reading P99 therefore
-// never sorts samples nor merges 60 histograms; it walks the merged bins down from the top
-// until 1% of the samples are passed (a few bins) and reports the mean latency of that bin.
+// never sorts samples nor merges 60 histograms; it walks the merged bins down from the highest
+// occupied one until 1% of the samples are passed (a few bins) and reports the mean latency of
+// that bin: exact when that bin's latencies are equal, within the bin's 25% width otherwise.
 // ShouldRetry, RecordSuccess, RecordFailure and Snapshot allocate nothing.
 package engine
