@@ -111,6 +111,8 @@ type slidingWindow struct {
 	top       int // no bin of merged above this one holds a sample (P99 scans down from it)
 }
 
+// newSlidingWindow returns an empty window of windowBuckets slices of window/windowBuckets each
+// (at least 1 ns, so a window below 60 ns lasts 60 ns).
 func newSlidingWindow(window time.Duration) slidingWindow {
 	w := max(window/windowBuckets, 1)
 	return slidingWindow{width: w, nextEdge: w}
