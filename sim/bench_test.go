@@ -59,27 +59,6 @@ func BenchmarkRun(b *testing.B) {
 	}
 }
 
-// BenchmarkStep measures one tick of the storm scenario in its outage (retries, fast fails).
-func BenchmarkStep(b *testing.B) {
-	for _, name := range []string{"naive", "cortex"} {
-		b.Run(name, func(b *testing.B) {
-			s, err := New(stormScenario(), name, 1)
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.ReportAllocs()
-			attempts := 0
-			for b.Loop() {
-				if s.Done() {
-					s.Restart()
-				}
-				attempts += s.Step().Counts.Attempts
-			}
-			b.ReportMetric(float64(attempts)/b.Elapsed().Seconds(), "attempts/s")
-		})
-	}
-}
-
 // Asserts that memory stays flat with the number of requests: after a warm-up, the heap in
 // use after 5 minutes of simulated traffic is not larger than after 1 minute (requests and
 // attempts are pooled, nothing is kept per request once it ends), and a tick allocates only
