@@ -5,15 +5,22 @@ import "time"
 // adaptiveStep is how much one adaptive event moves a weight, before renormalisation.
 const adaptiveStep = 0.02
 
-// alarmLevels are the levels at which each signal (F, L, Q, B, C) counts as alarming: F above
-// the healthy limit of 10%, L at a P99 75% above baseline, Q and B half used, C not CLOSED.
-var alarmLevels = [5]float64{0.10, 0.25, 0.50, 0.50, 0.50}
+// alarmOn are the levels at which each signal (F, L, Q, B, C) starts alarming: F above the
+// healthy limit of 10%, L at a P99 2.5 times the baseline, Q and B half used, C not CLOSED.
+// alarmOff are the levels below which the alarm ends. The gap (hysteresis) keeps a signal that
+// hovers around its level, as L does with an ordinary latency spread (a P99 about twice the
+// median gives L near 0.33), from counting a string of false alarms.
+var (
+	alarmOn  = [5]float64{0.10, 0.50, 0.50, 0.50, 0.50}
+	alarmOff = [5]float64{0.05, 0.25, 0.25, 0.25, 0.25}
+)
 
 // adaptiveWeights is the self-tuning rule, evaluated once per window slice on the signals of
 // that moment. A failure spike starts when F reaches the circuit's failure threshold. At the
 // start of a spike, every signal already alarming (it crossed its alarm level in an earlier
-// slice: it warned ahead of the spike) gains adaptiveStep. When a signal's alarm ends without a
-// spike having started during it (a false alarm), it loses adaptiveStep. After any change the
+// slice: it warned ahead of the spike) gains adaptiveStep. When a signal's alarm ends (it falls
+// below its alarmOff level) without a spike having started during it (a false alarm), it loses
+// adaptiveStep. After any change the
 // weights are clamped to [AdaptiveMinWeight, AdaptiveMaxWeight] and renormalised to sum 1.
 // Not safe for concurrent use.
 type adaptiveWeights struct {
@@ -38,13 +45,14 @@ func (a *adaptiveWeights) step(t time.Duration, s Signals, w *Weights) bool {
 	a.spiking = spike
 	changed := false
 	for i := range v {
-		on := v[i] >= alarmLevels[i]
+		on := v[i] >= alarmOn[i]
+		off := v[i] < alarmOff[i]
 		switch {
 		case a.alarmed[i] && onset && !a.confirmed[i]:
 			wa[i] += adaptiveStep
 			a.confirmed[i] = true
 			changed = true
-		case a.alarmed[i] && !on:
+		case a.alarmed[i] && off:
 			if !a.confirmed[i] {
 				wa[i] -= adaptiveStep
 				changed = true

@@ -58,12 +58,14 @@
 // # Adaptive weights
 //
 // When enabled, the weights tune themselves once per window slice. A failure spike starts when
-// F reaches CircuitFailureThreshold. Each signal has an alarm level (F 0.10, L 0.25, Q 0.50,
-// B 0.50, C 0.50). At the start of a spike, every signal already alarming, that is, one that
-// warned ahead of the spike, gains 0.02; a signal whose alarm ends without a spike having
-// started during it (a false alarm) loses 0.02. After each change every weight is clamped to
-// [0.05, 0.50] and the set renormalised to sum 1 (still within the bounds). Snapshot shows the
-// current weights; Reset restores the configured ones (or those last given to SetWeights).
+// F reaches CircuitFailureThreshold. A signal starts alarming at its alarm level (F 0.10,
+// L 0.50, Q 0.50, B 0.50, C 0.50) and stops below half of it (hysteresis, so a signal hovering
+// around its level raises one alarm, not many). At the start of a spike, every signal already
+// alarming, that is, one that warned ahead of the spike, gains 0.02; a signal whose alarm ends
+// without a spike having started during it (a false alarm) loses 0.02. After each change every
+// weight is clamped to [0.05, 0.50] and the set renormalised to sum 1 (still within the
+// bounds). Snapshot shows the current weights; Reset restores the configured ones (or those
+// last given to SetWeights).
 //
 // # Fallback guarantee
 //

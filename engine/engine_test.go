@@ -671,7 +671,7 @@ func TestAdaptiveEngine(t *testing.T) {
 		clock.Advance(100 * time.Millisecond)
 		e.RecordSuccess(400 * time.Millisecond)
 	}
-	require.GreaterOrEqual(t, e.Snapshot().Signals.L, alarmLevels[1])
+	require.GreaterOrEqual(t, e.Snapshot().Signals.L, alarmOn[1])
 	for range 400 { // then errors
 		clock.Advance(100 * time.Millisecond)
 		e.RecordFailure(time.Second)

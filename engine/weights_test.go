@@ -136,6 +136,24 @@ func TestAdaptiveRule(t *testing.T) {
 	assert.Equal(t, DefaultWeights(), w)
 }
 
+// TestAdaptiveHysteresis asserts that a signal hovering around its alarm level (as L does with
+// an ordinary latency spread) raises one alarm, not a string of false alarms that would wear its
+// weight down.
+func TestAdaptiveHysteresis(t *testing.T) {
+	a := adaptiveWeights{spikeLevel: 0.6}
+	w := DefaultWeights()
+	for i := range 1000 {
+		l := alarmOn[1] - 0.1
+		if i%2 == 0 {
+			l = alarmOn[1] + 0.05
+		}
+		a.step(time.Duration(i)*time.Second, Signals{L: l}, &w)
+	}
+	assert.Equal(t, DefaultWeights(), w)
+	a.step(1000*time.Second, Signals{L: alarmOff[1] - 0.01}, &w)
+	assert.Less(t, w.L, DefaultWeights().L, "the one alarm, ended without a spike, costs one step")
+}
+
 // TestAdaptiveBounds asserts that no sequence of signals can push a weight outside
 // [AdaptiveMinWeight, AdaptiveMaxWeight] or the set away from a sum of 1.
 func TestAdaptiveBounds(t *testing.T) {
