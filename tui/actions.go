@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -364,7 +365,30 @@ func (m *Model) onExported(msg exportedMsg) {
 		m.setStatus(msg.err.Error(), true)
 		return
 	}
-	m.setStatus("exported "+strings.Join(msg.paths, ", "), false)
+	m.setStatus(exportSummary(msg.paths), false)
+}
+
+// exportSummary says where an export went in one short line: the directory once, then each
+// run's file name with both extensions, e.g. "exported to /tmp: cortex-x-cortex-1.csv + .json".
+func exportSummary(paths []string) string {
+	if len(paths) == 0 {
+		return "nothing exported"
+	}
+	dir := filepath.Dir(paths[0])
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	var names []string
+	for _, p := range paths {
+		base := filepath.Base(p)
+		if ext := filepath.Ext(base); ext == ".json" && len(names) > 0 &&
+			strings.TrimSuffix(names[len(names)-1], ".csv") == strings.TrimSuffix(base, ext) {
+			names[len(names)-1] += " + .json"
+			continue
+		}
+		names = append(names, base)
+	}
+	return fmt.Sprintf("exported to %s: %s", dir, strings.Join(names, ", "))
 }
 
 // onOff spells a boolean for the status line.

@@ -52,5 +52,6 @@ func (p *eventsPanel) line(e source.Event) string {
 	if int(e.Kind) >= 0 && int(e.Kind) < len(eventKinds) {
 		kind, style = eventKinds[e.Kind], p.st.Events[e.Kind]
 	}
-	return p.st.Muted.Render(fmt.Sprintf("%7s ", fmtDur(e.T))) + style.Render(fmt.Sprintf("%-7s %s", kind, e.Text))
+	text := strings.TrimPrefix(strings.TrimPrefix(e.Text, kind+":"), kind+" ") // "circuit circuit: ..." reads badly
+	return p.st.Muted.Render(fmt.Sprintf("%7s ", fmtDur(e.T))) + style.Render(fmt.Sprintf("%-7s %s", kind, strings.TrimSpace(text)))
 }

@@ -68,6 +68,9 @@ func writeAtomic(path string, data []byte) error {
 	}
 	name := tmp.Name()
 	_, werr := tmp.Write(data)
+	if werr == nil {
+		werr = tmp.Chmod(0o644) // CreateTemp makes 0600; an export is an ordinary file
+	}
 	cerr := tmp.Close()
 	if werr == nil {
 		werr = cerr

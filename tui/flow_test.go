@@ -100,7 +100,7 @@ func TestFlowCompareInjectExport(t *testing.T) {
 			assert.NoError(t, err)
 		}
 	}
-	assert.Contains(t, m.View(), "exported "+filepath.Join(dir, "cortex-fake-storm-cortex-7.csv"))
+	assert.Equal(t, "exported to "+dir+": cortex-fake-storm-cortex-7.csv + .json, cortex-fake-storm-naive-7.csv + .json", m.footer.status)
 }
 
 // Asserts that a window resize reaches every panel: after a resize to 80x24 the final view is

@@ -240,7 +240,10 @@ func TestViewKeys(t *testing.T) {
 		js, err := os.ReadFile(filepath.Join(dir, "cortex-fake-storm-cortex-7.json"))
 		require.NoError(t, err)
 		assert.Contains(t, string(js), `"timeline"`)
-		assert.Contains(t, m.View(), "exported "+csvPath)
+		assert.Contains(t, m.View(), "exported to "+dir+": cortex-fake-storm-cortex-7.csv + .json")
+		info, err := os.Stat(csvPath)
+		require.NoError(t, err)
+		assert.Equal(t, os.FileMode(0o644), info.Mode().Perm(), "an ordinary file, not the temp file's 0600")
 	})
 	t.Run("q quits and closes the sources", func(t *testing.T) {
 		for _, k := range []string{"q", "ctrl+c"} {
@@ -282,4 +285,12 @@ func TestEveryBindingDoesSomething(t *testing.T) {
 			})
 		}
 	}
+}
+
+// Asserts that keys typed faster than the terminal is read, which arrive as one message of
+// several runes ("+++"), act once per rune.
+func TestBurstOfRunes(t *testing.T) {
+	m, _ := newTestModel(t, 140, 40, "cortex")
+	m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("+++")})
+	assert.Equal(t, speeds[defaultSpeed+3], m.fr.speed)
 }

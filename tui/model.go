@@ -215,6 +215,9 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		m.picker, cmd = m.picker.Update(msg)
 		return cmd
 	}
+	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste {
+		return m.eachRune(msg)
+	}
 	switch {
 	case key.Matches(msg, m.keys.Quit):
 		return m.quit()
@@ -240,6 +243,16 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		}
 	}
 	return nil
+}
+
+// eachRune handles keys typed faster than the terminal is read ("+++" arrives as one message)
+// one at a time, as if typed slowly.
+func (m *Model) eachRune(msg tea.KeyMsg) tea.Cmd {
+	cmds := make([]tea.Cmd, 0, len(msg.Runes))
+	for _, r := range msg.Runes {
+		cmds = append(cmds, m.onKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt}))
+	}
+	return tea.Batch(cmds...)
 }
 
 // dashboardBindings lists the dashboard's keys and their actions (help text is in keymap).

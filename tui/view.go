@@ -138,19 +138,19 @@ func (m *Model) smallView() string {
 			}
 			lines = append(lines, head+spark)
 			sig := signalArray(cv.Signals)
+			sparkW := max(m.width-15, 0)
 			for i, s := range signalNames {
 				sel := " "
 				if i == m.fr.selWeight {
 					sel = st.Accent.Render("▸")
 				}
 				lines = append(lines, fmt.Sprintf("%s%s %4.2f w%.2f %s", sel, s.key, sig[i], m.fr.weights[i],
-					st.band(stateOf(sig[i])).Render(sparkline(r.hist.sig[i].tail(nil, 20), max(m.width-16, 0), 1))))
+					st.band(stateOf(sig[i])).Render(sparkline(r.hist.sig[i].tail(nil, sparkW), sparkW, 1))))
 			}
-		} else {
-			svc := r.hist.last.Service
-			lines = append(lines, fmt.Sprintf("%s: service %s, success %.0f%%, amplification x%.1f",
-				r.meta.Strategy, st.service(svc.State), 100*r.hist.totals.successRate(), r.hist.totals.amplification()))
 		}
+		svc := r.hist.last.Service
+		lines = append(lines, fmt.Sprintf("%s · service %s · success %.0f%% · amplification x%.1f",
+			r.meta.Strategy, st.service(svc.State), 100*r.hist.totals.successRate(), r.hist.totals.amplification()))
 	}
 	return strings.Join(lines, "\n")
 }
