@@ -427,6 +427,23 @@ func TestCircuitLifecycle(t *testing.T) {
 	assert.Equal(t, TransitionFailureRate, e.Transitions()[0].Reason, "Transitions returns a copy")
 }
 
+// TestCircuitTripsOnRecord asserts that the circuit trips as outcomes are recorded, with no
+// decision or snapshot asked for: the transition carries the time of the failure that tripped it.
+func TestCircuitTripsOnRecord(t *testing.T) {
+	e, clock := newTestEngine(t, nil)
+	cfg := e.Config()
+	const every = 100 * time.Millisecond
+	for range 400 {
+		clock.Advance(every)
+		e.RecordFailure(time.Second)
+	}
+	tr := e.Transitions()
+	require.NotEmpty(t, tr)
+	// F is 1 from the first failure; the trip condition holds from the CircuitMinRequests-th.
+	firstAbove := epoch.Add(time.Duration(cfg.CircuitMinRequests) * every)
+	assert.Equal(t, Transition{At: firstAbove.Add(cfg.CircuitSustainedDuration), From: Closed, To: Open, Reason: TransitionFailureRate}, tr[0])
+}
+
 // TestRecoveryRamp asserts that after the circuit closes the ramp admits a linearly rising share
 // of retries, highest priorities first: 9 and 10 at once, every priority at the end.
 func TestRecoveryRamp(t *testing.T) {
