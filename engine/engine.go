@@ -47,7 +47,8 @@ type Engine struct {
 	clock  Clock
 	origin time.Time     // the clock's reading at New or Reset: elapsed time 0
 	last   time.Duration // latest elapsed time seen (time never goes backwards inside)
-	rng    *rand.Rand
+	pcg    rand.PCG
+	rng    *rand.Rand // draws from pcg
 
 	base     Weights // normalised weights from Config or SetWeights (what Reset restores)
 	w        Weights // current weights (adaptive weights move them)
@@ -96,18 +97,17 @@ func (e *Engine) init(origin time.Time) {
 	if c.Seed == 0 {
 		seed = rand.Uint64()
 	}
-	e.rng = rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	e.pcg.Seed(seed, seed^0x9e3779b97f4a7c15)
+	if e.rng == nil {
+		e.rng = rand.New(&e.pcg)
+	}
 	e.w = e.base
 	if e.adaptive {
 		e.w = bounded(e.w, AdaptiveMinWeight, AdaptiveMaxWeight)
 	}
 	e.adapt = adaptiveWeights{spikeLevel: c.CircuitFailureThreshold}
 	e.queue = 0
-	if e.win.width == 0 {
-		e.win = newSlidingWindow(c.Window)
-	} else {
-		e.win.reset()
-	}
+	e.win.init(c.Window)
 	e.tb = newTokenBucket(c.TokenBucketCapacity, c.TokenRefillRate, c.TokenSuccessBonus)
 	e.br = newCircuitBreaker(c, origin)
 	e.bl = newBaseline(c.BaselineLatency)

@@ -114,13 +114,18 @@ type slidingWindow struct {
 // newSlidingWindow returns an empty window of windowBuckets slices of window/windowBuckets each
 // (at least 1 ns, so a window below 60 ns lasts 60 ns).
 func newSlidingWindow(window time.Duration) slidingWindow {
-	w := max(window/windowBuckets, 1)
-	return slidingWindow{width: w, nextEdge: w}
+	var s slidingWindow
+	s.init(window)
+	return s
 }
 
-// reset empties the window and moves its origin back to elapsed time 0.
-func (s *slidingWindow) reset() {
-	*s = newSlidingWindow(s.width * windowBuckets)
+// init empties the window in place and sets its length; elapsed time starts again at 0.
+func (s *slidingWindow) init(window time.Duration) {
+	if s.width != 0 { // a used window (a fresh one is already zero: skip clearing ~78 KB)
+		*s = slidingWindow{}
+	}
+	s.width = max(window/windowBuckets, 1)
+	s.nextEdge = s.width
 }
 
 // advance expires the slices that fell out of the window at elapsed time t and returns how many
