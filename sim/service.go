@@ -341,13 +341,20 @@ func (s *Sim) dispatch(t int64) {
 	}
 }
 
-// endOfTick measures the tick's utilisation and crashes an overloaded service.
+// endOfTick crashes a service overloaded for crash_after (utilisation over the last second)
+// and returns the tick's own utilisation (offered / (capacity x dt), 0 with no capacity), the
+// gauge of source.Service.
 func (s *Sim) endOfTick(t int64) float64 {
 	sv := &s.svc
 	if len(sv.win) == 0 {
 		sv.win = make([]utilSample, max(1, int(time.Second/time.Duration(s.tick))))
 	}
-	sv.win[sv.winPos] = utilSample{offered: float64(sv.offered), able: sv.capacity * float64(s.tick) / float64(time.Second)}
+	sample := utilSample{offered: float64(sv.offered), able: sv.capacity * float64(s.tick) / float64(time.Second)}
+	tickUtil := 0.0
+	if sample.able > 0 {
+		tickUtil = sample.offered / sample.able
+	}
+	sv.win[sv.winPos] = sample
 	sv.winPos = (sv.winPos + 1) % len(sv.win)
 	sv.offered = 0
 	var offered, able float64
@@ -374,8 +381,5 @@ func (s *Sim) endOfTick(t int64) float64 {
 	} else {
 		sv.overload = 0
 	}
-	if math.IsInf(util, 0) {
-		util = 0
-	}
-	return util
+	return tickUtil
 }
