@@ -17,7 +17,7 @@ func randomScenario(r *rand.Rand) scenarios.Scenario {
 	d := func(lo, hi time.Duration) time.Duration { return lo + time.Duration(r.Int64N(int64(hi-lo)+1)) }
 	scn := scenarios.Scenario{
 		Name:     "random",
-		Duration: d(5*time.Second, 30*time.Second),
+		Duration: d(5*time.Second, 20*time.Second),
 		Drain:    d(time.Second, 10*time.Second),
 		Tick:     []time.Duration{10 * time.Millisecond, 100 * time.Millisecond, 250 * time.Millisecond, time.Second}[r.IntN(4)],
 		Clients:  1 + r.IntN(30),
@@ -32,7 +32,7 @@ func randomScenario(r *rand.Rand) scenarios.Scenario {
 		},
 	}
 	for i := range 1 + r.IntN(3) {
-		scn.Classes = append(scn.Classes, scenarios.Class{Name: "c", Priority: r.IntN(11), Rate: 500 * r.Float64() * float64(i+1)})
+		scn.Classes = append(scn.Classes, scenarios.Class{Name: "c", Priority: r.IntN(11), Rate: 150 * r.Float64() * float64(i+1)})
 	}
 	if r.IntN(3) == 0 {
 		scn.Loop = scenarios.Loop{Closed: true, Users: 1 + r.IntN(300), Think: d(0, 2*time.Second)}
