@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -430,6 +429,3 @@ func (s *Sim) setClock(t int64, c *client) time.Time {
 	}
 	return now
 }
-
-// errDone is returned by controls that need a running simulation.
-var errDone = errors.New("the run is over")
