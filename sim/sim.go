@@ -1,9 +1,11 @@
 package sim
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"time"
 
@@ -196,6 +198,7 @@ func withDefaults(scn scenarios.Scenario) scenarios.Scenario {
 	scn.Load = append([]scenarios.LoadPoint(nil), scn.Load...)
 	scn.Faults = append([]scenarios.Fault(nil), scn.Faults...)
 	scn.Notes = append([]scenarios.Note(nil), scn.Notes...)
+	slices.SortStableFunc(scn.Notes, func(a, b scenarios.Note) int { return cmp.Compare(a.At, b.At) })
 	return scn
 }
 
