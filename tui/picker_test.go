@@ -203,7 +203,7 @@ func TestPickerRemappedKeys(t *testing.T) {
 		{"j o", pickedMsg{items[1]}},
 		{"down o", pickedMsg{items[0]}}, // down is no longer a movement key
 		{"f m e t a o", pickedMsg{items[3]}},
-		{"/ o", pickedMsg{items[0]}}, // "/" is no longer the filter key
+		{"/ o", pickedMsg{items[0]}},           // "/" is no longer the filter key
 		{"f m e t a x o", pickedMsg{items[3]}}, // x drops the filter, keeping the highlight
 		{"x", pickCancelledMsg{}},
 	}
