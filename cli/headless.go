@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
 	"github.com/cortex-tui/cortex-tui/report"
@@ -70,8 +69,5 @@ func checkStrategy(s string) (string, error) {
 // isTerminal reports whether w is a terminal.
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	return isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())
+	return ok && isTerminalFile(f)
 }
