@@ -7,6 +7,10 @@ import (
 	"github.com/cortex-tui/cortex-tui/strategy"
 )
 
+// retryCap bounds the retry index whatever a strategy answers (every catalog strategy stops at
+// 3), so a faulty strategy cannot recurse without end through zero-delay retries.
+const retryCap = 100
+
 // Reasons counted apart in the metrics.
 const (
 	reasonShed   = "SHED_LOW_PRIORITY"
@@ -157,7 +161,7 @@ func (s *Sim) clientOutcome(ri int32, rgen, ep uint32, o strategy.Outcome, t int
 	}
 	v := c.strat.Decide(now, int(r.prio), retry, o)
 	s.countVerdict(int(r.class), v)
-	if !v.Retry {
+	if !v.Retry || retry >= retryCap {
 		s.endRequest(ri, false, t)
 		return
 	}
