@@ -57,8 +57,7 @@ func TestNoneDoesNotCrashUnderCapacity(t *testing.T) {
 		for _, c := range scn.Classes {
 			rate += c.Rate
 		}
-		capacity := float64(scn.Service.Workers) / scn.Service.ServiceTime.Seconds()
-		if peak*rate >= capacity {
+		if peak*rate >= scn.Service.Capacity() {
 			continue
 		}
 		checked++

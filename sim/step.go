@@ -169,28 +169,9 @@ func (s *Sim) fireTimer(e timed) {
 	}
 }
 
-// load is the load profile at t: piecewise linear between the points, constant before the
-// first and after the last; 1 without points.
-func (s *Sim) load(t int64) float64 {
-	pts := s.scn.Load
-	if len(pts) == 0 {
-		return 1
-	}
-	if t <= int64(pts[0].At) {
-		return pts[0].Factor
-	}
-	for i := 1; i < len(pts); i++ {
-		a, b := pts[i-1], pts[i]
-		if t <= int64(b.At) {
-			if b.At == a.At {
-				return b.Factor
-			}
-			x := float64(t-int64(a.At)) / float64(b.At-a.At)
-			return a.Factor + x*(b.Factor-a.Factor)
-		}
-	}
-	return pts[len(pts)-1].Factor
-}
+// load is the load profile at t (ns): piecewise linear between the points, constant before
+// the first and after the last, 1 without points (scenarios.Scenario.LoadAt).
+func (s *Sim) load(t int64) float64 { return s.scn.LoadAt(time.Duration(t)) }
 
 // cumulativeShares computes the running sums of rate x share over the classes, for
 // totalRate and pickClass during the tick.
