@@ -74,44 +74,61 @@ func (s *Sim) clientSend(ri int32, retry int, t int64) {
 	r.retry = int16(retry)
 	r.sentAt = t
 	r.waiting = true
-	if s.scn.Layers == 2 {
+	if s.scn.Layers > 1 {
 		s.cliTimeouts.push(timeoutEntry{at: t + s.timeout, idx: ri, gen: r.gen, epoch: r.epoch})
 	}
 	s.sendAttempt(ri, r.gen, r.epoch, retry, 0, t)
 }
 
-// sendAttempt sends one attempt to the service at t, on behalf of the client (tier 0) or of
-// the intermediate tier (tier > 0 is the tier's own retry).
-func (s *Sim) sendAttempt(ri int32, rgen, ep uint32, retry, tier int, t int64) {
+// sendAttempt sends one attempt to the service at t, on behalf of the client or of an
+// intermediate tier: tiers holds the retry index of every tier (0 everywhere for the client's
+// own attempt).
+func (s *Sim) sendAttempt(ri int32, rgen, ep uint32, retry int, tiers uint8, t int64) {
 	s.counts.Attempts++
-	if retry > 0 || tier > 0 {
+	if retry > 0 || tiers != 0 {
 		s.counts.Retries++
 	}
 	ai := s.allocAttempt()
 	a := &s.atts[ai]
-	*a = attempt{gen: a.gen, reqGen: rgen, epoch: ep, req: ri, retry: int16(retry), tier: int8(tier), sentAt: t}
+	*a = attempt{gen: a.gen, reqGen: rgen, epoch: ep, req: ri, retry: int16(retry), tiers: tiers, sentAt: t}
 	s.svcTimeouts.push(timeoutEntry{at: t + s.timeout, idx: ai, gen: a.gen})
 	s.arrive(ai, t)
 }
 
-// answer gives attempt ai its outcome o at t: counted, then handed to the tier or the client.
+// answer gives attempt ai its outcome o at t: counted, then handed to the tiers or the client.
 func (s *Sim) answer(ai int32, o strategy.Outcome, t int64) {
 	a := &s.atts[ai]
 	a.answered = true
-	ri, rgen, ep, retry, tier := a.req, a.reqGen, a.epoch, int(a.retry), int(a.tier)
+	ri, rgen, ep, retry, tiers := a.req, a.reqGen, a.epoch, int(a.retry), a.tiers
 	if !a.inService {
 		s.freeAttempt(ai)
 	}
-	s.countOutcome(o, retry > 0 || tier > 0)
-	if s.scn.Layers == 2 {
-		// The intermediate tier retries at once, up to TierRetries times, whether or not the
-		// client is still waiting: its retries multiply with the client's.
-		if o != strategy.Success && o.Retryable() && tier < TierRetries {
-			s.sendAttempt(ri, rgen, ep, retry, tier+1, t)
+	s.countOutcome(o, retry > 0 || tiers != 0)
+	if o != strategy.Success && o.Retryable() {
+		// The intermediate tiers retry at once, whether or not the client is still waiting:
+		// their retries multiply with the client's.
+		if next, ok := nextTiers(tiers, s.scn.Layers-1); ok {
+			s.sendAttempt(ri, rgen, ep, retry, next, t)
 			return
 		}
 	}
 	s.clientOutcome(ri, rgen, ep, o, t)
+}
+
+// nextTiers is the tiers' next retry after a failure, an odometer over n tiers (tier n-1
+// nearest the service): the nearest tier with retries left retries (the tiers between it and
+// the service start their own retries afresh); when every tier has used its TierRetries the
+// failure goes back to the client (ok false). With every attempt failing, one client attempt
+// costs (1 + TierRetries)^n attempts at the service.
+func nextTiers(p uint8, n int) (uint8, bool) {
+	for l := n - 1; l >= 0; l-- {
+		shift := 2 * l
+		if int(p>>shift)&3 < TierRetries {
+			p += 1 << shift
+			return p &^ (0xff << (shift + 2)), true
+		}
+	}
+	return 0, false
 }
 
 // countOutcome adds an attempt's outcome to the tick's counts.

@@ -15,18 +15,9 @@ import (
 	"github.com/cortex-tui/cortex-tui/strategy"
 )
 
-// Defaults applied by New to zero fields of a Scenario (the parser fills the same ones).
-const (
-	DefaultTick      = 100 * time.Millisecond
-	DefaultDrain     = 30 * time.Second
-	DefaultClients   = 20
-	DefaultDeadline  = 30 * time.Second
-	DefaultTimeout   = 2 * time.Second
-	DefaultWarmStart = 0.3
-	// TierRetries is the number of immediate retries the intermediate tier makes when
-	// Layers = 2 (a naive retrier: 1 + 3 attempts per client attempt).
-	TierRetries = 3
-)
+// TierRetries is the number of immediate retries each intermediate tier makes when Layers > 1
+// (a naive retrier: 1 + 3 attempts per call it receives).
+const TierRetries = 3
 
 // epoch is the virtual clock's reading at t = 0 of every run.
 var epoch = time.Date(2026, time.January, 1, 0, 0, 0, 0, time.UTC)
@@ -75,7 +66,7 @@ type Sim struct {
 	freeAtt []int32
 
 	svcTimeouts ring[timeoutEntry] // per-attempt timeouts, in send order
-	cliTimeouts ring[timeoutEntry] // client timeouts when Layers = 2
+	cliTimeouts ring[timeoutEntry] // client timeouts when Layers > 1
 	timers      eventHeap          // retry wake-ups, closed-loop think ends
 
 	svc    service
@@ -136,7 +127,7 @@ type attempt struct {
 	epoch     uint32
 	req       int32
 	retry     int16 // client retry index
-	tier      int8  // retry index at the intermediate tier (Layers = 2), else 0
+	tiers     uint8 // retry indexes at the intermediate tiers (Layers > 1), 2 bits per tier
 	answered  bool  // the sender has its outcome (response or timeout)
 	inService bool  // queued or being served
 	sentAt    int64
@@ -171,28 +162,29 @@ func New(scn scenarios.Scenario, strategyName string, seed int64) (*Sim, error) 
 	return s, nil
 }
 
-// withDefaults fills the zero fields of scn with the defaults.
+// withDefaults fills the zero fields of scn with the defaults of package scenarios (the ones
+// Parse fills), except Sigma, where 0 means a constant service time.
 func withDefaults(scn scenarios.Scenario) scenarios.Scenario {
 	if scn.Tick == 0 {
-		scn.Tick = DefaultTick
+		scn.Tick = scenarios.DefaultTick
 	}
 	if scn.Drain == 0 {
-		scn.Drain = DefaultDrain
+		scn.Drain = scenarios.DefaultDrain
 	}
 	if scn.Clients == 0 {
-		scn.Clients = DefaultClients
+		scn.Clients = scenarios.DefaultClients
 	}
 	if scn.Deadline == 0 {
-		scn.Deadline = DefaultDeadline
+		scn.Deadline = scenarios.DefaultDeadline
 	}
 	if scn.Timeout == 0 {
-		scn.Timeout = DefaultTimeout
+		scn.Timeout = scenarios.DefaultTimeout
 	}
 	if scn.Layers == 0 {
-		scn.Layers = 1
+		scn.Layers = scenarios.DefaultLayers
 	}
 	if scn.Service.WarmStart == 0 {
-		scn.Service.WarmStart = DefaultWarmStart
+		scn.Service.WarmStart = scenarios.DefaultWarmStart
 	}
 	scn.Classes = append([]scenarios.Class(nil), scn.Classes...)
 	scn.Load = append([]scenarios.LoadPoint(nil), scn.Load...)
@@ -224,8 +216,8 @@ func validate(scn scenarios.Scenario) error {
 	if scn.Timeout <= 0 {
 		bad("timeout must be > 0 (got %s)", scn.Timeout)
 	}
-	if scn.Layers != 1 && scn.Layers != 2 {
-		bad("layers must be 1 or 2 (got %d)", scn.Layers)
+	if scn.Layers < 1 || scn.Layers > scenarios.MaxLayers {
+		bad("layers must be in 1..%d (got %d)", scenarios.MaxLayers, scn.Layers)
 	}
 	if scn.Loop.Closed {
 		if scn.Loop.Users < 1 {

@@ -129,15 +129,17 @@ func TestNoneOutageThird(t *testing.T) {
 }
 
 // Asserts that with `naive` (3 retries) and every attempt failing, attempts settle at 4x
-// the arrivals; with two layers (the tier's 3 naive retries too), at 16x.
+// the arrivals; each intermediate tier's 3 naive retries multiply that by 4 again: 16x with
+// two layers, 64x with three.
 func TestNaiveAmplification(t *testing.T) {
 	cases := []struct {
 		layers int
 		want   float64
-	}{{1, 4}, {2, 16}}
+	}{{1, 4}, {2, 16}, {3, 64}}
 	for _, c := range cases {
 		scn := testScenario()
 		scn.Layers = c.layers
+		scn.Drain = 40 * time.Second // past every deadline: nothing is left in flight
 		scn.Faults = []scenarios.Fault{{Kind: scenarios.FaultErrors, At: 0, Value: 1}}
 		res, err := Run(scn, "naive", 1)
 		require.NoError(t, err)
@@ -214,7 +216,7 @@ func TestOverloadCrashAndWarmup(t *testing.T) {
 	}
 	require.Equal(t, 1, crashes)
 	assert.Equal(t, 29, crashAt, "crashes at the end of the 30th overloaded tick (3 s)")
-	state := func(t time.Duration) source.Service { return snaps[int(t/DefaultTick)-1].Service }
+	state := func(t time.Duration) source.Service { return snaps[int(t/scenarios.DefaultTick)-1].Service }
 	assert.Equal(t, "CRASHED", state(5*time.Second).State)
 	assert.Equal(t, "CRASHED", state(7900*time.Millisecond).State)
 	w := state(8100 * time.Millisecond)
@@ -346,7 +348,7 @@ func TestNewRejectsBadInput(t *testing.T) {
 		{"negative rate", func(s *scenarios.Scenario) { s.Classes[0].Rate = -1 }, "none", "rate"},
 		{"NaN rate", func(s *scenarios.Scenario) { s.Classes[0].Rate = math.NaN() }, "none", "rate"},
 		{"bad priority", func(s *scenarios.Scenario) { s.Classes[0].Priority = 11 }, "none", "priority"},
-		{"three layers", func(s *scenarios.Scenario) { s.Layers = 3 }, "none", "layers"},
+		{"six layers", func(s *scenarios.Scenario) { s.Layers = 6 }, "none", "layers"},
 		{"long tick", func(s *scenarios.Scenario) { s.Tick = 2 * time.Second }, "none", "tick"},
 		{"bad fault", func(s *scenarios.Scenario) {
 			s.Faults = []scenarios.Fault{{Kind: "meteor", At: time.Second}}
@@ -364,5 +366,26 @@ func TestNewRejectsBadInput(t *testing.T) {
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), c.want)
 		})
+	}
+}
+
+// Asserts the tiers' odometer: the tier nearest the service retries first, a tier above it
+// retries once the ones below are exhausted (they start afresh), and the last failure goes back
+// to the client after (1 + TierRetries)^n attempts.
+func TestNextTiers(t *testing.T) {
+	for n := range 5 {
+		p, attempts := uint8(0), 1
+		seen := map[uint8]bool{0: true}
+		for {
+			next, ok := nextTiers(p, n)
+			if !ok {
+				break
+			}
+			require.False(t, seen[next], "%d tiers: state %08b comes back", n, next)
+			seen[next] = true
+			p = next
+			attempts++
+		}
+		assert.Equal(t, int(math.Pow(1+TierRetries, float64(n))), attempts, "%d tiers", n)
 	}
 }
