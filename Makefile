@@ -51,6 +51,37 @@ lint:
 golden:
 	$(GO) test ./tui/... -update
 
+# Screenshots for the README: the dashboard in tmux at a fixed size on $(SCENARIO), captured with
+# its colours (tmux capture-pane -e), drawn by charmbracelet/freeze (installed into a temporary
+# GOBIN, never added to go.mod), each glyph pinned to its terminal cell by tui/internal/cellsvg
+# (freeze's font has no braille; freeze also ignores "default background", replaced by its own
+# background colour first), converted by rsvg-convert. Needs tmux, rsvg-convert (Debian:
+# librsvg2-bin) and a monospace font (SHOT_FONT). Writes docs/dashboard.png and docs/compare.png.
+SHOT_W    ?= 140
+SHOT_H    ?= 40
+SHOT_FONT ?= DejaVu Sans Mono
+screenshots: build
+	@command -v tmux >/dev/null || { echo "screenshots: tmux is required"; exit 1; }
+	@command -v rsvg-convert >/dev/null || { echo "screenshots: rsvg-convert is required (Debian: librsvg2-bin)"; exit 1; }
+	@set -e; tmp=$$(mktemp -d); s=cortex-shot-$$$$; \
+	trap 'tmux kill-session -t '$$s' 2>/dev/null || true; rm -rf "'$$tmp'"' EXIT; \
+	GOBIN=$$tmp $(GO) install github.com/charmbracelet/freeze@$(FREEZE_VERSION); \
+	$(GO) build -o $$tmp/cellsvg ./tui/internal/cellsvg; \
+	tmux new-session -d -s $$s -x $(SHOT_W) -y $(SHOT_H) "cd $$tmp && $(CURDIR)/$(BIN) run --scenario $(SCENARIO)"; \
+	sleep 1; tmux send-keys -t $$s -l '+++'; sleep 11; tmux send-keys -t $$s space; sleep 1; \
+	tmux capture-pane -t $$s -e -p > $$tmp/dashboard.ansi; \
+	tmux send-keys -t $$s space; tmux send-keys -t $$s -l c; sleep 13; tmux send-keys -t $$s space; sleep 1; \
+	tmux capture-pane -t $$s -e -p > $$tmp/compare.ansi; \
+	tmux send-keys -t $$s -l q; \
+	esc=$$(printf '\033'); \
+	for shot in dashboard compare; do \
+		sed "s/$$esc\[49m/$$esc[48;2;23;23;23m/g" $$tmp/$$shot.ansi > $$tmp/$$shot.bg.ansi; \
+		$$tmp/freeze $$tmp/$$shot.bg.ansi -o $$tmp/$$shot.svg --window=false --font.family "$(SHOT_FONT)" >/dev/null; \
+		$$tmp/cellsvg -cell 8.333 < $$tmp/$$shot.svg > $$tmp/$$shot.cells.svg; \
+		rsvg-convert -z 2 $$tmp/$$shot.cells.svg -o docs/$$shot.png; \
+		echo "wrote docs/$$shot.png"; \
+	done
+
 # The benchmark table in README.md, as printed by the program itself.
 bench-table: build
 	./$(BIN) bench --format markdown

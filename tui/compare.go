@@ -45,6 +45,8 @@ func (p *comparePanel) Update(msg tea.Msg) (*comparePanel, tea.Cmd) {
 	if !ok {
 		return p, nil
 	}
+	f.f.trafficY = trafficMax(f.f.runs, 2*p.w/2) // two points per cell, half the width each
+	defer func() { f.f.trafficY = 0 }()
 	cols := make([]string, 2)
 	for i := range 2 {
 		p.cps[i], _ = p.cps[i].Update(f)

@@ -4,6 +4,9 @@ import (
 	"fmt"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/cortex-tui/cortex-tui/strategy"
 )
 
 // cpsPanel charts the CPS of one run over time (one point per simulated second) with the band
@@ -45,7 +48,10 @@ func (p *cpsPanel) render(f *frame) (string, string) {
 	cv := r.hist.last.Cortex
 	if cv == nil {
 		if r.hist.seen {
-			return "CPS", st.Muted.Render(fmt.Sprintf("strategy %s has no CPS: only cortex computes the\nComposite Pressure Score. Watch the traffic instead.", r.meta.Strategy))
+			iw, _ := inner(p.w, p.h)
+			text := fmt.Sprintf("%s: %s. It computes no pressure score (only cortex does): watch the traffic, retries against capacity.",
+				r.meta.Strategy, strategy.Describe(r.meta.Strategy))
+			return "CPS", st.Muted.Render(ansi.Wordwrap(text, max(iw, 1), " "))
 		}
 		return "CPS", ""
 	}

@@ -39,7 +39,8 @@ type frame struct {
 	selClass  int // index into classes
 	paused    bool
 	speed     float64
-	small     bool // the window is below the full layout's minimum
+	small     bool    // the window is below the full layout's minimum
+	trafficY  float64 // shared y range of the traffic charts in compare mode (0 = each its own)
 }
 
 // statusTTL is how long a status message stays in the footer (wall-clock frames are not

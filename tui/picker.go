@@ -263,11 +263,13 @@ func (p *picker) fitList() {
 	}
 	p.list.SetDelegate(p.delegate)
 	p.fitChrome()
-	p.list.SetSize(max(p.listW, 1), max(h, 1))
 }
 
 // fitChrome shows the title line when the list is tall enough, and always while a filter is
-// typed (the title line then holds the filter's input).
+// typed (the title line then holds the filter's input), then lets the list count its items
+// per page again until the count holds. bubbles/list counts them with the page dots of the
+// previous count (none on a single page, two lines on several), so after a resize or a
+// filter it can draw a line more than its height, and the dots would be clipped.
 func (p *picker) fitChrome() {
 	title := p.listH >= pickerTitleMinHeight
 	if p.list.ShowTitle() != title {
@@ -275,6 +277,13 @@ func (p *picker) fitChrome() {
 	}
 	if filter := title || p.list.SettingFilter(); p.list.ShowFilter() != filter {
 		p.list.SetShowFilter(filter)
+	}
+	for range 3 {
+		per := p.list.Paginator.PerPage
+		p.list.SetSize(max(p.listW, 1), max(p.listH, 1))
+		if p.list.Paginator.PerPage == per {
+			break
+		}
 	}
 }
 

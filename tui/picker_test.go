@@ -8,6 +8,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/list"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/stretchr/testify/assert"
@@ -400,11 +401,12 @@ func TestPickerDuration(t *testing.T) {
 }
 
 // TestPickerSizes asserts that the picker renders at every size from 0x0 to 250x80, browsing,
-// filtering and paging, without panicking and filling exactly its size, and resizing back and
-// forth on the way.
+// filtering and paging, without panicking and filling exactly its size, right after a resize
+// (growing and shrinking) and after a key.
 func TestPickerSizes(t *testing.T) {
 	widths := []int{0, 1, 2, 5, 10, 19, 20, 21, 30, 40, 60, 71, 72, 73, 80, 100, 120, 160, 200, 250}
 	heights := []int{0, 1, 2, 3, 4, 5, 6, 8, 9, 11, 12, 13, 14, 15, 20, 24, 36, 48, 80}
+	heights = append(heights, 24, 15, 12, 9, 5) // shrinking too: one page becoming several
 	catalog := scenarios.Catalog()
 	require.NotEmpty(t, catalog)
 	for _, items := range [][]scenarios.Scenario{catalog, pickerFixture(), pickerMany(40), nil} {
@@ -414,24 +416,36 @@ func TestPickerSizes(t *testing.T) {
 			for _, w := range widths {
 				for _, h := range heights {
 					p.SetSize(w, h)
+					checkPickerSize(t, p, w, h, keys+" then a resize")
 					press(p, "down")
-					v := p.View()
-					if w == 0 || h == 0 {
-						assert.Empty(t, v, "%dx%d", w, h)
-						continue
-					}
-					lines := strings.Split(v, "\n")
-					if !assert.Len(t, lines, h, "%dx%d after %q", w, h, keys) {
-						continue
-					}
-					for i, l := range lines {
-						if ansi.StringWidth(l) != w {
-							assert.Failf(t, "wrong width", "%dx%d after %q: line %d is %d wide", w, h, keys, i, ansi.StringWidth(l))
-							break
-						}
-					}
+					checkPickerSize(t, p, w, h, keys+" down")
 				}
 			}
+		}
+	}
+}
+
+// checkPickerSize asserts that p's view is exactly w x h cells ("" for an empty size), and
+// that the list inside does not draw more lines than it has (they would be clipped).
+func checkPickerSize(t *testing.T, p *picker, w, h int, keys string) {
+	t.Helper()
+	v := p.View()
+	if p.listH >= 2 { // one line holds the filter's input, or an item
+		assert.LessOrEqual(t, lipgloss.Height(p.list.View()), p.listH,
+			"%dx%d after %q: the list draws more lines than it has, the last ones are lost", w, h, keys)
+	}
+	if w == 0 || h == 0 {
+		assert.Empty(t, v, "%dx%d", w, h)
+		return
+	}
+	lines := strings.Split(v, "\n")
+	if !assert.Len(t, lines, h, "%dx%d after %q", w, h, keys) {
+		return
+	}
+	for i, l := range lines {
+		if ansi.StringWidth(l) != w {
+			assert.Failf(t, "wrong width", "%dx%d after %q: line %d is %d wide", w, h, keys, i, ansi.StringWidth(l))
+			return
 		}
 	}
 }

@@ -5,6 +5,9 @@ import (
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/cortex-tui/cortex-tui/strategy"
 )
 
 // signalNames are the five CPS signals in weight order.
@@ -36,14 +39,19 @@ func (p *signalsPanel) body(f *frame, w int) string {
 	}
 	r := f.runs[0]
 	if !r.hist.cortex && r.hist.seen {
-		return st.Muted.Render(fmt.Sprintf("strategy %s computes no signals;\nonly cortex does (press s).", r.meta.Strategy))
+		return st.Muted.Render(ansi.Wordwrap(fmt.Sprintf("%s: %s. It computes no signals; only cortex does (s switches the strategy, c compares).",
+			r.meta.Strategy, strategy.Describe(r.meta.Strategy)), max(w, 1), " "))
 	}
 	var sig [5]float64
 	if cv := r.hist.last.Cortex; cv != nil {
 		sig = signalArray(cv.Signals)
 	}
-	const labelW, gaugeW, numW = 12, 8, 14
+	const labelW, gaugeW, numW, contribW = 12, 8, 14, 7
+	showContrib := w >= 52
 	sparkW := w - labelW - gaugeW - numW - 2
+	if showContrib {
+		sparkW -= contribW
+	}
 	if sparkW < 4 {
 		sparkW = 0
 	}
@@ -56,6 +64,9 @@ func (p *signalsPanel) body(f *frame, w int) string {
 		}
 		line := marker + st.Bold.Render(s.key) + " " + st.Muted.Render(fmt.Sprintf("%-9s", s.name)) +
 			gauge(st, sig[i], gaugeW) + fmt.Sprintf(" %4.2f  ", sig[i]) + wt
+		if showContrib {
+			line += st.Muted.Render(fmt.Sprintf(" →%4.2f", f.weights[i]*sig[i]))
+		}
 		if sparkW > 0 {
 			buf = r.hist.sig[i].tail(buf[:0], sparkW)
 			line += "  " + st.band(stateOf(sig[i])).Render(sparkline(buf, sparkW, 1))
@@ -66,8 +77,20 @@ func (p *signalsPanel) body(f *frame, w int) string {
 	if f.adaptive {
 		adaptive = "on"
 	}
-	lines = append(lines, st.Muted.Render("CPS = Σ weight × signal · adaptive "+adaptive))
+	formula := "CPS = Σ weight × signal · adaptive " + adaptive
+	if showContrib {
+		formula = "CPS = Σ weight × signal (→) · adaptive " + adaptive
+	}
+	lines = append(lines, st.Muted.Render(formula), p.bands())
 	return strings.Join(lines, "\n")
+}
+
+// bands is the legend of the state bands, each in its colour.
+func (p *signalsPanel) bands() string {
+	st := p.st
+	return st.Band[0].Render("■ HEALTHY") + st.Muted.Render(" .25 ") + st.Band[1].Render("■ DEGRADED") +
+		st.Muted.Render(" .50 ") + st.Band[2].Render("■ CRITICAL") + st.Muted.Render(" .75 ") +
+		st.Band[3].Render("■ EMERGENCY")
 }
 
 // gauge draws v in [0,1] as a bar of w cells.

@@ -9,6 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/cortex-tui/cortex-tui/report"
+	"github.com/cortex-tui/cortex-tui/source"
 )
 
 // summaryPanel is the end-of-run screen: the run's numbers as report.Recorder computes them
@@ -30,7 +31,7 @@ func (p *summaryPanel) Update(msg tea.Msg) (*summaryPanel, tea.Cmd) {
 	}
 	cols := make([]string, len(f.f.runs))
 	for i, r := range f.f.runs {
-		cols[i] = p.column(r.meta.Strategy, r.rec.Summary())
+		cols[i] = p.column(r.meta, r.rec.Summary())
 		if i > 0 {
 			cols[i] = "   " + strings.ReplaceAll(cols[i], "\n", "\n   ")
 		}
@@ -44,11 +45,11 @@ func (p *summaryPanel) Update(msg tea.Msg) (*summaryPanel, tea.Cmd) {
 }
 
 // column renders one run's summary.
-func (p *summaryPanel) column(strategy string, s report.Summary) string {
+func (p *summaryPanel) column(meta source.Meta, s report.Summary) string {
 	st := p.st
-	row := func(k, v string) string { return st.Muted.Render(fmt.Sprintf("%-20s", k)) + st.Bold.Render(v) }
+	row := func(k, v string) string { return st.Muted.Render(fmt.Sprintf("%-24s", k)) + st.Bold.Render(v) }
 	lines := []string{
-		st.Title.Render(strategy),
+		st.Title.Render(meta.Strategy),
 		row("success rate", pct(s.SuccessRate)),
 		row("amplification", fmt.Sprintf("x%.2f (peak x%.1f)", s.Amplification, s.PeakAmplification)),
 		row("retries", strconv.Itoa(s.Retries)),
@@ -67,7 +68,14 @@ func (p *summaryPanel) column(strategy string, s report.Summary) string {
 		return x > y
 	})
 	for _, k := range prios {
-		lines = append(lines, row("  priority "+k, pct(s.PrioritySuccess[k])))
+		label := "  priority " + k
+		for _, c := range meta.Classes {
+			if strconv.Itoa(c.Priority) == k {
+				label += " " + c.Name
+				break
+			}
+		}
+		lines = append(lines, row(label, pct(s.PrioritySuccess[k])))
 	}
 	return strings.Join(lines, "\n")
 }

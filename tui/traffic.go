@@ -68,11 +68,28 @@ func (p *trafficPanel) render(f *frame) (string, string) {
 			{Values: p.retr, Style: st.Retries},
 			{Values: p.succ, Style: st.Successes},
 		},
+		YMax:   f.trafficY,
 		Labels: true,
 		Format: rate,
 		Muted:  st.Muted,
 	})
 	return title, legend + "\n" + chart
+}
+
+// trafficMax is the largest value of the traffic series of every run over the last n points,
+// rounded up: compare mode draws both traffic charts on this one scale.
+func trafficMax(runs []*run, n int) float64 {
+	top := 1.0
+	var buf []float64
+	for _, r := range runs {
+		for _, s := range []*ring{r.hist.originals, r.hist.retries, r.hist.successes, r.hist.capac} {
+			buf = s.tail(buf[:0], n)
+			for _, v := range buf {
+				top = max(top, v)
+			}
+		}
+	}
+	return niceCeil(top)
 }
 
 // rate formats a per-second figure compactly: 950, 1.2k, 35k.
