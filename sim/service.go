@@ -49,9 +49,8 @@ type service struct {
 	capacity  float64 // requests/s this tick
 	meanS     float64 // mean service time this tick, seconds
 
-	tokens     float64 // throttle fault: token bucket
-	tokensAt   int64
-	throttleOn bool
+	tokens   float64 // throttle fault: token bucket
+	tokensAt int64
 }
 
 // utilSample is one tick's offered attempts and capacity x dt (attempts it could serve).
