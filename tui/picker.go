@@ -35,6 +35,7 @@ const (
 	pickerDescMinHeight   = 9  // from this list height: status bar, page dots, items with their summary
 	pickerTitleMinHeight  = 4  // below this list height the title line is dropped
 	pickerFactsMaxLines   = 2  // the fault timeline is cut to this many lines under the name
+	pickerStoryMaxWidth   = 96 // the story wraps at this width at most, to stay readable
 )
 
 // picker is the scenario picker: a bubbles/list of scenarios (name and one-line summary, fuzzy
@@ -218,7 +219,7 @@ func (p *picker) SetSize(w, h int) {
 	case p.sideBySide:
 		p.listW = min(max(p.w*2/5, 28), 50)
 		p.listH, p.storyH = bodyH, bodyH
-		p.storyW = p.w - p.listW - 3 // " │ " between the two
+		p.storyW = min(p.w-p.listW-3, pickerStoryMaxWidth) // " │ " between the two
 	case bodyH >= pickerStoryBelowMin:
 		p.storyH = bodyH / 3
 		p.listW, p.storyW = p.w, p.w

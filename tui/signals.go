@@ -88,9 +88,9 @@ func (p *signalsPanel) body(f *frame, w int) string {
 // bands is the legend of the state bands, each in its colour.
 func (p *signalsPanel) bands() string {
 	st := p.st
-	return st.Band[0].Render("■ HEALTHY") + st.Muted.Render(" .25 ") + st.Band[1].Render("■ DEGRADED") +
-		st.Muted.Render(" .50 ") + st.Band[2].Render("■ CRITICAL") + st.Muted.Render(" .75 ") +
-		st.Band[3].Render("■ EMERGENCY")
+	return st.Band[0].Render("■HEALTHY") + st.Muted.Render(" .25 ") + st.Band[1].Render("■DEGRADED") +
+		st.Muted.Render(" .50 ") + st.Band[2].Render("■CRITICAL") + st.Muted.Render(" .75 ") +
+		st.Band[3].Render("■EMERGENCY")
 }
 
 // gauge draws v in [0,1] as a bar of w cells.
