@@ -64,7 +64,11 @@ func loadScenario(name, file string) (scenarios.Scenario, error) {
 	case file != "":
 		return scenarios.ParseFile(file)
 	case name != "":
-		return scenarios.Lookup(name)
+		scn, err := scenarios.Lookup(name)
+		if err != nil {
+			return scn, &exitError{code: 2, err: err}
+		}
+		return scn, nil
 	default:
 		return scenarios.Scenario{}, &exitError{code: 2, err: fmt.Errorf("no scenario: give --scenario NAME (see `cortex-tui scenarios`) or --scenario-file PATH")}
 	}
