@@ -294,3 +294,25 @@ func TestBurstOfRunes(t *testing.T) {
 	m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("+++")})
 	assert.Equal(t, speeds[defaultSpeed+3], m.fr.speed)
 }
+
+// Asserts that l then enter on another scenario replaces the run: the old source is closed, the
+// new one is built by the factory with the picked scenario and the current strategy, and the
+// loop runs again.
+func TestLoadAnotherScenario(t *testing.T) {
+	m, ff := newTestModel(t, 140, 40, "cortex")
+	m.Update(keyMsg("s")) // naive
+	advanceFrames(m, 3)
+	m.Update(keyMsg("l"))
+	m.Update(keyMsg("down"))
+	_, cmd := m.Update(keyMsg("enter"))
+	require.NotNil(t, cmd)
+	_, next := m.Update(cmd())
+	require.NotNil(t, next, "the loop starts on the new scenario")
+	assert.Equal(t, screenDashboard, m.screen)
+	require.Len(t, ff.made, 2)
+	assert.True(t, ff.made[0].closed)
+	picked := scenarios.Catalog()[1]
+	assert.Equal(t, picked.Name, m.fr.runs[0].meta.Scenario)
+	assert.Equal(t, "naive", m.fr.runs[0].meta.Strategy)
+	assert.Equal(t, picked.Seed, m.fr.runs[0].meta.Seed)
+}

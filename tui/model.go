@@ -107,7 +107,6 @@ type Model struct {
 	inFlight bool // an advance command is running
 	pending  []func()
 	injected map[scenarios.FaultKind]bool
-	err      error // a fatal error, returned by Run
 
 	picker    *picker
 	header    *header
@@ -200,9 +199,6 @@ func (m *Model) View() string {
 	}
 	return m.body + "\n" + m.footer.View()
 }
-
-// Err returns the error that ended the program, if any (a source that could not be built).
-func (m *Model) Err() error { return m.err }
 
 // onKey handles a key press: quit and help everywhere, then the current screen's keys.
 func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {

@@ -43,9 +43,5 @@ type frame struct {
 	trafficY  float64 // shared y range of the traffic charts in compare mode (0 = each its own)
 }
 
-// statusTTL is how long a status message stays in the footer (wall-clock frames are not
-// counted; it is cleared by the next key press after this many data frames).
-const statusTTL = 50
-
 // frameInterval is the wall-clock time between two simulation steps: at most 10 redraws a second.
 const frameInterval = 100 * time.Millisecond

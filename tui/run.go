@@ -27,5 +27,5 @@ func Run(opts Options, in io.Reader, out io.Writer) (err error) {
 	if _, err := p.Run(); err != nil {
 		return fmt.Errorf("the dashboard stopped: %w", err)
 	}
-	return m.Err()
+	return nil
 }

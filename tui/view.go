@@ -3,8 +3,6 @@ package tui
 import (
 	"fmt"
 	"strings"
-
-	"github.com/cortex-tui/cortex-tui/engine"
 )
 
 // Sizes of the layout, in cells.
@@ -179,12 +177,4 @@ func (m *Model) clearStatus() {
 	m.footer.SetStatus("", false)
 	m.footer, _ = m.footer.Update(m.frameMsg())
 	m.sizePicker()
-}
-
-// state returns the first run's state band, for tests and the small view.
-func (m *Model) state() (engine.State, bool) {
-	if len(m.fr.runs) == 0 || m.fr.runs[0].hist.last.Cortex == nil {
-		return 0, false
-	}
-	return m.fr.runs[0].hist.last.Cortex.State, true
 }
