@@ -1,10 +1,13 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/cortex-tui/cortex-tui/keymap"
@@ -57,9 +60,13 @@ func (p *footer) Update(msg tea.Msg) (*footer, tea.Cmd) {
 // a word on remapping keys.
 type helpScreen struct {
 	base
-	help help.Model
-	keys keymap.KeyMap
+	help   help.Model
+	keys   keymap.KeyMap
+	offset int // first line shown, when the help is taller than the window
 }
+
+// Scroll moves the help by d lines (clamped when drawn).
+func (p *helpScreen) Scroll(d int) { p.offset = max(p.offset+d, 0) }
 
 // newHelpScreen returns the full help for keys.
 func newHelpScreen(st Styles, keys keymap.KeyMap) *helpScreen {
@@ -73,22 +80,66 @@ func newHelpScreen(st Styles, keys keymap.KeyMap) *helpScreen {
 func (p *helpScreen) Update(msg tea.Msg) (*helpScreen, tea.Cmd) {
 	if _, ok := msg.(frameMsg); ok {
 		iw, _ := inner(p.w, p.h)
-		p.help.Width = iw
+		wrap := func(s string) string { return p.st.Muted.Render(ansi.Wordwrap(s, max(iw, 1), " ")) }
 		body := strings.Join([]string{
-			p.st.Muted.Render("time · faults (inject / clear) · tuning · views"),
+			p.groups(iw),
 			"",
-			p.help.FullHelpView(p.keys.FullHelp()),
-			"",
-			p.st.Muted.Render("Faults: 1 outage, 2 blackhole, 3 latency +1s, 4 errors 50%, 5 throttle at 50% of capacity,"),
-			p.st.Muted.Render("6 capacity x0.3; press again to clear. Weights move by 0.05 and are renormalised at once."),
-			p.st.Muted.Render("Classes: up/down select, [ ] share of traffic (x0.25 steps), { } priority (0..10)."),
-			p.st.Muted.Render("Remap keys in " + keyFileHint() + `, e.g.  pause = ["space", "p"]`),
+			wrap("Faults: 1 outage, 2 blackhole, 3 latency +1s, 4 errors 50%, 5 throttle at 50% of capacity, " +
+				"6 capacity x0.3; press again to clear. Weights move by 0.05 and are renormalised at once. " +
+				"Classes: up/down select, [ ] share of traffic (x0.25 steps), { } priority (0..10)."),
+			wrap("Remap keys in " + keyFileHint() + `, e.g.  pause = ["space", "p"]`),
 			"",
 			p.st.Muted.Render("Press ? or esc to close."),
 		}, "\n")
-		p.view = box(p.st, "Help", body, p.w, p.h)
+		title := "Help"
+		if _, ih := inner(p.w, p.h); ih > 0 {
+			lines := strings.Split(body, "\n")
+			if over := len(lines) - ih; over > 0 {
+				p.offset = min(p.offset, over)
+				lines = lines[p.offset:]
+				title = fmt.Sprintf("Help · %s/%s scroll (%d more lines)", p.keys.ClassUp.Help().Key, p.keys.ClassDown.Help().Key, over)
+			} else {
+				p.offset = 0
+			}
+			body = strings.Join(lines, "\n")
+		}
+		p.view = box(p.st, title, body, p.w, p.h)
 	}
 	return p, nil
+}
+
+// groups lays the FullHelp groups out in as few rows as the width allows (4, 2 or 1 per row),
+// since bubbles/help truncates the columns that do not fit.
+func (p *helpScreen) groups(w int) string {
+	p.help.Width = 0
+	all := p.keys.FullHelp()
+	cols := make([]string, len(all))
+	for i, g := range all {
+		cols[i] = p.help.FullHelpView([][]key.Binding{g})
+	}
+	const gap = "   "
+	for _, perRow := range []int{len(cols), 2, 1} {
+		var rows []string
+		fits := true
+		for i := 0; i < len(cols); i += perRow {
+			var parts []string
+			for j := i; j < min(i+perRow, len(cols)); j++ {
+				if j > i {
+					parts = append(parts, gap)
+				}
+				parts = append(parts, cols[j])
+			}
+			row := lipgloss.JoinHorizontal(lipgloss.Top, parts...)
+			if lipgloss.Width(row) > w {
+				fits = false
+			}
+			rows = append(rows, row)
+		}
+		if fits || perRow == 1 {
+			return strings.Join(rows, "\n\n")
+		}
+	}
+	return ""
 }
 
 // keyFileHint is where the key file lives, in words that hold on every OS (the real path is

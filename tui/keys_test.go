@@ -316,3 +316,19 @@ func TestLoadAnotherScenario(t *testing.T) {
 	assert.Equal(t, "naive", m.fr.runs[0].meta.Strategy)
 	assert.Equal(t, picked.Seed, m.fr.runs[0].meta.Seed)
 }
+
+// Asserts that the full help scrolls with up/down when it is taller than the window, so every
+// key can be read at 80x24.
+func TestHelpScrolls(t *testing.T) {
+	m, _ := newTestModel(t, 80, 24, "cortex")
+	m.Update(keyMsg("?"))
+	require.Contains(t, m.View(), "scroll")
+	assert.NotContains(t, m.View(), "raise the class's priority")
+	for range 40 {
+		m.Update(keyMsg("down"))
+	}
+	assert.Contains(t, m.View(), "raise the class's priority")
+	assert.Contains(t, m.View(), "Press ? or esc to close.")
+	m.Update(keyMsg("esc"))
+	assert.False(t, m.showHelp)
+}

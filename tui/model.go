@@ -222,11 +222,7 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		m.redraw()
 		return nil
 	case m.showHelp:
-		if key.Matches(msg, m.keys.Back) {
-			m.showHelp = false
-			m.redraw()
-		}
-		return nil
+		return m.onHelpKey(msg)
 	case m.screen == screenSummary && key.Matches(msg, m.keys.Back, m.keys.Select):
 		m.screen = screenDashboard
 		m.redraw()
@@ -238,6 +234,22 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 			return b.do()
 		}
 	}
+	return nil
+}
+
+// onHelpKey closes the full help (esc) or scrolls it (up, down).
+func (m *Model) onHelpKey(msg tea.KeyMsg) tea.Cmd {
+	switch {
+	case key.Matches(msg, m.keys.Back):
+		m.showHelp = false
+	case key.Matches(msg, m.keys.ClassUp):
+		m.help.Scroll(-1)
+	case key.Matches(msg, m.keys.ClassDown):
+		m.help.Scroll(1)
+	default:
+		return nil
+	}
+	m.redraw()
 	return nil
 }
 

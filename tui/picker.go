@@ -47,7 +47,8 @@ const (
 // only.
 //
 // The list's own help and quit keys are off: the root model quits (except while a filter is
-// typed, when every key comes here) and the picker draws its own hint line. The list filters
+// typed, when every key comes here: then ctrl+c leaves the input, and pressed again quits) and
+// the picker draws its own hint line. The list filters
 // synchronously (see forward), so a View after Update always shows the filter's matches.
 type picker struct {
 	st          Styles
@@ -332,6 +333,15 @@ func (p *picker) onKey(km tea.KeyMsg) tea.Cmd {
 		return nil
 	case filtering && p.list.FilterValue() == "" && key.Matches(km, p.up, p.down):
 		p.list.ResetFilter() // nothing typed: leave the input and move
+	case filtering && km.Type != tea.KeyRunes && key.Matches(km, p.keys.Quit):
+		// The root model sends quit keys here while a filter is typed, so that "q" is typed;
+		// one that cannot be typed (ctrl+c) leaves the input, and pressed again it quits.
+		keep, had := p.Selected()
+		p.list.ResetFilter()
+		if had {
+			p.selectName(keep.Name)
+		}
+		return nil
 	}
 	keep, had := p.Selected()
 	wasFiltered := p.list.FilterState() != list.Unfiltered

@@ -136,6 +136,7 @@ func TestPickerKeys(t *testing.T) {
 		{"the list's own quit and help keys do nothing", "? G g", true, nil},
 		{"q is the root's: the picker emits nothing", "q", true, nil},
 		{"ctrl+c too", "ctrl+c", true, nil},
+		{"ctrl+c while typing drops the filter, keeping the highlight", "/ m e t a ctrl+c enter", false, pickedMsg{items[3]}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -163,6 +164,7 @@ func TestPickerFilteringCapturesKeys(t *testing.T) {
 		{"/ down", false},
 		{"/ z z z enter", true}, // nothing to pick: still typing
 		{"/ a down /", true},    // editing the applied filter
+		{"/ a ctrl+c", false},   // a quit key that cannot be typed leaves the input
 	}
 	for _, tt := range tests {
 		t.Run(tt.keys, func(t *testing.T) {
