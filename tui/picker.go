@@ -296,7 +296,7 @@ func (p *picker) Update(msg tea.Msg) (*picker, tea.Cmd) {
 	var cmd tea.Cmd
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
-		cmd = p.onKey(msg)
+		cmd = p.onKeys(msg)
 	default:
 		if !p.list.SettingFilter() {
 			return p, nil
@@ -306,6 +306,23 @@ func (p *picker) Update(msg tea.Msg) (*picker, tea.Cmd) {
 	p.fitChrome()
 	p.refresh(false)
 	return p, cmd
+}
+
+// onKeys handles keys typed faster than the terminal is read ("/dns" arrives as one message)
+// one at a time, as if typed slowly, so the first can open the filter for the others. A paste
+// stays whole.
+func (p *picker) onKeys(km tea.KeyMsg) tea.Cmd {
+	if km.Type != tea.KeyRunes || len(km.Runes) < 2 || km.Paste || p.list.SettingFilter() {
+		return p.onKey(km)
+	}
+	var cmds []tea.Cmd
+	for i, r := range km.Runes {
+		if p.list.SettingFilter() { // the rest is the filter's text
+			return tea.Batch(append(cmds, p.onKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: km.Runes[i:], Alt: km.Alt}))...)
+		}
+		cmds = append(cmds, p.onKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: km.Alt}))
+	}
+	return tea.Batch(cmds...)
 }
 
 // onKey handles a key: enter picks (accepting the filter being typed), esc with no filter

@@ -122,6 +122,8 @@ func TestPickerKeys(t *testing.T) {
 		{"filter matches the summary", "/ d i n n e r enter", false, pickedMsg{items[2]}},
 		{"down leaves the input and moves among matches", "/ t h e down enter", false, pickedMsg{the[1]}},
 		{"and on among matches", "/ t h e down down enter", false, pickedMsg{the[2]}},
+		{"keys typed faster than read arrive as one message", "/dns enter", false, pickedMsg{items[1]}},
+		{"and while typing the filter", "/ me ta enter", false, pickedMsg{items[3]}},
 		{"backspace edits the filter", "/ d n s backspace backspace backspace m e t enter", false, pickedMsg{items[3]}},
 		{"keys that are actions elsewhere are typed", "/ q s enter", false, nil},
 		{"no match: enter does nothing", "/ z z z enter", false, nil},
@@ -165,6 +167,7 @@ func TestPickerFilteringCapturesKeys(t *testing.T) {
 		{"/ z z z enter", true}, // nothing to pick: still typing
 		{"/ a down /", true},    // editing the applied filter
 		{"/ a ctrl+c", false},   // a quit key that cannot be typed leaves the input
+		{"/dns", true},          // typed faster than read: one message
 	}
 	for _, tt := range tests {
 		t.Run(tt.keys, func(t *testing.T) {
