@@ -48,8 +48,8 @@ const (
 //
 // The list's own help and quit keys are off: the root model quits (except while a filter is
 // typed, when every key comes here: then ctrl+c leaves the input, and pressed again quits) and
-// the picker draws its own hint line. The list filters
-// synchronously (see forward), so a View after Update always shows the filter's matches.
+// the picker draws its own hint line. The list filters synchronously (see forward), so a View
+// after Update always shows the filter's matches.
 type picker struct {
 	st          Styles
 	keys        keymap.KeyMap
