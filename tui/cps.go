@@ -20,7 +20,7 @@ type cpsPanel struct {
 
 // newCPS returns an empty CPS panel for run index run.
 func newCPS(st Styles, run int) *cpsPanel {
-	return &cpsPanel{base: base{st: st}, run: run, chart: newBrailleChart(0, 0)}
+	return &cpsPanel{base: base{st: st}, run: run, chart: newNTLineChart(0, 0)}
 }
 
 // SetSize sets the outer size and resizes the chart to the space under the title.

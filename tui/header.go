@@ -36,7 +36,7 @@ func (p *header) render(f *frame) string {
 	case r.hist.last.Done:
 		state = st.Muted.Render("■ finished")
 	case f.paused:
-		state = st.Warn.Render("❚❚ paused")
+		state = st.Warn.Render("|| paused")
 	}
 	strat := st.Bold.Render(r.meta.Strategy)
 	if len(f.runs) > 1 {

@@ -409,13 +409,13 @@ func TestPickerDuration(t *testing.T) {
 // filtering and paging, without panicking and filling exactly its size, right after a resize
 // (growing and shrinking) and after a key.
 func TestPickerSizes(t *testing.T) {
-	widths := []int{0, 1, 2, 5, 10, 19, 20, 21, 30, 40, 60, 71, 72, 73, 80, 100, 120, 160, 200, 250}
+	widths := []int{0, 1, 5, 19, 20, 21, 40, 60, 71, 72, 73, 80, 120, 250}
 	heights := []int{0, 1, 2, 3, 4, 5, 6, 8, 9, 11, 12, 13, 14, 15, 20, 24, 36, 48, 80}
 	heights = append(heights, 24, 15, 12, 9, 5) // shrinking too: one page becoming several
 	catalog := scenarios.Catalog()
 	require.NotEmpty(t, catalog)
-	for _, items := range [][]scenarios.Scenario{catalog, pickerFixture(), pickerMany(40), nil} {
-		for _, keys := range []string{"", "down down down down down", "right", "/ a", "/ a down", "/ z z z enter"} {
+	for _, items := range [][]scenarios.Scenario{catalog, pickerMany(40), nil} {
+		for _, keys := range []string{"", "right", "/ a", "/ a down", "/ z z z enter"} {
 			p := newPicker(DefaultStyles(), keymap.Default(), items)
 			press(p, keys)
 			for _, w := range widths {

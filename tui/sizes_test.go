@@ -120,8 +120,8 @@ func TestSizeSweepPanels(t *testing.T) {
 	for name, mk := range panels {
 		t.Run(name, func(t *testing.T) {
 			p := mk()
-			for w := 0; w <= 250; w += 17 {
-				for h := 0; h <= 80; h += 6 {
+			for w := 0; w <= 250; w += 23 {
+				for h := 0; h <= 80; h += 7 {
 					require.NotPanics(t, func() { p.SetSize(w, h); update(p) }, "%dx%d", w, h)
 					if w == 0 || h == 0 {
 						assert.Empty(t, p.View(), "%dx%d", w, h)
@@ -141,7 +141,7 @@ func TestChartAnySizeAnyData(t *testing.T) {
 	nan := []float64{0, 1, 2}
 	nan[1] = nan[1] / 0 * 0 // NaN without a constant expression
 	data = append(data, nan)
-	c := newBrailleChart(0, 0)
+	c := newNTLineChart(0, 0)
 	for w := 0; w <= 60; w += 3 {
 		for h := 0; h <= 12; h++ {
 			for i, d := range data {

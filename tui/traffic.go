@@ -19,7 +19,7 @@ type trafficPanel struct {
 
 // newTraffic returns an empty traffic panel for run index run.
 func newTraffic(st Styles, run int) *trafficPanel {
-	return &trafficPanel{base: base{st: st}, run: run, chart: newBrailleChart(0, 0)}
+	return &trafficPanel{base: base{st: st}, run: run, chart: newNTLineChart(0, 0)}
 }
 
 // SetSize sets the outer size and resizes the chart to the space under the legend.

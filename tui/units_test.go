@@ -73,29 +73,33 @@ func TestHistoryEventsBounded(t *testing.T) {
 	assert.Len(t, h.events, maxEvents)
 }
 
-// Asserts the chart's drawing: a rising line ends at the top right, a mark draws a dotted
-// line, labels show the range, and a flat series at 0 stays on the bottom row.
-func TestBrailleChartDraws(t *testing.T) {
+// Asserts the chart's drawing: a rising line ends at the top right, labels show 0, the middle
+// and the top of the range, a mark draws a horizontal line, and a flat series at 0 stays on the
+// bottom row.
+func TestLineChartDraws(t *testing.T) {
 	st := DefaultStyles()
-	c := newBrailleChart(20, 4)
-	rising := []float64{0, 0.25, 0.5, 0.75, 1}
-	out := ansi.Strip(c.Draw(chartSpec{Lines: []series{{Values: rising}}, YMax: 1, Labels: true,
-		Format: func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }, Muted: st.Muted}))
+	c := newNTLineChart(20, 5)
+	rising := make([]float64, 40)
+	for i := range rising {
+		rising[i] = float64(i) / 39
+	}
+	format := func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
+	out := ansi.Strip(c.Draw(chartSpec{Lines: []series{{Values: rising}}, YMax: 1, Labels: true, Format: format, Muted: st.Muted}))
 	lines := strings.Split(out, "\n")
-	require.Len(t, lines, 4)
-	assert.True(t, strings.HasPrefix(lines[0], "  1 "), lines[0])
-	assert.True(t, strings.HasPrefix(lines[2], "0.5 "), lines[2])
-	assert.True(t, strings.HasPrefix(lines[3], "  0 "), lines[3])
-	assert.NotEqual(t, ' ', []rune(lines[0])[19], "the newest value (1) is at the top right")
-	assert.Equal(t, ' ', []rune(lines[0])[10], "old values are on the left, low")
+	require.Len(t, lines, 5)
+	assert.True(t, strings.HasPrefix(lines[0], "1.0"), lines[0])
+	assert.True(t, strings.HasPrefix(lines[2], "0.5"), lines[2])
+	assert.True(t, strings.HasPrefix(lines[4], "0.0"), lines[4])
+	top := []rune(lines[0])
+	assert.NotEqual(t, ' ', top[len(top)-1], "the newest value (1) is at the top right")
+	assert.Equal(t, ' ', []rune(lines[0])[6], "old values are low, on the left")
 
-	flat := ansi.Strip(c.Draw(chartSpec{Lines: []series{{Values: []float64{0, 0, 0}}}, YMax: 1}))
-	fl := strings.Split(flat, "\n")
-	assert.Equal(t, strings.Repeat(" ", 20), fl[0])
-	assert.NotEqual(t, strings.Repeat(" ", 20), fl[3])
+	flat := strings.Split(ansi.Strip(c.Draw(chartSpec{Lines: []series{{Values: []float64{0, 0, 0}}}, YMax: 1})), "\n")
+	assert.Equal(t, strings.Repeat(" ", 20), flat[0])
+	assert.NotEqual(t, strings.Repeat(" ", 20), flat[4])
 
 	marked := ansi.Strip(c.Draw(chartSpec{Marks: []mark{{Y: 0.5}}, YMax: 1}))
-	assert.Contains(t, marked, "⡀⡀⡀⡀⡀⡀⡀⡀⡀⡀", "a dotted line across the chart")
+	assert.Contains(t, marked, strings.Repeat("─", 15), "a line across the chart")
 }
 
 // Asserts niceCeil's rounding to 1, 2, 5 x 10^n, and the sparkline's scaling and padding.
