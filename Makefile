@@ -54,8 +54,8 @@ golden:
 # Screenshots for the README: the dashboard in tmux at a fixed size on $(SCENARIO), captured with
 # its colours (tmux capture-pane -e), drawn by charmbracelet/freeze (installed into a temporary
 # GOBIN, never added to go.mod), each glyph pinned to its terminal cell by tui/internal/cellsvg
-# (freeze's font has no braille; freeze also ignores "default background", replaced by its own
-# background colour first), converted by rsvg-convert. Needs tmux, rsvg-convert (Debian:
+# (a glyph the font lacks would shift its line; freeze also ignores "default background", so it
+# is replaced by freeze's own background colour first), converted by rsvg-convert. Needs tmux, rsvg-convert (Debian:
 # librsvg2-bin) and a monospace font (SHOT_FONT). Writes docs/dashboard.png and docs/compare.png.
 SHOT_W    ?= 140
 SHOT_H    ?= 40

@@ -1,8 +1,8 @@
 // Command cellsvg pins every glyph of a terminal screenshot made by charmbracelet/freeze to
 // its terminal cell, for `make screenshots`. freeze draws each screen line as SVG text, so a
-// glyph its monospace font lacks (the braille dots of the dashboard's charts) falls back to a
-// proportional font and shifts the rest of the line; a terminal never does that. cellsvg splits
-// every <tspan> into one tspan per glyph at its own x, cell width apart.
+// glyph its monospace font lacks falls back to a proportional font and shifts the rest of the
+// line; a terminal never does that. cellsvg splits every <tspan> into one tspan per glyph at its
+// own x, cell width apart.
 //
 // Usage: cellsvg -cell 8.333 < in.svg > out.svg (the cell width is freeze's font size / 1.68).
 package main
