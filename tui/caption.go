@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"strings"
+
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 )
@@ -23,8 +25,13 @@ func (p *captionPanel) Update(msg tea.Msg) (*captionPanel, tea.Cmd) {
 			}
 		}
 		text := ""
-		if note != "" {
-			text = p.st.Caption.Render(ansi.Wordwrap("» "+note, max(p.w-1, 1), " "))
+		if note != "" && p.w > 0 && p.h > 0 {
+			lines := strings.Split(ansi.Wordwrap("» "+note, max(p.w-1, 1), " "), "\n")
+			if len(lines) > p.h { // too long for the room: say so rather than cut silently
+				lines = lines[:p.h]
+				lines[p.h-1] = ansi.Truncate(lines[p.h-1], max(p.w-2, 1), "") + "…"
+			}
+			text = p.st.Caption.Render(strings.Join(lines, "\n"))
 		}
 		p.view = fit(text, p.w, p.h)
 	}
