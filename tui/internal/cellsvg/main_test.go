@@ -1,11 +1,16 @@
 package main
 
 import (
+	"flag"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 )
+
+// update accepts the -update flag that `make golden` passes to every package under ./tui; this
+// package has no golden files.
+var _ = flag.Bool("update", false, "no effect here (this package has no golden files)")
 
 // Asserts that pin gives every non-space glyph its own tspan at x0 + column*cell, counting
 // escaped entities as one character and spaces as cells, and leaves empty tspans alone.
