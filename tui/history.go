@@ -90,13 +90,28 @@ func (h *history) add(s source.Snapshot) {
 	h.cortex = s.Cortex != nil
 	h.last, h.seen = s, true
 	h.count(s)
-	h.events = append(h.events, s.Events...)
+	for _, e := range s.Events {
+		h.addEvent(e)
+	}
 	if over := len(h.events) - maxEvents; over > 0 {
 		h.events = append(h.events[:0], h.events[over:]...)
 	}
 	if s.Done {
 		h.flush()
 	}
+}
+
+// addEvent appends e to the log. Circuit events of the same simulated second replace each other
+// (a fleet's breakers flap many times a second; the log keeps the latest count per second).
+func (h *history) addEvent(e source.Event) {
+	if n := len(h.events); n > 0 && e.Kind == source.EventCircuit {
+		last := &h.events[n-1]
+		if last.Kind == source.EventCircuit && last.T/time.Second == e.T/time.Second {
+			*last = e
+			return
+		}
+	}
+	h.events = append(h.events, e)
 }
 
 // count adds a snapshot's counters to the totals.

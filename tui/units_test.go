@@ -135,3 +135,22 @@ func TestStateOfAndBadge(t *testing.T) {
 		assert.Contains(t, st.badge(want), want.String())
 	}
 }
+
+// Asserts that circuit events within one simulated second collapse into the latest, while other
+// kinds and other seconds are kept.
+func TestCircuitEventsCollapsePerSecond(t *testing.T) {
+	h := newHistory()
+	ev := func(ms int, kind source.EventKind, text string) source.Event {
+		return source.Event{T: time.Duration(ms) * time.Millisecond, Kind: kind, Text: text}
+	}
+	h.add(source.Snapshot{T: time.Second, Dt: time.Second, Events: []source.Event{
+		ev(100, source.EventCircuit, "3 open"), ev(400, source.EventCircuit, "5 open"),
+		ev(500, source.EventFault, "outage"), ev(600, source.EventCircuit, "6 open"), ev(900, source.EventCircuit, "7 open"),
+		ev(1200, source.EventCircuit, "2 open"),
+	}})
+	var got []string
+	for _, e := range h.events {
+		got = append(got, e.Text)
+	}
+	assert.Equal(t, []string{"5 open", "outage", "7 open", "2 open"}, got)
+}
