@@ -124,7 +124,11 @@ func (m *Model) compose() {
 // CPS with its badge and sparkline, and the signals.
 func (m *Model) smallView() string {
 	st := m.st
-	lines := []string{m.header.View(), st.Warn.Render(fmt.Sprintf("small window %dx%d: %dx%d shows every panel", m.width, m.height, minFullW, minFullH))}
+	warn := fmt.Sprintf("small window %dx%d: %dx%d shows every panel", m.width, m.height, minFullW, minFullH)
+	if len(warn) > m.width {
+		warn = fmt.Sprintf("small window: %dx%d shows all", minFullW, minFullH)
+	}
+	lines := []string{m.header.View(), st.Warn.Render(warn)}
 	if len(m.fr.runs) > 0 {
 		r := m.fr.runs[0]
 		if cv := r.hist.last.Cortex; cv != nil {
