@@ -13,8 +13,10 @@ type comparePanel struct {
 	base
 	cps     [2]*cpsPanel
 	traffic [2]*trafficPanel
+	events  [2]*eventsPanel
 	stats   [2]string
 	statsH  int
+	eventsH int // 0 when the window is too short for the event logs
 }
 
 // newCompare returns an empty compare view.
@@ -23,19 +25,26 @@ func newCompare(st Styles) *comparePanel {
 		base:    base{st: st},
 		cps:     [2]*cpsPanel{newCPS(st, 0), newCPS(st, 1)},
 		traffic: [2]*trafficPanel{newTraffic(st, 0), newTraffic(st, 1)},
+		events:  [2]*eventsPanel{newEvents(st, 0), newEvents(st, 1)},
 	}
 }
 
-// SetSize splits the area in two columns: numbers, CPS chart and traffic chart in each.
+// SetSize splits the area in two columns: numbers, CPS chart, traffic chart and, when the window
+// is tall enough, the event log in each.
 func (p *comparePanel) SetSize(w, h int) {
 	p.base.SetSize(w, h)
 	p.statsH = 5
+	p.eventsH = 0
+	if h >= 34 {
+		p.eventsH = min(h/5, 10)
+	}
 	left := w / 2
-	rest := max(h-p.statsH, 0)
+	rest := max(h-p.statsH-p.eventsH, 0)
 	cpsH := rest * 2 / 5
 	for i, cw := range []int{left, w - left} {
 		p.cps[i].SetSize(cw, cpsH)
 		p.traffic[i].SetSize(cw, rest-cpsH)
+		p.events[i].SetSize(cw, p.eventsH)
 	}
 }
 
@@ -51,12 +60,20 @@ func (p *comparePanel) Update(msg tea.Msg) (*comparePanel, tea.Cmd) {
 	for i := range 2 {
 		p.cps[i], _ = p.cps[i].Update(f)
 		p.traffic[i], _ = p.traffic[i].Update(f)
+		blocks := []string{p.stats[i], p.cps[i].View(), p.traffic[i].View()}
+		if p.eventsH > 0 {
+			p.events[i], _ = p.events[i].Update(f)
+		}
 		w := p.w / 2
 		if i == 1 {
 			w = p.w - p.w/2
 		}
 		p.stats[i] = box(p.st, "", p.numbers(f.f, i), w, p.statsH)
-		cols[i] = lipgloss.JoinVertical(lipgloss.Left, p.stats[i], p.cps[i].View(), p.traffic[i].View())
+		blocks[0] = p.stats[i]
+		if p.eventsH > 0 {
+			blocks = append(blocks, p.events[i].View())
+		}
+		cols[i] = lipgloss.JoinVertical(lipgloss.Left, blocks...)
 	}
 	p.view = fit(side(cols...), p.w, p.h)
 	return p, nil

@@ -14,25 +14,32 @@ var eventKinds = [...]string{"note", "fault", "service", "circuit", "control"}
 
 // eventsPanel is the scrolling event log: circuit transitions, crashes and restarts, faults,
 // notes and user controls, newest at the bottom.
-type eventsPanel struct{ base }
+type eventsPanel struct {
+	base
+	run int // which run of the frame
+}
 
-// newEvents returns an empty event log.
-func newEvents(st Styles) *eventsPanel { return &eventsPanel{base{st: st}} }
+// newEvents returns an empty event log of run index run.
+func newEvents(st Styles, run int) *eventsPanel { return &eventsPanel{base: base{st: st}, run: run} }
 
 // Update redraws the log on a frameMsg.
 func (p *eventsPanel) Update(msg tea.Msg) (*eventsPanel, tea.Cmd) {
 	if f, ok := msg.(frameMsg); ok {
-		p.view = box(p.st, "Events", p.body(f.f), p.w, p.h)
+		title := "Events"
+		if len(f.f.runs) > 1 && p.run < len(f.f.runs) {
+			title += " · " + f.f.runs[p.run].meta.Strategy
+		}
+		p.view = box(p.st, title, p.body(f.f), p.w, p.h)
 	}
 	return p, nil
 }
 
 func (p *eventsPanel) body(f *frame) string {
-	if len(f.runs) == 0 {
+	if p.run >= len(f.runs) {
 		return ""
 	}
 	_, ih := inner(p.w, p.h)
-	evs := f.runs[0].hist.events
+	evs := f.runs[p.run].hist.events
 	n := ih
 	if len(evs) > n {
 		evs = evs[len(evs)-n:]

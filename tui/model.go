@@ -145,7 +145,7 @@ func New(opts Options) *Model {
 		traffic:   newTraffic(st, 0),
 		shedding:  newShedding(st),
 		decisions: newDecisions(st),
-		events:    newEvents(st),
+		events:    newEvents(st, 0),
 		footer:    newFooter(st, opts.Keys),
 		help:      newHelpScreen(st, opts.Keys),
 		compare:   newCompare(st),

@@ -87,7 +87,7 @@ func TestSizeSweepPanels(t *testing.T) {
 		"traffic":   func() panel { return newTraffic(st, 1) },
 		"shedding":  func() panel { return newShedding(st) },
 		"decisions": func() panel { return newDecisions(st) },
-		"events":    func() panel { return newEvents(st) },
+		"events":    func() panel { return newEvents(st, 1) },
 		"caption":   func() panel { return newCaption(st) },
 		"compare":   func() panel { return newCompare(st) },
 		"summary":   func() panel { return newSummary(st) },
