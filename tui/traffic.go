@@ -46,8 +46,9 @@ func (p *trafficPanel) render(f *frame) (string, string) {
 	r := f.runs[p.run]
 	h := r.hist
 	svc := h.last.Service
-	title := fmt.Sprintf("Traffic /s · service %s · amplification x%.1f · queue %d/%d",
-		st.service(svc.State), h.totals.amplification(), svc.Queue, svc.QueueLimit)
+	title := fmt.Sprintf("Traffic /s · service %s · amplification now x%.2f, run x%.2f · queue %d/%d",
+		st.service(svc.State), amplificationNow(h.originals.last(), h.retries.last()),
+		h.totals.amplification(), svc.Queue, svc.QueueLimit)
 	names := [4]string{"originals", "retries", "successes", "capacity"}
 	if iw, _ := inner(p.w, p.h); iw < 64 {
 		names = [4]string{"orig", "retry", "ok", "cap"}
@@ -74,6 +75,15 @@ func (p *trafficPanel) render(f *frame) (string, string) {
 		Muted:  st.Muted,
 	})
 	return title, legend + "\n" + chart
+}
+
+// amplificationNow is attempts over originals in the last second: (originals + retries) /
+// originals, 1 when nothing arrived.
+func amplificationNow(originals, retries float64) float64 {
+	if originals <= 0 {
+		return 1
+	}
+	return (originals + retries) / originals
 }
 
 // trafficMax is the largest value of the traffic series of every run over the last n points,
