@@ -332,3 +332,24 @@ func TestHelpScrolls(t *testing.T) {
 	m.Update(keyMsg("esc"))
 	assert.False(t, m.showHelp)
 }
+
+// Asserts that in the picker, while a filter is typed, "q" goes into the filter (it is a letter
+// of a scenario name) while ctrl+c, which cannot be typed, still quits at once.
+func TestQuitWhileFilteringInThePicker(t *testing.T) {
+	ff := &fakeFactory{}
+	m := New(Options{Keys: testKeys(), Factory: ff.build})
+	m.Update(tea.WindowSizeMsg{Width: 140, Height: 40})
+	require.Equal(t, screenPicker, m.screen)
+	m.Update(keyMsg("/"))
+	require.True(t, m.picker.Filtering())
+
+	_, cmd := m.Update(keyMsg("q"))
+	if cmd != nil {
+		assert.NotEqual(t, tea.QuitMsg{}, cmd(), "q is typed into the filter")
+	}
+	assert.True(t, m.picker.Filtering())
+
+	_, cmd = m.Update(keyMsg("ctrl+c"))
+	require.NotNil(t, cmd)
+	assert.Equal(t, tea.QuitMsg{}, cmd())
+}

@@ -203,7 +203,9 @@ func (m *Model) View() string {
 // onKey handles a key press: quit and help everywhere, then the current screen's keys.
 func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 	if m.screen == screenPicker && !m.showHelp {
-		if key.Matches(msg, m.keys.Quit) && !m.picker.Filtering() {
+		// While a filter is typed, printable keys belong to it ("q" is a letter of a name);
+		// a quit key that is not a printable rune (ctrl+c) still quits.
+		if key.Matches(msg, m.keys.Quit) && (!m.picker.Filtering() || msg.Type != tea.KeyRunes) {
 			return m.quit()
 		}
 		m.clearStatus()
