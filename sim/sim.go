@@ -73,14 +73,13 @@ type Sim struct {
 	faults [numKinds]activeFault
 	sched  []bool // scheduled fault i has started
 
-	weights    *engine.Weights // control set by SetWeights, applied to new engines too
-	adaptive   *bool
-	noteIdx    int
-	lastOpen   int // clients with an OPEN circuit at the end of the previous tick
-	lastTrans  []uint64
-	counts     source.Counts
-	classTicks []source.ClassTick
-	events     []source.Event
+	weights      *engine.Weights // control set by SetWeights, applied to new engines too
+	adaptive     *bool
+	noteIdx      int
+	lastCircuits [2]int // clients with a HALF_OPEN and an OPEN circuit at the end of the previous tick
+	counts       source.Counts
+	classTicks   []source.ClassTick
+	events       []source.Event
 }
 
 // classState is one priority class as currently configured.
@@ -312,7 +311,7 @@ func (s *Sim) reset(strategyName string) error {
 	s.faults = [numKinds]activeFault{}
 	s.sched = make([]bool, len(scn.Faults))
 	s.noteIdx = -1
-	s.lastOpen = 0
+	s.lastCircuits = [2]int{}
 	s.weights, s.adaptive = nil, nil
 	s.classTicks = make([]source.ClassTick, len(s.classes))
 	s.events = nil
@@ -381,7 +380,6 @@ func (s *Sim) buildClients(name string) error {
 		}
 	}
 	s.clients = clients
-	s.lastTrans = make([]uint64, len(clients))
 	return nil
 }
 

@@ -251,26 +251,25 @@ func (s *Sim) snapshot(util float64) source.Snapshot {
 	return snap
 }
 
-// fleetView reads every client's strategy once: it emits at most one event per tick
-// summarising circuit changes ("n of N clients OPEN", for cortex and breaker), and for cortex
-// returns the CORTEX state averaged over the clients with the spread (nil otherwise).
+// fleetView reads every client's strategy once: it emits at most one event per tick, when the
+// number of clients in each circuit state changed ("circuit: 12 of 20 clients OPEN, 3
+// HALF_OPEN", for cortex and breaker), and for cortex returns the CORTEX state averaged over
+// the clients with the spread (nil otherwise).
 func (s *Sim) fleetView() *source.CortexView {
 	var v *source.CortexView
-	n, open, changed := 0, 0, 0
+	n := 0
 	var circuits [3]int
 	for i := range s.clients {
 		c := &s.clients[i]
 		if c.holder == nil {
-			if r, ok := c.strat.(circuitReader); ok && r.Circuit() == engine.Open {
-				open++
+			if r, ok := c.strat.(circuitReader); ok {
+				if cs := int(r.Circuit()); cs >= 0 && cs < len(circuits) {
+					circuits[cs]++
+				}
 			}
 			continue
 		}
 		e := c.holder.Engine().Snapshot()
-		if e.TransitionCount != s.lastTrans[i] {
-			changed++
-			s.lastTrans[i] = e.TransitionCount
-		}
 		if v == nil {
 			v = &source.CortexView{Weights: e.Weights, Adaptive: e.Adaptive,
 				SigMin: e.Signals, SigMax: e.Signals, CPSMin: e.CPS, CPSMax: e.CPS}
@@ -283,16 +282,18 @@ func (s *Sim) fleetView() *source.CortexView {
 		v.CPSMin = math.Min(v.CPSMin, e.CPS)
 		v.CPSMax = math.Max(v.CPSMax, e.CPS)
 		v.Tokens += e.Tokens
-		if c := int(e.Circuit); c >= 0 && c < len(circuits) {
-			circuits[c]++
-		}
-		if e.Circuit == engine.Open {
-			open++
+		if cs := int(e.Circuit); cs >= 0 && cs < len(circuits) {
+			circuits[cs]++
 		}
 	}
-	if open != s.lastOpen || changed > 0 {
-		s.event(s.now, source.EventCircuit, fmt.Sprintf("circuit: %d of %d clients OPEN", open, len(s.clients)))
-		s.lastOpen = open
+	open := circuits[engine.Open]
+	if seen := [2]int{circuits[engine.HalfOpen], open}; seen != s.lastCircuits {
+		text := fmt.Sprintf("circuit: %d of %d clients OPEN", open, len(s.clients))
+		if half := circuits[engine.HalfOpen]; half > 0 {
+			text += fmt.Sprintf(", %d HALF_OPEN", half)
+		}
+		s.event(s.now, source.EventCircuit, text)
+		s.lastCircuits = seen
 	}
 	if v == nil {
 		return nil
