@@ -26,35 +26,6 @@ func newTestModel(tb testing.TB, w, h int, strat string) (*Model, *fakeFactory) 
 	return m, ff
 }
 
-// drain runs cmd and every command it leads to, synchronously, feeding the messages back into
-// the model, up to limit messages. Ticks are delivered at once (no waiting): the loop is driven
-// by messages, not by the clock.
-func drain(m *Model, cmd tea.Cmd, limit int) int {
-	queue := []tea.Cmd{cmd}
-	n := 0
-	for len(queue) > 0 && n < limit {
-		c := queue[0]
-		queue = queue[1:]
-		if c == nil {
-			continue
-		}
-		msg := c()
-		switch msg := msg.(type) {
-		case nil:
-			continue
-		case tea.BatchMsg:
-			queue = append(queue, msg...)
-			continue
-		case tea.QuitMsg:
-			return n
-		}
-		n++
-		_, next := m.Update(msg)
-		queue = append(queue, next)
-	}
-	return n
-}
-
 // advanceFrames runs n tick frames directly (tick -> advance -> advanced), bypassing timers.
 func advanceFrames(m *Model, n int) {
 	for range n {

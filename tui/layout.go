@@ -20,14 +20,6 @@ func blank(w, h int) string {
 	return strings.Join(lines, "\n")
 }
 
-// padLeft right-aligns s in w cells.
-func padLeft(s string, w int) string {
-	if n := ansi.StringWidth(s); n < w {
-		return strings.Repeat(" ", w-n) + s
-	}
-	return s
-}
-
 // fit clips or pads s to exactly w cells by h lines, so a panel never overflows its slot.
 func fit(s string, w, h int) string {
 	if w <= 0 || h <= 0 {

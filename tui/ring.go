@@ -40,6 +40,3 @@ func (r *ring) tail(dst []float64, n int) []float64 {
 	}
 	return dst
 }
-
-// reset forgets every value.
-func (r *ring) reset() { r.next, r.n = 0, 0 }
