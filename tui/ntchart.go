@@ -40,26 +40,39 @@ func (c *ntLineChart) Draw(spec chartSpec) (out string) {
 	if format == nil {
 		format = func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 	}
-	// Labels on the bottom, middle and top rows. ntcharts maps a value v to row v*(h-1)/ymax
-	// but labels row i with i*ymax/h: label from the row index instead, so a label says the
-	// value of a line drawn on its row; the other rows get an empty label.
-	top, mid := c.h-1, (c.h-1)/2
-	rowValue := func(i int) float64 { return float64(i) * ymax / float64(top) }
+	// Labels on the bottom and top rows, and on the row of each mark (the CPS chart's band
+	// thresholds), or of ymax/2 when there are no marks. ntcharts draws a value v on row
+	// round(v*(h-1)/ymax) but labels row i with i*ymax/h: label the row a value is drawn on
+	// with that value instead, so every label is a round number that says where its line is;
+	// the other rows get an empty label.
+	top := c.h - 1
+	rowOf := func(v float64) int { return int(math.Round(v * float64(top) / ymax)) }
+	rowLabels := map[int]string{0: format(0), top: format(ymax)}
+	levels := make([]float64, 0, len(spec.Marks)+1)
+	for _, m := range spec.Marks {
+		levels = append(levels, m.Y)
+	}
+	if len(levels) == 0 {
+		levels = append(levels, ymax/2)
+	}
+	for _, v := range levels {
+		if r := rowOf(v); v > 0 && v < ymax && r > 0 && r < top {
+			rowLabels[r] = format(v)
+		}
+	}
 	yStep := 0
 	if spec.Labels {
 		yStep = 1
-		labelW := max(len(format(0)), len(format(rowValue(mid))), len(format(ymax)))
+		labelW := 0
+		for _, l := range rowLabels {
+			labelW = max(labelW, len(l))
+		}
 		if c.w-labelW-1 < minChartW/2 {
 			yStep = 0 // no room for labels: the plot keeps the width
 		}
 	}
 	labels := func(m *streamlinechart.Model) {
-		m.YLabelFormatter = func(i int, _ float64) string {
-			if i == 0 || i == mid || i == top {
-				return format(rowValue(i))
-			}
-			return ""
-		}
+		m.YLabelFormatter = func(i int, _ float64) string { return rowLabels[i] }
 	}
 	lc := streamlinechart.New(c.w, c.h,
 		labels,
