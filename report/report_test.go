@@ -248,3 +248,11 @@ func TestBenchPrinters(t *testing.T) {
 	require.Len(t, doc.Runs, 2)
 	assert.Equal(t, "cortex", doc.Runs[1]["strategy"])
 }
+
+// Asserts that Priorities sorts the summary's priorities numerically, highest first (so "10"
+// comes before "9", which a string sort would get wrong).
+func TestSummaryPriorities(t *testing.T) {
+	s := Summary{PrioritySuccess: map[string]float64{"1": 0.2, "10": 0.9, "9": 0.8, "4": 0.5}}
+	assert.Equal(t, []string{"10", "9", "4", "1"}, s.Priorities())
+	assert.Empty(t, Summary{}.Priorities())
+}

@@ -75,8 +75,9 @@ func RecoveryText(sec *float64) string {
 // percent formats a rate in [0,1] as a percentage with one decimal.
 func percent(x float64) string { return strconv.FormatFloat(100*x, 'f', 1, 64) + "%" }
 
-// priorities returns the summary's priorities sorted from highest to lowest.
-func priorities(s Summary) []string {
+// Priorities returns the keys of s.PrioritySuccess (priorities as decimal strings) sorted from
+// the highest priority to the lowest.
+func (s Summary) Priorities() []string {
 	ps := make([]string, 0, len(s.PrioritySuccess))
 	for p := range s.PrioritySuccess {
 		ps = append(ps, p)
@@ -92,7 +93,7 @@ func priorities(s Summary) []string {
 // prioritySuccessText formats the per-priority success like "p9 71.0%  p1 12.3%".
 func prioritySuccessText(s Summary) string {
 	var parts []string
-	for _, p := range priorities(s) {
+	for _, p := range s.Priorities() {
 		parts = append(parts, "p"+p+" "+percent(s.PrioritySuccess[p]))
 	}
 	return strings.Join(parts, "  ")

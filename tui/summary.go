@@ -2,7 +2,6 @@ package tui
 
 import (
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -58,15 +57,7 @@ func (p *summaryPanel) column(meta source.Meta, s report.Summary) string {
 		row("crashes", strconv.Itoa(s.Crashes)),
 		st.Muted.Render("success by priority"),
 	}
-	prios := make([]string, 0, len(s.PrioritySuccess))
-	for k := range s.PrioritySuccess {
-		prios = append(prios, k)
-	}
-	sort.Slice(prios, func(a, b int) bool {
-		x, _ := strconv.Atoi(prios[a])
-		y, _ := strconv.Atoi(prios[b])
-		return x > y
-	})
+	prios := s.Priorities()
 	for _, k := range prios {
 		label := "  priority " + k
 		for _, c := range meta.Classes {
