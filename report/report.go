@@ -7,6 +7,7 @@ package report
 import (
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/cortex-tui/cortex-tui/source"
@@ -100,6 +101,16 @@ type acc struct {
 // NewRecorder returns a Recorder for a run described by meta.
 func NewRecorder(meta source.Meta) *Recorder {
 	return &Recorder{meta: meta, byPriority: make(map[int]*[2]int)}
+}
+
+// SwitchStrategy notes that the run goes on under another strategy from now on (the dashboard's
+// strategy key): the summary then names every strategy the run used, in order, joined by "+",
+// e.g. "cortex+naive", so an export never passes a mixed run off as one strategy's.
+func (r *Recorder) SwitchStrategy(name string) {
+	if name == "" || strings.HasSuffix("+"+r.meta.Strategy, "+"+name) {
+		return
+	}
+	r.meta.Strategy += "+" + name
 }
 
 // Add accounts for one tick. Ticks must come in time order; a tick belongs to the second in

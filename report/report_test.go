@@ -256,3 +256,16 @@ func TestSummaryPriorities(t *testing.T) {
 	assert.Equal(t, []string{"10", "9", "4", "1"}, s.Priorities())
 	assert.Empty(t, Summary{}.Priorities())
 }
+
+// Asserts that SwitchStrategy names every strategy a run used, in order, once each in a row,
+// and ignores an empty name or a switch to the strategy already in use.
+func TestRecorderSwitchStrategy(t *testing.T) {
+	r := NewRecorder(source.Meta{Scenario: "s", Strategy: "cortex"})
+	r.SwitchStrategy("cortex")
+	r.SwitchStrategy("")
+	assert.Equal(t, "cortex", r.Summary().Strategy)
+	r.SwitchStrategy("naive")
+	r.SwitchStrategy("naive")
+	r.SwitchStrategy("budget")
+	assert.Equal(t, "cortex+naive+budget", r.Summary().Strategy)
+}

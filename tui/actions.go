@@ -121,6 +121,7 @@ func (m *Model) cycleStrategy() tea.Cmd {
 			continue
 		}
 		r.meta = r.src.Meta()
+		r.rec.SwitchStrategy(next)
 		m.setStatus(fmt.Sprintf("strategy %s from now on (%s)", next, strategy.Describe(next)), false)
 		m.redraw()
 		return nil
@@ -353,7 +354,10 @@ func (m *Model) export() tea.Cmd {
 	}
 	jobs := make([]exportJob, len(m.fr.runs))
 	for i, r := range m.fr.runs {
-		jobs[i] = exportJob{meta: r.meta, rows: r.rec.Rows(), sum: r.rec.Summary()}
+		sum := r.rec.Summary()
+		meta := r.meta
+		meta.Strategy = sum.Strategy // "cortex+naive" after a switch: file name and header say so
+		jobs[i] = exportJob{meta: meta, rows: r.rec.Rows(), sum: sum}
 	}
 	m.setStatus("exporting…", false)
 	return export(jobs, m.opts.ExportDir)

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -352,4 +353,32 @@ func TestQuitWhileFilteringInThePicker(t *testing.T) {
 	_, cmd = m.Update(keyMsg("ctrl+c"))
 	require.NotNil(t, cmd)
 	assert.Equal(t, tea.QuitMsg{}, cmd())
+}
+
+// Asserts that a run whose strategy was switched with `s` is exported under the names of both
+// strategies, in the file name, the JSON header and the summary, never as one strategy's run.
+func TestExportAfterStrategySwitchNamesBoth(t *testing.T) {
+	dir := t.TempDir()
+	ff := &fakeFactory{}
+	scn := fakeScenario()
+	m := New(Options{Keys: testKeys(), Factory: ff.build, Scenario: &scn, ExportDir: dir})
+	m.Update(tea.WindowSizeMsg{Width: 140, Height: 40})
+	advanceFrames(m, 10)
+	m.Update(keyMsg("s"))
+	require.Equal(t, "naive", m.fr.runs[0].meta.Strategy)
+	advanceFrames(m, 10)
+	_, cmd := m.Update(keyMsg("e"))
+	require.NotNil(t, cmd)
+	m.Update(cmd())
+	js, err := os.ReadFile(filepath.Join(dir, "cortex-fake-storm-cortex+naive-7.json"))
+	require.NoError(t, err)
+	var doc struct {
+		Strategy string `json:"strategy"`
+		Summary  struct {
+			Strategy string `json:"strategy"`
+		} `json:"summary"`
+	}
+	require.NoError(t, json.Unmarshal(js, &doc))
+	assert.Equal(t, "cortex+naive", doc.Strategy)
+	assert.Equal(t, "cortex+naive", doc.Summary.Strategy)
 }
