@@ -218,7 +218,7 @@ func (p *picker) SetSize(w, h int) {
 	p.sideBySide = p.w >= pickerSideBySideWidth && bodyH >= 5
 	switch {
 	case p.sideBySide:
-		p.listW = min(max(p.w*2/5, 28), 50)
+		p.listW = min(max(p.w*9/20, 28), 66) // room for most one-line summaries at 140 columns
 		p.listH, p.storyH = bodyH, bodyH
 		p.storyW = min(p.w-p.listW-3, pickerStoryMaxWidth) // " │ " between the two
 	case bodyH >= pickerStoryBelowMin:
