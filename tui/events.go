@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/cortex-tui/cortex-tui/source"
 )
@@ -47,9 +48,10 @@ func (p *eventsPanel) body(f *frame) string {
 	if len(evs) == 0 {
 		return p.st.Muted.Render("nothing yet: faults, crashes, circuit changes and your controls appear here")
 	}
+	iw, _ := inner(p.w, p.h)
 	lines := make([]string, len(evs))
 	for i, e := range evs {
-		lines[i] = p.line(e)
+		lines[i] = ansi.Truncate(p.line(e), iw, "…") // a long note ends with "…", not mid-word
 	}
 	return strings.Join(lines, "\n")
 }

@@ -154,3 +154,17 @@ func TestCircuitEventsCollapsePerSecond(t *testing.T) {
 	}
 	assert.Equal(t, []string{"5 open", "outage", "7 open", "2 open"}, got)
 }
+
+// Asserts that an event longer than the log's width is cut with "…" and never overflows.
+func TestEventsPanelCutsLongLines(t *testing.T) {
+	h := newHistory()
+	h.addEvent(source.Event{T: 3 * time.Second, Kind: source.EventNote, Text: strings.Repeat("a long caption ", 20)})
+	p := newEvents(DefaultStyles(), 0)
+	p.SetSize(60, 6)
+	p, _ = p.Update(frameMsg{f: &frame{runs: []*run{{hist: h}}}})
+	v := p.View()
+	assert.Contains(t, v, "…")
+	for _, l := range strings.Split(v, "\n") {
+		assert.LessOrEqual(t, ansi.StringWidth(l), 60, l)
+	}
+}
