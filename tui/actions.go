@@ -172,6 +172,10 @@ func (m *Model) toggleFault(kind scenarios.FaultKind) func() tea.Cmd {
 		if len(m.fr.runs) == 0 {
 			return nil
 		}
+		if m.done() {
+			m.setStatus("the run is over: r runs it again, l picks another scenario", true)
+			return nil
+		}
 		if m.injected[kind] || m.faultActive(kind) {
 			for _, r := range m.fr.runs {
 				r.src.Clear(kind)

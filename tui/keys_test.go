@@ -382,3 +382,17 @@ func TestExportAfterStrategySwitchNamesBoth(t *testing.T) {
 	assert.Equal(t, "cortex+naive", doc.Strategy)
 	assert.Equal(t, "cortex+naive", doc.Summary.Strategy)
 }
+
+// Asserts that a fault key on a finished run injects nothing and says how to go on, instead of
+// claiming a fault that can no longer have any effect.
+func TestFaultKeyAfterTheEnd(t *testing.T) {
+	m, ff := newTestModel(t, 140, 40, "cortex")
+	m.setSpeed(len(speeds) - 1)
+	advanceFrames(m, 20)
+	require.True(t, m.done())
+	m.Update(keyMsg("esc")) // back from the summary to the final dashboard
+	m.Update(keyMsg("1"))
+	_, _, injected, _ := ff.last().calls()
+	assert.Empty(t, injected, "nothing injected into a finished source")
+	assert.Contains(t, m.View(), "the run is over")
+}
