@@ -396,3 +396,22 @@ func TestFaultKeyAfterTheEnd(t *testing.T) {
 	assert.Empty(t, injected, "nothing injected into a finished source")
 	assert.Contains(t, m.View(), "the run is over")
 }
+
+// Asserts that the summary of a run whose strategy was switched and whose class priority was
+// changed names both strategies, and names the class under each priority it had, so no
+// priority line is left without a class.
+func TestSummaryAfterSwitchAndPriorityChange(t *testing.T) {
+	m, _ := newTestModel(t, 140, 40, "cortex")
+	advanceFrames(m, 10)
+	m.Update(keyMsg("s"))
+	m.Update(keyMsg("down")) // search, priority 5
+	m.Update(keyMsg("}"))
+	require.Equal(t, 6, m.fr.classes[1].Priority)
+	m.setSpeed(len(speeds) - 1)
+	advanceFrames(m, 20)
+	require.Equal(t, screenSummary, m.screen)
+	v := m.View()
+	assert.Contains(t, v, "cortex+naive")
+	assert.Contains(t, v, "priority 5 search")
+	assert.Contains(t, v, "priority 6 search")
+}

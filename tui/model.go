@@ -13,6 +13,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -72,12 +73,26 @@ type run struct {
 	meta source.Meta
 	hist *history
 	rec  *report.Recorder
+	// prioNames are the names of the classes that had each priority at some time of the run
+	// (a class whose priority was changed with { } counts under both), for the summary.
+	prioNames map[int][]string
 }
 
 // newRun wraps src.
 func newRun(src source.Source) *run {
 	meta := src.Meta()
-	return &run{src: src, meta: meta, hist: newHistory(), rec: report.NewRecorder(meta)}
+	return &run{src: src, meta: meta, hist: newHistory(), rec: report.NewRecorder(meta), prioNames: map[int][]string{}}
+}
+
+// add takes one snapshot into the history and the recorder.
+func (r *run) add(s source.Snapshot) {
+	r.hist.add(s)
+	r.rec.Add(s)
+	for i, c := range s.Classes {
+		if i < len(r.meta.Classes) && !slices.Contains(r.prioNames[c.Priority], r.meta.Classes[i].Name) {
+			r.prioNames[c.Priority] = append(r.prioNames[c.Priority], r.meta.Classes[i].Name)
+		}
+	}
 }
 
 // reset forgets the run's data (after Restart or SetStrategy).
@@ -85,6 +100,7 @@ func (r *run) reset() {
 	r.meta = r.src.Meta()
 	r.hist = newHistory()
 	r.rec = report.NewRecorder(r.meta)
+	r.prioNames = map[int][]string{}
 }
 
 // Model is the dashboard's root model. Build it with New; it implements tea.Model with a
@@ -447,8 +463,7 @@ func (m *Model) apply(snaps [][]source.Snapshot) {
 	for i, ss := range snaps {
 		r := m.fr.runs[i]
 		for _, s := range ss {
-			r.hist.add(s)
-			r.rec.Add(s)
+			r.add(s)
 			changed = true
 		}
 	}

@@ -8,7 +8,6 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/cortex-tui/cortex-tui/report"
-	"github.com/cortex-tui/cortex-tui/source"
 )
 
 // summaryPanel is the end-of-run screen: the run's numbers as report.Recorder computes them
@@ -30,7 +29,7 @@ func (p *summaryPanel) Update(msg tea.Msg) (*summaryPanel, tea.Cmd) {
 	}
 	cols := make([]string, len(f.f.runs))
 	for i, r := range f.f.runs {
-		cols[i] = p.column(r.meta, r.rec.Summary())
+		cols[i] = p.column(r.rec.Summary(), r.prioNames)
 		if i > 0 {
 			cols[i] = "   " + strings.ReplaceAll(cols[i], "\n", "\n   ")
 		}
@@ -43,12 +42,13 @@ func (p *summaryPanel) Update(msg tea.Msg) (*summaryPanel, tea.Cmd) {
 	return p, nil
 }
 
-// column renders one run's summary.
-func (p *summaryPanel) column(meta source.Meta, s report.Summary) string {
+// column renders one run's summary: the strategy as the recorder names it ("cortex+naive" after
+// a switch), and each priority with the classes that had it.
+func (p *summaryPanel) column(s report.Summary, prioNames map[int][]string) string {
 	st := p.st
 	row := func(k, v string) string { return st.Muted.Render(fmt.Sprintf("%-24s", k)) + st.Bold.Render(v) }
 	lines := []string{
-		st.Title.Render(meta.Strategy),
+		st.Title.Render(s.Strategy),
 		row("success rate", pct(s.SuccessRate)),
 		row("amplification", fmt.Sprintf("x%.2f (peak x%.1f)", s.Amplification, s.PeakAmplification)),
 		row("retries", strconv.Itoa(s.Retries)),
@@ -60,11 +60,8 @@ func (p *summaryPanel) column(meta source.Meta, s report.Summary) string {
 	prios := s.Priorities()
 	for _, k := range prios {
 		label := "  priority " + k
-		for _, c := range meta.Classes {
-			if strconv.Itoa(c.Priority) == k {
-				label += " " + c.Name
-				break
-			}
+		if n, err := strconv.Atoi(k); err == nil && len(prioNames[n]) > 0 {
+			label += " " + strings.Join(prioNames[n], ", ")
 		}
 		lines = append(lines, row(label, pct(s.PrioritySuccess[k])))
 	}
