@@ -119,6 +119,11 @@ func TestParseErrors(t *testing.T) {
 			want: `t.toml:8: class[1].rate: must be a number >= 0, got -5`,
 		},
 		{
+			name: "a rate too high to simulate",
+			text: edit(t, "rate = 10", "rate = 1e9"),
+			want: `t.toml:8: class[1].rate: must be at most 100000 requests/s, got 1e+09`,
+		},
+		{
 			name: "priority out of range",
 			text: edit(t, "priority = 5", "priority = 11"),
 			want: `t.toml:7: class[1].priority: must be between 0 and 10, got 11`,
@@ -243,6 +248,11 @@ func TestParseErrors(t *testing.T) {
 			name: "closed loop without users",
 			text: minimal + "\n[fleet]\nloop = \"closed\"\n",
 			want: `t.toml:14: fleet.users: must be at least 1 with loop = "closed", got 0`,
+		},
+		{
+			name: "closed loop with too many users",
+			text: minimal + "\n[fleet]\nloop = \"closed\"\nusers = 100000000\n",
+			want: `t.toml:16: fleet.users: must be at most 100000, got 100000000`,
 		},
 		{
 			name: "bad loop",

@@ -19,6 +19,8 @@ const (
 	MaxLayers   = 5                // most retry layers
 	MaxPriority = 10               // highest class priority (the lowest is 0)
 	MaxSigma    = 3.0              // widest lognormal shape of the service time
+	MaxRate     = 100000           // highest base rate of one class, requests/s
+	MaxUsers    = 100000           // most closed-loop users
 )
 
 // namePattern is what a scenario name may look like: lowercase words joined by hyphens.
@@ -74,8 +76,11 @@ func (s Scenario) validateFleet(p *problems) {
 		p.addf("fleet.clients", "must be between 1 and %d, got %d", MaxClients, s.Clients)
 	}
 	if s.Loop.Closed {
-		if s.Loop.Users < 1 {
+		switch {
+		case s.Loop.Users < 1:
 			p.addf("fleet.users", "must be at least 1 with loop = \"closed\", got %d", s.Loop.Users)
+		case s.Loop.Users > MaxUsers:
+			p.addf("fleet.users", "must be at most %d, got %d", MaxUsers, s.Loop.Users)
 		}
 		if s.Loop.Think < 0 {
 			p.addf("fleet.think", "must not be negative, got %s", FormatDuration(s.Loop.Think))
@@ -124,6 +129,11 @@ func (s Scenario) validateClasses(p *problems) {
 		}
 		if !finiteAtLeast(c.Rate, 0) {
 			p.addf(f+".rate", "must be a number >= 0, got %v", c.Rate)
+			badRate = true
+			continue
+		}
+		if c.Rate > MaxRate {
+			p.addf(f+".rate", "must be at most %d requests/s, got %v", MaxRate, c.Rate)
 			badRate = true
 			continue
 		}
