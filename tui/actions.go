@@ -23,6 +23,11 @@ func (m *Model) togglePause() tea.Cmd {
 	}
 	m.fr.paused = !m.fr.paused
 	m.redrawHeader()
+	if m.fr.paused {
+		m.logControl("paused")
+	} else {
+		m.logControl("resumed")
+	}
 	return m.kick()
 }
 
@@ -34,15 +39,27 @@ func (m *Model) stepOnce() tea.Cmd {
 	return m.advance(m.fr.runs[0].meta.Tick)
 }
 
-// faster and slower change the speed; the running loop picks it up at its next tick.
-func (m *Model) faster() tea.Cmd { return m.setSpeed(m.speedIdx + 1) }
-func (m *Model) slower() tea.Cmd { return m.setSpeed(m.speedIdx - 1) }
+// faster and slower change the speed and log it; the running loop picks it up at its next tick.
+func (m *Model) faster() tea.Cmd { return m.changeSpeed(1) }
+func (m *Model) slower() tea.Cmd { return m.changeSpeed(-1) }
 
-func (m *Model) setSpeed(i int) tea.Cmd {
+// changeSpeed moves the speed by d steps, says so in the event log, or says that it is at a limit.
+func (m *Model) changeSpeed(d int) tea.Cmd {
+	i := min(max(m.speedIdx+d, 0), len(speeds)-1)
+	if i == m.speedIdx {
+		m.setStatus(fmt.Sprintf("speed x%s is the limit (x%s to x%s)", fmtSpeed(speeds[i]), fmtSpeed(speeds[0]), fmtSpeed(speeds[len(speeds)-1])), false)
+		return nil
+	}
+	m.setSpeed(i)
+	m.logControl(fmt.Sprintf("speed x%s (simulated seconds per second)", fmtSpeed(m.fr.speed)))
+	return nil
+}
+
+// setSpeed sets the speed to speeds[i] (clamped).
+func (m *Model) setSpeed(i int) {
 	m.speedIdx = min(max(i, 0), len(speeds)-1)
 	m.fr.speed = speeds[m.speedIdx]
 	m.redrawHeader()
-	return nil
 }
 
 // restart runs the scenario again from t=0 with the same seed; controls reset.
@@ -57,6 +74,7 @@ func (m *Model) restart() tea.Cmd {
 			r.reset()
 		}
 		m.resetControls()
+		m.logControl("restarted with the same seed: controls and injected faults reset")
 		m.redraw()
 	})
 	m.screen = screenDashboard
@@ -141,6 +159,7 @@ func (m *Model) toggleCompare() tea.Cmd {
 		m.whenIdle(func() { _ = right.src.Close() })
 		m.setRuns(m.fr.runs[0])
 		m.setStatus("compare off", false)
+		m.logControl("compare off: " + m.fr.runs[0].meta.Strategy + " alone")
 		return m.kick()
 	}
 	seed := m.fr.runs[0].meta.Seed
@@ -163,6 +182,7 @@ func (m *Model) toggleCompare() tea.Cmd {
 	m.screen = screenDashboard
 	m.setRuns(newRun(a), newRun(b))
 	m.setStatus(fmt.Sprintf("comparing %s and %s on the same arrivals and seed %d (s changes the right side)", left, right, seed), false)
+	m.logControl(fmt.Sprintf("compare %s vs %s from t=0, seed %d", left, right, seed))
 	return m.kick()
 }
 
@@ -374,6 +394,7 @@ func (m *Model) onExported(msg exportedMsg) {
 		return
 	}
 	m.setStatus(exportSummary(msg.paths), false)
+	m.logControl(exportSummary(msg.paths))
 }
 
 // exportSummary says where an export went in one short line: the directory once, then each

@@ -56,27 +56,32 @@ func (p *comparePanel) Update(msg tea.Msg) (*comparePanel, tea.Cmd) {
 	}
 	f.f.trafficY = trafficMax(f.f.runs, 2*p.w/2) // two points per cell, half the width each
 	defer func() { f.f.trafficY = 0 }()
-	cols := make([]string, 2)
 	for i := range 2 {
 		p.cps[i], _ = p.cps[i].Update(f)
 		p.traffic[i], _ = p.traffic[i].Update(f)
-		blocks := []string{p.stats[i], p.cps[i].View(), p.traffic[i].View()}
-		if p.eventsH > 0 {
-			p.events[i], _ = p.events[i].Update(f)
-		}
 		w := p.w / 2
 		if i == 1 {
 			w = p.w - p.w/2
 		}
 		p.stats[i] = box(p.st, "", p.numbers(f.f, i), w, p.statsH)
-		blocks[0] = p.stats[i]
+	}
+	p.redrawEvents(f)
+	return p, nil
+}
+
+// redrawEvents redraws the event logs alone (a control was logged) and recomposes the columns
+// from the cached charts.
+func (p *comparePanel) redrawEvents(f frameMsg) {
+	cols := make([]string, 2)
+	for i := range 2 {
+		blocks := []string{p.stats[i], p.cps[i].View(), p.traffic[i].View()}
 		if p.eventsH > 0 {
+			p.events[i], _ = p.events[i].Update(f)
 			blocks = append(blocks, p.events[i].View())
 		}
 		cols[i] = lipgloss.JoinVertical(lipgloss.Left, blocks...)
 	}
 	p.view = fit(side(cols...), p.w, p.h)
-	return p, nil
 }
 
 // numbers is the key figures of run i: success, amplification, service state, crashes.

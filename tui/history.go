@@ -93,9 +93,6 @@ func (h *history) add(s source.Snapshot) {
 	for _, e := range s.Events {
 		h.addEvent(e)
 	}
-	if over := len(h.events) - maxEvents; over > 0 {
-		h.events = append(h.events[:0], h.events[over:]...)
-	}
 	if s.Done {
 		h.flush()
 	}
@@ -112,6 +109,9 @@ func (h *history) addEvent(e source.Event) {
 		}
 	}
 	h.events = append(h.events, e)
+	if over := len(h.events) - maxEvents; over > 0 {
+		h.events = append(h.events[:0], h.events[over:]...)
+	}
 }
 
 // count adds a snapshot's counters to the totals.

@@ -415,3 +415,55 @@ func TestSummaryAfterSwitchAndPriorityChange(t *testing.T) {
 	assert.Contains(t, v, "priority 5 search")
 	assert.Contains(t, v, "priority 6 search")
 }
+
+// Asserts that the controls the dashboard applies itself (pause, resume, speed, restart,
+// compare on and off, export) are written to the event log, visible on the next frame, in
+// every run's log; and that a speed key at its limit says so instead of logging a change.
+func TestDashboardControlsAreLogged(t *testing.T) {
+	cases := []struct {
+		name string
+		keys []string
+		want string
+	}{
+		{"pause", []string{"space"}, "paused"},
+		{"resume", []string{"space", "space"}, "resumed"},
+		{"faster", []string{"+"}, "speed x2"},
+		{"slower", []string{"-"}, "speed x0.5"},
+		{"restart", []string{"r"}, "restarted with the same seed"},
+		{"compare on", []string{"c"}, "compare cortex vs naive"},
+		{"compare off", []string{"c", "c"}, "compare off"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			m, _ := newTestModel(t, 140, 48, "cortex")
+			advanceFrames(m, 5)
+			for _, k := range tc.keys {
+				m.Update(keyMsg(k))
+			}
+			for i, r := range m.fr.runs {
+				require.NotEmpty(t, r.hist.events, "run %d", i)
+				last := r.hist.events[len(r.hist.events)-1]
+				assert.Contains(t, last.Text, tc.want, "run %d", i)
+			}
+			assert.Contains(t, m.View(), tc.want)
+		})
+	}
+	t.Run("export", func(t *testing.T) {
+		m, _ := newTestModel(t, 140, 40, "cortex")
+		advanceFrames(m, 5)
+		_, cmd := m.Update(keyMsg("e"))
+		require.NotNil(t, cmd)
+		m.Update(cmd())
+		evs := m.fr.runs[0].hist.events
+		require.NotEmpty(t, evs)
+		assert.Contains(t, evs[len(evs)-1].Text, "exported to")
+	})
+	t.Run("speed at its limit", func(t *testing.T) {
+		m, _ := newTestModel(t, 140, 40, "cortex")
+		m.setSpeed(len(speeds) - 1)
+		n := len(m.fr.runs[0].hist.events)
+		m.Update(keyMsg("+"))
+		assert.Len(t, m.fr.runs[0].hist.events, n, "no change, no event")
+		assert.Contains(t, m.View(), "is the limit")
+	})
+}

@@ -3,6 +3,8 @@ package tui
 import (
 	"fmt"
 	"strings"
+
+	"github.com/cortex-tui/cortex-tui/source"
 )
 
 // Sizes of the layout, in cells.
@@ -94,8 +96,24 @@ func (m *Model) redrawPanel(p any) {
 		m.signals, _ = p.Update(f)
 	case *sheddingPanel:
 		m.shedding, _ = p.Update(f)
+	case *eventsPanel:
+		if len(m.fr.runs) > 1 {
+			m.compare.redrawEvents(f)
+		} else {
+			m.events, _ = p.Update(f)
+		}
 	}
 	m.compose()
+}
+
+// logControl writes a control the dashboard applies itself (pause, speed, compare, export) to
+// every run's event log, at the run's current time, and shows it at once. Controls applied by a
+// source (faults, weights, classes, strategy) are logged by the source.
+func (m *Model) logControl(text string) {
+	for _, r := range m.fr.runs {
+		r.hist.addEvent(source.Event{T: r.hist.last.T, Kind: source.EventControl, Text: text})
+	}
+	m.redrawPanel(m.events)
 }
 
 // compose joins the cached panel strings into the body (everything above the footer).
