@@ -44,7 +44,7 @@ func (p *header) render(f *frame) string {
 	}
 	parts := []string{
 		st.Bold.Render(" " + r.meta.Scenario),
-		fmt.Sprintf("t %s / %s", fmtDur(r.hist.last.T), fmtDur(r.meta.Total)),
+		fmt.Sprintf("t %s / %s", fmtClock(r.hist.last.T), fmtDur(r.meta.Total)),
 		"x" + fmtSpeed(f.speed),
 		strat,
 		state,
@@ -73,6 +73,16 @@ func fmtDur(d time.Duration) string {
 	}
 	s := int(d.Round(time.Second).Seconds())
 	return fmt.Sprintf("%dm%02ds", s/60, s%60)
+}
+
+// fmtClock formats the run's current time to the tenth of a second, 42.3s or 2m05.3s, so a
+// step of one 100 ms tick ("." while paused) always changes the header.
+func fmtClock(d time.Duration) string {
+	if d < 100*time.Second {
+		return fmtDur(d)
+	}
+	tenths := int64(d.Round(100*time.Millisecond) / (100 * time.Millisecond))
+	return fmt.Sprintf("%dm%02d.%ds", tenths/600, tenths/10%60, tenths%10)
 }
 
 // fmtSpeed formats a speed factor: 0.25, 0.5, 1, 2 ... 64.

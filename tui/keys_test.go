@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/stretchr/testify/assert"
@@ -466,4 +467,40 @@ func TestDashboardControlsAreLogged(t *testing.T) {
 		assert.Len(t, m.fr.runs[0].hist.events, n, "no change, no event")
 		assert.Contains(t, m.View(), "is the limit")
 	})
+}
+
+// Asserts that a step with "." while paused changes the time shown in the header, also past
+// 100 s where the total is shown in whole seconds.
+func TestStepShowsInHeader(t *testing.T) {
+	m, _ := newTestModel(t, 140, 40, "cortex")
+	m.fr.runs[0].meta.Total = 10 * time.Minute
+	m.fr.runs[0].src.(*fakeSource).meta.Total = 10 * time.Minute
+	m.setSpeed(len(speeds) - 1)
+	advanceFrames(m, 17) // 108.8 s
+	m.setSpeed(defaultSpeed)
+	require.Greater(t, m.fr.runs[0].hist.last.T, 100*time.Second)
+	m.Update(keyMsg("space"))
+	for range 3 {
+		before := m.header.View()
+		_, cmd := m.Update(keyMsg("."))
+		require.NotNil(t, cmd)
+		m.Update(cmd())
+		assert.NotEqual(t, before, m.header.View(), "the step shows in the header")
+	}
+}
+
+// Asserts the header's clock format: tenths of a second below and above 100 s.
+func TestFmtClock(t *testing.T) {
+	cases := []struct {
+		d    time.Duration
+		want string
+	}{
+		{42300 * time.Millisecond, "42.3s"},
+		{125300 * time.Millisecond, "2m05.3s"},
+		{125960 * time.Millisecond, "2m06.0s"},
+		{600 * time.Second, "10m00.0s"},
+	}
+	for _, tc := range cases {
+		assert.Equal(t, tc.want, fmtClock(tc.d), tc.d)
+	}
 }
