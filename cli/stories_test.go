@@ -1,0 +1,177 @@
+package cli
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cortex-tui/cortex-tui/report"
+	"github.com/cortex-tui/cortex-tui/scenarios"
+	"github.com/cortex-tui/cortex-tui/sim"
+)
+
+// storyRuns runs built-in scenarios headless with their own seed, once per scenario and
+// strategy, for the claims below.
+type storyRuns map[string]sim.Result
+
+func (r storyRuns) get(t *testing.T, scenario, strategy string) sim.Result {
+	t.Helper()
+	key := scenario + "/" + strategy
+	if res, ok := r[key]; ok {
+		return res
+	}
+	scn, err := scenarios.Lookup(scenario)
+	require.NoError(t, err)
+	res, err := sim.Run(scn, strategy, scn.Seed)
+	require.NoError(t, err)
+	r[key] = res
+	return res
+}
+
+// upUntil reports whether the service was UP at the end of every second before sec.
+func upUntil(rows []report.Row, sec int) bool {
+	for _, row := range rows[:min(sec, len(rows))] {
+		if row.Service != report.StateUp {
+			return false
+		}
+	}
+	return true
+}
+
+// TestStoryClaims asserts that what the built-in scenarios' stories and captions tell the
+// viewer is what a headless run of the scenario shows: each entry quotes a claim of the text
+// (which must still be there, so a reworded text gets its check reworded too) and checks it
+// against the runs the claim is about.
+func TestStoryClaims(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs whole scenarios")
+	}
+	runs := storyRuns{}
+	tests := []struct {
+		scenario string
+		claim    string // a fragment of the story or of a caption
+		check    func(t *testing.T, get func(strategy string) sim.Result)
+	}{
+		{
+			scenario: "black-friday",
+			claim:    "sends far fewer retries into the recovering database",
+			check: func(t *testing.T, get func(string) sim.Result) {
+				assert.Less(t, get("cortex").Summary.Amplification, get("naive").Summary.Amplification/2)
+			},
+		},
+		{
+			scenario: "black-friday",
+			claim:    "Naive retries keep it down. With fewer retries the DB warms up",
+			check: func(t *testing.T, get func(string) sim.Result) {
+				assert.Nil(t, get("naive").Summary.RecoverySeconds, "naive never recovers")
+				assert.NotNil(t, get("none").Summary.RecoverySeconds, "without retries the DB comes back")
+				assert.NotNil(t, get("cortex").Summary.RecoverySeconds, "with cortex the DB comes back")
+			},
+		},
+		{
+			scenario: "food-delivery",
+			claim:    "but it is serving again before the rush ends",
+			check: func(t *testing.T, get func(string) sim.Result) {
+				rows := get("cortex").Timeline
+				require.Greater(t, len(rows), 179)
+				assert.Equal(t, report.StateUp, rows[179].Service, "cortex: UP in the last second of arrivals")
+				assert.Nil(t, get("naive").Summary.RecoverySeconds, "naive never recovers")
+			},
+		},
+		{
+			scenario: "upi-salary-day",
+			claim:    "without retries the API runs saturated but stays up",
+			check: func(t *testing.T, get func(string) sim.Result) {
+				assert.Zero(t, get("none").Summary.Crashes)
+				assert.GreaterOrEqual(t, get("naive").Summary.Crashes, 2, "naive crashes, and again after the restart")
+			},
+		},
+		{
+			scenario: "upi-salary-day",
+			claim:    "the retries, not the surge, brought the API down",
+			check: func(t *testing.T, get func(string) sim.Result) {
+				assert.Zero(t, get("none").Summary.Crashes)
+				assert.Greater(t, get("none").Summary.SuccessRate, get("naive").Summary.SuccessRate)
+			},
+		},
+		{
+			scenario: "article-benchmark",
+			claim:    "The fault ends. The service never went down",
+			check: func(t *testing.T, get func(string) sim.Result) {
+				for _, s := range []string{"none", "naive", "backoff", "cortex"} {
+					assert.True(t, upUntil(get(s).Timeline, 60), "%s: the service is UP until the fault ends", s)
+				}
+			},
+		},
+		{
+			scenario: "api-throttling",
+			claim:    "most retries are wasted",
+			check: func(t *testing.T, get func(string) sim.Result) {
+				for _, s := range []string{"naive", "backoff"} {
+					sum := get(s).Summary
+					assert.Greater(t, float64(sum.WastedRetries), 0.5*float64(sum.Retries), s)
+				}
+			},
+		},
+		{
+			scenario: "api-throttling",
+			claim:    "with naive retries a third of logins fail, while CORTEX sheds bulk marketing",
+			check: func(t *testing.T, get func(string) sim.Result) {
+				naive, cortex := get("naive").Summary.PrioritySuccess, get("cortex").Summary.PrioritySuccess
+				assert.InDelta(t, 0.33, 1-naive["9"], 0.08, "naive: OTP failure rate")
+				assert.Less(t, math.Abs(naive["9"]-naive["1"]), 0.05, "naive: OTPs get no bigger share than marketing")
+				assert.Greater(t, cortex["9"], naive["9"]+0.1, "cortex keeps OTPs flowing")
+			},
+		},
+		{
+			scenario: "spotty-network",
+			claim:    "treat bills and inventory sync the same, while CORTEX throttles",
+			check: func(t *testing.T, get func(string) sim.Result) {
+				naive, cortex := get("naive").Summary.PrioritySuccess, get("cortex").Summary.PrioritySuccess
+				assert.Less(t, math.Abs(naive["9"]-naive["2"]), 0.05, "naive: billing and sync alike")
+				assert.Greater(t, cortex["9"], cortex["2"]+0.1, "cortex: billing gets through")
+			},
+		},
+		{
+			scenario: "slow-ledger",
+			claim:    "Watch the latency signal L: it rises while the error rate is still zero",
+			check: func(t *testing.T, get func(string) sim.Result) {
+				rows := get("cortex").Timeline
+				require.Greater(t, len(rows), 60)
+				require.NotNil(t, rows[25].Signals)
+				peak := 0.0
+				for _, row := range rows[30:60] { // the first slow query, before the worse one
+					require.NotNil(t, row.Signals)
+					assert.Zero(t, row.Failures, "no errors yet at t=%ds", row.T)
+					peak = max(peak, row.Signals.L)
+				}
+				assert.Greater(t, peak, rows[25].Signals.L+0.08, "L rose after the slow query")
+			},
+		},
+		{
+			scenario: "slow-ledger",
+			claim:    "the retries, not the slow query, decided those",
+			check: func(t *testing.T, get func(string) sim.Result) {
+				assert.Zero(t, get("none").Summary.Crashes)
+				assert.NotNil(t, get("none").Summary.RecoverySeconds)
+				assert.Positive(t, get("naive").Summary.Crashes)
+				assert.Nil(t, get("naive").Summary.RecoverySeconds)
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.scenario+"/"+tt.claim, func(t *testing.T) {
+			scn, err := scenarios.Lookup(tt.scenario)
+			require.NoError(t, err)
+			texts := []string{scn.Story}
+			for _, n := range scn.Notes {
+				texts = append(texts, n.Text)
+			}
+			require.Contains(t, strings.Join(texts, "\n"), tt.claim, "the text still makes this claim")
+			tt.check(t, func(strategy string) sim.Result { return runs.get(t, tt.scenario, strategy) })
+		})
+	}
+}
