@@ -104,7 +104,7 @@ func TestHeadlessScenarioFile(t *testing.T) {
 }
 
 // TestHeadlessErrors asserts that bad input gets a clear message on stderr, nothing on stdout,
-// and a non-zero status: 2 for invalid flags (format, strategy), 1 for a bad file.
+// and a non-zero status: 2 for usage errors (flags, names, arguments), 1 for a bad file.
 func TestHeadlessErrors(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "bad.toml")
 	require.NoError(t, os.WriteFile(bad, []byte("name = \"x\"\nduration = \"soon\"\n"), 0o644))
@@ -118,6 +118,8 @@ func TestHeadlessErrors(t *testing.T) {
 		{"bad format", []string{"--scenario", "metastable", "--format", "xml"}, 2, "invalid --format \"xml\""},
 		{"unknown flag", []string{"--scenario", "metastable", "--colour"}, 2, "unknown flag"},
 		{"bad seed", []string{"--scenario", "metastable", "--seed", "one"}, 2, "seed"},
+		{"unknown scenario", []string{"--scenario", "nope"}, 2, "unknown scenario \"nope\""},
+		{"an argument", []string{"--scenario", "metastable", "extra"}, 2, "run takes no arguments, got [\"extra\"]"},
 		{"missing file", []string{"--scenario-file", "/nonexistent/x.toml"}, 1, "x.toml"},
 		{"invalid file", []string{"--scenario-file", bad}, 1, "bad.toml"},
 	}

@@ -29,7 +29,12 @@ func newRunCmd(io streams) *cobra.Command {
 		Example: `  cortex-tui run --scenario black-friday
   cortex-tui run --scenario dns-crash --headless --strategy naive --format json
   cortex-tui run --scenario-file my.toml --headless --format csv`,
-		Args: cobra.NoArgs,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return &exitError{code: 2, err: fmt.Errorf("run takes no arguments, got %q (use --scenario NAME or --scenario-file PATH)", args)}
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.seedSet = cmd.Flags().Changed("seed")
 			scn, err := loadScenario(o.scenario, o.scenarioFile)

@@ -41,7 +41,7 @@ With --toml it prints the scenario as a file instead, a starting point for your 
 			}
 			scn, err := scenarios.Lookup(args[0])
 			if err != nil {
-				return err
+				return &exitError{code: 2, err: err}
 			}
 			if asTOML {
 				data, err := scn.MarshalTOML()

@@ -85,7 +85,8 @@ func TestScenariosTOML(t *testing.T) {
 	}
 }
 
-// TestScenariosErrors asserts the exit status and message of each misuse of `scenarios`.
+// TestScenariosErrors asserts the exit status and message of each misuse of `scenarios`: 2, as
+// for every usage error, including an unknown name (as `run --scenario` and `bench` do).
 func TestScenariosErrors(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -93,7 +94,7 @@ func TestScenariosErrors(t *testing.T) {
 		code    int
 		message string
 	}{
-		{"unknown name", []string{"scenarios", "nope"}, 1, `cortex-tui: unknown scenario "nope"; valid names: ` + strings.Join(scenarios.Names(), ", ") + "\n"},
+		{"unknown name", []string{"scenarios", "nope"}, 2, `cortex-tui: unknown scenario "nope"; valid names: ` + strings.Join(scenarios.Names(), ", ") + "\n"},
 		{"two names", []string{"scenarios", "a", "b"}, 2, "cortex-tui: scenarios takes at most one NAME, got 2 arguments\n"},
 		{"--toml without a name", []string{"scenarios", "--toml"}, 2, "cortex-tui: --toml needs a scenario NAME\n"},
 		{"unknown flag", []string{"scenarios", "--colour"}, 2, "cortex-tui: unknown flag: --colour\n"},
