@@ -134,3 +134,14 @@ func TestHeadlessErrors(t *testing.T) {
 	_, _, errOut := execute("run", "--headless", "--scenario", "metastable", "--strategy", "yolo")
 	assert.Contains(t, errOut, "cortex", "the error lists the valid strategies")
 }
+
+// TestRunHelpFlagNames asserts that `run --help` names each flag's value by its type: a
+// backquoted phrase in a flag's usage would become the value's name (pflag's convention),
+// as in "--scenario cortex-tui scenarios".
+func TestRunHelpFlagNames(t *testing.T) {
+	code, out, errOut := execute("run", "--help")
+	require.Equal(t, 0, code, errOut)
+	for _, want := range []string{"--scenario string", "--scenario-file string", "--strategy string", "--seed int", "--format string"} {
+		assert.Contains(t, out, want)
+	}
+}

@@ -51,7 +51,7 @@ func newRunCmd(io streams) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.scenario, "scenario", "", "built-in scenario name (see `cortex-tui scenarios`)")
+	f.StringVar(&o.scenario, "scenario", "", "built-in scenario name (see \"cortex-tui scenarios\")")
 	f.StringVar(&o.scenarioFile, "scenario-file", "", "path of a scenario TOML file")
 	f.StringVar(&o.strategy, "strategy", "cortex", "retry strategy: none, naive, backoff, breaker, budget, throttle, grpc, cortex")
 	f.Int64Var(&o.seed, "seed", 0, "random seed (default: the scenario's own)")
