@@ -46,6 +46,9 @@ type Engine struct {
 	cfg    Config
 	clock  Clock
 	origin time.Time     // the clock's reading at New or Reset: elapsed time 0
+	manual *ManualClock  // clock, when it is a ManualClock: read without time.Time arithmetic
+	oframe *clockFrame   // manual's frame at origin (nil otherwise)
+	ons    int64         // manual's offset in oframe at origin, ns
 	last   time.Duration // latest elapsed time seen (time never goes backwards inside)
 	pcg    rand.PCG
 	rng    *rand.Rand // draws from pcg
@@ -85,7 +88,8 @@ func New(cfg Config) (*Engine, error) {
 		cfg.Clock = WallClock{}
 	}
 	e := &Engine{cfg: cfg, clock: cfg.Clock, base: w, adaptive: cfg.AdaptiveWeights}
-	e.init(cfg.Clock.Now())
+	e.manual, _ = cfg.Clock.(*ManualClock)
+	e.init(e.readOrigin())
 	return e, nil
 }
 
@@ -115,10 +119,33 @@ func (e *Engine) init(origin time.Time) {
 	e.successes, e.failed, e.decisions, e.fallbacks = 0, 0, [5]uint64{}, 0
 }
 
+// readOrigin reads the clock for a new origin; for a manual clock it also keeps the clock's
+// frame and offset, so that now can subtract offsets instead of times.
+func (e *Engine) readOrigin() time.Time {
+	if e.manual == nil {
+		return e.clock.Now()
+	}
+	f, ns := e.manual.load()
+	e.oframe, e.ons = f, ns
+	return timeAt(f, ns)
+}
+
 // now reads the clock once and returns the elapsed time since origin, never less than the
-// previous reading. Callers hold e.mu.
+// previous reading. Callers hold e.mu. On a manual clock still in the frame of the origin,
+// the elapsed time is the difference of two int64 offsets (both below 2^62 in magnitude),
+// which is exactly what Time.Sub would return.
 func (e *Engine) now() time.Duration {
-	t := e.clock.Now().Sub(e.origin)
+	var t time.Duration
+	if e.manual != nil {
+		f, ns := e.manual.load()
+		if f == e.oframe && f != nil && f.fast {
+			t = time.Duration(ns - e.ons)
+		} else {
+			t = timeAt(f, ns).Sub(e.origin)
+		}
+	} else {
+		t = e.clock.Now().Sub(e.origin)
+	}
 	if t < e.last {
 		return e.last
 	}
@@ -437,7 +464,7 @@ func (e *Engine) Reset() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	prev := e.br.state
-	e.init(e.clock.Now())
+	e.init(e.readOrigin())
 	if prev != Closed {
 		e.br.state = prev
 		e.br.to(0, Closed, TransitionReset)

@@ -126,3 +126,109 @@ func TestManualClock(t *testing.T) {
 	got := WallClock{}.Now()
 	assert.False(t, got.Before(before), "the wall clock reads real time")
 }
+
+// TestManualClockExact asserts that Now returns exactly the time last set (instant, location
+// and monotonic reading), whether the clock's frame can hold it as an offset or a new frame has
+// to start (another location, far away, from the zero value), and that concurrent Sets and
+// Advances across frames lose no advance.
+func TestManualClockExact(t *testing.T) {
+	paris, err := time.LoadLocation("Europe/Paris")
+	if err != nil {
+		paris = time.FixedZone("CET", 3600)
+	}
+	tests := []struct {
+		name  string
+		start time.Time
+		set   []time.Time
+	}{
+		{"same frame", epoch, []time.Time{epoch.Add(time.Hour), epoch.Add(-time.Hour), epoch}},
+		{"other location", epoch, []time.Time{epoch.In(paris), epoch.Add(time.Second), epoch.In(paris)}},
+		{"far away", epoch, []time.Time{epoch.AddDate(500, 0, 0), epoch.AddDate(-2000, 0, 0), epoch}},
+		{"from the zero time", time.Time{}, []time.Time{epoch, time.Time{}, epoch.Add(time.Nanosecond)}},
+		{"monotonic", WallClock{}.Now(), []time.Time{epoch, WallClock{}.Now(), WallClock{}.Now().Add(time.Minute)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := NewManualClock(tt.start)
+			assert.True(t, c.Now() == tt.start, "starts at the given time")
+			for _, at := range tt.set {
+				c.Set(at)
+				assert.True(t, c.Now() == at, "reads %v after Set(%v)", c.Now(), at)
+				c.Advance(time.Second)
+				assert.True(t, c.Now() == at.Add(time.Second), "Advance moves from the time set")
+			}
+		})
+	}
+
+	c := NewManualClock(epoch)
+	far := epoch.AddDate(300, 0, 0)
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 500 {
+				if g == 0 && i%100 == 0 {
+					c.Set(far) // a new frame while others advance
+					continue
+				}
+				c.Advance(time.Millisecond)
+			}
+		}()
+	}
+	wg.Wait()
+	got := c.Now()
+	assert.True(t, got.After(far), "the last Set(far) happened before the remaining advances")
+	assert.LessOrEqual(t, got.Sub(far), 1500*time.Millisecond+495*time.Millisecond, "no advance counted twice")
+}
+
+// TestEngineClockFrames asserts that the engine's elapsed time stays right when its manual
+// clock leaves the frame the engine started on (a Set to another location, far away) and
+// comes back: time going backwards still counts as no time passing.
+func TestEngineClockFrames(t *testing.T) {
+	clock := NewManualClock(epoch)
+	cfg := DefaultConfig()
+	cfg.Clock = clock
+	cfg.Seed = 1
+	cfg.CircuitCooldown = time.Second
+	e, err := New(cfg)
+	require.NoError(t, err)
+	e.ForceOpen()
+	clock.Set(epoch.Add(500 * time.Millisecond).In(time.FixedZone("X", 7200)))
+	assert.Equal(t, Open, e.Snapshot().Circuit, "0.5 s in another location: still OPEN")
+	clock.Set(epoch.Add(time.Second).In(time.FixedZone("X", 7200)))
+	assert.Equal(t, HalfOpen, e.Snapshot().Circuit, "1 s in another frame: the cooldown elapsed")
+	clock.Set(epoch)
+	assert.Equal(t, HalfOpen, e.Snapshot().Circuit, "back in the first frame, earlier: no time passes")
+	tr := e.Transitions()
+	require.Len(t, tr, 2)
+	assert.True(t, tr[1].At.Equal(epoch.Add(time.Second)), "the transition is stamped 1 s after the origin")
+}
+
+// TestManualClockSetElapsed asserts that SetElapsed(d) reads exactly as Set(t0.Add(d)), t0
+// being the time the clock was created at, in the clock's first frame, after a Set that
+// started another frame, and on a zero-value clock.
+func TestManualClockSetElapsed(t *testing.T) {
+	zone := time.FixedZone("X", 7200)
+	tests := []struct {
+		name   string
+		clock  func() *ManualClock
+		before func(c *ManualClock)
+		t0     time.Time
+	}{
+		{"first frame", func() *ManualClock { return NewManualClock(epoch) }, func(*ManualClock) {}, epoch},
+		{"after another frame", func() *ManualClock { return NewManualClock(epoch) },
+			func(c *ManualClock) { c.Set(epoch.In(zone)) }, epoch},
+		{"zero value", func() *ManualClock { return &ManualClock{} }, func(*ManualClock) {}, time.Time{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := tt.clock()
+			tt.before(c)
+			for _, d := range []time.Duration{time.Second, -time.Hour, 0, 200 * 365 * 24 * time.Hour, time.Minute} {
+				c.SetElapsed(d)
+				assert.True(t, c.Now() == tt.t0.Add(d), "SetElapsed(%v) reads %v", d, c.Now())
+			}
+		})
+	}
+}

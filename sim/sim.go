@@ -434,12 +434,11 @@ func (s *Sim) Now() time.Duration { return time.Duration(s.now) }
 
 // setClock returns the virtual time t (ns) as a time.Time and, when the client's strategy
 // reads the shared clock (cortex: its engine), moves the clock there first. The baselines get
-// the time as an argument and never read the clock, so their calls skip the clock's lock.
+// the time as an argument and never read the clock, so their calls skip moving it.
 func (s *Sim) setClock(t int64, c *client) time.Time {
-	now := epoch.Add(time.Duration(t))
 	if c.holder != nil && t != s.clockAt {
-		s.clock.Set(now)
+		s.clock.SetElapsed(time.Duration(t)) // reads epoch + t
 		s.clockAt = t
 	}
-	return now
+	return epoch.Add(time.Duration(t))
 }
