@@ -27,7 +27,11 @@ func newDecisions(st Styles) *decisionsPanel { return &decisionsPanel{base{st: s
 // Update redraws the panel on a frameMsg.
 func (p *decisionsPanel) Update(msg tea.Msg) (*decisionsPanel, tea.Cmd) {
 	if f, ok := msg.(frameMsg); ok {
-		p.view = box(p.st, "Decisions · tick · total", p.body(f.f), p.w, p.h)
+		title := "Decisions"
+		if len(f.f.runs) > 0 {
+			title = fitTitle(p.w, "Decisions · last "+fmtTick(f.f.runs[0].meta.Tick)+" tick · total", "Decisions · tick · total")
+		}
+		p.view = box(p.st, title, p.body(f.f), p.w, p.h)
 	}
 	return p, nil
 }
@@ -50,6 +54,6 @@ func (p *decisionsPanel) body(f *frame) string {
 			fmt.Sprintf(" %6d %8d", h.last.Counts.Decisions[a], h.totals.Decisions[a]))
 	}
 	t := h.totals
-	lines = append(lines, st.Muted.Render(fmt.Sprintf("shed %d · budget %d · local %d", t.Shed, t.BudgetRejected, h.last.Counts.LocalRejects)))
+	lines = append(lines, st.Muted.Render(fmt.Sprintf("shed %d · budget %d · not sent %d", t.Shed, t.BudgetRejected, t.LocalRejects)))
 	return strings.Join(lines, "\n")
 }

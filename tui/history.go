@@ -46,7 +46,7 @@ type secondAcc struct {
 type totals struct {
 	Originals, Attempts, Retries, Successes, Failures int
 	Completed, Abandoned, Shed, BudgetRejected        int
-	RetryFailures, Crashes                            int
+	RetryFailures, Crashes, LocalRejects              int
 	PeakAmplification                                 float64 // largest attempts/originals over a second
 	Decisions                                         [5]int
 	ClassArrived, ClassSucceeded                      []int
@@ -128,6 +128,7 @@ func (h *history) count(s source.Snapshot) {
 	t.BudgetRejected += c.BudgetRejected
 	t.RetryFailures += c.RetryFailures
 	t.Crashes += c.Crashes
+	t.LocalRejects += c.LocalRejects
 	for i, d := range c.Decisions {
 		t.Decisions[i] += d
 	}

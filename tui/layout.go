@@ -67,6 +67,17 @@ func box(st Styles, title, body string, w, h int) string {
 	return top + "\n" + st.Panel.Render(fit(body, iw, ih))
 }
 
+// fitTitle returns the first of titles (longest wording first) that fits the top border of a box
+// w cells wide without being cut, or the last one, which box then cuts.
+func fitTitle(w int, titles ...string) string {
+	for _, t := range titles {
+		if ansi.StringWidth(t) <= w-5 {
+			return t
+		}
+	}
+	return titles[len(titles)-1]
+}
+
 // inner returns the content size of a box of w x h cells.
 func inner(w, h int) (int, int) {
 	if w < 4 || h < 3 {

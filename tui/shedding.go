@@ -3,7 +3,9 @@ package tui
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 )
@@ -84,8 +86,29 @@ func (p *sheddingPanel) render(f *frame) (string, string) {
 	if floor >= 0 && !drawn {
 		lines = append(lines, p.floorLine(floor, iw))
 	}
+	if _, ih := inner(p.w, p.h); len(lines)+2 <= ih {
+		lines = append(lines, "", p.legend(r.meta.Tick, iw, ih-len(lines)-1))
+	}
 	return title, strings.Join(lines, "\n")
 }
+
+// legend says what the columns count, in the longest wording that fits w x h cells.
+func (p *sheddingPanel) legend(tick time.Duration, w, h int) string {
+	per := "retries in the last " + fmtTick(tick) + " tick"
+	for _, s := range []string{
+		per + ": admitted = sent again; shed = priority under the floor; budget = out of retry tokens",
+		per + ": admitted, shed under the floor, budget out of tokens",
+		per,
+	} {
+		if s = pickerWrap(s, w); strings.Count(s, "\n") < h {
+			return p.st.Muted.Render(s)
+		}
+	}
+	return ""
+}
+
+// fmtTick formats a tick length: 0.1s, 1s.
+func fmtTick(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s" }
 
 // floorLine is the separator between classes above the floor and those shed under it.
 func (p *sheddingPanel) floorLine(floor, w int) string {

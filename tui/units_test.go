@@ -168,3 +168,26 @@ func TestEventsPanelCutsLongLines(t *testing.T) {
 		assert.LessOrEqual(t, ansi.StringWidth(l), 60, l)
 	}
 }
+
+// Asserts that the decisions panel gives every count of its last line (shed, budget, not sent)
+// as a total over the run, like the totals column, and names the tick its first column counts;
+// and that the shedding panel says what its columns count when it has room.
+func TestDecisionsAndSheddingSayWhatTheyCount(t *testing.T) {
+	tick := 100 * time.Millisecond
+	r := &run{meta: source.Meta{Tick: tick, Classes: []source.ClassMeta{{Name: "payment", Priority: 9, Share: 1}}},
+		hist: newHistory()}
+	for n := 1; n <= 5; n++ {
+		r.hist.add(source.Snapshot{T: time.Duration(n) * tick, Dt: tick,
+			Counts: source.Counts{Shed: 2, BudgetRejected: 3, LocalRejects: n}})
+	}
+	f := &frame{runs: []*run{r}, classes: r.meta.Classes}
+	d := newDecisions(DefaultStyles())
+	d.SetSize(44, 10)
+	d, _ = d.Update(frameMsg{f: f})
+	assert.Contains(t, d.View(), "shed 10 · budget 15 · not sent 15")
+	assert.Contains(t, d.View(), "last 0.1s tick")
+	s := newShedding(DefaultStyles())
+	s.SetSize(60, 10)
+	s, _ = s.Update(frameMsg{f: f})
+	assert.Contains(t, s.View(), "retries in the last 0.1s tick")
+}
