@@ -144,6 +144,12 @@ func TestParseErrors(t *testing.T) {
 			want: `t.toml:16: fault[1].at: starts at 90s, at or after the end of the run's arrivals (duration = 60s)`,
 		},
 		{
+			name: "fault starting between two ticks",
+			text: minimal + "\n[[fault]]\nkind = \"outage\"\nat = \"10050ms\"\nduration = \"40ms\"\n",
+			want: "t.toml:16: fault[1].at: must be a multiple of tick (100ms): faults start and end on tick boundaries, got 10.05s\n" +
+				"t.toml:17: fault[1].duration: must be a multiple of tick (100ms): faults start and end on tick boundaries, got 40ms",
+		},
+		{
 			name: "fault without a duration",
 			text: minimal + "\n[[fault]]\nkind = \"outage\"\nat = \"10s\"\n",
 			want: `t.toml:14: fault[1].duration: is required (e.g. duration = "30s")`,

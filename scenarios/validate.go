@@ -207,9 +207,15 @@ func (s Scenario) validateFaults(p *problems) {
 			p.addf(path+".at", "must not be negative, got %s", FormatDuration(f.At))
 		case s.Duration > 0 && f.At >= s.Duration:
 			p.addf(path+".at", "starts at %s, at or after the end of the run's arrivals (duration = %s)", FormatDuration(f.At), FormatDuration(s.Duration))
+		case s.tickValid() && f.At%s.Tick != 0:
+			p.addf(path+".at", "must be a multiple of tick (%s): faults start and end on tick boundaries, got %s", FormatDuration(s.Tick), FormatDuration(f.At))
 		}
-		if f.Duration <= 0 {
+		switch {
+		case f.Duration <= 0:
 			p.addf(path+".duration", "must be positive, got %s", FormatDuration(f.Duration))
+		case s.tickValid() && f.Duration%s.Tick != 0:
+			// A fault shorter than a tick that starts within one would never happen at all.
+			p.addf(path+".duration", "must be a multiple of tick (%s): faults start and end on tick boundaries, got %s", FormatDuration(s.Tick), FormatDuration(f.Duration))
 		}
 		if key, msg := f.Kind.checkValue(f.Value); msg != "" {
 			p.addf(path+"."+key, "%s", msg)
@@ -224,6 +230,9 @@ func (s Scenario) validateFaults(p *problems) {
 		}
 	}
 }
+
+// tickValid reports whether Tick is within its limits, so other checks may rely on it.
+func (s Scenario) tickValid() bool { return s.Tick >= MinTick && s.Tick <= MaxTick }
 
 func (s Scenario) validateNotes(p *problems) {
 	for i, n := range s.Notes {
