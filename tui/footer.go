@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/help"
@@ -36,9 +37,7 @@ func (p *footer) SetStatus(s string, isErr bool) { p.status, p.isErr = s, isErr 
 // Update redraws the footer on a frameMsg.
 func (p *footer) Update(msg tea.Msg) (*footer, tea.Cmd) {
 	if _, ok := msg.(frameMsg); ok {
-		p.help.Width = p.w
-		short := p.help.ShortHelpView(p.keys.ShortHelp())
-		line := " " + short
+		line := " " + p.shortHelp(p.w-1)
 		if p.status != "" {
 			style := p.st.Status
 			if p.isErr {
@@ -54,6 +53,30 @@ func (p *footer) Update(msg tea.Msg) (*footer, tea.Cmd) {
 		p.view = fit(line, p.w, p.h)
 	}
 	return p, nil
+}
+
+// shortHelp renders the short help in w cells: as many of the keymap's short bindings as fit,
+// whole, then "? full help" and quit, which always show. (bubbles/help v1 lets the item that
+// overflows through when its ellipsis does not fit either, so the line would be cut mid-word.)
+func (p *footer) shortHelp(w int) string {
+	p.help.Width = 0
+	tail := []keyBinding{p.keys.Help, p.keys.Quit}
+	sep := p.st.Help.ShortSeparator.Inline(true).Render(p.help.ShortSeparator)
+	tailView := p.help.ShortHelpView(tail)
+	room := w - ansi.StringWidth(tailView)
+	var head []string
+	for _, b := range p.keys.ShortHelp() {
+		if slices.ContainsFunc(tail, func(t keyBinding) bool { return slices.Equal(t.Keys(), b.Keys()) }) {
+			continue
+		}
+		item := p.help.ShortHelpView([]keyBinding{b})
+		if room-ansi.StringWidth(item+sep) < 0 {
+			break
+		}
+		room -= ansi.StringWidth(item + sep)
+		head = append(head, item)
+	}
+	return strings.Join(append(head, tailView), sep)
 }
 
 // helpScreen is the full help: every binding, grouped, from the same keymap as the footer, with

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cortex-tui/cortex-tui/engine"
+	"github.com/cortex-tui/cortex-tui/keymap"
 	"github.com/cortex-tui/cortex-tui/source"
 )
 
@@ -190,4 +191,17 @@ func TestDecisionsAndSheddingSayWhatTheyCount(t *testing.T) {
 	s.SetSize(60, 10)
 	s, _ = s.Update(frameMsg{f: f})
 	assert.Contains(t, s.View(), "retries in the last 0.1s tick")
+}
+
+// Asserts that the footer's short help is never cut in the middle of a key's description: at
+// every width it ends with the last binding (quit) or with the ellipsis bubbles/help puts in
+// place of the bindings that do not fit.
+func TestFooterHelpNotCut(t *testing.T) {
+	for w := 30; w <= 250; w++ {
+		p := newFooter(DefaultStyles(), keymap.Default())
+		p.SetSize(w, 1)
+		p, _ = p.Update(frameMsg{f: &frame{}})
+		line := strings.TrimRight(p.View(), " ")
+		assert.True(t, strings.HasSuffix(line, "quit") || strings.HasSuffix(line, "…"), "width %d: %q", w, line)
+	}
 }
