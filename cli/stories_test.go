@@ -72,6 +72,20 @@ func TestStoryClaims(t *testing.T) {
 			},
 		},
 		{
+			scenario: "dns-crash",
+			claim:    "naive clients send 4x the attempts, all hanging; the service idles",
+			check: func(t *testing.T, get func(string) sim.Result) {
+				attempts, originals := 0, 0
+				for _, row := range get("naive").Timeline[45:56] {
+					attempts += row.Attempts
+					originals += row.Originals
+					assert.Zero(t, row.Successes, "t=%ds: nothing answers", row.T)
+					assert.Zero(t, row.Queue, "t=%ds: the service idles", row.T)
+				}
+				assert.InDelta(t, 4, float64(attempts)/float64(originals), 0.3)
+			},
+		},
+		{
 			scenario: "food-delivery",
 			claim:    "but it is serving again before the rush ends",
 			check: func(t *testing.T, get func(string) sim.Result) {
