@@ -41,6 +41,13 @@ func upUntil(rows []report.Row, sec int) bool {
 	return true
 }
 
+// storyClaim is one claim of a built-in scenario's texts and its check against the runs.
+type storyClaim struct {
+	scenario string
+	claim    string // a fragment of the story or of a caption
+	check    func(t *testing.T, get func(strategy string) sim.Result)
+}
+
 // TestStoryClaims asserts that what the built-in scenarios' stories and captions tell the
 // viewer is what a headless run of the scenario shows: each entry quotes a claim of the text
 // (which must still be there, so a reworded text gets its check reworded too) and checks it
@@ -50,11 +57,7 @@ func TestStoryClaims(t *testing.T) {
 		t.Skip("runs whole scenarios")
 	}
 	runs := storyRuns{}
-	tests := []struct {
-		scenario string
-		claim    string // a fragment of the story or of a caption
-		check    func(t *testing.T, get func(strategy string) sim.Result)
-	}{
+	tests := []storyClaim{
 		{
 			scenario: "black-friday",
 			claim:    "sends far fewer retries into the recovering database",
@@ -175,6 +178,28 @@ func TestStoryClaims(t *testing.T) {
 				assert.Nil(t, get("naive").Summary.RecoverySeconds)
 			},
 		},
+	}
+	for _, loop := range []struct {
+		scenario, claim string
+		lowers          bool
+	}{
+		{"closed-loop", "So backoff lowers the load here: the population throttles itself.", true},
+		{"open-loop", "Backoff spreads retries out but does not remove them: amplification stays high.", false},
+	} {
+		tests = append(tests, storyClaim{loop.scenario, loop.claim, func(t *testing.T, get func(string) sim.Result) {
+			rate := func(s string) float64 { // attempts per second during the outage
+				n := 0
+				for _, row := range get(s).Timeline[45:65] {
+					n += row.Attempts
+				}
+				return float64(n) / 20
+			}
+			if loop.lowers {
+				assert.Less(t, rate("backoff"), 0.85*rate("naive"), "backoff sends less than naive")
+			} else {
+				assert.Greater(t, rate("backoff"), 0.95*rate("naive"), "backoff sends as much as naive")
+			}
+		}})
 	}
 	for _, tt := range tests {
 		t.Run(tt.scenario+"/"+tt.claim, func(t *testing.T) {
