@@ -276,11 +276,11 @@ func (s *Sim) fleetView() *source.CortexView {
 		}
 		n++
 		v.Signals = addSignals(v.Signals, e.Signals)
-		v.SigMin = mapSignals(v.SigMin, e.Signals, math.Min)
-		v.SigMax = mapSignals(v.SigMax, e.Signals, math.Max)
+		v.SigMin = minSignals(v.SigMin, e.Signals)
+		v.SigMax = maxSignals(v.SigMax, e.Signals)
 		v.CPS += e.CPS
-		v.CPSMin = math.Min(v.CPSMin, e.CPS)
-		v.CPSMax = math.Max(v.CPSMax, e.CPS)
+		v.CPSMin = min(v.CPSMin, e.CPS)
+		v.CPSMax = max(v.CPSMax, e.CPS)
 		v.Tokens += e.Tokens
 		if cs := int(e.Circuit); cs >= 0 && cs < len(circuits) {
 			circuits[cs]++
@@ -319,6 +319,12 @@ func addSignals(a, b engine.Signals) engine.Signals {
 	return engine.Signals{F: a.F + b.F, L: a.L + b.L, Q: a.Q + b.Q, B: a.B + b.B, C: a.C + b.C}
 }
 
-func mapSignals(a, b engine.Signals, f func(x, y float64) float64) engine.Signals {
-	return engine.Signals{F: f(a.F, b.F), L: f(a.L, b.L), Q: f(a.Q, b.Q), B: f(a.B, b.B), C: f(a.C, b.C)}
+// minSignals and maxSignals are the signal-wise min and max (the built-ins, which treat NaN and
+// signed zeros as math.Min and math.Max do, inlined instead of called through a func value).
+func minSignals(a, b engine.Signals) engine.Signals {
+	return engine.Signals{F: min(a.F, b.F), L: min(a.L, b.L), Q: min(a.Q, b.Q), B: min(a.B, b.B), C: min(a.C, b.C)}
+}
+
+func maxSignals(a, b engine.Signals) engine.Signals {
+	return engine.Signals{F: max(a.F, b.F), L: max(a.L, b.L), Q: max(a.Q, b.Q), B: max(a.B, b.B), C: max(a.C, b.C)}
 }
