@@ -244,15 +244,16 @@ func (e *Engine) ShouldRetry(priority, attempt int, retryable bool) (d Decision)
 	}
 	t := e.now()
 	e.advance(t)
-	if d, ok := e.unified(t, priority, attempt); ok {
+	if e.unified(t, priority, attempt, &d) {
 		return d
 	}
 	return e.fallback(t, priority, attempt)
 }
 
-// unified runs checks 3 to 5 on the CPS. ok is false when the computation panicked or the CPS
-// is not finite; the caller then falls back.
-func (e *Engine) unified(t time.Duration, priority, attempt int) (d Decision, ok bool) {
+// unified runs checks 3 to 5 on the CPS and writes the decision into *d (in place: a Decision
+// is 14 words, and this is the hot path). It returns false when the computation panicked or
+// the CPS is not finite; *d is then undefined and the caller falls back.
+func (e *Engine) unified(t time.Duration, priority, attempt int, d *Decision) (ok bool) {
 	defer func() {
 		if r := recover(); r != nil {
 			ok = false
@@ -264,41 +265,41 @@ func (e *Engine) unified(t time.Duration, priority, attempt int) (d Decision, ok
 	}
 	cps := e.w.dot(&s)
 	if math.IsNaN(cps) || math.IsInf(cps, 0) {
-		return Decision{}, false
+		return false
 	}
 	cps = clamp01(cps)
-	d = Decision{CPS: cps, State: StateFor(cps, e.cfg.EmergencyThreshold), Priority: priority, Floor: floorOf(cps), Signals: s}
+	*d = Decision{CPS: cps, State: StateFor(cps, e.cfg.EmergencyThreshold), Priority: priority, Floor: floorOf(cps), Signals: s}
 
 	// Check 3: emergency and circuit.
 	switch {
 	case cps >= e.cfg.EmergencyThreshold:
 		e.br.open(t, TransitionEmergency)
 		d.Action, d.Reason = CircuitOpen, ReasonEmergency
-		return d, true
+		return true
 	case e.br.state == Open:
 		d.Action, d.Reason = CircuitOpen, ReasonCircuitOpen
-		return d, true
+		return true
 	case e.br.probesBusy():
 		d.Action, d.Reason = CircuitOpen, ReasonHalfOpenProbesBusy
-		return d, true
+		return true
 	}
 	// Check 4: priority floor, recovery ramp, budget.
 	switch {
 	case priority < d.Floor:
 		d.Action, d.Reason = Reject, ReasonShedLowPriority
-		return d, true
+		return true
 	case !rampAdmits(priority, e.rampShare(t)):
 		d.Action, d.Reason = Reject, ReasonRecoveryRamp
-		return d, true
+		return true
 	case !e.tb.take(t):
 		d.Action, d.Reason = Reject, ReasonBudgetExhausted
-		return d, true
+		return true
 	}
 	// Check 5: CPS-modulated backoff.
 	d.Action, d.Reason = Retry, ReasonRetry
 	d.Delay = e.draw(float64(e.cfg.BackoffBaseDelay) * math.Ldexp(1, min(attempt, 64)) * (1 + cps*10))
 	e.br.probeSent(t)
-	return d, true
+	return true
 }
 
 // fallback answers from the independent checks: circuit breaker, then token bucket, then plain
