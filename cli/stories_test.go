@@ -89,6 +89,31 @@ func TestStoryClaims(t *testing.T) {
 			},
 		},
 		{
+			scenario: "metastable",
+			claim:    "Without retries the queue drains in about ten seconds.",
+			check: func(t *testing.T, get func(string) sim.Result) {
+				rows := get("none").Timeline
+				assert.Greater(t, rows[35].Queue, 100.0, "a queue at the end of the trigger")
+				assert.Less(t, rows[48].Queue, 5.0, "drained about ten seconds later")
+			},
+		},
+		{
+			scenario: "metastable",
+			claim:    "Still broken, with no fault at all. This is the metastable state.",
+			check: func(t *testing.T, get func(string) sim.Result) {
+				for _, row := range get("naive").Timeline[80:110] {
+					assert.Less(t, row.Successes, row.Originals/10, "naive, t=%ds: almost nothing succeeds", row.T)
+				}
+			},
+		},
+		{
+			scenario: "two-layers",
+			claim:    "one layer gives up to 4x, two layers up to 16x",
+			check: func(t *testing.T, get func(string) sim.Result) {
+				assert.Greater(t, get("naive").Summary.PeakAmplification, 4.0, "two layers of naive retries exceed one layer's 4x")
+			},
+		},
+		{
 			scenario: "food-delivery",
 			claim:    "but it is serving again before the rush ends",
 			check: func(t *testing.T, get func(string) sim.Result) {
