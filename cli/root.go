@@ -56,7 +56,12 @@ With no command it opens the dashboard on a scenario picker.`,
 		Version:       Version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Args:          cobra.NoArgs,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if err := cobra.NoArgs(cmd, args); err != nil { // unknown command "x"
+				return &exitError{code: 2, err: err}
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return openPicker(cmd, io)
 		},

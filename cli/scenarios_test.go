@@ -118,3 +118,12 @@ func TestScenarioCommandsHelp(t *testing.T) {
 		assert.Contains(t, out, "cortex-tui "+cmd)
 	}
 }
+
+// TestUnknownCommand asserts that a command the program does not have is a usage error
+// (status 2, like an unknown flag) that names it.
+func TestUnknownCommand(t *testing.T) {
+	code, out, errOut := execute("benchh")
+	assert.Equal(t, 2, code)
+	assert.Empty(t, out)
+	assert.Contains(t, errOut, `unknown command "benchh" for "cortex-tui"`)
+}
