@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // trafficPanel charts originals, retries and successes per second against the service's
@@ -46,17 +48,28 @@ func (p *trafficPanel) render(f *frame) (string, string) {
 	r := f.runs[p.run]
 	h := r.hist
 	svc := h.last.Service
-	title := fmt.Sprintf("Traffic /s · service %s · amplification now x%.2f, run x%.2f · queue %d/%d",
-		st.service(svc.State), amplificationNow(h.originals.last(), h.retries.last()),
-		h.totals.amplification(), svc.Queue, svc.QueueLimit)
+	service, ampNow, ampRun := st.service(svc.State), amplificationNow(h.originals.last(), h.retries.last()), h.totals.amplification()
+	title := fitTitle(p.w,
+		fmt.Sprintf("Traffic /s · service %s · amplification now x%.2f, run x%.2f · queue %d/%d", service, ampNow, ampRun, svc.Queue, svc.QueueLimit),
+		fmt.Sprintf("Traffic /s · service %s · amplification now x%.2f, run x%.2f", service, ampNow, ampRun),
+		fmt.Sprintf("Traffic /s · service %s · amplif. x%.2f now, x%.2f run", service, ampNow, ampRun),
+		fmt.Sprintf("Traffic /s · %s · x%.2f now, x%.2f run", service, ampNow, ampRun),
+		fmt.Sprintf("Traffic /s · %s · amplif. x%.2f", service, ampNow),
+		fmt.Sprintf("Traffic /s · %s · x%.2f", service, ampNow),
+		fmt.Sprintf("%s · x%.2f", service, ampNow))
 	names := [4]string{"originals", "retries", "successes", "capacity"}
-	if iw, _ := inner(p.w, p.h); iw < 64 {
+	iw, _ := inner(p.w, p.h)
+	if iw < 64 {
 		names = [4]string{"orig", "retry", "ok", "cap"}
 	}
 	legend := st.Originals.Render("● "+names[0]+" "+rate(h.originals.last())) + "  " +
 		st.Retries.Render("● "+names[1]+" "+rate(h.retries.last())) + "  " +
 		st.Successes.Render("● "+names[2]+" "+rate(h.successes.last())) + "  " +
 		st.Capacity.Render("· "+names[3]+" "+rate(svc.Capacity))
+	if q := fmt.Sprintf("  · queue %d/%d", svc.Queue, svc.QueueLimit); !strings.Contains(title, "queue") &&
+		ansi.StringWidth(legend+q) <= iw {
+		legend += st.Muted.Render(q)
+	}
 	n := historyPoints
 	p.orig = h.originals.tail(p.orig[:0], n)
 	p.retr = h.retries.tail(p.retr[:0], n)

@@ -1,9 +1,13 @@
 package tui
 
 import (
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/cortex-tui/cortex-tui/source"
 )
 
 // Asserts that the traffic panel's "amplification now" is attempts over originals in the last
@@ -19,5 +23,26 @@ func TestAmplificationNow(t *testing.T) {
 	}
 	for _, tc := range cases {
 		assert.InDelta(t, tc.want, amplificationNow(tc.originals, tc.retries), 1e-9, "%v", tc)
+	}
+}
+
+// Asserts that the traffic panel's title is never cut: at every width it drops the queue, then
+// words, instead of ending in "…", and the amplification stays in it.
+func TestTrafficTitleNotCut(t *testing.T) {
+	tick := 100 * time.Millisecond
+	r := &run{meta: source.Meta{Tick: tick}, hist: newHistory()}
+	for n := 1; n <= 12; n++ {
+		r.hist.add(source.Snapshot{T: time.Duration(n) * tick, Dt: tick,
+			Counts:  source.Counts{Originals: 50, Attempts: 120, Retries: 70},
+			Service: source.Service{State: "WARMING", Capacity: 150, Queue: 4500, QueueLimit: 5000}})
+	}
+	f := &frame{runs: []*run{r}}
+	for w := 24; w <= 250; w += 3 {
+		p := newTraffic(DefaultStyles(), 0)
+		p.SetSize(w, 12)
+		p, _ = p.Update(frameMsg{f: f})
+		top := strings.SplitN(p.View(), "\n", 2)[0]
+		assert.NotContains(t, top, "…", "width %d: %s", w, top)
+		assert.Contains(t, top, "x2.40", "width %d: %s", w, top)
 	}
 }
