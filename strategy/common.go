@@ -86,6 +86,9 @@ type rolling struct {
 	buckets [][2]int64
 	origin  time.Time // the first time seen: start of bucket 0
 	head    int64     // number of the newest bucket: (time - origin) / width
+	hslot   int       // slot(head)
+	next    time.Time // start of bucket head+1 (valid when hasNext)
+	hasNext bool      // next is representable: a time before it is in the newest bucket
 	started bool
 	total   [2]int64
 }
@@ -95,10 +98,16 @@ func newRolling(n int, width time.Duration) *rolling {
 	return &rolling{width: width, buckets: make([][2]int64, n)}
 }
 
-// advance moves the window so that its newest bucket holds now.
+// advance moves the window so that its newest bucket holds now. Its fast path (now before
+// the start of the next bucket, the common case) is one time comparison: now.Before(next) is
+// exactly floorDiv(now-origin, width) <= head, which is what the slow path computes.
 func (w *rolling) advance(now time.Time) {
+	if w.hasNext && now.Before(w.next) {
+		return
+	}
 	if !w.started {
-		w.started, w.origin, w.head = true, now, 0
+		w.started, w.origin = true, now
+		w.setHead(0)
 		return
 	}
 	idx := floorDiv(int64(now.Sub(w.origin)), int64(w.width))
@@ -117,13 +126,23 @@ func (w *rolling) advance(now time.Time) {
 			*b = [2]int64{}
 		}
 	}
-	w.head = idx
+	w.setHead(idx)
+}
+
+// setHead makes bucket i the newest and caches its slot and the start of the bucket after it
+// (when (i+1)*width fits in a Duration).
+func (w *rolling) setHead(i int64) {
+	w.head, w.hslot = i, w.slot(i)
+	w.hasNext = i >= 0 && i < math.MaxInt64/int64(w.width)-1
+	if w.hasNext {
+		w.next = w.origin.Add(time.Duration(i+1) * w.width)
+	}
 }
 
 // add counts a and b at time now.
 func (w *rolling) add(now time.Time, a, b int64) {
 	w.advance(now)
-	bk := &w.buckets[w.slot(w.head)]
+	bk := &w.buckets[w.hslot]
 	bk[0] += a
 	bk[1] += b
 	w.total[0] += a
@@ -154,7 +173,7 @@ func (w *rolling) lastTime() time.Time {
 func (w *rolling) reset() {
 	clear(w.buckets)
 	w.total = [2]int64{}
-	w.started = false
+	w.started, w.hasNext = false, false
 }
 
 // floorDiv is a/b rounded toward negative infinity (b > 0).

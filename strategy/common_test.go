@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/cortex-tui/cortex-tui/engine"
 )
 
 // TestFullJitterBounds asserts that full jitter draws in [0, min(cap, base*2^n)) and uses the
@@ -86,5 +88,57 @@ func TestRollingWindowAnyTime(t *testing.T) {
 		assert.Equal(t, int64(1), b, "start %v", start)
 		a, _ = w.sums(start.Add(3 * time.Second))
 		assert.Equal(t, int64(1), a, "the first bucket expired (start %v)", start)
+	}
+}
+
+// TestRollingWindowMatchesReference asserts that the window's totals (with its fast path for a
+// time inside the newest bucket) equal a direct count of what was added in the buckets
+// floor((t - origin) / width) within the last n, over random times that mostly move forward
+// by less than a bucket, sometimes jump or go back, from a wall-clock start (monotonic
+// reading), the zero time and a time before 1970.
+func TestRollingWindowMatchesReference(t *testing.T) {
+	type entry struct {
+		bucket int64
+		a, b   int64
+	}
+	starts := []time.Time{t0, {}, time.Date(1960, 1, 1, 0, 0, 0, 500, time.UTC), engine.WallClock{}.Now()}
+	for si, start := range starts {
+		r := newRand(uint64(si) + 1)
+		const n, width = 5, 300 * time.Millisecond
+		w := newRolling(n, width)
+		var log []entry
+		head := int64(0)
+		now, origin := start, start
+		for i := range 3000 {
+			switch k := r.IntN(100); {
+			case k < 80:
+				now = now.Add(time.Duration(r.IntN(int(width / 3))))
+			case k < 90:
+				now = now.Add(-time.Duration(r.IntN(int(2 * width))))
+			case k < 98:
+				now = now.Add(time.Duration(r.IntN(int(3 * n * width))))
+			default:
+				now = now.Add(0)
+			}
+			if i == 0 {
+				origin = now // the window's buckets count from the first time it sees
+			}
+			idx := floorDiv(int64(now.Sub(origin)), int64(width))
+			head = max(head, idx)
+			if r.IntN(2) == 0 {
+				a, b := int64(r.IntN(3)), int64(r.IntN(3))
+				w.add(now, a, b)
+				log = append(log, entry{head, a, b})
+			}
+			var wantA, wantB int64
+			for _, e := range log {
+				if e.bucket > head-n {
+					wantA += e.a
+					wantB += e.b
+				}
+			}
+			a, b := w.sums(now)
+			require.Equal(t, [2]int64{wantA, wantB}, [2]int64{a, b}, "start %d, step %d", si, i)
+		}
 	}
 }
