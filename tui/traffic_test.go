@@ -46,3 +46,27 @@ func TestTrafficTitleNotCut(t *testing.T) {
 		assert.Contains(t, top, "x2.40", "width %d: %s", w, top)
 	}
 }
+
+// Asserts that the traffic legend gives the four lines' values for the same second (the last
+// whole one), so successes never exceed a capacity taken from a later instant: capacity
+// dropping to 0 mid-second shows once that second is over.
+func TestTrafficLegendOneSecond(t *testing.T) {
+	tick := 100 * time.Millisecond
+	r := &run{meta: source.Meta{Tick: tick}, hist: newHistory()}
+	for n := 1; n <= 13; n++ {
+		capacity := 500.0
+		if n > 10 {
+			capacity = 0 // outage from 1.0 s, in the second still open
+		}
+		r.hist.add(source.Snapshot{T: time.Duration(n) * tick, Dt: tick,
+			Counts:  source.Counts{Originals: 40, Attempts: 40, Successes: 40},
+			Service: source.Service{State: "DOWN", Capacity: capacity}})
+	}
+	f := &frame{runs: []*run{r}}
+	p := newTraffic(DefaultStyles(), 0)
+	p.SetSize(100, 12)
+	p, _ = p.Update(frameMsg{f: f})
+	legend := strings.Split(p.View(), "\n")[1]
+	assert.Contains(t, legend, "successes 400")
+	assert.Contains(t, legend, "capacity 500")
+}
