@@ -81,16 +81,20 @@ func (p *signalsPanel) body(f *frame, w int) string {
 	if showContrib {
 		formula = "CPS = Σ weight × signal (→) · adaptive " + adaptive
 	}
-	lines = append(lines, st.Muted.Render(formula), p.bands())
+	lines = append(lines, st.Muted.Render(formula), p.bands(w))
 	return strings.Join(lines, "\n")
 }
 
-// bands is the legend of the state bands, each in its colour.
-func (p *signalsPanel) bands() string {
+// bands is the legend of the state bands, each in its colour, on one line if it fits w cells,
+// else on two, broken between bands.
+func (p *signalsPanel) bands(w int) string {
 	st := p.st
-	return st.Band[0].Render("■HEALTHY") + st.Muted.Render(" .25 ") + st.Band[1].Render("■DEGRADED") +
-		st.Muted.Render(" .50 ") + st.Band[2].Render("■CRITICAL") + st.Muted.Render(" .75 ") +
-		st.Band[3].Render("■EMERGENCY")
+	first := st.Band[0].Render("■HEALTHY") + st.Muted.Render(" .25 ") + st.Band[1].Render("■DEGRADED") + st.Muted.Render(" .50 ")
+	second := st.Band[2].Render("■CRITICAL") + st.Muted.Render(" .75 ") + st.Band[3].Render("■EMERGENCY")
+	if ansi.StringWidth(first+second) <= w {
+		return first + second
+	}
+	return first + "\n" + second
 }
 
 // gauge draws v in [0,1] as a bar of w cells.

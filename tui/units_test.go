@@ -205,3 +205,20 @@ func TestFooterHelpNotCut(t *testing.T) {
 		assert.True(t, strings.HasSuffix(line, "quit") || strings.HasSuffix(line, "…"), "width %d: %q", w, line)
 	}
 }
+
+// Asserts that the signals panel shows the whole band legend, every band and threshold, at
+// every width the layout gives it (on two lines when one is too narrow).
+func TestSignalsBandLegendWhole(t *testing.T) {
+	tick := 100 * time.Millisecond
+	r := &run{meta: source.Meta{Tick: tick}, hist: newHistory()}
+	r.hist.add(source.Snapshot{T: tick, Dt: tick, Cortex: &source.CortexView{CPS: 0.3}})
+	f := &frame{runs: []*run{r}}
+	for w := 46; w <= 72; w++ {
+		p := newSignals(DefaultStyles())
+		p.SetSize(w, 12)
+		p, _ = p.Update(frameMsg{f: f})
+		for _, s := range []string{"HEALTHY .25", "DEGRADED .50", "CRITICAL .75", "EMERGENCY"} {
+			assert.Contains(t, p.View(), s, "width %d", w)
+		}
+	}
+}
