@@ -63,11 +63,17 @@ func (a *timed) less(b *timed) bool {
 	return a.seq < b.seq
 }
 
-// eventHeap is a binary min-heap of timed entries, ordered by (at, seq).
+// eventHeap is a 4-ary min-heap of timed entries, ordered by (at, seq). Sequence numbers are
+// unique within a heap, so the order is total and the pop order does not depend on the heap's
+// shape. Four children per node halve the depth of a binary heap, and entries move into a hole
+// instead of being swapped: the simulator pops every retry, think time and service completion.
 type eventHeap struct {
 	h   []timed
 	seq uint64
 }
+
+// heapArity is the number of children of a node of eventHeap.
+const heapArity = 4
 
 func (q *eventHeap) len() int { return len(q.h) }
 
@@ -81,38 +87,49 @@ func (q *eventHeap) push(e timed) {
 		e.seq = q.seq
 	}
 	q.h = append(q.h, e)
-	i := len(q.h) - 1
+	h := q.h
+	i := len(h) - 1
 	for i > 0 {
-		p := (i - 1) / 2
-		if !q.h[i].less(&q.h[p]) {
+		p := (i - 1) / heapArity
+		if !e.less(&h[p]) {
 			break
 		}
-		q.h[i], q.h[p] = q.h[p], q.h[i]
+		h[i] = h[p]
 		i = p
 	}
+	h[i] = e
 }
 
+// pop removes and returns the earliest entry; the heap must not be empty.
 func (q *eventHeap) pop() timed {
-	top := q.h[0]
-	n := len(q.h) - 1
-	q.h[0] = q.h[n]
-	q.h = q.h[:n]
+	h := q.h
+	top := h[0]
+	n := len(h) - 1
+	last := h[n]
+	h = h[:n]
+	q.h = h
+	if n == 0 {
+		return top
+	}
 	i := 0
 	for {
-		l := 2*i + 1
-		if l >= n {
+		c := heapArity*i + 1
+		if c >= n {
 			break
 		}
-		m := l
-		if r := l + 1; r < n && q.h[r].less(&q.h[l]) {
-			m = r
+		m := c
+		for j := c + 1; j < min(c+heapArity, n); j++ {
+			if h[j].less(&h[m]) {
+				m = j
+			}
 		}
-		if !q.h[m].less(&q.h[i]) {
+		if !h[m].less(&last) {
 			break
 		}
-		q.h[i], q.h[m] = q.h[m], q.h[i]
+		h[i] = h[m]
 		i = m
 	}
+	h[i] = last
 	return top
 }
 
