@@ -51,7 +51,7 @@ func (m *Model) changeSpeed(d int) tea.Cmd {
 		return nil
 	}
 	m.setSpeed(i)
-	m.logControl(fmt.Sprintf("speed x%s (simulated seconds per second)", fmtSpeed(m.fr.speed)))
+	m.logControl(fmt.Sprintf("speed x%s", fmtSpeed(m.fr.speed)))
 	return nil
 }
 

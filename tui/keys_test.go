@@ -504,3 +504,22 @@ func TestFmtClock(t *testing.T) {
 		assert.Equal(t, tc.want, fmtClock(tc.d), tc.d)
 	}
 }
+
+// Asserts that speed keys pressed in a row at one instant leave one event, the speed reached,
+// while speed changes at different times each stay in the log.
+func TestSpeedEventsCollapse(t *testing.T) {
+	m, _ := newTestModel(t, 140, 40, "cortex")
+	advanceFrames(m, 3)
+	for range 3 {
+		m.Update(keyMsg("+"))
+	}
+	evs := m.fr.runs[0].hist.events
+	require.NotEmpty(t, evs)
+	assert.Equal(t, "speed x8", evs[len(evs)-1].Text)
+	n := len(evs)
+	advanceFrames(m, 1)
+	m.Update(keyMsg("-"))
+	evs = m.fr.runs[0].hist.events
+	assert.Len(t, evs, n+1)
+	assert.Equal(t, "speed x4", evs[len(evs)-1].Text)
+}

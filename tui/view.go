@@ -106,12 +106,24 @@ func (m *Model) redrawPanel(p any) {
 	m.compose()
 }
 
+// sameSetting reports whether b sets, at the same time, the same setting as the event a logged
+// by logControl (the speed), so that b replaces a.
+func sameSetting(a, b source.Event) bool {
+	const speed = "speed x"
+	return a.Kind == source.EventControl && a.T == b.T && strings.HasPrefix(a.Text, speed) && strings.HasPrefix(b.Text, speed)
+}
+
 // logControl writes a control the dashboard applies itself (pause, speed, compare, export) to
 // every run's event log, at the run's current time, and shows it at once. Controls applied by a
 // source (faults, weights, classes, strategy) are logged by the source.
 func (m *Model) logControl(text string) {
 	for _, r := range m.fr.runs {
-		r.hist.addEvent(source.Event{T: r.hist.last.T, Kind: source.EventControl, Text: text})
+		e := source.Event{T: r.hist.last.T, Kind: source.EventControl, Text: text}
+		if n := len(r.hist.events); n > 0 && sameSetting(r.hist.events[n-1], e) {
+			r.hist.events[n-1] = e // "+ + +" logs the speed reached, not each step
+			continue
+		}
+		r.hist.addEvent(e)
 	}
 	m.redrawPanel(m.events)
 }
