@@ -62,11 +62,16 @@ func (p *trafficPanel) render(f *frame) (string, string) {
 	if iw < 64 {
 		names = [4]string{"orig", "retry", "ok", "cap"}
 	}
-	// The legend gives the last point of each line: the last whole simulated second.
+	// The legend gives the last point of each line: the last whole simulated second (the
+	// current capacity during the first second).
+	capacity := svc.Capacity
+	if h.capac.len() > 0 {
+		capacity = h.capac.last()
+	}
 	legend := st.Originals.Render("● "+names[0]+" "+rate(h.originals.last())) + "  " +
 		st.Retries.Render("● "+names[1]+" "+rate(h.retries.last())) + "  " +
 		st.Successes.Render("● "+names[2]+" "+rate(h.successes.last())) + "  " +
-		st.Capacity.Render("· "+names[3]+" "+rate(h.capac.last()))
+		st.Capacity.Render("· "+names[3]+" "+rate(capacity))
 	if q := fmt.Sprintf("  · queue %d/%d", svc.Queue, svc.QueueLimit); !strings.Contains(title, "queue") &&
 		ansi.StringWidth(legend+q) <= iw {
 		legend += st.Muted.Render(q)
