@@ -285,6 +285,11 @@ func (m *Model) weightSel(d int) func() tea.Cmd {
 func (m *Model) weightBy(delta float64) func() tea.Cmd {
 	return func() tea.Cmd {
 		w := m.fr.weights
+		s := signalNames[m.fr.selWeight]
+		if v := w[m.fr.selWeight]; (delta < 0 && v <= 0) || (delta > 0 && v >= 1) {
+			m.setStatus(fmt.Sprintf("weight of %s (%s) is already %.2f", s.key, s.name, v), false)
+			return nil
+		}
 		w[m.fr.selWeight] = max(0, w[m.fr.selWeight]+delta)
 		sum := 0.0
 		for _, v := range w {
@@ -304,7 +309,6 @@ func (m *Model) weightBy(delta float64) func() tea.Cmd {
 			}
 		}
 		m.fr.weights = w
-		s := signalNames[m.fr.selWeight]
 		m.setStatus(fmt.Sprintf("weight of %s (%s) now %.2f, renormalised", s.key, s.name, w[m.fr.selWeight]), false)
 		m.redrawPanel(m.signals)
 		return nil
@@ -359,6 +363,11 @@ func (m *Model) setClass(change func(float64, int) (float64, int)) tea.Cmd {
 	}
 	c := &m.fr.classes[m.fr.selClass]
 	share, prio := change(c.Share, c.Priority)
+	if share == c.Share && prio == c.Priority {
+		m.setStatus(fmt.Sprintf("class %s: share x%.2f, priority %d: already at the limit (share x0..x%g, priority 0..%d)",
+			c.Name, share, prio, maxShare, maxPriority), false)
+		return nil
+	}
 	for _, r := range m.fr.runs {
 		if err := r.src.SetClass(m.fr.selClass, share, prio); err != nil {
 			m.setStatus(fmt.Sprintf("class %s: %v", c.Name, err), true)

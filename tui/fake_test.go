@@ -194,6 +194,7 @@ func (s *fakeSource) SetClass(i int, share float64, priority int) error {
 		return fmt.Errorf("class %d out of range", i)
 	}
 	s.meta.Classes[i].Share, s.meta.Classes[i].Priority = share, priority
+	s.control(fmt.Sprintf("class %s: share x%.2f, priority %d", s.meta.Classes[i].Name, share, priority))
 	return nil
 }
 

@@ -523,3 +523,29 @@ func TestSpeedEventsCollapse(t *testing.T) {
 	assert.Len(t, evs, n+1)
 	assert.Equal(t, "speed x4", evs[len(evs)-1].Text)
 }
+
+// Asserts that a tuning key at its limit (priority 0, share x0, a weight at 0) sends nothing to
+// the source, so the log gets no repeated "priority 0" lines, and the footer says why.
+func TestTuningAtLimitSendsNothing(t *testing.T) {
+	m, ff := newTestModel(t, 140, 40, "cortex")
+	m.Update(keyMsg("down")) // search, priority 5
+	for range 5 {
+		m.Update(keyMsg("{"))
+	}
+	require.Equal(t, 0, ff.last().Meta().Classes[1].Priority)
+	advanceFrames(m, 1)
+	n := len(m.fr.runs[0].hist.events)
+	m.Update(keyMsg("{"))
+	advanceFrames(m, 1)
+	assert.Len(t, m.fr.runs[0].hist.events, n, "nothing logged")
+	assert.Contains(t, m.View(), "already at the limit")
+
+	for range 30 {
+		m.Update(keyMsg("left"))
+	}
+	require.Equal(t, 0.0, m.fr.weights[0])
+	sent := len(ff.last().weightSet)
+	m.Update(keyMsg("left"))
+	assert.Len(t, ff.last().weightSet, sent, "no weights sent")
+	assert.Contains(t, m.View(), "is already 0.00")
+}
