@@ -89,12 +89,14 @@ func (c *Cortex) Record(_ time.Time, o Outcome, latency time.Duration, _ int) {
 // BadRequest always gives NotRetryable "NOT_RETRYABLE".
 func (c *Cortex) Decide(_ time.Time, priority, retry int, o Outcome) Verdict {
 	d := c.eng.ShouldRetry(priority, retry, o.Retryable())
-	v := Verdict{Retry: d.ShouldRetry(), Delay: d.Delay, Action: d.Action, Reason: d.Reason}
 	if !o.Retryable() {
 		return notRetryable()
 	}
-	if !v.Retry {
-		v.Delay = 0
+	// Field by field, without calling a value method on d: a whole-struct copy of a Decision
+	// just returned stalls on amd64 (see engine.fillSignals).
+	v := Verdict{Retry: d.Action == engine.Retry, Action: d.Action, Reason: d.Reason}
+	if v.Retry {
+		v.Delay = d.Delay
 	}
 	if v.Reason == "" {
 		v.Reason = d.Action.String()
