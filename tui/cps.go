@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"math"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
@@ -59,8 +60,11 @@ func (p *cpsPanel) render(f *frame) (string, string) {
 	if cv.Open > 0 {
 		circuit += fmt.Sprintf(" (%d open)", cv.Open)
 	}
-	title := fmt.Sprintf("CPS %s · floor %d · circuit %s · clients %.2f..%.2f",
-		st.band(cv.State).Render(fmt.Sprintf("%.2f", cv.CPS)), cv.Floor, circuit, cv.CPSMin, cv.CPSMax)
+	cps := st.band(cv.State).Render(fmtCPS(cv.CPS))
+	title := fitTitle(p.w,
+		fmt.Sprintf("CPS %s · floor %d · circuit %s · clients %s..%s", cps, cv.Floor, circuit, fmtCPS(cv.CPSMin), fmtCPS(cv.CPSMax)),
+		fmt.Sprintf("CPS %s · floor %d · circuit %s", cps, cv.Floor, circuit),
+		fmt.Sprintf("CPS %s · floor %d", cps, cv.Floor))
 	p.buf = r.hist.cps.tail(p.buf[:0], historyPoints)
 	body := p.chart.Draw(chartSpec{
 		Lines: []series{{Values: p.buf, Style: st.CPSLine}},
@@ -74,3 +78,7 @@ func (p *cpsPanel) render(f *frame) (string, string) {
 	})
 	return title, body
 }
+
+// fmtCPS formats a CPS with two decimals, rounded down, so the figure agrees with its band and
+// with floor(CPS×10): 0.4997 is DEGRADED with floor 4 and shows as 0.49, not 0.50.
+func fmtCPS(v float64) string { return fmt.Sprintf("%.2f", math.Floor(v*100+1e-9)/100) }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -68,10 +69,22 @@ func (p *trafficPanel) render(f *frame) (string, string) {
 	if h.capac.len() > 0 {
 		capacity = h.capac.last()
 	}
-	legend := st.Originals.Render("● "+names[0]+" "+rate(h.originals.last())) + "  " +
-		st.Retries.Render("● "+names[1]+" "+rate(h.retries.last())) + "  " +
-		st.Successes.Render("● "+names[2]+" "+rate(h.successes.last())) + "  " +
-		st.Capacity.Render("· "+names[3]+" "+rate(capacity))
+	values := [4]string{rate(h.originals.last()), rate(h.retries.last()), rate(h.successes.last()), rate(capacity)}
+	styles := [4]lipgloss.Style{st.Originals, st.Retries, st.Successes, st.Capacity}
+	var legend string
+	for _, f := range []struct{ gap, mark string }{{"  ", " "}, {" ", " "}, {" ", ""}} { // narrower, tighter
+		items := make([]string, 4)
+		for i := range items {
+			mark := "●"
+			if i == 3 {
+				mark = "·"
+			}
+			items[i] = styles[i].Render(mark + f.mark + names[i] + " " + values[i])
+		}
+		if legend = strings.Join(items, f.gap); ansi.StringWidth(legend) <= iw {
+			break
+		}
+	}
 	if q := fmt.Sprintf("  · queue %d/%d", svc.Queue, svc.QueueLimit); !strings.Contains(title, "queue") &&
 		ansi.StringWidth(legend+q) <= iw {
 		legend += st.Muted.Render(q)

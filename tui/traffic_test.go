@@ -70,3 +70,19 @@ func TestTrafficLegendOneSecond(t *testing.T) {
 	assert.Contains(t, legend, "successes 400")
 	assert.Contains(t, legend, "capacity 500")
 }
+
+// Asserts that the traffic legend shows the capacity's value, not cut, at the narrowest width
+// the full layout gives the panel (40 columns at 80x24).
+func TestTrafficLegendFitsNarrow(t *testing.T) {
+	tick := 100 * time.Millisecond
+	r := &run{meta: source.Meta{Tick: tick}, hist: newHistory()}
+	for n := 1; n <= 12; n++ {
+		r.hist.add(source.Snapshot{T: time.Duration(n) * tick, Dt: tick,
+			Counts:  source.Counts{Originals: 30, Attempts: 39, Retries: 9, Successes: 1},
+			Service: source.Service{State: "UP", Capacity: 500}})
+	}
+	p := newTraffic(DefaultStyles(), 0)
+	p.SetSize(40, 8)
+	p, _ = p.Update(frameMsg{f: &frame{runs: []*run{r}}})
+	assert.Contains(t, strings.Split(p.View(), "\n")[1], "cap 500")
+}

@@ -222,3 +222,31 @@ func TestSignalsBandLegendWhole(t *testing.T) {
 		}
 	}
 }
+
+// Asserts that the CPS panel's figure agrees with the band and the floor beside it (a CPS just
+// under a threshold is not rounded up onto it) and that its title is never cut with "…".
+func TestCPSTitleAgreesWithBand(t *testing.T) {
+	tick := 100 * time.Millisecond
+	for _, tc := range []struct {
+		cps  float64
+		want string
+	}{
+		{0.4997, "CPS 0.49 · floor 4"},
+		{0.5, "CPS 0.50 · floor 5"},
+		{0.7499, "CPS 0.74 · floor 7"},
+		{0.29, "CPS 0.29 · floor 2"},
+	} {
+		r := &run{meta: source.Meta{Tick: tick}, hist: newHistory()}
+		r.hist.add(source.Snapshot{T: tick, Dt: tick, Cortex: &source.CortexView{CPS: tc.cps, CPSMin: tc.cps, CPSMax: tc.cps,
+			State: stateOf(tc.cps), Floor: int(tc.cps * 10)}})
+		f := &frame{runs: []*run{r}}
+		for w := 34; w <= 180; w += 7 {
+			p := newCPS(DefaultStyles(), 0)
+			p.SetSize(w, 10)
+			p, _ = p.Update(frameMsg{f: f})
+			top := strings.SplitN(p.View(), "\n", 2)[0]
+			assert.Contains(t, top, tc.want, "width %d", w)
+			assert.NotContains(t, top, "…", "width %d", w)
+		}
+	}
+}

@@ -162,7 +162,7 @@ func (m *Model) smallView() string {
 	if len(m.fr.runs) > 0 {
 		r := m.fr.runs[0]
 		if cv := r.hist.last.Cortex; cv != nil {
-			head := fmt.Sprintf("%s CPS %.2f floor %d ", st.badge(cv.State), cv.CPS, cv.Floor)
+			head := fmt.Sprintf("%s CPS %s floor %d ", st.badge(cv.State), fmtCPS(cv.CPS), cv.Floor)
 			vals := r.hist.cps.tail(nil, m.width)
 			spark := ""
 			if rest := m.width - len(cv.State.String()) - 2 - 19; rest > 0 {
