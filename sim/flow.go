@@ -54,8 +54,11 @@ func (s *Sim) newRequest(cls, cl int, usr int32, t int64) {
 	s.classTicks[cls].Arrived++
 	ri := s.allocRequest()
 	r := &s.reqs[ri]
-	*r = request{gen: r.gen, class: int16(cls), prio: int8(s.classes[cls].priority), client: int32(cl),
-		user: usr, deadline: t + s.deadline}
+	// Zeroed, then set field by field: a composite literal is built on the stack and copied
+	// with 16-byte moves, whose loads stall on the narrower stores just made (amd64).
+	gen := r.gen
+	*r = request{}
+	r.gen, r.class, r.prio, r.client, r.user, r.deadline = gen, int16(cls), int8(s.classes[cls].priority), int32(cl), usr, t+s.deadline
 	s.clientSend(ri, 0, t)
 }
 
@@ -90,7 +93,9 @@ func (s *Sim) sendAttempt(ri int32, rgen, ep uint32, retry int, tiers uint8, t i
 	}
 	ai := s.allocAttempt()
 	a := &s.atts[ai]
-	*a = attempt{gen: a.gen, reqGen: rgen, epoch: ep, req: ri, retry: int16(retry), tiers: tiers, sentAt: t}
+	gen := a.gen
+	*a = attempt{} // then field by field, as in newRequest
+	a.gen, a.reqGen, a.epoch, a.req, a.retry, a.tiers, a.sentAt = gen, rgen, ep, ri, int16(retry), tiers, t
 	s.svcTimeouts.push(timeoutEntry{at: t + s.timeout, idx: ai, gen: a.gen})
 	s.arrive(ai, t)
 }
