@@ -181,7 +181,7 @@ func (m *Model) toggleCompare() tea.Cmd {
 	m.closeRuns()
 	m.screen = screenDashboard
 	m.setRuns(newRun(a), newRun(b))
-	m.setStatus(fmt.Sprintf("comparing %s and %s on the same arrivals and seed %d (s changes the right side)", left, right, seed), false)
+	m.setStatus(fmt.Sprintf("comparing %s and %s on the same arrivals and seed %d (%s changes the right side)", left, right, seed, keyName(m.keys.Strategy)), false)
 	m.logControl(fmt.Sprintf("compare %s vs %s from t=0, seed %d", left, right, seed))
 	return m.kick()
 }
@@ -193,7 +193,7 @@ func (m *Model) toggleFault(kind scenarios.FaultKind) func() tea.Cmd {
 			return nil
 		}
 		if m.done() {
-			m.setStatus("the run is over: r runs it again, l picks another scenario", true)
+			m.setStatus(fmt.Sprintf("the run is over: %s runs it again, %s picks another scenario", keyName(m.keys.Restart), keyName(m.keys.Load)), true)
 			return nil
 		}
 		if m.injected[kind] || m.faultActive(kind) {

@@ -107,12 +107,10 @@ func (p *helpScreen) Update(msg tea.Msg) (*helpScreen, tea.Cmd) {
 		body := strings.Join([]string{
 			p.groups(iw),
 			"",
-			wrap("Faults: 1 outage, 2 blackhole, 3 latency +1s, 4 errors 50%, 5 throttle at 50% of capacity, " +
-				"6 capacity x0.3; press again to clear. Weights move by 0.05 and are renormalised at once. " +
-				"Classes: up/down select, [ ] share of traffic (x0.25 steps), { } priority (0..10)."),
+			wrap(p.notes()),
 			wrap("Remap keys in " + keyFileHint() + `, e.g.  pause = ["space", "p"]`),
 			"",
-			p.st.Muted.Render("Press ? or esc to close."),
+			p.st.Muted.Render(fmt.Sprintf("Press %s or %s to close.", keyName(p.keys.Help), keyName(p.keys.Back))),
 		}, "\n")
 		title := "Help"
 		if _, ih := inner(p.w, p.h); ih > 0 {
@@ -129,6 +127,16 @@ func (p *helpScreen) Update(msg tea.Msg) (*helpScreen, tea.Cmd) {
 		p.view = box(p.st, title, body, p.w, p.h)
 	}
 	return p, nil
+}
+
+// notes says what the fault and tuning keys do exactly, naming the keys as bound.
+func (p *helpScreen) notes() string {
+	k := p.keys
+	return fmt.Sprintf("Faults: %s outage, %s blackhole, %s latency +1s, %s errors 50%%, %s throttle at 50%% of capacity, "+
+		"%s capacity x0.3; press again to clear. Weights move by 0.05 and are renormalised at once. "+
+		"Classes: %s/%s select, %s %s share of traffic (x0.25 steps), %s %s priority (0..10).",
+		keyName(k.Outage), keyName(k.Blackhole), keyName(k.Latency), keyName(k.Errors), keyName(k.Throttle), keyName(k.Capacity),
+		keyName(k.ClassUp), keyName(k.ClassDown), keyName(k.ShareDown), keyName(k.ShareUp), keyName(k.PriorityDown), keyName(k.PriorityUp))
 }
 
 // groups lays the FullHelp groups out in as few rows as the width allows (4, 2 or 1 per row),

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cortex-tui/cortex-tui/keymap"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 )
 
@@ -548,4 +549,42 @@ func TestTuningAtLimitSendsNothing(t *testing.T) {
 	m.Update(keyMsg("left"))
 	assert.Len(t, ff.last().weightSet, sent, "no weights sent")
 	assert.Contains(t, m.View(), "is already 0.00")
+}
+
+// Asserts that every text naming a key (the full help's notes and closing line, the summary's
+// hint, the naive strategy's note, the status after the end) names the key as remapped in the
+// key file, not the default.
+func TestTextsNameRemappedKeys(t *testing.T) {
+	km, err := keymap.Parse("keys.toml", []byte(`outage = ["o"]
+help = ["h"]
+back = ["x"]
+restart = ["R"]
+load = ["L"]
+strategy = ["S"]
+compare = ["C"]
+quit = ["ctrl+c"]
+share_down = ["-", "<"]
+slower = ["_"]`))
+	require.NoError(t, err)
+	ff := &fakeFactory{}
+	scn := fakeScenario()
+	m := New(Options{Keys: km, Factory: ff.build, Scenario: &scn, Strategy: "naive", ExportDir: t.TempDir()})
+	m.Update(tea.WindowSizeMsg{Width: 140, Height: 40})
+	advanceFrames(m, 2)
+	assert.Contains(t, m.View(), "(S switches the strategy, C")
+
+	m.Update(keyMsg("h"))
+	help := m.View()
+	assert.Contains(t, help, "Faults: o outage")
+	assert.Contains(t, help, "-/< ] share of traffic")
+	assert.Contains(t, help, "Press h or x to close.")
+	m.Update(keyMsg("x"))
+
+	m.setSpeed(len(speeds) - 1)
+	advanceFrames(m, 20)
+	require.Equal(t, screenSummary, m.screen)
+	assert.Contains(t, m.View(), "x back to the dashboard · R run again · L another scenario · e export · ctrl+c quit")
+	m.Update(keyMsg("x"))
+	m.Update(keyMsg("o"))
+	assert.Contains(t, m.View(), "R runs it again, L picks another scenario")
 }

@@ -168,6 +168,7 @@ func New(opts Options) *Model {
 		summary:   newSummary(st),
 	}
 	m.fr.speed = speeds[m.speedIdx]
+	m.fr.keys = &m.keys
 	m.bindings = m.dashboardBindings()
 	m.picker = newPicker(st, opts.Keys, scenarios.Catalog())
 	m.picker.SetCancellable(false)

@@ -3,6 +3,7 @@ package tui
 import (
 	"time"
 
+	"github.com/cortex-tui/cortex-tui/keymap"
 	"github.com/cortex-tui/cortex-tui/source"
 )
 
@@ -39,9 +40,19 @@ type frame struct {
 	selClass  int // index into classes
 	paused    bool
 	speed     float64
-	small     bool    // the window is below the full layout's minimum
-	trafficY  float64 // shared y range of the traffic charts in compare mode (0 = each its own)
+	small     bool           // the window is below the full layout's minimum
+	trafficY  float64        // shared y range of the traffic charts in compare mode (0 = each its own)
+	keys      *keymap.KeyMap // the bindings, for texts that name a key
 }
 
 // frameInterval is the wall-clock time between two simulation steps: at most 10 redraws a second.
 const frameInterval = 100 * time.Millisecond
+
+// keyMap returns the frame's bindings, or the default ones when it has none (a panel drawn
+// alone in a test).
+func (f *frame) keyMap() keymap.KeyMap {
+	if f.keys == nil {
+		return keymap.Default()
+	}
+	return *f.keys
+}

@@ -39,8 +39,8 @@ func (p *signalsPanel) body(f *frame, w int) string {
 	}
 	r := f.runs[0]
 	if !r.hist.cortex && r.hist.seen {
-		return st.Muted.Render(ansi.Wordwrap(fmt.Sprintf("%s: %s. It computes no signals; only cortex does (s switches the strategy, c compares).",
-			r.meta.Strategy, strategy.Describe(r.meta.Strategy)), max(w, 1), " "))
+		return st.Muted.Render(ansi.Wordwrap(fmt.Sprintf("%s: %s. It computes no signals; only cortex does (%s switches the strategy, %s compares).",
+			r.meta.Strategy, strategy.Describe(r.meta.Strategy), keyName(f.keyMap().Strategy), keyName(f.keyMap().Compare)), max(w, 1), " "))
 	}
 	var sig [5]float64
 	if cv := r.hist.last.Cortex; cv != nil {

@@ -7,6 +7,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/cortex-tui/cortex-tui/keymap"
 	"github.com/cortex-tui/cortex-tui/report"
 )
 
@@ -37,7 +38,7 @@ func (p *summaryPanel) Update(msg tea.Msg) (*summaryPanel, tea.Cmd) {
 	m := f.f.runs[0].meta
 	body := fmt.Sprintf("%s  %s\n\n%s\n\n%s", p.st.Bold.Render(m.Scenario), p.st.Muted.Render(fmt.Sprintf("seed %d", m.Seed)),
 		side(cols...),
-		p.st.Muted.Render("esc back to the dashboard · r run again · l another scenario · e export · q quit"))
+		p.st.Muted.Render(summaryHint(f.f.keyMap())))
 	p.view = box(p.st, "Run summary", body, p.w, p.h)
 	return p, nil
 }
@@ -66,6 +67,12 @@ func (p *summaryPanel) column(s report.Summary, prioNames map[int][]string) stri
 		lines = append(lines, row(label, pct(s.PrioritySuccess[k])))
 	}
 	return strings.Join(lines, "\n")
+}
+
+// summaryHint names the keys of the summary screen as bound.
+func summaryHint(k keymap.KeyMap) string {
+	return fmt.Sprintf("%s back to the dashboard · %s run again · %s another scenario · %s export · %s quit",
+		keyName(k.Back), keyName(k.Restart), keyName(k.Load), keyName(k.Export), keyName(k.Quit))
 }
 
 // pct formats a ratio as a percentage with one decimal.
