@@ -45,9 +45,10 @@ func (p *footer) Update(msg tea.Msg) (*footer, tea.Cmd) {
 			}
 			status := " " + style.Render(strings.ReplaceAll(p.status, "\n", " "))
 			line = status
-			if rest := p.w - ansi.StringWidth(status) - 3; rest > 10 {
-				p.help.Width = rest
-				line += p.st.Muted.Render("  │") + p.help.ShortHelpView([]keyBinding{p.keys.Help, p.keys.Quit})
+			p.help.Width = 0
+			tail := p.help.ShortHelpView([]keyBinding{p.keys.Help, p.keys.Quit})
+			if p.w-ansi.StringWidth(status)-3 >= ansi.StringWidth(tail) {
+				line += p.st.Muted.Render("  │") + tail
 			}
 		}
 		p.view = fit(line, p.w, p.h)

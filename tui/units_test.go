@@ -203,6 +203,10 @@ func TestFooterHelpNotCut(t *testing.T) {
 		p, _ = p.Update(frameMsg{f: &frame{}})
 		line := strings.TrimRight(p.View(), " ")
 		assert.True(t, strings.HasSuffix(line, "quit") || strings.HasSuffix(line, "…"), "width %d: %q", w, line)
+		p.SetStatus("exported to /tmp/somewhere: cortex-black-friday-cortex-1.csv + .json", false)
+		p, _ = p.Update(frameMsg{f: &frame{}})
+		line = strings.TrimRight(p.View(), " ")
+		assert.False(t, strings.Contains(line, "│") && !strings.HasSuffix(line, "quit"), "width %d with a status: %q", w, line)
 	}
 }
 
