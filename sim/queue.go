@@ -86,18 +86,22 @@ func (q *eventHeap) push(e timed) {
 		q.seq++
 		e.seq = q.seq
 	}
-	q.h = append(q.h, e)
+	// e is compared through its key and stored field by field: taking its address would
+	// spill it with 8-byte stores and then copy it with 16-byte loads, which stall on amd64.
+	q.h = append(q.h, timed{})
 	h := q.h
+	at, seq := e.at, e.seq
 	i := len(h) - 1
 	for i > 0 {
 		p := (i - 1) / heapArity
-		if !e.less(&h[p]) {
+		if pa := h[p].at; at > pa || at == pa && seq > h[p].seq { // !e.less(&h[p]): seq is unique
 			break
 		}
 		h[i] = h[p]
 		i = p
 	}
-	h[i] = e
+	x := &h[i]
+	x.at, x.seq, x.kind, x.idx, x.gen = at, seq, e.kind, e.idx, e.gen
 }
 
 // pop removes and returns the earliest entry; the heap must not be empty.
