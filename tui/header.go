@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -48,6 +49,14 @@ func (p *header) render(f *frame) string {
 		"x" + fmtSpeed(f.speed),
 		strat,
 		state,
+	}
+	if fs := r.hist.last.Faults; len(fs) > 0 && !r.hist.last.Done {
+		labels := make([]string, len(fs))
+		for i, f := range fs {
+			labels[i] = faultLabel(f.Kind, f.Value)
+		}
+		slices.Sort(labels) // a stable order, whatever the source's
+		parts = append(parts, st.Warn.Render("fault: "+strings.Join(labels, ", ")))
 	}
 	left := strings.Join(parts, sep)
 	right := ""

@@ -588,3 +588,20 @@ slower = ["_"]`))
 	m.Update(keyMsg("o"))
 	assert.Contains(t, m.View(), "R runs it again, L picks another scenario")
 }
+
+// Asserts that the header lists the faults in effect while they last (so a fault injected and
+// forgotten stays visible), and drops them once cleared.
+func TestHeaderShowsActiveFaults(t *testing.T) {
+	m, _ := newTestModel(t, 140, 40, "cortex")
+	advanceFrames(m, 2)
+	assert.NotContains(t, m.header.View(), "fault:")
+	m.Update(keyMsg("4"))
+	m.Update(keyMsg("3"))
+	advanceFrames(m, 1)
+	assert.Contains(t, m.header.View(), "fault:")
+	assert.Contains(t, m.header.View(), "errors 50%")
+	assert.Contains(t, m.header.View(), "latency +1s")
+	m.Update(keyMsg("0"))
+	advanceFrames(m, 1)
+	assert.NotContains(t, m.header.View(), "fault:")
+}
