@@ -2,9 +2,11 @@ package tui
 
 import (
 	"fmt"
+	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // comparePanel shows two runs side by side (same scenario, arrivals, faults and seed; two
@@ -96,11 +98,28 @@ func (p *comparePanel) numbers(f *frame, i int) string {
 	if cv := r.hist.last.Cortex; cv != nil {
 		badge = "  " + st.badge(cv.State)
 	}
-	return fmt.Sprintf("%s%s\n%s %s   %s x%.2f %s\n%s %s   %s %d   %s %d %s",
-		st.Title.Render(r.meta.Strategy), badge,
-		st.Muted.Render("success"), st.Bold.Render(fmt.Sprintf("%5.1f%%", 100*t.successRate())),
-		st.Muted.Render("amplification"), t.amplification(), st.Muted.Render(fmt.Sprintf("(peak x%.1f)", t.PeakAmplification)),
-		st.Muted.Render("service"), st.service(r.hist.last.Service.State),
-		st.Muted.Render("crashes"), t.Crashes,
-		st.Muted.Render("retries"), t.Retries, st.Muted.Render(fmt.Sprintf("(%d wasted)", t.RetryFailures)))
+	peak := ""
+	if t.PeakAmplification > 0 { // known once a whole second is over
+		peak = fmt.Sprintf(" (peak x%.1f)", t.PeakAmplification)
+	}
+	w, _ := inner(p.w/2, p.statsH)
+	success := st.Bold.Render(fmt.Sprintf("%5.1f%%", 100*t.successRate()))
+	service := st.service(r.hist.last.Service.State)
+	wasted := fmt.Sprintf(" (%d wasted)", t.RetryFailures)
+	lines := []string{
+		fmt.Sprintf("%s %s   %s x%.2f%s", st.Muted.Render("success"), success, st.Muted.Render("amplification"), t.amplification(), st.Muted.Render(peak)),
+		fmt.Sprintf("%s %s   %s %d   %s %d%s", st.Muted.Render("service"), service, st.Muted.Render("crashes"), t.Crashes,
+			st.Muted.Render("retries"), t.Retries, st.Muted.Render(wasted)),
+	}
+	if ansi.StringWidth(lines[0]) > w { // narrow: shorter words, counts in thousands
+		lines[0] = fmt.Sprintf("%s %s · %s x%.2f%s", st.Muted.Render("success"), success, st.Muted.Render("amp"), t.amplification(), st.Muted.Render(peak))
+	}
+	if ansi.StringWidth(lines[1]) > w {
+		lines[1] = fmt.Sprintf("%s · %s %d · %s %s", service, st.Muted.Render("crashes"), t.Crashes,
+			st.Muted.Render("retries"), rate(float64(t.Retries)))
+		if more := st.Muted.Render(fmt.Sprintf(" (%s wasted)", rate(float64(t.RetryFailures)))); ansi.StringWidth(lines[1]+more) <= w {
+			lines[1] += more
+		}
+	}
+	return st.Title.Render(r.meta.Strategy) + badge + "\n" + strings.Join(lines, "\n")
 }

@@ -254,3 +254,26 @@ func TestCPSTitleAgreesWithBand(t *testing.T) {
 		}
 	}
 }
+
+// Asserts that compare mode's key numbers fit each column at 80x24 and 140x40 (success,
+// amplification, service, crashes and retries all visible, nothing cut), and that the peak
+// amplification is not shown as x0.0 before the first whole second.
+func TestCompareNumbersFit(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {100, 30}, {140, 40}} {
+		m, _ := newTestModel(t, size[0], size[1], "cortex")
+		m.Update(keyMsg("c"))
+		require.Len(t, m.fr.runs, 2)
+		advanceFrames(m, 3)
+		assert.NotContains(t, m.compare.View(), "peak x0.0", "%v", size)
+		fastForward(m, 30)
+		for _, r := range m.fr.runs {
+			r.hist.totals.Retries, r.hist.totals.RetryFailures = 176124, 176124
+		}
+		m.redraw()
+		stats := strings.Join(strings.Split(m.compare.View(), "\n")[:5], "\n") // the two number boxes
+		for _, s := range []string{"success", "amp", "peak x", "crashes", "retries", "176"} {
+			assert.GreaterOrEqual(t, strings.Count(stats, s), 2, "%v %q\n%s", size, s, stats)
+		}
+		assert.NotContains(t, stats, "(│", "%v", size)
+	}
+}
