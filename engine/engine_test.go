@@ -724,3 +724,46 @@ func TestClockBackwards(t *testing.T) {
 	clock.Set(epoch.Add(time.Minute + e.Config().Window))
 	assert.Zero(t, e.Snapshot().Outcomes, "and expire together")
 }
+
+// TestShouldRetryTo asserts that ShouldRetryTo writes exactly the decision ShouldRetry gives
+// (every field, overwriting what *d held), on twin engines driven through the same outcomes,
+// clock and calls (healthy, shedding, budget exhausted, circuit open, attempt limit, not
+// retryable), and that a nil d still counts the decision.
+func TestShouldRetryTo(t *testing.T) {
+	a, clockA := newTestEngine(t, func(c *Config) { c.TokenBucketCapacity = 3 })
+	b, clockB := newTestEngine(t, func(c *Config) { c.TokenBucketCapacity = 3 })
+	seen := map[string]bool{}
+	for i := range 400 {
+		for _, c := range []*ManualClock{clockA, clockB} {
+			c.Advance(50 * time.Millisecond)
+		}
+		ok := i%5 == 0 || i > 300
+		for _, e := range []*Engine{a, b} {
+			if ok {
+				e.RecordSuccess(30 * time.Millisecond)
+			} else {
+				e.RecordFailure(2 * time.Second)
+			}
+		}
+		p, attempt, retryable := i%11, i%5, i%13 != 0
+		want := a.ShouldRetry(p, attempt, retryable)
+		got := Decision{Action: Retry, Delay: time.Hour, Reason: "stale", Fallback: true, CPS: 9}
+		b.ShouldRetryTo(&got, p, attempt, retryable)
+		require.Equal(t, want, got, "call %d", i)
+		seen[want.Reason] = true
+	}
+	assert.Subset(t, keys(seen), []string{ReasonRetry, ReasonNotRetryable, ReasonMaxRetries, ReasonCircuitOpen},
+		"the sequence went through the main paths")
+	before := b.Snapshot().Decisions
+	b.ShouldRetryTo(nil, 5, 0, false)
+	after := b.Snapshot().Decisions
+	assert.Equal(t, before[NotRetryable]+1, after[NotRetryable], "a nil d still counts the decision")
+}
+
+func keys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}

@@ -84,16 +84,16 @@ func (c *Cortex) Record(_ time.Time, o Outcome, latency time.Duration, _ int) {
 	c.eng.RecordSuccess(latency)
 }
 
-// Decide asks the engine's ShouldRetry(priority, retry, o.Retryable()) and maps its Decision to
-// a Verdict (same Action, Delay and Reason; an empty reason becomes the action's name). A
-// BadRequest always gives NotRetryable "NOT_RETRYABLE".
+// Decide asks the engine's ShouldRetry(priority, retry, o.Retryable()) (through ShouldRetryTo,
+// the same decision written in place) and maps its Decision to a Verdict (same Action, Delay
+// and Reason; an empty reason becomes the action's name). A BadRequest always gives
+// NotRetryable "NOT_RETRYABLE".
 func (c *Cortex) Decide(_ time.Time, priority, retry int, o Outcome) Verdict {
-	d := c.eng.ShouldRetry(priority, retry, o.Retryable())
+	var d engine.Decision // filled in place: a Decision returned by value is copied whole, which stalls
+	c.eng.ShouldRetryTo(&d, priority, retry, o.Retryable())
 	if !o.Retryable() {
 		return notRetryable()
 	}
-	// Field by field, without calling a value method on d: a whole-struct copy of a Decision
-	// just returned stalls on amd64 (see engine.fillSignals).
 	v := Verdict{Retry: d.Action == engine.Retry, Action: d.Action, Reason: d.Reason}
 	if v.Retry {
 		v.Delay = d.Delay
