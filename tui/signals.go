@@ -15,6 +15,13 @@ var signalNames = [5]struct{ key, name string }{
 	{"F", "failures"}, {"L", "latency"}, {"Q", "queue"}, {"B", "budget"}, {"C", "circuit"},
 }
 
+// signalGlossary says what each signal measures and what the CPS does, shown in that order as
+// far as the panel has room.
+var signalGlossary = []string{
+	"F calls failing · L p99 latency over baseline · Q queue fill · B retry budget spent · C breakers open",
+	"The higher the CPS, the fewer retries: priorities under floor(CPS×10) are shed.",
+}
+
 // signalsPanel shows F, L, Q, B and C: a gauge, the value, the weight (the selected one
 // highlighted) and a sparkline of recent history (one block per simulated second).
 type signalsPanel struct{ base }
@@ -82,6 +89,17 @@ func (p *signalsPanel) body(f *frame, w int) string {
 		formula = "CPS = Σ weight × signal (→) · adaptive " + adaptive
 	}
 	lines = append(lines, st.Muted.Render(formula), p.bands(w))
+	if _, ih := inner(p.w, p.h); ih > 0 { // spare rows: what the letters mean, what the CPS does
+		used := strings.Count(strings.Join(lines, "\n"), "\n") + 1
+		for _, g := range signalGlossary {
+			g = pickerWrap(g, max(w, 1))
+			if used+strings.Count(g, "\n")+1 > ih {
+				break
+			}
+			lines = append(lines, st.Muted.Render(g))
+			used += strings.Count(g, "\n") + 1
+		}
+	}
 	return strings.Join(lines, "\n")
 }
 
