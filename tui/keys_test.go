@@ -605,3 +605,24 @@ func TestHeaderShowsActiveFaults(t *testing.T) {
 	advanceFrames(m, 1)
 	assert.NotContains(t, m.header.View(), "fault:")
 }
+
+// Asserts that the compare summary puts the two runs' numbers side by side on each row and fits
+// narrow windows: at 60x20 and 80x24 both strategies and both success rates are on screen.
+func TestCompareSummaryFits(t *testing.T) {
+	for _, size := range [][2]int{{60, 20}, {80, 24}, {140, 40}} {
+		m, _ := newTestModel(t, size[0], size[1], "cortex")
+		m.Update(keyMsg("c"))
+		m.setSpeed(len(speeds) - 1)
+		advanceFrames(m, 20)
+		require.Equal(t, screenSummary, m.screen, "%v", size)
+		v := m.View()
+		assert.Contains(t, v, "cortex", "%v", size)
+		assert.Contains(t, v, "naive", "%v", size)
+		for _, line := range strings.Split(v, "\n") {
+			if strings.Contains(line, "success rate") {
+				assert.Equal(t, 2, strings.Count(line, "%"), "%v: %s", size, line)
+			}
+		}
+		assert.Contains(t, v, "quit", "%v: the hint wraps rather than being cut", size)
+	}
+}

@@ -2,10 +2,12 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/cortex-tui/cortex-tui/keymap"
 	"github.com/cortex-tui/cortex-tui/report"
@@ -28,43 +30,101 @@ func (p *summaryPanel) Update(msg tea.Msg) (*summaryPanel, tea.Cmd) {
 		p.view = blank(p.w, p.h)
 		return p, nil
 	}
-	cols := make([]string, len(f.f.runs))
+	sums := make([]report.Summary, len(f.f.runs))
+	names := map[int][]string{}
 	for i, r := range f.f.runs {
-		cols[i] = p.column(r.rec.Summary(), r.prioNames)
-		if i > 0 {
-			cols[i] = "   " + strings.ReplaceAll(cols[i], "\n", "\n   ")
+		sums[i] = r.rec.Summary()
+		for prio, ns := range r.prioNames {
+			for _, n := range ns {
+				if !slices.Contains(names[prio], n) {
+					names[prio] = append(names[prio], n)
+				}
+			}
 		}
 	}
 	m := f.f.runs[0].meta
+	iw, _ := inner(p.w, p.h)
 	body := fmt.Sprintf("%s  %s\n\n%s\n\n%s", p.st.Bold.Render(m.Scenario), p.st.Muted.Render(fmt.Sprintf("seed %d", m.Seed)),
-		side(cols...),
-		p.st.Muted.Render(summaryHint(f.f.keyMap())))
+		p.table(sums, names),
+		p.st.Muted.Render(pickerWrap(summaryHint(f.f.keyMap()), max(iw, 1))))
 	p.view = box(p.st, "Run summary", body, p.w, p.h)
 	return p, nil
 }
 
-// column renders one run's summary: the strategy as the recorder names it ("cortex+naive" after
-// a switch), and each priority with the classes that had it.
-func (p *summaryPanel) column(s report.Summary, prioNames map[int][]string) string {
+// summaryRow is one line of the summary table: a label and a value per run (none for a heading).
+type summaryRow struct {
+	label string
+	vals  []string
+}
+
+// table renders the runs' summaries as one table, a column per run right of the labels, so the
+// numbers compare row by row: the strategy as the recorder names it ("cortex+naive" after a
+// switch), each figure, and the success of each priority with the classes that had it.
+func (p *summaryPanel) table(sums []report.Summary, prioNames map[int][]string) string {
 	st := p.st
-	row := func(k, v string) string { return st.Muted.Render(fmt.Sprintf("%-24s", k)) + st.Bold.Render(v) }
-	lines := []string{
-		st.Title.Render(s.Strategy),
-		row("success rate", pct(s.SuccessRate)),
-		row("amplification", fmt.Sprintf("x%.2f (peak x%.1f)", s.Amplification, s.PeakAmplification)),
-		row("retries", strconv.Itoa(s.Retries)),
-		row("wasted retries", strconv.Itoa(s.WastedRetries)),
-		row("recovery", report.RecoveryText(s.RecoverySeconds)),
-		row("crashes", strconv.Itoa(s.Crashes)),
-		st.Muted.Render("success by priority"),
+	each := func(label string, v func(report.Summary) string) summaryRow {
+		r := summaryRow{label: label}
+		for _, s := range sums {
+			r.vals = append(r.vals, v(s))
+		}
+		return r
 	}
-	prios := s.Priorities()
+	rows := []summaryRow{
+		each("", func(s report.Summary) string { return s.Strategy }),
+		each("success rate", func(s report.Summary) string { return pct(s.SuccessRate) }),
+		each("amplification", func(s report.Summary) string { return fmt.Sprintf("x%.2f", s.Amplification) }),
+		each("  peak over a second", func(s report.Summary) string { return fmt.Sprintf("x%.1f", s.PeakAmplification) }),
+		each("retries", func(s report.Summary) string { return strconv.Itoa(s.Retries) }),
+		each("wasted retries", func(s report.Summary) string { return strconv.Itoa(s.WastedRetries) }),
+		each("recovery", func(s report.Summary) string { return report.RecoveryText(s.RecoverySeconds) }),
+		each("crashes", func(s report.Summary) string { return strconv.Itoa(s.Crashes) }),
+		{label: "success by priority"},
+	}
+	var prios []string
+	for _, s := range sums {
+		for _, k := range s.Priorities() {
+			if !slices.Contains(prios, k) {
+				prios = append(prios, k)
+			}
+		}
+	}
 	for _, k := range prios {
 		label := "  priority " + k
 		if n, err := strconv.Atoi(k); err == nil && len(prioNames[n]) > 0 {
 			label += " " + strings.Join(prioNames[n], ", ")
 		}
-		lines = append(lines, row(label, pct(s.PrioritySuccess[k])))
+		rows = append(rows, each(label, func(s report.Summary) string {
+			if v, ok := s.PrioritySuccess[k]; ok {
+				return pct(v)
+			}
+			return "-"
+		}))
+	}
+	labelW := 0
+	colW := make([]int, len(sums))
+	for _, r := range rows {
+		if len(r.vals) > 0 {
+			labelW = max(labelW, ansi.StringWidth(r.label))
+		}
+		for i, v := range r.vals {
+			colW[i] = max(colW[i], ansi.StringWidth(v))
+		}
+	}
+	lines := make([]string, len(rows))
+	for j, r := range rows {
+		if len(r.vals) == 0 {
+			lines[j] = st.Muted.Render(r.label)
+			continue
+		}
+		line := st.Muted.Render(fmt.Sprintf("%-*s", labelW, r.label))
+		for i, v := range r.vals {
+			style := st.Bold
+			if j == 0 {
+				style = st.Title
+			}
+			line += "   " + style.Render(fmt.Sprintf("%*s", colW[i], v))
+		}
+		lines[j] = line
 	}
 	return strings.Join(lines, "\n")
 }
