@@ -115,19 +115,21 @@ func (q *eventHeap) pop() timed {
 	if n == 0 {
 		return top
 	}
+	// The smallest child is tracked by its key in locals (no reload per comparison).
+	lat, lseq := last.at, last.seq
 	i := 0
 	for {
 		c := heapArity*i + 1
 		if c >= n {
 			break
 		}
-		m := c
+		m, mat, mseq := c, h[c].at, h[c].seq
 		for j := c + 1; j < min(c+heapArity, n); j++ {
-			if h[j].less(&h[m]) {
-				m = j
+			if a := h[j].at; a < mat || a == mat && h[j].seq < mseq {
+				m, mat, mseq = j, a, h[j].seq
 			}
 		}
-		if !h[m].less(&last) {
+		if mat > lat || mat == lat && mseq > lseq { // !h[m].less(&last): seq is unique
 			break
 		}
 		h[i] = h[m]
