@@ -74,7 +74,7 @@ func (m *Model) restart() tea.Cmd {
 			r.reset()
 		}
 		m.resetControls()
-		m.logControl("restarted with the same seed: controls and injected faults reset")
+		m.logControl("restarted, same seed; controls and faults reset")
 		m.redraw()
 	})
 	m.screen = screenDashboard

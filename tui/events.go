@@ -45,10 +45,15 @@ func (p *eventsPanel) body(f *frame) string {
 	if len(evs) > n {
 		evs = evs[len(evs)-n:]
 	}
-	if len(evs) == 0 {
-		return p.st.Muted.Render("nothing yet: faults, crashes, circuit changes and your controls appear here")
-	}
 	iw, _ := inner(p.w, p.h)
+	if len(evs) == 0 {
+		lines := strings.Split(pickerWrap("nothing yet: faults, crashes, circuit changes and your controls appear here", max(iw, 1)), "\n")
+		if len(lines) > ih && ih > 0 {
+			lines = lines[:ih]
+			lines[ih-1] = ansi.Truncate(lines[ih-1], max(iw-1, 1), "") + "…"
+		}
+		return p.st.Muted.Render(strings.Join(lines, "\n"))
+	}
 	lines := make([]string, len(evs))
 	for i, e := range evs {
 		lines[i] = ansi.Truncate(p.line(e), iw, "…") // a long note ends with "…", not mid-word

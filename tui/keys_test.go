@@ -431,7 +431,7 @@ func TestDashboardControlsAreLogged(t *testing.T) {
 		{"resume", []string{"space", "space"}, "resumed"},
 		{"faster", []string{"+"}, "speed x2"},
 		{"slower", []string{"-"}, "speed x0.5"},
-		{"restart", []string{"r"}, "restarted with the same seed"},
+		{"restart", []string{"r"}, "restarted, same seed"},
 		{"compare on", []string{"c"}, "compare cortex vs naive"},
 		{"compare off", []string{"c", "c"}, "compare off"},
 	}

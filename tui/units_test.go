@@ -277,3 +277,20 @@ func TestCompareNumbersFit(t *testing.T) {
 		assert.NotContains(t, stats, "(│", "%v", size)
 	}
 }
+
+// Asserts that the empty event log's placeholder is never cut mid-word: it wraps, and ends
+// with "…" only when the panel is too short for it.
+func TestEventsPlaceholderWraps(t *testing.T) {
+	r := &run{meta: source.Meta{Tick: 100 * time.Millisecond}, hist: newHistory()}
+	for _, size := range [][2]int{{70, 7}, {40, 8}, {40, 3}} {
+		p := newEvents(DefaultStyles(), 0)
+		p.SetSize(size[0], size[1])
+		p, _ = p.Update(frameMsg{f: &frame{runs: []*run{r}}})
+		text := strings.Join(strings.Fields(strings.NewReplacer("│", " ", "╭", " ", "╰", " ", "─", " ", "╮", " ", "╯", " ").Replace(p.View())), " ")
+		if size[1] > 3 {
+			assert.Contains(t, text, "your controls appear here", "%v", size)
+		} else {
+			assert.Contains(t, text, "…", "%v", size)
+		}
+	}
+}
