@@ -140,7 +140,7 @@ func (m *Model) cycleStrategy() tea.Cmd {
 		}
 		r.meta = r.src.Meta()
 		r.rec.SwitchStrategy(next)
-		m.setStatus(fmt.Sprintf("strategy %s from now on (%s)", next, strategy.Describe(next)), false)
+		m.applied(fmt.Sprintf("strategy %s from now on (%s)", next, strategy.Describe(next)))
 		m.redraw()
 		return nil
 	}
@@ -201,7 +201,7 @@ func (m *Model) toggleFault(kind scenarios.FaultKind) func() tea.Cmd {
 				r.src.Clear(kind)
 			}
 			delete(m.injected, kind)
-			m.setStatus(fmt.Sprintf("%s cleared", kind), false)
+			m.applied(fmt.Sprintf("%s cleared", kind))
 			return nil
 		}
 		f := scenarios.Fault{Kind: kind, Value: m.faultValue(kind)}
@@ -209,6 +209,7 @@ func (m *Model) toggleFault(kind scenarios.FaultKind) func() tea.Cmd {
 			r.src.Inject(f)
 		}
 		m.injected[kind] = true
+		m.applied(fmt.Sprintf("%s injected (%s)", kind, describeFault(f)))
 		m.setStatus(fmt.Sprintf("%s injected (%s); press again to clear", kind, describeFault(f)), false)
 		return nil
 	}
@@ -268,7 +269,7 @@ func (m *Model) clearFaults() tea.Cmd {
 		r.src.ClearAll()
 	}
 	clear(m.injected)
-	m.setStatus("every fault cleared", false)
+	m.applied("every fault cleared")
 	return nil
 }
 
@@ -309,7 +310,7 @@ func (m *Model) weightBy(delta float64) func() tea.Cmd {
 			}
 		}
 		m.fr.weights = w
-		m.setStatus(fmt.Sprintf("weight of %s (%s) now %.2f, renormalised", s.key, s.name, w[m.fr.selWeight]), false)
+		m.applied(fmt.Sprintf("weight of %s (%s) now %.2f, renormalised", s.key, s.name, w[m.fr.selWeight]))
 		m.redrawPanel(m.signals)
 		return nil
 	}
@@ -321,7 +322,7 @@ func (m *Model) toggleAdaptive() tea.Cmd {
 	for _, r := range m.fr.runs {
 		r.src.SetAdaptive(m.fr.adaptive)
 	}
-	m.setStatus(fmt.Sprintf("adaptive weights %s", onOff(m.fr.adaptive)), false)
+	m.applied(fmt.Sprintf("adaptive weights %s", onOff(m.fr.adaptive)))
 	m.redrawPanel(m.signals)
 	return nil
 }
@@ -375,7 +376,7 @@ func (m *Model) setClass(change func(float64, int) (float64, int)) tea.Cmd {
 		}
 	}
 	c.Share, c.Priority = share, prio
-	m.setStatus(fmt.Sprintf("class %s: share x%.2f, priority %d", c.Name, share, prio), false)
+	m.applied(fmt.Sprintf("class %s: share x%.2f, priority %d", c.Name, share, prio))
 	m.redrawPanel(m.shedding)
 	return nil
 }

@@ -40,7 +40,7 @@ func (p *eventsPanel) body(f *frame) string {
 		return ""
 	}
 	_, ih := inner(p.w, p.h)
-	evs := f.runs[p.run].hist.events
+	evs := f.runs[p.run].hist.log()
 	n := ih
 	if len(evs) > n {
 		evs = evs[len(evs)-n:]

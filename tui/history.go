@@ -30,6 +30,9 @@ type history struct {
 	acc    secondAcc
 	totals totals
 	events []source.Event
+	// pending are controls applied while paused, shown until the next snapshot brings the
+	// source's own events for them.
+	pending []source.Event
 }
 
 // secondAcc accumulates the snapshots of the current simulated second.
@@ -89,6 +92,7 @@ func (h *history) add(s source.Snapshot) {
 	}
 	h.cortex = s.Cortex != nil
 	h.last, h.seen = s, true
+	h.pending = nil
 	h.count(s)
 	for _, e := range s.Events {
 		h.addEvent(e)
@@ -112,6 +116,14 @@ func (h *history) addEvent(e source.Event) {
 	if over := len(h.events) - maxEvents; over > 0 {
 		h.events = append(h.events[:0], h.events[over:]...)
 	}
+}
+
+// log returns the event log as shown: the events, then the pending controls.
+func (h *history) log() []source.Event {
+	if len(h.pending) == 0 {
+		return h.events
+	}
+	return append(append([]source.Event(nil), h.events...), h.pending...)
 }
 
 // count adds a snapshot's counters to the totals.

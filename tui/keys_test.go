@@ -626,3 +626,34 @@ func TestCompareSummaryFits(t *testing.T) {
 		assert.Contains(t, v, "quit", "%v: the hint wraps rather than being cut", size)
 	}
 }
+
+// Asserts that a control applied while paused shows in the event log at once (marked as taking
+// effect at the next tick), in every run's log, and that the next tick replaces it with the
+// source's own event instead of logging it twice.
+func TestControlWhilePausedIsLoggedAtOnce(t *testing.T) {
+	m, _ := newTestModel(t, 140, 48, "cortex")
+	m.Update(keyMsg("c"))
+	advanceFrames(m, 3)
+	m.Update(keyMsg("space"))
+	m.Update(keyMsg("1"))
+	for i, r := range m.fr.runs {
+		log := r.hist.log()
+		require.NotEmpty(t, log)
+		assert.Contains(t, log[len(log)-1].Text, "outage injected", "run %d", i)
+		assert.Contains(t, log[len(log)-1].Text, "next tick: ", "run %d", i)
+	}
+	assert.Contains(t, m.View(), "next tick: ")
+	_, cmd := m.Update(keyMsg("."))
+	require.NotNil(t, cmd)
+	m.Update(cmd())
+	for i, r := range m.fr.runs {
+		n := 0
+		for _, e := range r.hist.log() {
+			if strings.Contains(e.Text, "outage injected") {
+				n++
+			}
+		}
+		assert.Equal(t, 1, n, "run %d: logged once, by the source", i)
+	}
+	assert.NotContains(t, m.View(), "next tick: ")
+}

@@ -113,6 +113,21 @@ func sameSetting(a, b source.Event) bool {
 	return a.Kind == source.EventControl && a.T == b.T && strings.HasPrefix(a.Text, speed) && strings.HasPrefix(b.Text, speed)
 }
 
+// applied says in the footer that a control went to the sources, and, while paused, shows it in
+// the event log at once, marked as taking effect at the next tick: the sources log it
+// themselves with that tick's snapshot, which replaces the pending line.
+func (m *Model) applied(text string) {
+	m.setStatus(text, false)
+	if !m.fr.paused {
+		return
+	}
+	for _, r := range m.fr.runs {
+		r.hist.pending = append(r.hist.pending, source.Event{T: r.hist.last.T, Kind: source.EventControl,
+			Text: "next tick: " + text})
+	}
+	m.redrawPanel(m.events)
+}
+
 // logControl writes a control the dashboard applies itself (pause, speed, compare, export) to
 // every run's event log, at the run's current time, and shows it at once. Controls applied by a
 // source (faults, weights, classes, strategy) are logged by the source.
