@@ -182,6 +182,7 @@ func describeFault(k scenarios.FaultKind, v float64) string {
 func (s *Sim) goDown(t int64, state int) {
 	s.svc.state = state
 	s.svc.eff = 0
+	s.svc.capacity = 0 // a tick that ends DOWN or CRASHED reports no capacity left
 	s.svc.overload = 0
 	for s.svc.queue.len() > 0 {
 		s.releaseFailed(s.svc.queue.pop(), t)

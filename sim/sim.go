@@ -162,13 +162,11 @@ func New(scn scenarios.Scenario, strategyName string, seed int64) (*Sim, error) 
 }
 
 // withDefaults fills the zero fields of scn with the defaults of package scenarios (the ones
-// Parse fills), except Sigma, where 0 means a constant service time.
+// Parse fills), except Sigma, where 0 means a constant service time, and Drain, where 0 means
+// the run ends with the last arrival (a parsed file gets the 30 s default from Parse).
 func withDefaults(scn scenarios.Scenario) scenarios.Scenario {
 	if scn.Tick == 0 {
 		scn.Tick = scenarios.DefaultTick
-	}
-	if scn.Drain == 0 {
-		scn.Drain = scenarios.DefaultDrain
 	}
 	if scn.Clients == 0 {
 		scn.Clients = scenarios.DefaultClients
