@@ -155,9 +155,15 @@ func (m *Model) toggleCompare() tea.Cmd {
 		return nil
 	}
 	if len(m.fr.runs) == 2 {
-		right := m.fr.runs[1]
+		left, right := m.fr.runs[0], m.fr.runs[1]
 		m.whenIdle(func() { _ = right.src.Close() })
-		m.setRuns(m.fr.runs[0])
+		// The left run goes on with the controls applied to both: keep them on screen as they
+		// are in its source, rather than the scenario's defaults.
+		m.gen++
+		left.meta = left.src.Meta()
+		m.fr.runs = []*run{left}
+		m.layout()
+		m.redraw()
 		m.setStatus("compare off", false)
 		m.logControl("compare off: " + m.fr.runs[0].meta.Strategy + " alone")
 		return m.kick()

@@ -14,6 +14,7 @@ import (
 
 	"github.com/cortex-tui/cortex-tui/keymap"
 	"github.com/cortex-tui/cortex-tui/scenarios"
+	"github.com/cortex-tui/cortex-tui/source"
 )
 
 // Asserts that each time key does what its help says: space pauses and resumes, "." steps one
@@ -656,4 +657,31 @@ func TestControlWhilePausedIsLoggedAtOnce(t *testing.T) {
 		assert.Equal(t, 1, n, "run %d: logged once, by the source", i)
 	}
 	assert.NotContains(t, m.View(), "next tick: ")
+}
+
+// Asserts that leaving compare keeps the controls applied to both runs on screen (weights,
+// classes, injected faults), as the left run's source still has them, instead of showing the
+// scenario's defaults.
+func TestCompareOffKeepsControls(t *testing.T) {
+	m, ff := newTestModel(t, 140, 40, "cortex")
+	m.Update(keyMsg("c"))
+	require.Len(t, m.fr.runs, 2)
+	left := ff.made[len(ff.made)-2]
+	advanceFrames(m, 2)
+	m.Update(keyMsg("tab"))
+	m.Update(keyMsg("right"))
+	m.Update(keyMsg("down"))
+	m.Update(keyMsg("["))
+	m.Update(keyMsg("}"))
+	m.Update(keyMsg("4"))
+	weights, classes := m.fr.weights, append([]source.ClassMeta(nil), m.fr.classes...)
+	m.Update(keyMsg("c"))
+	require.Len(t, m.fr.runs, 1)
+	assert.Equal(t, weights, m.fr.weights)
+	assert.Equal(t, classes, m.fr.classes)
+	assert.Equal(t, left.Meta().Classes, m.fr.classes, "as the source has them")
+	assert.True(t, m.injected[scenarios.FaultErrors], "the errors fault stays known as injected")
+	m.Update(keyMsg("4"))
+	_, _, _, cleared := left.calls()
+	assert.Contains(t, cleared, scenarios.FaultErrors, "so its key clears it")
 }
