@@ -442,7 +442,11 @@ func (p *picker) renderStory(scn scenarios.Scenario, ok bool) string {
 // pickerFacts is what the story block says under a scenario's name: its length, fleet and
 // priority classes, and its fault timeline.
 func pickerFacts(scn scenarios.Scenario) (fleet, faults string) {
-	fleet = pickerDuration(scn.Duration) + " · " + strconv.Itoa(scn.Clients) + " clients"
+	fleet = pickerDuration(scn.Duration)
+	if scn.Drain > 0 { // the header's total counts the drain too
+		fleet += " + " + pickerDuration(scn.Drain) + " drain"
+	}
+	fleet += " · " + strconv.Itoa(scn.Clients) + " clients"
 	if len(scn.Classes) > 0 {
 		cs := make([]string, len(scn.Classes))
 		for i, c := range scn.Classes {

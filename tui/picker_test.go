@@ -285,6 +285,7 @@ func TestPickerFacts(t *testing.T) {
 		fleet, flt string
 	}{
 		{"no classes, no faults", scenarios.Scenario{Duration: 45 * time.Second, Clients: 3}, "45 s · 3 clients", "no injected fault: the load alone"},
+		{"drain", scenarios.Scenario{Duration: 3 * time.Minute, Drain: 30 * time.Second, Clients: 20}, "3 min + 30 s drain · 20 clients", "no injected fault: the load alone"},
 		{"classes", scenarios.Scenario{Duration: time.Minute, Clients: 1, Classes: []scenarios.Class{{Name: "a", Priority: 1}, {Name: "b", Priority: 10}}},
 			"1 min · 1 clients · a p1, b p10", "no injected fault: the load alone"},
 		{"outage", scenarios.Scenario{Faults: []scenarios.Fault{at(scenarios.FaultOutage, 0)}}, "0 s · 0 clients", "faults: outage 1:30-2:15"},
