@@ -56,12 +56,6 @@ type timed struct {
 	gen  uint32
 }
 
-func (a *timed) less(b *timed) bool {
-	if a.at != b.at {
-		return a.at < b.at
-	}
-	return a.seq < b.seq
-}
 
 // eventHeap is a 4-ary min-heap of timed entries, ordered by (at, seq). Sequence numbers are
 // unique within a heap, so the order is total and the pop order does not depend on the heap's
