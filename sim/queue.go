@@ -56,7 +56,6 @@ type timed struct {
 	gen  uint32
 }
 
-
 // eventHeap is a 4-ary min-heap of timed entries, ordered by (at, seq). Sequence numbers are
 // unique within a heap, so the order is total and the pop order does not depend on the heap's
 // shape. Four children per node halve the depth of a binary heap, and entries move into a hole
