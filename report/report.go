@@ -67,10 +67,9 @@ type Summary struct {
 type Recorder struct {
 	meta source.Meta
 
-	rows  []Row
-	marks []secondMarks // parallel to rows
-	cur   acc           // the second being accumulated
-	open  bool          // cur holds at least one tick
+	rows []Row
+	cur  acc  // the second being accumulated
+	open bool // cur holds at least one tick
 
 	originals, attempts, retries, wasted, completed, crashes int
 	byPriority                                               map[int]*[2]int // priority -> {arrived, succeeded}
@@ -79,11 +78,6 @@ type Recorder struct {
 	firstFault, lastFault time.Duration // start of the first faulty tick, end of the last one
 	crashSeen             bool
 	firstCrash, lastCrash time.Duration // start of the first crashed tick, end of the last one
-}
-
-// secondMarks are the per-second facts the recovery time needs beyond a Row.
-type secondMarks struct {
-	up bool // the service was UP at the end of the second
 }
 
 // acc accumulates the ticks of one second.
@@ -191,7 +185,6 @@ const (
 // flush closes the current second into rows.
 func (r *Recorder) flush() {
 	r.rows = append(r.rows, r.cur.finish())
-	r.marks = append(r.marks, secondMarks{up: r.cur.row.Service == StateUp})
 	r.open = false
 }
 
@@ -215,24 +208,16 @@ func (c *acc) finish() Row {
 
 // Rows returns a copy of the timeline so far, the second in progress included.
 func (r *Recorder) Rows() []Row {
-	rows, _ := r.rowsAndMarks()
-	return rows
-}
-
-func (r *Recorder) rowsAndMarks() ([]Row, []secondMarks) {
 	n := len(r.rows)
 	if r.open {
 		n++
 	}
 	rows := make([]Row, len(r.rows), n)
 	copy(rows, r.rows)
-	marks := make([]secondMarks, len(r.marks), n)
-	copy(marks, r.marks)
 	if r.open {
 		rows = append(rows, r.cur.finish())
-		marks = append(marks, secondMarks{up: r.cur.row.Service == StateUp})
 	}
-	return rows, marks
+	return rows
 }
 
 // Summary returns the summary as of now; once the run is done it is the final one.
@@ -248,7 +233,7 @@ func (r *Recorder) rowsAndMarks() ([]Row, []secondMarks) {
 //   - recovery_seconds: see Recovery.
 //   - crashes: overload crashes of the service.
 func (r *Recorder) Summary() Summary {
-	rows, marks := r.rowsAndMarks()
+	rows := r.Rows()
 	s := Summary{
 		Scenario:        r.meta.Scenario,
 		Strategy:        r.meta.Strategy,
@@ -268,7 +253,7 @@ func (r *Recorder) Summary() Summary {
 		}
 	}
 	s.PeakAmplification = round(peakAmplification(rows), 4)
-	s.RecoverySeconds = r.recovery(rows, marks)
+	s.RecoverySeconds = r.recovery(rows)
 	return s
 }
 
@@ -309,7 +294,7 @@ const (
 // nil means never (not before the run ended). A run without any fault uses the service's
 // overload crashes as the disturbance (from the first crash to the end of the last one); a
 // run with neither has nothing to recover from and returns 0.
-func (r *Recorder) recovery(rows []Row, marks []secondMarks) *float64 {
+func (r *Recorder) recovery(rows []Row) *float64 {
 	var first, last time.Duration
 	switch {
 	case r.faultSeen:
@@ -327,7 +312,7 @@ func (r *Recorder) recovery(rows []Row, marks []secondMarks) *float64 {
 	}
 	target := ratioShare * pre
 	ok := func(s int) bool {
-		if !marks[s].up {
+		if rows[s].Service != StateUp {
 			return false
 		}
 		succ, all := window(rows, s-ratioWindow+1, s)
