@@ -183,28 +183,33 @@ func (t *table) require(key, example string) {
 	}
 }
 
+// value returns the value of key as a T and marks it read; ok is false when key is absent, or
+// when it holds another type, which it records as "must be <want>, got <the value>".
+func value[T any](t *table, key, want string) (v T, ok bool) {
+	raw, present := t.get(key)
+	if !present {
+		return v, false
+	}
+	if v, ok = raw.(T); !ok {
+		t.d.addf(t.field(key), "must be %s, got %s", want, describe(raw))
+	}
+	return v, ok
+}
+
+// The typed readers below store key's value in dst and report whether they did; a value of the
+// wrong type (or out of range) is recorded as a problem and leaves dst as it was.
+
 func (t *table) str(key string, dst *string) bool {
-	v, ok := t.get(key)
-	if !ok {
-		return false
+	s, ok := value[string](t, key, "a string")
+	if ok {
+		*dst = s
 	}
-	s, isStr := v.(string)
-	if !isStr {
-		t.d.addf(t.field(key), "must be a string, got %s", describe(v))
-		return false
-	}
-	*dst = s
-	return true
+	return ok
 }
 
 func (t *table) integer(key string, dst *int) bool {
-	v, ok := t.get(key)
+	n, ok := value[int64](t, key, "an integer")
 	if !ok {
-		return false
-	}
-	n, isInt := v.(int64)
-	if !isInt {
-		t.d.addf(t.field(key), "must be an integer, got %s", describe(v))
 		return false
 	}
 	if n > math.MaxInt32 || n < math.MinInt32 {
@@ -216,17 +221,11 @@ func (t *table) integer(key string, dst *int) bool {
 }
 
 func (t *table) integer64(key string, dst *int64) bool {
-	v, ok := t.get(key)
-	if !ok {
-		return false
+	n, ok := value[int64](t, key, "an integer")
+	if ok {
+		*dst = n
 	}
-	n, isInt := v.(int64)
-	if !isInt {
-		t.d.addf(t.field(key), "must be an integer, got %s", describe(v))
-		return false
-	}
-	*dst = n
-	return true
+	return ok
 }
 
 func (t *table) number(key string, dst *float64) bool {
@@ -247,27 +246,16 @@ func (t *table) number(key string, dst *float64) bool {
 }
 
 func (t *table) boolean(key string, dst *bool) bool {
-	v, ok := t.get(key)
-	if !ok {
-		return false
+	b, ok := value[bool](t, key, "true or false")
+	if ok {
+		*dst = b
 	}
-	b, isBool := v.(bool)
-	if !isBool {
-		t.d.addf(t.field(key), "must be true or false, got %s", describe(v))
-		return false
-	}
-	*dst = b
-	return true
+	return ok
 }
 
 func (t *table) duration(key string, dst *time.Duration) bool {
-	v, ok := t.get(key)
+	s, ok := value[string](t, key, `a duration string with a unit, like "250ms" or "2m"`)
 	if !ok {
-		return false
-	}
-	s, isStr := v.(string)
-	if !isStr {
-		t.d.addf(t.field(key), "must be a duration string with a unit, like \"250ms\" or \"2m\", got %s", describe(v))
 		return false
 	}
 	d, err := time.ParseDuration(s)
