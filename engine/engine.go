@@ -270,7 +270,7 @@ func (e *Engine) decide(d *Decision, priority, attempt int, retryable bool) {
 		t := e.now()
 		e.advance(t)
 		if !e.unified(t, priority, attempt, d) {
-			*d = e.fallback(t, priority, attempt)
+			e.fallback(t, priority, attempt, d)
 		}
 	}
 }
@@ -296,55 +296,57 @@ func (e *Engine) unified(t time.Duration, priority, attempt int, d *Decision) (o
 	cps = clamp01(cps)
 	d.CPS, d.State, d.Floor = cps, StateFor(cps, e.cfg.EmergencyThreshold), floorOf(cps)
 
-	// Check 3: emergency and circuit.
 	switch {
-	case cps >= e.cfg.EmergencyThreshold:
+	case cps >= e.cfg.EmergencyThreshold: // check 3: emergency, then the circuit
 		e.br.open(t, TransitionEmergency)
 		d.Action, d.Reason = CircuitOpen, ReasonEmergency
-		return true
-	case e.br.state == Open:
-		d.Action, d.Reason = CircuitOpen, ReasonCircuitOpen
-		return true
-	case e.br.probesBusy():
-		d.Action, d.Reason = CircuitOpen, ReasonHalfOpenProbesBusy
-		return true
-	}
-	// Check 4: priority floor, recovery ramp, budget.
-	switch {
-	case priority < d.Floor:
+	case e.circuitRefuses(d):
+	case priority < d.Floor: // check 4: priority floor, recovery ramp, then the budget
 		d.Action, d.Reason = Reject, ReasonShedLowPriority
-		return true
 	case !rampAdmits(priority, e.rampShare(t)):
 		d.Action, d.Reason = Reject, ReasonRecoveryRamp
-		return true
-	case !e.tb.take(t):
-		d.Action, d.Reason = Reject, ReasonBudgetExhausted
-		return true
+	default: // check 5: CPS-modulated backoff
+		e.spend(t, attempt, 1+cps*10, d)
 	}
-	// Check 5: CPS-modulated backoff.
-	d.Action, d.Reason = Retry, ReasonRetry
-	d.Delay = e.draw(float64(e.cfg.BackoffBaseDelay) * math.Ldexp(1, min(attempt, 64)) * (1 + cps*10))
-	e.br.probeSent(t)
 	return true
 }
 
-// fallback answers from the independent checks: circuit breaker, then token bucket, then plain
-// exponential backoff with full jitter, Random(0, min(BackoffMaxDelay, base*2^attempt)).
-func (e *Engine) fallback(t time.Duration, priority, attempt int) Decision {
-	d := Decision{Priority: priority, Fallback: true}
+// fallback answers into *d from the independent checks: circuit breaker, then token bucket,
+// then plain exponential backoff with full jitter, Random(0, min(BackoffMaxDelay,
+// base*2^attempt)). They are the unified decision's checks without the CPS: no emergency,
+// floor or ramp, and a backoff factor of 1.
+func (e *Engine) fallback(t time.Duration, priority, attempt int, d *Decision) {
+	*d = Decision{Priority: priority, Fallback: true}
+	if !e.circuitRefuses(d) {
+		e.spend(t, attempt, 1, d)
+	}
+}
+
+// circuitRefuses writes CIRCUIT_OPEN into d and reports true when the circuit is OPEN, or
+// HALF_OPEN with every probe slot taken (reason HALF_OPEN_PROBES_BUSY).
+func (e *Engine) circuitRefuses(d *Decision) bool {
 	switch {
 	case e.br.state == Open:
 		d.Action, d.Reason = CircuitOpen, ReasonCircuitOpen
 	case e.br.probesBusy():
 		d.Action, d.Reason = CircuitOpen, ReasonHalfOpenProbesBusy
-	case !e.tb.take(t):
-		d.Action, d.Reason = Reject, ReasonBudgetExhausted
 	default:
-		d.Action, d.Reason = Retry, ReasonRetry
-		d.Delay = e.draw(float64(e.cfg.BackoffBaseDelay) * math.Ldexp(1, min(attempt, 64)))
-		e.br.probeSent(t)
+		return false
 	}
-	return d
+	return true
+}
+
+// spend takes a retry token and writes the retry into d: RETRY after a draw below
+// base*2^attempt*factor (a probe slot taken in HALF_OPEN), or BUDGET_EXHAUSTED when no token is
+// left.
+func (e *Engine) spend(t time.Duration, attempt int, factor float64, d *Decision) {
+	if !e.tb.take(t) {
+		d.Action, d.Reason = Reject, ReasonBudgetExhausted
+		return
+	}
+	d.Action, d.Reason = Retry, ReasonRetry
+	d.Delay = e.draw(float64(e.cfg.BackoffBaseDelay) * math.Ldexp(1, min(attempt, 64)) * factor)
+	e.br.probeSent(t)
 }
 
 // draw returns Random(0, ceiling) nanoseconds (its midpoint in deterministic mode), capped at
