@@ -208,15 +208,24 @@ func (c *acc) finish() Row {
 
 // Rows returns a copy of the timeline so far, the second in progress included.
 func (r *Recorder) Rows() []Row {
+	t := r.timeline()
+	rows := make([]Row, len(t))
+	copy(rows, t)
+	return rows
+}
+
+// timeline returns the timeline so far, the second in progress included, without copying it:
+// the closed seconds are r.rows itself, and the second in progress is written into the slot
+// just past their end (which the next flush overwrites). The result is only valid until the
+// next Add; Rows copies it for callers.
+func (r *Recorder) timeline() []Row {
+	if !r.open {
+		return r.rows
+	}
 	n := len(r.rows)
-	if r.open {
-		n++
-	}
-	rows := make([]Row, len(r.rows), n)
-	copy(rows, r.rows)
-	if r.open {
-		rows = append(rows, r.cur.finish())
-	}
+	r.rows = append(r.rows, r.cur.finish())
+	rows := r.rows
+	r.rows = r.rows[:n]
 	return rows
 }
 
@@ -233,7 +242,7 @@ func (r *Recorder) Rows() []Row {
 //   - recovery_seconds: see Recovery.
 //   - crashes: overload crashes of the service.
 func (r *Recorder) Summary() Summary {
-	rows := r.Rows()
+	rows := r.timeline()
 	s := Summary{
 		Scenario:        r.meta.Scenario,
 		Strategy:        r.meta.Strategy,

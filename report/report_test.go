@@ -49,6 +49,23 @@ func TestRecorderRows(t *testing.T) {
 	assert.Equal(t, 10, r.Rows()[0].Originals, "Rows returns a copy")
 }
 
+// Asserts that taking a Summary (or Rows) in the middle of a second changes neither the rows
+// recorded afterwards nor the final summary: the second in progress is read, not closed.
+func TestSummaryMidSecondLeavesTimeline(t *testing.T) {
+	counts := source.Counts{Originals: 2, Attempts: 3, Retries: 1, Successes: 1, Failures: 2}
+	probed, plain := NewRecorder(testMeta), NewRecorder(testMeta)
+	for i := range 25 {
+		probed.Add(tick(i, counts, StateUp))
+		plain.Add(tick(i, counts, StateUp))
+		if i%3 == 0 {
+			_ = probed.Summary()
+			_ = probed.Rows()
+		}
+	}
+	assert.Equal(t, plain.Rows(), probed.Rows())
+	assert.Equal(t, plain.Summary(), probed.Summary())
+}
+
 // Asserts that cortex gauges are averaged and the strings are the last tick's.
 func TestRecorderCortex(t *testing.T) {
 	r := NewRecorder(testMeta)
