@@ -1,7 +1,5 @@
 package engine
 
-import "time"
-
 // adaptiveStep is how much one adaptive event moves a weight, before renormalisation.
 const adaptiveStep = 0.02
 
@@ -28,7 +26,6 @@ type adaptiveWeights struct {
 	spiking    bool
 	alarmed    [5]bool
 	confirmed  [5]bool // a spike started during this alarm (or the alarm began during one)
-	since      [5]time.Duration
 }
 
 // reset forgets every alarm episode.
@@ -36,8 +33,8 @@ func (a *adaptiveWeights) reset() {
 	*a = adaptiveWeights{spikeLevel: a.spikeLevel}
 }
 
-// step applies the rule at t to signals s and weights w, and reports whether w changed.
-func (a *adaptiveWeights) step(t time.Duration, s Signals, w *Weights) bool {
+// step applies the rule to signals s and weights w, and reports whether w changed.
+func (a *adaptiveWeights) step(s Signals, w *Weights) bool {
 	v := [5]float64{s.F, s.L, s.Q, s.B, s.C}
 	wa := w.array()
 	spike := v[0] >= a.spikeLevel
@@ -59,7 +56,7 @@ func (a *adaptiveWeights) step(t time.Duration, s Signals, w *Weights) bool {
 			}
 			a.alarmed[i], a.confirmed[i] = false, false
 		case !a.alarmed[i] && on:
-			a.alarmed[i], a.confirmed[i], a.since[i] = true, spike, t
+			a.alarmed[i], a.confirmed[i] = true, spike
 		}
 	}
 	if changed {

@@ -169,7 +169,7 @@ func (e *Engine) advance(t time.Duration) {
 			e.bl.discard()
 		}
 		if e.adaptive {
-			e.adapt.step(t, e.signals(t), &e.w)
+			e.adapt.step(e.signals(t), &e.w)
 		}
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -115,8 +114,8 @@ func TestAdaptiveRule(t *testing.T) {
 			a := adaptiveWeights{spikeLevel: spike}
 			w := DefaultWeights()
 			before := w.array()[tc.signal]
-			for i, s := range tc.steps {
-				a.step(time.Duration(i)*time.Second, s, &w)
+			for _, s := range tc.steps {
+				a.step(s, &w)
 			}
 			after := w.array()[tc.signal]
 			if tc.up {
@@ -130,8 +129,8 @@ func TestAdaptiveRule(t *testing.T) {
 
 	a := adaptiveWeights{spikeLevel: spike}
 	w := DefaultWeights()
-	a.step(0, Signals{}, &w)
-	changed := a.step(time.Second, Signals{F: spike, L: 1, Q: 1, B: 1, C: 1}, &w)
+	a.step(Signals{}, &w)
+	changed := a.step(Signals{F: spike, L: 1, Q: 1, B: 1, C: 1}, &w)
 	assert.False(t, changed, "signals alarming together with the spike did not warn ahead: no change")
 	assert.Equal(t, DefaultWeights(), w)
 }
@@ -147,10 +146,10 @@ func TestAdaptiveHysteresis(t *testing.T) {
 		if i%2 == 0 {
 			l = alarmOn[1] + 0.05
 		}
-		a.step(time.Duration(i)*time.Second, Signals{L: l}, &w)
+		a.step(Signals{L: l}, &w)
 	}
 	assert.Equal(t, DefaultWeights(), w)
-	a.step(1000*time.Second, Signals{L: alarmOff[1] - 0.01}, &w)
+	a.step(Signals{L: alarmOff[1] - 0.01}, &w)
 	assert.Less(t, w.L, DefaultWeights().L, "the one alarm, ended without a spike, costs one step")
 }
 
@@ -161,7 +160,7 @@ func TestAdaptiveBounds(t *testing.T) {
 	a := adaptiveWeights{spikeLevel: 0.6}
 	w := DefaultWeights()
 	moved := 0
-	for i := range 20000 {
+	for range 20000 {
 		var s Signals
 		// Bursty signals: mostly one alarming signal at a time, spikes now and then.
 		switch r.IntN(4) {
@@ -174,7 +173,7 @@ func TestAdaptiveBounds(t *testing.T) {
 		case 3:
 			s.B, s.C = r.Float64(), float64(r.IntN(3))/2
 		}
-		if a.step(time.Duration(i)*time.Second, s, &w) {
+		if a.step(s, &w) {
 			moved++
 		}
 		require.InDelta(t, 1, w.sum(), 1e-9)
