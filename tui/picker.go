@@ -415,7 +415,7 @@ func (p *picker) renderStory(scn scenarios.Scenario, ok bool) string {
 		return ""
 	}
 	if !ok {
-		return pickerFit(p.st.Muted.Render(pickerWrap("No scenario matches the filter.", w)), w, h)
+		return fit(p.st.Muted.Render(pickerWrap("No scenario matches the filter.", w)), w, h)
 	}
 	story := scn.Story
 	if story == "" {
@@ -436,7 +436,7 @@ func (p *picker) renderStory(scn scenarios.Scenario, ok bool) string {
 	b.WriteString(p.st.Muted.Render(strings.Join(faultLines, "\n")))
 	b.WriteString("\n\n")
 	b.WriteString(p.st.Text.Render(pickerWrap(story, w)))
-	return pickerFit(b.String(), w, h)
+	return fit(b.String(), w, h)
 }
 
 // pickerFacts is what the story block says under a scenario's name: its length, fleet and
@@ -551,7 +551,7 @@ func (p *picker) renderHint() string {
 		bindings = append(bindings, p.keys.Quit)
 	}
 	p.help.Width = p.w
-	return pickerFit(p.help.ShortHelpView(bindings), p.w, 1)
+	return fit(p.help.ShortHelpView(bindings), p.w, 1)
 }
 
 // View returns the picker as last drawn, exactly its size (w x h cells; "" for an empty size).
@@ -564,7 +564,7 @@ func (p *picker) render() string {
 	}
 	lst := ""
 	if p.listW > 0 && p.listH > 0 {
-		lst = pickerFit(p.list.View(), p.listW, p.listH)
+		lst = fit(p.list.View(), p.listW, p.listH)
 	}
 	var body string
 	switch {
@@ -584,31 +584,7 @@ func (p *picker) render() string {
 	if p.hint != "" {
 		body += "\n" + p.hint
 	}
-	return pickerFit(body, p.w, p.h)
-}
-
-// pickerFit clips or pads s to exactly w cells by h lines.
-func pickerFit(s string, w, h int) string {
-	if w <= 0 || h <= 0 {
-		return ""
-	}
-	lines := strings.Split(s, "\n")
-	if len(lines) > h {
-		lines = lines[:h]
-	}
-	for len(lines) < h {
-		lines = append(lines, "")
-	}
-	for i, l := range lines {
-		if ansi.StringWidth(l) > w {
-			l = ansi.Truncate(l, w, "")
-		}
-		if n := ansi.StringWidth(l); n < w {
-			l += strings.Repeat(" ", w-n)
-		}
-		lines[i] = l
-	}
-	return strings.Join(lines, "\n")
+	return fit(body, p.w, p.h)
 }
 
 // pickerDelegate draws one scenario of the list: a bar and its name, then its summary when

@@ -475,7 +475,7 @@ func TestPickerShowsHighlightedItem(t *testing.T) {
 			scn, ok := p.Selected()
 			require.True(t, ok)
 			assert.Equal(t, items[tt.downs].Name, scn.Name)
-			assert.Contains(t, ansi.Strip(pickerFit(p.list.View(), p.listW, p.listH)), "│ "+scn.Name)
+			assert.Contains(t, ansi.Strip(fit(p.list.View(), p.listW, p.listH)), "│ "+scn.Name)
 		})
 	}
 }
