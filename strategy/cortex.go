@@ -85,23 +85,13 @@ func (c *Cortex) Record(_ time.Time, o Outcome, latency time.Duration, _ int) {
 }
 
 // Decide asks the engine's ShouldRetry(priority, retry, o.Retryable()) (through ShouldRetryTo,
-// the same decision written in place) and maps its Decision to a Verdict (same Action, Delay
-// and Reason; an empty reason becomes the action's name). A BadRequest always gives
-// NotRetryable "NOT_RETRYABLE".
+// the same decision written in place) and maps its Decision to a Verdict with the same Action,
+// Delay (non-zero only for a retry) and Reason. A BadRequest, not retryable, gets the engine's
+// check 1: NotRetryable "NOT_RETRYABLE", as from every strategy.
 func (c *Cortex) Decide(_ time.Time, priority, retry int, o Outcome) Verdict {
 	var d engine.Decision // filled in place: a Decision returned by value is copied whole, which stalls
 	c.eng.ShouldRetryTo(&d, priority, retry, o.Retryable())
-	if !o.Retryable() {
-		return notRetryable()
-	}
-	v := Verdict{Retry: d.Action == engine.Retry, Action: d.Action, Reason: d.Reason}
-	if v.Retry {
-		v.Delay = d.Delay
-	}
-	if v.Reason == "" {
-		v.Reason = d.Action.String()
-	}
-	return v
+	return Verdict{Retry: d.Action == engine.Retry, Delay: d.Delay, Action: d.Action, Reason: d.Reason}
 }
 
 // SetPending sets the engine's queue depth to n retries (signal Q = n / QueueCapacity).
