@@ -118,7 +118,6 @@ func (s *Sim) SetStrategy(name string) error {
 // Restart starts the run again from t = 0 with the same seed, scenario and strategy; the
 // controls (faults, weights, class shares) are reset.
 func (s *Sim) Restart() {
-	s.clients = nil
 	// The strategy was valid when it was built, so rebuilding it cannot fail.
 	_ = s.reset(s.strategy)
 }

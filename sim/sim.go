@@ -305,7 +305,6 @@ func (s *Sim) reset(strategyName string) error {
 	s.timers.clear()
 	s.timers.seq = 0
 	s.svc = service{}
-	s.svc.queue.clear()
 	s.faults = [numKinds]activeFault{}
 	s.sched = make([]bool, len(scn.Faults))
 	s.noteIdx = -1
