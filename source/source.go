@@ -159,7 +159,7 @@ const (
 	EventNote    EventKind = iota // a scenario caption began
 	EventFault                    // a fault started or ended
 	EventService                  // the service crashed, restarted, finished warming
-	EventCircuit                  // a client's circuit changed state
+	EventCircuit                  // the number of clients with an OPEN or HALF_OPEN circuit changed
 	EventControl                  // a user control was applied
 )
 
