@@ -161,14 +161,6 @@ func (w *rolling) sums(now time.Time) (a, b int64) {
 	return w.total[0], w.total[1]
 }
 
-// lastTime returns the start of the newest bucket (the zero time before anything was counted).
-func (w *rolling) lastTime() time.Time {
-	if !w.started {
-		return time.Time{}
-	}
-	return w.origin.Add(time.Duration(w.head) * w.width)
-}
-
 // reset empties the window.
 func (w *rolling) reset() {
 	clear(w.buckets)

@@ -21,3 +21,12 @@ func must[T any](v T, err error) T {
 	}
 	return v
 }
+
+// lastTime returns the start of the window's newest bucket (the zero time before anything was
+// counted).
+func (w *rolling) lastTime() time.Time {
+	if !w.started {
+		return time.Time{}
+	}
+	return w.origin.Add(time.Duration(w.head) * w.width)
+}
