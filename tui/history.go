@@ -45,14 +45,13 @@ type secondAcc struct {
 	originals, retries, successes, capac float64
 }
 
-// totals are counters summed over the whole run.
+// totals are the counters the panels show, summed over the whole run.
 type totals struct {
-	Originals, Attempts, Retries, Successes, Failures int
-	Completed, Abandoned, Shed, BudgetRejected        int
-	RetryFailures, Crashes, LocalRejects              int
-	PeakAmplification                                 float64 // largest attempts/originals over a second
-	Decisions                                         [5]int
-	ClassArrived, ClassSucceeded                      []int
+	Originals, Attempts, Retries, Completed int
+	Shed, BudgetRejected, LocalRejects      int
+	RetryFailures, Crashes                  int
+	PeakAmplification                       float64 // largest attempts/originals over a second
+	Decisions                               [5]int
 }
 
 // newHistory returns an empty history.
@@ -132,10 +131,7 @@ func (h *history) count(s source.Snapshot) {
 	t.Originals += c.Originals
 	t.Attempts += c.Attempts
 	t.Retries += c.Retries
-	t.Successes += c.Successes
-	t.Failures += c.Failures
 	t.Completed += c.Completed
-	t.Abandoned += c.Abandoned
 	t.Shed += c.Shed
 	t.BudgetRejected += c.BudgetRejected
 	t.RetryFailures += c.RetryFailures
@@ -143,14 +139,6 @@ func (h *history) count(s source.Snapshot) {
 	t.LocalRejects += c.LocalRejects
 	for i, d := range c.Decisions {
 		t.Decisions[i] += d
-	}
-	for len(t.ClassArrived) < len(s.Classes) {
-		t.ClassArrived = append(t.ClassArrived, 0)
-		t.ClassSucceeded = append(t.ClassSucceeded, 0)
-	}
-	for i, ct := range s.Classes {
-		t.ClassArrived[i] += ct.Arrived
-		t.ClassSucceeded[i] += ct.Succeeded
 	}
 }
 
