@@ -90,8 +90,8 @@ func (s *Sim) SetClass(i int, share float64, priority int) error {
 	if !(share >= 0) || math.IsInf(share, 0) {
 		return fmt.Errorf("class %s: share must be a finite number >= 0 (got %v)", s.classes[i].name, share)
 	}
-	if priority < 0 || priority > 10 {
-		return fmt.Errorf("class %s: priority must be in 0..10 (got %d)", s.classes[i].name, priority)
+	if priority < 0 || priority > scenarios.MaxPriority {
+		return fmt.Errorf("class %s: priority must be in 0..%d (got %d)", s.classes[i].name, scenarios.MaxPriority, priority)
 	}
 	s.classes[i].share = share
 	s.classes[i].priority = priority

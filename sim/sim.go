@@ -228,8 +228,8 @@ func validate(scn scenarios.Scenario) error {
 		bad("classes: at least one class is required")
 	}
 	for i, c := range scn.Classes {
-		if c.Priority < 0 || c.Priority > 10 {
-			bad("classes[%d] (%s).priority must be in 0..10 (got %d)", i, c.Name, c.Priority)
+		if c.Priority < 0 || c.Priority > scenarios.MaxPriority {
+			bad("classes[%d] (%s).priority must be in 0..%d (got %d)", i, c.Name, scenarios.MaxPriority, c.Priority)
 		}
 		if !(c.Rate >= 0) || math.IsInf(c.Rate, 0) {
 			bad("classes[%d] (%s).rate must be a finite number >= 0 (got %v)", i, c.Name, c.Rate)
