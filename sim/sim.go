@@ -148,7 +148,10 @@ const (
 )
 
 // New builds a simulation of scn with every client running strategyName, from seed. Zero
-// fields of scn get the documented defaults; invalid values return an error naming the field.
+// fields of scn get the defaults of package scenarios (see withDefaults; sigma and drain keep
+// their 0). New checks only what the simulator relies on and returns an error naming each bad
+// field: a scenario from Parse has already passed the stricter scenarios.Validate, while one
+// built in code need not (no name or summary, a fault of duration 0 lasting until the end).
 func New(scn scenarios.Scenario, strategyName string, seed int64) (*Sim, error) {
 	scn = withDefaults(scn)
 	if err := validate(scn); err != nil {
