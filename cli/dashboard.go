@@ -112,15 +112,15 @@ func loadKeys(cmd *cobra.Command) (keymap.KeyMap, error) {
 // terminal returns stdin and stdout when both are terminals, and otherwise a usage error
 // (exit status 2) that suggests the headless command instead.
 func terminal(io streams, headless string) (*os.File, *os.File, error) {
-	in, inOK := io.in.(*os.File)
-	out, outOK := io.out.(*os.File)
-	if !inOK || !outOK || !isTerminalFile(in) || !isTerminalFile(out) {
+	if !isTerminal(io.in) || !isTerminal(io.out) {
 		return nil, nil, &exitError{code: 2, err: fmt.Errorf("the dashboard needs a terminal on stdin and stdout; without one, use --headless: %s", headless)}
 	}
-	return in, out, nil
+	return io.in.(*os.File), io.out.(*os.File), nil
 }
 
-// isTerminalFile reports whether f is a terminal (a Cygwin or MSYS one included).
-func isTerminalFile(f *os.File) bool {
-	return isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())
+// isTerminal reports whether stream (one of the command's streams) is a file that is a
+// terminal, a Cygwin or MSYS one included.
+func isTerminal(stream any) bool {
+	f, ok := stream.(*os.File)
+	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
 }

@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 
@@ -64,10 +63,4 @@ func checkStrategy(s string) (string, error) {
 		return "", &exitError{code: 2, err: fmt.Errorf("unknown strategy %q (valid: %s)", s, strings.Join(strategy.Names(), ", "))}
 	}
 	return name, nil
-}
-
-// isTerminal reports whether w is a terminal.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && isTerminalFile(f)
 }
