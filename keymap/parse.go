@@ -35,14 +35,14 @@ func Parse(name string, data []byte) (KeyMap, error) {
 			continue // inside a table: the table itself is reported below
 		}
 		actionName := k[0]
-		at := position(name, data, actionName)
+		where := at(name, lineOf(data, actionName))
 		i := slices.IndexFunc(actions, func(a action) bool { return a.name == actionName })
 		if i < 0 {
-			return KeyMap{}, fmt.Errorf("%s: unknown action %q (the actions are: %s)", at, actionName, strings.Join(Names(), ", "))
+			return KeyMap{}, fmt.Errorf("%s: unknown action %q (the actions are: %s)", where, actionName, strings.Join(Names(), ", "))
 		}
 		keys, err := keyList(raw[actionName])
 		if err != nil {
-			return KeyMap{}, fmt.Errorf("%s: %s: %w", at, actionName, err)
+			return KeyMap{}, fmt.Errorf("%s: %s: %w", where, actionName, err)
 		}
 		*actions[i].of(&km) = newBinding(keys, actions[i].help)
 		fromFile[actionName] = true
@@ -135,20 +135,15 @@ func checkConflicts(name string, data []byte, km *KeyMap, fromFile map[string]bo
 					line = max(line, lineOf(data, n))
 				}
 			}
-			at := name
-			if line > 0 {
-				at = fmt.Sprintf("%s:%d", name, line)
-			}
-			return fmt.Errorf("%s: key %q is bound to both %s and %s: rebind one of them", at, displayName(k), other, a.name)
+			return fmt.Errorf("%s: key %q is bound to both %s and %s: rebind one of them", at(name, line), displayName(k), other, a.name)
 		}
 	}
 	return nil
 }
 
-// position returns "name:line" for the line where action is set in data, or name alone when
-// the line cannot be found.
-func position(name string, data []byte, action string) string {
-	if line := lineOf(data, action); line > 0 {
+// at returns "name:line", or name alone when line is 0 (not found).
+func at(name string, line int) string {
+	if line > 0 {
 		return fmt.Sprintf("%s:%d", name, line)
 	}
 	return name
