@@ -77,7 +77,7 @@ func TestEveryActionAndReason(t *testing.T) {
 	tests := []struct {
 		name       string
 		mutate     func(c *Config)
-		setup      func(e *Engine, clock *ManualClock)
+		setup      func(t testing.TB, e *Engine, clock *ManualClock)
 		priority   int
 		attempt    int
 		retryable  bool
@@ -90,45 +90,44 @@ func TestEveryActionAndReason(t *testing.T) {
 		},
 		{
 			name: "check 1: not retryable, before everything else", retryable: false, priority: 5,
-			setup:      func(e *Engine, _ *ManualClock) { e.ForceOpen() },
+			setup:      func(_ testing.TB, e *Engine, _ *ManualClock) { e.ForceOpen() },
 			wantAction: NotRetryable, wantReason: ReasonNotRetryable,
 		},
 		{
 			name: "check 2: attempt limit", retryable: true, priority: 10, attempt: 3,
-			setup:      func(e *Engine, _ *ManualClock) { e.ForceOpen() },
+			setup:      func(_ testing.TB, e *Engine, _ *ManualClock) { e.ForceOpen() },
 			wantAction: MaxRetriesExceeded, wantReason: ReasonMaxRetries,
 		},
 		{
 			name: "check 3: emergency", retryable: true, priority: 10, mutate: queueOnly,
-			setup:      func(e *Engine, _ *ManualClock) { e.SetQueueDepth(e.Config().QueueCapacity) },
+			setup:      func(_ testing.TB, e *Engine, _ *ManualClock) { e.SetQueueDepth(e.Config().QueueCapacity) },
 			wantAction: CircuitOpen, wantReason: ReasonEmergency,
 		},
 		{
 			name: "check 3: circuit open", retryable: true, priority: 10,
-			setup:      func(e *Engine, _ *ManualClock) { e.ForceOpen() },
+			setup:      func(_ testing.TB, e *Engine, _ *ManualClock) { e.ForceOpen() },
 			wantAction: CircuitOpen, wantReason: ReasonCircuitOpen,
 		},
 		{
 			name: "check 3: half-open probes busy", retryable: true, priority: 10,
 			mutate: func(c *Config) { c.HalfOpenProbes = 1 },
-			setup: func(e *Engine, clock *ManualClock) {
+			setup: func(t testing.TB, e *Engine, clock *ManualClock) {
 				e.ForceOpen()
 				clock.Advance(e.Config().CircuitCooldown)
-				if d := e.ShouldRetry(10, 0, true); d.Action != Retry {
-					panic("the first probe should be admitted: " + d.String())
-				}
+				d := e.ShouldRetry(10, 0, true)
+				require.Equal(t, Retry, d.Action, "the first probe should be admitted: %v", d)
 			},
 			wantAction: CircuitOpen, wantReason: ReasonHalfOpenProbesBusy,
 		},
 		{
 			name: "check 4: shed low priority", retryable: true, priority: 2, mutate: queueOnly,
-			setup:      func(e *Engine, _ *ManualClock) { e.SetQueueDepth(e.Config().QueueCapacity * 3 / 10) },
+			setup:      func(_ testing.TB, e *Engine, _ *ManualClock) { e.SetQueueDepth(e.Config().QueueCapacity * 3 / 10) },
 			wantAction: Reject, wantReason: ReasonShedLowPriority,
 		},
 		{
 			name: "check 4: recovery ramp", retryable: true, priority: 5, mutate: queueOnly,
-			setup: func(e *Engine, clock *ManualClock) {
-				tripCircuitNoT(e, clock)
+			setup: func(t testing.TB, e *Engine, clock *ManualClock) {
+				tripCircuit(t, e, clock)
 				clock.Advance(e.Config().CircuitCooldown)
 				for range e.Config().HalfOpenProbes {
 					e.ShouldRetry(10, 0, true)
@@ -140,10 +139,9 @@ func TestEveryActionAndReason(t *testing.T) {
 		{
 			name: "check 4: budget exhausted", retryable: true, priority: 5,
 			mutate: func(c *Config) { c.TokenBucketCapacity, c.TokenRefillRate = 1, 0 },
-			setup: func(e *Engine, _ *ManualClock) {
-				if d := e.ShouldRetry(5, 0, true); d.Action != Retry {
-					panic("the only token should be granted: " + d.String())
-				}
+			setup: func(t testing.TB, e *Engine, _ *ManualClock) {
+				d := e.ShouldRetry(5, 0, true)
+				require.Equal(t, Retry, d.Action, "the only token should be granted: %v", d)
 			},
 			wantAction: Reject, wantReason: ReasonBudgetExhausted,
 		},
@@ -153,7 +151,7 @@ func TestEveryActionAndReason(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			e, clock := newTestEngine(t, tc.mutate)
 			if tc.setup != nil {
-				tc.setup(e, clock)
+				tc.setup(t, e, clock)
 			}
 			before := e.Snapshot().Decisions
 			d := e.ShouldRetry(tc.priority, tc.attempt, tc.retryable)
@@ -182,17 +180,6 @@ func TestEveryActionAndReason(t *testing.T) {
 	for _, a := range Actions {
 		assert.True(t, seen[a], "action %v reached", a)
 	}
-}
-
-func tripCircuitNoT(e *Engine, clock *ManualClock) {
-	for range 10_000 {
-		clock.Advance(100 * time.Millisecond)
-		e.RecordFailure(time.Second)
-		if e.Snapshot().Circuit == Open {
-			return
-		}
-	}
-	panic("the circuit never opened")
 }
 
 // TestStateFor asserts the band edges: each band includes its lower edge and excludes its upper.
