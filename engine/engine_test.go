@@ -2,7 +2,9 @@ package engine
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -739,18 +741,10 @@ func TestShouldRetryTo(t *testing.T) {
 		require.Equal(t, want, got, "call %d", i)
 		seen[want.Reason] = true
 	}
-	assert.Subset(t, keys(seen), []string{ReasonRetry, ReasonNotRetryable, ReasonMaxRetries, ReasonCircuitOpen},
+	assert.Subset(t, slices.Collect(maps.Keys(seen)), []string{ReasonRetry, ReasonNotRetryable, ReasonMaxRetries, ReasonCircuitOpen},
 		"the sequence went through the main paths")
 	before := b.Snapshot().Decisions
 	b.ShouldRetryTo(nil, 5, 0, false)
 	after := b.Snapshot().Decisions
 	assert.Equal(t, before[NotRetryable]+1, after[NotRetryable], "a nil d still counts the decision")
-}
-
-func keys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
 }

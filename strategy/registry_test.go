@@ -1,6 +1,7 @@
 package strategy
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -52,22 +53,11 @@ func TestNew(t *testing.T) {
 			}
 			assert.NotEmpty(t, Describe(name))
 
-			s2, err := New("  "+upper(name)+" ", testEnv(1))
+			s2, err := New("  "+strings.ToUpper(name)+" ", testEnv(1))
 			require.NoError(t, err)
 			assert.Equal(t, name, s2.Name())
 		})
 	}
-}
-
-// upper is strings.ToUpper for ASCII, kept local so the test reads on its own.
-func upper(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if 'a' <= c && c <= 'z' {
-			b[i] = c - 'a' + 'A'
-		}
-	}
-	return string(b)
 }
 
 // TestNewErrors asserts that an unknown name is an error naming it and listing every valid
