@@ -343,7 +343,7 @@ var (
 	classKeys   = []string{"name", "priority", "rate"}
 	loadKeys    = []string{"at", "factor"}
 	serviceKeys = []string{"workers", "service_time", "sigma", "queue_limit", "drop_expired", "crash_factor", "crash_after", "restart_delay", "warm_start", "warmup"}
-	faultKeys   = []string{"kind", "at", "duration", "latency", "fraction", "rate", "factor"}
+	faultKeys   = append([]string{"kind", "at", "duration"}, faultValueKeys...)
 	noteKeys    = []string{"at", "text"}
 )
 
@@ -446,6 +446,10 @@ func (d *decoder) service(v *table, svc *Service) {
 	v.done()
 }
 
+// faultValueKeys are the [[fault]] keys that carry a fault's value; each kind takes at most one
+// (FaultKind.ValueKey).
+var faultValueKeys = []string{"latency", "fraction", "rate", "factor"}
+
 // valueExamples shows how each value key is written, for messages.
 var valueExamples = map[string]string{
 	"latency":  `latency = "800ms"`,
@@ -466,14 +470,14 @@ func (d *decoder) fault(f *table) Fault {
 	f.duration("at", &flt.At)
 	f.duration("duration", &flt.Duration)
 	if !slices.Contains(FaultKinds, flt.Kind) {
-		for _, k := range []string{"latency", "fraction", "rate", "factor"} {
+		for _, k := range faultValueKeys {
 			f.get(k) // the kind is reported by Validate; don't also call its value unknown
 		}
 		f.done()
 		return flt
 	}
 	want := flt.Kind.ValueKey()
-	for _, k := range []string{"latency", "fraction", "rate", "factor"} {
+	for _, k := range faultValueKeys {
 		if _, ok := f.m[k]; !ok || k == want {
 			continue
 		}
