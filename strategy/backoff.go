@@ -34,7 +34,7 @@ func (c BackoffConfig) Validate() error {
 
 // delay draws the delay before retry n+1 (n is the 0-based index of the failed attempt).
 func (c BackoffConfig) delay(r *rand.Rand, n int) time.Duration {
-	return fullJitter(r, c.Base, c.Cap, n)
+	return fullJitter(r, c.Base, c.Cap, 2, n)
 }
 
 // Backoff retries with exponential backoff and full jitter: after the failure of attempt n

@@ -59,11 +59,12 @@ func precheck(o Outcome, retry, maxRetries int) (v Verdict, ok bool) {
 // clampRetry turns a negative retry index into 0 (the original attempt).
 func clampRetry(retry int) int { return max(retry, 0) }
 
-// fullJitter is AWS's "full jitter" backoff: U[0, min(ceiling, base*2^n)), drawn from r.
-// n < 0 counts as 0; the exponent is computed in floating point so a large n saturates at
-// ceiling instead of overflowing.
-func fullJitter(r *rand.Rand, base, ceiling time.Duration, n int) time.Duration {
-	return time.Duration(r.Float64() * float64(expCeiling(base, ceiling, 2, n)))
+// fullJitter is AWS's "full jitter" backoff: U[0, min(ceiling, base*mult^n)), drawn from r
+// (mult is 2 for AWS; gRPC's backoffMultiplier is configurable). n < 0 counts as 0; the
+// exponent is computed in floating point so a large n saturates at ceiling instead of
+// overflowing.
+func fullJitter(r *rand.Rand, base, ceiling time.Duration, mult float64, n int) time.Duration {
+	return time.Duration(r.Float64() * float64(expCeiling(base, ceiling, mult, n)))
 }
 
 // expCeiling is min(ceiling, base*mult^n) without overflow (n < 0 counts as 0).

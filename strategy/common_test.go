@@ -30,7 +30,7 @@ func TestFullJitterBounds(t *testing.T) {
 			r := newRand(7)
 			var hi time.Duration
 			for range 2000 {
-				d := fullJitter(r, tt.base, tt.cap, tt.n)
+				d := fullJitter(r, tt.base, tt.cap, 2, tt.n)
 				require.GreaterOrEqual(t, d, time.Duration(0))
 				require.Less(t, d, tt.ceiling)
 				hi = max(hi, d)

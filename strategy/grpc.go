@@ -121,8 +121,7 @@ func (g *GRPC) Decide(_ time.Time, _, retry int, o Outcome) Verdict {
 	if g.tokens <= g.threshold {
 		return Verdict{Action: engine.Reject, Reason: ReasonRetryThrottled}
 	}
-	ceiling := expCeiling(g.cfg.InitialBackoff, g.cfg.MaxBackoff, g.cfg.BackoffMultiplier, retry)
-	return retryAfter(time.Duration(g.rnd.Float64() * float64(ceiling)))
+	return retryAfter(fullJitter(g.rnd, g.cfg.InitialBackoff, g.cfg.MaxBackoff, g.cfg.BackoffMultiplier, retry))
 }
 
 // SetPending does nothing.
