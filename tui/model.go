@@ -1,8 +1,9 @@
 // Package tui is the cortex-tui dashboard: a Bubble Tea program that watches one run of a
 // source.Source (or two side by side) and sends the user's controls back to it. The root model
 // routes messages; each panel (header, signals, CPS, traffic, shedding, decisions, events,
-// caption, footer and help, picker, compare, summary) is a small type in its own file that draws
-// itself once per data frame and caches the string, so View only joins cached strings.
+// caption, footer and help, picker, compare, summary, and the collapsed layout of a small
+// window) is a small type in its own file that draws itself once per data frame and caches the
+// string, so View only joins cached strings.
 //
 // The simulation advances in a tea.Cmd, never in Update or View; ticks carry a tag so pausing,
 // resuming or changing speed never starts a second tick loop, and a paused dashboard schedules
@@ -113,7 +114,6 @@ type Model struct {
 	width, height int
 	screen        screen
 	showHelp      bool
-	small         bool
 
 	scn      *scenarios.Scenario
 	fr       frame
@@ -137,7 +137,8 @@ type Model struct {
 	help      *helpScreen
 	compare   *comparePanel
 	summary   *summaryPanel
-	body      string // the composed screen above the footer, cached
+	small     *smallPanel // the collapsed layout, below minFullW x minFullH
+	body      string      // the composed screen above the footer, cached
 	bindings  []binding
 }
 
@@ -166,6 +167,7 @@ func New(opts Options) *Model {
 		help:      newHelpScreen(st, opts.Keys),
 		compare:   newCompare(st),
 		summary:   newSummary(st),
+		small:     newSmall(st),
 	}
 	m.fr.speed = speeds[m.speedIdx]
 	m.fr.keys = &m.keys

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/cortex-tui/cortex-tui/source"
@@ -16,8 +15,7 @@ const (
 // resize records the window size, lays the panels out and redraws them.
 func (m *Model) resize(w, h int) {
 	m.width, m.height = max(w, 0), max(h, 0)
-	m.small = m.width < minFullW || m.height < minFullH
-	m.fr.small = m.small
+	m.fr.small = m.width < minFullW || m.height < minFullH
 	m.sizePicker()
 	m.layout()
 	m.redraw()
@@ -35,6 +33,7 @@ func (m *Model) layout() {
 	m.caption.SetSize(w, captionH)
 	m.footer.SetSize(w, 1)
 	m.help.SetSize(w, max(h-1, 0))
+	m.small.SetSize(w, h)
 	m.summary.SetSize(w, max(h-1, 0))
 	m.compare.SetSize(w, bodyH)
 
@@ -65,8 +64,8 @@ func (m *Model) redraw() {
 		m.help, _ = m.help.Update(f)
 	case m.screen == screenSummary:
 		m.summary, _ = m.summary.Update(f)
-	case m.small:
-		m.signals, _ = m.signals.Update(f)
+	case m.fr.small:
+		m.small, _ = m.small.Update(f)
 	case len(m.fr.runs) > 1:
 		m.caption, _ = m.caption.Update(f)
 		m.compare, _ = m.compare.Update(f)
@@ -93,7 +92,11 @@ func (m *Model) redrawPanel(p any) {
 	f := m.frameMsg()
 	switch p := p.(type) {
 	case *signalsPanel:
-		m.signals, _ = p.Update(f)
+		if m.fr.small { // the collapsed layout shows the weights and the selection
+			m.small, _ = m.small.Update(f)
+		} else {
+			m.signals, _ = p.Update(f)
+		}
 	case *sheddingPanel:
 		m.shedding, _ = p.Update(f)
 	case *eventsPanel:
@@ -152,8 +155,8 @@ func (m *Model) compose() {
 		body = m.help.View()
 	case m.screen == screenSummary:
 		body = m.summary.View()
-	case m.small:
-		body = m.smallView()
+	case m.fr.small:
+		body = m.header.View() + "\n" + m.small.View()
 	case len(m.fr.runs) > 1:
 		body = stack(m.header.View(), m.caption.View(), m.compare.View())
 	default:
@@ -163,43 +166,6 @@ func (m *Model) compose() {
 			side(m.decisions.View(), m.events.View()))
 	}
 	m.body = fit(body, w, h)
-}
-
-// smallView is the collapsed layout below 80x24: header, a note that the window is small, the
-// CPS with its badge and sparkline, and the signals.
-func (m *Model) smallView() string {
-	st := m.st
-	warn := fmt.Sprintf("small window %dx%d: %dx%d shows every panel", m.width, m.height, minFullW, minFullH)
-	if len(warn) > m.width {
-		warn = fmt.Sprintf("small window: %dx%d shows all", minFullW, minFullH)
-	}
-	lines := []string{m.header.View(), st.Warn.Render(warn)}
-	if len(m.fr.runs) > 0 {
-		r := m.fr.runs[0]
-		if cv := r.hist.last.Cortex; cv != nil {
-			head := fmt.Sprintf("%s CPS %s floor %d ", st.badge(cv.State), fmtCPS(cv.CPS), cv.Floor)
-			vals := r.hist.cps.tail(nil, m.width)
-			spark := ""
-			if rest := m.width - len(cv.State.String()) - 2 - 19; rest > 0 {
-				spark = st.band(cv.State).Render(sparkline(vals, rest, 1))
-			}
-			lines = append(lines, head+spark)
-			sig := signalArray(cv.Signals)
-			sparkW := max(m.width-15, 0)
-			for i, s := range signalNames {
-				sel := " "
-				if i == m.fr.selWeight {
-					sel = st.Accent.Render("▸")
-				}
-				lines = append(lines, fmt.Sprintf("%s%s %4.2f w%.2f %s", sel, s.key, sig[i], m.fr.weights[i],
-					st.band(stateOf(sig[i])).Render(sparkline(r.hist.sig[i].tail(nil, sparkW), sparkW, 1))))
-			}
-		}
-		svc := r.hist.last.Service
-		lines = append(lines, fmt.Sprintf("%s · service %s · success %.0f%% · amplification x%.1f",
-			r.meta.Strategy, st.service(svc.State), 100*r.hist.totals.successRate(), r.hist.totals.amplification()))
-	}
-	return strings.Join(lines, "\n")
 }
 
 // sizePicker gives the picker the window, less the footer's line while a message shows.
