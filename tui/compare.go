@@ -56,7 +56,9 @@ func (p *comparePanel) Update(msg tea.Msg) (*comparePanel, tea.Cmd) {
 	if !ok {
 		return p, nil
 	}
-	f.f.trafficY = trafficMax(f.f.runs, 2*p.w/2) // two points per cell, half the width each
+	// One scale for both sides, over the newest p.w seconds: more than either half's chart
+	// shows (one point per column), so a peak just scrolled out of view still sets it a while.
+	f.f.trafficY = trafficMax(f.f.runs, p.w)
 	defer func() { f.f.trafficY = 0 }()
 	for i := range 2 {
 		p.cps[i], _ = p.cps[i].Update(f)

@@ -8,7 +8,8 @@ import (
 )
 
 // historyPoints is how many per-second points a history keeps: more than the widest chart
-// (two points per cell at 250 columns), so memory stays flat however long the run.
+// shows (one point per column, and charts are narrower than the 250-column windows tested), so
+// memory stays flat however long the run.
 const historyPoints = 600
 
 // maxEvents is how many event-log lines a history keeps.
