@@ -8,7 +8,6 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/strategy"
 )
@@ -443,6 +442,3 @@ func onOff(b bool) string {
 	}
 	return "off"
 }
-
-// engineDefaultWeights are the weights shown before the first snapshot.
-func engineDefaultWeights() engine.Weights { return engine.DefaultWeights() }

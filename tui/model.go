@@ -20,6 +20,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/keymap"
 	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/scenarios"
@@ -360,7 +361,7 @@ func (m *Model) setRuns(runs ...*run) {
 // resetControls takes weights, adaptive and classes from the first run, as the source has them.
 func (m *Model) resetControls() {
 	clear(m.injected)
-	m.fr.weights = weightArray(engineDefaultWeights())
+	m.fr.weights = weightArray(engine.DefaultWeights()) // shown until the first snapshot
 	m.fr.adaptive = false
 	m.fr.classes = nil
 	if len(m.fr.runs) == 0 {
