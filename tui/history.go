@@ -19,9 +19,8 @@ const maxEvents = 200
 // running totals, the latest snapshot and the newest events. Snapshots go in with add; it is
 // owned by the Update loop and not safe for concurrent use.
 type history struct {
-	last   source.Snapshot
-	seen   bool // at least one snapshot arrived
-	cortex bool // the latest snapshot had a CortexView
+	last source.Snapshot
+	seen bool // at least one snapshot arrived
 
 	// Per-second series (one point per simulated second: counts summed, gauges averaged).
 	cps                                  *ring
@@ -90,7 +89,6 @@ func (h *history) add(s source.Snapshot) {
 			h.acc.sig[i] += v
 		}
 	}
-	h.cortex = s.Cortex != nil
 	h.last, h.seen = s, true
 	h.pending = nil
 	h.count(s)

@@ -45,7 +45,7 @@ func (p *signalsPanel) body(f *frame, w int) string {
 		return ""
 	}
 	r := f.runs[0]
-	if !r.hist.cortex && r.hist.seen {
+	if r.hist.last.Cortex == nil && r.hist.seen {
 		return st.Muted.Render(ansi.Wordwrap(fmt.Sprintf("%s: %s. It computes no signals; only cortex does (%s switches the strategy, %s compares).",
 			r.meta.Strategy, strategy.Describe(r.meta.Strategy), keyName(f.keyMap().Strategy), keyName(f.keyMap().Compare)), max(w, 1), " "))
 	}
