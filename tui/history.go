@@ -18,6 +18,11 @@ const maxEvents = 200
 // history is what the dashboard remembers of one run: bounded per-second series for the charts,
 // running totals, the latest snapshot and the newest events. Snapshots go in with add; it is
 // owned by the Update loop and not safe for concurrent use.
+//
+// It overlaps report.Recorder, which each run also feeds (run.add), on purpose: the recorder
+// keeps every second for the export and the summary and rounds its gauges, and reads its totals
+// only through Summary, which copies the whole timeline; the panels want bounded rings of
+// unrounded values, a partial last second as a rate, and totals read in O(1) every frame.
 type history struct {
 	last source.Snapshot
 	seen bool // at least one snapshot arrived
