@@ -342,9 +342,10 @@ func (s *Sim) dispatch(t int64) {
 }
 
 // endOfTick crashes a service overloaded for crash_after (utilisation over the last second)
-// and returns the tick's own utilisation (offered / (capacity x dt), 0 with no capacity), the
-// gauge of source.Service.
-func (s *Sim) endOfTick(t int64) float64 {
+// and returns the tick's own utilisation (offered / (capacity x dt), 0 with no capacity) and
+// the overload clock reached this tick (ns, the value that crashed it on a crash tick): the
+// Utilisation and Overload gauges of source.Service.
+func (s *Sim) endOfTick(t int64) (float64, int64) {
 	sv := &s.svc
 	if len(sv.win) == 0 {
 		sv.win = make([]utilSample, max(1, int(time.Second/time.Duration(s.tick))))
@@ -371,6 +372,7 @@ func (s *Sim) endOfTick(t int64) float64 {
 	cf := s.scn.Service.CrashFactor
 	if cf > 0 && (sv.state == stateUp || sv.state == stateWarming) && util > cf {
 		sv.overload += s.tick
+		over := sv.overload
 		if sv.overload >= int64(s.scn.Service.CrashAfter) {
 			s.counts.Crashes++
 			s.goDown(t, stateCrashed)
@@ -378,8 +380,8 @@ func (s *Sim) endOfTick(t int64) float64 {
 			s.event(t, source.EventService, fmt.Sprintf("service CRASHED under overload (utilisation %.1fx for %s); restart in %s",
 				util, time.Duration(s.scn.Service.CrashAfter), s.scn.Service.RestartDelay))
 		}
-	} else {
-		sv.overload = 0
+		return tickUtil, over
 	}
-	return tickUtil
+	sv.overload = 0
+	return tickUtil, 0
 }

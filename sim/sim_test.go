@@ -216,6 +216,11 @@ func TestOverloadCrashAndWarmup(t *testing.T) {
 	}
 	require.Equal(t, 1, crashes)
 	assert.Equal(t, 29, crashAt, "crashes at the end of the 30th overloaded tick (3 s)")
+	for i := 0; i <= crashAt; i++ { // overloaded from the first tick (5x capacity)
+		assert.Equal(t, time.Duration(i+1)*scenarios.DefaultTick, snaps[i].Service.Overload,
+			"tick %d: the overload clock runs up to crash_after, reached on the crash tick", i)
+	}
+	assert.Zero(t, snaps[crashAt+1].Service.Overload, "a crashed service is not overloaded")
 	state := func(t time.Duration) source.Service { return snaps[int(t/scenarios.DefaultTick)-1].Service }
 	assert.Equal(t, "CRASHED", state(5*time.Second).State)
 	assert.Equal(t, "CRASHED", state(7900*time.Millisecond).State)

@@ -24,12 +24,12 @@ func (s *Sim) Step() source.Snapshot {
 	end := start + s.tick
 	s.beginTick(start)
 	s.runEvents(start, end)
-	util := s.endOfTick(end)
+	util, over := s.endOfTick(end)
 	s.now = end
 	if s.now >= s.total {
 		s.done = true
 	}
-	return s.snapshot(util)
+	return s.snapshot(util, over)
 }
 
 // beginTick applies what changes at tick boundaries: the fault timeline, the service's
@@ -208,8 +208,9 @@ func (s *Sim) event(t int64, k source.EventKind, text string) {
 // circuitReader is implemented by strategies with a circuit breaker of their own.
 type circuitReader interface{ Circuit() engine.CircuitState }
 
-// snapshot builds the tick's Snapshot and resets the per-tick counters.
-func (s *Sim) snapshot(util float64) source.Snapshot {
+// snapshot builds the tick's Snapshot and resets the per-tick counters; util and over are
+// endOfTick's results.
+func (s *Sim) snapshot(util float64, over int64) source.Snapshot {
 	snap := source.Snapshot{
 		T:       time.Duration(s.now),
 		Dt:      time.Duration(s.tick),
@@ -222,6 +223,7 @@ func (s *Sim) snapshot(util float64) source.Snapshot {
 			Queue:       s.svc.queue.len(),
 			QueueLimit:  s.scn.Service.QueueLimit,
 			Utilisation: util,
+			Overload:    time.Duration(over),
 		},
 	}
 	for i := range s.classTicks {

@@ -121,6 +121,11 @@ type Service struct {
 	Queue       int     // queue length
 	QueueLimit  int
 	Utilisation float64 // offered load / capacity over the tick
+	// Overload is how long the utilisation over the last second has stayed above the
+	// scenario's crash_factor without a break, at the end of the tick: the crash rule's clock
+	// (the service crashes when it reaches crash_after; a crash tick reports the value reached).
+	// 0 when not overloaded, when the service is DOWN or CRASHED, or without a crash_factor.
+	Overload time.Duration
 }
 
 // ClassTick is one priority class during a tick.
