@@ -89,7 +89,8 @@ func describeScenario(io streams, s scenarios.Scenario) error {
 	v := s.Service
 	fmt.Fprintf(&b, "service   %d workers x %s = %.0f req/s, queue %d", v.Workers, scenarios.FormatDuration(v.ServiceTime), v.Capacity(), v.QueueLimit)
 	if v.CrashFactor > 0 {
-		fmt.Fprintf(&b, ", crashes above %gx for %s, restarts after %s", v.CrashFactor, scenarios.FormatDuration(v.CrashAfter), scenarios.FormatDuration(v.RestartDelay))
+		fmt.Fprintf(&b, ", crashes above %gx for %s (a refusal counts %g), restarts after %s", v.CrashFactor,
+			scenarios.FormatDuration(v.CrashAfter), v.RefusalCost, scenarios.FormatDuration(v.RestartDelay))
 	}
 	b.WriteString("\n")
 	for _, f := range s.Faults {

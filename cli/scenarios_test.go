@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -62,6 +63,8 @@ func TestScenariosShow(t *testing.T) {
 	for _, n := range s.Notes {
 		assert.Contains(t, out, n.Text)
 	}
+	require.Positive(t, s.Service.CrashFactor)
+	assert.Contains(t, out, "(a refusal counts "+strconv.FormatFloat(s.Service.RefusalCost, 'g', -1, 64)+")", "the crash rule's refusal cost")
 	blocks := strings.Split(out, "\n\n")
 	require.GreaterOrEqual(t, len(blocks), 2)
 	story := blocks[1]
@@ -82,6 +85,7 @@ func TestScenariosTOML(t *testing.T) {
 		got, err := scenarios.Parse(name+".toml", []byte(out))
 		require.NoError(t, err)
 		assert.Equal(t, want, got)
+		assert.Contains(t, out, "\nrefusal_cost = "+strconv.FormatFloat(want.Service.RefusalCost, 'g', -1, 64)+"\n", "every key is explicit")
 	}
 }
 

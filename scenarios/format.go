@@ -58,6 +58,7 @@ func (s Scenario) MarshalTOML() ([]byte, error) {
 	kv("sigma", number(v.Sigma))
 	kv("queue_limit", strconv.Itoa(v.QueueLimit))
 	kv("drop_expired", strconv.FormatBool(v.DropExpired))
+	kv("refusal_cost", number(v.RefusalCost))
 	kv("crash_factor", number(v.CrashFactor))
 	kv("crash_after", quote(FormatDuration(v.CrashAfter)))
 	kv("restart_delay", quote(FormatDuration(v.RestartDelay)))

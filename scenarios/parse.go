@@ -342,7 +342,7 @@ var (
 	fleetKeys   = []string{"clients", "loop", "users", "think", "deadline", "timeout", "layers"}
 	classKeys   = []string{"name", "priority", "rate"}
 	loadKeys    = []string{"at", "factor"}
-	serviceKeys = []string{"workers", "service_time", "sigma", "queue_limit", "drop_expired", "crash_factor", "crash_after", "restart_delay", "warm_start", "warmup"}
+	serviceKeys = []string{"workers", "service_time", "sigma", "queue_limit", "drop_expired", "refusal_cost", "crash_factor", "crash_after", "restart_delay", "warm_start", "warmup"}
 	faultKeys   = append([]string{"kind", "at", "duration"}, faultValueKeys...)
 	noteKeys    = []string{"at", "text"}
 )
@@ -438,6 +438,7 @@ func (d *decoder) service(v *table, svc *Service) {
 	v.number("sigma", &svc.Sigma)
 	v.integer("queue_limit", &svc.QueueLimit)
 	v.boolean("drop_expired", &svc.DropExpired)
+	v.number("refusal_cost", &svc.RefusalCost)
 	v.number("crash_factor", &svc.CrashFactor)
 	v.duration("crash_after", &svc.CrashAfter)
 	v.duration("restart_delay", &svc.RestartDelay)

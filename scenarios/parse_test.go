@@ -53,11 +53,44 @@ func TestParseMinimalDefaults(t *testing.T) {
 	assert.Equal(t, want.Layers, s.Layers)
 	assert.Equal(t, want.Service.Sigma, s.Service.Sigma)
 	assert.Equal(t, want.Service.WarmStart, s.Service.WarmStart)
+	assert.Equal(t, want.Service.RefusalCost, s.Service.RefusalCost)
+	assert.Equal(t, scenarios.DefaultRefusalCost, s.Service.RefusalCost)
+	assert.Equal(t, 0.1, scenarios.DefaultRefusalCost, "the documented default (docs/scenarios.md, README)")
 	assert.False(t, s.Loop.Closed, "open loop by default")
 	assert.Empty(t, s.Load, "flat load by default")
 	assert.Equal(t, 1.0, s.LoadAt(30*time.Second))
 	assert.Equal(t, 20, s.Clients)
 	assert.Equal(t, 100*time.Millisecond, s.Tick)
+}
+
+// TestParseRefusalCost asserts that service.refusal_cost takes any fraction of one service
+// time from 0 to 1, both ends included, and refuses everything else naming the field and range.
+func TestParseRefusalCost(t *testing.T) {
+	tests := []struct {
+		value string
+		want  float64
+		ok    bool
+	}{
+		{"0", 0, true},
+		{"0.25", 0.25, true},
+		{"1", 1, true},
+		{"1.0001", 0, false},
+		{"-0.0001", 0, false},
+		{"nan", 0, false},
+		{"inf", 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.value, func(t *testing.T) {
+			s, err := scenarios.Parse("t.toml", []byte(minimal+"refusal_cost = "+tt.value+"\n"))
+			if !tt.ok {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), "service.refusal_cost: must be in [0, 1]")
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, s.Service.RefusalCost)
+		})
+	}
 }
 
 // TestParseErrors asserts the exact message for each kind of bad file: it names the file, the
@@ -86,7 +119,7 @@ func TestParseErrors(t *testing.T) {
 			name: "misspelt key is unknown, with a suggestion, and the real one missing",
 			text: edit(t, "workers = 2", "worker = 2"),
 			want: "t.toml:10: service.workers: is required (e.g. workers = 50)\n" +
-				`t.toml:11: service.worker: unknown key (did you mean "workers"?); valid keys in [service]: workers, service_time, sigma, queue_limit, drop_expired, crash_factor, crash_after, restart_delay, warm_start, warmup`,
+				`t.toml:11: service.worker: unknown key (did you mean "workers"?); valid keys in [service]: workers, service_time, sigma, queue_limit, drop_expired, refusal_cost, crash_factor, crash_after, restart_delay, warm_start, warmup`,
 		},
 		{
 			name: "string for an integer",
@@ -274,6 +307,21 @@ func TestParseErrors(t *testing.T) {
 			name: "crash factor without a restart delay",
 			text: minimal + "crash_factor = 2\n",
 			want: `t.toml:10: service.restart_delay: must be positive when service.crash_factor is set`,
+		},
+		{
+			name: "refusal cost above one service time",
+			text: minimal + "refusal_cost = 1.5\n",
+			want: `t.toml:13: service.refusal_cost: must be in [0, 1] (a fraction of one service time), got 1.5`,
+		},
+		{
+			name: "negative refusal cost",
+			text: minimal + "refusal_cost = -0.1\n",
+			want: `t.toml:13: service.refusal_cost: must be in [0, 1] (a fraction of one service time), got -0.1`,
+		},
+		{
+			name: "refusal cost of the wrong type",
+			text: minimal + "refusal_cost = \"10%\"\n",
+			want: `t.toml:13: service.refusal_cost: must be a number, got the string "10%"`,
 		},
 		{
 			name: "warm start of zero",

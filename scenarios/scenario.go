@@ -78,6 +78,7 @@ type Service struct {
 	Sigma        float64       // lognormal shape of the service time (default 0.25; 0 = constant)
 	QueueLimit   int           // bounded FIFO in front of the workers; a full queue fails fast (503)
 	DropExpired  bool          // skip queued attempts whose client already timed out
+	RefusalCost  float64       // load of an attempt answered without being served (503, 429, 4xx), in service times, [0, 1] (default 0.1)
 	CrashFactor  float64       // utilisation (offered/capacity) above which the service is overloaded (0 = never crashes)
 	CrashAfter   time.Duration // how long overload must last before the crash
 	RestartDelay time.Duration // time a crashed service stays down

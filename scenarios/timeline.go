@@ -13,10 +13,16 @@ const (
 	DefaultLayers    = 1
 	DefaultSigma     = 0.25
 	DefaultWarmStart = 0.3
+	// DefaultRefusalCost is the share of one service time that refusing an attempt costs the
+	// server (a 503 from a full queue, a 429, a 4xx): accepting the connection, parsing the
+	// request and writing a short error, without the query or the business logic that make up
+	// most of a real request's work. A tenth is a round figure for that share; the crash rule
+	// counts a refused attempt for this much of an attempt (docs/simulator.md).
+	DefaultRefusalCost = 0.1
 )
 
 // Defaults returns a Scenario with every defaulted field set (tick, drain, seed, clients,
-// deadline, timeout, layers, sigma, warm start; open loop, flat load) and nothing else: a
+// deadline, timeout, layers, sigma, warm start, refusal cost; open loop, flat load) and nothing else: a
 // starting point for scenarios built in code. It does not validate (name, summary, duration,
 // classes and the service's workers and service time are still missing).
 func Defaults() Scenario {
@@ -28,7 +34,7 @@ func Defaults() Scenario {
 		Deadline: DefaultDeadline,
 		Timeout:  DefaultTimeout,
 		Layers:   DefaultLayers,
-		Service:  Service{Sigma: DefaultSigma, WarmStart: DefaultWarmStart},
+		Service:  Service{Sigma: DefaultSigma, WarmStart: DefaultWarmStart, RefusalCost: DefaultRefusalCost},
 	}
 }
 

@@ -172,6 +172,9 @@ func (s Scenario) validateService(p *problems) {
 	if v.QueueLimit < 0 {
 		p.addf("service.queue_limit", "must not be negative, got %d", v.QueueLimit)
 	}
+	if !(v.RefusalCost >= 0 && v.RefusalCost <= 1) {
+		p.addf("service.refusal_cost", "must be in [0, 1] (a fraction of one service time), got %v", v.RefusalCost)
+	}
 	switch {
 	case !finiteAtLeast(v.CrashFactor, 0):
 		p.addf("service.crash_factor", "must be 0 (never crashes) or at least 1, got %v", v.CrashFactor)

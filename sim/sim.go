@@ -148,8 +148,8 @@ const (
 )
 
 // New builds a simulation of scn with every client running strategyName, from seed. Zero
-// fields of scn get the defaults of package scenarios (see withDefaults; sigma and drain keep
-// their 0). New checks only what the simulator relies on and returns an error naming each bad
+// fields of scn get the defaults of package scenarios (see withDefaults; sigma, drain and
+// refusal_cost keep their 0). New checks only what the simulator relies on and returns an error naming each bad
 // field: a scenario from Parse has already passed the stricter scenarios.Validate, while one
 // built in code need not (no name or summary, a fault of duration 0 lasting until the end).
 func New(scn scenarios.Scenario, strategyName string, seed int64) (*Sim, error) {
@@ -165,8 +165,10 @@ func New(scn scenarios.Scenario, strategyName string, seed int64) (*Sim, error) 
 }
 
 // withDefaults fills the zero fields of scn with the defaults of package scenarios (the ones
-// Parse fills), except Sigma, where 0 means a constant service time, and Drain, where 0 means
-// the run ends with the last arrival (a parsed file gets the 30 s default from Parse).
+// Parse fills), except Sigma, where 0 means a constant service time, Drain, where 0 means
+// the run ends with the last arrival (a parsed file gets the 30 s default from Parse), and
+// Service.RefusalCost, where 0 means refusals cost the server nothing (a parsed file, and
+// scenarios.Defaults, get scenarios.DefaultRefusalCost).
 func withDefaults(scn scenarios.Scenario) scenarios.Scenario {
 	if scn.Tick == 0 {
 		scn.Tick = scenarios.DefaultTick
@@ -258,6 +260,9 @@ func validate(scn scenarios.Scenario) error {
 	}
 	if sv.QueueLimit < 0 {
 		bad("service.queue_limit must be >= 0 (got %d)", sv.QueueLimit)
+	}
+	if !(sv.RefusalCost >= 0 && sv.RefusalCost <= 1) {
+		bad("service.refusal_cost must be in [0, 1] (got %v)", sv.RefusalCost)
 	}
 	if !(sv.CrashFactor >= 0) || math.IsInf(sv.CrashFactor, 0) {
 		bad("service.crash_factor must be a finite number >= 0 (got %v)", sv.CrashFactor)

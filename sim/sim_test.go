@@ -355,6 +355,8 @@ func TestNewRejectsBadInput(t *testing.T) {
 		{"bad priority", func(s *scenarios.Scenario) { s.Classes[0].Priority = 11 }, "none", "priority"},
 		{"six layers", func(s *scenarios.Scenario) { s.Layers = 6 }, "none", "layers"},
 		{"long tick", func(s *scenarios.Scenario) { s.Tick = 2 * time.Second }, "none", "tick"},
+		{"refusal cost above 1", func(s *scenarios.Scenario) { s.Service.RefusalCost = 1.5 }, "none", "service.refusal_cost must be in [0, 1]"},
+		{"NaN refusal cost", func(s *scenarios.Scenario) { s.Service.RefusalCost = math.NaN() }, "none", "service.refusal_cost"},
 		{"bad fault", func(s *scenarios.Scenario) {
 			s.Faults = []scenarios.Fault{{Kind: "meteor", At: time.Second}}
 		}, "none", "meteor"},
