@@ -28,6 +28,7 @@ func stormScenario() scenarios.Scenario {
 			Workers: 150, ServiceTime: 100 * time.Millisecond, Sigma: 0.25, QueueLimit: 1500,
 			CrashFactor: 2, CrashAfter: 5 * time.Second, RestartDelay: 10 * time.Second,
 			WarmStart: 0.3, Warmup: 20 * time.Second,
+			RefusalCost: 1, // as before refusal_cost existed: the workload of the speed figures
 		},
 		Faults: []scenarios.Fault{{Kind: scenarios.FaultOutage, At: 40 * time.Second, Duration: 30 * time.Second}},
 	}

@@ -30,8 +30,13 @@ var stateNames = [...]string{report.StateUp, report.StateDown, report.StateCrash
 //     rate while a throttle fault is active).
 //   - Warm fraction after a restart or an outage ends at t0:
 //     warm_start + (1 - warm_start) * min(1, (t - t0) / warmup).
-//   - Utilisation = attempts offered / (capacity * time) over the last second (a sliding window
-//     of ticks, so Poisson noise of a single tick neither triggers nor resets a crash); above
+//   - Offered load of an attempt reaching a running service: 1 if it is served or queued,
+//     refusal_cost (a fraction of one service time, default 0.1) if it is answered without being
+//     served: 503 (queue full), 429 (throttle fault) or 4xx (bad_requests fault), since refusing
+//     costs the server only accepting, parsing and a short reply. With A accepted and R refused
+//     attempts in a tick, offered = A + refusal_cost * R.
+//   - Utilisation = offered / (capacity * time) over the last second (a sliding window of
+//     ticks, so Poisson noise of a single tick neither triggers nor resets a crash); above
 //     crash_factor continuously for crash_after, the service crashes.
 type service struct {
 	state     int
@@ -43,7 +48,7 @@ type service struct {
 	warmFrom  int64        // warming: start of the warm-up
 	warmFrac  float64      // capacity fraction from the warm-up
 	overload  int64        // consecutive ns of utilisation above crash_factor
-	offered   int          // attempts that reached the service this tick
+	offered   float64      // load offered this tick: accepted attempts + refusal_cost x refused ones
 	win       []utilSample // the last second of ticks, for the utilisation
 	winPos    int
 	capacity  float64 // requests/s this tick
@@ -274,8 +279,9 @@ func (s *Sim) arrive(ai int32, t int64) {
 	if s.faults[kBlackhole].on {
 		return // the name does not resolve: the attempt hangs until its timeout
 	}
-	sv.offered++
+	refused := s.scn.Service.RefusalCost
 	if f := s.faults[kBad]; f.on && s.svcRand.Float64() < f.value {
+		sv.offered += refused
 		s.answer(ai, strategy.BadRequest, t)
 		return
 	}
@@ -284,6 +290,7 @@ func (s *Sim) arrive(ai int32, t int64) {
 		sv.tokens = math.Min(math.Max(1, f.value), sv.tokens+f.value*float64(t-sv.tokensAt)/float64(time.Second))
 		sv.tokensAt = t
 		if sv.tokens < 1 {
+			sv.offered += refused
 			s.answer(ai, strategy.Throttled, t)
 			return
 		}
@@ -291,11 +298,14 @@ func (s *Sim) arrive(ai int32, t int64) {
 	}
 	switch {
 	case sv.busy < sv.eff:
+		sv.offered++
 		s.startServing(ai, t)
 	case sv.queue.len() < s.scn.Service.QueueLimit:
+		sv.offered++
 		s.atts[ai].inService = true
 		sv.queue.push(ai)
 	default:
+		sv.offered += refused
 		s.answer(ai, strategy.FastFail, t) // 503: queue full
 	}
 }
@@ -350,7 +360,7 @@ func (s *Sim) endOfTick(t int64) (float64, int64) {
 	if len(sv.win) == 0 {
 		sv.win = make([]utilSample, max(1, int(time.Second/time.Duration(s.tick))))
 	}
-	sample := utilSample{offered: float64(sv.offered), able: sv.capacity * float64(s.tick) / float64(time.Second)}
+	sample := utilSample{offered: sv.offered, able: sv.capacity * float64(s.tick) / float64(time.Second)}
 	tickUtil := 0.0
 	if sample.able > 0 {
 		tickUtil = sample.offered / sample.able

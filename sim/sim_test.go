@@ -2,6 +2,7 @@ package sim
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -200,6 +201,7 @@ func TestOverloadCrashAndWarmup(t *testing.T) {
 	scn.Classes = []scenarios.Class{{Name: "x", Priority: 5, Rate: 1000}} // 5x capacity 200
 	scn.Load = []scenarios.LoadPoint{{At: 0, Factor: 1}, {At: 4 * time.Second, Factor: 1}, {At: 4*time.Second + time.Millisecond, Factor: 0.1}}
 	scn.Service.CrashFactor = 2
+	scn.Service.RefusalCost = 1 // the 503s of the full queue weigh as much as served attempts
 	scn.Service.CrashAfter = 3 * time.Second
 	scn.Service.RestartDelay = 5 * time.Second
 	scn.Service.WarmStart = 0.3
@@ -232,6 +234,66 @@ func TestOverloadCrashAndWarmup(t *testing.T) {
 	assert.Less(t, mid.Capacity, 200.0)
 	assert.Equal(t, "UP", state(19*time.Second).State, "full capacity after warmup")
 	assert.InDelta(t, 200, state(19*time.Second).Capacity, 1e-9)
+}
+
+// Asserts the crash rule's offered load with refusal_cost: a flood at 5x capacity that the
+// service refuses (503 from a full queue, 429 from a throttle, 4xx from bad_requests) offers
+// accepted + refusal_cost x refused attempts per second, so with a low refusal_cost it no
+// longer crashes the service, while with refusal_cost = 1 (every refusal as heavy as a served
+// attempt) it still does. The expected utilisation is computed from the case's rates.
+func TestRefusalCostCrashRule(t *testing.T) {
+	const (
+		rate     = 1000.0 // requests/s offered, 5x the capacity
+		capacity = 200.0  // testScenario: 20 workers x 100 ms
+		cf       = 2.0
+	)
+	type flood struct {
+		name  string
+		fault *scenarios.Fault
+		// accepted and refused attempts per second, and the capacity the rule divides by
+		accepted, refused, able float64
+	}
+	throttle, bad := 150.0, 0.5
+	floods := []flood{
+		{"queue full (503)", nil, capacity, rate - capacity, capacity},
+		{"throttle (429)", &scenarios.Fault{Kind: scenarios.FaultThrottle, Value: throttle, Duration: time.Minute},
+			throttle, rate - throttle, throttle},
+		{"bad requests (4xx) and a full queue (503)", &scenarios.Fault{Kind: scenarios.FaultBadRequests, Value: bad, Duration: time.Minute},
+			capacity, rate - capacity, capacity},
+	}
+	for _, f := range floods {
+		for _, rc := range []float64{0, 0.1, 1} {
+			t.Run(fmt.Sprintf("%s, refusal_cost %g", f.name, rc), func(t *testing.T) {
+				want := (f.accepted + rc*f.refused) / f.able
+				require.Greater(t, math.Abs(want-cf), 0.2*cf, "the case is not on the crash factor's edge")
+				scn := testScenario()
+				scn.Duration = 10 * time.Second
+				scn.Classes = []scenarios.Class{{Name: "x", Priority: 5, Rate: rate}}
+				scn.Service.CrashFactor, scn.Service.CrashAfter, scn.Service.RestartDelay = cf, 3*time.Second, 5*time.Second
+				scn.Service.RefusalCost = rc
+				if f.fault != nil {
+					scn.Faults = []scenarios.Fault{*f.fault}
+				}
+				s, err := New(scn, "none", 1)
+				require.NoError(t, err)
+				snaps := stepAll(t, s)
+				util := 0.0
+				for _, sn := range snaps[10:25] { // after the queue filled, before a crash at 3 s
+					util += sn.Service.Utilisation / 15
+				}
+				assert.InDelta(t, want, util, 0.1*want, "offered = accepted + refusal_cost x refused")
+				crashes := 0
+				for _, sn := range snaps {
+					crashes += sn.Counts.Crashes
+				}
+				if want > cf {
+					assert.Positive(t, crashes, "utilisation %.2f above the crash factor %.1f", want, cf)
+				} else {
+					assert.Zero(t, crashes, "utilisation %.2f under the crash factor %.1f", want, cf)
+				}
+			})
+		}
+	}
 }
 
 // Asserts that each fault kind acts on the attempts the way the spec says.
