@@ -33,8 +33,8 @@ func newBenchCmd(io streams) *cobra.Command {
 		Short: "Run every scenario with every strategy headless and print the comparison",
 		Long: `bench runs each scenario (default: every built-in one) with each strategy (default: all)
 to the end, in parallel on every CPU, and prints one row per run in a stable order: success
-rate within the deadline, peak and overall amplification, retries, wasted retries, recovery
-time and crashes. Every number is measured by the simulator; the same seed gives the same table.`,
+rate within the deadline, goodput (originals completed per second of the arrival phase), peak
+and overall amplification, retries, wasted retries, recovery time and crashes. Every number is measured by the simulator; the same seed gives the same table.`,
 		Example: `  cortex-tui bench
   cortex-tui bench --scenario black-friday,dns-crash --strategy naive,cortex
   cortex-tui bench --format markdown > table.md

@@ -79,7 +79,7 @@ func TestHeadlessCSVAndTable(t *testing.T) {
 
 	code, out, errOut = execute("run", "--scenario", "metastable", "--headless", "--strategy", "none", "--format", "table")
 	require.Equal(t, 0, code, errOut)
-	for _, label := range []string{"success rate", "peak amplification", "wasted retries", "recovery", "crashes"} {
+	for _, label := range []string{"success rate", "goodput", "peak amplification", "wasted retries", "recovery", "crashes"} {
 		assert.Contains(t, out, label)
 	}
 

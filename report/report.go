@@ -46,12 +46,14 @@ type Row struct {
 // Summary is the result of one run: exactly one element of bench's "runs". RecoverySeconds is
 // nil when the service never recovered (printed as null / "never"). PrioritySuccess maps a
 // priority (as a decimal string) to the success rate of the originals of that priority; a
-// priority with no arrivals is absent. Rates are in [0,1], rounded to 4 decimals.
+// priority with no arrivals is absent. Rates are in [0,1], rounded to 4 decimals; Goodput is
+// in requests/s, rounded to 2 decimals.
 type Summary struct {
 	Scenario          string             `json:"scenario"`
 	Strategy          string             `json:"strategy"`
 	Seed              int64              `json:"seed"`
 	SuccessRate       float64            `json:"success_rate"`
+	Goodput           float64            `json:"goodput"` // completed originals per second of the arrival phase
 	PeakAmplification float64            `json:"peak_amplification"`
 	Amplification     float64            `json:"amplification"`
 	Retries           int                `json:"retries"`
@@ -73,6 +75,8 @@ type Recorder struct {
 
 	originals, attempts, retries, wasted, completed, crashes int
 	byPriority                                               map[int]*[2]int // priority -> {arrived, succeeded}
+
+	elapsed time.Duration // end of the last tick added
 
 	faultSeen             bool
 	firstFault, lastFault time.Duration // start of the first faulty tick, end of the last one
@@ -145,6 +149,7 @@ func (r *Recorder) Add(s source.Snapshot) {
 		c.circuit = v.Circuit.String()
 	}
 
+	r.elapsed = max(r.elapsed, s.T)
 	r.originals += s.Counts.Originals
 	r.attempts += s.Counts.Attempts
 	r.retries += s.Counts.Retries
@@ -233,6 +238,11 @@ func (r *Recorder) timeline() []Row {
 //
 //   - success_rate = originals completed within their deadline / originals arrived (0 when
 //     none arrived); originals still pending at the end count as failed.
+//   - goodput = originals completed within their deadline / the arrival phase in seconds
+//     (meta.Duration), in requests/s: completions during the drain count, the drain's time does
+//     not. Before the arrival phase is over (or without one: a live run), the time elapsed so
+//     far replaces it. 0 before any time has elapsed. Unlike success_rate it does not reward
+//     holding users on doomed retries: it is the useful work the service delivered per second.
 //   - priority_success: the same per priority.
 //   - amplification = all attempts reaching the service / all originals.
 //   - peak_amplification = the largest attempts/originals over the 1 s windows of the
@@ -251,6 +261,13 @@ func (r *Recorder) Summary() Summary {
 		WastedRetries:   r.wasted,
 		Crashes:         r.crashes,
 		PrioritySuccess: make(map[string]float64, len(r.byPriority)),
+	}
+	span := r.elapsed
+	if d := r.meta.Duration; d > 0 {
+		span = min(span, d)
+	}
+	if span > 0 {
+		s.Goodput = round(float64(r.completed)/span.Seconds(), 2)
 	}
 	if r.originals > 0 {
 		s.SuccessRate = round(float64(r.completed)/float64(r.originals), 4)

@@ -112,6 +112,42 @@ func TestSummary(t *testing.T) {
 	assert.InDelta(t, (20*4+10*0)/150.0, s.PrioritySuccess["1"], 1e-4)
 }
 
+// Asserts goodput = originals completed / seconds of the arrival phase: completions during the
+// drain count but the drain's time does not; before the arrival phase ends (and in a live run,
+// which has none) the time elapsed so far is the divisor. Expectations are computed from the
+// ticks fed in.
+func TestGoodput(t *testing.T) {
+	completedIn := func(i int) int { return 3 + i%4 } // completions of tick i
+	tests := []struct {
+		name     string
+		duration time.Duration // meta.Duration
+		ticks    int
+		span     time.Duration // the divisor the definition gives
+	}{
+		{"whole run with a drain", 2 * time.Second, 30, 2 * time.Second},
+		{"mid arrival phase", 2 * time.Second, 15, 15 * dt},
+		{"live run, no arrival phase", 0, 25, 25 * dt},
+		{"nothing elapsed", 2 * time.Second, 0, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			meta := testMeta
+			meta.Duration = tt.duration
+			r := NewRecorder(meta)
+			completed := 0
+			for i := range tt.ticks {
+				r.Add(tick(i, source.Counts{Originals: 8, Attempts: 8, Completed: completedIn(i)}, StateUp))
+				completed += completedIn(i)
+			}
+			want := 0.0
+			if tt.span > 0 {
+				want = float64(completed) / tt.span.Seconds()
+			}
+			assert.InDelta(t, want, r.Summary().Goodput, 0.005)
+		})
+	}
+}
+
 // Asserts that a near-empty second cannot produce a spurious peak amplification.
 func TestPeakIgnoresNearEmptySeconds(t *testing.T) {
 	rows := []Row{{Originals: 100, Attempts: 150}, {Originals: 100, Attempts: 200}, {Originals: 1, Attempts: 50}}
@@ -222,7 +258,7 @@ func TestWriteJSON(t *testing.T) {
 	assert.Nil(t, row["cps"])
 	assert.Nil(t, row["signals"])
 	sum := doc["summary"].(map[string]any)
-	for _, k := range []string{"scenario", "strategy", "seed", "success_rate", "peak_amplification", "amplification", "retries", "wasted_retries", "recovery_seconds", "crashes", "priority_success"} {
+	for _, k := range []string{"scenario", "strategy", "seed", "success_rate", "goodput", "peak_amplification", "amplification", "retries", "wasted_retries", "recovery_seconds", "crashes", "priority_success"} {
 		assert.Contains(t, sum, k)
 	}
 	assert.Nil(t, sum["recovery_seconds"])
@@ -249,14 +285,15 @@ func TestWriteCSV(t *testing.T) {
 // Asserts that the bench printers print every run, in order, with "never" for a null
 // recovery, and that the JSON is {"runs": [...]}.
 func TestBenchPrinters(t *testing.T) {
-	runs := []Summary{{Scenario: "a", Strategy: "naive", SuccessRate: 0.085}, {Scenario: "a", Strategy: "cortex", RecoverySeconds: ptr(35)}}
+	runs := []Summary{{Scenario: "a", Strategy: "naive", SuccessRate: 0.085, Goodput: 41.25}, {Scenario: "a", Strategy: "cortex", RecoverySeconds: ptr(35)}}
 	var md, tb, js bytes.Buffer
 	require.NoError(t, WriteBenchMarkdown(&md, runs))
 	require.NoError(t, WriteBenchTable(&tb, runs))
 	require.NoError(t, WriteBenchJSON(&js, runs))
 	mdLines := strings.Split(strings.TrimSpace(md.String()), "\n")
 	require.Len(t, mdLines, 4)
-	assert.True(t, strings.HasPrefix(mdLines[2], "| a | naive | 8.5% |"))
+	assert.True(t, strings.HasPrefix(mdLines[0], "| scenario | strategy | success | goodput |"))
+	assert.True(t, strings.HasPrefix(mdLines[2], "| a | naive | 8.5% | "+GoodputText(runs[0].Goodput)+" |"))
 	assert.Contains(t, mdLines[2], "| never |")
 	assert.Contains(t, mdLines[3], "| 35.0s |")
 	assert.Less(t, strings.Index(tb.String(), "naive"), strings.Index(tb.String(), "cortex"))

@@ -72,6 +72,9 @@ func RecoveryText(sec *float64) string {
 	return strconv.FormatFloat(*sec, 'f', 1, 64) + "s"
 }
 
+// GoodputText formats a goodput in requests/s with one decimal, like "312.4/s".
+func GoodputText(g float64) string { return strconv.FormatFloat(g, 'f', 1, 64) + "/s" }
+
 // percent formats a rate in [0,1] as a percentage with one decimal.
 func percent(x float64) string { return strconv.FormatFloat(100*x, 'f', 1, 64) + "%" }
 
@@ -107,6 +110,7 @@ func WriteTable(w io.Writer, meta source.Meta, rows []Row, sum Summary) error {
 	fmt.Fprintf(tw, "seed\t%d\n", sum.Seed)
 	fmt.Fprintf(tw, "simulated\t%ds (tick %s)\n", len(rows), meta.Tick)
 	fmt.Fprintf(tw, "success rate\t%s\n", percent(sum.SuccessRate))
+	fmt.Fprintf(tw, "goodput\t%s (completed originals per second of arrivals)\n", GoodputText(sum.Goodput))
 	fmt.Fprintf(tw, "success by priority\t%s\n", prioritySuccessText(sum))
 	fmt.Fprintf(tw, "peak amplification\t%.2fx\n", sum.PeakAmplification)
 	fmt.Fprintf(tw, "amplification\t%.2fx\n", sum.Amplification)
@@ -130,11 +134,11 @@ func WriteBenchJSON(w io.Writer, runs []Summary) error {
 	return json.NewEncoder(w).Encode(benchDocument{Runs: runs})
 }
 
-var benchColumns = []string{"scenario", "strategy", "success", "peak amp", "amp", "retries",
+var benchColumns = []string{"scenario", "strategy", "success", "goodput", "peak amp", "amp", "retries",
 	"wasted retries", "recovery", "crashes", "success by priority"}
 
 func benchCells(s Summary) []string {
-	return []string{s.Scenario, s.Strategy, percent(s.SuccessRate),
+	return []string{s.Scenario, s.Strategy, percent(s.SuccessRate), GoodputText(s.Goodput),
 		strconv.FormatFloat(s.PeakAmplification, 'f', 2, 64) + "x",
 		strconv.FormatFloat(s.Amplification, 'f', 2, 64) + "x",
 		strconv.Itoa(s.Retries), strconv.Itoa(s.WastedRetries), RecoveryText(s.RecoverySeconds),

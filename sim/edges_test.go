@@ -17,6 +17,7 @@ func TestZeroDrainEndsWithTheArrivals(t *testing.T) {
 	s, err := New(scn, "none", 1)
 	require.NoError(t, err)
 	assert.Equal(t, scn.Duration, s.Meta().Total)
+	assert.Equal(t, scn.Duration, s.Meta().Duration, "the arrival phase")
 	steps := 0
 	for !s.Done() {
 		s.Step()

@@ -423,6 +423,7 @@ func (s *Sim) Meta() source.Meta {
 		Seed:     s.seed,
 		Tick:     s.scn.Tick,
 		Total:    s.scn.Duration + s.scn.Drain,
+		Duration: s.scn.Duration,
 		Classes:  make([]source.ClassMeta, len(s.classes)),
 	}
 	for i, c := range s.classes {

@@ -458,3 +458,32 @@ func TestNextTiers(t *testing.T) {
 		assert.Equal(t, int(math.Pow(1+TierRetries, float64(n))), attempts, "%d tiers", n)
 	}
 }
+
+// Asserts that a run's goodput is the originals the simulator counted as completed (within
+// their deadline, drain included) divided by the scenario's arrival phase in seconds, for
+// built-in scenarios with and without retries, and that it agrees with the success rate.
+func TestGoodputFromCounts(t *testing.T) {
+	for _, name := range []string{"black-friday", "closed-loop"} {
+		for _, strat := range []string{"none", "naive"} {
+			t.Run(name+"/"+strat, func(t *testing.T) {
+				scn, err := scenarios.Lookup(name)
+				require.NoError(t, err)
+				s, err := New(scn, strat, 1)
+				require.NoError(t, err)
+				rec := report.NewRecorder(s.Meta())
+				completed, originals := 0, 0
+				for !s.Done() {
+					sn := s.Step()
+					rec.Add(sn)
+					completed += sn.Counts.Completed
+					originals += sn.Counts.Originals
+				}
+				sum := rec.Summary()
+				require.Positive(t, completed)
+				assert.InDelta(t, float64(completed)/scn.Duration.Seconds(), sum.Goodput, 0.005)
+				assert.InDelta(t, sum.SuccessRate*float64(originals)/scn.Duration.Seconds(), sum.Goodput, 0.01*sum.Goodput,
+					"goodput = success rate x originals per second of arrivals")
+			})
+		}
+	}
+}

@@ -55,6 +55,7 @@ type Meta struct {
 	Seed     int64
 	Tick     time.Duration // dt
 	Total    time.Duration // arrival phase + drain; 0 for an unbounded live run
+	Duration time.Duration // arrival phase alone (new originals arrive only during it); 0 for an unbounded live run
 	Classes  []ClassMeta
 	Live     bool
 }
