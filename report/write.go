@@ -123,15 +123,23 @@ func WriteTable(w io.Writer, meta source.Meta, rows []Row, sum Summary) error {
 
 // benchDocument is bench's JSON document.
 type benchDocument struct {
-	Runs []Summary `json:"runs"`
+	Runs  []Summary `json:"runs"`
+	Cells []Cell    `json:"cells"`
 }
 
-// WriteBenchJSON writes {"runs": [...]}, one summary per scenario x strategy, in the given order.
+// WriteBenchJSON writes {"runs": [...], "cells": [...]}: "runs" holds the summaries in the given
+// order, one per scenario x strategy x seed; "cells" holds Aggregate(runs), one per scenario x
+// strategy with each figure's mean, min and max over its seeds (a single seed gives mean = min
+// = max).
 func WriteBenchJSON(w io.Writer, runs []Summary) error {
 	if runs == nil {
 		runs = []Summary{}
 	}
-	return json.NewEncoder(w).Encode(benchDocument{Runs: runs})
+	cells := Aggregate(runs)
+	if cells == nil {
+		cells = []Cell{}
+	}
+	return json.NewEncoder(w).Encode(benchDocument{Runs: runs, Cells: cells})
 }
 
 var benchColumns = []string{"scenario", "strategy", "success", "goodput", "peak amp", "amp", "retries",
@@ -145,24 +153,92 @@ func benchCells(s Summary) []string {
 		strconv.Itoa(s.Crashes), prioritySuccessText(s)}
 }
 
-// WriteBenchMarkdown writes the runs as a GitHub markdown table (for the README).
+// WriteBenchMarkdown writes the runs as a GitHub markdown table (for the README), one row per
+// run.
 func WriteBenchMarkdown(w io.Writer, runs []Summary) error {
+	rows := make([][]string, len(runs))
+	for i, s := range runs {
+		rows[i] = benchCells(s)
+	}
+	return writeMarkdown(w, rows)
+}
+
+// WriteBenchTable writes the runs as an aligned plain-text table, for a terminal, one row per
+// run.
+func WriteBenchTable(w io.Writer, runs []Summary) error {
+	rows := make([][]string, len(runs))
+	for i, s := range runs {
+		rows[i] = benchCells(s)
+	}
+	return writeTable(w, rows)
+}
+
+// CellsLegend says how WriteCellsTable and WriteCellsMarkdown print a Cell, for a caption or a
+// help text.
+const CellsLegend = "mean (min-max) over the seeds; recovery over the seeds that recovered, " +
+	"\"never n/N\" the others; crashes: total \"in\" the seeds that crashed"
+
+// WriteCellsMarkdown writes the cells (bench --seeds) as a GitHub markdown table, one row per
+// scenario x strategy, with the columns of WriteBenchMarkdown (see CellsLegend).
+func WriteCellsMarkdown(w io.Writer, cells []Cell) error {
+	rows := make([][]string, len(cells))
+	for i, c := range cells {
+		rows[i] = cellTexts(c)
+	}
+	return writeMarkdown(w, rows)
+}
+
+// WriteCellsTable writes the cells (bench --seeds) as an aligned plain-text table, for a
+// terminal, one row per scenario x strategy, under a line naming the seeds and CellsLegend.
+func WriteCellsTable(w io.Writer, cells []Cell) error {
+	if len(cells) > 0 {
+		if _, err := fmt.Fprintf(w, "%d seeds (%s): %s.\n\n", len(cells[0].Seeds), seedList(cells[0].Seeds), CellsLegend); err != nil {
+			return err
+		}
+	}
+	rows := make([][]string, len(cells))
+	for i, c := range cells {
+		rows[i] = cellTexts(c)
+	}
+	return writeTable(w, rows)
+}
+
+// seedList writes seeds as a list of ranges, like "1-10" or "1-3, 7".
+func seedList(seeds []int64) string {
+	var parts []string
+	for i := 0; i < len(seeds); {
+		j := i
+		for j+1 < len(seeds) && seeds[j+1] == seeds[j]+1 {
+			j++
+		}
+		part := strconv.FormatInt(seeds[i], 10)
+		if j > i {
+			part += "-" + strconv.FormatInt(seeds[j], 10)
+		}
+		parts = append(parts, part)
+		i = j + 1
+	}
+	return strings.Join(parts, ", ")
+}
+
+// writeMarkdown writes rows under benchColumns as a GitHub markdown table.
+func writeMarkdown(w io.Writer, rows [][]string) error {
 	var b strings.Builder
 	b.WriteString("| " + strings.Join(benchColumns, " | ") + " |\n")
 	b.WriteString("|" + strings.Repeat("---|", len(benchColumns)) + "\n")
-	for _, s := range runs {
-		b.WriteString("| " + strings.Join(benchCells(s), " | ") + " |\n")
+	for _, r := range rows {
+		b.WriteString("| " + strings.Join(r, " | ") + " |\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-// WriteBenchTable writes the runs as an aligned plain-text table, for a terminal.
-func WriteBenchTable(w io.Writer, runs []Summary) error {
+// writeTable writes rows under benchColumns as an aligned plain-text table.
+func writeTable(w io.Writer, rows [][]string) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, strings.ToUpper(strings.Join(benchColumns, "\t")))
-	for _, s := range runs {
-		fmt.Fprintln(tw, strings.Join(benchCells(s), "\t"))
+	for _, r := range rows {
+		fmt.Fprintln(tw, strings.Join(r, "\t"))
 	}
 	return tw.Flush()
 }
