@@ -83,10 +83,12 @@ screenshots: build
 	done
 
 # The benchmark table in README.md, as printed by the program itself: the seed scenarios with
-# every strategy, written between the bench:start and bench:end markers.
+# every strategy, each cell the mean over seeds 1-10 with its min-max, written between the
+# bench:start and bench:end markers.
 SEED_SCENARIOS := black-friday,dns-crash,food-delivery,upi-salary-day,article-benchmark
+BENCH_SEEDS    := 1-10
 bench-table: build
-	@./$(BIN) bench --scenario $(SEED_SCENARIOS) --format markdown > .bench-table.md
+	@./$(BIN) bench --scenario $(SEED_SCENARIOS) --seeds $(BENCH_SEEDS) --format markdown > .bench-table.md
 	@awk '/<!-- bench:start -->/ { print; while ((getline line < ".bench-table.md") > 0) print line; skip = 1; next } \
 	     /<!-- bench:end -->/ { skip = 0 } !skip' README.md > README.md.tmp
 	@mv README.md.tmp README.md; rm -f .bench-table.md

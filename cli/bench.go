@@ -21,6 +21,8 @@ type benchOptions struct {
 	strategies   []string
 	seed         int64
 	seedSet      bool
+	seeds        string // --seeds as written
+	seedsSet     bool
 	format       string
 }
 
@@ -34,10 +36,26 @@ func newBenchCmd(io streams) *cobra.Command {
 		Long: `bench runs each scenario (default: every built-in one) with each strategy (default: all)
 to the end, in parallel on every CPU, and prints one row per run in a stable order: success
 rate within the deadline, goodput (originals completed per second of the arrival phase), peak
-and overall amplification, retries, wasted retries, recovery time and crashes. Every number is measured by the simulator; the same seed gives the same table.`,
+and overall amplification, retries, wasted retries, recovery time and crashes. Every number is
+measured by the simulator; the same seed gives the same table.
+
+--seeds runs every scenario x strategy once per seed (a range, a list or both: 1-10, 1,3,5,
+1-3,7; at most 1000 seeds), and the table and markdown then print one row per scenario x
+strategy: each figure is the mean over the seeds with its min-max in brackets, like
+"75.3% (74.1-76.0)"; recovery is the mean over the seeds that recovered, then "never n/N" for
+those that did not; crashes are the total over the seeds and the number of seeds that crashed,
+like "12 in 4/10"; success by priority is the mean. With one seed they print one row per run,
+as without --seeds.
+
+The JSON is {"runs": [...], "cells": [...]}: "runs" has one object per scenario x strategy x
+seed (scenarios, then strategies, then seeds, in the order given), "cells" one per scenario x
+strategy with its "seeds" and, for each figure, its "mean", "min" and "max" over them
+("recovery_seconds" over the "recovered" seeds, null if none; "never" counts the others;
+"crashes_total" and "crashed_seeds" sum the crashes).`,
 		Example: `  cortex-tui bench
   cortex-tui bench --scenario black-friday,dns-crash --strategy naive,cortex
   cortex-tui bench --format markdown > table.md
+  cortex-tui bench --seeds 1-10 --scenario black-friday,metastable
   cortex-tui bench --scenario-file my.toml --format json`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 0 {
@@ -47,6 +65,7 @@ and overall amplification, retries, wasted retries, recovery time and crashes. E
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.seedSet = cmd.Flags().Changed("seed")
+			o.seedsSet = cmd.Flags().Changed("seeds")
 			return runBench(io, o)
 		},
 	}
@@ -55,11 +74,12 @@ and overall amplification, retries, wasted retries, recovery time and crashes. E
 	f.StringVar(&o.scenarioFile, "scenario-file", "", "path of a scenario TOML file to bench (instead of, or with, --scenario)")
 	f.StringSliceVar(&o.strategies, "strategy", nil, "strategies, comma separated (default: all: "+strings.Join(strategy.Names(), ", ")+")")
 	f.Int64Var(&o.seed, "seed", 0, "random seed for every run (default: each scenario's own)")
+	f.StringVar(&o.seeds, "seeds", "", "seeds to run every scenario x strategy with, printing the mean (min-max) over them: 1-10, 1,3,5 or 1-3,7")
 	f.StringVar(&o.format, "format", "", "output: table, markdown or json (default table on a terminal, json otherwise)")
 	return cmd
 }
 
-// benchJob is one scenario x strategy run.
+// benchJob is one scenario x strategy x seed run.
 type benchJob struct {
 	scn      scenarios.Scenario
 	strategy string
@@ -67,11 +87,21 @@ type benchJob struct {
 }
 
 // runBench resolves the lists, runs every job on GOMAXPROCS workers and prints the results
-// in job order (scenarios in the order given, strategies in the order given).
+// in job order (scenarios in the order given, then strategies in the order given, then seeds in
+// the order given); with more than one seed, the table and markdown print the cells.
 func runBench(io streams, o benchOptions) error {
 	format, err := pickFormat(o.format, io.out, []string{"table", "markdown", "json"})
 	if err != nil {
 		return err
+	}
+	var seeds []int64 // nil: each scenario's own seed, or --seed
+	if o.seedsSet {
+		if o.seedSet {
+			return &exitError{code: 2, err: fmt.Errorf("--seed and --seeds together: give one seed with --seed or several with --seeds")}
+		}
+		if seeds, err = parseSeeds(o.seeds); err != nil {
+			return &exitError{code: 2, err: err}
+		}
 	}
 	scns, err := benchScenarios(o)
 	if err != nil {
@@ -90,23 +120,33 @@ func runBench(io streams, o benchOptions) error {
 	}
 	var jobs []benchJob
 	for _, scn := range scns {
-		seed := scn.Seed
-		if o.seedSet {
-			seed = o.seed
+		own := []int64{scn.Seed}
+		switch {
+		case seeds != nil:
+			own = seeds
+		case o.seedSet:
+			own = []int64{o.seed}
 		}
 		for _, n := range names {
-			jobs = append(jobs, benchJob{scn: scn, strategy: n, seed: seed})
+			for _, seed := range own {
+				jobs = append(jobs, benchJob{scn: scn, strategy: n, seed: seed})
+			}
 		}
 	}
 	runs, err := runJobs(jobs, progress(io))
 	if err != nil {
 		return err
 	}
-	switch format {
-	case "json":
+	cells := len(seeds) > 1
+	switch {
+	case format == "json":
 		return report.WriteBenchJSON(io.out, runs)
-	case "markdown":
+	case format == "markdown" && cells:
+		return report.WriteCellsMarkdown(io.out, report.Aggregate(runs))
+	case format == "markdown":
 		return report.WriteBenchMarkdown(io.out, runs)
+	case cells:
+		return report.WriteCellsTable(io.out, report.Aggregate(runs))
 	default:
 		return report.WriteBenchTable(io.out, runs)
 	}
@@ -173,7 +213,7 @@ func runJobs(jobs []benchJob, onDone func(done, total int)) ([]report.Summary, e
 				j := jobs[i]
 				res, err := sim.Run(j.scn, j.strategy, j.seed)
 				if err != nil {
-					errs[i] = fmt.Errorf("%s with %s: %w", j.scn.Name, j.strategy, err)
+					errs[i] = fmt.Errorf("%s with %s, seed %d: %w", j.scn.Name, j.strategy, j.seed, err)
 				}
 				out[i] = res.Summary
 				mu.Lock()

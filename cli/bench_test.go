@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -80,5 +81,102 @@ func TestBenchAndRunHelp(t *testing.T) {
 		assert.Equal(t, 0, code)
 		assert.Contains(t, out, "--format")
 		assert.Contains(t, out, "--scenario-file")
+	}
+	_, out, _ := execute("bench", "--help")
+	for _, s := range []string{"--seeds", "1-3,7", `"cells"`, "min-max", "never n/N"} {
+		assert.Contains(t, out, s, "bench --help documents --seeds")
+	}
+}
+
+// benchDoc is bench's JSON document with its cells.
+type benchDoc struct {
+	Runs  []report.Summary
+	Cells []report.Cell
+}
+
+// benchJSON runs bench with args and --format json and decodes the document.
+func benchJSON(t *testing.T, args ...string) benchDoc {
+	t.Helper()
+	code, out, errOut := execute(append(append([]string{"bench"}, args...), "--format", "json")...)
+	require.Equal(t, 0, code, errOut)
+	var doc benchDoc
+	require.NoError(t, json.Unmarshal([]byte(out), &doc))
+	return doc
+}
+
+// TestBenchSeedsEqualOneSeedAtATime asserts that `bench --seeds` runs exactly the runs that
+// `bench --seed N` makes one seed at a time (same summaries, byte for byte in JSON), ordered by
+// scenario, then strategy, then seed as written, and that its cells aggregate those runs.
+func TestBenchSeedsEqualOneSeedAtATime(t *testing.T) {
+	scns, strats, seeds := []string{"metastable", "two-layers"}, []string{"none", "naive"}, []int64{3, 1, 2}
+	all := benchJSON(t, "--scenario", strings.Join(scns, ","), "--strategy", strings.Join(strats, ","), "--seeds", "3,1-2")
+	byKey := map[string]report.Summary{}
+	for _, seed := range seeds {
+		one := benchJSON(t, "--scenario", strings.Join(scns, ","), "--strategy", strings.Join(strats, ","), "--seed", strconv.FormatInt(seed, 10))
+		require.Len(t, one.Runs, len(scns)*len(strats))
+		for _, r := range one.Runs {
+			byKey[r.Scenario+"/"+r.Strategy+"/"+strconv.FormatInt(r.Seed, 10)] = r
+		}
+	}
+	require.Len(t, all.Runs, len(scns)*len(strats)*len(seeds))
+	i := 0
+	for _, scn := range scns {
+		for _, st := range strats {
+			for _, seed := range seeds {
+				want, ok := byKey[scn+"/"+st+"/"+strconv.FormatInt(seed, 10)]
+				require.True(t, ok)
+				assert.Equal(t, want, all.Runs[i], "run %d: %s %s seed %d", i, scn, st, seed)
+				i++
+			}
+		}
+	}
+	assert.Equal(t, report.Aggregate(all.Runs), all.Cells, "the cells aggregate the runs")
+	require.Len(t, all.Cells, len(scns)*len(strats))
+	assert.Equal(t, seeds, all.Cells[0].Seeds)
+}
+
+// TestBenchSeedsTables asserts the table and markdown with several seeds (one row per scenario
+// x strategy, the cells of report.WriteCellsMarkdown) and with a single seed (one row per run,
+// exactly as --seed prints it).
+func TestBenchSeedsTables(t *testing.T) {
+	args := []string{"bench", "--scenario", "metastable", "--strategy", "none,budget", "--seeds", "1-3"}
+	code, md, errOut := execute(append(args, "--format", "markdown")...)
+	require.Equal(t, 0, code, errOut)
+	doc := benchJSON(t, args[1:]...)
+	var want strings.Builder
+	require.NoError(t, report.WriteCellsMarkdown(&want, doc.Cells))
+	assert.Equal(t, want.String(), md)
+	assert.Len(t, strings.Split(strings.TrimSpace(md), "\n"), 2+2)
+
+	code, table, errOut := execute(append(args, "--format", "table")...)
+	require.Equal(t, 0, code, errOut)
+	assert.True(t, strings.HasPrefix(table, "3 seeds (1-3): "), "the table names its seeds")
+
+	for _, format := range []string{"markdown", "table"} {
+		_, one, _ := execute("bench", "--scenario", "metastable", "--strategy", "none,budget", "--seeds", "2", "--format", format)
+		_, plain, _ := execute("bench", "--scenario", "metastable", "--strategy", "none,budget", "--seed", "2", "--format", format)
+		assert.Equal(t, plain, one, "%s: one seed prints as today", format)
+	}
+}
+
+// TestBenchSeedsErrors asserts that a bad --seeds, or --seeds with --seed, is a usage error
+// (status 2) that says what is wrong, with nothing on stdout and no run made.
+func TestBenchSeedsErrors(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--seeds", ""}, "no seeds"},
+		{[]string{"--seeds", "5-1"}, "reversed"},
+		{[]string{"--seeds", "one"}, `"one" is not a seed`},
+		{[]string{"--seeds", "1,2,1"}, "named twice"},
+		{[]string{"--seeds", "1-1000000000"}, "more than 1000 seeds"},
+		{[]string{"--seeds", "1-3", "--seed", "4"}, "--seed and --seeds together"},
+	}
+	for _, c := range cases {
+		code, out, errOut := execute(append([]string{"bench", "--scenario", "metastable"}, c.args...)...)
+		assert.Equal(t, 2, code, c.args)
+		assert.Empty(t, out)
+		assert.Contains(t, errOut, c.want)
 	}
 }
