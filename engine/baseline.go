@@ -12,25 +12,84 @@ const baselineSeed = 20
 // the side of it where most of that slice's healthy successes fell: a slow streaming median.
 const baselineStep = 0.01
 
+// The learned tail (Config.LearnTail) is the P99 of a histogram of healthy successes whose
+// counts decay by tailDecay per window slice (a memory of about 50 slices). Once per healthy
+// slice, when the histogram holds at least tailMinSamples, its P99 forms the tail (the first
+// time) or the tail moves by baselineStep towards it, the pace of the baseline itself.
+const (
+	tailMinSamples = 50
+	tailDecay      = 0.98
+)
+
 // baseline is the baseline P50 latency used by signal L. Fixed when configured; otherwise the
 // engine feeds it only the successes recorded while the circuit is CLOSED and F < 0.10, so an
 // incident cannot drag it upward and hide itself. The first baselineSeed such successes form it
 // (their median); after that it moves by baselineStep per window slice towards the median of
 // new healthy successes. Not safe for concurrent use.
+//
+// With learnTail it also learns the healthy P99, the tail, from the same successes (see
+// tailDecay), so that L measures the P99 against what a healthy P99 looks like.
 type baseline struct {
 	fixed        bool
 	value        time.Duration // 0 until formed
 	seed         [baselineSeed]time.Duration
 	n            int
 	above, below uint64 // healthy successes above / below value since the last step
+
+	learnTail bool
+	tail      time.Duration // the healthy P99; 0 until formed
+	healthy   decayingHistogram
 }
 
-func newBaseline(fixed time.Duration) baseline {
-	return baseline{fixed: fixed > 0, value: fixed}
+// decayingHistogram is a latency histogram whose counts and sums are scaled down by decay.
+// The zero value is empty.
+type decayingHistogram struct {
+	counts [histBins]float64
+	sums   [histBins]float64
+	n      float64
+}
+
+func (h *decayingHistogram) add(ns int64) {
+	i := binOf(ns)
+	h.counts[i]++
+	h.sums[i] += float64(ns)
+	h.n++
+}
+
+// decay scales every count and sum by f.
+func (h *decayingHistogram) decay(f float64) {
+	for i := range h.counts {
+		h.counts[i] *= f
+		h.sums[i] *= f
+	}
+	h.n *= f
+}
+
+// p99 returns the mean latency of the bin holding the 99th percentile (as histogram.quantile
+// does), 0 when empty.
+func (h *decayingHistogram) p99() time.Duration {
+	need := h.n * 0.01
+	var cum float64
+	for i := histBins - 1; i >= 0; i-- {
+		if c := h.counts[i]; c > 0 {
+			cum += c
+			if cum >= need {
+				return time.Duration(h.sums[i] / c)
+			}
+		}
+	}
+	return 0
+}
+
+func newBaseline(fixed time.Duration, learnTail bool) baseline {
+	return baseline{fixed: fixed > 0, value: fixed, learnTail: learnTail}
 }
 
 // observe takes one healthy success.
 func (b *baseline) observe(latency time.Duration) {
+	if b.learnTail {
+		b.healthy.add(int64(latency))
+	}
 	switch {
 	case b.fixed:
 	case b.n < baselineSeed:
@@ -66,11 +125,52 @@ func (b *baseline) step() {
 // discard forgets the healthy successes counted since the last step.
 func (b *baseline) discard() { b.above, b.below = 0, 0 }
 
-// deviation returns L = min(1, max(0, (p99 - base) / (3 base))), 0 until the baseline is formed.
+// stepTail moves the learned tail towards the P99 of the healthy successes (see tailDecay);
+// the engine calls it once per healthy window slice, after step.
+func (b *baseline) stepTail() {
+	if !b.learnTail {
+		return
+	}
+	if b.healthy.n >= tailMinSamples {
+		p := b.healthy.p99()
+		switch {
+		case b.tail == 0:
+			b.tail = p
+		case p > b.tail:
+			b.tail = max(1, time.Duration(float64(b.tail)*(1+baselineStep)))
+		case p < b.tail:
+			b.tail = max(1, time.Duration(float64(b.tail)*(1-baselineStep)))
+		}
+	}
+	b.healthy.decay(tailDecay)
+}
+
+// reference returns the latency L measures the P99 against: the learned tail once formed (and
+// never below the baseline), the baseline P50 otherwise.
+func (b *baseline) reference() time.Duration {
+	if b.tail > b.value {
+		return b.tail
+	}
+	return b.value
+}
+
+// deviation returns L = min(1, max(0, (p99 - ref) / (3 base))), ref the reference (the
+// baseline P50, or the healthy tail), 0 until the baseline is formed.
 func (b *baseline) deviation(p99 time.Duration) float64 {
 	if b.value <= 0 {
 		return 0
 	}
 	base := float64(b.value)
-	return clamp01((float64(p99) - base) / (3 * base))
+	return clamp01((float64(p99) - float64(b.reference())) / (3 * base))
+}
+
+// slowdown returns how much slower than the baseline the successes are: min(1, max(0,
+// (mean - base) / (3 base))), mean the mean latency of recent successes; 0 until the baseline
+// is formed or without successes.
+func (b *baseline) slowdown(mean time.Duration) float64 {
+	if b.value <= 0 || mean <= 0 {
+		return 0
+	}
+	base := float64(b.value)
+	return clamp01((float64(mean) - base) / (3 * base))
 }

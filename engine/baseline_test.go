@@ -17,7 +17,7 @@ func TestBaselineForms(t *testing.T) {
 	for i := range baselineSeed {
 		lat = append(lat, time.Duration(10+(i*7)%23)*time.Millisecond)
 	}
-	b := newBaseline(0)
+	b := newBaseline(0, false)
 	for i, l := range lat {
 		assert.Zero(t, b.value, "not formed after %d samples", i)
 		assert.Zero(t, b.deviation(time.Hour), "L is 0 before the baseline forms")
@@ -27,7 +27,7 @@ func TestBaselineForms(t *testing.T) {
 	slices.Sort(s)
 	assert.Equal(t, (s[9]+s[10])/2, b.value, "the median of the first 20")
 
-	fixed := newBaseline(50 * time.Millisecond)
+	fixed := newBaseline(50*time.Millisecond, false)
 	assert.Equal(t, 50*time.Millisecond, fixed.value)
 	fixed.observe(time.Second)
 	fixed.step()
@@ -50,7 +50,7 @@ func TestBaselineSteps(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			b := newBaseline(0)
+			b := newBaseline(0, false)
 			for range baselineSeed {
 				b.observe(40 * time.Millisecond)
 			}
@@ -66,7 +66,7 @@ func TestBaselineSteps(t *testing.T) {
 
 // TestBaselineDeviation asserts the L formula min(1, max(0, (P99-base)/(3 base))).
 func TestBaselineDeviation(t *testing.T) {
-	b := newBaseline(100 * time.Millisecond)
+	b := newBaseline(100*time.Millisecond, false)
 	for _, p99 := range []time.Duration{0, 50 * time.Millisecond, 100 * time.Millisecond, 175 * time.Millisecond, 250 * time.Millisecond, 400 * time.Millisecond, 5 * time.Second} {
 		want := math.Min(1, math.Max(0, (float64(p99)-1e8)/(3e8)))
 		assert.InDelta(t, want, b.deviation(p99), 1e-12, "P99 %v", p99)

@@ -2,20 +2,34 @@ package engine
 
 import "time"
 
-// tokenBucket is the retry budget: capacity tokens, refilled continuously at rate tokens per
-// second and by bonus tokens per success, never above capacity; each retry takes one whole
-// token. A capacity of 0 disables the budget (every take succeeds, burn is 0). Time is the
-// engine's elapsed time and must not go backwards. Not safe for concurrent use.
+// tokenBucket is the retry budget: capacity tokens; a retry takes cost tokens (1, more after a
+// timeout). It refills at rate tokens per second and by bonus tokens per success, never above
+// capacity. When perSuccess > 0 the rate is only a ceiling: each success earns perSuccess tokens
+// of refill credit, and the refill pays out at most the credit earned, so a service that
+// answers nothing refills nothing. The credit banked is capped at one second of refill (or one
+// token), so a long healthy spell cannot save up a storm. A capacity of 0 disables the budget
+// (every take succeeds, burn is 0). Time is the engine's elapsed time and must not go
+// backwards. Not safe for concurrent use.
 type tokenBucket struct {
-	capacity float64
-	rate     float64 // tokens per second
-	bonus    float64 // tokens per success
-	tokens   float64
-	last     time.Duration
+	capacity   float64
+	rate       float64 // tokens per second (a ceiling when perSuccess > 0)
+	bonus      float64 // tokens per success
+	perSuccess float64 // refill credit per success; 0 = flat refill
+	earned     float64 // refill earned by successes and not yet paid in
+	earnedCap  float64
+	tokens     float64
+	last       time.Duration
 }
 
-func newTokenBucket(capacity int, rate float64, bonus int) tokenBucket {
-	return tokenBucket{capacity: float64(capacity), rate: rate, bonus: float64(bonus), tokens: float64(capacity)}
+func newTokenBucket(c *Config) tokenBucket {
+	return tokenBucket{
+		capacity:   float64(c.TokenBucketCapacity),
+		rate:       c.TokenRefillRate,
+		bonus:      float64(c.TokenSuccessBonus),
+		perSuccess: c.TokenRefillPerSuccess,
+		earnedCap:  max(1, c.TokenRefillRate),
+		tokens:     float64(c.TokenBucketCapacity),
+	}
 }
 
 // refill adds the tokens earned since the last call.
@@ -24,28 +38,38 @@ func (b *tokenBucket) refill(t time.Duration) {
 		return
 	}
 	if b.tokens < b.capacity {
-		b.tokens = min(b.capacity, b.tokens+b.rate*(t-b.last).Seconds())
+		add := b.rate * (t - b.last).Seconds()
+		if b.perSuccess > 0 {
+			add = min(add, b.earned)
+			b.earned -= add
+		}
+		b.tokens = min(b.capacity, b.tokens+add)
 	}
 	b.last = t
 }
 
-// take removes one token if there is one and reports whether it did.
-func (b *tokenBucket) take(t time.Duration) bool {
+// take removes cost tokens if there are that many (at least one whole token is needed for any
+// retry) and a share reserve of the capacity stay in the bucket after them; it reports whether it did.
+func (b *tokenBucket) take(t time.Duration, cost, reserve float64) bool {
 	if b.capacity == 0 {
 		return true
 	}
 	b.refill(t)
-	if b.tokens < 1 {
+	if b.tokens < max(1, cost) || b.tokens-cost < reserve*b.capacity {
 		return false
 	}
-	b.tokens--
+	b.tokens -= cost
 	return true
 }
 
-// credit returns the success bonus to the bucket.
+// credit counts one success: the bonus goes into the bucket at once, the refill credit into the
+// bank.
 func (b *tokenBucket) credit(t time.Duration) {
 	b.refill(t)
 	b.tokens = min(b.capacity, b.tokens+b.bonus)
+	if b.perSuccess > 0 && b.tokens < b.capacity {
+		b.earned = min(b.earnedCap, b.earned+b.perSuccess)
+	}
 }
 
 // burn returns B = 1 - tokens/capacity, 0 when the budget is disabled.

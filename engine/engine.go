@@ -33,6 +33,11 @@ const healthyFailureRate = 0.10
 // rampStartShare is the share of retries the recovery ramp admits when the circuit closes.
 const rampStartShare = 0.10
 
+// recentAlpha is the weight of each new success in the moving average of the latest successes'
+// latency, from which the slowdown S that prices a retry is computed (Config.SlowdownCost): the
+// average follows a change within a handful of successes, and keeps its value while none come.
+const recentAlpha = 0.2
+
 // floorEpsilon absorbs floating-point error in floor(CPS*10), so that a CPS meant to be 0.3
 // (computed as 0.29999999999999993) gives floor 3.
 const floorEpsilon = 1e-9
@@ -63,6 +68,8 @@ type Engine struct {
 	tb  tokenBucket
 	br  circuitBreaker
 	bl  baseline
+
+	recentOK float64 // moving average of the latest successes' latency (ns), 0 before any
 
 	ramping  bool          // a recovery ramp may be running
 	rampFrom time.Duration // when the circuit last closed after an outage
@@ -111,11 +118,12 @@ func (e *Engine) init(origin time.Time) {
 	}
 	e.adapt = adaptiveWeights{spikeLevel: c.CircuitFailureThreshold}
 	e.queue = 0
-	e.win.init(c.Window)
-	e.tb = newTokenBucket(c.TokenBucketCapacity, c.TokenRefillRate, c.TokenSuccessBonus)
+	e.win.init(c.Window, c.FailureHorizon)
+	e.tb = newTokenBucket(c)
 	e.br = newCircuitBreaker(c, origin)
-	e.bl = newBaseline(c.BaselineLatency)
+	e.bl = newBaseline(c.BaselineLatency, c.LearnTail)
 	e.ramping, e.rampFrom = false, 0
+	e.recentOK = 0
 	e.successes, e.failed, e.decisions, e.fallbacks = 0, 0, [5]uint64{}, 0
 }
 
@@ -165,6 +173,7 @@ func (e *Engine) advance(t time.Duration) {
 		// successes of a slice in which an incident began teach it nothing.
 		if e.healthy() {
 			e.bl.step()
+			e.bl.stepTail()
 		} else {
 			e.bl.discard()
 		}
@@ -174,9 +183,43 @@ func (e *Engine) advance(t time.Duration) {
 	}
 }
 
-// healthy reports whether successes may teach the baseline now: circuit CLOSED and F < 0.10.
+// healthy reports whether successes may teach the baseline now: circuit CLOSED and F < 0.10
+// over the short span (the failures it holds are the ones that can still be going on).
 func (e *Engine) healthy() bool {
-	return e.br.state == Closed && e.win.failureRate() < healthyFailureRate
+	return e.br.state == Closed && e.win.short.failureRate() < healthyFailureRate
+}
+
+// failureRate is signal F: the failure rate over the short span (FailureHorizon) or over the
+// whole window, whichever is higher: it rises within the horizon when failures start (fast
+// attack) and falls only as the window forgets them (slow release).
+func (e *Engine) failureRate() float64 {
+	return max(e.win.short.failureRate(), e.win.long.failureRate())
+}
+
+// p99 is the P99 latency signal L reads: over the short span, so L rises and falls with the
+// latency of the last FailureHorizon.
+func (e *Engine) p99() time.Duration { return e.win.short.p99() }
+
+// tripRate is the failure rate the breaker trips on, over the short span: every failure with
+// TripOnTimeouts, the answered failures only otherwise.
+func (e *Engine) tripRate() float64 {
+	if e.cfg.TripOnTimeouts {
+		return e.win.short.failureRate()
+	}
+	return e.win.short.answeredFailureRate()
+}
+
+// slowdown is S, how much slower than the baseline the latest successes were:
+// min(1, max(0, (recent - base) / (3 base))), recent the moving average of their latency.
+func (e *Engine) slowdown() float64 { return e.bl.slowdown(time.Duration(e.recentOK)) }
+
+// retryCost is the tokens a retry costs: 1 + SlowdownCost*S, twice the extra after a timeout.
+func (e *Engine) retryCost(timeout bool) float64 {
+	extra := e.cfg.SlowdownCost * e.slowdown()
+	if timeout {
+		extra *= 2
+	}
+	return 1 + extra
 }
 
 // signals computes the five signals at t.
@@ -194,8 +237,8 @@ func (e *Engine) fillSignals(t time.Duration, s *Signals) {
 	if e.cfg.QueueCapacity > 0 {
 		q = clamp01(float64(e.queue) / float64(e.cfg.QueueCapacity))
 	}
-	s.F = e.win.failureRate()
-	s.L = e.bl.deviation(e.win.p99())
+	s.F = e.failureRate()
+	s.L = e.bl.deviation(e.p99())
 	s.Q = q
 	s.B = e.tb.burn(t)
 	s.C = e.br.score()
@@ -226,28 +269,40 @@ func rampAdmits(p int, share float64) bool {
 // CPS emergency and circuit, priority floor / recovery ramp / token budget, and backoff. A
 // Retry takes one token (and a probe slot in HALF_OPEN). If the unified decision panics or its
 // CPS is not finite, the answer comes from the fallback path (Decision.Fallback). It never
-// panics.
+// panics. Decide is the same with more to say about the failure (a timeout).
 func (e *Engine) ShouldRetry(priority, attempt int, retryable bool) (d Decision) {
-	e.decide(&d, priority, attempt, retryable)
+	e.decide(&d, Failure{Priority: priority, Attempt: attempt, NotRetryable: !retryable})
 	return d
 }
 
 // ShouldRetryTo is ShouldRetry writing its decision into *d, every field of it, for callers on
-// a hot path (the simulator's cortex clients): a Decision is 14 words, and receiving one by
-// value makes the caller copy it whole, which on amd64 stalls behind the stores that just
-// wrote it. A nil d is allowed: the decision is then made and counted, and dropped.
+// a hot path: a Decision is 14 words, and receiving one by value makes the caller copy it whole,
+// which on amd64 stalls behind the stores that just wrote it. A nil d is allowed: the decision
+// is then made and counted, and dropped.
 func (e *Engine) ShouldRetryTo(d *Decision, priority, attempt int, retryable bool) {
+	e.DecideTo(d, Failure{Priority: priority, Attempt: attempt, NotRetryable: !retryable})
+}
+
+// Decide is ShouldRetry for a failure described by f: the same five checks, and a retry after a
+// timeout costs 1 + TimeoutCost*L tokens instead of one.
+func (e *Engine) Decide(f Failure) (d Decision) {
+	e.decide(&d, f)
+	return d
+}
+
+// DecideTo is Decide writing its decision into *d (see ShouldRetryTo). A nil d is allowed.
+func (e *Engine) DecideTo(d *Decision, f Failure) {
 	if d == nil {
 		var drop Decision
 		d = &drop
 	}
-	e.decide(d, priority, attempt, retryable)
+	e.decide(d, f)
 }
 
-// decide is ShouldRetry into *d.
-func (e *Engine) decide(d *Decision, priority, attempt int, retryable bool) {
-	priority = min(MaxPriority, max(MinPriority, priority))
-	attempt = max(0, attempt)
+// decide is Decide into *d.
+func (e *Engine) decide(d *Decision, f Failure) {
+	priority := min(MaxPriority, max(MinPriority, f.Priority))
+	attempt := max(0, f.Attempt)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	defer func() {
@@ -262,14 +317,14 @@ func (e *Engine) decide(d *Decision, priority, attempt int, retryable bool) {
 		}
 	}()
 	switch {
-	case !retryable:
+	case f.NotRetryable:
 		*d = Decision{Action: NotRetryable, Priority: priority, Reason: ReasonNotRetryable}
 	case attempt >= e.cfg.MaxRetryAttempts:
 		*d = Decision{Action: MaxRetriesExceeded, Priority: priority, Reason: ReasonMaxRetries}
 	default:
 		t := e.now()
 		e.advance(t)
-		if !e.unified(t, priority, attempt, d) {
+		if !e.unified(t, priority, attempt, f.Timeout, d) {
 			e.fallback(t, priority, attempt, d)
 		}
 	}
@@ -278,7 +333,7 @@ func (e *Engine) decide(d *Decision, priority, attempt int, retryable bool) {
 // unified runs checks 3 to 5 on the CPS and writes the decision into *d (in place: a Decision
 // is 14 words, and this is the hot path). It returns false when the computation panicked or
 // the CPS is not finite; *d is then undefined and the caller falls back.
-func (e *Engine) unified(t time.Duration, priority, attempt int, d *Decision) (ok bool) {
+func (e *Engine) unified(t time.Duration, priority, attempt int, timeout bool, d *Decision) (ok bool) {
 	defer func() {
 		if r := recover(); r != nil {
 			ok = false
@@ -306,7 +361,8 @@ func (e *Engine) unified(t time.Duration, priority, attempt int, d *Decision) (o
 	case !rampAdmits(priority, e.rampShare(t)):
 		d.Action, d.Reason = Reject, ReasonRecoveryRamp
 	default: // check 5: CPS-modulated backoff
-		e.spend(t, attempt, 1+cps*10, d)
+		reserve := e.cfg.BudgetReserve * float64(MaxPriority-priority) / MaxPriority
+		e.spend(t, attempt, e.retryCost(timeout), reserve, 1+cps*10, d)
 	}
 	return true
 }
@@ -318,7 +374,7 @@ func (e *Engine) unified(t time.Duration, priority, attempt int, d *Decision) (o
 func (e *Engine) fallback(t time.Duration, priority, attempt int, d *Decision) {
 	*d = Decision{Priority: priority, Fallback: true}
 	if !e.circuitRefuses(d) {
-		e.spend(t, attempt, 1, d)
+		e.spend(t, attempt, 1, 0, 1, d)
 	}
 }
 
@@ -336,11 +392,11 @@ func (e *Engine) circuitRefuses(d *Decision) bool {
 	return true
 }
 
-// spend takes a retry token and writes the retry into d: RETRY after a draw below
-// base*2^attempt*factor (a probe slot taken in HALF_OPEN), or BUDGET_EXHAUSTED when no token is
-// left.
-func (e *Engine) spend(t time.Duration, attempt int, factor float64, d *Decision) {
-	if !e.tb.take(t) {
+// spend takes cost retry tokens and writes the retry into d: RETRY after a draw below
+// base*2^attempt*factor (a probe slot taken in HALF_OPEN), or BUDGET_EXHAUSTED when the tokens
+// are not there.
+func (e *Engine) spend(t time.Duration, attempt int, cost, reserve, factor float64, d *Decision) {
+	if !e.tb.take(t, cost, reserve) {
 		d.Action, d.Reason = Reject, ReasonBudgetExhausted
 		return
 	}
@@ -365,22 +421,35 @@ func (e *Engine) draw(ceiling float64) time.Duration {
 // RecordSuccess records a successful request that took latency (negative counts as 0): it
 // enters the window, returns TokenSuccessBonus tokens, may teach the baseline (circuit CLOSED
 // and F < 0.10) and counts towards closing a HALF_OPEN circuit.
-func (e *Engine) RecordSuccess(latency time.Duration) { e.record(true, latency) }
+func (e *Engine) RecordSuccess(latency time.Duration) { e.record(succeeded, latency) }
 
 // RecordFailure records a failed request that took latency (negative counts as 0): it enters
 // the window, may trip the circuit (sustained failure rate) and re-opens a HALF_OPEN one.
-func (e *Engine) RecordFailure(latency time.Duration) { e.record(false, latency) }
+func (e *Engine) RecordFailure(latency time.Duration) { e.record(failed, latency) }
 
-func (e *Engine) record(ok bool, latency time.Duration) {
+// RecordTimeout records a request that got no answer within its timeout, latency being the
+// time waited (negative counts as 0). It counts as a failure in F and in the latency window,
+// but does not by itself trip the circuit: a timeout does not say the service refuses (it may
+// be queueing, which L and the retry cost weigh, or the network may be losing packets). A
+// HALF_OPEN circuit re-opens on it like on any failure.
+func (e *Engine) RecordTimeout(latency time.Duration) { e.record(timedOut, latency) }
+
+func (e *Engine) record(o outcome, latency time.Duration) {
+	ok := o == succeeded
 	latency = max(0, latency)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	t := e.now()
 	e.advance(t)
 	healthy := e.healthy()
-	e.win.record(ok, latency)
+	e.win.record(o, latency)
 	if ok {
 		e.successes++
+		if e.recentOK == 0 {
+			e.recentOK = float64(latency)
+		} else {
+			e.recentOK += recentAlpha * (float64(latency) - e.recentOK)
+		}
 		e.tb.credit(t)
 		if healthy {
 			e.bl.observe(latency)
@@ -388,7 +457,7 @@ func (e *Engine) record(ok bool, latency time.Duration) {
 	} else {
 		e.failed++
 	}
-	if e.br.observe(t, ok, e.win.failureRate(), e.win.outcomes()) {
+	if e.br.observe(t, ok, e.tripRate(), e.win.short.outcomes()) {
 		e.ramping, e.rampFrom = true, t
 	}
 }
@@ -413,9 +482,9 @@ func (e *Engine) Snapshot() Snapshot {
 		Tokens:          e.tokens(),
 		TokenCapacity:   e.cfg.TokenBucketCapacity,
 		Baseline:        e.bl.value,
-		P99:             e.win.p99(),
-		Outcomes:        int(e.win.outcomes()),
-		Failures:        int(e.win.failures),
+		P99:             e.p99(),
+		Outcomes:        int(e.win.long.outcomes()),
+		Failures:        int(e.win.long.failures),
 		RecoveryShare:   e.rampShare(t),
 		Successes:       e.successes,
 		Failed:          e.failed,

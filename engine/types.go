@@ -100,6 +100,17 @@ type Weights struct{ F, L, Q, B, C float64 }
 // DefaultWeights returns the article's weights: 0.30 0.20 0.15 0.15 0.20.
 func DefaultWeights() Weights { return Weights{F: 0.30, L: 0.20, Q: 0.15, B: 0.15, C: 0.20} }
 
+// Failure describes a failed attempt for Engine.Decide. The zero value is a retryable, fast
+// failure of the first attempt at priority 0.
+type Failure struct {
+	Priority     int  // 0..10 (clamped): 1 analytics ... 9 payment, 10 health check
+	Attempt      int  // 0-based retry index of the attempt that failed; negative counts as 0
+	NotRetryable bool // the error may not be retried (a 4xx other than 408/429): NOT_RETRYABLE
+	// Timeout says the attempt got no answer in time. The server may still be working on it, so
+	// its retry costs 1 + TimeoutCost*L tokens instead of one.
+	Timeout bool
+}
+
 // Decision is the answer of ShouldRetry.
 type Decision struct {
 	Action   Action

@@ -66,6 +66,13 @@ func (e *ConfigError) weights(prefix string, w Weights) {
 	}
 }
 
+// finite adds an error unless v is a finite number >= 0.
+func (e *ConfigError) finite(field string, v float64) {
+	if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+		e.add(field, "must be a finite number >= 0, got %v", v)
+	}
+}
+
 func (e *ConfigError) unit(field string, v float64) {
 	if math.IsNaN(v) || v <= 0 || v > 1 {
 		e.add(field, "must be within (0, 1], got %v", v)
@@ -81,6 +88,11 @@ func (c Config) Validate() error {
 	if c.Window <= 0 {
 		errs.add("Window", "must be positive, got %v", c.Window)
 	}
+	if c.FailureHorizon < 0 {
+		errs.add("FailureHorizon", "must be >= 0, got %v", c.FailureHorizon)
+	} else if c.FailureHorizon > c.Window && c.Window > 0 {
+		errs.add("FailureHorizon", "must not exceed Window (%v), got %v", c.Window, c.FailureHorizon)
+	}
 	errs.weights("Weights", c.Weights)
 	errs.unit("EmergencyThreshold", c.EmergencyThreshold)
 	if c.MaxRetryAttempts < 0 {
@@ -89,11 +101,14 @@ func (c Config) Validate() error {
 	if c.TokenBucketCapacity < 0 {
 		errs.add("TokenBucketCapacity", "must be >= 0, got %d", c.TokenBucketCapacity)
 	}
-	if math.IsNaN(c.TokenRefillRate) || math.IsInf(c.TokenRefillRate, 0) || c.TokenRefillRate < 0 {
-		errs.add("TokenRefillRate", "must be a finite number >= 0, got %v", c.TokenRefillRate)
-	}
+	errs.finite("TokenRefillRate", c.TokenRefillRate)
 	if c.TokenSuccessBonus < 0 {
 		errs.add("TokenSuccessBonus", "must be >= 0, got %d", c.TokenSuccessBonus)
+	}
+	errs.finite("TokenRefillPerSuccess", c.TokenRefillPerSuccess)
+	errs.finite("SlowdownCost", c.SlowdownCost)
+	if math.IsNaN(c.BudgetReserve) || c.BudgetReserve < 0 || c.BudgetReserve > 1 {
+		errs.add("BudgetReserve", "must be within [0, 1], got %v", c.BudgetReserve)
 	}
 	errs.unit("CircuitFailureThreshold", c.CircuitFailureThreshold)
 	if c.CircuitSustainedDuration < 0 {

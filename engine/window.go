@@ -92,40 +92,127 @@ type bucket struct {
 	epoch     int64 // index of the slice since the window's origin
 	successes uint64
 	failures  uint64
+	timeouts  uint64 // the failures that were timeouts
+	okNs      uint64 // latency of the successes, summed (ns)
 	hist      histogram
 }
 
-// slidingWindow counts outcomes and latencies over the last windowBuckets time slices. Recording
-// is O(1); the totals and the merged histogram are kept running (added on record, subtracted
-// when a slice expires), so reading F or P99 never merges the buckets. Time is the elapsed time
-// since the engine's origin and must not go backwards (the engine guarantees it). Not safe for
-// concurrent use: the engine's mutex guards it.
-type slidingWindow struct {
-	width     time.Duration // length of one slice
-	head      int64         // epoch of the newest slice
-	nextEdge  time.Duration // start of slice head+1
-	buckets   [windowBuckets]bucket
+// span is the running view of a run of consecutive slices: outcome counts and the merged
+// latency histogram, added to on record and subtracted from when a slice leaves the span.
+type span struct {
 	successes uint64
 	failures  uint64
+	timeouts  uint64 // the failures that were timeouts
+	okNs      uint64 // latency of the successes, summed (ns)
 	merged    histogram
 	top       int // no bin of merged above this one holds a sample (P99 scans down from it)
 }
 
+// add counts one outcome whose latency ns falls in bin i.
+func (p *span) add(o outcome, i int, ns int64) {
+	switch o {
+	case succeeded:
+		p.successes++
+		p.okNs += uint64(ns)
+	case timedOut:
+		p.timeouts++
+		p.failures++
+	default:
+		p.failures++
+	}
+	p.merged.addAt(i, ns)
+	p.top = max(p.top, i)
+}
+
+// drop removes the outcomes of slice b, which the span holds.
+func (p *span) drop(b *bucket) {
+	p.successes -= b.successes
+	p.failures -= b.failures
+	p.timeouts -= b.timeouts
+	p.okNs -= b.okNs
+	p.merged.sub(&b.hist)
+}
+
+// settle lowers top past the bins that dropped emptied.
+func (p *span) settle() {
+	for p.top > 0 && p.merged.counts[p.top] == 0 {
+		p.top--
+	}
+}
+
+// outcomes returns the number of outcomes in the span.
+func (p *span) outcomes() uint64 { return p.successes + p.failures }
+
+// failureRate returns failures / outcomes in the span, 0 when empty.
+func (p *span) failureRate() float64 {
+	n := p.successes + p.failures
+	if n == 0 {
+		return 0
+	}
+	return float64(p.failures) / float64(n)
+}
+
+// answeredFailureRate returns the failures that were not timeouts (refused, 5xx, 429: answers
+// that say no) over the outcomes in the span, 0 when empty.
+func (p *span) answeredFailureRate() float64 {
+	n := p.successes + p.failures
+	if n == 0 {
+		return 0
+	}
+	return float64(p.failures-p.timeouts) / float64(n)
+}
+
+// meanOK returns the mean latency of the span's successes, 0 when it has none.
+func (p *span) meanOK() time.Duration {
+	if p.successes == 0 {
+		return 0
+	}
+	return time.Duration(p.okNs / p.successes)
+}
+
+// p99 returns the 99th percentile latency of the span, 0 when empty.
+func (p *span) p99() time.Duration {
+	return p.merged.quantileFrom(0.99, p.outcomes(), p.top)
+}
+
+// slidingWindow counts outcomes and latencies over the last windowBuckets time slices (the
+// long span) and, inside it, over the last recent slices (the short span, the engine's
+// FailureHorizon). Recording is O(1): both spans' totals and merged histograms are kept
+// running (added on record, subtracted when a slice leaves the span), so reading F or P99
+// never merges the buckets. Time is the elapsed time since the engine's origin and must not go
+// backwards (the engine guarantees it). Not safe for concurrent use: the engine's mutex guards
+// it.
+type slidingWindow struct {
+	width    time.Duration // length of one slice
+	recent   int64         // slices in the short span, 1..windowBuckets
+	head     int64         // epoch of the newest slice
+	nextEdge time.Duration // start of slice head+1
+	buckets  [windowBuckets]bucket
+	long     span // the last windowBuckets slices
+	short    span // the last recent slices
+}
+
 // newSlidingWindow returns an empty window of windowBuckets slices of window/windowBuckets each
-// (at least 1 ns, so a window below 60 ns lasts 60 ns).
-func newSlidingWindow(window time.Duration) slidingWindow {
+// (at least 1 ns, so a window below 60 ns lasts 60 ns), whose short span covers horizon
+// (rounded up to whole slices, at least one, at most the whole window; 0 means the whole window).
+func newSlidingWindow(window, horizon time.Duration) slidingWindow {
 	var s slidingWindow
-	s.init(window)
+	s.init(window, horizon)
 	return s
 }
 
-// init empties the window in place and sets its length; elapsed time starts again at 0.
-func (s *slidingWindow) init(window time.Duration) {
-	if s.width != 0 { // a used window (a fresh one is already zero: skip clearing ~78 KB)
+// init empties the window in place and sets its length and short horizon; elapsed time starts
+// again at 0.
+func (s *slidingWindow) init(window, horizon time.Duration) {
+	if s.width != 0 { // a used window (a fresh one is already zero: skip clearing ~155 KB)
 		*s = slidingWindow{}
 	}
 	s.width = max(window/windowBuckets, 1)
 	s.nextEdge = s.width
+	s.recent = windowBuckets
+	if horizon > 0 {
+		s.recent = min(windowBuckets, max(1, int64((horizon+s.width-1)/s.width)))
+	}
 }
 
 // advance expires the slices that fell out of the window at elapsed time t and returns how many
@@ -136,59 +223,64 @@ func (s *slidingWindow) advance(t time.Duration) int64 {
 	}
 	cur := int64(t / s.width)
 	crossed := cur - s.head
-	if crossed >= windowBuckets {
-		for i := range s.buckets {
-			s.buckets[i] = bucket{}
-		}
-		s.successes, s.failures, s.merged, s.top = 0, 0, histogram{}, 0
-	} else {
-		for e := s.head + 1; e <= cur; e++ {
-			b := &s.buckets[e%windowBuckets]
-			s.successes -= b.successes
-			s.failures -= b.failures
-			s.merged.sub(&b.hist)
-			*b = bucket{}
-		}
+	switch {
+	case crossed >= windowBuckets:
+		clear(s.buckets[:])
+		s.long, s.short = span{}, span{}
+	case crossed >= s.recent:
+		// The short span empties: every slice it held has left it.
+		s.short = span{}
+		s.expire(cur, false)
+	default:
+		s.expire(cur, true)
 	}
-	for s.top > 0 && s.merged.counts[s.top] == 0 {
-		s.top--
-	}
+	s.long.settle()
+	s.short.settle()
 	s.head = cur
 	s.buckets[cur%windowBuckets].epoch = cur
 	s.nextEdge = time.Duration(cur+1) * s.width
 	return crossed
 }
 
+// expire moves the window from slice head to slice cur (less than windowBuckets later): for
+// each new slice e, the slice e-recent leaves the short span (when short is set) and the slice
+// e-windowBuckets, which shares e's place in the ring, leaves the window.
+func (s *slidingWindow) expire(cur int64, short bool) {
+	for e := s.head + 1; e <= cur; e++ {
+		if short && e-s.recent >= 0 {
+			s.short.drop(&s.buckets[(e-s.recent)%windowBuckets])
+		}
+		b := &s.buckets[e%windowBuckets]
+		s.long.drop(b)
+		*b = bucket{}
+	}
+}
+
+// outcome is how a recorded request ended.
+type outcome uint8
+
+const (
+	succeeded outcome = iota
+	failed            // an answer that says no, or no answer at all (refused, 5xx, 429)
+	timedOut          // no answer within the caller's timeout
+)
+
 // record adds one outcome to the current slice; advance(t) must have been called.
-func (s *slidingWindow) record(ok bool, latency time.Duration) {
+func (s *slidingWindow) record(o outcome, latency time.Duration) {
 	b := &s.buckets[s.head%windowBuckets]
 	ns := int64(latency)
-	if ok {
+	switch o {
+	case succeeded:
 		b.successes++
-		s.successes++
-	} else {
+		b.okNs += uint64(ns)
+	case timedOut:
+		b.timeouts++
 		b.failures++
-		s.failures++
+	default:
+		b.failures++
 	}
 	i := binOf(ns)
 	b.hist.addAt(i, ns)
-	s.merged.addAt(i, ns)
-	s.top = max(s.top, i)
-}
-
-// outcomes returns the number of outcomes in the window.
-func (s *slidingWindow) outcomes() uint64 { return s.successes + s.failures }
-
-// failureRate returns failures / outcomes in the window, 0 when empty.
-func (s *slidingWindow) failureRate() float64 {
-	n := s.successes + s.failures
-	if n == 0 {
-		return 0
-	}
-	return float64(s.failures) / float64(n)
-}
-
-// p99 returns the 99th percentile latency over the window, 0 when empty.
-func (s *slidingWindow) p99() time.Duration {
-	return s.merged.quantileFrom(0.99, s.outcomes(), s.top)
+	s.long.add(o, i, ns)
+	s.short.add(o, i, ns)
 }

@@ -337,34 +337,13 @@ func (s *Sim) reset(strategyName string) error {
 	return nil
 }
 
-// cortexClientConfig is the engine configuration of one client's CORTEX engine in a fleet of
-// n clients. The engine's defaults describe one CORTEX instance guarding a service: a retry
-// budget of 500 tokens refilled at 100 tokens/s and a queue capacity of 1000. A fleet of n
-// clients, each with its own engine, shares those: every client gets 1/n of the budget, of its
-// refill rate and of the queue capacity (at least 1 token and 1 slot), so that the fleet as a
-// whole retries at most as much as one engine with the defaults would, and the B and Q signals
-// respond to the client's own share. Without the split, 20 clients would refill 2,000 retry
-// tokens per second in front of a service of a few hundred requests per second, and B would
-// never rise.
-func cortexClientConfig(n int) engine.Config {
-	cfg := engine.DefaultConfig()
-	if n < 1 {
-		n = 1
-	}
-	cfg.TokenBucketCapacity = max(1, (cfg.TokenBucketCapacity+n/2)/n)
-	cfg.TokenRefillRate /= float64(n)
-	cfg.QueueCapacity = max(1, (cfg.QueueCapacity+n/2)/n)
-	return cfg
-}
-
 // buildClients gives every client a fresh strategy called name, each with its own stream.
 func (s *Sim) buildClients(name string) error {
 	clients := make([]client, s.scn.Clients)
 	for i := range clients {
 		// cortex seeds its engine from r and reads the shared virtual clock.
 		r := rand.New(rand.NewPCG(uint64(s.seed), streamClient+uint64(i)+s.switches<<32))
-		cfg := cortexClientConfig(s.scn.Clients)
-		st, err := strategy.New(name, strategy.Env{Clock: s.clock, Rand: r, Cortex: &cfg})
+		st, err := strategy.New(name, strategy.Env{Clock: s.clock, Rand: r, Clients: len(clients)})
 		if err != nil {
 			return err
 		}

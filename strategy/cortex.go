@@ -26,34 +26,58 @@ import (
 //
 // Safe for concurrent use (the engine is).
 type Cortex struct {
-	eng *engine.Engine
+	eng  *engine.Engine
+	name string
 }
 
-// NewCortex wraps an existing engine. It returns an error if eng is nil.
+// The catalog names of the strategies built on the engine.
+const (
+	CortexName  = "cortex"         // the tuned defaults, engine.DefaultConfig
+	ArticleName = "cortex-article" // the article's parameters, engine.ArticleConfig
+)
+
+// NewCortex wraps an existing engine; its Name is "cortex". It returns an error if eng is nil.
 func NewCortex(eng *engine.Engine) (*Cortex, error) {
 	if eng == nil {
 		return nil, errors.New("cortex: the engine is nil")
 	}
-	return &Cortex{eng: eng}, nil
+	return &Cortex{eng: eng, name: CortexName}, nil
 }
 
-// newCortexFromEnv builds the engine from env.Cortex (or engine.DefaultConfig()), with env.Clock
-// as its clock (when set) and a seed drawn from env.Rand, so that a run is reproducible and the
-// clients of one run do not share their jitter.
+// newCortexFromEnv builds the cortex strategy's engine from env.Cortex, or the tuned defaults
+// split over the fleet (engine.DefaultConfig().Split(env.Clients)).
 func newCortexFromEnv(env Env) (Strategy, error) {
-	cfg := engine.DefaultConfig()
+	cfg := engine.DefaultConfig().Split(env.Clients)
 	if env.Cortex != nil {
 		cfg = *env.Cortex
 	}
+	return newCortexWith(CortexName, cfg, env)
+}
+
+// newArticleFromEnv builds the cortex-article strategy's engine: the article's parameters
+// exactly as published (engine.ArticleConfig), split over the fleet like the defaults.
+func newArticleFromEnv(env Env) (Strategy, error) {
+	return newCortexWith(ArticleName, engine.ArticleConfig().Split(env.Clients), env)
+}
+
+// newCortexWith builds a Cortex named name on an engine configured by cfg, with env.Clock as
+// its clock (when set) and a seed drawn from env.Rand, so that a run is reproducible and the
+// clients of one run do not share their jitter.
+func newCortexWith(name string, cfg engine.Config, env Env) (Strategy, error) {
 	if env.Clock != nil {
 		cfg.Clock = env.Clock
 	}
 	cfg.Seed = seedFrom(env.Rand)
 	eng, err := engine.New(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("cortex: %w", err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	return NewCortex(eng)
+	c, err := NewCortex(eng)
+	if err != nil {
+		return nil, err
+	}
+	c.name = name
+	return c, nil
 }
 
 // seedFrom draws a non-zero engine seed (0 would mean a time-based seed).
@@ -65,8 +89,8 @@ func seedFrom(r *rand.Rand) int64 {
 	return s
 }
 
-// Name returns "cortex".
-func (*Cortex) Name() string { return "cortex" }
+// Name returns the catalog name: "cortex", or "cortex-article" for the article's parameters.
+func (c *Cortex) Name() string { return c.name }
 
 // Engine returns the wrapped engine; Cortex implements EngineHolder.
 func (c *Cortex) Engine() *engine.Engine { return c.eng }
@@ -77,20 +101,24 @@ func (*Cortex) Admit(time.Time, int, int) bool { return true }
 // Record feeds the outcome to the engine: Success and BadRequest as RecordSuccess, the rest as
 // RecordFailure, with the attempt's latency.
 func (c *Cortex) Record(_ time.Time, o Outcome, latency time.Duration, _ int) {
-	if o.Retryable() {
+	switch {
+	case o == Timeout:
+		c.eng.RecordTimeout(latency)
+	case o.Retryable():
 		c.eng.RecordFailure(latency)
-		return
+	default:
+		c.eng.RecordSuccess(latency)
 	}
-	c.eng.RecordSuccess(latency)
 }
 
-// Decide asks the engine's ShouldRetry(priority, retry, o.Retryable()) (through ShouldRetryTo,
-// the same decision written in place) and maps its Decision to a Verdict with the same Action,
-// Delay (non-zero only for a retry) and Reason. A BadRequest, not retryable, gets the engine's
-// check 1: NotRetryable "NOT_RETRYABLE", as from every strategy.
+// Decide asks the engine's Decide for the failure (its priority, retry index, whether it is
+// retryable and whether it was a Timeout, which makes the retry cost more of the budget) and
+// maps its Decision to a Verdict with the same Action, Delay (non-zero only for a retry) and
+// Reason. A BadRequest, not retryable, gets the engine's check 1: NotRetryable
+// "NOT_RETRYABLE", as from every strategy.
 func (c *Cortex) Decide(_ time.Time, priority, retry int, o Outcome) Verdict {
 	var d engine.Decision // filled in place: a Decision returned by value is copied whole, which stalls
-	c.eng.ShouldRetryTo(&d, priority, retry, o.Retryable())
+	c.eng.DecideTo(&d, engine.Failure{Priority: priority, Attempt: retry, NotRetryable: !o.Retryable(), Timeout: o == Timeout})
 	return Verdict{Retry: d.Action == engine.Retry, Delay: d.Delay, Action: d.Action, Reason: d.Reason}
 }
 

@@ -25,7 +25,8 @@ type entry struct {
 // catalog lists the strategies in the order Names returns them: CORTEX first, then the
 // baselines from the most to the least naive, and none last.
 var catalog = []entry{
-	{"cortex", "CORTEX engine: one pressure score (failures, latency, queue, budget, circuit) sheds low priorities first", newCortexFromEnv},
+	{CortexName, "CORTEX engine: one pressure score (failures, latency, queue, budget, circuit) sheds low priorities first", newCortexFromEnv},
+	{ArticleName, "CORTEX with the article's exact parameters (60s window, flat refill + success bonus, 10s/15s breaker)", newArticleFromEnv},
 	{"naive", "retries at once, up to 3 times", func(Env) (Strategy, error) { return NewNaive(), nil }},
 	{"backoff", "exponential backoff with full jitter (base 100ms, cap 20s), up to 3 retries (AWS)", func(env Env) (Strategy, error) { return NewBackoff(env.Rand, DefaultBackoffConfig()) }},
 	{"breaker", "Hystrix circuit breaker (10s window, 20 requests, 50% errors, 5s sleep, one probe) + backoff", func(env Env) (Strategy, error) { return NewBreaker(env.Rand, DefaultBreakerConfig()) }},
@@ -35,8 +36,8 @@ var catalog = []entry{
 	{"none", "never retries", func(Env) (Strategy, error) { return NewNone(), nil }},
 }
 
-// Names returns the catalog names in catalog order: cortex, naive, backoff, breaker, budget,
-// throttle, grpc, none. The slice is a fresh copy the caller may keep or modify.
+// Names returns the catalog names in catalog order: cortex, cortex-article, naive, backoff,
+// breaker, budget, throttle, grpc, none. The slice is a fresh copy the caller may keep or modify.
 func Names() []string {
 	names := make([]string, len(catalog))
 	for i, e := range catalog {

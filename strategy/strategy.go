@@ -57,7 +57,10 @@ type Strategy interface {
 type Env struct {
 	Clock engine.Clock
 	Rand  *rand.Rand
-	// Cortex is the engine configuration for the cortex strategy (zero value: engine.DefaultConfig()
-	// with Clock set to Env.Clock).
+	// Clients is the size of the fleet the client belongs to (0 or 1: alone). Strategies built on
+	// a CORTEX engine give each client its share of the fleet's budget (engine.Config.Split).
+	Clients int
+	// Cortex, when set, is the engine configuration of the cortex strategy, used as is (nil:
+	// engine.DefaultConfig() split over Clients). Clock is set to Env.Clock either way.
 	Cortex *engine.Config
 }
