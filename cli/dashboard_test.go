@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cortex-tui/cortex-tui/scenarios"
+	"github.com/cortex-tui/cortex-tui/strategy"
 	"github.com/cortex-tui/cortex-tui/tui"
 )
 
@@ -79,7 +80,7 @@ func TestDashboardRefusals(t *testing.T) {
 		{"--keys replaces a bad default key file", []string{"run", "--scenario", "black-friday", "--keys", good}, "help = []",
 			[]string{"the dashboard needs a terminal"}},
 		{"unknown strategy", []string{"run", "--scenario", "black-friday", "--strategy", "yolo"}, "",
-			[]string{`unknown strategy "yolo" (valid: cortex, naive, backoff, breaker, budget, throttle, grpc, none)`}},
+			[]string{`unknown strategy "yolo" (valid: ` + strings.Join(strategy.Names(), ", ") + `)`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

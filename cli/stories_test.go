@@ -170,11 +170,13 @@ func TestStoryClaims(t *testing.T) {
 		},
 		{
 			scenario: "spotty-network",
-			claim:    "treat bills and inventory sync the same, while CORTEX throttles",
+			claim:    "treat bills and inventory sync the same and double the traffic, while CORTEX spends its few",
 			check: func(t *testing.T, get func(string) sim.Result) {
-				naive, cortex := get("naive").Summary.PrioritySuccess, get("cortex").Summary.PrioritySuccess
-				assert.Less(t, math.Abs(naive["9"]-naive["2"]), 0.05, "naive: billing and sync alike")
-				assert.Greater(t, cortex["9"], cortex["2"]+0.1, "cortex: billing gets through")
+				naive, cortex := get("naive").Summary, get("cortex").Summary
+				assert.Less(t, math.Abs(naive.PrioritySuccess["9"]-naive.PrioritySuccess["2"]), 0.05, "naive: billing and sync alike")
+				assert.Greater(t, naive.Amplification, 1.8, "naive: about twice the traffic")
+				assert.Less(t, cortex.Amplification, 1.2, "cortex: a few retries")
+				assert.Greater(t, cortex.PrioritySuccess["9"], cortex.PrioritySuccess["2"]+0.04, "cortex: bills ahead of sync")
 			},
 		},
 		{

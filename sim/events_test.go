@@ -15,7 +15,7 @@ import (
 // only when those counts change: never twice the same text in a row, never at the start.
 func TestCircuitEventsOnlyOnChange(t *testing.T) {
 	for _, strat := range []string{"cortex", "breaker"} {
-		scn, err := scenarios.Lookup("metastable")
+		scn, err := scenarios.Lookup("black-friday")
 		require.NoError(t, err)
 		s, err := New(scn, strat, 1)
 		require.NoError(t, err)
@@ -28,7 +28,7 @@ func TestCircuitEventsOnlyOnChange(t *testing.T) {
 				}
 			}
 		}
-		require.NotEmpty(t, texts, "%s: the circuits of metastable open at some point", strat)
+		require.NotEmpty(t, texts, "%s: the circuits of black-friday open at some point (the outage)", strat)
 		for i, txt := range texts {
 			assert.True(t, strings.HasPrefix(txt, "circuit: "), txt)
 			if i > 0 {

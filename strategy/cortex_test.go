@@ -135,3 +135,37 @@ func TestCortexConcurrent(t *testing.T) {
 	}
 	assert.Equal(t, uint64(workers*each), c.Engine().Snapshot().Failed)
 }
+
+// TestCortexTimeouts asserts what the strategy tells the engine about timeouts: a run of fast
+// failures opens the circuit while the same run of timeouts does not (the default engine trips
+// on answered failures only), and once recent successes are slow a retry after a timeout costs
+// more of the budget than a retry after a fast failure (Config.SlowdownCost).
+func TestCortexTimeouts(t *testing.T) {
+	for _, tc := range []struct {
+		o    Outcome
+		want engine.CircuitState
+	}{{FastFail, engine.Open}, {Timeout, engine.Closed}} {
+		c, clk := newTestCortex(t, 1)
+		for range 200 {
+			clk.Advance(20 * time.Millisecond)
+			c.Record(t0, tc.o, 10*time.Millisecond, 0)
+		}
+		assert.Equal(t, tc.want, c.Engine().Snapshot().Circuit, "after 200 outcomes %v", tc.o)
+	}
+
+	spent := func(o Outcome) float64 {
+		c, clk := newTestCortex(t, 1)
+		for i := range 40 { // a baseline of 10 ms, then successes ten times slower
+			clk.Advance(10 * time.Millisecond)
+			c.Record(t0, Success, time.Duration(1+9*(i/20))*10*time.Millisecond, 0)
+		}
+		before := c.Engine().Snapshot().Tokens
+		v := c.Decide(t0, 10, 0, o)
+		require.True(t, v.Retry, "%v", o)
+		return before - c.Engine().Snapshot().Tokens
+	}
+	fast, slow := spent(FastFail), spent(Timeout)
+	cfg := engine.DefaultConfig()
+	assert.InDelta(t, 1+cfg.SlowdownCost, fast, 1e-6, "a fast failure's retry at full slowdown")
+	assert.InDelta(t, 1+2*cfg.SlowdownCost, slow, 1e-6, "a timeout's retry at full slowdown")
+}

@@ -39,10 +39,10 @@ func ExampleNew() {
 // Names and Describe feed help texts and the dashboard's strategy picker.
 func ExampleNames() {
 	for _, name := range strategy.Names()[:3] {
-		fmt.Printf("%-8s %s\n", name, strategy.Describe(name))
+		fmt.Printf("%-14s %s\n", name, strategy.Describe(name))
 	}
 	// Output:
-	// cortex   CORTEX engine: one pressure score (failures, latency, queue, budget, circuit) sheds low priorities first
-	// naive    retries at once, up to 3 times
-	// backoff  exponential backoff with full jitter (base 100ms, cap 20s), up to 3 retries (AWS)
+	// cortex         CORTEX engine: one pressure score (failures, latency, queue, budget, circuit) sheds low priorities first
+	// cortex-article CORTEX with the article's exact parameters (60s window, flat refill + success bonus, 10s/15s breaker)
+	// naive          retries at once, up to 3 times
 }

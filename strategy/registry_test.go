@@ -32,14 +32,15 @@ func testEnv(seed uint64) Env {
 // TestNames asserts the catalog order the CLI and the dashboard show, and that the slice is a
 // copy.
 func TestNames(t *testing.T) {
-	want := []string{"cortex", "naive", "backoff", "breaker", "budget", "throttle", "grpc", "none"}
+	want := []string{"cortex", "cortex-article", "naive", "backoff", "breaker", "budget", "throttle", "grpc", "none"}
 	assert.Equal(t, want, Names())
 	Names()[0] = "changed"
 	assert.Equal(t, want, Names(), "callers cannot change the catalog")
 }
 
 // TestNew asserts that every catalog name builds a strategy of that name (case and spaces
-// ignored), that only cortex holds an engine, and that every one has a description.
+// ignored), that only the two CORTEX strategies hold an engine, and that every one has a
+// description.
 func TestNew(t *testing.T) {
 	for _, name := range Names() {
 		t.Run(name, func(t *testing.T) {
@@ -47,7 +48,7 @@ func TestNew(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, name, s.Name())
 			h, ok := s.(EngineHolder)
-			assert.Equal(t, name == "cortex", ok)
+			assert.Equal(t, name == CortexName || name == ArticleName, ok)
 			if ok {
 				assert.NotNil(t, h.Engine())
 			}
@@ -83,6 +84,37 @@ func TestNewErrors(t *testing.T) {
 	assert.Contains(t, err.Error(), "Window")
 
 	assert.Empty(t, Describe("retry-harder"))
+}
+
+// TestCortexConfigs asserts which engine configuration each CORTEX strategy builds: cortex the
+// tuned defaults and cortex-article the article's parameters, both split over Env.Clients, and
+// cortex an explicit Env.Cortex as given.
+func TestCortexConfigs(t *testing.T) {
+	cases := []struct {
+		name    string
+		clients int
+		cortex  *engine.Config
+		want    engine.Config
+	}{
+		{name: CortexName, clients: 1, want: engine.DefaultConfig()},
+		{name: CortexName, clients: 20, want: engine.DefaultConfig().Split(20)},
+		{name: ArticleName, clients: 0, want: engine.ArticleConfig()},
+		{name: ArticleName, clients: 20, want: engine.ArticleConfig().Split(20)},
+		{name: CortexName, clients: 20, cortex: func() *engine.Config { c := engine.ArticleConfig(); c.QueueCapacity = 7; return &c }(),
+			want: func() engine.Config { c := engine.ArticleConfig(); c.QueueCapacity = 7; return c }()},
+	}
+	for _, tc := range cases {
+		env := testEnv(1)
+		env.Clients, env.Cortex = tc.clients, tc.cortex
+		s, err := New(tc.name, env)
+		require.NoError(t, err)
+		got := s.(EngineHolder).Engine().Config()
+		want := tc.want
+		want.Clock, want.Seed = got.Clock, got.Seed // the strategy fills both in
+		want.Weights, _ = want.Weights.Normalized()
+		assert.Equal(t, want, got, "%s over %d clients", tc.name, tc.clients)
+		assert.Equal(t, tc.name, s.Name())
+	}
 }
 
 // TestEveryStrategyRefusesBadRequest asserts that a BadRequest is NOT_RETRYABLE in every

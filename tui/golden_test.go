@@ -26,7 +26,7 @@ func TestGoldenScreens(t *testing.T) {
 				}
 			}
 		}},
-		{"naive_140x40", 140, 40, func(m *Model) { m.Update(keyMsg("s")); fastForward(m, 31) }},
+		{"naive_140x40", 140, 40, func(m *Model) { m.Update(keyMsg("s")); m.Update(keyMsg("s")); fastForward(m, 31) }}, // cortex -> cortex-article -> naive
 		{"compare_140x40", 140, 40, func(m *Model) { m.Update(keyMsg("c")); fastForward(m, 31) }},
 		{"small_60x15", 60, 15, func(m *Model) { fastForward(m, 31) }},
 		{"tiny_20x5", 20, 5, func(m *Model) { fastForward(m, 31) }},

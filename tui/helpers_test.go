@@ -7,8 +7,10 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
+	"github.com/stretchr/testify/require"
 
 	"github.com/cortex-tui/cortex-tui/keymap"
+	"github.com/cortex-tui/cortex-tui/strategy"
 )
 
 func TestMain(m *testing.M) {
@@ -73,4 +75,17 @@ func fastForward(m *Model, frames int) {
 	m.setSpeed(5) // x8
 	advanceFrames(m, frames)
 	m.setSpeed(defaultSpeed)
+}
+
+// switchTo presses the strategy key until the run's strategy is name (at most once around the
+// catalog), so tests do not depend on the catalog's order.
+func switchTo(t *testing.T, m *Model, name string) {
+	t.Helper()
+	for range strategy.Names() {
+		if m.fr.runs[0].meta.Strategy == name {
+			return
+		}
+		m.Update(keyMsg("s"))
+	}
+	require.Equal(t, name, m.fr.runs[0].meta.Strategy, "the strategy key never reached %s", name)
 }

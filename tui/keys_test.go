@@ -182,7 +182,9 @@ func TestViewKeys(t *testing.T) {
 	t.Run("s cycles the strategy", func(t *testing.T) {
 		m, ff := newTestModel(t, 140, 40, "cortex")
 		m.Update(keyMsg("s"))
-		assert.Equal(t, "naive", ff.last().Meta().Strategy)
+		assert.Equal(t, "cortex-article", ff.last().Meta().Strategy)
+		assert.Equal(t, "cortex-article", m.fr.runs[0].meta.Strategy)
+		m.Update(keyMsg("s"))
 		assert.Equal(t, "naive", m.fr.runs[0].meta.Strategy)
 		for range 5 { // naive -> backoff -> breaker -> budget -> throttle -> (grpc refused) none
 			m.Update(keyMsg("s"))
@@ -304,7 +306,7 @@ func TestBurstOfRunes(t *testing.T) {
 // loop runs again.
 func TestLoadAnotherScenario(t *testing.T) {
 	m, ff := newTestModel(t, 140, 40, "cortex")
-	m.Update(keyMsg("s")) // naive
+	switchTo(t, m, "naive")
 	advanceFrames(m, 3)
 	m.Update(keyMsg("l"))
 	m.Update(keyMsg("down"))
@@ -368,12 +370,12 @@ func TestExportAfterStrategySwitchNamesBoth(t *testing.T) {
 	m.Update(tea.WindowSizeMsg{Width: 140, Height: 40})
 	advanceFrames(m, 10)
 	m.Update(keyMsg("s"))
-	require.Equal(t, "naive", m.fr.runs[0].meta.Strategy)
+	require.Equal(t, "cortex-article", m.fr.runs[0].meta.Strategy)
 	advanceFrames(m, 10)
 	_, cmd := m.Update(keyMsg("e"))
 	require.NotNil(t, cmd)
 	m.Update(cmd())
-	js, err := os.ReadFile(filepath.Join(dir, "cortex-fake-storm-cortex+naive-7.json"))
+	js, err := os.ReadFile(filepath.Join(dir, "cortex-fake-storm-cortex+cortex-article-7.json"))
 	require.NoError(t, err)
 	var doc struct {
 		Strategy string `json:"strategy"`
@@ -382,8 +384,8 @@ func TestExportAfterStrategySwitchNamesBoth(t *testing.T) {
 		} `json:"summary"`
 	}
 	require.NoError(t, json.Unmarshal(js, &doc))
-	assert.Equal(t, "cortex+naive", doc.Strategy)
-	assert.Equal(t, "cortex+naive", doc.Summary.Strategy)
+	assert.Equal(t, "cortex+cortex-article", doc.Strategy)
+	assert.Equal(t, "cortex+cortex-article", doc.Summary.Strategy)
 }
 
 // Asserts that a fault key on a finished run injects nothing and says how to go on, instead of
@@ -414,7 +416,7 @@ func TestSummaryAfterSwitchAndPriorityChange(t *testing.T) {
 	advanceFrames(m, 20)
 	require.Equal(t, screenSummary, m.screen)
 	v := m.View()
-	assert.Contains(t, v, "cortex+naive")
+	assert.Contains(t, v, "cortex+cortex-article")
 	assert.Contains(t, v, "priority 5 search")
 	assert.Contains(t, v, "priority 6 search")
 }

@@ -50,7 +50,7 @@ func TestSizeSweepWholeScreen(t *testing.T) {
 		{"summary", func(m *Model) { m.setSpeed(len(speeds) - 1); advanceFrames(m, 20) }},
 		{"help", func(m *Model) { m.Update(keyMsg("?")) }},
 		{"picker", func(m *Model) { m.Update(keyMsg("l")) }},
-		{"naive", func(m *Model) { m.Update(keyMsg("s")); fastForward(m, 5) }},
+		{"naive", func(m *Model) { m.Update(keyMsg("s")); m.Update(keyMsg("s")); fastForward(m, 5) }}, // cortex -> cortex-article -> naive
 	}
 	for _, sc := range screens {
 		t.Run(sc.name, func(t *testing.T) {
