@@ -7,26 +7,37 @@
 // # Use
 //
 // Build an Engine with New(DefaultConfig()) (or a modified Config; New validates it and names
-// every bad field). After each request call RecordSuccess or RecordFailure with its latency;
-// after a failure ask ShouldRetry(priority, attempt, retryable) and follow the Decision. Every
-// method is safe for concurrent use; a single mutex guards the state. Snapshot returns a copy of
-// everything a dashboard shows, and SetQueueDepth, SetWeights, SetAdaptive, ForceOpen and Reset
-// are the run-time controls.
+// every bad field). After each request call RecordSuccess, RecordFailure (an answer that says
+// no: refused, 5xx, 429) or RecordTimeout (no answer in time) with its latency; after a failure
+// ask ShouldRetry(priority, attempt, retryable), or Decide with a Failure that also says whether
+// it timed out, and follow the Decision. Every method is safe for concurrent use; a single mutex
+// guards the state. Snapshot returns a copy of everything a dashboard shows, and SetQueueDepth,
+// SetWeights, SetAdaptive, ForceOpen and Reset are the run-time controls.
+//
+// Two configurations ship: ArticleConfig, the parameters of the article and of the Java original
+// exactly as published, and DefaultConfig, the same model with the mechanisms under the signals
+// tuned on the simulator's benchmark (docs/engine.md gives the numbers). The descriptions below
+// say where the two differ.
 //
 // # Signals and score
 //
-// F is the failure rate over a sliding window (Config.Window, 60 s) made of 60 time slices.
-// L is the latency deviation min(1, max(0, (P99 - base) / (3 base))): P99 over the same window,
-// base the baseline P50 learned only from successes recorded while the circuit is CLOSED and
-// F < 0.10 (the median of the first 20 such successes, then moving by 1% per window slice
-// towards the side where most new healthy successes fall, if the service is still healthy as
-// the slice closes), so an incident cannot drag the
-// baseline up and hide itself; L is 0 until the baseline is formed. Q is the queue depth set by
-// the caller over Config.QueueCapacity. B is the budget burn, 1 - tokens/capacity of the retry
-// token bucket. C is the circuit state: 0 CLOSED, 0.5 HALF_OPEN, 1 OPEN.
-// CPS = wF*F + wL*L + wQ*Q + wB*B + wC*C with weights normalised to sum 1, so CPS is in [0, 1].
-// Its bands: HEALTHY below 0.25, DEGRADED below 0.50, CRITICAL below EmergencyThreshold,
-// EMERGENCY at or above it.
+// The sliding window (Config.Window, 60 s) is made of 60 time slices; inside it a short span of
+// the last FailureHorizon (5 s by default; the whole window in the article) is kept as well.
+// F is the failure rate over the short span or over the window, whichever is higher: it rises
+// within seconds of an incident (fast attack) and falls as the window forgets it (slow
+// release). L is the latency deviation min(1, max(0, (P99 - ref) / (3 base))), P99 over the
+// short span, base the baseline P50 learned only from successes recorded while the circuit is
+// CLOSED and F < 0.10 over the short span (the median of the first 20 such successes, then
+// moving by 1% per window slice towards the side where most new healthy successes fall), so an
+// incident cannot drag the baseline up and hide itself; L is 0 until the baseline is formed.
+// ref is base in the article; with LearnTail (the default) it is the healthy P99, learned from
+// the same successes (a histogram whose counts decay by 2% per slice; its P99 forms the tail,
+// which then moves by 1% per slice), so an ordinary latency spread reads as no pressure. Q is
+// the queue depth set by the caller over Config.QueueCapacity. B is the budget burn, 1 -
+// tokens/capacity of the retry token bucket. C is the circuit state: 0 CLOSED, 0.5 HALF_OPEN,
+// 1 OPEN. CPS = wF*F + wL*L + wQ*Q + wB*B + wC*C with weights normalised to sum 1, so CPS is in
+// [0, 1]. Its bands: HEALTHY below 0.25, DEGRADED below 0.50, CRITICAL below
+// EmergencyThreshold, EMERGENCY at or above it.
 //
 // # The five checks of ShouldRetry
 //
@@ -36,24 +47,46 @@
 //     Circuit OPEN: CIRCUIT_OPEN. HALF_OPEN with all HalfOpenProbes probe slots taken:
 //     CIRCUIT_OPEN (reason HALF_OPEN_PROBES_BUSY).
 //  4. priority < floor(CPS*10): REJECT (SHED_LOW_PRIORITY). During the recovery ramp, outside
-//     its share: REJECT (RECOVERY_RAMP). No token left: REJECT (BUDGET_EXHAUSTED). A rejected
-//     retry spends no token.
+//     its share: REJECT (RECOVERY_RAMP). Not enough tokens: REJECT (BUDGET_EXHAUSTED). A
+//     rejected retry spends no token.
 //  5. RETRY after min(BackoffMaxDelay, Random(0, base * 2^attempt * (1 + 10 CPS))); in
 //     deterministic mode the draw is the midpoint of its range.
 //
-// # Circuit breaker, budget and recovery
+// # Circuit breaker
 //
-// The breaker trips CLOSED -> OPEN when F >= CircuitFailureThreshold has held for
-// CircuitSustainedDuration with at least CircuitMinRequests outcomes in the window; this is
-// checked as outcomes are recorded. After CircuitCooldown it goes HALF_OPEN, where it admits at
-// most HalfOpenProbes retries in flight (a probe slot not answered within CircuitCooldown is
+// The breaker trips CLOSED -> OPEN when the failure rate over the short span has stayed at or
+// above CircuitFailureThreshold for CircuitSustainedDuration (1 s by default, 10 s in the
+// article) with at least CircuitMinRequests outcomes in the span; this is checked as outcomes
+// are recorded. Unless TripOnTimeouts is set (the article), only answered failures count towards
+// the trip: a timeout does not say the service refuses, and F, L and the retry cost already
+// weigh it. After CircuitCooldown (5 s; 15 s in the article) it goes HALF_OPEN, where it admits
+// at most HalfOpenProbes retries in flight (a probe slot not answered within CircuitCooldown is
 // released), closes after HalfOpenProbes successes and re-opens on any failure. Every transition
-// is kept with its time (Transitions). The token bucket holds TokenBucketCapacity tokens,
-// refills at TokenRefillRate per second and gains TokenSuccessBonus per success; capacity 0
-// disables it. When the circuit closes after an outage, the recovery ramp admits a share of
-// retries rising linearly from 10% to 100% over RecoveryRamp, highest priorities first: a
-// retry of priority p is admitted when p/10 >= 1 - share (9 and 10 at once, 5 half-way, 0 at
-// the end). The window's memory also keeps CPS high at first, which sheds low priorities.
+// is kept with its time (Transitions).
+//
+// # Retry budget
+//
+// The token bucket holds TokenBucketCapacity tokens. In the article it refills at
+// TokenRefillRate per second and gains TokenSuccessBonus per success. With TokenRefillPerSuccess
+// (the default, 1) the refill is earned: each success banks that many tokens of credit, paid in
+// no faster than TokenRefillRate, and at most one second of refill may be banked; a service that
+// answers nothing refills nothing, so the budget cannot feed a storm. A retry costs
+// 1 + SlowdownCost*S tokens, and a retry after a timeout 1 + 2*SlowdownCost*S, where the
+// slowdown S = min(1, max(0, (recent - base) / (3 base))) compares a moving average of the
+// latest successes' latency (each new one weighs 0.2) with the baseline: slow successes mean the
+// server queues, so a retry joins the queue and a timed-out attempt is still being worked on; a
+// lost packet or a DNS failure does not slow the successes, so its retries stay cheap. A retry
+// of priority p may spend only while BudgetReserve*(10-p)/10 of the capacity stays in the bucket
+// after it, so the last tokens are kept for the highest priorities. Capacity 0 disables the
+// budget.
+//
+// # Recovery ramp
+//
+// When the circuit closes after an outage, the recovery ramp admits a share of retries rising
+// linearly from 10% to 100% over RecoveryRamp (10 s; 30 s in the article), highest priorities
+// first: a retry of priority p is admitted when p/10 >= 1 - share (9 and 10 at once, 5 half-way,
+// 0 at the end). The window's memory also keeps F, and so the CPS, high at first, which sheds
+// low priorities.
 //
 // # Adaptive weights
 //
@@ -70,18 +103,19 @@
 // # Fallback guarantee
 //
 // If computing the unified decision panics or yields a non-finite CPS, ShouldRetry answers from
-// the independent checks instead: circuit breaker, then token bucket, then plain exponential
-// backoff with full jitter, Random(0, min(BackoffMaxDelay, base * 2^attempt)), with
-// Decision.Fallback set. ShouldRetry never panics.
+// the independent checks instead: circuit breaker, then token bucket (one token, no priority
+// reserve), then plain exponential backoff with full jitter, Random(0, min(BackoffMaxDelay,
+// base * 2^attempt)), with Decision.Fallback set. ShouldRetry never panics.
 //
 // # Cost
 //
 // Recording is O(1) and allocation-free. Each window slice keeps a latency histogram (80
 // log-linear bins: 4 per power of two from 65 µs to 69 s, each with its count and latency sum),
-// and the engine keeps a running merged histogram: a recorded latency is added to both, and
-// when a slice expires its histogram is subtracted from the merged one. Reading P99 therefore
-// never sorts samples nor merges 60 histograms; it walks the merged bins down from the highest
-// occupied one until 1% of the samples are passed (a few bins) and reports the mean latency of
-// that bin: exact when that bin's latencies are equal, within the bin's 25% width otherwise.
-// ShouldRetry, RecordSuccess, RecordFailure and Snapshot allocate nothing.
+// and the engine keeps two running merged histograms, one for the whole window and one for the
+// short span: a recorded latency is added to the slice and to both, and a slice's histogram is
+// subtracted from each as the slice leaves it. Reading P99 therefore never sorts samples nor
+// merges histograms; it walks the merged bins down from the highest occupied one until 1% of the
+// samples are passed (a few bins) and reports the mean latency of that bin: exact when that
+// bin's latencies are equal, within the bin's 25% width otherwise. ShouldRetry, Decide,
+// RecordSuccess, RecordFailure, RecordTimeout and Snapshot allocate nothing.
 package engine
