@@ -18,7 +18,7 @@ func TestConfigEdges(t *testing.T) {
 	}{
 		{
 			name:   "a 1ns window still works (rounded up to 60 slices of 1ns)",
-			mutate: func(c *Config) { c.Window = time.Nanosecond },
+			mutate: func(c *Config) { c.Window, c.FailureHorizon = time.Nanosecond, 0 },
 			check: func(t *testing.T, e *Engine, clock *ManualClock) {
 				e.RecordFailure(time.Second)
 				assert.Equal(t, 1, e.Snapshot().Outcomes)

@@ -30,6 +30,21 @@ func newTestEngine(t testing.TB, mutate func(c *Config)) (*Engine, *ManualClock)
 	return e, clock
 }
 
+// onArticle returns a mutate for newTestEngine that starts from ArticleConfig (the article's
+// parameters: one 60 s window, flat refill plus success bonus, 10 s sustained trip, 15 s
+// cooldown, no reserve, no retry pricing, L against the P50) instead of the tuned defaults,
+// keeping the test clock, seed and deterministic mode, then applies mutate (may be nil).
+func onArticle(mutate func(c *Config)) func(c *Config) {
+	return func(c *Config) {
+		a := ArticleConfig()
+		a.Clock, a.Seed, a.Deterministic = c.Clock, c.Seed, c.Deterministic
+		*c = a
+		if mutate != nil {
+			mutate(c)
+		}
+	}
+}
+
 // queueOnly makes CPS equal to Q = depth/QueueCapacity exactly, to steer it in tests.
 func queueOnly(c *Config) { c.Weights = Weights{Q: 1} }
 
@@ -139,10 +154,11 @@ func TestEveryActionAndReason(t *testing.T) {
 			wantAction: Reject, wantReason: ReasonRecoveryRamp,
 		},
 		{
-			name: "check 4: budget exhausted", retryable: true, priority: 5,
+			// Priority 10 may spend the last token whatever BudgetReserve keeps for it.
+			name: "check 4: budget exhausted", retryable: true, priority: 10,
 			mutate: func(c *Config) { c.TokenBucketCapacity, c.TokenRefillRate = 1, 0 },
 			setup: func(t testing.TB, e *Engine, _ *ManualClock) {
-				d := e.ShouldRetry(5, 0, true)
+				d := e.ShouldRetry(10, 0, true)
 				require.Equal(t, Retry, d.Action, "the only token should be granted: %v", d)
 			},
 			wantAction: Reject, wantReason: ReasonBudgetExhausted,
@@ -329,14 +345,16 @@ func TestDeterministicRepeatability(t *testing.T) {
 	})
 }
 
-// TestBudgetDryAndRefill asserts that the budget runs dry after capacity retries, that rejected
-// retries spend no token, and that it refills with time and with success bonuses.
+// TestBudgetDryAndRefill asserts the article's budget: it runs dry after capacity retries,
+// rejected retries spend no token, and it refills with time (flat refill) and with success
+// bonuses. It runs on ArticleConfig: the tuned defaults refill only through successes and keep
+// a reserve (TestBudgetRefillTiedToSuccesses, TestBudgetReserve).
 func TestBudgetDryAndRefill(t *testing.T) {
 	const capacity, rate, bonus = 5, 2.0, 1
-	e, clock := newTestEngine(t, func(c *Config) {
+	e, clock := newTestEngine(t, onArticle(func(c *Config) {
 		queueOnly(c)
 		c.TokenBucketCapacity, c.TokenRefillRate, c.TokenSuccessBonus = capacity, rate, bonus
-	})
+	}))
 	for i := range capacity {
 		require.Equal(t, Retry, e.ShouldRetry(9, 0, true).Action, "retry %d", i)
 	}
@@ -570,12 +588,22 @@ func TestBaselineIgnoresIncident(t *testing.T) {
 	assert.LessOrEqual(t, float64(b), float64(healthy)*math.Pow(1+baselineStep, 31), "slowly")
 }
 
-// TestSnapshot asserts that Snapshot reports what was recorded, and allocates nothing.
+// TestSnapshot asserts that Snapshot reports what was recorded (the retry spent its price,
+// 1 + SlowdownCost*S, S from the moving average of the successes' latency against the fixed
+// baseline), and that the hot paths allocate nothing.
 func TestSnapshot(t *testing.T) {
-	e, clock := newTestEngine(t, func(c *Config) { c.BaselineLatency = 50 * time.Millisecond })
+	const base = 50 * time.Millisecond
+	e, clock := newTestEngine(t, func(c *Config) { c.BaselineLatency = base })
+	var recent float64 // the moving average of the successes' latency, as the spec defines it
 	for i := range 90 {
 		clock.Advance(10 * time.Millisecond)
-		e.RecordSuccess(time.Duration(10+i) * time.Millisecond)
+		lat := time.Duration(10+i) * time.Millisecond
+		e.RecordSuccess(lat)
+		if i == 0 {
+			recent = float64(lat)
+		} else {
+			recent += recentAlpha * (float64(lat) - recent)
+		}
 	}
 	for range 10 {
 		e.RecordFailure(3 * time.Second)
@@ -594,7 +622,10 @@ func TestSnapshot(t *testing.T) {
 	assert.InEpsilon(t, float64(3*time.Second), float64(s.P99), 0.25, "P99 is among the slow failures")
 	assert.InDelta(t, 1, s.Signals.L, 1e-12)
 	assert.Equal(t, cfg.TokenBucketCapacity, s.TokenCapacity)
-	assert.InDelta(t, float64(cfg.TokenBucketCapacity-1), s.Tokens, 1e-9)
+	slowdown := math.Min(1, math.Max(0, (recent-float64(base))/(3*float64(base))))
+	require.Greater(t, slowdown, 0.0, "the latest successes were slower than the baseline")
+	// Within 1e-6: the engine reads the average as whole nanoseconds.
+	assert.InDelta(t, float64(cfg.TokenBucketCapacity)-(1+cfg.SlowdownCost*slowdown), s.Tokens, 1e-6)
 	assert.Equal(t, DefaultWeights(), s.Weights)
 	assert.InDelta(t, s.Weights.dot(&s.Signals), s.CPS, 1e-12)
 	assert.Equal(t, StateFor(s.CPS, cfg.EmergencyThreshold), s.State)
@@ -603,14 +634,20 @@ func TestSnapshot(t *testing.T) {
 	assert.Equal(t, Closed, s.Circuit)
 	assert.Zero(t, s.TransitionCount)
 
+	var d Decision
 	allocs := testing.AllocsPerRun(100, func() {
 		clock.Advance(time.Millisecond)
 		e.RecordSuccess(time.Millisecond)
 		e.RecordFailure(time.Millisecond)
+		e.RecordTimeout(time.Second)
 		e.ShouldRetry(9, 0, true)
+		e.ShouldRetryTo(&d, 9, 1, true)
+		_ = e.Decide(Failure{Priority: 9, Attempt: 1, Timeout: true})
+		e.DecideTo(&d, Failure{Priority: 10, Timeout: true})
+		e.DecideTo(nil, Failure{Priority: 5})
 		_ = e.Snapshot()
 	})
-	assert.Zero(t, allocs, "the hot path allocates nothing")
+	assert.Zero(t, allocs, "the hot paths allocate nothing")
 }
 
 // TestControls asserts the run-time controls: queue depth, weights (validated, renormalised,

@@ -8,7 +8,9 @@ import (
 )
 
 // Example reproduces the seed README's "Payment Service Under Load" walk-through on a manual
-// clock, in deterministic mode so the delays are the midpoints of their ranges.
+// clock, in deterministic mode so the delays are the midpoints of their ranges. It runs on
+// ArticleConfig, the article's parameters, so that its output is the article's; the tuned
+// DefaultConfig tells the same story faster (Example_defaultConfig).
 //
 // The README records all 300 outcomes at the same instant. Here they are spread over virtual
 // time as a real service would produce them: 100 successes at 40 ms over 10 s (10 per second),
@@ -25,7 +27,7 @@ import (
 // the last lines show that, when the timeouts go on for 10 s more, even payment fails fast.
 func Example() {
 	clock := engine.NewManualClock(time.Date(2025, 10, 20, 7, 0, 0, 0, time.UTC))
-	cfg := engine.DefaultConfig()
+	cfg := engine.ArticleConfig()
 	cfg.Deterministic = true
 	cfg.Seed = 1
 	cfg.Clock = clock
@@ -110,4 +112,71 @@ func ExampleEngine_SetWeights() {
 	// Output:
 	// F=0.40 L=0.40 Q=0.20 B=0.00 C=0.00
 	// engine: invalid config: Weights.F must be a finite number >= 0, got -1
+}
+
+// Example_defaultConfig replays the walk-through of Example on the tuned DefaultConfig, the
+// timeouts recorded as what they are (RecordTimeout) and the retries asked for with Decide, which
+// knows they follow a timeout. Where the article's engine reads F over 60 s, the tuned one reads
+// the higher of F over the last FailureHorizon (5 s) and over 60 s: one second into the
+// timeouts F is already past half, and after five it is 1. The circuit stays CLOSED: a timeout
+// does not say the service refuses (TripOnTimeouts is off), so CPS = 0.30*F + 0.20*L + 0.15*B
+// = 0.50, CRITICAL, floor 5: analytics is shed, payment still retries, for one token since the
+// successes were not slow (S = 0); with no success since, the budget does not refill. When the
+// service starts refusing instead (fast 503s, RecordFailure), the answered failures fill the
+// short span and the circuit opens within FailureHorizon + CircuitSustainedDuration (6 s); by
+// then the short span holds only fast failures, so L is back at 0 and C = 1 takes its place.
+func Example_defaultConfig() {
+	start := time.Date(2025, 10, 20, 7, 0, 0, 0, time.UTC)
+	clock := engine.NewManualClock(start)
+	cfg := engine.DefaultConfig()
+	cfg.Deterministic = true
+	cfg.Seed = 1
+	cfg.Clock = clock
+	cortex, err := engine.New(cfg)
+	if err != nil {
+		panic(err)
+	}
+
+	// Normal traffic: all retries allowed.
+	for range 100 {
+		clock.Advance(100 * time.Millisecond)
+		cortex.RecordSuccess(40 * time.Millisecond)
+	}
+	fmt.Println(cortex.ShouldRetry(9, 0, true))
+
+	// The service starts timing out: 40 timeouts of 5 s per second, for 5 s.
+	for i := range 200 {
+		clock.Advance(25 * time.Millisecond)
+		cortex.RecordTimeout(5 * time.Second)
+		if i == 39 {
+			fmt.Printf("after 1s: F=%.2f\n", cortex.Snapshot().Signals.F)
+		}
+	}
+	s := cortex.Snapshot()
+	fmt.Printf("after 5s: F=%.2f L=%.2f circuit=%s tokens=%.0f\n", s.Signals.F, s.Signals.L, s.Circuit, s.Tokens)
+	shed := cortex.Decide(engine.Failure{Priority: 1, Timeout: true})
+	fmt.Println(shed, shed.Reason)
+	fmt.Println(cortex.Decide(engine.Failure{Priority: 9, Timeout: true}))
+	fmt.Printf("tokens=%.0f\n", cortex.Snapshot().Tokens)
+
+	// The service starts refusing: 40 fast 503s per second, until the circuit opens.
+	refusing := clock.Now()
+	for cortex.Snapshot().Circuit == engine.Closed {
+		clock.Advance(25 * time.Millisecond)
+		cortex.RecordFailure(time.Millisecond)
+	}
+	s = cortex.Snapshot()
+	fmt.Printf("circuit %s after %v of refusals (%s)\n", s.Circuit, s.LastTransition.At.Sub(refusing), s.LastTransition.Reason)
+	open := cortex.Decide(engine.Failure{Priority: 9})
+	fmt.Println(open, open.Reason)
+
+	// Output:
+	// RetryDecision[RETRY, delay=250ms, CPS=0.0000, state=HEALTHY, priority=9/0]
+	// after 1s: F=0.56
+	// after 5s: F=1.00 L=1.00 circuit=CLOSED tokens=499
+	// RetryDecision[REJECT, delay=0ms, CPS=0.5003, state=CRITICAL, priority=1/5] SHED_LOW_PRIORITY
+	// RetryDecision[RETRY, delay=1500ms, CPS=0.5003, state=CRITICAL, priority=9/5]
+	// tokens=498
+	// circuit OPEN after 4s of refusals (FAILURE_RATE)
+	// RetryDecision[CIRCUIT_OPEN, delay=0ms, CPS=0.5006, state=CRITICAL, priority=9/5] CIRCUIT_OPEN
 }

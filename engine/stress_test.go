@@ -10,9 +10,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestConcurrentStress asserts that many goroutines recording, deciding, snapshotting and
+// TestConcurrentStress asserts that many goroutines recording (successes, failures, timeouts),
+// deciding (ShouldRetry, ShouldRetryTo, Decide, DecideTo, timeouts included), snapshotting and
 // using the controls at once (while another moves the clock) keep the engine consistent: no
-// race (under -race), every decision sane, and the counters adding up exactly.
+// race (under -race), every decision sane, tokens within the budget, and the counters adding
+// up exactly.
 func TestConcurrentStress(t *testing.T) {
 	const workers, ops = 8, 3000
 	e, clock := newTestEngine(t, func(c *Config) {
@@ -42,8 +44,9 @@ func TestConcurrentStress(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			r := rand.New(rand.NewPCG(uint64(w), 99))
+			var d Decision
 			for range ops {
-				switch r.IntN(8) {
+				switch r.IntN(11) {
 				case 0, 1:
 					e.RecordSuccess(time.Duration(r.IntN(100)) * time.Millisecond)
 					records[w]++
@@ -59,8 +62,26 @@ func TestConcurrentStress(t *testing.T) {
 					}
 				case 6:
 					s := e.Snapshot()
-					if s.CPS < 0 || s.CPS > 1 {
-						errs <- "snapshot CPS out of range"
+					if s.CPS < 0 || s.CPS > 1 || s.Tokens < 0 || s.Tokens > float64(s.TokenCapacity) {
+						errs <- "snapshot CPS or tokens out of range"
+						return
+					}
+				case 8:
+					e.RecordTimeout(time.Duration(r.IntN(5000)) * time.Millisecond)
+					records[w]++
+				case 9, 10:
+					f := Failure{Priority: r.IntN(13) - 1, Attempt: r.IntN(4), NotRetryable: r.IntN(10) == 0, Timeout: r.IntN(2) == 0}
+					switch r.IntN(3) {
+					case 0:
+						d = e.Decide(f)
+					case 1:
+						e.DecideTo(&d, f)
+					default:
+						e.ShouldRetryTo(&d, f.Priority, f.Attempt, !f.NotRetryable)
+					}
+					decisions[w][d.Action]++
+					if d.Delay < 0 || d.Delay > maxDelay || d.CPS < 0 || d.CPS > 1 {
+						errs <- d.String()
 						return
 					}
 				case 7:

@@ -11,7 +11,10 @@ import (
 )
 
 // TestValidate asserts that each invalid configuration is rejected by Validate and New with an
-// error naming exactly the bad fields, and that the edge values the spec allows are accepted.
+// error naming exactly the bad fields (FailureHorizon negative or longer than the Window;
+// TokenRefillPerSuccess and SlowdownCost negative or not finite; BudgetReserve outside [0, 1]
+// among them), and that the edge values the spec allows, ArticleConfig and DefaultConfig are
+// accepted.
 func TestValidate(t *testing.T) {
 	tests := []struct {
 		name       string
@@ -49,6 +52,26 @@ func TestValidate(t *testing.T) {
 		{"negative queue capacity", func(c *Config) { c.QueueCapacity = -1 }, []string{"QueueCapacity"}},
 		{"negative baseline", func(c *Config) { c.BaselineLatency = -1 }, []string{"BaselineLatency"}},
 		{"negative ramp", func(c *Config) { c.RecoveryRamp = -1 }, []string{"RecoveryRamp"}},
+		{"article config", func(c *Config) { *c = ArticleConfig() }, nil},
+		{"new fields at their edges", func(c *Config) {
+			c.FailureHorizon, c.TokenRefillPerSuccess, c.SlowdownCost, c.BudgetReserve = c.Window, 0, 0, 1
+		}, nil},
+		{"horizon 0 means the window", func(c *Config) { c.FailureHorizon = 0 }, nil},
+		{"negative horizon", func(c *Config) { c.FailureHorizon = -time.Second }, []string{"FailureHorizon"}},
+		{"horizon longer than the window", func(c *Config) { c.FailureHorizon = c.Window + 1 }, []string{"FailureHorizon"}},
+		{"a bad window is named alone", func(c *Config) { c.Window, c.FailureHorizon = 0, 5*time.Second }, []string{"Window"}},
+		{"negative refill per success", func(c *Config) { c.TokenRefillPerSuccess = -1 }, []string{"TokenRefillPerSuccess"}},
+		{"NaN refill per success", func(c *Config) { c.TokenRefillPerSuccess = math.NaN() }, []string{"TokenRefillPerSuccess"}},
+		{"infinite refill per success", func(c *Config) { c.TokenRefillPerSuccess = math.Inf(1) }, []string{"TokenRefillPerSuccess"}},
+		{"negative slowdown cost", func(c *Config) { c.SlowdownCost = -0.5 }, []string{"SlowdownCost"}},
+		{"NaN slowdown cost", func(c *Config) { c.SlowdownCost = math.NaN() }, []string{"SlowdownCost"}},
+		{"infinite slowdown cost", func(c *Config) { c.SlowdownCost = math.Inf(1) }, []string{"SlowdownCost"}},
+		{"negative reserve", func(c *Config) { c.BudgetReserve = -0.1 }, []string{"BudgetReserve"}},
+		{"reserve above 1", func(c *Config) { c.BudgetReserve = 1.01 }, []string{"BudgetReserve"}},
+		{"NaN reserve", func(c *Config) { c.BudgetReserve = math.NaN() }, []string{"BudgetReserve"}},
+		{"every new field named", func(c *Config) {
+			c.FailureHorizon, c.TokenRefillPerSuccess, c.SlowdownCost, c.BudgetReserve = -1, -1, -1, 2
+		}, []string{"FailureHorizon", "TokenRefillPerSuccess", "SlowdownCost", "BudgetReserve"}},
 		{"every bad field is named", func(c *Config) {
 			c.Window, c.EmergencyThreshold, c.MaxRetryAttempts, c.CircuitCooldown = 0, 2, -1, -time.Second
 		}, []string{"Window", "EmergencyThreshold", "MaxRetryAttempts", "CircuitCooldown"}},

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -84,68 +85,162 @@ func TestHistogramQuantile(t *testing.T) {
 	assert.Zero(t, empty.quantile(0.99, 0), "an empty histogram has no quantile")
 }
 
-// TestSlidingWindowExpiry asserts that outcomes count for one window and then expire, slice by
-// slice, and that a jump longer than the window empties it.
-func TestSlidingWindowExpiry(t *testing.T) {
-	const window = 60 * time.Second
-	slice := window / windowBuckets
-	tests := []struct {
-		name         string
-		recordAt     []time.Duration // one failure at each time
-		readAt       time.Duration
-		wantOutcomes uint64
+// spanSum returns the outcome counts and merged histogram of the live slices from epoch from to
+// epoch to (inclusive), summed bucket by bucket: the oracle the running spans must equal.
+func spanSum(w *slidingWindow, from, to int64) (s span) {
+	for e := max(0, from); e <= to; e++ {
+		b := &w.buckets[e%windowBuckets]
+		if b.epoch != e && b.successes+b.failures > 0 {
+			panic("a live slice holds another slice's outcomes")
+		}
+		s.successes += b.successes
+		s.failures += b.failures
+		s.timeouts += b.timeouts
+		s.okNs += b.okNs
+		for k := range s.merged.counts {
+			s.merged.counts[k] += b.hist.counts[k]
+			s.merged.sums[k] += b.hist.sums[k]
+		}
+	}
+	return s
+}
+
+// requireSpansConsistent asserts that both running spans equal the sum of the slices they
+// cover (the long one the whole ring, the short one the last recent slices), that top bounds
+// every occupied bin, and that P99 from top equals a full scan. It compares plainly first and
+// reports through require only on a mismatch (the fuzz target calls it often).
+func requireSpansConsistent(t *testing.T, w *slidingWindow, format string, args ...any) {
+	for _, sp := range []struct {
+		name string
+		got  *span
+		want span
 	}{
-		{"all inside the window", []time.Duration{0, 10 * time.Second, 59 * time.Second}, 59 * time.Second, 3},
-		{"the first slice expires after one window", []time.Duration{0, 30 * time.Second}, window, 1},
-		{"still there one nanosecond before", []time.Duration{0, 30 * time.Second}, window - 1, 2},
-		{"a jump past the window empties it", []time.Duration{0, 30 * time.Second}, 200 * time.Second, 0},
-		{"late slice survives a partial expiry", []time.Duration{0, slice, 2 * slice}, window + slice, 1},
+		{"long", &w.long, spanSum(w, w.head-windowBuckets+1, w.head)},
+		{"short", &w.short, spanSum(w, w.head-w.recent+1, w.head)},
+	} {
+		got, want := *sp.got, sp.want
+		want.top = got.top
+		occupiedAboveTop := false
+		for k := got.top + 1; k < histBins; k++ {
+			occupiedAboveTop = occupiedAboveTop || got.merged.counts[k] != 0
+		}
+		p99 := got.merged.quantile(0.99, got.outcomes())
+		if got == want && !occupiedAboveTop && p99 == got.p99() {
+			continue
+		}
+		t.Helper()
+		msg := fmt.Sprintf(format, args...)
+		require.Equal(t, want.successes, got.successes, "%s: %s successes", msg, sp.name)
+		require.Equal(t, want.failures, got.failures, "%s: %s failures", msg, sp.name)
+		require.Equal(t, want.timeouts, got.timeouts, "%s: %s timeouts", msg, sp.name)
+		require.Equal(t, want.okNs, got.okNs, "%s: %s success latency sum", msg, sp.name)
+		require.Equal(t, want.merged, got.merged, "%s: %s merged histogram", msg, sp.name)
+		require.False(t, occupiedAboveTop, "%s: %s has samples above top %d", msg, sp.name, got.top)
+		require.Equal(t, p99, got.p99(), "%s: %s P99 from top", msg, sp.name)
+		require.Fail(t, "spans differ", "%s: %s", msg, sp.name)
+	}
+}
+
+// TestSlidingWindowHorizon asserts how FailureHorizon becomes the short span's slice count:
+// rounded up to whole slices, at least one, at most the whole window, 0 meaning the window.
+func TestSlidingWindowHorizon(t *testing.T) {
+	tests := []struct {
+		name            string
+		window, horizon time.Duration
+		wantRecent      int64
+	}{
+		{"0 means the whole window", time.Minute, 0, windowBuckets},
+		{"whole slices", time.Minute, 5 * time.Second, 5},
+		{"rounded up to whole slices", time.Minute, 4500 * time.Millisecond, 5},
+		{"at least one slice", time.Minute, time.Nanosecond, 1},
+		{"the whole window", time.Minute, time.Minute, windowBuckets},
+		{"never more than the window", time.Minute, time.Hour, windowBuckets},
+		{"slices of a short window", 6 * time.Second, time.Second, 10},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			w := newSlidingWindow(window)
+			w := newSlidingWindow(tc.window, tc.horizon)
+			assert.Equal(t, tc.wantRecent, w.recent)
+		})
+	}
+}
+
+// TestSlidingWindowExpiry asserts that outcomes count in the long span for one window and in
+// the short span for the horizon, then expire slice by slice, and that jumps longer than the
+// horizon (short span emptied, long span kept) or than the whole window (both emptied) expire
+// what they must and nothing else.
+func TestSlidingWindowExpiry(t *testing.T) {
+	const window, horizon = 60 * time.Second, 5 * time.Second
+	slice := window / windowBuckets
+	tests := []struct {
+		name                string
+		recordAt            []time.Duration // one failure at each time
+		readAt              time.Duration
+		wantLong, wantShort uint64
+	}{
+		{"all inside both spans", []time.Duration{0, time.Second, 4 * time.Second}, 4 * time.Second, 3, 3},
+		{"older than the horizon: long span only", []time.Duration{0, 10 * time.Second, 59 * time.Second}, 59 * time.Second, 3, 1},
+		{"the first slice leaves the short span after the horizon", []time.Duration{0, 3 * time.Second}, horizon, 2, 1},
+		{"still in the short span one nanosecond before", []time.Duration{0, 3 * time.Second}, horizon - 1, 2, 2},
+		{"the first slice expires after one window", []time.Duration{0, 30 * time.Second}, window, 1, 0},
+		{"still there one nanosecond before", []time.Duration{0, 30 * time.Second}, window - 1, 2, 0},
+		{"a jump of exactly the horizon empties the short span", []time.Duration{0, slice, 2 * slice}, 2*slice + horizon, 3, 0},
+		{"a jump just short of the horizon keeps its last slice", []time.Duration{0, slice, 2 * slice}, 2*slice + horizon - slice, 3, 1},
+		{"a jump longer than the horizon keeps the long span", []time.Duration{0, slice, 2 * slice}, 30 * time.Second, 3, 0},
+		{"a jump past the window empties both", []time.Duration{0, 30 * time.Second}, 200 * time.Second, 0, 0},
+		{"a jump of exactly the window empties both", []time.Duration{0}, window, 0, 0},
+		{"late slice survives a partial expiry", []time.Duration{0, slice, 2 * slice}, window + slice, 1, 0},
+		{"record after a jump past the window counts alone", []time.Duration{0, time.Second, 500 * time.Second}, 500 * time.Second, 1, 1},
+		{"record after a jump past the horizon counts alone in the short span", []time.Duration{0, time.Second, 20 * time.Second}, 20 * time.Second, 3, 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newSlidingWindow(window, horizon)
 			for _, at := range tc.recordAt {
 				w.advance(at)
-				w.record(false, time.Second)
+				w.record(failed, time.Second)
 			}
 			w.advance(tc.readAt)
-			assert.Equal(t, tc.wantOutcomes, w.outcomes())
-			assert.Equal(t, tc.wantOutcomes, w.merged.countAll(), "merged histogram holds the same outcomes")
+			assert.Equal(t, tc.wantLong, w.long.outcomes(), "long span")
+			assert.Equal(t, tc.wantShort, w.short.outcomes(), "short span")
+			assert.Equal(t, tc.wantLong, w.long.merged.countAll(), "long merged histogram holds the same outcomes")
+			assert.Equal(t, tc.wantShort, w.short.merged.countAll(), "short merged histogram holds the same outcomes")
+			requireSpansConsistent(t, &w, "%s", tc.name)
 		})
 	}
 }
 
 // TestSlidingWindowRunningTotals asserts the invariant behind cheap reads: after any sequence of
-// records and time steps, the running totals and merged histogram equal the sum of the live
-// slices, and F is failures/outcomes.
+// records (successes, failures, timeouts) and time steps (small ones, jumps past the horizon,
+// jumps past the window), both spans' running totals and merged histograms equal the sum of the
+// live slices they cover, and the rates are computed from them.
 func TestSlidingWindowRunningTotals(t *testing.T) {
-	r := rand.New(rand.NewPCG(3, 4))
-	w := newSlidingWindow(10 * time.Second)
-	var now time.Duration
-	for i := range 20000 {
-		now += time.Duration(r.Int64N(int64(300 * time.Millisecond)))
-		if i%5000 == 0 {
-			now += 30 * time.Second // a gap longer than the window
-		}
-		w.advance(now)
-		w.record(r.IntN(3) == 0, time.Duration(r.Int64N(int64(10*time.Second))))
+	for _, horizon := range []time.Duration{0, time.Second, 3 * time.Second, 10 * time.Second} {
+		t.Run(fmt.Sprintf("horizon %v", horizon), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(3, 4))
+			w := newSlidingWindow(10*time.Second, horizon)
+			var now time.Duration
+			for i := range 20000 {
+				now += time.Duration(r.Int64N(int64(300 * time.Millisecond)))
+				switch i % 5000 {
+				case 0:
+					now += 30 * time.Second // a gap longer than the window
+				case 2500:
+					now += horizon + time.Duration(r.Int64N(int64(time.Second))) // longer than the horizon
+				}
+				w.advance(now)
+				w.record(outcome(r.IntN(3)), time.Duration(r.Int64N(int64(10*time.Second))))
 
-		if i%997 == 0 {
-			var s, f uint64
-			var h histogram
-			for b := range w.buckets {
-				s += w.buckets[b].successes
-				f += w.buckets[b].failures
-				for k := range h.counts {
-					h.counts[k] += w.buckets[b].hist.counts[k]
-					h.sums[k] += w.buckets[b].hist.sums[k]
+				if i%997 == 0 {
+					requireSpansConsistent(t, &w, "step %d", i)
+					for _, p := range []*span{&w.long, &w.short} {
+						n := float64(p.successes + p.failures)
+						require.InDelta(t, float64(p.failures)/n, p.failureRate(), 1e-12)
+						require.InDelta(t, float64(p.failures-p.timeouts)/n, p.answeredFailureRate(), 1e-12)
+					}
 				}
 			}
-			require.Equal(t, s, w.successes)
-			require.Equal(t, f, w.failures)
-			require.Equal(t, h, w.merged)
-			require.InDelta(t, float64(f)/float64(s+f), w.failureRate(), 1e-12)
-		}
+		})
 	}
 }
 
@@ -157,19 +252,92 @@ func (h *histogram) countAll() uint64 {
 	return n
 }
 
-// TestSlidingWindowTop asserts that the P99 scan's starting bin follows the slowest latency
-// still in the window, down as well as up, so P99 matches a full scan.
+// TestSpanRates asserts the span's rates and means: F counts every failure (timeouts included),
+// the answered failure rate excludes timeouts, the success mean counts successes only, and an
+// empty span reads 0 everywhere.
+func TestSpanRates(t *testing.T) {
+	tests := []struct {
+		name                          string
+		successes, failures, timeouts int
+		wantF, wantAnswered           float64
+	}{
+		{"empty", 0, 0, 0, 0, 0},
+		{"successes only", 5, 0, 0, 0, 0},
+		{"answered failures count in both", 5, 5, 0, 0.5, 0.5},
+		{"timeouts count in F only", 5, 2, 3, 0.5, 0.2},
+		{"timeouts only", 0, 0, 4, 1, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newSlidingWindow(time.Minute, 5*time.Second)
+			w.advance(0)
+			for range tc.successes {
+				w.record(succeeded, 20*time.Millisecond)
+			}
+			for range tc.failures {
+				w.record(failed, time.Second)
+			}
+			for range tc.timeouts {
+				w.record(timedOut, 5*time.Second)
+			}
+			for _, p := range []*span{&w.long, &w.short} {
+				assert.InDelta(t, tc.wantF, p.failureRate(), 1e-12, "F")
+				assert.InDelta(t, tc.wantAnswered, p.answeredFailureRate(), 1e-12, "answered failure rate")
+				assert.Equal(t, uint64(tc.timeouts), p.timeouts)
+				assert.Equal(t, uint64(tc.failures+tc.timeouts), p.failures, "a timeout is a failure")
+				if tc.successes > 0 {
+					assert.Equal(t, 20*time.Millisecond, p.meanOK(), "the success mean ignores failures")
+				} else {
+					assert.Zero(t, p.meanOK())
+				}
+			}
+		})
+	}
+}
+
+// TestSlidingWindowTop asserts that each span's P99 scan starts from a bin that follows the
+// slowest latency still in that span, down as well as up, so P99 matches a full scan; and that
+// the short span's P99 forgets a slow outcome once the horizon has passed while the long
+// span's keeps it for the whole window.
 func TestSlidingWindowTop(t *testing.T) {
-	w := newSlidingWindow(60 * time.Second)
+	w := newSlidingWindow(60*time.Second, 5*time.Second)
 	w.advance(0)
-	w.record(false, 5*time.Second)
-	assert.Equal(t, binOf(int64(5*time.Second)), w.top)
+	w.record(failed, 5*time.Second)
+	assert.Equal(t, binOf(int64(5*time.Second)), w.long.top)
+	assert.Equal(t, binOf(int64(5*time.Second)), w.short.top)
 	w.advance(30 * time.Second)
 	for range 200 {
-		w.record(true, 40*time.Millisecond)
+		w.record(succeeded, 40*time.Millisecond)
 	}
-	assert.Equal(t, w.merged.quantile(0.99, w.outcomes()), w.p99())
-	w.advance(61 * time.Second) // the 5 s timeout expires
-	assert.Equal(t, binOf(int64(40*time.Millisecond)), w.top)
-	assert.Equal(t, 40*time.Millisecond, w.p99())
+	assert.Equal(t, w.long.merged.quantile(0.99, w.long.outcomes()), w.long.p99())
+	assert.Equal(t, binOf(int64(40*time.Millisecond)), w.short.top, "the 5 s failure left the short span")
+	assert.Equal(t, 40*time.Millisecond, w.short.p99())
+	assert.Equal(t, binOf(int64(5*time.Second)), w.long.top, "but not the long one")
+	w.advance(61 * time.Second) // the 5 s failure expires
+	assert.Equal(t, binOf(int64(40*time.Millisecond)), w.long.top)
+	assert.Equal(t, 40*time.Millisecond, w.long.p99())
+}
+
+// TestShortSpanP99 asserts that P99 over the short span follows the latency of the last
+// horizon: slow outcomes raise it at once and it falls back once they are older than the
+// horizon, while the long span's P99 still holds them.
+func TestShortSpanP99(t *testing.T) {
+	const fast, slow = 30 * time.Millisecond, 2 * time.Second
+	w := newSlidingWindow(60*time.Second, 5*time.Second)
+	var now time.Duration
+	step := func(n int, lat time.Duration, o outcome) {
+		for range n {
+			now += 100 * time.Millisecond
+			w.advance(now)
+			w.record(o, lat)
+		}
+	}
+	step(300, fast, succeeded) // 30 s healthy
+	require.Equal(t, fast, w.short.p99())
+	step(10, slow, timedOut) // 1 s of slow timeouts: 10 of ~50 in the short span
+	assert.Equal(t, slow, w.short.p99(), "slow outcomes raise the short P99 at once")
+	assert.Equal(t, slow, w.long.p99(), "10 of 310 is more than 1%%")
+	step(60, fast, succeeded) // 6 s healthy again: more than the horizon
+	assert.Equal(t, fast, w.short.p99(), "the short P99 forgets after the horizon")
+	assert.Equal(t, slow, w.long.p99(), "the long P99 keeps them for the window")
 }
