@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"math"
 	"slices"
 	"time"
 )
@@ -126,8 +127,10 @@ func (b *baseline) step() {
 func (b *baseline) discard() { b.above, b.below = 0, 0 }
 
 // stepTail moves the learned tail towards the P99 of the healthy successes (see tailDecay);
-// the engine calls it once per healthy window slice, after step.
-func (b *baseline) stepTail() {
+// the engine calls it after step when the window crossed slices (at least one) and the service
+// is healthy. The histogram decays once per slice crossed, so sparse traffic does not make it
+// remember longer.
+func (b *baseline) stepTail(slices int64) {
 	if !b.learnTail {
 		return
 	}
@@ -142,7 +145,7 @@ func (b *baseline) stepTail() {
 			b.tail = max(1, time.Duration(float64(b.tail)*(1-baselineStep)))
 		}
 	}
-	b.healthy.decay(tailDecay)
+	b.healthy.decay(math.Pow(tailDecay, float64(slices)))
 }
 
 // reference returns the latency L measures the P99 against: the learned tail once formed (and

@@ -212,3 +212,37 @@ func TestLearnedTailIgnoresIncident(t *testing.T) {
 		})
 	}
 }
+
+// TestSnapshotTailAndSlowdown asserts what Snapshot reports of the latency learning: the learned
+// tail once a minute of healthy traffic has formed it (none with ArticleConfig, which measures
+// L against the baseline P50), and the slowdown S of the latest successes, 0 while they run at
+// the baseline and 1 once they are ten times slower than it (S saturates at four).
+func TestSnapshotTailAndSlowdown(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		cfg      Config
+		wantTail bool
+	}{{"default", DefaultConfig(), true}, {"article", ArticleConfig(), false}} {
+		clock := NewManualClock(time.Unix(0, 0))
+		cfg := tc.cfg
+		cfg.Clock = clock
+		e, err := New(cfg)
+		require.NoError(t, err)
+		for i := range 1200 { // 20/s for a minute, 10 ms with a tail up to 19 ms
+			clock.Advance(50 * time.Millisecond)
+			e.RecordSuccess(time.Duration(10+i%10) * time.Millisecond)
+		}
+		s := e.Snapshot()
+		if tc.wantTail {
+			assert.Greater(t, s.Tail, s.Baseline, "%s: the tail is above the median", tc.name)
+		} else {
+			assert.Zero(t, s.Tail, tc.name)
+		}
+		assert.Less(t, s.Slowdown, 0.2, "%s: successes at the baseline", tc.name)
+		for range 50 {
+			clock.Advance(50 * time.Millisecond)
+			e.RecordSuccess(200 * time.Millisecond)
+		}
+		assert.InDelta(t, 1, e.Snapshot().Slowdown, 1e-9, "%s: successes 10x slower", tc.name)
+	}
+}

@@ -1,6 +1,9 @@
 package engine
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // tokenBucket is the retry budget: capacity tokens; a retry takes cost tokens (1, more after a
 // timeout). It refills at rate tokens per second and by bonus tokens per success, never above
@@ -48,14 +51,17 @@ func (b *tokenBucket) refill(t time.Duration) {
 	b.last = t
 }
 
-// take removes cost tokens if there are that many (at least one whole token is needed for any
-// retry) and a share reserve of the capacity stay in the bucket after them; it reports whether it did.
+// take removes cost tokens (at least one, at most the whole capacity) if there are that many
+// and the share reserve of the capacity, rounded down to whole tokens, stays in the bucket after
+// them; it reports whether it did. Rounding down and capping the cost keep a small bucket (a
+// client's share of a large fleet) usable by every priority and at every price.
 func (b *tokenBucket) take(t time.Duration, cost, reserve float64) bool {
 	if b.capacity == 0 {
 		return true
 	}
 	b.refill(t)
-	if b.tokens < max(1, cost) || b.tokens-cost < reserve*b.capacity {
+	cost = min(max(1, cost), b.capacity)
+	if b.tokens < cost || b.tokens-cost < math.Floor(reserve*b.capacity) {
 		return false
 	}
 	b.tokens -= cost

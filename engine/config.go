@@ -7,7 +7,7 @@ import "time"
 // queue signal); Window, cooldowns and thresholds must be positive.
 type Config struct {
 	Window             time.Duration // sliding window for F and L (default 60s)
-	FailureHorizon     time.Duration // short span of F, L's P99 and the breaker's trip; 0 = Window (default 5s; article 0)
+	FailureHorizon     time.Duration // short span of F, L's P99 and the breaker's trip; 0 (or >= Window) = Window (default 5s; article 0)
 	Weights            Weights       // w1..w5 for F L Q B C, >= 0 with a positive sum; stored normalised (default 0.30/0.20/0.15/0.15/0.20)
 	AdaptiveWeights    bool          // self-tuning weights (default false)
 	EmergencyThreshold float64       // CPS at or above which the circuit is forced OPEN, in (0,1] (default 0.75)
@@ -38,9 +38,9 @@ type Config struct {
 	// failures trip the circuit (refused, 5xx, 429): a timeout does not say the service refuses,
 	// and F, L and the retry cost already weigh it (default false; article true).
 	TripOnTimeouts           bool
-	CircuitSustainedDuration time.Duration // ... when sustained this long (default 10s)
-	CircuitMinRequests       int           // no trip below this many outcomes in the window (default 20)
-	CircuitCooldown          time.Duration // OPEN -> HALF_OPEN after this (default 15s)
+	CircuitSustainedDuration time.Duration // ... when sustained this long (default 1s; article 10s)
+	CircuitMinRequests       int           // no trip below this many outcomes in the whole window (default 20)
+	CircuitCooldown          time.Duration // OPEN -> HALF_OPEN after this (default 5s; article 15s)
 	HalfOpenProbes           int           // successes in HALF_OPEN needed to close (default 5)
 
 	BackoffBaseDelay time.Duration // base of the backoff (default 500ms)
@@ -52,7 +52,7 @@ type Config struct {
 	// L = (P99 - tail) / (3 base), tail learned like base, so an ordinary lognormal spread reads
 	// as no pressure (default true; article false).
 	LearnTail    bool
-	RecoveryRamp time.Duration // gradual re-admission after the circuit closes; 0 = none (default 30s)
+	RecoveryRamp time.Duration // gradual re-admission after the circuit closes; 0 = none (default 10s; article 30s)
 
 	Deterministic bool  // every random draw returns the midpoint of its range (default false)
 	Seed          int64 // seeds the engine's own random source; 0 = time-based (default 0)

@@ -173,7 +173,7 @@ func (e *Engine) advance(t time.Duration) {
 		// successes of a slice in which an incident began teach it nothing.
 		if e.healthy() {
 			e.bl.step()
-			e.bl.stepTail()
+			e.bl.stepTail(crossed)
 		} else {
 			e.bl.discard()
 		}
@@ -200,8 +200,9 @@ func (e *Engine) failureRate() float64 {
 // latency of the last FailureHorizon.
 func (e *Engine) p99() time.Duration { return e.win.short.p99() }
 
-// tripRate is the failure rate the breaker trips on, over the short span: every failure with
-// TripOnTimeouts, the answered failures only otherwise.
+// tripRate is the failure rate the breaker trips on, over the short span: every failure over
+// every outcome with TripOnTimeouts, the share of answers that said no otherwise
+// (span.answeredFailureRate).
 func (e *Engine) tripRate() float64 {
 	if e.cfg.TripOnTimeouts {
 		return e.win.short.failureRate()
@@ -267,7 +268,7 @@ func rampAdmits(p int, share float64) bool {
 // retried, attempt being the 0-based retry index (negative counts as 0) and retryable whether
 // the error may be retried at all. It runs the five checks in order: retryable, attempt limit,
 // CPS emergency and circuit, priority floor / recovery ramp / token budget, and backoff. A
-// Retry takes one token (and a probe slot in HALF_OPEN). If the unified decision panics or its
+// Retry takes its price in tokens (Config.SlowdownCost) and a probe slot in HALF_OPEN. If the unified decision panics or its
 // CPS is not finite, the answer comes from the fallback path (Decision.Fallback). It never
 // panics. Decide is the same with more to say about the failure (a timeout).
 func (e *Engine) ShouldRetry(priority, attempt int, retryable bool) (d Decision) {
@@ -284,7 +285,7 @@ func (e *Engine) ShouldRetryTo(d *Decision, priority, attempt int, retryable boo
 }
 
 // Decide is ShouldRetry for a failure described by f: the same five checks, and a retry after a
-// timeout costs 1 + TimeoutCost*L tokens instead of one.
+// timeout costs 1 + 2*SlowdownCost*S tokens instead of 1 + SlowdownCost*S (Snapshot.Slowdown).
 func (e *Engine) Decide(f Failure) (d Decision) {
 	e.decide(&d, f)
 	return d
@@ -457,7 +458,7 @@ func (e *Engine) record(o outcome, latency time.Duration) {
 	} else {
 		e.failed++
 	}
-	if e.br.observe(t, ok, e.tripRate(), e.win.short.outcomes()) {
+	if e.br.observe(t, ok, e.tripRate(), e.win.long.outcomes()) {
 		e.ramping, e.rampFrom = true, t
 	}
 }
@@ -483,6 +484,8 @@ func (e *Engine) Snapshot() Snapshot {
 		TokenCapacity:   e.cfg.TokenBucketCapacity,
 		Baseline:        e.bl.value,
 		P99:             e.p99(),
+		Tail:            e.bl.tail,
+		Slowdown:        e.slowdown(),
 		Outcomes:        int(e.win.long.outcomes()),
 		Failures:        int(e.win.long.failures),
 		RecoveryShare:   e.rampShare(t),

@@ -122,9 +122,10 @@ func ExampleEngine_SetWeights() {
 // does not say the service refuses (TripOnTimeouts is off), so CPS = 0.30*F + 0.20*L + 0.15*B
 // = 0.50, CRITICAL, floor 5: analytics is shed, payment still retries, for one token since the
 // successes were not slow (S = 0); with no success since, the budget does not refill. When the
-// service starts refusing instead (fast 503s, RecordFailure), the answered failures fill the
-// short span and the circuit opens within FailureHorizon + CircuitSustainedDuration (6 s); by
-// then the short span holds only fast failures, so L is back at 0 and C = 1 takes its place.
+// service starts refusing instead (fast 503s, RecordFailure), every answer in the short span
+// says no (the timeouts count on neither side), so the circuit opens after
+// CircuitSustainedDuration (1 s); the short span still holds the timeouts, so L stays at 1 and
+// C = 1 adds to it.
 func Example_defaultConfig() {
 	start := time.Date(2025, 10, 20, 7, 0, 0, 0, time.UTC)
 	clock := engine.NewManualClock(start)
@@ -177,6 +178,6 @@ func Example_defaultConfig() {
 	// RetryDecision[REJECT, delay=0ms, CPS=0.5003, state=CRITICAL, priority=1/5] SHED_LOW_PRIORITY
 	// RetryDecision[RETRY, delay=1500ms, CPS=0.5003, state=CRITICAL, priority=9/5]
 	// tokens=498
-	// circuit OPEN after 4s of refusals (FAILURE_RATE)
-	// RetryDecision[CIRCUIT_OPEN, delay=0ms, CPS=0.5006, state=CRITICAL, priority=9/5] CIRCUIT_OPEN
+	// circuit OPEN after 1.025s of refusals (FAILURE_RATE)
+	// RetryDecision[CIRCUIT_OPEN, delay=0ms, CPS=0.7006, state=CRITICAL, priority=9/7] CIRCUIT_OPEN
 }

@@ -107,7 +107,8 @@ type Failure struct {
 	Attempt      int  // 0-based retry index of the attempt that failed; negative counts as 0
 	NotRetryable bool // the error may not be retried (a 4xx other than 408/429): NOT_RETRYABLE
 	// Timeout says the attempt got no answer in time. The server may still be working on it, so
-	// its retry costs 1 + TimeoutCost*L tokens instead of one.
+	// its retry costs 1 + 2*SlowdownCost*S tokens instead of 1 + SlowdownCost*S
+	// (Config.SlowdownCost, Snapshot.Slowdown).
 	Timeout bool
 }
 
@@ -155,14 +156,16 @@ type Snapshot struct {
 	TokenCapacity int
 
 	Baseline time.Duration // learned (or fixed) baseline P50; 0 until formed
-	P99      time.Duration // P99 latency over the window
+	P99      time.Duration // P99 latency over the short span (FailureHorizon), what L reads
+	Tail     time.Duration // learned healthy P99 (LearnTail); 0 until formed or when off
+	Slowdown float64       // S in [0,1]: how much slower than the baseline the latest successes were
 	Outcomes int           // outcomes in the window
 	Failures int           // failures in the window
 
 	RecoveryShare float64 // share of retries the recovery ramp admits now (1 outside a ramp)
 
 	Successes uint64    // all RecordSuccess calls since New or Reset
-	Failed    uint64    // all RecordFailure calls since New or Reset
+	Failed    uint64    // all RecordFailure and RecordTimeout calls since New or Reset
 	Decisions [5]uint64 // ShouldRetry answers by Action since New or Reset
 	Fallbacks uint64    // decisions answered by the fallback path
 

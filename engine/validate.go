@@ -81,8 +81,9 @@ func (e *ConfigError) unit(field string, v float64) {
 
 // Validate reports every invalid field of c in one ConfigError (nil if c is valid): Window and
 // CircuitCooldown must be positive; the other durations, counts, capacities and rates >= 0 (and
-// finite); EmergencyThreshold and CircuitFailureThreshold within (0, 1]; Weights >= 0, finite,
-// with a positive sum.
+// finite: TokenRefillPerSuccess and SlowdownCost among them); EmergencyThreshold and
+// CircuitFailureThreshold within (0, 1]; BudgetReserve within [0, 1]; Weights >= 0, finite,
+// with a positive sum. A FailureHorizon of 0, or longer than Window, means the whole window.
 func (c Config) Validate() error {
 	var errs ConfigError
 	if c.Window <= 0 {
@@ -90,8 +91,6 @@ func (c Config) Validate() error {
 	}
 	if c.FailureHorizon < 0 {
 		errs.add("FailureHorizon", "must be >= 0, got %v", c.FailureHorizon)
-	} else if c.FailureHorizon > c.Window && c.Window > 0 {
-		errs.add("FailureHorizon", "must not exceed Window (%v), got %v", c.Window, c.FailureHorizon)
 	}
 	errs.weights("Weights", c.Weights)
 	errs.unit("EmergencyThreshold", c.EmergencyThreshold)

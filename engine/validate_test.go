@@ -11,7 +11,7 @@ import (
 )
 
 // TestValidate asserts that each invalid configuration is rejected by Validate and New with an
-// error naming exactly the bad fields (FailureHorizon negative or longer than the Window;
+// error naming exactly the bad fields (FailureHorizon negative;
 // TokenRefillPerSuccess and SlowdownCost negative or not finite; BudgetReserve outside [0, 1]
 // among them), and that the edge values the spec allows, ArticleConfig and DefaultConfig are
 // accepted.
@@ -58,7 +58,8 @@ func TestValidate(t *testing.T) {
 		}, nil},
 		{"horizon 0 means the window", func(c *Config) { c.FailureHorizon = 0 }, nil},
 		{"negative horizon", func(c *Config) { c.FailureHorizon = -time.Second }, []string{"FailureHorizon"}},
-		{"horizon longer than the window", func(c *Config) { c.FailureHorizon = c.Window + 1 }, []string{"FailureHorizon"}},
+		{"a horizon longer than the window means the window", func(c *Config) { c.FailureHorizon = c.Window + 1 }, nil},
+		{"a short window with the default horizon", func(c *Config) { c.Window = time.Second }, nil},
 		{"a bad window is named alone", func(c *Config) { c.Window, c.FailureHorizon = 0, 5*time.Second }, []string{"Window"}},
 		{"negative refill per success", func(c *Config) { c.TokenRefillPerSuccess = -1 }, []string{"TokenRefillPerSuccess"}},
 		{"NaN refill per success", func(c *Config) { c.TokenRefillPerSuccess = math.NaN() }, []string{"TokenRefillPerSuccess"}},

@@ -93,7 +93,6 @@ type bucket struct {
 	successes uint64
 	failures  uint64
 	timeouts  uint64 // the failures that were timeouts
-	okNs      uint64 // latency of the successes, summed (ns)
 	hist      histogram
 }
 
@@ -103,7 +102,6 @@ type span struct {
 	successes uint64
 	failures  uint64
 	timeouts  uint64 // the failures that were timeouts
-	okNs      uint64 // latency of the successes, summed (ns)
 	merged    histogram
 	top       int // no bin of merged above this one holds a sample (P99 scans down from it)
 }
@@ -113,7 +111,6 @@ func (p *span) add(o outcome, i int, ns int64) {
 	switch o {
 	case succeeded:
 		p.successes++
-		p.okNs += uint64(ns)
 	case timedOut:
 		p.timeouts++
 		p.failures++
@@ -129,7 +126,6 @@ func (p *span) drop(b *bucket) {
 	p.successes -= b.successes
 	p.failures -= b.failures
 	p.timeouts -= b.timeouts
-	p.okNs -= b.okNs
 	p.merged.sub(&b.hist)
 }
 
@@ -152,22 +148,17 @@ func (p *span) failureRate() float64 {
 	return float64(p.failures) / float64(n)
 }
 
-// answeredFailureRate returns the failures that were not timeouts (refused, 5xx, 429: answers
-// that say no) over the outcomes in the span, 0 when empty.
+// answeredFailureRate returns the share of the span's answers that said no: failures that were
+// not timeouts (refused, 5xx, 429) over successes plus those failures, 0 without answers.
+// Timeouts are left out of both sides: a mix of refusals and timeouts with no success is a
+// failure rate of 1, a run of timeouts alone is no evidence either way.
 func (p *span) answeredFailureRate() float64 {
-	n := p.successes + p.failures
+	no := p.failures - p.timeouts
+	n := p.successes + no
 	if n == 0 {
 		return 0
 	}
-	return float64(p.failures-p.timeouts) / float64(n)
-}
-
-// meanOK returns the mean latency of the span's successes, 0 when it has none.
-func (p *span) meanOK() time.Duration {
-	if p.successes == 0 {
-		return 0
-	}
-	return time.Duration(p.okNs / p.successes)
+	return float64(no) / float64(n)
 }
 
 // p99 returns the 99th percentile latency of the span, 0 when empty.
@@ -272,7 +263,6 @@ func (s *slidingWindow) record(o outcome, latency time.Duration) {
 	switch o {
 	case succeeded:
 		b.successes++
-		b.okNs += uint64(ns)
 	case timedOut:
 		b.timeouts++
 		b.failures++
