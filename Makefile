@@ -82,17 +82,20 @@ screenshots: build
 		echo "wrote docs/$$shot.png"; \
 	done
 
-# The benchmark table in README.md, as printed by the program itself: the seed scenarios with
-# every strategy, each cell the mean over seeds 1-10 with its min-max, written between the
-# bench:start and bench:end markers.
+# The benchmark tables in README.md, as printed by the program itself: every scenario x every
+# strategy as a matrix of success rates (between the matrix:start and matrix:end markers), and
+# the seed scenarios with every strategy in full, each cell the mean over seeds 1-10 with its
+# min-max (between bench:start and bench:end).
 SEED_SCENARIOS := black-friday,dns-crash,food-delivery,upi-salary-day,article-benchmark
 BENCH_SEEDS    := 1-10
 bench-table: build
+	@./$(BIN) bench --seeds $(BENCH_SEEDS) --format matrix > .bench-matrix.md
 	@./$(BIN) bench --scenario $(SEED_SCENARIOS) --seeds $(BENCH_SEEDS) --format markdown > .bench-table.md
-	@awk '/<!-- bench:start -->/ { print; while ((getline line < ".bench-table.md") > 0) print line; skip = 1; next } \
-	     /<!-- bench:end -->/ { skip = 0 } !skip' README.md > README.md.tmp
-	@mv README.md.tmp README.md; rm -f .bench-table.md
-	@echo "README.md: benchmark table regenerated"
+	@awk '/<!-- (bench|matrix):start -->/ { print; f = ($$0 ~ /matrix/) ? ".bench-matrix.md" : ".bench-table.md"; \
+	       while ((getline line < f) > 0) print line; skip = 1; next } \
+	     /<!-- (bench|matrix):end -->/ { skip = 0 } !skip' README.md > README.md.tmp
+	@mv README.md.tmp README.md; rm -f .bench-table.md .bench-matrix.md
+	@echo "README.md: benchmark tables regenerated"
 
 clean:
 	rm -rf bin .tools

@@ -55,6 +55,7 @@ strategy with its "seeds" and, for each figure, its "mean", "min" and "max" over
 		Example: `  cortex-tui bench
   cortex-tui bench --scenario black-friday,dns-crash --strategy naive,cortex
   cortex-tui bench --format markdown > table.md
+  cortex-tui bench --seeds 1-10 --format matrix
   cortex-tui bench --seeds 1-10 --scenario black-friday,metastable
   cortex-tui bench --scenario-file my.toml --format json`,
 		Args: func(_ *cobra.Command, args []string) error {
@@ -75,7 +76,7 @@ strategy with its "seeds" and, for each figure, its "mean", "min" and "max" over
 	f.StringSliceVar(&o.strategies, "strategy", nil, "strategies, comma separated (default: all: "+strings.Join(strategy.Names(), ", ")+")")
 	f.Int64Var(&o.seed, "seed", 0, "random seed for every run (default: each scenario's own)")
 	f.StringVar(&o.seeds, "seeds", "", "seeds to run every scenario x strategy with, printing the mean (min-max) over them: 1-10, 1,3,5 or 1-3,7")
-	f.StringVar(&o.format, "format", "", "output: table, markdown or json (default table on a terminal, json otherwise)")
+	f.StringVar(&o.format, "format", "", "output: table, markdown, matrix (one row per scenario, one column per strategy: "+report.MatrixLegend+") or json (default table on a terminal, json otherwise)")
 	return cmd
 }
 
@@ -90,7 +91,7 @@ type benchJob struct {
 // in job order (scenarios in the order given, then strategies in the order given, then seeds in
 // the order given); with more than one seed, the table and markdown print the cells.
 func runBench(io streams, o benchOptions) error {
-	format, err := pickFormat(o.format, io.out, []string{"table", "markdown", "json"})
+	format, err := pickFormat(o.format, io.out, []string{"table", "markdown", "matrix", "json"})
 	if err != nil {
 		return err
 	}
@@ -141,6 +142,8 @@ func runBench(io streams, o benchOptions) error {
 	switch {
 	case format == "json":
 		return report.WriteBenchJSON(io.out, runs)
+	case format == "matrix":
+		return report.WriteCellsMatrix(io.out, report.Aggregate(runs))
 	case format == "markdown" && cells:
 		return report.WriteCellsMarkdown(io.out, report.Aggregate(runs))
 	case format == "markdown":

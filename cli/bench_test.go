@@ -180,3 +180,31 @@ func TestBenchSeedsErrors(t *testing.T) {
 		assert.Contains(t, errOut, c.want)
 	}
 }
+
+// TestBenchMatrix asserts that --format matrix prints one row per scenario and one column per
+// strategy, each cell the success rate the JSON of the same runs gives, averaged over the seeds.
+func TestBenchMatrix(t *testing.T) {
+	args := []string{"bench", "--scenario", "metastable,two-layers", "--strategy", "none,cortex", "--seeds", "1-2"}
+	code, out, errOut := execute(append(args, "--format", "matrix")...)
+	require.Equal(t, 0, code, errOut)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	require.Len(t, lines, 4, out)
+	assert.Equal(t, "| scenario | none | cortex |", lines[0])
+
+	_, js, _ := execute(append(args, "--format", "json")...)
+	var doc struct {
+		Cells []report.Cell `json:"cells"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(js), &doc))
+	require.Len(t, doc.Cells, 4)
+	for i, sc := range []string{"metastable", "two-layers"} {
+		row := "| " + sc
+		for _, c := range doc.Cells[2*i : 2*i+2] {
+			row += " | " + strconv.FormatFloat(100*c.SuccessRate.Mean, 'f', 1, 64) + "%"
+			if c.CrashesTotal > 0 {
+				row += " (" + strconv.Itoa(c.CrashesTotal) + ")"
+			}
+		}
+		assert.Equal(t, row+" |", lines[2+i])
+	}
+}

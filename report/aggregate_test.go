@@ -195,3 +195,28 @@ func TestSeedList(t *testing.T) {
 	assert.Equal(t, "7, 1-2", seedList([]int64{7, 1, 2}))
 	assert.Equal(t, "5", seedList([]int64{5}))
 }
+
+// TestCellsMatrix asserts the matrix printer: one row per scenario and one column per strategy
+// in the order they first appear, each cell the cell's mean success rate with its total crashes
+// when any, and "-" where a scenario was not run with a strategy.
+func TestCellsMatrix(t *testing.T) {
+	runs := syntheticRuns()
+	more := runs[0]
+	more.Scenario, more.Strategy, more.Crashes = "t", "none", 0
+	cells := Aggregate(append(runs, more))
+	var b bytes.Buffer
+	require.NoError(t, WriteCellsMatrix(&b, cells))
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	require.Len(t, lines, 4, b.String())
+	assert.Equal(t, "| scenario | naive | cortex | none |", lines[0])
+	want := func(c Cell) string {
+		text := percent(c.SuccessRate.Mean)
+		if c.CrashesTotal > 0 {
+			text += " (" + strconv.Itoa(c.CrashesTotal) + ")"
+		}
+		return text
+	}
+	assert.Equal(t, "| s | "+want(cells[0])+" | "+want(cells[1])+" | - |", lines[2])
+	assert.Equal(t, "| t | - | - | "+want(cells[2])+" |", lines[3])
+	assert.Positive(t, cells[0].CrashesTotal+cells[1].CrashesTotal, "the synthetic runs crash, so brackets are exercised")
+}

@@ -242,3 +242,46 @@ func writeTable(w io.Writer, rows [][]string) error {
 	}
 	return tw.Flush()
 }
+
+// MatrixLegend says what WriteCellsMatrix prints, for a caption or a help text.
+const MatrixLegend = "success rate, mean over the seeds; crashes, total over the seeds, in brackets when any"
+
+// WriteCellsMatrix writes the cells as a GitHub markdown table with one row per scenario and one
+// column per strategy, in the order they first appear: the mean success rate over the seeds,
+// with the total crashes in brackets when there were any (see MatrixLegend). A scenario that
+// was not run with a strategy gets "-".
+func WriteCellsMatrix(w io.Writer, cells []Cell) error {
+	var scenarios, strategies []string
+	at := map[[2]string]Cell{}
+	seen := map[string]bool{}
+	for _, c := range cells {
+		if !seen["s:"+c.Scenario] {
+			seen["s:"+c.Scenario] = true
+			scenarios = append(scenarios, c.Scenario)
+		}
+		if !seen["t:"+c.Strategy] {
+			seen["t:"+c.Strategy] = true
+			strategies = append(strategies, c.Strategy)
+		}
+		at[[2]string{c.Scenario, c.Strategy}] = c
+	}
+	var b strings.Builder
+	b.WriteString("| scenario | " + strings.Join(strategies, " | ") + " |\n")
+	b.WriteString("|---|" + strings.Repeat("---:|", len(strategies)) + "\n")
+	for _, sc := range scenarios {
+		b.WriteString("| " + sc)
+		for _, st := range strategies {
+			text := "-"
+			if c, ok := at[[2]string{sc, st}]; ok {
+				text = percent(c.SuccessRate.Mean)
+				if c.CrashesTotal > 0 {
+					text += " (" + strconv.Itoa(c.CrashesTotal) + ")"
+				}
+			}
+			b.WriteString(" | " + text)
+		}
+		b.WriteString(" |\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
