@@ -75,6 +75,33 @@ func TestStoryClaims(t *testing.T) {
 			},
 		},
 		{
+			scenario: "black-friday",
+			claim:    "while CORTEX opens its circuits within seconds",
+			check: func(t *testing.T, get func(string) sim.Result) {
+				row := get("cortex").Timeline[65] // the outage began at t=60s
+				require.NotNil(t, row.Circuit)
+				assert.Equal(t, "OPEN", *row.Circuit, "cortex: circuits open 5 s into the outage")
+			},
+		},
+		{
+			scenario: "dns-crash",
+			claim:    "with nothing succeeding its retry budget does not refill: it holds the",
+			check: func(t *testing.T, get func(string) sim.Result) {
+				assert.Less(t, get("cortex").Summary.Amplification, 1.1, "cortex: about one attempt per request")
+				assert.Zero(t, get("cortex").Summary.Crashes)
+				assert.Positive(t, get("naive").Summary.Crashes)
+			},
+		},
+		{
+			scenario: "slow-ledger",
+			claim:    "only refusing new requests (the breaker does) lets its queue drain",
+			check: func(t *testing.T, get func(string) sim.Result) {
+				none, cortex, breaker := get("none").Summary, get("cortex").Summary, get("breaker").Summary
+				assert.InDelta(t, none.SuccessRate, cortex.SuccessRate, 0.01, "cortex does what none does")
+				assert.Greater(t, breaker.SuccessRate, none.SuccessRate+0.03, "the breaker, refusing originals, does better")
+			},
+		},
+		{
 			scenario: "dns-crash",
 			claim:    "naive clients send 4x the attempts, all hanging; the service idles",
 			check: func(t *testing.T, get func(string) sim.Result) {
