@@ -32,7 +32,8 @@ const (
 // tailDecay), so that L measures the P99 against what a healthy P99 looks like.
 type baseline struct {
 	fixed        bool
-	value        time.Duration // 0 until formed
+	value        time.Duration // 0 until formed; changed through set only
+	scale        float64       // 1 / (3 value), 0 until formed
 	seed         [baselineSeed]time.Duration
 	n            int
 	above, below uint64 // healthy successes above / below value since the last step
@@ -83,7 +84,9 @@ func (h *decayingHistogram) p99() time.Duration {
 }
 
 func newBaseline(fixed time.Duration, learnTail bool) baseline {
-	return baseline{fixed: fixed > 0, value: fixed, learnTail: learnTail}
+	b := baseline{fixed: fixed > 0, learnTail: learnTail}
+	b.set(fixed)
+	return b
 }
 
 // observe takes one healthy success.
@@ -99,7 +102,7 @@ func (b *baseline) observe(latency time.Duration) {
 		if b.n == baselineSeed {
 			s := b.seed
 			slices.Sort(s[:])
-			b.value = max(1, (s[baselineSeed/2-1]+s[baselineSeed/2])/2)
+			b.set(max(1, (s[baselineSeed/2-1]+s[baselineSeed/2])/2))
 		}
 	case latency > b.value:
 		b.above++
@@ -116,9 +119,9 @@ func (b *baseline) step() {
 	}
 	switch {
 	case b.above > b.below:
-		b.value = max(1, time.Duration(float64(b.value)*(1+baselineStep)))
+		b.set(max(1, time.Duration(float64(b.value)*(1+baselineStep))))
 	case b.below > b.above:
-		b.value = max(1, time.Duration(float64(b.value)*(1-baselineStep)))
+		b.set(max(1, time.Duration(float64(b.value)*(1-baselineStep))))
 	}
 	b.above, b.below = 0, 0
 }
@@ -163,8 +166,16 @@ func (b *baseline) deviation(p99 time.Duration) float64 {
 	if b.value <= 0 {
 		return 0
 	}
-	base := float64(b.value)
-	return clamp01((float64(p99) - float64(b.reference())) / (3 * base))
+	return clamp01((float64(p99) - float64(b.reference())) * b.scale)
+}
+
+// set makes v the baseline, with the scale 1/(3v) that deviation and slowdown multiply by
+// (two signals per decision: a multiplication instead of a division).
+func (b *baseline) set(v time.Duration) {
+	b.value, b.scale = v, 0
+	if v > 0 {
+		b.scale = 1 / (3 * float64(v))
+	}
 }
 
 // slowdown returns how much slower than the baseline the successes are: min(1, max(0,
@@ -174,6 +185,5 @@ func (b *baseline) slowdown(mean time.Duration) float64 {
 	if b.value <= 0 || mean <= 0 {
 		return 0
 	}
-	base := float64(b.value)
-	return clamp01((float64(mean) - base) / (3 * base))
+	return clamp01((float64(mean) - float64(b.value)) * b.scale)
 }

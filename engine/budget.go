@@ -15,7 +15,9 @@ import (
 // backwards. Not safe for concurrent use.
 type tokenBucket struct {
 	capacity   float64
+	inverse    float64 // 1 / capacity (0 when disabled): burn multiplies instead of dividing
 	rate       float64 // tokens per second (a ceiling when perSuccess > 0)
+	perNs      float64 // rate per nanosecond: refill multiplies an elapsed time in ns
 	bonus      float64 // tokens per success
 	perSuccess float64 // refill credit per success; 0 = flat refill
 	earned     float64 // refill earned by successes and not yet paid in
@@ -25,14 +27,19 @@ type tokenBucket struct {
 }
 
 func newTokenBucket(c *Config) tokenBucket {
-	return tokenBucket{
+	b := tokenBucket{
 		capacity:   float64(c.TokenBucketCapacity),
 		rate:       c.TokenRefillRate,
+		perNs:      c.TokenRefillRate / float64(time.Second),
 		bonus:      float64(c.TokenSuccessBonus),
 		perSuccess: c.TokenRefillPerSuccess,
 		earnedCap:  max(1, c.TokenRefillRate),
 		tokens:     float64(c.TokenBucketCapacity),
 	}
+	if b.capacity > 0 {
+		b.inverse = 1 / b.capacity
+	}
+	return b
 }
 
 // refill adds the tokens earned since the last call.
@@ -41,7 +48,7 @@ func (b *tokenBucket) refill(t time.Duration) {
 		return
 	}
 	if b.tokens < b.capacity {
-		add := b.rate * (t - b.last).Seconds()
+		add := b.perNs * float64(t-b.last)
 		if b.perSuccess > 0 {
 			add = min(add, b.earned)
 			b.earned -= add
@@ -84,5 +91,5 @@ func (b *tokenBucket) burn(t time.Duration) float64 {
 		return 0
 	}
 	b.refill(t)
-	return clamp01(1 - b.tokens/b.capacity)
+	return clamp01(1 - b.tokens*b.inverse)
 }

@@ -52,6 +52,7 @@ type Engine struct {
 	clock  Clock
 	origin time.Time     // the clock's reading at New or Reset: elapsed time 0
 	manual *ManualClock  // clock, when it is a ManualClock: read without time.Time arithmetic
+	wall   bool          // clock is the WallClock: elapsed time read from the monotonic clock alone
 	oframe *clockFrame   // manual's frame at origin (nil otherwise)
 	ons    int64         // manual's offset in oframe at origin, ns
 	last   time.Duration // latest elapsed time seen (time never goes backwards inside)
@@ -63,6 +64,7 @@ type Engine struct {
 	adaptive bool
 	adapt    adaptiveWeights
 	queue    int
+	qSignal  float64 // Q for queue: computed when the depth is set, read by every decision
 
 	win slidingWindow
 	tb  tokenBucket
@@ -96,6 +98,7 @@ func New(cfg Config) (*Engine, error) {
 	}
 	e := &Engine{cfg: cfg, clock: cfg.Clock, base: w, adaptive: cfg.AdaptiveWeights}
 	e.manual, _ = cfg.Clock.(*ManualClock)
+	_, e.wall = cfg.Clock.(WallClock)
 	e.init(e.readOrigin())
 	return e, nil
 }
@@ -117,7 +120,7 @@ func (e *Engine) init(origin time.Time) {
 		e.w = bounded(e.w, AdaptiveMinWeight, AdaptiveMaxWeight)
 	}
 	e.adapt = adaptiveWeights{spikeLevel: c.CircuitFailureThreshold}
-	e.queue = 0
+	e.queue, e.qSignal = 0, 0
 	e.win.init(c.Window, c.FailureHorizon)
 	e.tb = newTokenBucket(c)
 	e.br = newCircuitBreaker(c, origin)
@@ -151,6 +154,11 @@ func (e *Engine) now() time.Duration {
 		} else {
 			t = timeAt(f, ns).Sub(e.origin)
 		}
+	} else if e.wall {
+		// time.Since of a time read from the wall clock reads only the monotonic clock, where
+		// Now().Sub reads the wall clock too: the same value, for half the cost (the clock is
+		// most of what a decision costs on the wall clock).
+		t = time.Since(e.origin)
 	} else {
 		t = e.clock.Now().Sub(e.origin)
 	}
@@ -186,7 +194,9 @@ func (e *Engine) advance(t time.Duration) {
 // healthy reports whether successes may teach the baseline now: circuit CLOSED and F < 0.10
 // over the short span (the failures it holds are the ones that can still be going on).
 func (e *Engine) healthy() bool {
-	return e.br.state == Closed && e.win.short.failureRate() < healthyFailureRate
+	p := &e.win.short // F < 0.10 (0 when empty), multiplied out: no division on the recording path
+	n := p.successes + p.failures
+	return e.br.state == Closed && (n == 0 || float64(p.failures) < healthyFailureRate*float64(n))
 }
 
 // failureRate is signal F: the failure rate over the short span (FailureHorizon) or over the
@@ -234,13 +244,9 @@ func (e *Engine) signals(t time.Duration) (s Signals) {
 // (a copy of a struct just written is a store-forwarding stall on amd64, measured at about
 // a sixth of ShouldRetry).
 func (e *Engine) fillSignals(t time.Duration, s *Signals) {
-	var q float64
-	if e.cfg.QueueCapacity > 0 {
-		q = clamp01(float64(e.queue) / float64(e.cfg.QueueCapacity))
-	}
 	s.F = e.failureRate()
 	s.L = e.bl.deviation(e.p99())
-	s.Q = q
+	s.Q = e.qSignal
 	s.B = e.tb.burn(t)
 	s.C = e.br.score()
 }
@@ -458,7 +464,11 @@ func (e *Engine) record(o outcome, latency time.Duration) {
 	} else {
 		e.failed++
 	}
-	if e.br.observe(t, ok, e.tripRate(), e.win.long.outcomes()) {
+	var rate float64 // only a CLOSED breaker reads the trip rate
+	if e.br.state == Closed {
+		rate = e.tripRate()
+	}
+	if e.br.observe(t, ok, rate, e.win.long.outcomes()) {
 		e.ramping, e.rampFrom = true, t
 	}
 }
@@ -513,6 +523,10 @@ func (e *Engine) Config() Config {
 func (e *Engine) SetQueueDepth(n int) {
 	e.mu.Lock()
 	e.queue = max(0, n)
+	e.qSignal = 0
+	if e.cfg.QueueCapacity > 0 {
+		e.qSignal = clamp01(float64(e.queue) / float64(e.cfg.QueueCapacity))
+	}
 	e.mu.Unlock()
 }
 
