@@ -77,7 +77,11 @@ func outage(s Strategy, clk *engine.ManualClock) (originals, sent, retries int) 
 //   - breaker lets the 20 attempts of its volume threshold through, then only a probe every
 //     5 s: at most 20 + 12;
 //   - throttle lets through about H(n) = ln n attempts once nothing is accepted;
-//   - cortex sends far fewer than naive.
+//   - cortex retries for at most FailureHorizon + CircuitSustainedDuration (every original is
+//     refused at once, so the breaker trips on the answers; one retry per original before it,
+//     and never more than the budget), then only the HALF_OPEN probes, HalfOpenProbes per
+//     CircuitCooldown: at most 6 s x 100/s + 5 x 12 retries with the defaults; the article's
+//     parameters trip after 10 s and spend their 500 tokens first, refilled at 100/s.
 func TestOutageAmplification(t *testing.T) {
 	const originals = 6000
 	tests := []struct {
@@ -92,7 +96,8 @@ func TestOutageAmplification(t *testing.T) {
 		{"grpc", originals + 4, originals + 4, 4},
 		{"breaker", 20 + 11, 20 + 12, -1},
 		{"throttle", 1, 50, -1},
-		{"cortex", originals, 2 * originals, -1},
+		{"cortex", originals, originals + cortexOutageRetries(engine.DefaultConfig()), -1},
+		{"cortex-article", originals, 2 * originals, -1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -109,4 +114,13 @@ func TestOutageAmplification(t *testing.T) {
 			t.Logf("%s: %d attempts for %d originals (amplification %.3f), %d retries", tt.name, sent, n, float64(sent)/float64(n), retries)
 		})
 	}
+}
+
+// cortexOutageRetries bounds the retries of TestOutageAmplification's cortex client (an original
+// every 10 ms, all refused at once, for 60 s) under cfg: before the trip (at most FailureHorizon
+// + CircuitSustainedDuration) one retry per original, then HalfOpenProbes per CircuitCooldown.
+func cortexOutageRetries(cfg engine.Config) int {
+	beforeTrip := int((cfg.FailureHorizon + cfg.CircuitSustainedDuration) / (10 * time.Millisecond))
+	probes := cfg.HalfOpenProbes * int(time.Minute/cfg.CircuitCooldown)
+	return beforeTrip + probes
 }
