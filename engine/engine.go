@@ -274,9 +274,10 @@ func rampAdmits(p int, share float64) bool {
 // retried, attempt being the 0-based retry index (negative counts as 0) and retryable whether
 // the error may be retried at all. It runs the five checks in order: retryable, attempt limit,
 // CPS emergency and circuit, priority floor / recovery ramp / token budget, and backoff. A
-// Retry takes its price in tokens (Config.SlowdownCost) and a probe slot in HALF_OPEN. If the unified decision panics or its
-// CPS is not finite, the answer comes from the fallback path (Decision.Fallback). It never
-// panics. Decide is the same with more to say about the failure (a timeout).
+// Retry takes its price in tokens (Config.SlowdownCost) and a probe slot in HALF_OPEN. If the
+// unified decision panics or its CPS is not finite, the answer comes from the fallback path
+// (Decision.Fallback). It never panics. Decide is the same with more to say about the failure
+// (a timeout).
 func (e *Engine) ShouldRetry(priority, attempt int, retryable bool) (d Decision) {
 	e.decide(&d, Failure{Priority: priority, Attempt: attempt, NotRetryable: !retryable})
 	return d
