@@ -18,8 +18,8 @@ const maxTransitions = 32
 
 // circuitBreaker is the three-state breaker. CLOSED -> OPEN when the trip rate the engine passes
 // (over the short span: Engine.tripRate) has stayed at or above threshold for sustained with at
-// least minRequests outcomes in the whole window (checked on every recorded outcome); OPEN -> HALF_OPEN once cooldown has elapsed (checked on
-// every call); HALF_OPEN admits at most probes retries in flight, closes after probes successes
+// least minRequests outcomes in the whole window (checked on every recorded outcome); OPEN ->
+// HALF_OPEN once cooldown has elapsed (checked on every call); HALF_OPEN admits at most probes retries in flight, closes after probes successes
 // and re-opens on any failure. Probe slots not answered within cooldown are released, so lost
 // probes cannot wedge the breaker in HALF_OPEN. Times are the engine's elapsed time. Not safe
 // for concurrent use.
