@@ -138,15 +138,15 @@ func (b *Breaker) Record(now time.Time, o Outcome, _ time.Duration, _ int) {
 		b.state = engine.Closed
 		b.window.reset()
 	case engine.Closed:
-		if failed && b.shouldTrip(now) {
+		if failed && b.shouldTrip() {
 			b.state, b.openedAt = engine.Open, now
 		}
 	}
 }
 
-// shouldTrip applies Hystrix's test to the window ending at now.
-func (b *Breaker) shouldTrip(now time.Time) bool {
-	total, errs := b.window.sums(now)
+// shouldTrip applies Hystrix's test to the window, which Record has just moved to now.
+func (b *Breaker) shouldTrip() bool {
+	total, errs := b.window.totals()
 	if total < int64(b.cfg.VolumeThreshold) {
 		return false
 	}
