@@ -3,6 +3,7 @@ package sim
 import (
 	"bytes"
 	"math"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -387,5 +388,20 @@ func TestNextTiers(t *testing.T) {
 			attempts++
 		}
 		assert.Equal(t, int(math.Pow(1+TierRetries, float64(n))), attempts, "%d tiers", n)
+	}
+}
+
+// TestVirtualTime asserts that virtualTime(t) is exactly epoch.Add(t) (the same time.Time value:
+// instant, location, no monotonic reading) at second boundaries, just before and after them,
+// and over random times up to a century, so strategies see the times they saw before.
+func TestVirtualTime(t *testing.T) {
+	ts := []int64{0, 1, 999_999_999, 1e9, 1e9 + 1, 59e9 + 999_999_999, 86_400e9, 100 * 365 * 86_400e9}
+	r := rand.New(rand.NewPCG(3, 3))
+	for range 10_000 {
+		ts = append(ts, r.Int64N(200*86_400e9))
+	}
+	for _, v := range ts {
+		require.Equal(t, epoch.Add(time.Duration(v)), virtualTime(v), "t = %d ns", v)
+		require.True(t, epoch.Add(time.Duration(v)) == virtualTime(v), "t = %d ns: == on time.Time", v)
 	}
 }
