@@ -99,8 +99,10 @@ func (s *Sim) runEvents(start, end int64) {
 		if s.svc.running.len() > 0 && s.svc.running.min().at < t {
 			t, src = s.svc.running.min().at, srcFinish
 		}
-		if at := s.nextTimeout(); at < t {
-			t, src = at, srcTimeout
+		if s.svcTimeouts.len() > 0 && s.svcTimeouts.front().at < t {
+			if at, ok := s.timeoutBefore(t); ok {
+				t, src = at, srcTimeout
+			}
 		}
 		if s.cliTimeouts.len() > 0 && s.cliTimeouts.front().at < t {
 			t, src = s.cliTimeouts.front().at, srcClientTimeout
@@ -122,7 +124,7 @@ func (s *Sim) runEvents(start, end int64) {
 			s.svc.running.pop()
 			s.finish(idx, t)
 		case srcTimeout:
-			e := s.svcTimeouts.pop() // still due: nextTimeout checked it
+			e := s.svcTimeouts.pop() // still due: timeoutBefore checked it
 			s.answer(e.idx, strategy.Timeout, e.at)
 		case srcClientTimeout:
 			e := s.cliTimeouts.pop()
@@ -141,22 +143,21 @@ func (s *Sim) runEvents(start, end int64) {
 	}
 }
 
-// nextTimeout returns the time of the earliest per-attempt timeout still due, math.MaxInt64 if
-// there is none. Every attempt queues a timeout, and most are answered before it: the entries
-// of answered (or freed) attempts at the front are dropped here, where they are read, instead
-// of each being popped as an event that does nothing (a third of a storm run's events). An
-// entry that is stale stays stale (a slot's generation only grows), so dropping it early
-// changes nothing else.
-func (s *Sim) nextTimeout() int64 {
+// timeoutBefore returns the time of the earliest per-attempt timeout still due if it is before
+// t. Every attempt queues a timeout, and most are answered before it: the entries of answered
+// (or freed) attempts met at the front are dropped here instead of each being popped as an
+// event that does nothing (a third of a storm run's events). An entry that is stale stays
+// stale (a slot's generation only grows), so dropping it early changes nothing else.
+func (s *Sim) timeoutBefore(t int64) (int64, bool) {
 	q := &s.svcTimeouts
-	for q.len() > 0 {
+	for q.len() > 0 && q.front().at < t {
 		e := q.front()
 		if a := &s.atts[e.idx]; a.gen == e.gen && !a.answered {
-			return e.at
+			return e.at, true
 		}
 		q.pop()
 	}
-	return math.MaxInt64
+	return 0, false
 }
 
 // gap converts an Exp(1) draw into ns at rate lambda per second (at least 1 ns).
