@@ -48,18 +48,32 @@ func (s *Sim) freeAttempt(ai int32) {
 	s.freeAtt = append(s.freeAtt, ai)
 }
 
-// newRequest is an original request of class cls arriving at client cl at t.
+// newRequest is an original request of class cls arriving at client cl at t. The client's
+// strategy is asked first, so that an original it refuses (open breaker, adaptive throttle:
+// most arrivals of a storm) ends without taking a request slot; a refused original leaves
+// nothing behind (no attempt, timeout or timer refers to it), so only the counts and a
+// closed-loop user's next think time are left to do, as endRequest does them.
 func (s *Sim) newRequest(cls, cl int, usr int32, t int64) {
 	s.counts.Originals++
 	s.classTicks[cls].Arrived++
+	prio := int8(s.classes[cls].priority)
+	c := &s.clients[cl]
+	if !c.strat.Admit(s.setClock(t, c), int(prio), 0) {
+		s.counts.LocalRejects++
+		s.counts.Abandoned++
+		if usr >= 0 {
+			s.think(usr, t)
+		}
+		return
+	}
 	ri := s.allocRequest()
 	r := &s.reqs[ri]
 	// Zeroed, then set field by field: a composite literal is built on the stack and copied
 	// with 16-byte moves, whose loads stall on the narrower stores just made (amd64).
 	gen := r.gen
 	*r = request{}
-	r.gen, r.class, r.prio, r.client, r.user, r.deadline = gen, int16(cls), int8(s.classes[cls].priority), int32(cl), usr, t+s.deadline
-	s.clientSend(ri, 0, t)
+	r.gen, r.class, r.prio, r.client, r.user, r.deadline = gen, int16(cls), prio, int32(cl), usr, t+s.deadline
+	s.send(ri, 0, t)
 }
 
 // clientSend has the request's client send its attempt number retry at t, if its strategy
@@ -67,12 +81,17 @@ func (s *Sim) newRequest(cls, cl int, usr int32, t int64) {
 func (s *Sim) clientSend(ri int32, retry int, t int64) {
 	r := &s.reqs[ri]
 	c := &s.clients[r.client]
-	now := s.setClock(t, c)
-	if !c.strat.Admit(now, int(r.prio), retry) {
+	if !c.strat.Admit(s.setClock(t, c), int(r.prio), retry) {
 		s.counts.LocalRejects++
 		s.endRequest(ri, false, t)
 		return
 	}
+	s.send(ri, retry, t)
+}
+
+// send sends the client attempt number retry of request ri at t, once its strategy admitted it.
+func (s *Sim) send(ri int32, retry int, t int64) {
+	r := &s.reqs[ri]
 	r.epoch++
 	r.retry = int16(retry)
 	r.sentAt = t
