@@ -122,10 +122,16 @@ func newRolling(n int, width time.Duration) *rolling {
 // Unix seconds and nanoseconds, inline: the call to Before was a third of the cost of a
 // throttle's Admit.
 func (w *rolling) advance(now time.Time) {
-	if s := now.Unix(); w.wallNext && (s < w.nextSec || s == w.nextSec && now.Nanosecond() < w.nextNsec) {
-		return
+	if !w.fresh(now) {
+		w.roll(now)
 	}
-	w.roll(now)
+}
+
+// fresh is advance's test of the wall times, small enough to be inlined: the hot callers (add,
+// Throttle.Admit) write advance out as "if !fresh { roll }", saving a call per attempt.
+func (w *rolling) fresh(now time.Time) bool {
+	s := now.Unix()
+	return w.wallNext && (s < w.nextSec || s == w.nextSec && now.Nanosecond() < w.nextNsec)
 }
 
 // roll is advance past its inline test of the wall times.
@@ -172,7 +178,9 @@ func (w *rolling) setHead(i int64) {
 
 // add counts a and b at time now.
 func (w *rolling) add(now time.Time, a, b int64) {
-	w.advance(now)
+	if !w.fresh(now) { // advance, inlined
+		w.roll(now)
+	}
 	w.bump(a, b)
 }
 

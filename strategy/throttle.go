@@ -96,7 +96,9 @@ func (t *Throttle) probability() float64 {
 // Admit counts the attempt as a request and refuses it with probability p (one draw from the
 // random source, made only when p > 0). The window is moved to now once, for p and the count.
 func (t *Throttle) Admit(now time.Time, _, _ int) bool {
-	t.window.advance(now)
+	if !t.window.fresh(now) { // advance, inlined
+		t.window.roll(now)
+	}
 	p := t.probability()
 	t.window.bump(1, 0)
 	return p == 0 || t.rnd.Float64() >= p
