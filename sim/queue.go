@@ -122,9 +122,11 @@ func (q *eventHeap) pop() timed {
 		}
 		m, mat := c, h[c].at
 		if c+heapArity <= n { // a full node, unrolled (every node but the last one)
-			m, mat = earlier(h, m, mat, c+1)
-			m, mat = earlier(h, m, mat, c+2)
-			m, mat = earlier(h, m, mat, c+3)
+			k := h[c : c+heapArity] // one bounds check for the four children
+			j, jat := earlier(k, 0, mat, 1)
+			j, jat = earlier(k, j, jat, 2)
+			j, jat = earlier(k, j, jat, 3)
+			m, mat = c+j, jat
 		} else {
 			for j := c + 1; j < n; j++ {
 				m, mat = earlier(h, m, mat, j)
