@@ -50,9 +50,9 @@ func (s *Sim) freeAttempt(ai int32) {
 
 // newRequest is an original request of class cls arriving at client cl at t. The client's
 // strategy is asked first, so that an original it refuses (open breaker, adaptive throttle:
-// most arrivals of a storm) ends without taking a request slot; a refused original leaves
-// nothing behind (no attempt, timeout or timer refers to it), so only the counts and a
-// closed-loop user's next think time are left to do, as endRequest does them.
+// most arrivals of a storm) ends without taking a request slot: a refused original leaves
+// nothing behind (no attempt, timeout or timer refers to it), so endOriginal is all that
+// endRequest would have done.
 func (s *Sim) newRequest(cls, cl int, usr int32, t int64) {
 	s.counts.Originals++
 	s.classTicks[cls].Arrived++
@@ -60,10 +60,7 @@ func (s *Sim) newRequest(cls, cl int, usr int32, t int64) {
 	c := &s.clients[cl]
 	if !c.strat.Admit(s.setClock(t, c), int(prio), 0) {
 		s.counts.LocalRejects++
-		s.counts.Abandoned++
-		if usr >= 0 {
-			s.think(usr, t)
-		}
+		s.endOriginal(cls, usr, false, t)
 		return
 	}
 	ri := s.allocRequest()
@@ -241,19 +238,25 @@ func (s *Sim) countVerdict(cls int, v strategy.Verdict) {
 	}
 }
 
-// endRequest ends request ri at t, completed or abandoned, and frees its slot. A closed-loop
-// user then thinks before its next request.
+// endRequest ends request ri at t, completed or abandoned, and frees its slot.
 func (s *Sim) endRequest(ri int32, completed bool, t int64) {
 	r := &s.reqs[ri]
+	cls, usr := int(r.class), r.user
+	*r = request{gen: r.gen + 1}
+	s.freeReq = append(s.freeReq, ri)
+	s.endOriginal(cls, usr, completed, t)
+}
+
+// endOriginal counts an original request of class cls that ends at t, completed or abandoned;
+// a closed-loop user then thinks before its next request. endRequest calls it for a request
+// that had a slot, newRequest for an original its strategy refused before it took one.
+func (s *Sim) endOriginal(cls int, usr int32, completed bool, t int64) {
 	if completed {
 		s.counts.Completed++
-		s.classTicks[r.class].Succeeded++
+		s.classTicks[cls].Succeeded++
 	} else {
 		s.counts.Abandoned++
 	}
-	usr := r.user
-	*r = request{gen: r.gen + 1}
-	s.freeReq = append(s.freeReq, ri)
 	if usr >= 0 {
 		s.think(usr, t)
 	}
