@@ -48,18 +48,29 @@ func (s *Sim) freeAttempt(ai int32) {
 	s.freeAtt = append(s.freeAtt, ai)
 }
 
-// newRequest is an original request of class cls arriving at client cl at t.
+// newRequest is an original request of class cls arriving at client cl at t. The client's
+// strategy is asked first, so that an original it refuses (open breaker, adaptive throttle:
+// most arrivals of a storm) ends without taking a request slot: a refused original leaves
+// nothing behind (no attempt, timeout or timer refers to it), so endOriginal is all that
+// endRequest would have done.
 func (s *Sim) newRequest(cls, cl int, usr int32, t int64) {
 	s.counts.Originals++
 	s.classTicks[cls].Arrived++
+	prio := int8(s.classes[cls].priority)
+	c := &s.clients[cl]
+	if !c.strat.Admit(s.setClock(t, c), int(prio), 0) {
+		s.counts.LocalRejects++
+		s.endOriginal(cls, usr, false, t)
+		return
+	}
 	ri := s.allocRequest()
 	r := &s.reqs[ri]
 	// Zeroed, then set field by field: a composite literal is built on the stack and copied
 	// with 16-byte moves, whose loads stall on the narrower stores just made (amd64).
 	gen := r.gen
 	*r = request{}
-	r.gen, r.class, r.prio, r.client, r.user, r.deadline = gen, int16(cls), int8(s.classes[cls].priority), int32(cl), usr, t+s.deadline
-	s.clientSend(ri, 0, t)
+	r.gen, r.class, r.prio, r.client, r.user, r.deadline = gen, int16(cls), prio, int32(cl), usr, t+s.deadline
+	s.send(ri, 0, t)
 }
 
 // clientSend has the request's client send its attempt number retry at t, if its strategy
@@ -67,12 +78,17 @@ func (s *Sim) newRequest(cls, cl int, usr int32, t int64) {
 func (s *Sim) clientSend(ri int32, retry int, t int64) {
 	r := &s.reqs[ri]
 	c := &s.clients[r.client]
-	now := s.setClock(t, c)
-	if !c.strat.Admit(now, int(r.prio), retry) {
+	if !c.strat.Admit(s.setClock(t, c), int(r.prio), retry) {
 		s.counts.LocalRejects++
 		s.endRequest(ri, false, t)
 		return
 	}
+	s.send(ri, retry, t)
+}
+
+// send sends the client attempt number retry of request ri at t, once its strategy admitted it.
+func (s *Sim) send(ri int32, retry int, t int64) {
+	r := &s.reqs[ri]
 	r.epoch++
 	r.retry = int16(retry)
 	r.sentAt = t
@@ -88,9 +104,8 @@ func (s *Sim) clientSend(ri int32, retry int, t int64) {
 // own attempt).
 func (s *Sim) sendAttempt(ri int32, rgen, ep uint32, retry int, tiers uint8, t int64) {
 	s.counts.Attempts++
-	if retry > 0 || tiers != 0 {
-		s.counts.Retries++
-	}
+	// Originals and retries interleave at random: counted without a branch (retry >= 0).
+	s.counts.Retries += b2i(retry|int(tiers) != 0)
 	ai := s.allocAttempt()
 	a := &s.atts[ai]
 	gen := a.gen
@@ -223,19 +238,25 @@ func (s *Sim) countVerdict(cls int, v strategy.Verdict) {
 	}
 }
 
-// endRequest ends request ri at t, completed or abandoned, and frees its slot. A closed-loop
-// user then thinks before its next request.
+// endRequest ends request ri at t, completed or abandoned, and frees its slot.
 func (s *Sim) endRequest(ri int32, completed bool, t int64) {
 	r := &s.reqs[ri]
+	cls, usr := int(r.class), r.user
+	*r = request{gen: r.gen + 1}
+	s.freeReq = append(s.freeReq, ri)
+	s.endOriginal(cls, usr, completed, t)
+}
+
+// endOriginal counts an original request of class cls that ends at t, completed or abandoned;
+// a closed-loop user then thinks before its next request. endRequest calls it for a request
+// that had a slot, newRequest for an original its strategy refused before it took one.
+func (s *Sim) endOriginal(cls int, usr int32, completed bool, t int64) {
 	if completed {
 		s.counts.Completed++
-		s.classTicks[r.class].Succeeded++
+		s.classTicks[cls].Succeeded++
 	} else {
 		s.counts.Abandoned++
 	}
-	usr := r.user
-	*r = request{gen: r.gen + 1}
-	s.freeReq = append(s.freeReq, ri)
 	if usr >= 0 {
 		s.think(usr, t)
 	}
@@ -253,6 +274,14 @@ func (s *Sim) think(u int32, t int64) {
 // minThink is the least time a closed-loop user waits between two requests (10 ms), so a
 // population with no think time against a dead service stays finite work.
 const minThink = int64(10 * time.Millisecond)
+
+// b2i is 1 for true and 0 for false; the compiler makes it a SETcc, not a branch.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
 
 // timeDur converts ns to a Duration.
 func timeDur(ns int64) time.Duration { return time.Duration(ns) }

@@ -22,6 +22,9 @@ const TierRetries = 3
 // epoch is the virtual clock's reading at t = 0 of every run.
 var epoch = time.Date(2026, time.January, 1, 0, 0, 0, 0, time.UTC)
 
+// epochUnix is epoch in whole Unix seconds (epoch has no fraction of a second).
+var epochUnix = epoch.Unix()
+
 // Random streams: each purpose draws from its own PCG stream of the run's seed, so what one
 // part consumes never shifts another (arrivals are identical whatever the strategy).
 const (
@@ -425,5 +428,13 @@ func (s *Sim) setClock(t int64, c *client) time.Time {
 		s.clock.SetElapsed(time.Duration(t)) // reads epoch + t
 		s.clockAt = t
 	}
-	return epoch.Add(time.Duration(t))
+	return virtualTime(t)
+}
+
+// virtualTime returns the time.Time of virtual time t (ns, >= 0): the same value as
+// epoch.Add(time.Duration(t)), instant, location (UTC) and all (TestVirtualTime), built from
+// its seconds and nanoseconds by time.Unix instead of Add's overflow-checked arithmetic: about
+// 30 instructions less on every strategy call of the simulator (cachegrind).
+func virtualTime(t int64) time.Time {
+	return time.Unix(epochUnix+t/1e9, t%1e9).UTC()
 }

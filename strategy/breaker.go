@@ -73,12 +73,17 @@ func (c BreakerConfig) Validate() error {
 //
 // Not safe for concurrent use.
 type Breaker struct {
-	cfg      BreakerConfig
-	rnd      *rand.Rand
-	window   *rolling // [0] attempts, [1] errors
-	state    engine.CircuitState
-	openedAt time.Time // when it last opened
-	probeAt  time.Time // when the half-open probe was admitted
+	cfg    BreakerConfig
+	rnd    *rand.Rand
+	window *rolling // [0] attempts, [1] errors
+	state  engine.CircuitState
+	// waitEnds is, while Open, the end of the sleep window (when it opened + SleepWindow); while
+	// HalfOpen, when the probe admitted counts as lost (when admitted + SleepWindow). Keeping
+	// the end rather than the start makes the test on every Admit a now.Before(waitEnds)
+	// instead of a now.Sub(start) < SleepWindow, the same comparison (both exact in ns, both on
+	// the monotonic reading when the times have one) at a third of the cost: Sub checks for
+	// overflow with an Add and an Equal.
+	waitEnds time.Time
 }
 
 // NewBreaker returns a closed breaker drawing its backoff jitter from r. It returns an error
@@ -105,16 +110,16 @@ func (b *Breaker) Circuit() engine.CircuitState { return b.state }
 func (b *Breaker) Admit(now time.Time, _, _ int) bool {
 	switch b.state {
 	case engine.Open:
-		if now.Sub(b.openedAt) < b.cfg.SleepWindow {
+		if now.Before(b.waitEnds) {
 			return false
 		}
-		b.state, b.probeAt = engine.HalfOpen, now
+		b.state, b.waitEnds = engine.HalfOpen, now.Add(b.cfg.SleepWindow)
 		return true
 	case engine.HalfOpen:
-		if now.Sub(b.probeAt) < b.cfg.SleepWindow {
+		if now.Before(b.waitEnds) {
 			return false
 		}
-		b.probeAt = now // the probe was lost: let another one through
+		b.waitEnds = now.Add(b.cfg.SleepWindow) // the probe was lost: let another one through
 		return true
 	}
 	return true
@@ -132,21 +137,26 @@ func (b *Breaker) Record(now time.Time, o Outcome, _ time.Duration, _ int) {
 	switch b.state {
 	case engine.HalfOpen:
 		if failed {
-			b.state, b.openedAt = engine.Open, now
+			b.open(now)
 			return
 		}
 		b.state = engine.Closed
 		b.window.reset()
 	case engine.Closed:
-		if failed && b.shouldTrip(now) {
-			b.state, b.openedAt = engine.Open, now
+		if failed && b.shouldTrip() {
+			b.open(now)
 		}
 	}
 }
 
-// shouldTrip applies Hystrix's test to the window ending at now.
-func (b *Breaker) shouldTrip(now time.Time) bool {
-	total, errs := b.window.sums(now)
+// open opens the breaker at now for SleepWindow.
+func (b *Breaker) open(now time.Time) {
+	b.state, b.waitEnds = engine.Open, now.Add(b.cfg.SleepWindow)
+}
+
+// shouldTrip applies Hystrix's test to the window, which Record has just moved to now.
+func (b *Breaker) shouldTrip() bool {
+	total, errs := b.window.totals()
 	if total < int64(b.cfg.VolumeThreshold) {
 		return false
 	}
@@ -162,9 +172,9 @@ func (b *Breaker) Decide(now time.Time, _, retry int, o Outcome) Verdict {
 		return v
 	}
 	switch {
-	case b.state == engine.Open && now.Sub(b.openedAt) < b.cfg.SleepWindow:
+	case b.state == engine.Open && now.Before(b.waitEnds):
 		return Verdict{Action: engine.CircuitOpen, Reason: ReasonCircuitOpen}
-	case b.state == engine.HalfOpen && now.Sub(b.probeAt) < b.cfg.SleepWindow:
+	case b.state == engine.HalfOpen && now.Before(b.waitEnds):
 		return Verdict{Action: engine.CircuitOpen, Reason: ReasonHalfOpenProbeBusy}
 	}
 	return retryAfter(b.cfg.Backoff.delay(b.rnd, retry))

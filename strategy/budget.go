@@ -2,7 +2,6 @@ package strategy
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"time"
 
@@ -166,7 +165,7 @@ func (b *Budget) cost(o Outcome) int {
 
 // delay is min(MaxBackoff, U[0,1) * BackoffBase * 2^i).
 func (b *Budget) delay(i int) time.Duration {
-	d := b.rnd.Float64() * float64(b.cfg.BackoffBase) * math.Pow(2, float64(i))
+	d := b.rnd.Float64() * float64(b.cfg.BackoffBase) * pow(2, i)
 	return time.Duration(min(d, float64(b.cfg.MaxBackoff)))
 }
 

@@ -1,6 +1,7 @@
 package strategy
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -37,6 +38,15 @@ func TestFullJitterBounds(t *testing.T) {
 			}
 			assert.Greater(t, hi, tt.ceiling*95/100, "draws should cover the range")
 		})
+	}
+}
+
+// TestPowOfTwo asserts that pow gives exactly math.Pow's result: for 2^n on the shortcut (every
+// n it takes) and for other bases, so the shortcut changes no delay of any run.
+func TestPowOfTwo(t *testing.T) {
+	for n := range 70 {
+		require.Equal(t, math.Pow(2, float64(n)), pow(2, n), "2^%d", n)
+		require.Equal(t, math.Pow(1.5, float64(n)), pow(1.5, n), "1.5^%d", n)
 	}
 }
 

@@ -77,15 +77,30 @@ func (*Throttle) Name() string { return "throttle" }
 // Probability returns the local rejection probability p over the window ending at now, in
 // [0, 1). It moves the window to now (older buckets expire) but counts nothing.
 func (t *Throttle) Probability(now time.Time) float64 {
-	req, acc := t.window.sums(now)
-	return max(0, (float64(req)-t.cfg.K*float64(acc))/float64(req+1))
+	t.window.advance(now)
+	return t.probability()
+}
+
+// probability is p over the window as of its last move. A numerator <= 0 (the backend accepts
+// at least 1/K of the requests: the common case) gives 0 without the division, the value
+// max(0, x/(requests+1)) has then (+0: max orders -0 below +0).
+func (t *Throttle) probability() float64 {
+	req, acc := t.window.totals()
+	x := float64(req) - t.cfg.K*float64(acc)
+	if x <= 0 {
+		return 0
+	}
+	return x / float64(req+1)
 }
 
 // Admit counts the attempt as a request and refuses it with probability p (one draw from the
-// random source, made only when p > 0).
+// random source, made only when p > 0). The window is moved to now once, for p and the count.
 func (t *Throttle) Admit(now time.Time, _, _ int) bool {
-	p := t.Probability(now)
-	t.window.add(now, 1, 0)
+	if !t.window.fresh(now) { // advance, inlined
+		t.window.roll(now)
+	}
+	p := t.probability()
+	t.window.bump(1, 0)
 	return p == 0 || t.rnd.Float64() >= p
 }
 
