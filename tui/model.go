@@ -9,9 +9,9 @@
 // resuming or changing speed never starts a second tick loop, and a paused dashboard schedules
 // no tick at all. Histories are bounded, so memory stays flat over long runs. Text from files
 // (scenario names, stories, class names, notes) is made inert once, where it enters (safe.go),
-// so panels draw nothing a terminal would act on. The package
-// depends on source, engine, scenarios, strategy, report and keymap only; it builds new sources
-// through the SourceFactory it is given.
+// so panels draw nothing a terminal would act on. The package depends on source, engine,
+// scenarios, strategy, report, keymap and internal/safetext only; it builds new sources through
+// the SourceFactory it is given.
 package tui
 
 import (
