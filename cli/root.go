@@ -8,6 +8,8 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+
+	"github.com/cortex-tui/cortex-tui/internal/safetext"
 )
 
 // Version is the program's version, set at build time with -ldflags "-X ...cli.Version=v1.2.3".
@@ -30,7 +32,7 @@ func Execute(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err == nil {
 		return 0
 	}
-	fmt.Fprintln(stderr, "cortex-tui:", err)
+	fmt.Fprintln(stderr, "cortex-tui:", safetext.Text(err.Error())) // it may quote a file's text
 	var ee *exitError
 	if errors.As(err, &ee) {
 		return ee.code

@@ -5,8 +5,10 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/spf13/cobra"
 
+	"github.com/cortex-tui/cortex-tui/internal/safetext"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 )
 
@@ -58,19 +60,22 @@ With --toml it prints the scenario as a file instead, a starting point for your 
 	return cmd
 }
 
-// listScenarios prints the catalog, one aligned line per scenario.
+// listScenarios prints the catalog, one aligned line per scenario, its texts made inert for the
+// terminal (safetext).
 func listScenarios(io streams) error {
 	tw := tabwriter.NewWriter(io.out, 0, 0, 2, ' ', 0)
 	for _, s := range scenarios.Catalog() {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, scenarios.FormatDuration(s.Duration), s.Summary)
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", safetext.Line(s.Name), scenarios.FormatDuration(s.Duration), safetext.Line(s.Summary))
 	}
 	return tw.Flush()
 }
 
 // describeScenario prints one scenario for a reader: story, traffic, service, faults, notes.
+// Its texts are made inert for the terminal (safetext): this is what a reader sees of a
+// scenario before running it, so it must not act on the terminal whatever the scenario holds.
 func describeScenario(io streams, s scenarios.Scenario) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s\n\n%s\n\n", s.Name, s.Summary, wrap(s.Story, 80))
+	fmt.Fprintf(&b, "%s: %s\n\n%s\n\n", safetext.Line(s.Name), safetext.Line(s.Summary), wrap(safetext.Text(s.Story), 80))
 	fmt.Fprintf(&b, "duration  %s (+ up to %s drain), tick %s, seed %d\n",
 		scenarios.FormatDuration(s.Duration), scenarios.FormatDuration(s.Drain), scenarios.FormatDuration(s.Tick), s.Seed)
 	loop := "open loop"
@@ -84,7 +89,7 @@ func describeScenario(io streams, s scenarios.Scenario) error {
 		if s.Loop.Closed {
 			unit = "share of users"
 		}
-		fmt.Fprintf(&b, "class     %-18s priority %2d, %g %s\n", c.Name, c.Priority, c.Rate, unit)
+		fmt.Fprintf(&b, "class     %s priority %2d, %g %s\n", padCells(safetext.Line(c.Name), 18), c.Priority, c.Rate, unit)
 	}
 	v := s.Service
 	fmt.Fprintf(&b, "service   %d workers x %s = %.0f req/s, queue %d", v.Workers, scenarios.FormatDuration(v.ServiceTime), v.Capacity(), v.QueueLimit)
@@ -99,7 +104,7 @@ func describeScenario(io streams, s scenarios.Scenario) error {
 	b.WriteString("\n")
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	for _, n := range s.Notes {
-		fmt.Fprintf(tw, "%s\t%s\n", scenarios.FormatDuration(n.At), n.Text)
+		fmt.Fprintf(tw, "%s\t%s\n", scenarios.FormatDuration(n.At), safetext.Line(n.Text))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -120,14 +125,16 @@ func faultValue(f scenarios.Fault) string {
 	}
 }
 
-// wrap breaks text into lines of at most width columns at spaces (a longer word stays whole).
+// wrap breaks text into lines of at most width cells at spaces (a longer word stays whole),
+// measuring words in terminal cells (a CJK character takes two, an emoji sequence two).
 func wrap(text string, width int) string {
 	var b strings.Builder
 	col := 0
 	for _, word := range strings.Fields(text) {
+		w := ansi.StringWidth(word)
 		switch {
 		case col == 0:
-		case col+1+len(word) > width:
+		case col+1+w > width:
 			b.WriteString("\n")
 			col = 0
 		default:
@@ -135,7 +142,13 @@ func wrap(text string, width int) string {
 			col++
 		}
 		b.WriteString(word)
-		col += len(word)
+		col += w
 	}
 	return b.String()
+}
+
+// padCells pads s with spaces to w terminal cells (a longer s stays whole), like %-*s does in
+// runes.
+func padCells(s string, w int) string {
+	return s + strings.Repeat(" ", max(w-ansi.StringWidth(s), 0))
 }

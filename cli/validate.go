@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cortex-tui/cortex-tui/internal/safetext"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 )
 
@@ -45,6 +46,8 @@ status 1 if any file is invalid. A FILE of "-" reads the standard input.`,
 }
 
 // validateFile checks one file and reports the result; it returns whether the file is valid.
+// What it prints is made inert for the terminal (safetext): a message may quote the file's
+// text (an unknown key, the parser's context lines), and the path itself is a stranger's name.
 func validateFile(io streams, path string) bool {
 	s, err := parsePath(io, path)
 	if err != nil {
@@ -52,14 +55,14 @@ func validateFile(io streams, path string) bool {
 		if !strings.HasPrefix(msg, path+":") {
 			msg = path + ": " + msg
 		}
-		fmt.Fprintln(io.err, msg)
+		fmt.Fprintln(io.err, safetext.Text(msg))
 		return false
 	}
 	faults := "faults"
 	if len(s.Faults) == 1 {
 		faults = "fault"
 	}
-	fmt.Fprintf(io.out, "%s: ok (%s, %s, %d %s)\n", path, s.Name, scenarios.FormatDuration(s.Duration), len(s.Faults), faults)
+	fmt.Fprintln(io.out, safetext.Line(fmt.Sprintf("%s: ok (%s, %s, %d %s)", path, s.Name, scenarios.FormatDuration(s.Duration), len(s.Faults), faults)))
 	return true
 }
 

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cortex-tui/cortex-tui/internal/safetext"
 )
 
 // MarshalTOML writes s in the scenario file format, every key explicit (defaults included), so
@@ -100,6 +102,9 @@ func number(f float64) string {
 }
 
 // quote returns s as a TOML basic string (TOML's escapes differ from Go's: no \x, no \a).
+// Every rune a terminal must not receive raw (safetext.Unsafe: controls, C1 controls, bidi
+// controls, zero-width and other invisible characters) is written as an escape, so printing
+// the file (scenarios NAME --toml) cannot act on the terminal, and it reads back exactly.
 func quote(s string) string {
 	var b strings.Builder
 	b.WriteByte('"')
@@ -115,7 +120,9 @@ func quote(s string) string {
 			b.WriteString(`\t`)
 		case r == '\r':
 			b.WriteString(`\r`)
-		case r < 0x20 || r == 0x7f:
+		case r > 0xffff && safetext.Unsafe(r):
+			fmt.Fprintf(&b, `\U%08X`, r)
+		case safetext.Unsafe(r):
 			fmt.Fprintf(&b, `\u%04X`, r)
 		default:
 			b.WriteRune(r)
@@ -125,13 +132,14 @@ func quote(s string) string {
 	return b.String()
 }
 
-// multiline returns s as a TOML multi-line basic string when that reads back exactly and is
-// easier to read; otherwise as a quoted single-line string.
+// multiline returns s as a TOML multi-line basic string when that reads back exactly, is
+// easier to read and holds nothing quote would escape for the terminal; otherwise as a quoted
+// single-line string.
 func multiline(s string) string {
 	plain := !strings.Contains(s, `"""`) && !strings.Contains(s, `\`) && !strings.HasSuffix(s, `"`) &&
 		!strings.HasPrefix(s, "\n") && !strings.HasPrefix(s, "\r")
 	for _, r := range s {
-		if (r < 0x20 && r != '\n' && r != '\t') || r == 0x7f {
+		if r != '\n' && r != '\t' && safetext.Unsafe(r) {
 			plain = false
 		}
 	}

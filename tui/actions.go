@@ -137,7 +137,7 @@ func (m *Model) cycleStrategy() tea.Cmd {
 			errs = append(errs, err.Error())
 			continue
 		}
-		r.meta = r.src.Meta()
+		r.syncMeta()
 		r.rec.SwitchStrategy(next)
 		m.applied(fmt.Sprintf("strategy %s from now on (%s)", next, strategy.Describe(next)))
 		m.redraw()
@@ -159,7 +159,7 @@ func (m *Model) toggleCompare() tea.Cmd {
 		// The left run goes on with the controls applied to both: keep them on screen as they
 		// are in its source, rather than the scenario's defaults.
 		m.gen++
-		left.meta = left.src.Meta()
+		left.syncMeta()
 		m.fr.runs = []*run{left}
 		m.layout()
 		m.redraw()

@@ -17,8 +17,9 @@ import (
 type fakeSource struct {
 	mu       sync.Mutex
 	meta     source.Meta
-	n        int           // ticks produced
-	carry    time.Duration // fraction of a tick carried over
+	notes    []scenarios.Note // the scenario's captions; none: a made-up note every 10 s
+	n        int              // ticks produced
+	carry    time.Duration    // fraction of a tick carried over
 	weights  engine.Weights
 	adaptive bool
 	faults   map[scenarios.FaultKind]scenarios.Fault
@@ -53,6 +54,7 @@ func newFake(scn scenarios.Scenario, strat string, seed int64) *fakeSource {
 	return &fakeSource{
 		meta: source.Meta{Scenario: scn.Name, Summary: scn.Summary, Story: scn.Story, Strategy: strat, Seed: seed,
 			Tick: scn.Tick, Total: scn.Duration + scn.Drain, Classes: classes},
+		notes:   scn.Notes,
 		weights: engine.DefaultWeights(),
 		faults:  map[scenarios.FaultKind]scenarios.Fault{},
 	}
@@ -132,6 +134,17 @@ func (s *fakeSource) snapshot(n int, done bool) source.Snapshot {
 		Events:  s.pending,
 	}
 	s.pending = nil
+	if len(s.notes) > 0 { // the scenario's captions, each logged in the tick it begins, as the simulator does
+		snap.Note = ""
+		for _, note := range s.notes {
+			if note.At < t {
+				snap.Note = note.Text
+			}
+			if note.At >= t-s.meta.Tick && note.At < t {
+				snap.Events = append(snap.Events, source.Event{T: t, Kind: source.EventNote, Text: note.Text})
+			}
+		}
+	}
 	for i, c := range s.meta.Classes {
 		snap.Classes = append(snap.Classes, source.ClassTick{Priority: c.Priority, Arrived: orig / 3, Succeeded: orig / 4,
 			Admitted: retries / (i + 1), Shed: i * retries / 6, BudgetRejected: i})

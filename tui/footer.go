@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/cortex-tui/cortex-tui/internal/safetext"
 	"github.com/cortex-tui/cortex-tui/keymap"
 )
 
@@ -31,8 +32,9 @@ func newFooter(st Styles, keys keymap.KeyMap) *footer {
 	return &footer{base: base{st: st}, help: h, keys: keys}
 }
 
-// SetStatus sets the message shown left of the help ("" clears it).
-func (p *footer) SetStatus(s string, isErr bool) { p.status, p.isErr = s, isErr }
+// SetStatus sets the message shown left of the help ("" clears it), made inert on one line: an
+// error may quote a file's text.
+func (p *footer) SetStatus(s string, isErr bool) { p.status, p.isErr = safetext.Line(s), isErr }
 
 // Update redraws the footer on a frameMsg.
 func (p *footer) Update(msg tea.Msg) (*footer, tea.Cmd) {
@@ -43,7 +45,7 @@ func (p *footer) Update(msg tea.Msg) (*footer, tea.Cmd) {
 			if p.isErr {
 				style = p.st.Error
 			}
-			status := " " + style.Render(strings.ReplaceAll(p.status, "\n", " "))
+			status := " " + style.Render(p.status)
 			line = status
 			p.help.Width = 0
 			tail := p.help.ShortHelpView([]keyBinding{p.keys.Help, p.keys.Quit})

@@ -7,9 +7,11 @@
 //
 // The simulation advances in a tea.Cmd, never in Update or View; ticks carry a tag so pausing,
 // resuming or changing speed never starts a second tick loop, and a paused dashboard schedules
-// no tick at all. Histories are bounded, so memory stays flat over long runs. The package
-// depends on source, engine, scenarios, strategy, report and keymap only; it builds new sources
-// through the SourceFactory it is given.
+// no tick at all. Histories are bounded, so memory stays flat over long runs. Text from files
+// (scenario names, stories, class names, notes) is made inert once, where it enters (safe.go),
+// so panels draw nothing a terminal would act on. The package depends on source, engine,
+// scenarios, strategy, report, keymap and internal/safetext only; it builds new sources through
+// the SourceFactory it is given.
 package tui
 
 import (
@@ -82,12 +84,19 @@ type run struct {
 
 // newRun wraps src.
 func newRun(src source.Source) *run {
-	meta := src.Meta()
-	return &run{src: src, meta: meta, hist: newHistory(), rec: report.NewRecorder(meta), prioNames: map[int][]string{}}
+	r := &run{src: src, prioNames: map[int][]string{}}
+	r.syncMeta()
+	r.hist, r.rec = newHistory(), report.NewRecorder(r.meta)
+	return r
 }
 
-// add takes one snapshot into the history and the recorder.
+// syncMeta takes the source's metadata again (after a change of strategy or a restart), with
+// its texts made inert: this and add are where a source's text enters the dashboard.
+func (r *run) syncMeta() { r.meta = cleanMeta(r.src.Meta()) }
+
+// add takes one snapshot, its texts made inert, into the history and the recorder.
 func (r *run) add(s source.Snapshot) {
+	cleanSnapshot(&s)
 	r.hist.add(s)
 	r.rec.Add(s)
 	for i, c := range s.Classes {
@@ -99,7 +108,7 @@ func (r *run) add(s source.Snapshot) {
 
 // reset forgets the run's data (after Restart or SetStrategy).
 func (r *run) reset() {
-	r.meta = r.src.Meta()
+	r.syncMeta()
 	r.hist = newHistory()
 	r.rec = report.NewRecorder(r.meta)
 	r.prioNames = map[int][]string{}

@@ -76,8 +76,9 @@ type pickerItem struct{ scn scenarios.Scenario }
 // FilterValue is the text the fuzzy filter matches: the name, a space, the summary.
 func (i pickerItem) FilterValue() string { return i.scn.Name + " " + i.scn.Summary }
 
-// newPicker returns a picker over items (usually scenarios.Catalog()), highlighting the first,
-// with its keys taken from keys and its styles from st. It starts cancellable; call
+// newPicker returns a picker over items (usually scenarios.Catalog()), their texts made inert
+// (cleanScenario: a picked scenario is that clean copy), highlighting the first, with its keys
+// taken from keys and its styles from st. It starts cancellable; call
 // SetCancellable(false) when no scenario is running. Call SetSize before the first View.
 func newPicker(st Styles, keys keymap.KeyMap, items []scenarios.Scenario) *picker {
 	h := help.New()
@@ -92,7 +93,7 @@ func newPicker(st Styles, keys keymap.KeyMap, items []scenarios.Scenario) *picke
 	}
 	li := make([]list.Item, len(items))
 	for i, s := range items {
-		li[i] = pickerItem{s}
+		li[i] = pickerItem{cleanScenario(s)}
 	}
 	p.list = list.New(li, p.delegate, 1, 1)
 	p.list.Title = "Scenarios"

@@ -69,9 +69,10 @@ func (p *sheddingPanel) render(f *frame) (string, string) {
 		if wide {
 			nameW, format, nums = 12, "%s%s %4d  %-6s  %s %s %s", [3]string{"%8d", "%6d", "%7d"}
 		}
-		marker, name := "  ", st.Text.Render(fmt.Sprintf("%-*.*s", nameW, nameW, c.Name))
+		// Cut and padded in cells, not runes: a CJK or emoji name keeps the columns aligned.
+		marker, name := "  ", st.Text.Render(fitLine(c.Name, nameW))
 		if i == f.selClass {
-			marker, name = st.Accent.Render("▸ "), st.Selected.Render(fmt.Sprintf("%-*.*s", nameW, nameW, c.Name))
+			marker, name = st.Accent.Render("▸ "), st.Selected.Render(fitLine(c.Name, nameW))
 		}
 		row := fmt.Sprintf(format,
 			marker, name, c.Priority, fmt.Sprintf("x%.2f", c.Share),

@@ -116,7 +116,7 @@ func (p *summaryPanel) table(sums []report.Summary, prioNames map[int][]string) 
 			lines[j] = st.Muted.Render(r.label)
 			continue
 		}
-		line := st.Muted.Render(fmt.Sprintf("%-*s", labelW, r.label))
+		line := st.Muted.Render(fitLine(r.label, labelW)) // padded in cells: class names may be wide
 		for i, v := range r.vals {
 			style := st.Bold
 			if j == 0 {

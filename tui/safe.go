@@ -1,0 +1,63 @@
+package tui
+
+import (
+	"slices"
+
+	"github.com/cortex-tui/cortex-tui/internal/safetext"
+	"github.com/cortex-tui/cortex-tui/scenarios"
+	"github.com/cortex-tui/cortex-tui/source"
+)
+
+// Text from files (a scenario's name, summary, story, class names and notes, and whatever a
+// source says in its events) comes from strangers. It is made inert once, where it enters the
+// dashboard: the metadata and snapshots of every source (run.syncMeta, run.add), the scenarios
+// listed by the picker (newPicker) and the footer's messages, which may quote it
+// (footer.SetStatus). Panels then only ever draw clean text: no escape sequence reaches the
+// terminal, and the widths lipgloss measures are the widths the terminal draws, so borders
+// stay straight. See package safetext for what cleaning does.
+
+// cleanMeta returns meta with its texts made inert; the story keeps its line breaks. The
+// classes are copied (nil stays nil), so meta's own slice is left as it was.
+func cleanMeta(meta source.Meta) source.Meta {
+	meta.Scenario = safetext.Line(meta.Scenario)
+	meta.Summary = safetext.Line(meta.Summary)
+	meta.Story = safetext.Text(meta.Story)
+	meta.Strategy = safetext.Line(meta.Strategy)
+	meta.Classes = slices.Clone(meta.Classes)
+	for i := range meta.Classes {
+		meta.Classes[i].Name = safetext.Line(meta.Classes[i].Name)
+	}
+	return meta
+}
+
+// cleanSnapshot makes the texts of s inert, in place: a snapshot shares no memory with its
+// source, so its slices are the dashboard's own. Plain ASCII (the usual case) costs a scan and
+// no allocation.
+func cleanSnapshot(s *source.Snapshot) {
+	s.Note = safetext.Line(s.Note)
+	s.Service.State = safetext.Line(s.Service.State)
+	for i := range s.Events {
+		s.Events[i].Text = safetext.Line(s.Events[i].Text)
+	}
+	for i := range s.Faults {
+		s.Faults[i].Kind = scenarios.FaultKind(safetext.Line(string(s.Faults[i].Kind)))
+	}
+}
+
+// cleanScenario returns a copy of scn with its texts made inert, for the picker; the story
+// keeps its line breaks; its slices are copies (nil stays nil). Only texts change: the copy
+// runs exactly as scn would.
+func cleanScenario(scn scenarios.Scenario) scenarios.Scenario {
+	scn.Name = safetext.Line(scn.Name)
+	scn.Summary = safetext.Line(scn.Summary)
+	scn.Story = safetext.Text(scn.Story)
+	scn.Classes = slices.Clone(scn.Classes)
+	for i := range scn.Classes {
+		scn.Classes[i].Name = safetext.Line(scn.Classes[i].Name)
+	}
+	scn.Notes = slices.Clone(scn.Notes)
+	for i := range scn.Notes {
+		scn.Notes[i].Text = safetext.Line(scn.Notes[i].Text)
+	}
+	return scn
+}
