@@ -45,7 +45,8 @@ strategy: each figure is the mean over the seeds with its min-max in brackets, l
 "75.3% (74.1-76.0)"; recovery is the mean over the seeds that recovered, then "never n/N" for
 those that did not; crashes are the total over the seeds and the number of seeds that crashed,
 like "12 in 4/10"; success by priority is the mean. With one seed they print one row per run,
-as without --seeds.
+as without --seeds. --format matrix prints one row per scenario and one column per strategy:
+the mean success rate over the seeds, with the total crashes in brackets when there were any.
 
 The JSON is {"runs": [...], "cells": [...]}: "runs" has one object per scenario x strategy x
 seed (scenarios, then strategies, then seeds, in the order given), "cells" one per scenario x
