@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	goio "io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -68,9 +67,5 @@ func parsePath(io streams, path string) (scenarios.Scenario, error) {
 	if path != "-" {
 		return scenarios.ParseFile(path)
 	}
-	data, err := goio.ReadAll(goio.LimitReader(io.in, scenarios.MaxFileSize+1))
-	if err != nil {
-		return scenarios.Scenario{}, fmt.Errorf("cannot read the standard input: %w", err)
-	}
-	return scenarios.Parse(path, data)
+	return scenarios.ParseReader(path, io.in)
 }

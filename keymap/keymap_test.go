@@ -245,7 +245,7 @@ func TestLoad(t *testing.T) {
 		{"missing file", filepath.Join(dir, "none", "keys.toml"), []string{" "}, ""},
 		{"empty path", "", []string{" "}, ""},
 		{"bad file", bad, nil, bad + ":1: pause: empty key list: bind at least one key"},
-		{"a directory", dir, nil, "reading key file: read " + dir + ": is a directory"},
+		{"a directory", dir, nil, dir + ": is a directory, not a key file"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

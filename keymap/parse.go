@@ -10,6 +10,8 @@ import (
 
 	"github.com/BurntSushi/toml"
 	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/cortex-tui/cortex-tui/internal/load"
 )
 
 // Parse returns Default() with the actions named in the TOML document data rebound; name
@@ -17,11 +19,16 @@ import (
 // `action = ["key", ...]` with action in snake_case (pause, next_weight, clear_faults, ...)
 // and keys spelled as Bubble Tea does ("space", "ctrl+c", "shift+tab", "f1", "alt+x", "q").
 // Unknown actions, values that are not a non-empty list of strings, unknown key names and two
-// actions sharing a key are errors.
+// actions sharing a key are errors, and so is a document beyond the limits of a key file
+// (load.Keys: 64 KiB, and bounds on nesting, dotted keys and the number of keys).
 func Parse(name string, data []byte) (KeyMap, error) {
 	var raw map[string]any
-	md, err := toml.Decode(string(data), &raw)
+	md, err := load.Decode(name, data, load.Keys, &raw)
 	if err != nil {
+		var le *load.Error
+		if errors.As(err, &le) {
+			return KeyMap{}, err
+		}
 		var pe toml.ParseError
 		if errors.As(err, &pe) && pe.Position.Line > 0 {
 			return KeyMap{}, fmt.Errorf("%s:%d: %s", name, pe.Position.Line, pe.Message)

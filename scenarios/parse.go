@@ -4,65 +4,71 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"io/fs"
+	"io"
 	"math"
-	"os"
 	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/cortex-tui/cortex-tui/internal/load"
 )
 
-// MaxFileSize is the largest scenario file Parse accepts, in bytes.
+// MaxFileSize is the largest scenario file Parse accepts, in bytes (1 MiB): load.Scenario's
+// limit, which also bounds the structure of the file (see internal/load).
 const MaxFileSize = 1 << 20
 
 // ParseFile reads the scenario file at path and parses it with Parse; errors name the path as
-// given.
+// given. It reads at most MaxFileSize+1 bytes whatever the file is (a device or a FIFO
+// included), and refuses a directory.
 func ParseFile(path string) (Scenario, error) {
-	info, err := os.Stat(path)
+	data, err := load.File(path, load.Scenario)
 	if err != nil {
-		return Scenario{}, readError(path, err)
-	}
-	if info.IsDir() {
-		return Scenario{}, Errors{{File: path, Msg: "is a directory, not a scenario file"}}
-	}
-	if info.Size() > MaxFileSize {
-		return Scenario{}, Errors{{File: path, Msg: fmt.Sprintf("file is %d bytes, more than the %d a scenario may have", info.Size(), MaxFileSize)}}
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return Scenario{}, readError(path, err)
+		return Scenario{}, loadError(err)
 	}
 	return Parse(path, data)
 }
 
-// readError reports a file that cannot be read as "path: cannot read: reason".
-func readError(path string, err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err
+// ParseReader reads r to its end, refusing it past MaxFileSize bytes, and parses it with
+// Parse; name is used in errors (e.g. "-" for the standard input).
+func ParseReader(name string, r io.Reader) (Scenario, error) {
+	data, err := load.Reader(name, r, load.Scenario)
+	if err != nil {
+		return Scenario{}, loadError(err)
 	}
-	return Errors{{File: path, Msg: "cannot read: " + err.Error()}}
+	return Parse(name, data)
+}
+
+// loadError turns a loader's refusal into Errors, keeping its file, line and message.
+func loadError(err error) error {
+	var le *load.Error
+	if errors.As(err, &le) {
+		return Errors{{File: le.File, Line: le.Line, Msg: le.Msg}}
+	}
+	return err
 }
 
 // Parse decodes a scenario from the TOML text data, fills the defaults of every key left out,
 // and validates the result. filename is used in error messages only.
 //
-// Parsing is strict: a syntax error, an unknown key, a value of the wrong type, an
+// Before decoding, data is held to the limits of a scenario file (load.Scenario: 1 MiB, and
+// bounds on nesting, dotted keys and the number of keys), each refused with the limit and the
+// line. Parsing is strict: a syntax error, an unknown key, a value of the wrong type, an
 // out-of-range value and an impossible timeline are all errors. The error is an Errors listing
 // every problem found, each as "file:line: field: message" (the line where known); a syntax
 // error also carries the TOML parser's context lines with a caret under the fault.
 //
 // On success the faults are sorted by start time (stable), so a simulator can walk them in order.
 func Parse(filename string, data []byte) (Scenario, error) {
-	if len(data) > MaxFileSize {
-		return Scenario{}, Errors{{File: filename, Msg: fmt.Sprintf("file is %d bytes, more than the %d a scenario may have", len(data), MaxFileSize)}}
-	}
 	text := string(data)
 	var tree map[string]any
-	if _, err := toml.Decode(text, &tree); err != nil {
+	if _, err := load.Decode(filename, data, load.Scenario, &tree); err != nil {
+		var le *load.Error
+		if errors.As(err, &le) {
+			return Scenario{}, loadError(err)
+		}
 		return Scenario{}, Errors{syntaxError(filename, err, strings.Count(text, "\n")+1)}
 	}
 	d := &decoder{}

@@ -415,12 +415,16 @@ func TestParseFileReadsAndParses(t *testing.T) {
 	assert.Equal(t, want, got)
 }
 
-// TestParseRejectsHugeFiles asserts that a file beyond MaxFileSize is refused before parsing.
+// TestParseRejectsHugeFiles asserts that a file beyond MaxFileSize is refused before parsing,
+// with the limit in the message.
 func TestParseRejectsHugeFiles(t *testing.T) {
 	data := []byte(minimal + "# " + strings.Repeat("x", scenarios.MaxFileSize) + "\n")
 	_, err := scenarios.Parse("big.toml", data)
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "big.toml: file is")
+	assert.Equal(t, "big.toml: larger than 1 MiB (the limit for a scenario file)", err.Error())
+	_, err = scenarios.ParseReader("-", strings.NewReader(string(data)))
+	require.Error(t, err)
+	assert.Equal(t, "-: larger than 1 MiB (the limit for a scenario file)", err.Error())
 }
 
 // TestRoundTrip asserts that a full example (every key of the format) parses, writes back with
