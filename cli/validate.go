@@ -28,12 +28,19 @@ status 1 if any file is invalid. A FILE of "-" reads the standard input.`,
 			}
 			return nil
 		},
-		RunE: func(_ *cobra.Command, args []string) error {
-			bad := 0
-			for _, path := range args {
-				if !validateFile(io, path) {
-					bad++
+		RunE: func(cmd *cobra.Command, args []string) error {
+			// Reading can block (a FIFO with no writer): a stop signal still ends the command.
+			bad, err := await(cmd.Context(), func() (int, error) {
+				bad := 0
+				for _, path := range args {
+					if !validateFile(io, path) {
+						bad++
+					}
 				}
+				return bad, nil
+			})
+			if err != nil {
+				return err
 			}
 			if bad > 0 {
 				return fmt.Errorf("%d of %d file(s) invalid", bad, len(args))
