@@ -69,6 +69,10 @@ func await[T any](ctx context.Context, f func() (T, error)) (T, error) {
 		v   T
 		err error
 	}
+	if ctx.Err() != nil { // stopped before it began
+		var zero T
+		return zero, context.Cause(ctx)
+	}
 	ch := make(chan result, 1)
 	go func() {
 		v, err := f()

@@ -38,7 +38,8 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// stopAfter returns a context cancelled by sig after d, as Execute's is by a real signal.
+// stopAfter returns a context cancelled by sig after d (at once for 0), as Execute's is by a
+// real signal.
 func stopAfter(t *testing.T, sig os.Signal, d time.Duration) context.Context {
 	t.Helper()
 	ctx, cancel := context.WithCancelCause(context.Background())
@@ -47,27 +48,33 @@ func stopAfter(t *testing.T, sig os.Signal, d time.Duration) context.Context {
 	return ctx
 }
 
-// TestStopSignal asserts that a headless command stopped by SIGTERM, SIGINT or SIGHUP midway
-// stops at once, prints nothing but "stopped by SIG..." on stderr and exits with 128 + the
-// signal's number, instead of finishing (bench of the whole catalog takes minutes) or exiting
-// 0.
+// TestStopSignal asserts that a headless command stopped by SIGTERM, SIGINT or SIGHUP, midway
+// or before it began, stops at once, prints nothing but "stopped by SIG..." on stderr and exits
+// with 128 + the signal's number, instead of finishing (a thousand seeds of the whole catalog
+// take hours) or exiting 0.
 func TestStopSignal(t *testing.T) {
 	tests := []struct {
-		name string
-		args []string
-		sig  os.Signal
-		code int
+		name  string
+		args  []string
+		sig   os.Signal
+		after time.Duration // when the signal comes; 0: before the command starts
+		code  int
 	}{
-		{"bench", []string{"bench", "--format", "json"}, syscall.SIGTERM, 143},
-		{"run --headless", []string{"run", "--scenario", "black-friday", "--headless", "--format", "json"}, syscall.SIGINT, 130},
-		{"validate - waiting for its input", []string{"validate", "-"}, syscall.SIGHUP, 129},
+		{"bench midway", []string{"bench", "--seeds", "1-1000", "--format", "json"}, syscall.SIGTERM, 50 * time.Millisecond, 143},
+		{"validate - waiting for its input", []string{"validate", "-"}, syscall.SIGHUP, 50 * time.Millisecond, 129},
+		{"run --headless", []string{"run", "--scenario", "black-friday", "--headless", "--format", "json"}, syscall.SIGINT, 0, 130},
+		{"bench", []string{"bench", "--scenario", "black-friday", "--format", "json"}, syscall.SIGTERM, 0, 143},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			stdin, _ := syncPipe(t) // never written: validate - waits
+			ctx := stopAfter(t, tt.sig, tt.after)
+			if tt.after == 0 {
+				<-ctx.Done()
+			}
 			var out, errOut syncBuffer
 			start := time.Now()
-			code := execute(stopAfter(t, tt.sig, 50*time.Millisecond), tt.args, stdin, &out, &errOut)
+			code := execute(ctx, tt.args, stdin, &out, &errOut)
 			assert.Less(t, time.Since(start), time.Second, "stopped at once")
 			assert.Equal(t, tt.code, code)
 			assert.Empty(t, out.String())
