@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -213,17 +214,34 @@ func (t *table) str(key string, dst *string) bool {
 	return ok
 }
 
-func (t *table) integer(key string, dst *int) bool {
-	n, ok := value[int64](t, key, "an integer")
-	if !ok {
+// integer reads an integer key whose valid range is lo..hi (Validate checks the range of a
+// value that fits an int; this reports one that does not, or a float, with the range).
+func (t *table) integer(key string, dst *int, lo, hi int) bool {
+	raw, present := t.get(key)
+	if !present {
 		return false
 	}
-	if n > math.MaxInt32 || n < math.MinInt32 {
-		t.d.addf(t.field(key), "is out of range, got %d", n)
+	switch n := raw.(type) {
+	case int64:
+		if n > math.MaxInt32 || n < math.MinInt32 {
+			t.d.addf(t.field(key), "must be between %d and %d, got %d", lo, hi, n)
+			return false
+		}
+		*dst = int(n)
+		return true
+	case float64:
+		switch {
+		case n != math.Trunc(n): // a fraction, NaN or an infinity
+			t.d.addf(t.field(key), "must be an integer, got %s", describe(raw))
+		case n < float64(lo) || n > float64(hi):
+			t.d.addf(t.field(key), "must be between %d and %d, got %v", lo, hi, n)
+		default:
+			t.d.addf(t.field(key), "must be an integer (written without a decimal point or exponent), got %s", describe(raw))
+		}
 		return false
 	}
-	*dst = int(n)
-	return true
+	t.d.addf(t.field(key), "must be an integer, got %s", describe(raw))
+	return false
 }
 
 func (t *table) integer64(key string, dst *int64) bool {
@@ -265,13 +283,25 @@ func (t *table) duration(key string, dst *time.Duration) bool {
 		return false
 	}
 	d, err := time.ParseDuration(s)
-	if err != nil {
+	switch {
+	case err != nil && durationSyntax.MatchString(s): // well written, but past what a duration holds
+		bound := "largest duration is " + time.Duration(math.MaxInt64).String()
+		if strings.HasPrefix(s, "-") {
+			bound = "smallest duration is " + time.Duration(math.MinInt64).String()
+		}
+		t.d.addf(t.field(key), "%q overflows: the %s (about 292 years)", s, bound)
+		return false
+	case err != nil:
 		t.d.addf(t.field(key), "must be a duration with a unit, like \"250ms\" or \"2m\", got %q", s)
 		return false
 	}
 	*dst = d
 	return true
 }
+
+// durationSyntax is the grammar of time.ParseDuration: a string it refuses although it matches
+// has overflowed.
+var durationSyntax = regexp.MustCompile(`^[-+]?(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+$`)
 
 // sub returns the table under key, or nil if it is absent or not a table (a problem then).
 func (t *table) sub(key string, keys ...string) *table {
@@ -379,7 +409,7 @@ func (d *decoder) scenario(tree map[string]any) Scenario {
 		c.require("name", `name = "payment"`)
 		c.require("rate", `rate = 100`)
 		c.str("name", &cl.Name)
-		c.integer("priority", &cl.Priority)
+		c.integer("priority", &cl.Priority, 0, MaxPriority)
 		c.number("rate", &cl.Rate)
 		c.done()
 		s.Classes = append(s.Classes, cl)
@@ -416,7 +446,7 @@ func (d *decoder) scenario(tree map[string]any) Scenario {
 }
 
 func (d *decoder) fleet(f *table, s *Scenario) {
-	f.integer("clients", &s.Clients)
+	f.integer("clients", &s.Clients, 1, MaxClients)
 	var loop string
 	if f.str("loop", &loop) {
 		switch loop {
@@ -428,21 +458,21 @@ func (d *decoder) fleet(f *table, s *Scenario) {
 			d.addf(f.field("loop"), "must be \"open\" or \"closed\", got %q", loop)
 		}
 	}
-	f.integer("users", &s.Loop.Users)
+	f.integer("users", &s.Loop.Users, 0, MaxUsers)
 	f.duration("think", &s.Loop.Think)
 	f.duration("deadline", &s.Deadline)
 	f.duration("timeout", &s.Timeout)
-	f.integer("layers", &s.Layers)
+	f.integer("layers", &s.Layers, 1, MaxLayers)
 	f.done()
 }
 
 func (d *decoder) service(v *table, svc *Service) {
 	v.require("workers", "workers = 50")
 	v.require("service_time", `service_time = "100ms"`)
-	v.integer("workers", &svc.Workers)
+	v.integer("workers", &svc.Workers, 1, math.MaxInt32)
 	v.duration("service_time", &svc.ServiceTime)
 	v.number("sigma", &svc.Sigma)
-	v.integer("queue_limit", &svc.QueueLimit)
+	v.integer("queue_limit", &svc.QueueLimit, 0, MaxQueueLimit)
 	v.boolean("drop_expired", &svc.DropExpired)
 	v.number("refusal_cost", &svc.RefusalCost)
 	v.number("crash_factor", &svc.CrashFactor)
