@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"strings"
@@ -68,7 +69,7 @@ strategy with its "seeds" and, for each figure, its "mean", "min" and "max" over
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.seedSet = cmd.Flags().Changed("seed")
 			o.seedsSet = cmd.Flags().Changed("seeds")
-			return runBench(io, o)
+			return runBench(cmd.Context(), io, o)
 		},
 	}
 	f := cmd.Flags()
@@ -90,8 +91,9 @@ type benchJob struct {
 
 // runBench resolves the lists, runs every job on GOMAXPROCS workers and prints the results
 // in job order (scenarios in the order given, then strategies in the order given, then seeds in
-// the order given); with more than one seed, the table and markdown print the cells.
-func runBench(io streams, o benchOptions) error {
+// the order given); with more than one seed, the table and markdown print the cells. A stop
+// signal (ctx) ends it at once, printing nothing: no new run starts, those running are left.
+func runBench(ctx context.Context, io streams, o benchOptions) error {
 	format, err := pickFormat(o.format, io.out, []string{"table", "markdown", "matrix", "json"})
 	if err != nil {
 		return err
@@ -135,7 +137,7 @@ func runBench(io streams, o benchOptions) error {
 			}
 		}
 	}
-	runs, err := runJobs(jobs, progress(io))
+	runs, err := await(ctx, func() ([]report.Summary, error) { return runJobs(ctx, jobs, progress(io)) })
 	if err != nil {
 		return err
 	}
@@ -201,8 +203,9 @@ func progress(io streams) func(done, total int) {
 }
 
 // runJobs runs jobs on GOMAXPROCS goroutines and returns their summaries in job order. The
-// first failing run (in job order) is returned as the error.
-func runJobs(jobs []benchJob, onDone func(done, total int)) ([]report.Summary, error) {
+// first failing run (in job order) is returned as the error. Once ctx is done it starts no
+// other job and returns ctx's cause when those running have ended.
+func runJobs(ctx context.Context, jobs []benchJob, onDone func(done, total int)) ([]report.Summary, error) {
 	out := make([]report.Summary, len(jobs))
 	errs := make([]error, len(jobs))
 	next := make(chan int)
@@ -227,11 +230,19 @@ func runJobs(jobs []benchJob, onDone func(done, total int)) ([]report.Summary, e
 			}
 		}()
 	}
+dispatch:
 	for i := range jobs {
-		next <- i
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break dispatch
+		}
 	}
 	close(next)
 	wg.Wait()
+	if ctx.Err() != nil {
+		return nil, context.Cause(ctx)
+	}
 	for _, err := range errs {
 		if err != nil {
 			return nil, err

@@ -24,8 +24,9 @@ func addKeysFlag(cmd *cobra.Command) {
 	cmd.Flags().String(keysFlag, "", "key file to use instead of the default one (see docs/keys.md)")
 }
 
-// startDashboard runs the dashboard; tests replace it to check what runDashboard hands over.
-var startDashboard = tui.Run
+// startDashboard runs the dashboard until the user quits or the context is done (a stop
+// signal); tests replace it to check what runDashboard hands over.
+var startDashboard = tui.RunContext
 
 // runDashboard opens the dashboard on scn with the strategy and seed of o. The strategy and
 // the key file are checked before the terminal is touched; without a terminal it fails with
@@ -43,7 +44,7 @@ func runDashboard(cmd *cobra.Command, io streams, scn scenarios.Scenario, o runO
 	if err != nil {
 		return err
 	}
-	return startDashboard(opts, in, out)
+	return startDashboard(cmd.Context(), opts, in, out)
 }
 
 // headlessCommand is the headless equivalent of the dashboard run o asked for.
@@ -72,7 +73,7 @@ func openPicker(cmd *cobra.Command, io streams) error {
 	if err != nil {
 		return err
 	}
-	return startDashboard(opts, in, out)
+	return startDashboard(cmd.Context(), opts, in, out)
 }
 
 // dashboardOptions loads the key file (--keys, or the default one) and builds the dashboard's
@@ -115,12 +116,23 @@ func terminal(io streams, headless string) (*os.File, *os.File, error) {
 	if !isTerminal(io.in) || !isTerminal(io.out) {
 		return nil, nil, &exitError{code: 2, err: fmt.Errorf("the dashboard needs a terminal on stdin and stdout; without one, use --headless: %s", headless)}
 	}
-	return io.in.(*os.File), io.out.(*os.File), nil
+	in, _ := fileOf(io.in)
+	out, _ := fileOf(io.out)
+	return in, out, nil
 }
 
 // isTerminal reports whether stream (one of the command's streams) is a file that is a
 // terminal, a Cygwin or MSYS one included.
 func isTerminal(stream any) bool {
-	f, ok := stream.(*os.File)
+	f, ok := fileOf(stream)
 	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
+}
+
+// fileOf returns the *os.File behind one of the command's streams, if it is one.
+func fileOf(stream any) (*os.File, bool) {
+	if c, ok := stream.(*checkedWriter); ok {
+		stream = c.w
+	}
+	f, ok := stream.(*os.File)
+	return f, ok
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"os"
 	"path/filepath"
@@ -105,7 +106,7 @@ func TestDashboardNeedsTerminalFiles(t *testing.T) {
 	isolateConfig(t)
 	started := false
 	orig := startDashboard
-	startDashboard = func(tui.Options, io.Reader, io.Writer) error { started = true; return nil }
+	startDashboard = func(context.Context, tui.Options, io.Reader, io.Writer) error { started = true; return nil }
 	t.Cleanup(func() { startDashboard = orig })
 
 	devNull, err := os.Open(os.DevNull)

@@ -17,7 +17,9 @@ import (
 // runHeadless runs scn to the end without the dashboard and prints the result in o.format:
 // json (the run document), csv (the timeline) or table (a readable summary). With no format
 // it prints a table on a terminal and JSON otherwise.
-func runHeadless(_ *cobra.Command, io streams, scn scenarios.Scenario, o runOptions) error {
+//
+// A stop signal (the command's context) ends it at once, printing nothing.
+func runHeadless(cmd *cobra.Command, io streams, scn scenarios.Scenario, o runOptions) error {
 	format, err := pickFormat(o.format, io.out, []string{"table", "json", "csv"})
 	if err != nil {
 		return err
@@ -26,7 +28,7 @@ func runHeadless(_ *cobra.Command, io streams, scn scenarios.Scenario, o runOpti
 	if err != nil {
 		return err
 	}
-	res, err := sim.Run(scn, name, o.seed)
+	res, err := await(cmd.Context(), func() (sim.Result, error) { return sim.Run(scn, name, o.seed) })
 	if err != nil {
 		return err
 	}

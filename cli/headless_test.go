@@ -104,7 +104,8 @@ func TestHeadlessScenarioFile(t *testing.T) {
 }
 
 // TestHeadlessErrors asserts that bad input gets a clear message on stderr, nothing on stdout,
-// and a non-zero status: 2 for usage errors (flags, names, arguments), 1 for a bad file.
+// and a non-zero status: 2 for usage errors (flags, names, arguments, a missing or bad --keys
+// file, unused headless but still an error, as the documentation says), 1 for a bad scenario file.
 func TestHeadlessErrors(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "bad.toml")
 	require.NoError(t, os.WriteFile(bad, []byte("name = \"x\"\nduration = \"soon\"\n"), 0o644))
@@ -122,6 +123,10 @@ func TestHeadlessErrors(t *testing.T) {
 		{"an argument", []string{"--scenario", "metastable", "extra"}, 2, "run takes no arguments, got [\"extra\"]"},
 		{"missing file", []string{"--scenario-file", "/nonexistent/x.toml"}, 1, "x.toml"},
 		{"invalid file", []string{"--scenario-file", bad}, 1, "bad.toml"},
+		{"missing --keys file", []string{"--scenario", "metastable", "--keys", "/nonexistent/keys.toml"}, 2,
+			"cortex-tui: --keys /nonexistent/keys.toml: no such file\n"},
+		{"bad --keys file", []string{"--scenario", "metastable", "--keys", bad}, 2,
+			"cortex-tui: bad key file: " + bad + ":1: unknown action \"name\""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -3,9 +3,11 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -24,17 +26,53 @@ type exitError struct {
 func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
-// Execute runs the command line args with the given streams and returns the exit status.
+// stopGrace is how long Execute waits, after a stop signal, for the command to return: the
+// dashboard restores the terminal within it; a command blocked in the kernel (opening a FIFO
+// that has no writer) is abandoned after it. A variable so that tests can shorten it.
+var stopGrace = 2 * time.Second
+
+// Execute runs the command line args with the given streams and returns the exit status: 0, 1
+// for a failure, 2 for a usage error, and 128 + the signal's number when SIGINT, SIGTERM or
+// SIGHUP stops the command (130, 143, 129), after the dashboard has restored the terminal.
+// Output that cannot be written (a full disk) is a failure.
 func Execute(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	root := newRootCmd(stdin, stdout, stderr)
+	ctx, stop := notifyContext(context.Background(), stopSignals...)
+	defer stop()
+	return execute(ctx, args, stdin, stdout, stderr)
+}
+
+// execute is Execute stopped by ctx instead of by signals: when ctx is cancelled with a
+// *stopped cause, the command stops with that signal's status.
+func execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	out := &checkedWriter{w: stdout}
+	root := newRootCmd(stdin, out, stderr)
 	root.SetArgs(args)
-	err := root.Execute()
+	done := make(chan error, 1)
+	go func() { done <- root.ExecuteContext(ctx) }()
+	var err error
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		select {
+		case err = <-done:
+		case <-time.After(stopGrace):
+		}
+	}
+	var st *stopped
+	if errors.As(context.Cause(ctx), &st) {
+		err = st
+	} else if out.err != nil && (err == nil || errors.Is(err, out.err)) {
+		err = fmt.Errorf("cannot write the output: %w", out.err)
+	}
 	if err == nil {
 		return 0
 	}
 	fmt.Fprintln(stderr, "cortex-tui:", safetext.Text(err.Error())) // it may quote a file's text
 	var ee *exitError
-	if errors.As(err, &ee) {
+	switch {
+	case errors.As(err, &st):
+		return st.code()
+	case errors.As(err, &ee):
 		return ee.code
 	}
 	return 1

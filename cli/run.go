@@ -45,6 +45,11 @@ func newRunCmd(io streams) *cobra.Command {
 				o.seed = scn.Seed
 			}
 			if o.headless {
+				if cmd.Flags().Changed(keysFlag) { // unused headless, but a bad --keys is still an error
+					if _, err := loadKeys(cmd); err != nil {
+						return err
+					}
+				}
 				return runHeadless(cmd, io, scn, o)
 			}
 			return runDashboard(cmd, io, scn, o)

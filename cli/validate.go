@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	goio "io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -30,12 +29,19 @@ status 1 if any file is invalid. A FILE of "-" reads the standard input.`,
 			}
 			return nil
 		},
-		RunE: func(_ *cobra.Command, args []string) error {
-			bad := 0
-			for _, path := range args {
-				if !validateFile(io, path) {
-					bad++
+		RunE: func(cmd *cobra.Command, args []string) error {
+			// Reading can block (a FIFO with no writer): a stop signal still ends the command.
+			bad, err := await(cmd.Context(), func() (int, error) {
+				bad := 0
+				for _, path := range args {
+					if !validateFile(io, path) {
+						bad++
+					}
 				}
+				return bad, nil
+			})
+			if err != nil {
+				return err
 			}
 			if bad > 0 {
 				return fmt.Errorf("%d of %d file(s) invalid", bad, len(args))
@@ -71,9 +77,5 @@ func parsePath(io streams, path string) (scenarios.Scenario, error) {
 	if path != "-" {
 		return scenarios.ParseFile(path)
 	}
-	data, err := goio.ReadAll(goio.LimitReader(io.in, scenarios.MaxFileSize+1))
-	if err != nil {
-		return scenarios.Scenario{}, fmt.Errorf("cannot read the standard input: %w", err)
-	}
-	return scenarios.Parse(path, data)
+	return scenarios.ParseReader(path, io.in)
 }

@@ -1,11 +1,12 @@
 package keymap
 
 import (
+	"slices"
 	"testing"
 )
 
 // FuzzParse asserts that Parse never panics, and that whatever it accepts is a usable key map:
-// every action bound to at least one key, no key serving two actions.
+// every action bound to at least one key, no key serving two actions, ctrl+c quitting.
 func FuzzParse(f *testing.F) {
 	for _, seed := range []string{
 		``,
@@ -17,6 +18,8 @@ func FuzzParse(f *testing.F) {
 		"[pause]\nkey = 1",
 		`"next_weight" = ["alt+space", "ctrl+shift+up", "é"]`,
 		`pause = ["p"`,
+		`quit = ["f20"]`,
+		`pause = ["ctrl+c"]`,
 	} {
 		f.Add([]byte(seed))
 	}
@@ -24,6 +27,9 @@ func FuzzParse(f *testing.F) {
 		km, err := Parse("fuzz.toml", data)
 		if err != nil {
 			return
+		}
+		if !slices.Contains(km.Quit.Keys(), AlwaysQuit) {
+			t.Fatalf("accepted without %s to quit: %q", AlwaysQuit, data)
 		}
 		owner := map[string]string{}
 		for _, a := range actions {

@@ -158,7 +158,9 @@ func TestParseGood(t *testing.T) {
 		{"named key", `next_weight = ["ctrl+n"]`, "next_weight", []string{"ctrl+n"}, "ctrl+n"},
 		{"function key", `export = ["f5"]`, "export", []string{"f5"}, "f5"},
 		{"alt key", `compare = ["alt+c"]`, "compare", []string{"alt+c"}, "alt+c"},
-		{"quoted name, comment, duplicate key", "# mine\n\"quit\" = [\"x\", \"x\"] # only x\n", "quit", []string{"x"}, "x"},
+		{"quoted name, comment, duplicate key", "# mine\n\"quit\" = [\"x\", \"x\"] # x and ctrl+c\n", "quit", []string{"x", "ctrl+c"}, "x/ctrl+c"},
+		{"ctrl+c always quits", `quit = ["f20"]`, "quit", []string{"f20", "ctrl+c"}, "f20/ctrl+c"},
+		{"ctrl+c where the file puts it", `quit = ["ctrl+c", "x"]`, "quit", []string{"ctrl+c", "x"}, "ctrl+c/x"},
 		{"swap two actions", "faster = [\"-\"]\nslower = [\"+\"]", "faster", []string{"-"}, "-"},
 		{"empty file", ``, "pause", []string{" "}, "space"},
 	}
@@ -214,6 +216,10 @@ func TestParseBad(t *testing.T) {
 			`keys.toml:3: key "x" is bound to both adaptive and export: rebind one of them`},
 		{"conflict on space", `step = ["space"]`,
 			`keys.toml:1: key "space" is bound to both pause and step: rebind one of them`},
+		{"ctrl+c for another action", "quit = [\"x\"]\npause = [\"space\", \"ctrl+c\"]",
+			`keys.toml:2: pause: "ctrl+c" always quits; it cannot be bound to another action`},
+		{"beyond the limits of a key file", "pause = " + strings.Repeat("[", 40) + `"p"` + strings.Repeat("]", 40),
+			`keys.toml:1: arrays and inline tables nested deeper than 32 (the limit for a key file)`},
 		{"syntax error", "pause = [\"p\"\nstep = [\".\"]",
 			`keys.toml:2: expected a comma (',') or array terminator (']'), but got 's'`},
 	}
@@ -245,7 +251,7 @@ func TestLoad(t *testing.T) {
 		{"missing file", filepath.Join(dir, "none", "keys.toml"), []string{" "}, ""},
 		{"empty path", "", []string{" "}, ""},
 		{"bad file", bad, nil, bad + ":1: pause: empty key list: bind at least one key"},
-		{"a directory", dir, nil, "reading key file: read " + dir + ": is a directory"},
+		{"a directory", dir, nil, dir + ": is a directory, not a key file"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -297,8 +303,9 @@ func TestHelpFollowsRemap(t *testing.T) {
 		short[b.Help().Desc] = b.Help().Key
 	}
 	assert.Equal(t, "p/space", short[Default().Pause.Help().Desc])
-	assert.Equal(t, "x", short[Default().Quit.Help().Desc])
+	assert.Equal(t, "x/ctrl+c", short[Default().Quit.Help().Desc], "ctrl+c always quits, and the help says so")
 	assert.True(t, key.Matches(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'x'}}, km.Quit))
+	assert.True(t, key.Matches(tea.KeyMsg{Type: tea.KeyCtrlC}, km.Quit))
 	assert.False(t, key.Matches(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'q'}}, km.Quit))
 	assert.True(t, key.Matches(tea.KeyMsg{Type: tea.KeySpace, Runes: []rune{' '}}, km.Pause))
 }

@@ -10,18 +10,26 @@ import (
 
 	"github.com/BurntSushi/toml"
 	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/cortex-tui/cortex-tui/internal/load"
 )
 
 // Parse returns Default() with the actions named in the TOML document data rebound; name
 // (usually the file's path) prefixes every error. The document is flat: each line is
 // `action = ["key", ...]` with action in snake_case (pause, next_weight, clear_faults, ...)
 // and keys spelled as Bubble Tea does ("space", "ctrl+c", "shift+tab", "f1", "alt+x", "q").
-// Unknown actions, values that are not a non-empty list of strings, unknown key names and two
-// actions sharing a key are errors.
+// A key file cannot take quitting away: ctrl+c (AlwaysQuit) stays a quit key whatever quit is
+// bound to, and binding it to another action is an error. Unknown actions, values that are not
+// a non-empty list of strings, unknown key names and two actions sharing a key are errors, and so is a document beyond the limits of a key file
+// (load.Keys: 64 KiB, and bounds on nesting, dotted keys and the number of keys).
 func Parse(name string, data []byte) (KeyMap, error) {
 	var raw map[string]any
-	md, err := toml.Decode(string(data), &raw)
+	md, err := load.Decode(name, data, load.Keys, &raw)
 	if err != nil {
+		var le *load.Error
+		if errors.As(err, &le) {
+			return KeyMap{}, err
+		}
 		var pe toml.ParseError
 		if errors.As(err, &pe) && pe.Position.Line > 0 {
 			return KeyMap{}, fmt.Errorf("%s:%d: %s", name, pe.Position.Line, pe.Message)
@@ -44,6 +52,12 @@ func Parse(name string, data []byte) (KeyMap, error) {
 		if err != nil {
 			return KeyMap{}, fmt.Errorf("%s: %s: %w", where, actionName, err)
 		}
+		switch {
+		case actionName == "quit" && !slices.Contains(keys, AlwaysQuit):
+			keys = append(keys, AlwaysQuit)
+		case actionName != "quit" && slices.Contains(keys, AlwaysQuit):
+			return KeyMap{}, fmt.Errorf("%s: %s: %q always quits; it cannot be bound to another action", where, actionName, AlwaysQuit)
+		}
 		*actions[i].of(&km) = newBinding(keys, actions[i].help)
 		fromFile[actionName] = true
 	}
@@ -52,6 +66,10 @@ func Parse(name string, data []byte) (KeyMap, error) {
 	}
 	return km, nil
 }
+
+// AlwaysQuit is the key that quits whatever a key file says, so that no file can leave the user
+// without a way out: Parse adds it to quit's keys when the file rebinds quit without it.
+const AlwaysQuit = "ctrl+c"
 
 // Names returns the action names a key file may use, in help order.
 func Names() []string {

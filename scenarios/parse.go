@@ -4,65 +4,72 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"io/fs"
+	"io"
 	"math"
-	"os"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/cortex-tui/cortex-tui/internal/load"
 )
 
-// MaxFileSize is the largest scenario file Parse accepts, in bytes.
+// MaxFileSize is the largest scenario file Parse accepts, in bytes (1 MiB): load.Scenario's
+// limit, which also bounds the structure of the file (see internal/load).
 const MaxFileSize = 1 << 20
 
 // ParseFile reads the scenario file at path and parses it with Parse; errors name the path as
-// given.
+// given. It reads at most MaxFileSize+1 bytes whatever the file is (a device or a FIFO
+// included), and refuses a directory.
 func ParseFile(path string) (Scenario, error) {
-	info, err := os.Stat(path)
+	data, err := load.File(path, load.Scenario)
 	if err != nil {
-		return Scenario{}, readError(path, err)
-	}
-	if info.IsDir() {
-		return Scenario{}, Errors{{File: path, Msg: "is a directory, not a scenario file"}}
-	}
-	if info.Size() > MaxFileSize {
-		return Scenario{}, Errors{{File: path, Msg: fmt.Sprintf("file is %d bytes, more than the %d a scenario may have", info.Size(), MaxFileSize)}}
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return Scenario{}, readError(path, err)
+		return Scenario{}, loadError(err)
 	}
 	return Parse(path, data)
 }
 
-// readError reports a file that cannot be read as "path: cannot read: reason".
-func readError(path string, err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err
+// ParseReader reads r to its end, refusing it past MaxFileSize bytes, and parses it with
+// Parse; name is used in errors (e.g. "-" for the standard input).
+func ParseReader(name string, r io.Reader) (Scenario, error) {
+	data, err := load.Reader(name, r, load.Scenario)
+	if err != nil {
+		return Scenario{}, loadError(err)
 	}
-	return Errors{{File: path, Msg: "cannot read: " + err.Error()}}
+	return Parse(name, data)
+}
+
+// loadError turns a loader's refusal into Errors, keeping its file, line and message.
+func loadError(err error) error {
+	var le *load.Error
+	if errors.As(err, &le) {
+		return Errors{{File: le.File, Line: le.Line, Msg: le.Msg}}
+	}
+	return err
 }
 
 // Parse decodes a scenario from the TOML text data, fills the defaults of every key left out,
 // and validates the result. filename is used in error messages only.
 //
-// Parsing is strict: a syntax error, an unknown key, a value of the wrong type, an
+// Before decoding, data is held to the limits of a scenario file (load.Scenario: 1 MiB, and
+// bounds on nesting, dotted keys and the number of keys), each refused with the limit and the
+// line. Parsing is strict: a syntax error, an unknown key, a value of the wrong type, an
 // out-of-range value and an impossible timeline are all errors. The error is an Errors listing
 // every problem found, each as "file:line: field: message" (the line where known); a syntax
 // error also carries the TOML parser's context lines with a caret under the fault.
 //
 // On success the faults are sorted by start time (stable), so a simulator can walk them in order.
 func Parse(filename string, data []byte) (Scenario, error) {
-	if len(data) > MaxFileSize {
-		return Scenario{}, Errors{{File: filename, Msg: fmt.Sprintf("file is %d bytes, more than the %d a scenario may have", len(data), MaxFileSize)}}
-	}
 	text := string(data)
 	var tree map[string]any
-	if _, err := toml.Decode(text, &tree); err != nil {
+	if _, err := load.Decode(filename, data, load.Scenario, &tree); err != nil {
+		var le *load.Error
+		if errors.As(err, &le) {
+			return Scenario{}, loadError(err)
+		}
 		return Scenario{}, Errors{syntaxError(filename, err, strings.Count(text, "\n")+1)}
 	}
 	d := &decoder{}
@@ -207,17 +214,34 @@ func (t *table) str(key string, dst *string) bool {
 	return ok
 }
 
-func (t *table) integer(key string, dst *int) bool {
-	n, ok := value[int64](t, key, "an integer")
-	if !ok {
+// integer reads an integer key whose valid range is lo..hi (Validate checks the range of a
+// value that fits an int; this reports one that does not, or a float, with the range).
+func (t *table) integer(key string, dst *int, lo, hi int) bool {
+	raw, present := t.get(key)
+	if !present {
 		return false
 	}
-	if n > math.MaxInt32 || n < math.MinInt32 {
-		t.d.addf(t.field(key), "is out of range, got %d", n)
+	switch n := raw.(type) {
+	case int64:
+		if n > math.MaxInt32 || n < math.MinInt32 {
+			t.d.addf(t.field(key), "must be between %d and %d, got %d", lo, hi, n)
+			return false
+		}
+		*dst = int(n)
+		return true
+	case float64:
+		switch {
+		case n != math.Trunc(n): // a fraction, NaN or an infinity
+			t.d.addf(t.field(key), "must be an integer, got %s", describe(raw))
+		case n < float64(lo) || n > float64(hi):
+			t.d.addf(t.field(key), "must be between %d and %d, got %v", lo, hi, n)
+		default:
+			t.d.addf(t.field(key), "must be an integer (written without a decimal point or exponent), got %s", describe(raw))
+		}
 		return false
 	}
-	*dst = int(n)
-	return true
+	t.d.addf(t.field(key), "must be an integer, got %s", describe(raw))
+	return false
 }
 
 func (t *table) integer64(key string, dst *int64) bool {
@@ -259,13 +283,25 @@ func (t *table) duration(key string, dst *time.Duration) bool {
 		return false
 	}
 	d, err := time.ParseDuration(s)
-	if err != nil {
+	switch {
+	case err != nil && durationSyntax.MatchString(s): // well written, but past what a duration holds
+		bound := "largest duration is " + time.Duration(math.MaxInt64).String()
+		if strings.HasPrefix(s, "-") {
+			bound = "smallest duration is " + time.Duration(math.MinInt64).String()
+		}
+		t.d.addf(t.field(key), "%q overflows: the %s (about 292 years)", s, bound)
+		return false
+	case err != nil:
 		t.d.addf(t.field(key), "must be a duration with a unit, like \"250ms\" or \"2m\", got %q", s)
 		return false
 	}
 	*dst = d
 	return true
 }
+
+// durationSyntax is the grammar of time.ParseDuration: a string it refuses although it matches
+// has overflowed.
+var durationSyntax = regexp.MustCompile(`^[-+]?(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+$`)
 
 // sub returns the table under key, or nil if it is absent or not a table (a problem then).
 func (t *table) sub(key string, keys ...string) *table {
@@ -373,7 +409,7 @@ func (d *decoder) scenario(tree map[string]any) Scenario {
 		c.require("name", `name = "payment"`)
 		c.require("rate", `rate = 100`)
 		c.str("name", &cl.Name)
-		c.integer("priority", &cl.Priority)
+		c.integer("priority", &cl.Priority, 0, MaxPriority)
 		c.number("rate", &cl.Rate)
 		c.done()
 		s.Classes = append(s.Classes, cl)
@@ -410,7 +446,7 @@ func (d *decoder) scenario(tree map[string]any) Scenario {
 }
 
 func (d *decoder) fleet(f *table, s *Scenario) {
-	f.integer("clients", &s.Clients)
+	f.integer("clients", &s.Clients, 1, MaxClients)
 	var loop string
 	if f.str("loop", &loop) {
 		switch loop {
@@ -422,21 +458,21 @@ func (d *decoder) fleet(f *table, s *Scenario) {
 			d.addf(f.field("loop"), "must be \"open\" or \"closed\", got %q", loop)
 		}
 	}
-	f.integer("users", &s.Loop.Users)
+	f.integer("users", &s.Loop.Users, 0, MaxUsers)
 	f.duration("think", &s.Loop.Think)
 	f.duration("deadline", &s.Deadline)
 	f.duration("timeout", &s.Timeout)
-	f.integer("layers", &s.Layers)
+	f.integer("layers", &s.Layers, 1, MaxLayers)
 	f.done()
 }
 
 func (d *decoder) service(v *table, svc *Service) {
 	v.require("workers", "workers = 50")
 	v.require("service_time", `service_time = "100ms"`)
-	v.integer("workers", &svc.Workers)
+	v.integer("workers", &svc.Workers, 1, math.MaxInt32)
 	v.duration("service_time", &svc.ServiceTime)
 	v.number("sigma", &svc.Sigma)
-	v.integer("queue_limit", &svc.QueueLimit)
+	v.integer("queue_limit", &svc.QueueLimit, 0, MaxQueueLimit)
 	v.boolean("drop_expired", &svc.DropExpired)
 	v.number("refusal_cost", &svc.RefusalCost)
 	v.number("crash_factor", &svc.CrashFactor)

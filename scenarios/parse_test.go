@@ -137,6 +137,41 @@ func TestParseErrors(t *testing.T) {
 			want: `t.toml:3: duration: must be a duration with a unit, like "250ms" or "2m", got "60"`,
 		},
 		{
+			name: "a duration past the largest one",
+			text: edit(t, `duration = "60s"`, `duration = "9999999999h"`),
+			want: `t.toml:3: duration: "9999999999h" overflows: the largest duration is 2562047h47m16.854775807s (about 292 years)`,
+		},
+		{
+			name: "a duration below the smallest one",
+			text: edit(t, `duration = "60s"`, "duration = \"60s\"\ndrain = \"-99999999999999999999ns\""),
+			want: `t.toml:4: drain: "-99999999999999999999ns" overflows: the smallest duration is -2562047h47m16.854775808s (about 292 years)`,
+		},
+		{
+			name: "queue_limit past a 32-bit integer, as a float",
+			text: edit(t, "workers = 2", "workers = 2\nqueue_limit = 1e12"),
+			want: `t.toml:12: service.queue_limit: must be between 0 and 2147483647, got 1e+12`,
+		},
+		{
+			name: "queue_limit past a 32-bit integer",
+			text: edit(t, "workers = 2", "workers = 2\nqueue_limit = 1000000000000"),
+			want: `t.toml:12: service.queue_limit: must be between 0 and 2147483647, got 1000000000000`,
+		},
+		{
+			name: "negative queue_limit",
+			text: edit(t, "workers = 2", "workers = 2\nqueue_limit = -1"),
+			want: `t.toml:12: service.queue_limit: must be between 0 and 2147483647, got -1`,
+		},
+		{
+			name: "an integer written as a float",
+			text: edit(t, "workers = 2", "workers = 2e1"),
+			want: `t.toml:11: service.workers: must be an integer (written without a decimal point or exponent), got the number 20`,
+		},
+		{
+			name: "clients past a 32-bit integer",
+			text: minimal + "\n[fleet]\nclients = 99999999999\n",
+			want: `t.toml:15: fleet.clients: must be between 1 and 10000, got 99999999999`,
+		},
+		{
 			name: "duration as a number",
 			text: edit(t, `duration = "60s"`, `duration = 60`),
 			want: `t.toml:3: duration: must be a duration string with a unit, like "250ms" or "2m", got the integer 60`,
@@ -415,12 +450,16 @@ func TestParseFileReadsAndParses(t *testing.T) {
 	assert.Equal(t, want, got)
 }
 
-// TestParseRejectsHugeFiles asserts that a file beyond MaxFileSize is refused before parsing.
+// TestParseRejectsHugeFiles asserts that a file beyond MaxFileSize is refused before parsing,
+// with the limit in the message.
 func TestParseRejectsHugeFiles(t *testing.T) {
 	data := []byte(minimal + "# " + strings.Repeat("x", scenarios.MaxFileSize) + "\n")
 	_, err := scenarios.Parse("big.toml", data)
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "big.toml: file is")
+	assert.Equal(t, "big.toml: larger than 1 MiB (the limit for a scenario file)", err.Error())
+	_, err = scenarios.ParseReader("-", strings.NewReader(string(data)))
+	require.Error(t, err)
+	assert.Equal(t, "-: larger than 1 MiB (the limit for a scenario file)", err.Error())
 }
 
 // TestRoundTrip asserts that a full example (every key of the format) parses, writes back with

@@ -21,6 +21,8 @@ const (
 	MaxSigma    = 3.0              // widest lognormal shape of the service time
 	MaxRate     = 100000           // highest base rate of one class, requests/s
 	MaxUsers    = 100000           // most closed-loop users
+
+	MaxQueueLimit = math.MaxInt32 // largest service.queue_limit (the largest 32-bit integer)
 )
 
 // namePattern is what a scenario name may look like: lowercase words joined by hyphens.
@@ -169,8 +171,8 @@ func (s Scenario) validateService(p *problems) {
 	if !finiteAtLeast(v.Sigma, 0) || v.Sigma > MaxSigma {
 		p.addf("service.sigma", "must be between 0 and %v, got %v", MaxSigma, v.Sigma)
 	}
-	if v.QueueLimit < 0 {
-		p.addf("service.queue_limit", "must not be negative, got %d", v.QueueLimit)
+	if v.QueueLimit < 0 || v.QueueLimit > MaxQueueLimit {
+		p.addf("service.queue_limit", "must be between 0 and %d, got %d", MaxQueueLimit, v.QueueLimit)
 	}
 	if !(v.RefusalCost >= 0 && v.RefusalCost <= 1) {
 		p.addf("service.refusal_cost", "must be in [0, 1] (a fraction of one service time), got %v", v.RefusalCost)

@@ -2,7 +2,9 @@ package tui
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,8 +34,15 @@ func exportBase(m source.Meta) string {
 	return fmt.Sprintf("cortex-%s-%s-%d", clean(m.Scenario), clean(m.Strategy), m.Seed)
 }
 
-// write writes the CSV and the JSON of the job into dir ("" = current directory), each
-// atomically (a temporary file renamed into place), and returns their paths.
+// maxExportNames is how many names export tries for one run (the plain one, then -1, -2, ...)
+// before giving up.
+const maxExportNames = 1000
+
+// write writes the CSV and the JSON of the job into dir ("" = current directory) and returns
+// their paths. It never replaces a file: when cortex-<scenario>-<strategy>-<seed>.csv or .json
+// exists it tries -1, -2, ... before the extension, the same suffix for both files of the pair
+// (see reserve). Each file's content appears at once (a temporary file renamed onto the name
+// reserved for it), so a reader never sees a half-written export.
 func (j exportJob) write(dir string) ([]string, error) {
 	if dir == "" {
 		dir = "."
@@ -46,21 +55,69 @@ func (j exportJob) write(dir string) ([]string, error) {
 	if err := report.WriteJSON(&js, j.meta, j.rows, j.sum); err != nil {
 		return nil, fmt.Errorf("export %s.json: %w", base, err)
 	}
-	var paths []string
-	for _, f := range []struct {
-		path string
-		data []byte
-	}{{base + ".csv", csv.Bytes()}, {base + ".json", js.Bytes()}} {
-		if err := writeAtomic(f.path, f.data); err != nil {
-			return paths, err
+	paths, err := reserve(base, ".csv", ".json")
+	if err != nil {
+		return nil, err
+	}
+	for i, data := range [][]byte{csv.Bytes(), js.Bytes()} {
+		if err := writeAtomic(paths[i], data); err != nil {
+			for _, p := range paths[i:] {
+				_ = os.Remove(p) // the reservations not yet filled; the files written stay
+			}
+			return paths[:i], err
 		}
-		paths = append(paths, f.path)
 	}
 	return paths, nil
 }
 
-// writeAtomic writes data to a temporary file beside path and renames it into place, so a
-// reader never sees a half-written file.
+// reserve creates empty files base+ext for every ext, each with O_EXCL so that no existing file
+// (nor one created meanwhile by another program) is ever opened, and returns their paths. When
+// any of them exists it removes those it created and tries base-1, base-2, ..., up to
+// maxExportNames names.
+func reserve(base string, exts ...string) ([]string, error) {
+	for n := 0; n < maxExportNames; n++ {
+		name := base
+		if n > 0 {
+			name = fmt.Sprintf("%s-%d", base, n)
+		}
+		paths, err := reserveAll(name, exts)
+		if err == nil {
+			return paths, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				return nil, fmt.Errorf("export %s: %w", pe.Path, pe.Err)
+			}
+			return nil, fmt.Errorf("export %s: %w", name, err)
+		}
+	}
+	return nil, fmt.Errorf("export %s: %d names taken (%s to %s-%d), not overwriting any: move them away or set another directory",
+		base, maxExportNames, filepath.Base(base), filepath.Base(base), maxExportNames-1)
+}
+
+// reserveAll creates name+ext for every ext with O_EXCL; on the first failure it removes the
+// ones it created and returns the error (fs.ErrExist when a name is taken).
+func reserveAll(name string, exts []string) ([]string, error) {
+	var paths []string
+	for _, ext := range exts {
+		f, err := os.OpenFile(name+ext, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err == nil {
+			err = f.Close()
+			paths = append(paths, name+ext)
+		}
+		if err != nil {
+			for _, p := range paths {
+				_ = os.Remove(p)
+			}
+			return nil, err
+		}
+	}
+	return paths, nil
+}
+
+// writeAtomic writes data to a temporary file beside path and renames it onto path, which
+// reserve created empty for this export, so a reader sees either nothing or the whole file.
 func writeAtomic(path string, data []byte) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {

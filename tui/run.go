@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -11,20 +12,46 @@ import (
 // Run opens the dashboard on the alternate screen, reading keys from in and drawing to out, and
 // returns when the user quits. Bubble Tea's panic handler stays on: a panic in Update or View
 // restores the terminal before Run returns the error, and the commands of this package recover
-// their own panics and report them in the footer.
-func Run(opts Options, in io.Reader, out io.Writer) (err error) {
+// their own panics and report them in the footer. Bubble Tea's own signal handler is on too: a
+// SIGTERM quits as `q` does (and Run returns nil); use RunContext to tell a signal from a quit.
+func Run(opts Options, in io.Reader, out io.Writer) error {
+	return runProgram(context.Background(), opts, in, out, true)
+}
+
+// RunContext is Run until ctx is done: then the dashboard stops at once, closes its sources,
+// restores the terminal and returns an error wrapping context.Cause(ctx) (so a caller that
+// cancels ctx on SIGTERM, say, learns which signal stopped it). Bubble Tea's signal handler is
+// off: signals are the caller's to turn into a cancelled ctx (signal.NotifyContext or the like).
+func RunContext(ctx context.Context, opts Options, in io.Reader, out io.Writer) error {
+	return runProgram(ctx, opts, in, out, false)
+}
+
+// runProgram runs the dashboard until the user quits or ctx is done; teaSignals keeps Bubble
+// Tea's own signal handler (Run) or leaves signals to the caller (RunContext).
+func runProgram(ctx context.Context, opts Options, in io.Reader, out io.Writer, teaSignals bool) (err error) {
 	if opts.Factory == nil {
 		return errors.New("tui: Options.Factory is nil")
 	}
 	m := New(opts)
-	p := tea.NewProgram(m, tea.WithInput(in), tea.WithOutput(out), tea.WithAltScreen())
+	popts := []tea.ProgramOption{tea.WithInput(in), tea.WithOutput(out), tea.WithAltScreen(), tea.WithContext(ctx)}
+	if !teaSignals {
+		popts = append(popts, tea.WithoutSignalHandler())
+	}
+	p := tea.NewProgram(m, popts...)
 	defer func() {
 		if r := recover(); r != nil {
 			p.Kill()
 			err = fmt.Errorf("the dashboard panicked: %v", r)
 		}
 	}()
-	if _, err := p.Run(); err != nil {
+	final, err := p.Run()
+	if ctx.Err() != nil {
+		if fm, ok := final.(*Model); ok {
+			fm.closeRuns() // killed: Update never saw a quit key
+		}
+		return fmt.Errorf("the dashboard stopped: %w", context.Cause(ctx))
+	}
+	if err != nil {
 		return fmt.Errorf("the dashboard stopped: %w", err)
 	}
 	return nil

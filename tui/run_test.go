@@ -2,8 +2,13 @@ package tui
 
 import (
 	"bytes"
+	"context"
+	"errors"
+	"io"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -40,4 +45,50 @@ func TestFactoryPanicIsReported(t *testing.T) {
 	m := New(Options{Keys: testKeys(), Factory: boom, Scenario: &scn})
 	assert.Equal(t, screenPicker, m.screen)
 	assert.Contains(t, m.footer.status, "kaboom")
+}
+
+// Asserts that RunContext stops when its context is cancelled (as the CLI does on SIGTERM):
+// it returns an error wrapping the context's cause, leaves the alternate screen and shows the
+// cursor again (the terminal restored), closes the source and leaves no goroutine behind.
+func TestRunContextStopsOnCancel(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	ff := &fakeFactory{}
+	scn := fakeScenario()
+	var out syncBuffer
+	stop := errors.New("terminated")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	in, keys := io.Pipe() // input that never ends: only the context can stop the dashboard
+	defer keys.Close()
+	go func() {
+		for !strings.Contains(out.String(), "fake-storm") { // drawn: the program is running
+			time.Sleep(5 * time.Millisecond)
+		}
+		cancel(stop)
+	}()
+	err := RunContext(ctx, Options{Keys: testKeys(), Factory: ff.build, Scenario: &scn, ExportDir: t.TempDir()}, in, &out)
+	require.Error(t, err)
+	assert.ErrorIs(t, err, stop)
+	assert.Equal(t, "the dashboard stopped: terminated", err.Error())
+	screen := out.String()
+	assert.Contains(t, screen, "\x1b[?1049l", "the alternate screen is left")
+	assert.Contains(t, screen, "\x1b[?25h", "the cursor is shown again")
+	assert.True(t, ff.last().closed, "the source is closed")
+}
+
+// syncBuffer is a bytes.Buffer safe for the program's writer and the test's reader.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
