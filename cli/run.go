@@ -2,10 +2,12 @@ package cli
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cortex-tui/cortex-tui/scenarios"
+	"github.com/cortex-tui/cortex-tui/strategy"
 )
 
 // runOptions are the flags of `cortex-tui run`.
@@ -58,7 +60,7 @@ func newRunCmd(io streams) *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&o.scenario, "scenario", "", "built-in scenario name (see \"cortex-tui scenarios\")")
 	f.StringVar(&o.scenarioFile, "scenario-file", "", "path of a scenario TOML file")
-	f.StringVar(&o.strategy, "strategy", "cortex", "retry strategy: none, naive, backoff, breaker, budget, throttle, grpc, cortex")
+	f.StringVar(&o.strategy, "strategy", strategy.CortexName, "retry strategy: "+strings.Join(strategy.Names(), ", "))
 	f.Int64Var(&o.seed, "seed", 0, "random seed (default: the scenario's own)")
 	f.BoolVar(&o.headless, "headless", false, "run without the dashboard and print the result")
 	f.StringVar(&o.format, "format", "", "headless output: table, json or csv (default table on a terminal, json otherwise)")
