@@ -74,7 +74,7 @@ func TestValidate(t *testing.T) {
 			code:   1,
 			stdout: good + ": ok (mine, 60s, 1 fault)\n",
 			stderrPrefix: bad + ":8: class[1].rate: must be a number >= 0, got -1\n" +
-				bad + ":11: service.workers: must be at least 1, got 0\n" +
+				bad + ":11: service.workers: must be between 1 and 100000, got 0\n" +
 				"cortex-tui: 1 of 2 file(s) invalid\n",
 		},
 		{
