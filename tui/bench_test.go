@@ -70,10 +70,9 @@ func BenchmarkRedraw(b *testing.B) {
 // frameBudget plus one tick); "apply" is Update taking the frame in (every snapshot into the
 // history and the recorder, then one redraw), which is what a key pressed then waits for.
 func BenchmarkHeaviestFrame(b *testing.B) {
+	saved := newFrameBudget
+	defer func() { newFrameBudget = saved }()
 	newFrameBudget = func() func(int) bool { return frameBudgetFrom(time.Now) } // the real one
-	defer func() {
-		newFrameBudget = func() func(int) bool { return func(n int) bool { return n < maxFrameTicks } }
-	}()
 	scn := heaviest()
 	m := New(Options{Keys: keymap.Default(), Factory: sim.NewSource, Scenario: &scn, ExportDir: b.TempDir()})
 	m.Update(tea.WindowSizeMsg{Width: 160, Height: 48})
