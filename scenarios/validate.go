@@ -10,11 +10,14 @@ import (
 )
 
 // Limits of the format, checked by Validate. They keep a run meaningful and cut off values no
-// scenario needs (64 classes, a queue of a million attempts, a million requests per second);
-// they do not bound a run's cost on their own: a run at every limit at once would simulate
-// about 10^13 attempts. What bounds the cost is the cost model of package sim (sim.Estimate):
-// the commands refuse, before they start, a run it expects to take more than its budget of CPU
-// time or memory, unless --allow-large is given (docs/simulator.md, "What a run costs").
+// scenario needs (64 classes, a queue of a million attempts, a million requests per second),
+// which also bounds what the simulator allocates by construction (the queue's ring, the
+// clients' state). They do not bound a run's cost on their own: a run at every limit at once
+// would simulate about 2 x 10^11 attempts and hold 42 GB. What bounds it is the cost model of
+// package sim (sim.Estimate): run, bench and validate refuse, before anything starts, a run it
+// expects to take more than 10 minutes of CPU or 2 GB, unless --allow-large is given
+// (docs/simulator.md, "What a run costs"). Package scenarios does not import sim: the check is
+// the commands'.
 const (
 	MaxDuration = time.Hour        // longest arrival phase
 	MaxDrain    = 10 * time.Minute // longest drain
