@@ -39,7 +39,8 @@ func frameBudgetFrom(now func() time.Time) func(steps int) bool {
 
 // advance moves every source forward by d off the Update loop, in steps of at most one tick
 // (every source by the same step, so compare's two runs stay together), and returns their
-// snapshots. It stops early, with slowed set, when the frame's budget is spent: one frame
+// snapshots. It stops early, with slowed set, when the frame's budget is spent (and sets slowed
+// when its last step overran the budget): one frame
 // costs at most frameBudget plus one tick of the scenario, and at most maxFrameTicks ticks.
 // Each step is its own call to Advance, so a source's lock is held for one tick at a time. A
 // panic in a source is recovered and reported in the message, so the terminal is never left
@@ -67,7 +68,9 @@ func advance(srcs []source.Source, d, tick time.Duration, gen int) tea.Cmd {
 			}
 			done += step
 		}
-		return advancedMsg{gen: gen, snaps: out}
+		// A frame whose ticks took longer than its budget is slowed too, even when it did
+		// all its virtual time (one tick of a heavy scenario at x1): more(0) asks the clock alone.
+		return advancedMsg{gen: gen, snaps: out, slowed: !more(0)}
 	}
 }
 

@@ -234,3 +234,19 @@ func TestHeaviestAcceptedScenarioStaysResponsive(t *testing.T) {
 	assert.True(t, m.fr.paused, "the key after the heavy frame is handled at once")
 	assert.Contains(t, m.View(), "paused")
 }
+
+// Asserts that a frame which did all its virtual time but overran its budget on the clock (one
+// tick of a heavy scenario at x1) is reported as slowed, and one within it is not.
+func TestAdvanceOverrunIsSlowed(t *testing.T) {
+	scn := fakeScenario()
+	for _, overran := range []bool{false, true} {
+		saved := newFrameBudget
+		newFrameBudget = func() func(int) bool {
+			return func(n int) bool { return n < maxFrameTicks && !overran } // the clock, as the test says
+		}
+		msg := advance([]source.Source{newFake(scn, "cortex", 1)}, scn.Tick, scn.Tick, 1)().(advancedMsg)
+		newFrameBudget = saved
+		assert.Len(t, msg.snaps[0], 1, "the frame's one tick is done")
+		assert.Equal(t, overran, msg.slowed)
+	}
+}
