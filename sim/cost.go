@@ -63,10 +63,10 @@ import (
 const (
 	// nsPerAttempt is the CPU time of one simulated attempt, arrival, timeout, answer and
 	// decision included: 500 ns, that is 2e6 attempts per CPU-second. BenchmarkRun measures
-	// 4.7e6 (breaker) to 1.4e7 (naive) attempts per CPU-second on its storm, 3.1e6 for cortex
-	// against a queue of a million attempts; 2e6 leaves room for slower machines and for a
-	// heap growing fast (filling a queue of a million attempts ran at 0.9e6 a CPU-second,
-	// garbage collection included, but only for its first second).
+	// 4.7e6 (breaker) to 1.4e7 (naive) attempts per CPU-second on its storm; cortex against a
+	// queue of a million attempts ran at 3.1e6 (getrusage around the run). 2e6 leaves room for
+	// slower machines and for a heap growing fast (filling a queue of a million attempts ran at
+	// 0.9e6 a CPU-second, garbage collection included, but only for its first second).
 	nsPerAttempt = 500
 	// nsPerTick is a tick's own work with one client and one class (the snapshot, the
 	// recorder): 570 ns measured (BenchmarkCostTick/base/100ms).
