@@ -25,6 +25,7 @@ type benchOptions struct {
 	seeds        string // --seeds as written
 	seedsSet     bool
 	format       string
+	allowLarge   bool
 }
 
 func init() { subcommands = append(subcommands, newBenchCmd) }
@@ -79,6 +80,7 @@ strategy with its "seeds" and, for each figure, its "mean", "min" and "max" over
 	f.Int64Var(&o.seed, "seed", 0, "random seed for every run (default: each scenario's own)")
 	f.StringVar(&o.seeds, "seeds", "", "seeds to run every scenario x strategy with, printing the mean (min-max) over them: 1-10, 1,3,5 or 1-3,7")
 	f.StringVar(&o.format, "format", "", "output: table, markdown, matrix (one row per scenario, one column per strategy: "+report.MatrixLegend+") or json (default table on a terminal, json otherwise)")
+	addAllowLargeFlag(cmd, &o.allowLarge)
 	return cmd
 }
 
@@ -91,7 +93,9 @@ type benchJob struct {
 
 // runBench resolves the lists, runs every job on GOMAXPROCS workers and prints the results
 // in job order (scenarios in the order given, then strategies in the order given, then seeds in
-// the order given); with more than one seed, the table and markdown print the cells. A stop
+// the order given); with more than one seed, the table and markdown print the cells. Unless
+// --allow-large, no run starts if one scenario's estimate with the costliest of the strategies
+// exceeds the budget (each run is checked on its own: bench runs GOMAXPROCS of them at once). A stop
 // signal (ctx) ends it at once, printing nothing: no new run starts, those running are left.
 func runBench(ctx context.Context, io streams, o benchOptions) error {
 	format, err := pickFormat(o.format, io.out, []string{"table", "markdown", "matrix", "json"})
@@ -107,7 +111,7 @@ func runBench(ctx context.Context, io streams, o benchOptions) error {
 			return &exitError{code: 2, err: err}
 		}
 	}
-	scns, err := benchScenarios(o)
+	scns, froms, err := benchScenarios(o)
 	if err != nil {
 		return err
 	}
@@ -120,6 +124,11 @@ func runBench(ctx context.Context, io streams, o benchOptions) error {
 				return err
 			}
 			names = append(names, n)
+		}
+	}
+	for i, scn := range scns { // each run must fit in the budget; none starts otherwise
+		if err := checkCost(froms[i], scn, o.allowLarge, names...); err != nil {
+			return err
 		}
 	}
 	var jobs []benchJob
@@ -158,9 +167,11 @@ func runBench(ctx context.Context, io streams, o benchOptions) error {
 	}
 }
 
-// benchScenarios returns the scenarios to bench: the named built-ins, then the file's.
-func benchScenarios(o benchOptions) ([]scenarios.Scenario, error) {
+// benchScenarios returns the scenarios to bench, the named built-ins then the file's, and
+// where each comes from (its name, or the file's path) for messages.
+func benchScenarios(o benchOptions) ([]scenarios.Scenario, []string, error) {
 	var out []scenarios.Scenario
+	var froms []string
 	for _, name := range o.scenarios {
 		name = strings.TrimSpace(name)
 		if name == "" {
@@ -168,24 +179,27 @@ func benchScenarios(o benchOptions) ([]scenarios.Scenario, error) {
 		}
 		scn, err := scenarios.Lookup(name)
 		if err != nil {
-			return nil, &exitError{code: 2, err: err}
+			return nil, nil, &exitError{code: 2, err: err}
 		}
-		out = append(out, scn)
+		out, froms = append(out, scn), append(froms, scn.Name)
 	}
 	if o.scenarioFile != "" {
 		scn, err := scenarios.ParseFile(o.scenarioFile)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		out = append(out, scn)
+		out, froms = append(out, scn), append(froms, o.scenarioFile)
 	}
 	if len(o.scenarios) == 0 && o.scenarioFile == "" {
 		out = scenarios.Catalog()
 		if len(out) == 0 {
-			return nil, fmt.Errorf("no built-in scenarios to bench")
+			return nil, nil, fmt.Errorf("no built-in scenarios to bench")
+		}
+		for _, scn := range out {
+			froms = append(froms, scn.Name)
 		}
 	}
-	return out, nil
+	return out, froms, nil
 }
 
 // progress returns a function printing "bench: n/total runs" on stderr when stderr is a

@@ -28,12 +28,17 @@ func addKeysFlag(cmd *cobra.Command) {
 // signal); tests replace it to check what runDashboard hands over.
 var startDashboard = tui.RunContext
 
-// runDashboard opens the dashboard on scn with the strategy and seed of o. The strategy and
-// the key file are checked before the terminal is touched; without a terminal it fails with
-// exit status 2 and points to --headless.
+// runDashboard opens the dashboard on scn with the strategy and seed of o. The strategy, the
+// cost of the run and the key file are checked before the terminal is touched; without a
+// terminal it fails with exit status 2 and points to --headless. The cost is that of the
+// costliest strategy, since the dashboard switches to any of them (s, c); unless
+// --allow-large, a run over the budget is refused.
 func runDashboard(cmd *cobra.Command, io streams, scn scenarios.Scenario, o runOptions) error {
 	name, err := checkStrategy(o.strategy)
 	if err != nil {
+		return err
+	}
+	if err := checkCost(scenarioSource(o.scenario, o.scenarioFile), scn, o.allowLarge); err != nil {
 		return err
 	}
 	opts, err := dashboardOptions(cmd, &scn, name, o.seed)

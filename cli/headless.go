@@ -18,7 +18,8 @@ import (
 // json (the run document), csv (the timeline) or table (a readable summary). With no format
 // it prints a table on a terminal and JSON otherwise.
 //
-// A stop signal (the command's context) ends it at once, printing nothing.
+// A run the cost model expects to exceed its budget is refused (sim.Estimate) unless
+// --allow-large. A stop signal (the command's context) ends it at once, printing nothing.
 func runHeadless(cmd *cobra.Command, io streams, scn scenarios.Scenario, o runOptions) error {
 	format, err := pickFormat(o.format, io.out, []string{"table", "json", "csv"})
 	if err != nil {
@@ -26,6 +27,9 @@ func runHeadless(cmd *cobra.Command, io streams, scn scenarios.Scenario, o runOp
 	}
 	name, err := checkStrategy(o.strategy)
 	if err != nil {
+		return err
+	}
+	if err := checkCost(scenarioSource(o.scenario, o.scenarioFile), scn, o.allowLarge, name); err != nil {
 		return err
 	}
 	res, err := await(cmd.Context(), func() (sim.Result, error) { return sim.Run(scn, name, o.seed) })

@@ -48,7 +48,7 @@ func assertInert(t *testing.T, out, what string) {
 func TestValidateHostile(t *testing.T) {
 	code, stdout, stderr := run("validate", hostileFile)
 	assert.Equal(t, 0, code, stderr)
-	assert.Equal(t, hostileFile+": ok (hostile-escapes, 60s, 1 fault)\n", stdout)
+	assert.Equal(t, hostileFile+": ok (hostile-escapes, 60s, 1 fault; up to 4e4 attempts, 18 MB)\n", stdout)
 
 	code, stdout, stderr = run("validate", hostileInvalidFile)
 	assert.Equal(t, 1, code)

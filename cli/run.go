@@ -19,6 +19,7 @@ type runOptions struct {
 	seedSet      bool
 	headless     bool
 	format       string
+	allowLarge   bool
 }
 
 func init() { subcommands = append(subcommands, newRunCmd) }
@@ -64,6 +65,7 @@ func newRunCmd(io streams) *cobra.Command {
 	f.Int64Var(&o.seed, "seed", 0, "random seed (default: the scenario's own)")
 	f.BoolVar(&o.headless, "headless", false, "run without the dashboard and print the result")
 	f.StringVar(&o.format, "format", "", "headless output: table, json or csv (default table on a terminal, json otherwise)")
+	addAllowLargeFlag(cmd, &o.allowLarge)
 	addKeysFlag(cmd)
 	return cmd
 }

@@ -8,18 +8,23 @@ import (
 
 	"github.com/cortex-tui/cortex-tui/internal/safetext"
 	"github.com/cortex-tui/cortex-tui/scenarios"
+	"github.com/cortex-tui/cortex-tui/sim"
 )
 
 func init() { subcommands = append(subcommands, newValidateCmd) }
 
 func newValidateCmd(io streams) *cobra.Command {
-	return &cobra.Command{
+	var allowLarge bool
+	cmd := &cobra.Command{
 		Use:   "validate FILE...",
 		Short: "Check scenario files",
 		Long: `validate parses each scenario FILE strictly, as run --scenario-file does, and prints
-"FILE: ok (name, duration, N faults)" for a valid one. For an invalid one it prints every
-problem found to stderr, one per line, as FILE:LINE: field: what is wrong. It exits with
-status 1 if any file is invalid. A FILE of "-" reads the standard input.`,
+"FILE: ok (name, duration, N faults; up to A attempts, M MB)" for a valid one, with what a run
+of it would take with the costliest strategy: the attempts simulated and the memory held, as
+estimated by the cost model (docs/simulator.md). For an invalid one it prints every problem
+found to stderr, one per line, as FILE:LINE: field: what is wrong; a file whose run would take
+more than the budget (10 minutes of CPU or 2 GB) is invalid too, unless --allow-large. It
+exits with status 1 if any file is invalid. A FILE of "-" reads the standard input.`,
 		Example: `  cortex-tui validate my.toml
   cortex-tui validate scenarios/*.toml
   cortex-tui scenarios black-friday --toml | cortex-tui validate -`,
@@ -34,7 +39,7 @@ status 1 if any file is invalid. A FILE of "-" reads the standard input.`,
 			bad, err := await(cmd.Context(), func() (int, error) {
 				bad := 0
 				for _, path := range args {
-					if !validateFile(io, path) {
+					if !validateFile(io, path, allowLarge) {
 						bad++
 					}
 				}
@@ -49,12 +54,15 @@ status 1 if any file is invalid. A FILE of "-" reads the standard input.`,
 			return nil
 		},
 	}
+	addAllowLargeFlag(cmd, &allowLarge)
+	return cmd
 }
 
 // validateFile checks one file and reports the result; it returns whether the file is valid.
+// A file whose run the cost model expects over the budget is invalid unless allowLarge.
 // What it prints is made inert for the terminal (safetext): a message may quote the file's
 // text (an unknown key, the parser's context lines), and the path itself is a stranger's name.
-func validateFile(io streams, path string) bool {
+func validateFile(io streams, path string, allowLarge bool) bool {
 	s, err := parsePath(io, path)
 	if err != nil {
 		msg := err.Error()
@@ -68,7 +76,16 @@ func validateFile(io streams, path string) bool {
 	if len(s.Faults) == 1 {
 		faults = "fault"
 	}
-	fmt.Fprintln(io.out, safetext.Line(fmt.Sprintf("%s: ok (%s, %s, %d %s)", path, s.Name, scenarios.FormatDuration(s.Duration), len(s.Faults), faults)))
+	cost := sim.Estimate(s) // with the costliest strategy
+	over := ""
+	if err := cost.Check(sim.DefaultBudget); err != nil {
+		if !allowLarge {
+			fmt.Fprintln(io.err, safetext.Text(overBudget(path, err).Error()))
+			return false
+		}
+		over = ": over the budget, allowed by --" + allowLargeFlag
+	}
+	fmt.Fprintln(io.out, safetext.Line(fmt.Sprintf("%s: ok (%s, %s, %d %s; %s%s)", path, s.Name, scenarios.FormatDuration(s.Duration), len(s.Faults), faults, cost, over)))
 	return true
 }
 

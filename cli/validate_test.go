@@ -61,20 +61,20 @@ func TestValidate(t *testing.T) {
 		{
 			name:   "one valid file",
 			files:  []string{good},
-			stdout: good + ": ok (mine, 60s, 1 fault)\n",
+			stdout: good + ": ok (mine, 60s, 1 fault; up to 2792 attempts, 19 MB)\n",
 		},
 		{
 			name:   "two valid files",
 			files:  []string{good, noFault},
-			stdout: good + ": ok (mine, 60s, 1 fault)\n" + noFault + ": ok (mine, 60s, 0 faults)\n",
+			stdout: good + ": ok (mine, 60s, 1 fault; up to 2792 attempts, 19 MB)\n" + noFault + ": ok (mine, 60s, 0 faults; up to 2792 attempts, 19 MB)\n",
 		},
 		{
 			name:   "an invalid file among valid ones",
 			files:  []string{good, bad},
 			code:   1,
-			stdout: good + ": ok (mine, 60s, 1 fault)\n",
+			stdout: good + ": ok (mine, 60s, 1 fault; up to 2792 attempts, 19 MB)\n",
 			stderrPrefix: bad + ":8: class[1].rate: must be a number >= 0, got -1\n" +
-				bad + ":11: service.workers: must be at least 1, got 0\n" +
+				bad + ":11: service.workers: must be between 1 and 100000, got 0\n" +
 				"cortex-tui: 1 of 2 file(s) invalid\n",
 		},
 		{
@@ -125,7 +125,7 @@ func TestValidateStdin(t *testing.T) {
 	var out, errOut bytes.Buffer
 	code := cli.Execute([]string{"validate", "-"}, strings.NewReader(validScenario), &out, &errOut)
 	assert.Equal(t, 0, code, errOut.String())
-	assert.Equal(t, "-: ok (mine, 60s, 1 fault)\n", out.String())
+	assert.Equal(t, "-: ok (mine, 60s, 1 fault; up to 2792 attempts, 19 MB)\n", out.String())
 
 	out.Reset()
 	errOut.Reset()

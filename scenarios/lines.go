@@ -42,6 +42,7 @@ func indexLines(text string) lineIndex {
 			name := headerName(t[2:], "]]")
 			counts[name]++
 			table = name + "[" + strconv.Itoa(counts[name]) + "]"
+			ix.add(name, lineNo) // the list as a whole ("class") is where its first entry is
 			ix.add(table, lineNo)
 			continue
 		case t[0] == '[':

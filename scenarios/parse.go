@@ -469,7 +469,7 @@ func (d *decoder) fleet(f *table, s *Scenario) {
 func (d *decoder) service(v *table, svc *Service) {
 	v.require("workers", "workers = 50")
 	v.require("service_time", `service_time = "100ms"`)
-	v.integer("workers", &svc.Workers, 1, math.MaxInt32)
+	v.integer("workers", &svc.Workers, 1, MaxWorkers)
 	v.duration("service_time", &svc.ServiceTime)
 	v.number("sigma", &svc.Sigma)
 	v.integer("queue_limit", &svc.QueueLimit, 0, MaxQueueLimit)

@@ -149,17 +149,17 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "queue_limit past a 32-bit integer, as a float",
 			text: edit(t, "workers = 2", "workers = 2\nqueue_limit = 1e12"),
-			want: `t.toml:12: service.queue_limit: must be between 0 and 2147483647, got 1e+12`,
+			want: `t.toml:12: service.queue_limit: must be between 0 and 1000000, got 1e+12`,
 		},
 		{
 			name: "queue_limit past a 32-bit integer",
 			text: edit(t, "workers = 2", "workers = 2\nqueue_limit = 1000000000000"),
-			want: `t.toml:12: service.queue_limit: must be between 0 and 2147483647, got 1000000000000`,
+			want: `t.toml:12: service.queue_limit: must be between 0 and 1000000, got 1000000000000`,
 		},
 		{
 			name: "negative queue_limit",
 			text: edit(t, "workers = 2", "workers = 2\nqueue_limit = -1"),
-			want: `t.toml:12: service.queue_limit: must be between 0 and 2147483647, got -1`,
+			want: `t.toml:12: service.queue_limit: must be between 0 and 1000000, got -1`,
 		},
 		{
 			name: "an integer written as a float",
@@ -169,7 +169,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "clients past a 32-bit integer",
 			text: minimal + "\n[fleet]\nclients = 99999999999\n",
-			want: `t.toml:15: fleet.clients: must be between 1 and 10000, got 99999999999`,
+			want: `t.toml:15: fleet.clients: must be between 1 and 1000, got 99999999999`,
 		},
 		{
 			name: "duration as a number",
@@ -199,7 +199,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "zero workers",
 			text: edit(t, "workers = 2", "workers = 0"),
-			want: `t.toml:11: service.workers: must be at least 1, got 0`,
+			want: `t.toml:11: service.workers: must be between 1 and 100000, got 0`,
 		},
 		{
 			name: "fraction outside [0,1]",
@@ -326,7 +326,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "closed loop with too many users",
 			text: minimal + "\n[fleet]\nloop = \"closed\"\nusers = 100000000\n",
-			want: `t.toml:16: fleet.users: must be at most 100000, got 100000000`,
+			want: `t.toml:16: fleet.users: must be between 1 and 10000, got 100000000`,
 		},
 		{
 			name: "bad loop",
@@ -371,7 +371,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "dotted key at the top level",
 			text: edit(t, `duration = "60s"`, "duration = \"60s\"\nfleet.clients = 0"),
-			want: `t.toml:4: fleet.clients: must be between 1 and 10000, got 0`,
+			want: `t.toml:4: fleet.clients: must be between 1 and 1000, got 0`,
 		},
 		{
 			name: "values of other TOML types",
@@ -399,7 +399,7 @@ summary = "s"`, "name = 1979-05-27\nsummary = [\"s\"]") + "drop_expired = \"yes\
 		{
 			name: "CRLF line endings keep their line numbers",
 			text: strings.ReplaceAll(edit(t, "workers = 2", "workers = 0"), "\n", "\r\n"),
-			want: `t.toml:11: service.workers: must be at least 1, got 0`,
+			want: `t.toml:11: service.workers: must be between 1 and 100000, got 0`,
 		},
 		{
 			name: "several problems at once, in file order",

@@ -93,3 +93,41 @@ func (s Scenario) BaseRate() float64 {
 	}
 	return total
 }
+
+// PeakLoad is the largest load multiplier during the arrival phase [0, Duration]: 1 with no
+// load points. The profile is piecewise linear, so the largest value is at a point or at an
+// end of the phase.
+func (s Scenario) PeakLoad() float64 {
+	peak := max(s.LoadAt(0), s.LoadAt(s.Duration))
+	for _, p := range s.Load {
+		if p.At > 0 && p.At < s.Duration {
+			peak = max(peak, p.Factor)
+		}
+	}
+	return peak
+}
+
+// LoadSeconds is the integral of the load multiplier over the arrival phase [0, Duration], in
+// seconds: Duration in seconds for a flat 1.0. Open-loop arrivals over the run are BaseRate()
+// times it (for every class at share 1). The profile is linear between points and flat
+// outside them, so the integral is a sum of trapezoids.
+func (s Scenario) LoadSeconds() float64 {
+	end := s.Duration
+	if end <= 0 {
+		return 0
+	}
+	// The breakpoints inside (0, end), with the ends: the profile is linear between them.
+	at := []time.Duration{0}
+	for _, p := range s.Load {
+		if p.At > 0 && p.At < end {
+			at = append(at, p.At)
+		}
+	}
+	at = append(at, end)
+	total := 0.0
+	for i := 1; i < len(at); i++ {
+		a, b := at[i-1], at[i]
+		total += (s.LoadAt(a) + s.LoadAt(b)) / 2 * (b - a).Seconds()
+	}
+	return total
+}

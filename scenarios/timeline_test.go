@@ -95,3 +95,32 @@ func TestServiceCapacity(t *testing.T) {
 	assert.InDelta(t, 500, scenarios.Service{Workers: 50, ServiceTime: 100 * time.Millisecond}.Capacity(), 1e-9)
 	assert.Zero(t, scenarios.Service{Workers: 50}.Capacity())
 }
+
+// TestPeakLoadAndLoadSeconds asserts the largest load factor over the arrival phase and the
+// integral of the load profile over it (factor-seconds), for a flat profile, a ramp, points
+// outside the phase, and a peak between points.
+func TestPeakLoadAndLoadSeconds(t *testing.T) {
+	s := func(d time.Duration, pts ...scenarios.LoadPoint) scenarios.Scenario {
+		return scenarios.Scenario{Duration: d, Load: pts}
+	}
+	p := func(at time.Duration, f float64) scenarios.LoadPoint { return scenarios.LoadPoint{At: at, Factor: f} }
+	tests := []struct {
+		name    string
+		scn     scenarios.Scenario
+		peak    float64
+		seconds float64
+	}{
+		{"no points: flat 1", s(60 * time.Second), 1, 60},
+		{"one point: flat", s(60*time.Second, p(30*time.Second, 2)), 2, 120},
+		{"a ramp from 1 to 3 over the phase", s(60*time.Second, p(0, 1), p(60*time.Second, 3)), 3, 120},
+		{"a peak in the middle", s(100*time.Second, p(0, 1), p(50*time.Second, 5), p(100*time.Second, 1)), 5, 300},
+		{"a peak after the phase does not count", s(10*time.Second, p(0, 1), p(20*time.Second, 3)), 2, 15},
+		{"the black-friday shape", s(180*time.Second, p(0, 1), p(50*time.Second, 1.5), p(150*time.Second, 1.5), p(180*time.Second, 1.2)), 1.5, 62.5 + 150 + 40.5},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.InDelta(t, tt.peak, tt.scn.PeakLoad(), 1e-9)
+			assert.InDelta(t, tt.seconds, tt.scn.LoadSeconds(), 1e-9)
+		})
+	}
+}

@@ -9,20 +9,32 @@ import (
 	"time"
 )
 
-// Limits of the format, checked by Validate. They keep a run meaningful and its cost bounded.
+// Limits of the format, checked by Validate. They keep a run meaningful and cut off values no
+// scenario needs (64 classes, a queue of a million attempts, a million requests per second),
+// which also bounds what the simulator allocates by construction (the queue's ring, the
+// clients' state). They do not bound a run's cost on their own: a run at every limit at once
+// would simulate about 2 x 10^11 attempts and hold 42 GB. What bounds it is the cost model of
+// package sim (sim.Estimate): run, bench and validate refuse, before anything starts, a run it
+// expects to take more than 10 minutes of CPU or 2 GB, unless --allow-large is given
+// (docs/simulator.md, "What a run costs"). Package scenarios does not import sim: the check is
+// the commands'.
 const (
 	MaxDuration = time.Hour        // longest arrival phase
 	MaxDrain    = 10 * time.Minute // longest drain
 	MinTick     = time.Millisecond // shortest simulation step
 	MaxTick     = time.Second      // longest simulation step
-	MaxClients  = 10000            // most client instances
-	MaxLayers   = 5                // most retry layers
+	MaxClients  = 1000             // most client instances (a cortex client's engine is about 90 KB)
+	MaxLayers   = 3                // most retry layers (a request then costs up to 4 x 4 x 4 = 64 attempts)
 	MaxPriority = 10               // highest class priority (the lowest is 0)
 	MaxSigma    = 3.0              // widest lognormal shape of the service time
+	MaxClasses  = 64               // most [[class]] entries
 	MaxRate     = 100000           // highest base rate of one class, requests/s
-	MaxUsers    = 100000           // most closed-loop users
+	MaxFactor   = 100              // largest load profile factor
+	MaxPeakRate = 1000000          // highest open-loop arrival rate: the sum of the class rates times the largest load factor, requests/s
+	MaxUsers    = 10000            // most closed-loop users
+	MaxWorkers  = 100000           // most service workers
 
-	MaxQueueLimit = math.MaxInt32 // largest service.queue_limit (the largest 32-bit integer)
+	MaxQueueLimit = 1000000 // largest service.queue_limit
 )
 
 // namePattern is what a scenario name may look like: lowercase words joined by hyphens.
@@ -82,7 +94,7 @@ func (s Scenario) validateFleet(p *problems) {
 		case s.Loop.Users < 1:
 			p.addf("fleet.users", "must be at least 1 with loop = \"closed\", got %d", s.Loop.Users)
 		case s.Loop.Users > MaxUsers:
-			p.addf("fleet.users", "must be at most %d, got %d", MaxUsers, s.Loop.Users)
+			p.addf("fleet.users", "must be between 1 and %d, got %d", MaxUsers, s.Loop.Users)
 		}
 		if s.Loop.Think < 0 {
 			p.addf("fleet.think", "must not be negative, got %s", FormatDuration(s.Loop.Think))
@@ -141,9 +153,28 @@ func (s Scenario) validateClasses(p *problems) {
 		}
 		total += c.Rate
 	}
-	if total == 0 && !badRate {
-		p.addf("class", "the rates of all classes sum to 0: no traffic")
+	if len(s.Classes) > MaxClasses {
+		p.addf(fmt.Sprintf("class[%d]", MaxClasses+1), "at most %d [[class]] entries, got %d", MaxClasses, len(s.Classes))
 	}
+	switch {
+	case total == 0 && !badRate:
+		p.addf("class", "the rates of all classes sum to 0: no traffic")
+	case !badRate && !s.Loop.Closed && s.loadValid():
+		if peak := total * s.PeakLoad(); peak > MaxPeakRate {
+			p.addf("class", "the peak arrival rate, %v requests/s (the class rates sum to %v, times the largest load factor, %v), must be at most %d requests/s",
+				peak, total, s.PeakLoad(), MaxPeakRate)
+		}
+	}
+}
+
+// loadValid reports whether every load point has a valid factor, so PeakLoad may be relied on.
+func (s Scenario) loadValid() bool {
+	for _, l := range s.Load {
+		if !finiteAtLeast(l.Factor, 0) || l.Factor > MaxFactor {
+			return false
+		}
+	}
+	return true
 }
 
 func (s Scenario) validateLoad(p *problems) {
@@ -154,16 +185,16 @@ func (s Scenario) validateLoad(p *problems) {
 		} else if i > 0 && l.At <= s.Load[i-1].At {
 			p.addf(f+".at", "must be after load[%d].at (%s), got %s", i, FormatDuration(s.Load[i-1].At), FormatDuration(l.At))
 		}
-		if !finiteAtLeast(l.Factor, 0) || l.Factor > 100 {
-			p.addf(f+".factor", "must be between 0 and 100, got %v", l.Factor)
+		if !finiteAtLeast(l.Factor, 0) || l.Factor > MaxFactor {
+			p.addf(f+".factor", "must be between 0 and %d, got %v", MaxFactor, l.Factor)
 		}
 	}
 }
 
 func (s Scenario) validateService(p *problems) {
 	v := s.Service
-	if v.Workers < 1 {
-		p.addf("service.workers", "must be at least 1, got %d", v.Workers)
+	if v.Workers < 1 || v.Workers > MaxWorkers {
+		p.addf("service.workers", "must be between 1 and %d, got %d", MaxWorkers, v.Workers)
 	}
 	if v.ServiceTime <= 0 {
 		p.addf("service.service_time", "must be positive, got %s", FormatDuration(v.ServiceTime))

@@ -1,9 +1,14 @@
 package sim
 
-// ring is a growable FIFO of T. The zero value is an empty ring.
+// ring is a growable FIFO of T. The zero value is an empty ring without a limit.
 type ring[T any] struct {
 	buf        []T
 	head, size int
+	// limit, when > 0, is the most entries the ring will ever hold: its storage doubles as it
+	// fills but never past limit, so a ring that its user keeps at or under limit entries (the
+	// service queue, at most queue_limit) takes at most limit entries of memory, not the next
+	// power of two. Pushing onto a full ring at its limit panics.
+	limit int
 }
 
 func (r *ring[T]) len() int { return r.size }
@@ -11,6 +16,12 @@ func (r *ring[T]) len() int { return r.size }
 func (r *ring[T]) push(v T) {
 	if r.size == len(r.buf) {
 		n := max(16, 2*len(r.buf))
+		if r.limit > 0 {
+			if r.size >= r.limit {
+				panic("sim: push onto a ring at its limit")
+			}
+			n = min(n, r.limit)
+		}
 		buf := make([]T, n)
 		for i := 0; i < r.size; i++ {
 			buf[i] = r.buf[(r.head+i)%len(r.buf)]

@@ -261,8 +261,8 @@ func validate(scn scenarios.Scenario) error {
 	if !(sv.Sigma >= 0) || sv.Sigma > 3 {
 		bad("service.sigma must be in [0, 3] (got %v)", sv.Sigma)
 	}
-	if sv.QueueLimit < 0 {
-		bad("service.queue_limit must be >= 0 (got %d)", sv.QueueLimit)
+	if sv.QueueLimit < 0 || sv.QueueLimit > scenarios.MaxQueueLimit {
+		bad("service.queue_limit must be in 0..%d (got %d)", scenarios.MaxQueueLimit, sv.QueueLimit)
 	}
 	if !(sv.RefusalCost >= 0 && sv.RefusalCost <= 1) {
 		bad("service.refusal_cost must be in [0, 1] (got %v)", sv.RefusalCost)
@@ -316,6 +316,7 @@ func (s *Sim) reset(strategyName string) error {
 	s.timers.clear()
 	s.timers.seq = 0
 	s.svc = service{}
+	s.svc.queue.limit = scn.Service.QueueLimit // arrive never queues past it: the ring stays within it
 	s.faults = [numKinds]activeFault{}
 	s.sched = make([]bool, len(scn.Faults))
 	s.noteIdx = -1

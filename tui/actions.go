@@ -13,7 +13,10 @@ import (
 )
 
 // This file holds what each dashboard key does. Every control goes to every run (both sides of
-// compare) and shows on the next frame; the source writes it to the event log.
+// compare) and shows on the next frame; the source writes it to the event log. A control that
+// calls a source goes through whenIdle: while an advance is in flight it waits for it to
+// return instead of for the source's lock, so a key is handled at once however long the
+// scenario's ticks take.
 
 // togglePause pauses or resumes. Pausing retires the tick loop's tag; resuming starts a new one.
 func (m *Model) togglePause() tea.Cmd {
@@ -122,12 +125,22 @@ func (m *Model) pickerMsg(msg tea.Msg) (tea.Cmd, bool) {
 	return cmd, true
 }
 
-// cycleStrategy switches the run (the right side in compare mode) to the next strategy.
+// cycleStrategy switches the run (the right side in compare mode) to the next strategy, once
+// no advance is in flight (whenIdle).
 func (m *Model) cycleStrategy() tea.Cmd {
 	if len(m.fr.runs) == 0 {
 		return nil
 	}
 	r := m.fr.runs[len(m.fr.runs)-1]
+	m.whenIdle(func() { m.nextStrategy(r) })
+	return nil
+}
+
+// nextStrategy switches r to the next strategy its source accepts, if r is still watched.
+func (m *Model) nextStrategy(r *run) {
+	if !slices.Contains(m.fr.runs, r) {
+		return // replaced while the switch waited for an advance
+	}
 	names := strategy.Names()
 	i := slices.Index(names, r.meta.Strategy)
 	var errs []string
@@ -141,10 +154,9 @@ func (m *Model) cycleStrategy() tea.Cmd {
 		r.rec.SwitchStrategy(next)
 		m.applied(fmt.Sprintf("strategy %s from now on (%s)", next, strategy.Describe(next)))
 		m.redraw()
-		return nil
+		return
 	}
 	m.setStatus("no other strategy available: "+strings.Join(errs, "; "), true)
-	return nil
 }
 
 // toggleCompare enters compare mode (cortex against the current strategy, or naive) on fresh
@@ -159,7 +171,10 @@ func (m *Model) toggleCompare() tea.Cmd {
 		// The left run goes on with the controls applied to both: keep them on screen as they
 		// are in its source, rather than the scenario's defaults.
 		m.gen++
-		left.syncMeta()
+		m.whenIdle(func() {
+			left.syncMeta()
+			m.redraw()
+		})
 		m.fr.runs = []*run{left}
 		m.layout()
 		m.redraw()
@@ -201,18 +216,23 @@ func (m *Model) toggleFault(kind scenarios.FaultKind) func() tea.Cmd {
 			m.setStatus(fmt.Sprintf("the run is over: %s runs it again, %s picks another scenario", keyName(m.keys.Restart), keyName(m.keys.Load)), true)
 			return nil
 		}
+		runs := m.fr.runs
 		if m.injected[kind] || m.faultActive(kind) {
-			for _, r := range m.fr.runs {
-				r.src.Clear(kind)
-			}
+			m.whenIdle(func() {
+				for _, r := range runs {
+					r.src.Clear(kind)
+				}
+			})
 			delete(m.injected, kind)
 			m.applied(fmt.Sprintf("%s cleared", kind))
 			return nil
 		}
 		f := scenarios.Fault{Kind: kind, Value: m.faultValue(kind)}
-		for _, r := range m.fr.runs {
-			r.src.Inject(f)
-		}
+		m.whenIdle(func() {
+			for _, r := range runs {
+				r.src.Inject(f)
+			}
+		})
 		m.injected[kind] = true
 		m.applied(fmt.Sprintf("%s injected (%s)", kind, describeFault(f)))
 		m.setStatus(fmt.Sprintf("%s injected (%s); press again to clear", kind, describeFault(f)), false)
@@ -270,9 +290,12 @@ func describeFault(f scenarios.Fault) string {
 
 // clearFaults ends every active fault.
 func (m *Model) clearFaults() tea.Cmd {
-	for _, r := range m.fr.runs {
-		r.src.ClearAll()
-	}
+	runs := m.fr.runs
+	m.whenIdle(func() {
+		for _, r := range runs {
+			r.src.ClearAll()
+		}
+	})
 	clear(m.injected)
 	m.applied("every fault cleared")
 	return nil
@@ -308,12 +331,15 @@ func (m *Model) weightBy(delta float64) func() tea.Cmd {
 		for i := range w {
 			w[i] /= sum
 		}
-		for _, r := range m.fr.runs {
-			if err := r.src.SetWeights(weightsOf(w)); err != nil {
-				m.setStatus("weights: "+err.Error(), true)
-				return nil
+		runs := m.fr.runs
+		m.whenIdle(func() {
+			for _, r := range runs {
+				if err := r.src.SetWeights(weightsOf(w)); err != nil {
+					m.setStatus("weights: "+err.Error(), true)
+					return
+				}
 			}
-		}
+		})
 		m.fr.weights = w
 		m.applied(fmt.Sprintf("weight of %s (%s) now %.2f, renormalised", s.key, s.name, w[m.fr.selWeight]))
 		m.redrawPanel(m.signals)
@@ -324,9 +350,12 @@ func (m *Model) weightBy(delta float64) func() tea.Cmd {
 // toggleAdaptive turns adaptive weights on or off.
 func (m *Model) toggleAdaptive() tea.Cmd {
 	m.fr.adaptive = !m.fr.adaptive
-	for _, r := range m.fr.runs {
-		r.src.SetAdaptive(m.fr.adaptive)
-	}
+	runs, on := m.fr.runs, m.fr.adaptive
+	m.whenIdle(func() {
+		for _, r := range runs {
+			r.src.SetAdaptive(on)
+		}
+	})
 	m.applied(fmt.Sprintf("adaptive weights %s", onOff(m.fr.adaptive)))
 	m.redrawPanel(m.signals)
 	return nil
@@ -374,12 +403,15 @@ func (m *Model) setClass(change func(float64, int) (float64, int)) tea.Cmd {
 			c.Name, share, prio, maxShare, maxPriority), false)
 		return nil
 	}
-	for _, r := range m.fr.runs {
-		if err := r.src.SetClass(m.fr.selClass, share, prio); err != nil {
-			m.setStatus(fmt.Sprintf("class %s: %v", c.Name, err), true)
-			return nil
+	runs, i, name := m.fr.runs, m.fr.selClass, c.Name
+	m.whenIdle(func() {
+		for _, r := range runs {
+			if err := r.src.SetClass(i, share, prio); err != nil {
+				m.setStatus(fmt.Sprintf("class %s: %v", name, err), true)
+				return
+			}
 		}
-	}
+	})
 	c.Share, c.Priority = share, prio
 	m.applied(fmt.Sprintf("class %s: share x%.2f, priority %d", c.Name, share, prio))
 	m.redrawPanel(m.shedding)

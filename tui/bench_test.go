@@ -2,6 +2,7 @@ package tui
 
 import (
 	"testing"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -61,4 +62,41 @@ func BenchmarkRedraw(b *testing.B) {
 	for b.Loop() {
 		m.redraw()
 	}
+}
+
+// BenchmarkHeaviestFrame measures the two halves of a frame of the heaviest scenario the cost
+// model accepts (heaviest: 1,000 cortex clients, 64 classes, 1 ms ticks, 100,000 req/s) at
+// x64: "step" is the advance command off the Update loop, cut by the frame's budget (at most
+// frameBudget plus one tick); "apply" is Update taking the frame in (every snapshot into the
+// history and the recorder, then one redraw), which is what a key pressed then waits for.
+func BenchmarkHeaviestFrame(b *testing.B) {
+	saved := newFrameBudget
+	defer func() { newFrameBudget = saved }()
+	newFrameBudget = func() func(int) bool { return frameBudgetFrom(time.Now) } // the real one
+	scn := heaviest()
+	m := New(Options{Keys: keymap.Default(), Factory: sim.NewSource, Scenario: &scn, ExportDir: b.TempDir()})
+	m.Update(tea.WindowSizeMsg{Width: 160, Height: 48})
+	m.setSpeed(len(speeds) - 1)
+	var step, apply time.Duration
+	ticks, frames := 0, 0
+	for b.Loop() {
+		cmd := m.onTick(tickMsg{tag: m.tag})
+		if cmd == nil {
+			b.StopTimer()
+			m.restart()
+			b.StartTimer()
+			continue
+		}
+		t0 := time.Now()
+		msg := cmd().(advancedMsg)
+		t1 := time.Now()
+		m.Update(msg)
+		apply += time.Since(t1)
+		step += t1.Sub(t0)
+		ticks += len(msg.snaps[0])
+		frames++
+	}
+	b.ReportMetric(float64(step.Milliseconds())/float64(max(frames, 1)), "step-ms/frame")
+	b.ReportMetric(float64(apply.Milliseconds())/float64(max(frames, 1)), "apply-ms/frame")
+	b.ReportMetric(float64(ticks)/float64(max(frames, 1)), "ticks/frame")
 }

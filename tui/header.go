@@ -43,10 +43,14 @@ func (p *header) render(f *frame) string {
 	if len(f.runs) > 1 {
 		strat = st.Bold.Render(r.meta.Strategy) + st.Muted.Render(" vs ") + st.Bold.Render(f.runs[1].meta.Strategy)
 	}
+	speed := "x" + fmtSpeed(f.speed)
+	if f.slowed && !f.paused {
+		speed += st.Warn.Render(" (slowed)") // the simulation cannot keep up with the speed
+	}
 	parts := []string{
 		st.Bold.Render(" " + r.meta.Scenario),
 		fmt.Sprintf("t %s / %s", fmtClock(r.hist.last.T), fmtDur(r.meta.Total)),
-		"x" + fmtSpeed(f.speed),
+		speed,
 		strat,
 		state,
 	}

@@ -15,6 +15,9 @@ import (
 
 func TestMain(m *testing.M) {
 	lipgloss.SetColorProfile(termenv.Ascii)
+	// A frame steps its whole virtual time (up to maxFrameTicks), however slow the machine:
+	// what the tests see never depends on the clock. TestFrameBudget tests the clock's part.
+	newFrameBudget = func() func(int) bool { return func(steps int) bool { return steps < maxFrameTicks } }
 	os.Exit(m.Run())
 }
 

@@ -390,8 +390,9 @@ func (m *Model) closeRuns() {
 	})
 }
 
-// whenIdle runs fn now, or after the advance in flight returns (controls that reset or close a
-// source must not race with its Advance).
+// whenIdle runs fn now, or after the advance in flight returns. Every call from Update to a
+// source goes through it (controls, restart, close), so Update never waits for a source's lock
+// while an advance steps it: a key is handled at once, and takes effect at the next frame.
 func (m *Model) whenIdle(fn func()) {
 	if m.inFlight {
 		m.pending = append(m.pending, fn)
@@ -441,7 +442,7 @@ func (m *Model) onTick(msg tickMsg) tea.Cmd {
 // advance starts an advance command by d.
 func (m *Model) advance(d time.Duration) tea.Cmd {
 	m.inFlight = true
-	return advance(m.sources(), d, m.gen)
+	return advance(m.sources(), d, m.fr.runs[0].meta.Tick, m.gen)
 }
 
 // onAdvanced takes the snapshots in, runs deferred controls, redraws, and schedules the next
@@ -453,6 +454,10 @@ func (m *Model) onAdvanced(msg advancedMsg) tea.Cmd {
 		m.setStatus(msg.err.Error(), true)
 	}
 	if msg.gen == m.gen && len(msg.snaps) == len(m.fr.runs) {
+		if msg.slowed != m.fr.slowed {
+			m.fr.slowed = msg.slowed
+			m.redrawHeader()
+		}
 		m.apply(msg.snaps)
 	}
 	pending := m.pending

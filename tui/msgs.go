@@ -15,9 +15,10 @@ type tickMsg struct{ tag int }
 // compare mode). gen is the model's generation when the command started: snapshots of an older
 // generation (before a restart or a new scenario) are dropped.
 type advancedMsg struct {
-	gen   int
-	snaps [][]source.Snapshot
-	err   error // set when the advance panicked (recovered)
+	gen    int
+	snaps  [][]source.Snapshot
+	slowed bool  // the frame's budget ran out before its virtual time: the run is slower than asked
+	err    error // set when the advance panicked (recovered)
 }
 
 // exportedMsg reports where an export went, or why it failed.
@@ -40,6 +41,7 @@ type frame struct {
 	selClass  int // index into classes
 	paused    bool
 	speed     float64
+	slowed    bool           // the last frame ran out of time: the run goes slower than speed
 	small     bool           // the window is below the full layout's minimum
 	trafficY  float64        // shared y range of the traffic charts in compare mode (0 = each its own)
 	keys      *keymap.KeyMap // the bindings, for texts that name a key
