@@ -111,9 +111,10 @@
 //
 // Recording is O(1) and allocation-free. Each window slice keeps a latency histogram (80
 // log-linear bins: 4 per power of two from 65 µs to 69 s, each with its count and latency sum),
-// and the engine keeps two running merged histograms, one for the whole window and one for the
-// short span: a recorded latency is added to the slice and to both, and a slice's histogram is
-// subtracted from each as the slice leaves it. Reading P99 therefore never sorts samples nor
+// and the engine keeps a running merged histogram of the short span, the only one P99 is read
+// from (the whole window keeps counts only): a recorded latency is added to the slice and to the
+// merged histogram, and a slice's histogram is subtracted as it leaves the short span. Reading
+// P99 therefore never sorts samples nor
 // merges histograms; it walks the merged bins down from the highest occupied one until 1% of the
 // samples are passed (a few bins) and reports the mean latency of that bin: exact when that
 // bin's latencies are equal, within the bin's 25% width otherwise. ShouldRetry, Decide,

@@ -243,9 +243,12 @@ func (e *Engine) signals(t time.Duration) (s Signals) {
 // they are written straight into the Decision, instead of being built as a value and copied
 // (a copy of a struct just written is a store-forwarding stall on amd64, measured at about
 // a sixth of ShouldRetry).
-func (e *Engine) fillSignals(t time.Duration, s *Signals) {
+func (e *Engine) fillSignals(t time.Duration, s *Signals) { e.fillSignalsAt(t, e.p99(), s) }
+
+// fillSignalsAt is fillSignals with the short span's P99 already read.
+func (e *Engine) fillSignalsAt(t, p99 time.Duration, s *Signals) {
 	s.F = e.failureRate()
-	s.L = e.bl.deviation(e.p99())
+	s.L = e.bl.deviation(p99)
 	s.Q = e.qSignal
 	s.B = e.tb.burn(t)
 	s.C = e.br.score()
@@ -357,7 +360,7 @@ func (e *Engine) unified(t time.Duration, priority, attempt int, timeout bool, d
 		return false
 	}
 	cps = clamp01(cps)
-	d.CPS, d.State, d.Floor = cps, StateFor(cps, e.cfg.EmergencyThreshold), floorOf(cps)
+	d.CPS, d.State, d.Floor = cps, StateFor(cps, e.cfg.EmergencyThreshold), FloorFor(cps)
 
 	switch {
 	case cps >= e.cfg.EmergencyThreshold: // check 3: emergency, then the circuit
@@ -476,37 +479,44 @@ func (e *Engine) record(o outcome, latency time.Duration) {
 
 // Snapshot returns a copy of the engine's state now; it shares no memory with the engine and
 // allocates nothing.
-func (e *Engine) Snapshot() Snapshot {
+func (e *Engine) Snapshot() (s Snapshot) {
+	e.SnapshotTo(&s)
+	return s
+}
+
+// SnapshotTo is Snapshot written into *s, every field of it, for callers that read many engines
+// often (the simulator reads every client's engine every tick): a Snapshot is 27 words, and
+// receiving one by value copies it whole behind the stores that just wrote it. The P99 latency
+// is read once, for signal L and for s.P99.
+func (e *Engine) SnapshotTo(s *Snapshot) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	t := e.now()
 	e.advance(t)
-	s := e.signals(t)
-	cps := clamp01(e.w.dot(&s))
-	return Snapshot{
-		Signals:         s,
-		Weights:         e.w,
-		Adaptive:        e.adaptive,
-		CPS:             cps,
-		State:           StateFor(cps, e.cfg.EmergencyThreshold),
-		Floor:           floorOf(cps),
-		Circuit:         e.br.state,
-		Tokens:          e.tokens(),
-		TokenCapacity:   e.cfg.TokenBucketCapacity,
-		Baseline:        e.bl.value,
-		P99:             e.p99(),
-		Tail:            e.bl.tail,
-		Slowdown:        e.slowdown(),
-		Outcomes:        int(e.win.long.outcomes()),
-		Failures:        int(e.win.long.failures),
-		RecoveryShare:   e.rampShare(t),
-		Successes:       e.successes,
-		Failed:          e.failed,
-		Decisions:       e.decisions,
-		Fallbacks:       e.fallbacks,
-		TransitionCount: e.br.count,
-		LastTransition:  e.br.last(),
-	}
+	p99 := e.p99()
+	e.fillSignalsAt(t, p99, &s.Signals)
+	cps := clamp01(e.w.dot(&s.Signals))
+	s.Weights = e.w
+	s.Adaptive = e.adaptive
+	s.CPS = cps
+	s.State = StateFor(cps, e.cfg.EmergencyThreshold)
+	s.Floor = FloorFor(cps)
+	s.Circuit = e.br.state
+	s.Tokens = e.tokens()
+	s.TokenCapacity = e.cfg.TokenBucketCapacity
+	s.Baseline = e.bl.value
+	s.P99 = p99
+	s.Tail = e.bl.tail
+	s.Slowdown = e.slowdown()
+	s.Outcomes = int(e.win.long.outcomes())
+	s.Failures = int(e.win.long.failures)
+	s.RecoveryShare = e.rampShare(t)
+	s.Successes = e.successes
+	s.Failed = e.failed
+	s.Decisions = e.decisions
+	s.Fallbacks = e.fallbacks
+	s.TransitionCount = e.br.count
+	s.LastTransition = e.br.last()
 }
 
 // tokens returns the tokens left (the capacity when the budget is disabled).
@@ -608,8 +618,11 @@ func StateFor(cps, emergencyThreshold float64) State {
 	return Healthy
 }
 
-// floorOf returns floor(cps*10) within 0..10, tolerant of floating-point error.
-func floorOf(cps float64) int {
+// FloorFor returns the priority floor of a CPS, floor(cps*10) within 0..10, tolerant of
+// floating-point error (a CPS meant to be 0.3, computed as 0.29999999999999993, gives 3): retries
+// of a priority below it are shed. Decisions and snapshots carry it; use this for a CPS of your
+// own (a fleet's mean, say) so that nobody computes it differently.
+func FloorFor(cps float64) int {
 	return min(MaxPriority, max(0, int(math.Floor(cps*10+floorEpsilon))))
 }
 

@@ -96,18 +96,16 @@ type bucket struct {
 	hist      histogram
 }
 
-// span is the running view of a run of consecutive slices: outcome counts and the merged
-// latency histogram, added to on record and subtracted from when a slice leaves the span.
-type span struct {
+// tally counts the outcomes of a run of consecutive slices, added to on record and subtracted
+// from when a slice leaves the run.
+type tally struct {
 	successes uint64
 	failures  uint64
 	timeouts  uint64 // the failures that were timeouts
-	merged    histogram
-	top       int // no bin of merged above this one holds a sample (P99 scans down from it)
 }
 
-// add counts one outcome whose latency ns falls in bin i.
-func (p *span) add(o outcome, i int, ns int64) {
+// count counts one outcome.
+func (p *tally) count(o outcome) {
 	switch o {
 	case succeeded:
 		p.successes++
@@ -117,15 +115,33 @@ func (p *span) add(o outcome, i int, ns int64) {
 	default:
 		p.failures++
 	}
+}
+
+// forget removes the outcomes of slice b, which the tally holds.
+func (p *tally) forget(b *bucket) {
+	p.successes -= b.successes
+	p.failures -= b.failures
+	p.timeouts -= b.timeouts
+}
+
+// span is a tally with the merged latency histogram of its slices, for P99: the window's short
+// span (the long one needs only its counts, so it keeps no histogram).
+type span struct {
+	tally
+	merged histogram
+	top    int // no bin of merged above this one holds a sample (P99 scans down from it)
+}
+
+// add counts one outcome whose latency ns falls in bin i.
+func (p *span) add(o outcome, i int, ns int64) {
+	p.count(o)
 	p.merged.addAt(i, ns)
 	p.top = max(p.top, i)
 }
 
 // drop removes the outcomes of slice b, which the span holds.
 func (p *span) drop(b *bucket) {
-	p.successes -= b.successes
-	p.failures -= b.failures
-	p.timeouts -= b.timeouts
+	p.forget(b)
 	p.merged.sub(&b.hist)
 }
 
@@ -136,11 +152,11 @@ func (p *span) settle() {
 	}
 }
 
-// outcomes returns the number of outcomes in the span.
-func (p *span) outcomes() uint64 { return p.successes + p.failures }
+// outcomes returns the number of outcomes in the tally.
+func (p *tally) outcomes() uint64 { return p.successes + p.failures }
 
-// failureRate returns failures / outcomes in the span, 0 when empty.
-func (p *span) failureRate() float64 {
+// failureRate returns failures / outcomes in the tally, 0 when empty.
+func (p *tally) failureRate() float64 {
 	n := p.successes + p.failures
 	if n == 0 {
 		return 0
@@ -148,11 +164,11 @@ func (p *span) failureRate() float64 {
 	return float64(p.failures) / float64(n)
 }
 
-// answeredFailureRate returns the share of the span's answers that said no: failures that were
+// answeredFailureRate returns the share of the tally's answers that said no: failures that were
 // not timeouts (refused, 5xx, 429) over successes plus those failures, 0 without answers.
 // Timeouts are left out of both sides: a mix of refusals and timeouts with no success is a
 // failure rate of 1, a run of timeouts alone is no evidence either way.
-func (p *span) answeredFailureRate() float64 {
+func (p *tally) answeredFailureRate() float64 {
 	no := p.failures - p.timeouts
 	n := p.successes + no
 	if n == 0 {
@@ -166,11 +182,11 @@ func (p *span) p99() time.Duration {
 	return p.merged.quantileFrom(0.99, p.outcomes(), p.top)
 }
 
-// slidingWindow counts outcomes and latencies over the last windowBuckets time slices (the
-// long span) and, inside it, over the last recent slices (the short span, the engine's
-// FailureHorizon). Recording is O(1): both spans' totals and merged histograms are kept
-// running (added on record, subtracted when a slice leaves the span), so reading F or P99
-// never merges the buckets. Time is the elapsed time since the engine's origin and must not go
+// slidingWindow counts outcomes over the last windowBuckets time slices (the long span, a tally)
+// and, inside it, outcomes and latencies over the last recent slices (the short span, the
+// engine's FailureHorizon, which signal L reads). Recording is O(1): the totals and the short
+// span's merged histogram are kept running (added on record, subtracted when a slice leaves the
+// span), so reading F or P99 never merges the buckets. Time is the elapsed time since the engine's origin and must not go
 // backwards (the engine guarantees it). Not safe for concurrent use: the engine's mutex guards
 // it.
 type slidingWindow struct {
@@ -179,8 +195,8 @@ type slidingWindow struct {
 	head     int64         // epoch of the newest slice
 	nextEdge time.Duration // start of slice head+1
 	buckets  [windowBuckets]bucket
-	long     span // the last windowBuckets slices
-	short    span // the last recent slices
+	long     tally // the last windowBuckets slices
+	short    span  // the last recent slices
 }
 
 // newSlidingWindow returns an empty window of windowBuckets slices of window/windowBuckets each
@@ -217,7 +233,7 @@ func (s *slidingWindow) advance(t time.Duration) int64 {
 	switch {
 	case crossed >= windowBuckets:
 		clear(s.buckets[:])
-		s.long, s.short = span{}, span{}
+		s.long, s.short = tally{}, span{}
 	case crossed >= s.recent:
 		// The short span empties: every slice it held has left it.
 		s.short = span{}
@@ -225,7 +241,6 @@ func (s *slidingWindow) advance(t time.Duration) int64 {
 	default:
 		s.expire(cur, true)
 	}
-	s.long.settle()
 	s.short.settle()
 	s.head = cur
 	s.buckets[cur%windowBuckets].epoch = cur
@@ -242,7 +257,7 @@ func (s *slidingWindow) expire(cur int64, short bool) {
 			s.short.drop(&s.buckets[(e-s.recent)%windowBuckets])
 		}
 		b := &s.buckets[e%windowBuckets]
-		s.long.drop(b)
+		s.long.forget(b)
 		*b = bucket{}
 	}
 }
@@ -271,6 +286,6 @@ func (s *slidingWindow) record(o outcome, latency time.Duration) {
 	}
 	i := binOf(ns)
 	b.hist.addAt(i, ns)
-	s.long.add(o, i, ns)
+	s.long.count(o)
 	s.short.add(o, i, ns)
 }

@@ -81,6 +81,8 @@ type Sim struct {
 	noteIdx      int
 	lastCircuits [2]int // clients with a HALF_OPEN and an OPEN circuit at the end of the previous tick
 	counts       source.Counts
+	engSnap      engine.Snapshot // fleetView's buffer for one client's engine snapshot
+	emergency    float64         // the clients' engines' EmergencyThreshold, for the fleet's band
 	classTicks   []source.ClassTick
 	events       []source.Event
 }
@@ -354,6 +356,7 @@ func (s *Sim) buildClients(name string) error {
 		clients[i].strat = st
 		if h, ok := st.(strategy.EngineHolder); ok {
 			clients[i].holder = h
+			s.emergency = h.Engine().Config().EmergencyThreshold
 			if s.weights != nil {
 				if err := h.Engine().SetWeights(*s.weights); err != nil {
 					return err

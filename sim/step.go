@@ -301,7 +301,8 @@ func (s *Sim) fleetView() *source.CortexView {
 			}
 			continue
 		}
-		e := c.holder.Engine().Snapshot()
+		e := &s.engSnap // filled in place: a Snapshot returned by value is copied whole
+		c.holder.Engine().SnapshotTo(e)
 		if v == nil {
 			v = &source.CortexView{Weights: e.Weights, Adaptive: e.Adaptive,
 				SigMin: e.Signals, SigMax: e.Signals, CPSMin: e.CPS, CPSMax: e.CPS}
@@ -335,8 +336,8 @@ func (s *Sim) fleetView() *source.CortexView {
 	v.Signals = engine.Signals{F: v.Signals.F / f, L: v.Signals.L / f, Q: v.Signals.Q / f, B: v.Signals.B / f, C: v.Signals.C / f}
 	v.CPS /= f
 	v.Tokens /= f
-	v.Floor = int(math.Floor(v.CPS * 10))
-	v.State = engine.StateFor(v.CPS, engine.DefaultConfig().EmergencyThreshold)
+	v.Floor = engine.FloorFor(v.CPS)
+	v.State = engine.StateFor(v.CPS, s.emergency)
 	best := 0
 	for c := range circuits {
 		if circuits[c] > circuits[best] {
