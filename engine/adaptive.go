@@ -35,8 +35,8 @@ func (a *adaptiveWeights) reset() {
 
 // step applies the rule to signals s and weights w, and reports whether w changed.
 func (a *adaptiveWeights) step(s Signals, w *Weights) bool {
-	v := [5]float64{s.F, s.L, s.Q, s.B, s.C}
-	wa := w.array()
+	v := s.Array()
+	wa := w.Array()
 	spike := v[0] >= a.spikeLevel
 	onset := spike && !a.spiking
 	a.spiking = spike
@@ -60,7 +60,7 @@ func (a *adaptiveWeights) step(s Signals, w *Weights) bool {
 		}
 	}
 	if changed {
-		*w = bounded(weightsOf(wa), AdaptiveMinWeight, AdaptiveMaxWeight)
+		*w = bounded(WeightsFrom(wa), AdaptiveMinWeight, AdaptiveMaxWeight)
 	}
 	return changed
 }

@@ -87,7 +87,7 @@ func ArticleConfig() Config {
 	return Config{
 		Window:                   60 * time.Second,
 		Weights:                  DefaultWeights(),
-		EmergencyThreshold:       0.75,
+		EmergencyThreshold:       DefaultEmergencyThreshold,
 		MaxRetryAttempts:         3,
 		TokenBucketCapacity:      500,
 		TokenRefillRate:          100,

@@ -610,9 +610,9 @@ func StateFor(cps, emergencyThreshold float64) State {
 	switch {
 	case cps >= emergencyThreshold:
 		return Emergency
-	case cps >= 0.50:
+	case cps >= CriticalFrom:
 		return Critical
-	case cps >= 0.25:
+	case cps >= DegradedFrom:
 		return Degraded
 	}
 	return Healthy

@@ -673,7 +673,7 @@ func TestControls(t *testing.T) {
 	s := e.Snapshot()
 	assert.True(t, s.Adaptive)
 	assert.InDelta(t, 1, s.Weights.sum(), 1e-12)
-	for _, v := range s.Weights.array() {
+	for _, v := range s.Weights.Array() {
 		assert.GreaterOrEqual(t, v, AdaptiveMinWeight-1e-12, "adaptive weights are kept within bounds")
 		assert.LessOrEqual(t, v, AdaptiveMaxWeight+1e-12)
 	}

@@ -211,7 +211,7 @@ func fuzzEngine(t *testing.T, data []byte) {
 			t.Fatalf("weights %v do not sum to 1", s.Weights)
 		}
 		if s.Adaptive {
-			for _, v := range s.Weights.array() {
+			for _, v := range s.Weights.Array() {
 				if v < AdaptiveMinWeight-1e-9 || v > AdaptiveMaxWeight+1e-9 {
 					t.Fatalf("adaptive weights %v out of bounds", s.Weights)
 				}

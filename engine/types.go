@@ -52,6 +52,21 @@ const (
 	Emergency
 )
 
+// Where the bands begin: DEGRADED at DegradedFrom, CRITICAL at CriticalFrom, EMERGENCY at the
+// configured EmergencyThreshold (DefaultEmergencyThreshold unless a Config says otherwise).
+// StateFor applies them; use BandStarts to draw them.
+const (
+	DegradedFrom              = 0.25
+	CriticalFrom              = 0.50
+	DefaultEmergencyThreshold = 0.75
+)
+
+// BandStarts returns the CPS at which DEGRADED, CRITICAL and EMERGENCY begin for an emergency
+// threshold: the lines between the four bands, lowest first.
+func BandStarts(emergencyThreshold float64) [3]float64 {
+	return [3]float64{DegradedFrom, CriticalFrom, emergencyThreshold}
+}
+
 // String returns the band's name, e.g. "HEALTHY".
 func (s State) String() string {
 	switch s {

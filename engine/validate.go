@@ -51,11 +51,10 @@ func (e ConfigError) err() error {
 }
 
 func (e *ConfigError) weights(prefix string, w Weights) {
-	names := [5]string{"F", "L", "Q", "B", "C"}
 	ok := true
-	for i, v := range w.array() {
+	for i, v := range w.Array() {
 		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-			e.add(prefix+"."+names[i], "must be a finite number >= 0, got %v", v)
+			e.add(prefix+"."+SignalNames[i], "must be a finite number >= 0, got %v", v)
 			ok = false
 		}
 	}

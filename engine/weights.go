@@ -29,9 +29,30 @@ func (w *Weights) dot(s *Signals) float64 {
 	return w.F*s.F + w.L*s.L + w.Q*s.Q + w.B*s.B + w.C*s.C
 }
 
-func (w Weights) array() [5]float64 { return [5]float64{w.F, w.L, w.Q, w.B, w.C} }
+// Array returns the weights of F, L, Q, B and C, in that order (the order of SignalNames).
+func (w Weights) Array() [5]float64 { return [5]float64{w.F, w.L, w.Q, w.B, w.C} }
 
-func weightsOf(a [5]float64) Weights { return Weights{F: a[0], L: a[1], Q: a[2], B: a[3], C: a[4]} }
+// WeightsFrom is the inverse of Weights.Array: a[0] is F's weight, a[4] C's.
+func WeightsFrom(a [5]float64) Weights { return Weights{F: a[0], L: a[1], Q: a[2], B: a[3], C: a[4]} }
+
+// Array returns the signals F, L, Q, B and C, in that order (the order of SignalNames).
+func (s Signals) Array() [5]float64 { return [5]float64{s.F, s.L, s.Q, s.B, s.C} }
+
+// SignalNames are the keys of the five signals in the order of Signals.Array and Weights.Array.
+var SignalNames = [5]string{"F", "L", "Q", "B", "C"}
+
+// Adjust returns w with the weight of signal i (0 F, 1 L, 2 Q, 3 B, 4 C, the order of Array)
+// moved by delta, floored at 0, and the set renormalised to sum 1 (Normalized): how a user
+// nudges one weight. It fails like Normalized, e.g. when that leaves every weight at 0, and
+// for an i outside 0..4.
+func (w Weights) Adjust(i int, delta float64) (Weights, error) {
+	if i < 0 || i >= len(SignalNames) {
+		return Weights{}, fmt.Errorf("weight index %d is not in 0..%d", i, len(SignalNames)-1)
+	}
+	a := w.Array()
+	a[i] = max(0, a[i]+delta)
+	return WeightsFrom(a).Normalized()
+}
 
 // The bounds adaptive weights keep every weight within.
 const (
@@ -43,7 +64,7 @@ const (
 // clamp, then rescale the weights not pinned at a bound to absorb the difference, until the sum
 // is 1. Each pass pins at least one more weight, so five passes suffice.
 func bounded(w Weights, lo, hi float64) Weights {
-	a := w.array()
+	a := w.Array()
 	s := w.sum()
 	if !(s > 0) || math.IsInf(s, 0) {
 		return Weights{F: 0.2, L: 0.2, Q: 0.2, B: 0.2, C: 0.2}
@@ -79,5 +100,5 @@ func bounded(w Weights, lo, hi float64) Weights {
 			}
 		}
 	}
-	return weightsOf(a)
+	return WeightsFrom(a)
 }

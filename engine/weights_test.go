@@ -41,7 +41,7 @@ func TestWeightsNormalized(t *testing.T) {
 			require.NoError(t, err)
 			s := tc.in.sum()
 			assert.InDelta(t, 1, got.sum(), 1e-12)
-			in, out := tc.in.array(), got.array()
+			in, out := tc.in.Array(), got.Array()
 			for i := range in {
 				assert.InDelta(t, in[i]/s, out[i], 1e-12)
 			}
@@ -63,22 +63,22 @@ func TestBounded(t *testing.T) {
 	}
 	for range 500 {
 		var w Weights
-		a := w.array()
+		a := w.Array()
 		for i := range a {
 			a[i] = r.Float64() * math.Pow(10, float64(r.IntN(6)-3))
 		}
-		cases = append(cases, weightsOf(a))
+		cases = append(cases, WeightsFrom(a))
 	}
 	for _, w := range cases {
 		got := bounded(w, AdaptiveMinWeight, AdaptiveMaxWeight)
 		assert.InDelta(t, 1, got.sum(), 1e-9, "%v -> %v", w, got)
-		for _, v := range got.array() {
+		for _, v := range got.Array() {
 			assert.GreaterOrEqual(t, v, AdaptiveMinWeight-1e-12, "%v -> %v", w, got)
 			assert.LessOrEqual(t, v, AdaptiveMaxWeight+1e-12, "%v -> %v", w, got)
 		}
 	}
 	d := bounded(DefaultWeights(), AdaptiveMinWeight, AdaptiveMaxWeight)
-	want, got := DefaultWeights().array(), d.array()
+	want, got := DefaultWeights().Array(), d.Array()
 	assert.InDeltaSlice(t, want[:], got[:], 1e-12, "defaults are inside the bounds")
 }
 
@@ -113,11 +113,11 @@ func TestAdaptiveRule(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			a := adaptiveWeights{spikeLevel: spike}
 			w := DefaultWeights()
-			before := w.array()[tc.signal]
+			before := w.Array()[tc.signal]
 			for _, s := range tc.steps {
 				a.step(s, &w)
 			}
-			after := w.array()[tc.signal]
+			after := w.Array()[tc.signal]
 			if tc.up {
 				assert.Greater(t, after, before)
 			} else {
@@ -177,10 +177,48 @@ func TestAdaptiveBounds(t *testing.T) {
 			moved++
 		}
 		require.InDelta(t, 1, w.sum(), 1e-9)
-		for _, v := range w.array() {
+		for _, v := range w.Array() {
 			require.GreaterOrEqual(t, v, AdaptiveMinWeight-1e-12)
 			require.LessOrEqual(t, v, AdaptiveMaxWeight+1e-12)
 		}
 	}
 	assert.Positive(t, moved, "the random walk exercised the rule")
+}
+
+// TestWeightsAdjust asserts that Adjust moves one weight, floors it at 0 and renormalises the
+// set to sum 1, that Array and WeightsFrom are inverses, and that a change leaving every weight
+// at 0, or a signal index outside 0..4, is refused.
+func TestWeightsAdjust(t *testing.T) {
+	w := DefaultWeights()
+	assert.Equal(t, w, WeightsFrom(w.Array()))
+
+	got, err := w.Adjust(0, 0.05) // F 0.35 of a sum of 1.05
+	require.NoError(t, err)
+	assert.InDelta(t, 0.35/1.05, got.F, 1e-12)
+	assert.InDelta(t, 0.20/1.05, got.L, 1e-12)
+	assert.InDelta(t, 1, got.F+got.L+got.Q+got.B+got.C, 1e-12)
+
+	got, err = Weights{Q: 0.03, C: 1}.Adjust(2, -0.05)
+	require.NoError(t, err)
+	assert.Equal(t, Weights{C: 1}, got, "floored at 0")
+
+	_, err = Weights{B: 1}.Adjust(3, -1)
+	assert.Error(t, err, "every weight at 0")
+	for _, i := range []int{-1, 5} {
+		_, err = w.Adjust(i, 0.05)
+		assert.Error(t, err, "index %d", i)
+	}
+}
+
+// TestBandStartsAreStateFor asserts that the lines BandStarts draws are where StateFor changes
+// band, for the default and for another emergency threshold.
+func TestBandStartsAreStateFor(t *testing.T) {
+	for _, em := range []float64{DefaultEmergencyThreshold, 0.9} {
+		starts := BandStarts(em)
+		for i, at := range starts {
+			assert.Equal(t, State(i), StateFor(math.Nextafter(at, 0), em), "just below line %d", i)
+			assert.Equal(t, State(i+1), StateFor(at, em), "at line %d", i)
+		}
+	}
+	assert.Equal(t, DefaultEmergencyThreshold, DefaultConfig().EmergencyThreshold)
 }

@@ -8,6 +8,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/strategy"
 )
@@ -319,22 +320,16 @@ func (m *Model) weightBy(delta float64) func() tea.Cmd {
 			m.setStatus(fmt.Sprintf("weight of %s (%s) is already %.2f", s.key, s.name, v), false)
 			return nil
 		}
-		w[m.fr.selWeight] = max(0, w[m.fr.selWeight]+delta)
-		sum := 0.0
-		for _, v := range w {
-			sum += v
-		}
-		if sum <= 0 {
+		weights, err := engine.WeightsFrom(w).Adjust(m.fr.selWeight, delta)
+		if err != nil {
 			m.setStatus("the weights cannot all be zero", true)
 			return nil
 		}
-		for i := range w {
-			w[i] /= sum
-		}
+		w = weights.Array()
 		runs := m.fr.runs
 		m.whenIdle(func() {
 			for _, r := range runs {
-				if err := r.src.SetWeights(weightsOf(w)); err != nil {
+				if err := r.src.SetWeights(weights); err != nil {
 					m.setStatus("weights: "+err.Error(), true)
 					return
 				}

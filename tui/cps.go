@@ -7,11 +7,12 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/strategy"
 )
 
 // cpsPanel charts the CPS of one run over time (one point per simulated second) with the band
-// thresholds 0.25, 0.50 and 0.75 drawn as dotted lines in their band colours.
+// thresholds (engine.BandStarts: 0.25, 0.50 and 0.75) drawn as dotted lines in their band colours.
 type cpsPanel struct {
 	base
 	run   int // which run of the frame (0, or 1 for the right side of compare)
@@ -66,11 +67,13 @@ func (p *cpsPanel) render(f *frame) (string, string) {
 		fmt.Sprintf("CPS %s · floor %d · circuit %s", cps, cv.Floor, circuit),
 		fmt.Sprintf("CPS %s · floor %d", cps, cv.Floor))
 	p.buf = r.hist.cps.tail(p.buf[:0], historyPoints)
+	var marks []mark
+	for i, y := range engine.BandStarts(engine.DefaultEmergencyThreshold) {
+		marks = append(marks, mark{Y: y, Style: st.Band[i+1]}) // the line where band i+1 begins
+	}
 	body := p.chart.Draw(chartSpec{
-		Lines: []series{{Values: p.buf, Style: st.CPSLine}},
-		Marks: []mark{
-			{Y: 0.25, Style: st.Band[1]}, {Y: 0.50, Style: st.Band[2]}, {Y: 0.75, Style: st.Band[3]},
-		},
+		Lines:  []series{{Values: p.buf, Style: st.CPSLine}},
+		Marks:  marks,
 		YMax:   1,
 		Labels: true,
 		Format: func(v float64) string { return fmt.Sprintf("%.2f", v) },

@@ -155,7 +155,7 @@ func (s *fakeSource) snapshot(n int, done bool) source.Snapshot {
 	if s.meta.Strategy == "cortex" {
 		sig := engine.Signals{F: cps, L: cps * 0.8, Q: cps * 0.5, B: cps * 0.3, C: math.Floor(cps + 0.2)}
 		snap.Cortex = &source.CortexView{Signals: sig, SigMin: sig, SigMax: sig, Weights: s.weights, Adaptive: s.adaptive,
-			CPS: cps, CPSMin: cps * 0.9, CPSMax: math.Min(1, cps*1.1), State: stateOf(cps), Floor: int(cps * 10)}
+			CPS: cps, CPSMin: cps * 0.9, CPSMax: math.Min(1, cps*1.1), State: engine.StateFor(cps, engine.DefaultEmergencyThreshold), Floor: engine.FloorFor(cps)}
 	}
 	return snap
 }

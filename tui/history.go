@@ -3,7 +3,6 @@ package tui
 import (
 	"time"
 
-	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/source"
 )
 
@@ -90,7 +89,7 @@ func (h *history) add(s source.Snapshot) {
 	h.acc.capac += s.Service.Capacity
 	if cv := s.Cortex; cv != nil {
 		h.acc.cps += cv.CPS
-		for i, v := range signalArray(cv.Signals) {
+		for i, v := range cv.Signals.Array() {
 			h.acc.sig[i] += v
 		}
 	}
@@ -185,15 +184,4 @@ func (t totals) amplification() float64 {
 		return 0
 	}
 	return float64(t.Attempts) / float64(t.Originals)
-}
-
-// signalArray returns the signals F, L, Q, B, C in that order.
-func signalArray(s engine.Signals) [5]float64 { return [5]float64{s.F, s.L, s.Q, s.B, s.C} }
-
-// weightArray returns the weights of F, L, Q, B, C in that order.
-func weightArray(w engine.Weights) [5]float64 { return [5]float64{w.F, w.L, w.Q, w.B, w.C} }
-
-// weightsOf is the inverse of weightArray.
-func weightsOf(a [5]float64) engine.Weights {
-	return engine.Weights{F: a[0], L: a[1], Q: a[2], B: a[3], C: a[4]}
 }

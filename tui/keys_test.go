@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/keymap"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
@@ -129,7 +130,7 @@ func TestTuningKeys(t *testing.T) {
 		}
 		assert.InDelta(t, 1, sum, 1e-9)
 		require.Len(t, ff.last().weightSet, 1)
-		assert.Equal(t, weightsOf(w), ff.last().weightSet[0])
+		assert.Equal(t, engine.WeightsFrom(w), ff.last().weightSet[0])
 		assert.Contains(t, m.View(), "now 0.33")
 	})
 	t.Run("left never goes below zero", func(t *testing.T) {

@@ -370,7 +370,7 @@ func (m *Model) setRuns(runs ...*run) {
 // resetControls takes weights, adaptive and classes from the first run, as the source has them.
 func (m *Model) resetControls() {
 	clear(m.injected)
-	m.fr.weights = weightArray(engine.DefaultWeights()) // shown until the first snapshot
+	m.fr.weights = engine.DefaultWeights().Array() // shown until the first snapshot
 	m.fr.adaptive = false
 	m.fr.classes = nil
 	if len(m.fr.runs) == 0 {
@@ -489,7 +489,7 @@ func (m *Model) apply(snaps [][]source.Snapshot) {
 		return
 	}
 	if cv := m.fr.runs[0].hist.last.Cortex; cv != nil {
-		m.fr.weights = weightArray(cv.Weights)
+		m.fr.weights = cv.Weights.Array()
 		m.fr.adaptive = cv.Adaptive
 	}
 	m.redraw()

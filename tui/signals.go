@@ -7,6 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/strategy"
 )
 
@@ -51,7 +52,7 @@ func (p *signalsPanel) body(f *frame, w int) string {
 	}
 	var sig [5]float64
 	if cv := r.hist.last.Cortex; cv != nil {
-		sig = signalArray(cv.Signals)
+		sig = cv.Signals.Array()
 	}
 	const labelW, gaugeW, numW, contribW = 12, 8, 14, 7
 	showContrib := w >= 52
@@ -76,7 +77,7 @@ func (p *signalsPanel) body(f *frame, w int) string {
 		}
 		if sparkW > 0 {
 			buf = r.hist.sig[i].tail(buf[:0], sparkW)
-			line += "  " + st.band(stateOf(sig[i])).Render(sparkline(buf, sparkW, 1))
+			line += "  " + st.level(sig[i]).Render(sparkline(buf, sparkW, 1))
 		}
 		lines = append(lines, line)
 	}
@@ -107,8 +108,12 @@ func (p *signalsPanel) body(f *frame, w int) string {
 // else on two, broken between bands.
 func (p *signalsPanel) bands(w int) string {
 	st := p.st
-	first := st.Band[0].Render("■HEALTHY") + st.Muted.Render(" .25 ") + st.Band[1].Render("■DEGRADED") + st.Muted.Render(" .50 ")
-	second := st.Band[2].Render("■CRITICAL") + st.Muted.Render(" .75 ") + st.Band[3].Render("■EMERGENCY")
+	starts := engine.BandStarts(engine.DefaultEmergencyThreshold)
+	at := func(i int) string {
+		return st.Muted.Render(" " + strings.TrimPrefix(fmt.Sprintf("%.2f", starts[i]), "0") + " ")
+	} // " .25 "
+	first := st.Band[0].Render("■"+engine.Healthy.String()) + at(0) + st.Band[1].Render("■"+engine.Degraded.String()) + at(1)
+	second := st.Band[2].Render("■"+engine.Critical.String()) + at(2) + st.Band[3].Render("■"+engine.Emergency.String())
 	if ansi.StringWidth(first+second) <= w {
 		return first + second
 	}

@@ -41,7 +41,7 @@ func (p *smallPanel) render(f *frame) string {
 				spark = st.band(cv.State).Render(sparkline(vals, rest, 1))
 			}
 			lines = append(lines, head+spark)
-			sig := signalArray(cv.Signals)
+			sig := cv.Signals.Array()
 			sparkW := max(p.w-15, 0)
 			for i, s := range signalNames {
 				sel := " "
@@ -49,7 +49,7 @@ func (p *smallPanel) render(f *frame) string {
 					sel = st.Accent.Render("▸")
 				}
 				lines = append(lines, fmt.Sprintf("%s%s %4.2f w%.2f %s", sel, s.key, sig[i], f.weights[i],
-					st.band(stateOf(sig[i])).Render(sparkline(r.hist.sig[i].tail(nil, sparkW), sparkW, 1))))
+					st.level(sig[i]).Render(sparkline(r.hist.sig[i].tail(nil, sparkW), sparkW, 1))))
 			}
 		}
 		svc := r.hist.last.Service

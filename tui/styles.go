@@ -126,15 +126,8 @@ func (st Styles) service(state string) string {
 	return st.ServiceDown.Render(state)
 }
 
-// stateOf returns the band of a CPS value with the default thresholds 0.25, 0.50 and 0.75.
-func stateOf(cps float64) engine.State {
-	switch {
-	case cps >= 0.75:
-		return engine.Emergency
-	case cps >= 0.50:
-		return engine.Critical
-	case cps >= 0.25:
-		return engine.Degraded
-	}
-	return engine.Healthy
+// level is the colour of the band a value in [0,1] (a signal) falls in on the CPS's scale with
+// the default emergency threshold (engine.StateFor), so a signal's sparkline reads like the CPS.
+func (st Styles) level(v float64) lipgloss.Style {
+	return st.band(engine.StateFor(v, engine.DefaultEmergencyThreshold))
 }

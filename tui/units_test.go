@@ -126,13 +126,13 @@ func TestFit(t *testing.T) {
 	assert.Equal(t, "", fit("x", 0, 3))
 }
 
-// Asserts that the band of a CPS uses the thresholds 0.25, 0.50 and 0.75, and that the badge
-// says the band's name.
-func TestStateOfAndBadge(t *testing.T) {
+// Asserts that a signal is coloured like the band its value falls in (engine.StateFor with the
+// default thresholds 0.25, 0.50 and 0.75), and that the badge says the band's name.
+func TestLevelAndBadge(t *testing.T) {
 	st := DefaultStyles()
-	for cps, want := range map[float64]engine.State{0: engine.Healthy, 0.249: engine.Healthy, 0.25: engine.Degraded,
+	for v, want := range map[float64]engine.State{0: engine.Healthy, 0.249: engine.Healthy, 0.25: engine.Degraded,
 		0.5: engine.Critical, 0.74: engine.Critical, 0.75: engine.Emergency, 1: engine.Emergency} {
-		assert.Equal(t, want, stateOf(cps), "cps %v", cps)
+		assert.Equal(t, st.Band[want].GetForeground(), st.level(v).GetForeground(), "value %v", v)
 		assert.Contains(t, st.badge(want), want.String())
 	}
 }
@@ -242,7 +242,7 @@ func TestCPSTitleAgreesWithBand(t *testing.T) {
 	} {
 		r := &run{meta: source.Meta{Tick: tick}, hist: newHistory()}
 		r.hist.add(source.Snapshot{T: tick, Dt: tick, Cortex: &source.CortexView{CPS: tc.cps, CPSMin: tc.cps, CPSMax: tc.cps,
-			State: stateOf(tc.cps), Floor: int(tc.cps * 10)}})
+			State: engine.StateFor(tc.cps, engine.DefaultEmergencyThreshold), Floor: engine.FloorFor(tc.cps)}})
 		f := &frame{runs: []*run{r}}
 		for w := 34; w <= 180; w += 7 {
 			p := newCPS(DefaultStyles(), 0)
