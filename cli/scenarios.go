@@ -115,13 +115,13 @@ func describeScenario(io streams, s scenarios.Scenario) error {
 
 // faultValue describes a fault's value with its key, e.g. ", fraction 0.4"; "" for kinds without one.
 func faultValue(f scenarios.Fault) string {
-	switch key := f.Kind.ValueKey(); key {
-	case "":
+	switch spec, _ := f.Kind.Spec(); spec.Unit {
+	case scenarios.UnitNone:
 		return ""
-	case "latency":
-		return fmt.Sprintf(", +%gs latency", f.Value)
+	case scenarios.UnitSeconds:
+		return fmt.Sprintf(", +%gs %s", f.Value, spec.Key)
 	default:
-		return fmt.Sprintf(", %s %g", key, f.Value)
+		return fmt.Sprintf(", %s %g", spec.Key, f.Value)
 	}
 }
 

@@ -72,12 +72,12 @@ func (s Scenario) MarshalTOML() ([]byte, error) {
 		kv("kind", quote(string(f.Kind)))
 		kv("at", quote(FormatDuration(f.At)))
 		kv("duration", quote(FormatDuration(f.Duration)))
-		switch key := f.Kind.ValueKey(); key {
-		case "":
-		case "latency":
-			kv(key, quote(FormatDuration(time.Duration(math.Round(f.Value*float64(time.Second))))))
+		switch spec, _ := f.Kind.Spec(); spec.Unit {
+		case UnitNone:
+		case UnitSeconds:
+			kv(spec.Key, quote(FormatDuration(time.Duration(math.Round(f.Value*float64(time.Second))))))
 		default:
-			kv(key, number(f.Value))
+			kv(spec.Key, number(f.Value))
 		}
 	}
 	for _, n := range s.Notes {

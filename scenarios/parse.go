@@ -483,17 +483,17 @@ func (d *decoder) service(v *table, svc *Service) {
 	v.done()
 }
 
-// faultValueKeys are the [[fault]] keys that carry a fault's value; each kind takes at most one
-// (FaultKind.ValueKey).
-var faultValueKeys = []string{"latency", "fraction", "rate", "factor"}
-
-// valueExamples shows how each value key is written, for messages.
-var valueExamples = map[string]string{
-	"latency":  `latency = "800ms"`,
-	"fraction": "fraction = 0.5",
-	"rate":     "rate = 100",
-	"factor":   "factor = 0.3",
-}
+// faultValueKeys are the [[fault]] keys that carry a fault's value, in table order without
+// repeats; each kind takes at most one (FaultSpec.Key).
+var faultValueKeys = func() []string {
+	var keys []string
+	for _, s := range faultSpecs {
+		if s.Key != "" && !slices.Contains(keys, s.Key) {
+			keys = append(keys, s.Key)
+		}
+	}
+	return keys
+}()
 
 // fault decodes one [[fault]]: kind, at, duration and the one value key its kind takes.
 func (d *decoder) fault(f *table) Fault {
@@ -506,14 +506,15 @@ func (d *decoder) fault(f *table) Fault {
 	flt.Kind = FaultKind(kind)
 	f.duration("at", &flt.At)
 	f.duration("duration", &flt.Duration)
-	if !slices.Contains(FaultKinds, flt.Kind) {
+	spec, ok := flt.Kind.Spec()
+	if !ok {
 		for _, k := range faultValueKeys {
 			f.get(k) // the kind is reported by Validate; don't also call its value unknown
 		}
 		f.done()
 		return flt
 	}
-	want := flt.Kind.ValueKey()
+	want, example := spec.Key, spec.Key+" = "+spec.Unit.Example()
 	for _, k := range faultValueKeys {
 		if _, ok := f.m[k]; !ok || k == want {
 			continue
@@ -522,19 +523,19 @@ func (d *decoder) fault(f *table) Fault {
 		if want == "" {
 			d.addf(f.field(k), "kind %q takes no value", flt.Kind)
 		} else {
-			d.addf(f.field(k), "is not a value of kind %q, which takes %s", flt.Kind, valueExamples[want])
+			d.addf(f.field(k), "is not a value of kind %q, which takes %s", flt.Kind, example)
 		}
 	}
-	switch want {
-	case "":
-	case "latency":
-		f.require(want, valueExamples[want])
-		var lat time.Duration
-		if f.duration(want, &lat) {
-			flt.Value = lat.Seconds()
+	switch spec.Unit {
+	case UnitNone:
+	case UnitSeconds:
+		f.require(want, example)
+		var d time.Duration
+		if f.duration(want, &d) {
+			flt.Value = d.Seconds()
 		}
 	default:
-		f.require(want, valueExamples[want])
+		f.require(want, example)
 		f.number(want, &flt.Value)
 	}
 	f.done()

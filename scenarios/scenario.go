@@ -2,30 +2,6 @@ package scenarios
 
 import "time"
 
-// FaultKind names one kind of injected failure of the downstream service.
-type FaultKind string
-
-// The fault kinds a scenario timeline or the dashboard can inject.
-const (
-	// FaultOutage crashes the service: connection refused, every attempt fails fast.
-	FaultOutage FaultKind = "outage"
-	// FaultBlackhole is a DNS failure: attempts hang until the client's timeout.
-	FaultBlackhole FaultKind = "blackhole"
-	// FaultLatency adds Value (a duration in seconds) to the service time, so capacity drops too.
-	FaultLatency FaultKind = "latency"
-	// FaultErrors makes a fraction Value (0..1) of processed attempts fail with a 5xx.
-	FaultErrors FaultKind = "errors"
-	// FaultThrottle rate-limits the service to Value requests/s; the excess is answered 429.
-	FaultThrottle FaultKind = "throttle"
-	// FaultCapacity scales the number of workers by the factor Value (0..1].
-	FaultCapacity FaultKind = "capacity"
-	// FaultBadRequests answers a fraction Value (0..1) of attempts with a 4xx (not retryable).
-	FaultBadRequests FaultKind = "bad_requests"
-)
-
-// FaultKinds lists every fault kind in the order the dashboard's keys 1..6 use (bad_requests last).
-var FaultKinds = []FaultKind{FaultOutage, FaultBlackhole, FaultLatency, FaultErrors, FaultThrottle, FaultCapacity, FaultBadRequests}
-
 // Scenario is one complete, validated simulation setup: who sends traffic, to what service,
 // what goes wrong when, and what the viewer is told along the way. All durations are virtual
 // time from the start of the run. A Scenario is a plain value; Parse fills defaults.

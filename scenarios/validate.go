@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"regexp"
-	"slices"
 	"strings"
 	"time"
 )
@@ -234,8 +233,9 @@ func (s Scenario) validateService(p *problems) {
 func (s Scenario) validateFaults(p *problems) {
 	for i, f := range s.Faults {
 		path := fmt.Sprintf("fault[%d]", i+1)
-		if !slices.Contains(FaultKinds, f.Kind) {
-			p.addf(path+".kind", "unknown kind %q; valid kinds: %s", f.Kind, kindList())
+		if f.Kind.Index() < 0 {
+			_, msg := f.Kind.Check(f.Value)
+			p.addf(path+".kind", "%s", msg)
 			continue
 		}
 		switch {
@@ -253,8 +253,8 @@ func (s Scenario) validateFaults(p *problems) {
 			// A fault shorter than a tick that starts within one would never happen at all.
 			p.addf(path+".duration", "must be a multiple of tick (%s): faults start and end on tick boundaries, got %s", FormatDuration(s.Tick), FormatDuration(f.Duration))
 		}
-		if key, msg := f.Kind.checkValue(f.Value); msg != "" {
-			p.addf(path+"."+key, "%s", msg)
+		if field, msg := f.Kind.Check(f.Value); msg != "" {
+			p.addf(path+"."+field, "%s", msg)
 		}
 		for j := range i {
 			g := s.Faults[j]
@@ -285,59 +285,6 @@ func (s Scenario) validateNotes(p *problems) {
 			p.addf(f+".text", "is required")
 		}
 	}
-}
-
-// ValueKey is the [[fault]] key that carries Value for this kind ("latency", "fraction", "rate"
-// or "factor"), or "" for kinds without a value (outage, blackhole).
-func (k FaultKind) ValueKey() string {
-	switch k {
-	case FaultLatency:
-		return "latency"
-	case FaultErrors, FaultBadRequests:
-		return "fraction"
-	case FaultThrottle:
-		return "rate"
-	case FaultCapacity:
-		return "factor"
-	}
-	return ""
-}
-
-// checkValue returns the value's key and what is wrong with v for kind k ("" when v is fine).
-func (k FaultKind) checkValue(v float64) (key, msg string) {
-	key = k.ValueKey()
-	switch k {
-	case FaultOutage, FaultBlackhole:
-		if v != 0 {
-			return "kind", fmt.Sprintf("%s takes no value, got %v", k, v)
-		}
-	case FaultLatency:
-		if !(v > 0 && v <= 600) {
-			return key, fmt.Sprintf("must be between 1ms and 10m, got %s", FormatDuration(time.Duration(v*float64(time.Second))))
-		}
-	case FaultErrors, FaultBadRequests:
-		if !(v > 0 && v <= 1) {
-			return key, fmt.Sprintf("must be in (0, 1], got %v", v)
-		}
-	case FaultThrottle:
-		if !(v > 0 && !math.IsInf(v, 1)) {
-			return key, fmt.Sprintf("must be a rate > 0 in requests/s, got %v", v)
-		}
-	case FaultCapacity:
-		if !(v > 0 && v <= 1) {
-			return key, fmt.Sprintf("must be a factor in (0, 1], got %v", v)
-		}
-	}
-	return key, ""
-}
-
-// kindList is the valid fault kinds, comma-separated.
-func kindList() string {
-	names := make([]string, len(FaultKinds))
-	for i, k := range FaultKinds {
-		names[i] = string(k)
-	}
-	return strings.Join(names, ", ")
 }
 
 // finiteAtLeast reports whether v is a finite number >= lo (false for NaN).

@@ -29,7 +29,7 @@ func (s *Sim) Inject(f scenarios.Fault) {
 
 // Clear ends the fault of that kind (injected or scheduled), if any.
 func (s *Sim) Clear(kind scenarios.FaultKind) {
-	k := kindIndex(kind)
+	k := kind.Index()
 	if k < 0 || !s.faults[k].on {
 		return
 	}

@@ -42,15 +42,17 @@ func randomScenario(r *rand.Rand) scenarios.Scenario {
 	}
 	sortLoad(scn.Load)
 	for range r.IntN(4) {
-		k := scenarios.FaultKinds[r.IntN(len(scenarios.FaultKinds))]
-		v := r.Float64()
-		switch k {
-		case scenarios.FaultThrottle:
+		spec := scenarios.FaultSpecs()[r.IntN(scenarios.NumFaultKinds)]
+		v := 1 - r.Float64() // in (0, 1]
+		switch spec.Unit {
+		case scenarios.UnitNone:
+			v = 0
+		case scenarios.UnitRate:
 			v *= 500
-		case scenarios.FaultCapacity:
+		case scenarios.UnitFactor:
 			v = 0.05 + 0.95*v
 		}
-		scn.Faults = append(scn.Faults, scenarios.Fault{Kind: k, At: d(0, scn.Duration), Duration: d(0, 10*time.Second), Value: v})
+		scn.Faults = append(scn.Faults, scenarios.Fault{Kind: spec.Kind, At: d(0, scn.Duration), Duration: d(0, 10*time.Second), Value: v})
 	}
 	return scn
 }
@@ -79,7 +81,8 @@ func TestRandomScenariosKeepTheirBooks(t *testing.T) {
 		n := 0
 		for !s.Done() {
 			if n == 20 {
-				s.Inject(scenarios.Fault{Kind: scenarios.FaultKinds[i%len(scenarios.FaultKinds)], Value: 0.5, Duration: time.Second})
+				spec := scenarios.FaultSpecs()[i%scenarios.NumFaultKinds]
+				s.Inject(scenarios.Fault{Kind: spec.Kind, Value: spec.InjectValue(100), Duration: time.Second})
 				require.NoError(t, s.SetClass(0, 2, 3))
 				require.NoError(t, s.SetStrategy(names[(i+1)%len(names)]))
 			}

@@ -61,28 +61,20 @@ type service struct {
 // utilSample is one tick's offered attempts and capacity x dt (attempts it could serve).
 type utilSample struct{ offered, able float64 }
 
-// numKinds is the number of fault kinds.
-const numKinds = 7
+// numKinds is the number of fault kinds: the rows of the table of fault kinds.
+const numKinds = scenarios.NumFaultKinds
 
-// kindIndex returns the index of k in scenarios.FaultKinds, or -1.
-func kindIndex(k scenarios.FaultKind) int {
-	for i, kk := range scenarios.FaultKinds {
-		if kk == k {
-			return i
-		}
-	}
-	return -1
-}
-
-// Indexes of the fault kinds in scenarios.FaultKinds.
+// Indexes of the fault kinds in the table (scenarios.FaultSpecs), which index s.faults. A kind
+// acts through the code that reads its index below: a new row of the table does nothing until
+// code here reads it (TestEveryFaultKindActs fails until then).
 var (
-	kOutage    = kindIndex(scenarios.FaultOutage)
-	kBlackhole = kindIndex(scenarios.FaultBlackhole)
-	kLatency   = kindIndex(scenarios.FaultLatency)
-	kErrors    = kindIndex(scenarios.FaultErrors)
-	kThrottle  = kindIndex(scenarios.FaultThrottle)
-	kCapacity  = kindIndex(scenarios.FaultCapacity)
-	kBad       = kindIndex(scenarios.FaultBadRequests)
+	kOutage    = scenarios.FaultOutage.Index()
+	kBlackhole = scenarios.FaultBlackhole.Index()
+	kLatency   = scenarios.FaultLatency.Index()
+	kErrors    = scenarios.FaultErrors.Index()
+	kThrottle  = scenarios.FaultThrottle.Index()
+	kCapacity  = scenarios.FaultCapacity.Index()
+	kBad       = scenarios.FaultBadRequests.Index()
 )
 
 // activeFault is the fault of one kind in effect, if on.
@@ -94,39 +86,22 @@ type activeFault struct {
 	sched    int // index in the timeline, -1 if injected
 }
 
-// checkFault validates a fault's kind and value.
+// checkFault validates a fault's kind and value with the bounds of the table of fault kinds
+// (the ones scenarios.Validate applies).
 func checkFault(f scenarios.Fault) error {
-	if kindIndex(f.Kind) < 0 {
-		return fmt.Errorf("unknown fault kind %q (valid: outage, blackhole, latency, errors, throttle, capacity, bad_requests)", f.Kind)
+	field, problem := f.Kind.Check(f.Value)
+	switch {
+	case problem == "":
+		return nil
+	case f.Kind.Index() < 0:
+		return fmt.Errorf("fault: %s", problem)
 	}
-	v := f.Value
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return fmt.Errorf("%s: value must be a finite number (got %v)", f.Kind, v)
-	}
-	switch f.Kind {
-	case scenarios.FaultLatency:
-		if v < 0 {
-			return fmt.Errorf("latency: value (seconds added) must be >= 0 (got %v)", v)
-		}
-	case scenarios.FaultErrors, scenarios.FaultBadRequests:
-		if v < 0 || v > 1 {
-			return fmt.Errorf("%s: value (fraction) must be in [0, 1] (got %v)", f.Kind, v)
-		}
-	case scenarios.FaultThrottle:
-		if v < 0 {
-			return fmt.Errorf("throttle: value (requests/s) must be >= 0 (got %v)", v)
-		}
-	case scenarios.FaultCapacity:
-		if v <= 0 || v > 1 {
-			return fmt.Errorf("capacity: value (worker factor) must be in (0, 1] (got %v)", v)
-		}
-	}
-	return nil
+	return fmt.Errorf("%s fault: %s %s", f.Kind, field, problem)
 }
 
 // startFault puts f in effect at time t (replacing a fault of the same kind).
 func (s *Sim) startFault(f scenarios.Fault, t int64, sched int) {
-	k := kindIndex(f.Kind)
+	k := f.Kind.Index()
 	af := activeFault{on: true, value: f.Value, injected: sched < 0, sched: sched}
 	if f.Duration > 0 {
 		af.until = t + int64(f.Duration)
