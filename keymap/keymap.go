@@ -5,18 +5,28 @@
 package keymap
 
 import (
+	"slices"
 	"strings"
 
+	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
+
+	"github.com/cortex-tui/cortex-tui/scenarios"
 )
+
+// KeyMap implements help.KeyMap, so bubbles/help draws the footer and the full help from it.
+var _ help.KeyMap = KeyMap{}
 
 // KeyMap is every action of the dashboard and its picker bound to its keys. The zero value has
 // no keys bound and matches nothing; use Default or Load.
 type KeyMap struct {
 	// Time and scenario control.
 	Pause, Step, Faster, Slower, Restart, Load, Strategy, Compare key.Binding
-	// Fault injection: keys 1..6 toggle a fault (in scenarios.FaultKinds order), 0 clears all.
-	Outage, Blackhole, Latency, Errors, Throttle, Capacity, ClearFaults key.Binding
+	// Fault[i] toggles the fault of kind scenarios.FaultKinds[i] (keys 1..6 by default); it is
+	// unbound, and matches nothing, for a kind without a key (its table row names no Binding).
+	Fault [scenarios.NumFaultKinds]key.Binding
+	// ClearFaults (0) clears every fault.
+	ClearFaults key.Binding
 	// Weight tuning: tab, shift+tab, left, right, a.
 	NextWeight, PrevWeight, LowerWeight, RaiseWeight, Adaptive key.Binding
 	// Priority classes: up, down select a class; [ ] its share of traffic, { } its priority.
@@ -39,8 +49,11 @@ type action struct {
 }
 
 // actions lists every action in help order. It is the single table behind Default, Load and the
-// generated documentation.
-var actions = []action{
+// generated documentation. The fault actions come from the table of fault kinds (faultActions).
+var actions = slices.Concat(timeActions, faultActions(), otherActions)
+
+// timeActions are the actions of time and scenario control, first in help order.
+var timeActions = []action{
 	{"pause", []string{" "}, "pause / resume", func(k *KeyMap) *key.Binding { return &k.Pause }},
 	{"step", []string{"."}, "one tick forward while paused", func(k *KeyMap) *key.Binding { return &k.Step }},
 	{"faster", []string{"+"}, "speed up", func(k *KeyMap) *key.Binding { return &k.Faster }},
@@ -49,13 +62,38 @@ var actions = []action{
 	{"load", []string{"l"}, "load a scenario", func(k *KeyMap) *key.Binding { return &k.Load }},
 	{"strategy", []string{"s"}, "cycle the strategy", func(k *KeyMap) *key.Binding { return &k.Strategy }},
 	{"compare", []string{"c"}, "compare two strategies side by side", func(k *KeyMap) *key.Binding { return &k.Compare }},
+}
 
-	{"outage", []string{"1"}, "inject / clear an outage", func(k *KeyMap) *key.Binding { return &k.Outage }},
-	{"blackhole", []string{"2"}, "inject / clear a blackhole", func(k *KeyMap) *key.Binding { return &k.Blackhole }},
-	{"latency", []string{"3"}, "inject / clear latency", func(k *KeyMap) *key.Binding { return &k.Latency }},
-	{"errors", []string{"4"}, "inject / clear errors", func(k *KeyMap) *key.Binding { return &k.Errors }},
-	{"throttle", []string{"5"}, "inject / clear a throttle", func(k *KeyMap) *key.Binding { return &k.Throttle }},
-	{"capacity", []string{"6"}, "inject / clear a capacity drop", func(k *KeyMap) *key.Binding { return &k.Capacity }},
+// faultKeys are the default keys and help of the fault actions, by action name: the Binding of
+// a row of the table of fault kinds (scenarios.FaultSpecs), which says which kind each toggles.
+var faultKeys = map[string]struct {
+	keys []string
+	help string
+}{
+	"outage":    {[]string{"1"}, "inject / clear an outage"},
+	"blackhole": {[]string{"2"}, "inject / clear a blackhole"},
+	"latency":   {[]string{"3"}, "inject / clear latency"},
+	"errors":    {[]string{"4"}, "inject / clear errors"},
+	"throttle":  {[]string{"5"}, "inject / clear a throttle"},
+	"capacity":  {[]string{"6"}, "inject / clear a capacity drop"},
+}
+
+// faultActions returns one action per fault kind with a Binding, in table order, with its keys
+// and help from faultKeys (none, if faultKeys lacks it: a test catches that).
+func faultActions() []action {
+	var out []action
+	for i, spec := range scenarios.FaultSpecs() {
+		if spec.Binding == "" {
+			continue
+		}
+		fk := faultKeys[spec.Binding]
+		out = append(out, action{spec.Binding, fk.keys, fk.help, func(k *KeyMap) *key.Binding { return &k.Fault[i] }})
+	}
+	return out
+}
+
+// otherActions follow the fault actions: clearing faults, tuning, views and the picker.
+var otherActions = []action{
 	{"clear_faults", []string{"0"}, "clear every injected fault", func(k *KeyMap) *key.Binding { return &k.ClearFaults }},
 
 	{"next_weight", []string{"tab"}, "select the next weight", func(k *KeyMap) *key.Binding { return &k.NextWeight }},
@@ -115,15 +153,21 @@ func (k KeyMap) ShortHelp() []key.Binding {
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Pause, k.Step, k.Faster, k.Slower, k.Restart, k.Load, k.Strategy, k.Compare},
-		{k.Outage, k.Blackhole, k.Latency, k.Errors, k.Throttle, k.Capacity, k.ClearFaults},
+		append(k.FaultBindings(), k.ClearFaults),
 		{k.NextWeight, k.PrevWeight, k.LowerWeight, k.RaiseWeight, k.Adaptive,
 			k.ClassUp, k.ClassDown, k.ShareDown, k.ShareUp, k.PriorityDown, k.PriorityUp},
 		{k.Export, k.Help, k.Quit, k.Select, k.Back, k.Filter},
 	}
 }
 
-// Faults returns the fault bindings Outage..Capacity in scenarios.FaultKinds order, so
-// Faults()[i] toggles scenarios.FaultKinds[i].
-func (k KeyMap) Faults() []key.Binding {
-	return []key.Binding{k.Outage, k.Blackhole, k.Latency, k.Errors, k.Throttle, k.Capacity}
+// FaultBindings returns the bindings of the fault kinds that have a key, in the order of
+// scenarios.FaultKinds (outage, blackhole, latency, errors, throttle, capacity by default).
+func (k KeyMap) FaultBindings() []key.Binding {
+	var out []key.Binding
+	for i, spec := range scenarios.FaultSpecs() {
+		if spec.Binding != "" {
+			out = append(out, k.Fault[i])
+		}
+	}
+	return out
 }

@@ -32,12 +32,21 @@ func snakeCase(field string) string {
 }
 
 // bindingsByName returns every binding of km keyed by its key-file name, found by reflection
-// so that a field missing from the actions table is caught.
+// so that a field missing from the actions table is caught; the fault bindings (Fault[i]) are
+// named by the Binding of row i of the table of fault kinds, those without one left out.
 func bindingsByName(t *testing.T, km KeyMap) map[string]key.Binding {
 	t.Helper()
 	v := reflect.ValueOf(km)
 	out := map[string]key.Binding{}
 	for i := range v.NumField() {
+		if v.Type().Field(i).Name == "Fault" {
+			for j, spec := range scenarios.FaultSpecs() {
+				if spec.Binding != "" {
+					out[spec.Binding] = km.Fault[j]
+				}
+			}
+			continue
+		}
 		b, ok := v.Field(i).Interface().(key.Binding)
 		require.True(t, ok, "field %s is not a key.Binding", v.Type().Field(i).Name)
 		out[snakeCase(v.Type().Field(i).Name)] = b
@@ -86,7 +95,7 @@ func TestDefaultMatchesTeaKeys(t *testing.T) {
 		{tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'.'}}, km.Step},
 		{tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'+'}}, km.Faster},
 		{tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'-'}}, km.Slower},
-		{tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'1'}}, km.Outage},
+		{tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'1'}}, km.Fault[scenarios.FaultOutage.Index()]},
 		{tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'0'}}, km.ClearFaults},
 		{tea.KeyMsg{Type: tea.KeyTab}, km.NextWeight},
 		{tea.KeyMsg{Type: tea.KeyShiftTab}, km.PrevWeight},
@@ -111,17 +120,36 @@ func TestDefaultMatchesTeaKeys(t *testing.T) {
 	}
 }
 
-// TestFaultsFollowFaultKinds asserts that Faults()[i] is the binding whose action is named
-// after scenarios.FaultKinds[i], so keys 1..6 inject the kinds in the documented order.
+// TestFaultsFollowFaultKinds asserts that Fault[i] is the binding of the action named by the
+// table row of scenarios.FaultKinds[i] (keys 1..6 inject the kinds in table order), that every
+// row with a Binding has its default keys and help here and every fault action a row, and that
+// FaultBindings lists the bound kinds in table order.
 func TestFaultsFollowFaultKinds(t *testing.T) {
 	km := Default()
-	faults := km.Faults()
-	require.Len(t, faults, 6)
 	byName := bindingsByName(t, km)
-	for i, b := range faults {
-		kind := string(scenarios.FaultKinds[i])
-		assert.Equal(t, byName[kind].Keys(), b.Keys(), "Faults()[%d] should be %s", i, kind)
+	var bound []key.Binding
+	named := map[string]bool{}
+	for i, spec := range scenarios.FaultSpecs() {
+		if spec.Binding == "" {
+			assert.Empty(t, km.Fault[i].Keys(), "%s has no key", spec.Kind)
+			continue
+		}
+		named[spec.Binding] = true
+		require.Contains(t, faultKeys, spec.Binding, "keymap has no default keys for %s's binding %q", spec.Kind, spec.Binding)
+		assert.NotEmpty(t, km.Fault[i].Keys(), "%s has a key", spec.Kind)
+		assert.Equal(t, byName[spec.Binding].Keys(), km.Fault[i].Keys(), "Fault[%d] should be %s", i, spec.Binding)
+		bound = append(bound, km.Fault[i])
 	}
+	for name := range faultKeys {
+		assert.True(t, named[name], "fault action %q names no kind of the table", name)
+	}
+	assert.Equal(t, bound, km.FaultBindings())
+	assert.Equal(t, []string{"1", "2", "3", "4", "5", "6"}, func() (keys []string) {
+		for _, b := range km.FaultBindings() {
+			keys = append(keys, b.Keys()...)
+		}
+		return keys
+	}())
 }
 
 // TestFullHelpCoversEveryBinding asserts that the full help shows every binding exactly once,

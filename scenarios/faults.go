@@ -155,6 +155,15 @@ func (s FaultSpec) Label(v float64) string {
 	return name + " " + s.Unit.Show(v)
 }
 
+// Label is FaultSpec.Label for kind k; an unknown kind reads as its name.
+func (k FaultKind) Label(v float64) string {
+	s, ok := k.Spec()
+	if !ok {
+		s = FaultSpec{Kind: k}
+	}
+	return s.Label(v)
+}
+
 // InjectValue is the value the dashboard injects for this kind on a service of capacity
 // requests/s: Inject, or for a rate Inject x capacity (at least 1 request/s).
 func (s FaultSpec) InjectValue(capacity float64) float64 {

@@ -228,15 +228,21 @@ func (m *Model) toggleFault(kind scenarios.FaultKind) func() tea.Cmd {
 			m.applied(fmt.Sprintf("%s cleared", kind))
 			return nil
 		}
-		f := scenarios.Fault{Kind: kind, Value: m.faultValue(kind)}
+		spec, _ := kind.Spec()
+		f := scenarios.Fault{Kind: kind, Value: spec.InjectValue(m.capacity())}
 		m.whenIdle(func() {
 			for _, r := range runs {
 				r.src.Inject(f)
 			}
 		})
 		m.injected[kind] = true
-		m.applied(fmt.Sprintf("%s injected (%s)", kind, describeFault(f)))
-		m.setStatus(fmt.Sprintf("%s injected (%s); press again to clear", kind, describeFault(f)), false)
+		what := spec.Effect // "latency injected (+1s: added to the service time, ...)"
+		if v := spec.Unit.Show(f.Value); v != "" {
+			what = v + ": " + what
+		}
+		injected := fmt.Sprintf("%s injected (%s)", kind, what)
+		m.applied(injected)
+		m.setStatus(injected+"; press again to clear", false)
 		return nil
 	}
 }
@@ -251,42 +257,13 @@ func (m *Model) faultActive(kind scenarios.FaultKind) bool {
 	return false
 }
 
-// faultValue is the value the keys inject for kind.
-func (m *Model) faultValue(kind scenarios.FaultKind) float64 {
-	switch kind {
-	case scenarios.FaultLatency:
-		return faultLatency
-	case scenarios.FaultErrors:
-		return faultErrors
-	case scenarios.FaultThrottle:
-		capacity := m.fr.runs[0].hist.last.Service.Capacity
-		if m.scn != nil {
-			capacity = m.scn.Service.Capacity()
-		}
-		return max(1, faultThrottle*capacity)
-	case scenarios.FaultCapacity:
-		return faultCapacity
+// capacity is the service's full capacity in requests/s, which a rate fault is injected
+// relative to (scenarios.FaultSpec.InjectValue): the scenario's, or the latest snapshot's.
+func (m *Model) capacity() float64 {
+	if m.scn != nil {
+		return m.scn.Service.Capacity()
 	}
-	return 0
-}
-
-// describeFault says what an injected fault does, for the status line.
-func describeFault(f scenarios.Fault) string {
-	switch f.Kind {
-	case scenarios.FaultOutage:
-		return "connection refused"
-	case scenarios.FaultBlackhole:
-		return "attempts hang until timeout"
-	case scenarios.FaultLatency:
-		return fmt.Sprintf("+%gs service time", f.Value)
-	case scenarios.FaultErrors:
-		return fmt.Sprintf("%.0f%% answered 5xx", 100*f.Value)
-	case scenarios.FaultThrottle:
-		return fmt.Sprintf("429 above %.0f req/s", f.Value)
-	case scenarios.FaultCapacity:
-		return fmt.Sprintf("capacity x%g", f.Value)
-	}
-	return fmt.Sprint(f.Value)
+	return m.fr.runs[0].hist.last.Service.Capacity
 }
 
 // clearFaults ends every active fault.

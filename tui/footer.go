@@ -13,6 +13,7 @@ import (
 
 	"github.com/cortex-tui/cortex-tui/internal/safetext"
 	"github.com/cortex-tui/cortex-tui/keymap"
+	"github.com/cortex-tui/cortex-tui/scenarios"
 )
 
 // footer is the bottom line: a status message (an export's path, an error) and the short help
@@ -135,10 +136,20 @@ func (p *helpScreen) Update(msg tea.Msg) (*helpScreen, tea.Cmd) {
 // notes says what the fault and tuning keys do exactly, naming the keys as bound.
 func (p *helpScreen) notes() string {
 	k := p.keys
-	return fmt.Sprintf("Faults: %s outage, %s blackhole, %s latency +1s, %s errors 50%%, %s throttle at 50%% of capacity, "+
-		"%s capacity x0.3; press again to clear. Weights move by 0.05 and are renormalised at once. "+
+	var faults []string
+	for i, spec := range scenarios.FaultSpecs() {
+		if spec.Binding == "" {
+			continue
+		}
+		what := spec.Label(spec.Inject)
+		if spec.Unit == scenarios.UnitRate { // injected as a share of the capacity
+			what = fmt.Sprintf("%s at %s of capacity", spec.Kind, scenarios.UnitFraction.Show(spec.Inject))
+		}
+		faults = append(faults, keyName(k.Fault[i])+" "+what)
+	}
+	return fmt.Sprintf("Faults: %s; press again to clear. Weights move by 0.05 and are renormalised at once. "+
 		"Classes: %s/%s select, %s %s share of traffic (x0.25 steps), %s %s priority (0..10).",
-		keyName(k.Outage), keyName(k.Blackhole), keyName(k.Latency), keyName(k.Errors), keyName(k.Throttle), keyName(k.Capacity),
+		strings.Join(faults, ", "),
 		keyName(k.ClassUp), keyName(k.ClassDown), keyName(k.ShareDown), keyName(k.ShareUp), keyName(k.PriorityDown), keyName(k.PriorityUp))
 }
 

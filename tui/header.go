@@ -57,7 +57,7 @@ func (p *header) render(f *frame) string {
 	if fs := r.hist.last.Faults; len(fs) > 0 && !r.hist.last.Done {
 		labels := make([]string, len(fs))
 		for i, f := range fs {
-			labels[i] = faultLabel(f.Kind, f.Value)
+			labels[i] = f.Kind.Label(f.Value)
 		}
 		slices.Sort(labels) // a stable order, whatever the source's
 		parts = append(parts, st.Warn.Render("fault: "+strings.Join(labels, ", ")))

@@ -49,12 +49,9 @@ var speeds = []float64{0.25, 0.5, 1, 2, 4, 8, 16, 32, 64}
 // defaultSpeed is the index of x1 in speeds.
 const defaultSpeed = 2
 
-// Values of the faults the keys 1..6 inject, and the steps of the tuning keys.
+// The steps of the tuning keys (the values the fault keys inject are in the table of fault
+// kinds, scenarios.FaultSpec.Inject).
 const (
-	faultLatency   = 1.0  // seconds added to the service time
-	faultErrors    = 0.5  // fraction of attempts answered 5xx
-	faultThrottle  = 0.5  // throttle at this fraction of the current capacity
-	faultCapacity  = 0.3  // workers scaled by this factor
 	weightStep     = 0.05 // raw weight change per key press, before renormalising
 	shareStep      = 0.25 // class share change per key press
 	maxShare       = 5.0  // largest class share
@@ -309,9 +306,8 @@ func (m *Model) dashboardBindings() []binding {
 		{&k.PriorityDown, m.priorityBy(-1)}, {&k.PriorityUp, m.priorityBy(1)},
 		{&k.Export, m.export},
 	}
-	faults := []*key.Binding{&k.Outage, &k.Blackhole, &k.Latency, &k.Errors, &k.Throttle, &k.Capacity}
-	for i, b := range faults {
-		bs = append(bs, binding{b, m.toggleFault(scenarios.FaultKinds[i])})
+	for i, kind := range scenarios.FaultKinds { // a kind without a key has an unbound Fault[i]
+		bs = append(bs, binding{&k.Fault[i], m.toggleFault(kind)})
 	}
 	return bs
 }

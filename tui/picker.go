@@ -468,27 +468,11 @@ func pickerFacts(scn scenarios.Scenario) (fleet, faults string) {
 // pickerFault writes one fault of the timeline: kind, strength and when, e.g.
 // "latency +500ms 0:20-0:50", "errors 30% 1:00-1:30", "outage 1:00-1:30".
 func pickerFault(f scenarios.Fault) string {
-	s := faultLabel(f.Kind, f.Value)
+	s := f.Kind.Label(f.Value)
 	if f.Duration <= 0 {
 		return s + " from " + pickerClock(f.At)
 	}
 	return s + " " + pickerClock(f.At) + "-" + pickerClock(f.At+f.Duration)
-}
-
-// faultLabel writes a fault's kind and strength: "latency +500ms", "errors 30%", "outage".
-func faultLabel(kind scenarios.FaultKind, value float64) string {
-	s := strings.ReplaceAll(string(kind), "_", " ")
-	switch kind {
-	case scenarios.FaultLatency:
-		s += " +" + time.Duration(value*float64(time.Second)).Round(time.Millisecond).String()
-	case scenarios.FaultErrors, scenarios.FaultBadRequests:
-		s += " " + strconv.FormatFloat(100*value, 'f', -1, 64) + "%"
-	case scenarios.FaultThrottle:
-		s += " " + strconv.FormatFloat(value, 'f', -1, 64) + "/s"
-	case scenarios.FaultCapacity:
-		s += " x" + strconv.FormatFloat(value, 'f', -1, 64)
-	}
-	return s
 }
 
 // pickerClock writes a virtual time as m:ss.
