@@ -11,6 +11,7 @@ import (
 	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/sim"
+	"github.com/cortex-tui/cortex-tui/source"
 )
 
 // storyRuns runs built-in scenarios headless with their own seed, once per scenario and
@@ -34,7 +35,7 @@ func (r storyRuns) get(t *testing.T, scenario, strategy string) sim.Result {
 // upUntil reports whether the service was UP at the end of every second before sec.
 func upUntil(rows []report.Row, sec int) bool {
 	for _, row := range rows[:min(sec, len(rows))] {
-		if row.Service != report.StateUp {
+		if row.Service != source.ServiceUp {
 			return false
 		}
 	}
@@ -146,7 +147,7 @@ func TestStoryClaims(t *testing.T) {
 			check: func(t *testing.T, get func(string) sim.Result) {
 				rows := get("cortex").Timeline
 				require.Greater(t, len(rows), 179)
-				assert.Equal(t, report.StateUp, rows[179].Service, "cortex: UP in the last second of arrivals")
+				assert.Equal(t, source.ServiceUp, rows[179].Service, "cortex: UP in the last second of arrivals")
 				assert.Nil(t, get("naive").Summary.RecoverySeconds, "naive never recovers")
 			},
 		},

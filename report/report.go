@@ -27,20 +27,20 @@ type Signals struct {
 // are the values at the end of the second. CPS, State, Circuit and Signals are nil unless the
 // strategy was cortex during the second. The JSON and CSV columns are the spec's.
 type Row struct {
-	T         int      `json:"t"` // start of the second, in seconds from the start of the run
-	Originals int      `json:"originals"`
-	Attempts  int      `json:"attempts"`
-	Retries   int      `json:"retries"`
-	Successes int      `json:"successes"`
-	Failures  int      `json:"failures"`
-	Shed      int      `json:"shed"`
-	Service   string   `json:"service"`  // UP, DOWN, CRASHED or WARMING
-	Capacity  float64  `json:"capacity"` // requests/s
-	Queue     float64  `json:"queue"`    // mean queue length
-	CPS       *float64 `json:"cps"`
-	State     *string  `json:"state"`
-	Circuit   *string  `json:"circuit"`
-	Signals   *Signals `json:"signals"`
+	T         int                 `json:"t"` // start of the second, in seconds from the start of the run
+	Originals int                 `json:"originals"`
+	Attempts  int                 `json:"attempts"`
+	Retries   int                 `json:"retries"`
+	Successes int                 `json:"successes"`
+	Failures  int                 `json:"failures"`
+	Shed      int                 `json:"shed"`
+	Service   source.ServiceState `json:"service"`  // UP, DOWN, CRASHED or WARMING, at the end of the second
+	Capacity  float64             `json:"capacity"` // requests/s
+	Queue     float64             `json:"queue"`    // mean queue length
+	CPS       *float64            `json:"cps"`
+	State     *string             `json:"state"`
+	Circuit   *string             `json:"circuit"`
+	Signals   *Signals            `json:"signals"`
 }
 
 // Summary is the result of one run: exactly one element of bench's "runs". RecoverySeconds is
@@ -171,21 +171,13 @@ func (r *Recorder) Add(s source.Snapshot) {
 		}
 		r.lastFault = s.T
 	}
-	if s.Service.State == StateCrashed {
+	if s.Service.State == source.ServiceCrashed {
 		if !r.crashSeen {
 			r.crashSeen, r.firstCrash = true, start
 		}
 		r.lastCrash = s.T
 	}
 }
-
-// StateCrashed and the other service states, as they appear in Row.Service.
-const (
-	StateUp      = "UP"
-	StateDown    = "DOWN"
-	StateCrashed = "CRASHED"
-	StateWarming = "WARMING"
-)
 
 // flush closes the current second into rows.
 func (r *Recorder) flush() {
@@ -338,7 +330,7 @@ func (r *Recorder) recovery(rows []Row) *float64 {
 	}
 	target := ratioShare * pre
 	ok := func(s int) bool {
-		if rows[s].Service != StateUp {
+		if rows[s].Service != source.ServiceUp {
 			return false
 		}
 		succ, all := window(rows, s-ratioWindow+1, s)

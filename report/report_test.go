@@ -18,7 +18,7 @@ import (
 const dt = 100 * time.Millisecond
 
 // tick builds the snapshot of tick i (ending at (i+1) x dt).
-func tick(i int, c source.Counts, state string) source.Snapshot {
+func tick(i int, c source.Counts, state source.ServiceState) source.Snapshot {
 	return source.Snapshot{T: time.Duration(i+1) * dt, Dt: dt, Counts: c,
 		Service: source.Service{State: state, Capacity: float64(100 + i), Queue: i}}
 }
@@ -30,7 +30,7 @@ var testMeta = source.Meta{Scenario: "s", Strategy: "naive", Seed: 3, Tick: dt}
 func TestRecorderRows(t *testing.T) {
 	r := NewRecorder(testMeta)
 	for i := range 25 {
-		r.Add(tick(i, source.Counts{Originals: 1, Attempts: 2, Retries: 1, Successes: i % 2, Failures: 1 - i%2, Shed: 1}, StateUp))
+		r.Add(tick(i, source.Counts{Originals: 1, Attempts: 2, Retries: 1, Successes: i % 2, Failures: 1 - i%2, Shed: 1}, source.ServiceUp))
 	}
 	rows := r.Rows()
 	require.Len(t, rows, 3)
@@ -55,8 +55,8 @@ func TestSummaryMidSecondLeavesTimeline(t *testing.T) {
 	counts := source.Counts{Originals: 2, Attempts: 3, Retries: 1, Successes: 1, Failures: 2}
 	probed, plain := NewRecorder(testMeta), NewRecorder(testMeta)
 	for i := range 25 {
-		probed.Add(tick(i, counts, StateUp))
-		plain.Add(tick(i, counts, StateUp))
+		probed.Add(tick(i, counts, source.ServiceUp))
+		plain.Add(tick(i, counts, source.ServiceUp))
 		if i%3 == 0 {
 			_ = probed.Summary()
 			_ = probed.Rows()
@@ -70,7 +70,7 @@ func TestSummaryMidSecondLeavesTimeline(t *testing.T) {
 func TestRecorderCortex(t *testing.T) {
 	r := NewRecorder(testMeta)
 	for i := range 10 {
-		s := tick(i, source.Counts{}, StateUp)
+		s := tick(i, source.Counts{}, source.ServiceUp)
 		s.Cortex = &source.CortexView{CPS: float64(i) / 10, Signals: engine.Signals{F: 1, L: float64(i) / 10},
 			State: engine.State(i / 4), Circuit: engine.CircuitState(i % 3)}
 		r.Add(s)
@@ -95,7 +95,7 @@ func TestSummary(t *testing.T) {
 		if i == 15 {
 			c.Crashes = 1
 		}
-		s := tick(i, c, StateUp)
+		s := tick(i, c, source.ServiceUp)
 		s.Classes = []source.ClassTick{{Priority: 9, Arrived: 5, Succeeded: 5}, {Priority: 1, Arrived: 5, Succeeded: c.Completed - 5}}
 		r.Add(s)
 	}
@@ -136,7 +136,7 @@ func TestGoodput(t *testing.T) {
 			r := NewRecorder(meta)
 			completed := 0
 			for i := range tt.ticks {
-				r.Add(tick(i, source.Counts{Originals: 8, Attempts: 8, Completed: completedIn(i)}, StateUp))
+				r.Add(tick(i, source.Counts{Originals: 8, Attempts: 8, Completed: completedIn(i)}, source.ServiceUp))
 				completed += completedIn(i)
 			}
 			want := 0.0
@@ -159,14 +159,14 @@ func TestPeakIgnoresNearEmptySeconds(t *testing.T) {
 func recoveryRun(after func(sec int) (succ, fail int), total int) *Recorder {
 	r := NewRecorder(source.Meta{Tick: time.Second})
 	for sec := range total {
-		s := source.Snapshot{T: time.Duration(sec+1) * time.Second, Dt: time.Second, Service: source.Service{State: StateUp}}
+		s := source.Snapshot{T: time.Duration(sec+1) * time.Second, Dt: time.Second, Service: source.Service{State: source.ServiceUp}}
 		switch {
 		case sec < 20:
 			s.Counts.Successes = 100
 		case sec < 30:
 			s.Counts.Failures = 100
 			s.Faults = []source.ActiveFault{{Kind: scenarios.FaultOutage}}
-			s.Service.State = StateDown
+			s.Service.State = source.ServiceDown
 		default:
 			s.Counts.Successes, s.Counts.Failures = after(sec)
 		}
@@ -220,17 +220,17 @@ func ptr(x float64) *float64 { return &x }
 func TestRecoveryWithoutFaults(t *testing.T) {
 	r := NewRecorder(testMeta)
 	for i := range 50 {
-		r.Add(tick(i, source.Counts{Successes: 10}, StateUp))
+		r.Add(tick(i, source.Counts{Successes: 10}, source.ServiceUp))
 	}
 	require.NotNil(t, r.Summary().RecoverySeconds)
 	assert.Zero(t, *r.Summary().RecoverySeconds)
 
 	c := NewRecorder(source.Meta{Tick: time.Second})
 	for sec := range 60 {
-		s := source.Snapshot{T: time.Duration(sec+1) * time.Second, Dt: time.Second, Service: source.Service{State: StateUp},
+		s := source.Snapshot{T: time.Duration(sec+1) * time.Second, Dt: time.Second, Service: source.Service{State: source.ServiceUp},
 			Counts: source.Counts{Successes: 100}}
 		if sec >= 10 && sec < 20 {
-			s.Service.State, s.Counts = StateCrashed, source.Counts{Failures: 100}
+			s.Service.State, s.Counts = source.ServiceCrashed, source.Counts{Failures: 100}
 		}
 		c.Add(s)
 	}
@@ -242,7 +242,7 @@ func TestRecoveryWithoutFaults(t *testing.T) {
 // never-recovered run, and an empty timeline as [] not null.
 func TestWriteJSON(t *testing.T) {
 	r := NewRecorder(testMeta)
-	r.Add(tick(0, source.Counts{Originals: 1, Attempts: 1}, StateUp))
+	r.Add(tick(0, source.Counts{Originals: 1, Attempts: 1}, source.ServiceUp))
 	var b bytes.Buffer
 	require.NoError(t, WriteJSON(&b, testMeta, r.Rows(), Summary{Scenario: "s"}))
 	var doc map[string]any
@@ -272,7 +272,7 @@ func TestWriteJSON(t *testing.T) {
 func TestWriteCSV(t *testing.T) {
 	cps := 0.5
 	st, ci := "CRITICAL", "OPEN"
-	rows := []Row{{T: 0, Originals: 3, Service: StateUp}, {T: 1, Service: StateWarming, CPS: &cps, State: &st, Circuit: &ci, Signals: &Signals{F: 1}}}
+	rows := []Row{{T: 0, Originals: 3, Service: source.ServiceUp}, {T: 1, Service: source.ServiceWarming, CPS: &cps, State: &st, Circuit: &ci, Signals: &Signals{F: 1}}}
 	var b bytes.Buffer
 	require.NoError(t, WriteCSV(&b, rows))
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")

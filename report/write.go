@@ -48,7 +48,7 @@ func WriteCSV(w io.Writer, rows []Row) error {
 	for _, r := range rows {
 		f := []string{strconv.Itoa(r.T), strconv.Itoa(r.Originals), strconv.Itoa(r.Attempts),
 			strconv.Itoa(r.Retries), strconv.Itoa(r.Successes), strconv.Itoa(r.Failures),
-			strconv.Itoa(r.Shed), r.Service, num(r.Capacity), num(r.Queue)}
+			strconv.Itoa(r.Shed), r.Service.String(), num(r.Capacity), num(r.Queue)}
 		if r.CPS != nil && r.State != nil && r.Circuit != nil && r.Signals != nil {
 			s := r.Signals
 			f = append(f, num(*r.CPS), *r.State, *r.Circuit, num(s.F), num(s.L), num(s.Q), num(s.B), num(s.C))

@@ -36,7 +36,7 @@ func TestNoCapacityWhileDown(t *testing.T) {
 	crashes := 0
 	for !s.Done() {
 		snap := s.Step()
-		if snap.Service.State == "CRASHED" || snap.Service.State == "DOWN" {
+		if !snap.Service.State.Serving() {
 			assert.Zero(t, snap.Service.Capacity, "at %s (%s)", snap.T, snap.Service.State)
 		}
 		crashes += snap.Counts.Crashes

@@ -8,13 +8,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cortex-tui/cortex-tui/scenarios"
+	"github.com/cortex-tui/cortex-tui/source"
 )
 
 // effect is what a run shows of a fault between 15 s and 35 s: the outcomes of the attempts,
 // and the service's state and capacity at 30 s.
 type effect struct {
 	successes, timeouts, fastFails, serverErrors, throttled, badRequests int
-	state                                                                string
+	state                                                                source.ServiceState
 	capacity                                                             float64
 }
 

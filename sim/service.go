@@ -5,21 +5,10 @@ import (
 	"math"
 	"time"
 
-	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/strategy"
 )
-
-// Service states.
-const (
-	stateUp = iota
-	stateDown
-	stateCrashed
-	stateWarming
-)
-
-var stateNames = [...]string{report.StateUp, report.StateDown, report.StateCrashed, report.StateWarming}
 
 // service is the downstream service: workers serving a bounded FIFO queue.
 //
@@ -39,7 +28,7 @@ var stateNames = [...]string{report.StateUp, report.StateDown, report.StateCrash
 //     ticks, so Poisson noise of a single tick neither triggers nor resets a crash); above
 //     crash_factor continuously for crash_after, the service crashes.
 type service struct {
-	state     int
+	state     source.ServiceState
 	busy      int // workers serving an attempt
 	eff       int // effective workers this tick
 	queue     ring[int32]
@@ -114,7 +103,7 @@ func (s *Sim) startFault(f scenarios.Fault, t int64, sched int) {
 	}
 	s.event(t, source.EventFault, fmt.Sprintf("%s fault %s started%s", src, describeFault(f.Kind, f.Value), forText(f.Duration)))
 	if k == kOutage && !was {
-		s.goDown(t, stateDown)
+		s.goDown(t, source.ServiceDown)
 	}
 	if k == kThrottle {
 		s.svc.tokens, s.svc.tokensAt = math.Max(1, f.Value), t
@@ -128,7 +117,7 @@ func (s *Sim) endFault(k int, t int64, why string) {
 	}
 	s.faults[k] = activeFault{}
 	s.event(t, source.EventFault, fmt.Sprintf("%s fault %s", scenarios.FaultKinds[k], why))
-	if k == kOutage && s.svc.state == stateDown {
+	if k == kOutage && s.svc.state == source.ServiceDown {
 		s.startWarming(t)
 	}
 }
@@ -159,7 +148,7 @@ func describeFault(k scenarios.FaultKind, v float64) string {
 
 // goDown takes the service down at t (crash or outage): the queue is lost and every attempt
 // it holds fails fast now.
-func (s *Sim) goDown(t int64, state int) {
+func (s *Sim) goDown(t int64, state source.ServiceState) {
 	s.svc.state = state
 	s.svc.eff = 0
 	s.svc.capacity = 0 // a tick that ends DOWN or CRASHED reports no capacity left
@@ -189,10 +178,10 @@ func (s *Sim) releaseFailed(ai int32, t int64) {
 func (s *Sim) startWarming(t int64) {
 	s.svc.warmFrom = t
 	if s.scn.Service.Warmup <= 0 {
-		s.svc.state, s.svc.warmFrac = stateUp, 1
+		s.svc.state, s.svc.warmFrac = source.ServiceUp, 1
 		return
 	}
-	s.svc.state, s.svc.warmFrac = stateWarming, s.scn.Service.WarmStart
+	s.svc.state, s.svc.warmFrac = source.ServiceWarming, s.scn.Service.WarmStart
 	s.event(t, source.EventService, fmt.Sprintf("service restarting: capacity %.0f%%, warming up over %s", 100*s.scn.Service.WarmStart, s.scn.Service.Warmup))
 }
 
@@ -201,16 +190,16 @@ func (s *Sim) startWarming(t int64) {
 func (s *Sim) updateService(t int64) {
 	sv := &s.svc
 	cfg := s.scn.Service
-	if sv.state == stateCrashed && t >= sv.restartAt && !s.faults[kOutage].on {
+	if sv.state == source.ServiceCrashed && t >= sv.restartAt && !s.faults[kOutage].on {
 		s.startWarming(t)
-		if sv.state == stateUp {
+		if sv.state == source.ServiceUp {
 			s.event(t, source.EventService, "service restarted")
 		}
 	}
-	if sv.state == stateWarming {
+	if sv.state == source.ServiceWarming {
 		frac := cfg.WarmStart + (1-cfg.WarmStart)*float64(t-sv.warmFrom)/float64(cfg.Warmup)
 		if frac >= 1 {
-			sv.state, sv.warmFrac = stateUp, 1
+			sv.state, sv.warmFrac = source.ServiceUp, 1
 			s.event(t, source.EventService, "service warmed up: full capacity")
 		} else {
 			sv.warmFrac = frac
@@ -221,7 +210,7 @@ func (s *Sim) updateService(t int64) {
 		sv.meanS += f.value
 	}
 	sv.eff = 0
-	if sv.state == stateUp || sv.state == stateWarming {
+	if sv.state.Serving() {
 		w := float64(cfg.Workers) * sv.warmFrac
 		if f := s.faults[kCapacity]; f.on {
 			w *= f.value
@@ -247,7 +236,7 @@ func (s *Sim) serviceTime() int64 {
 // arrive is attempt ai reaching the service at t.
 func (s *Sim) arrive(ai int32, t int64) {
 	sv := &s.svc
-	if sv.state == stateDown || sv.state == stateCrashed {
+	if !sv.state.Serving() {
 		s.answer(ai, strategy.FastFail, t) // connection refused
 		return
 	}
@@ -355,12 +344,12 @@ func (s *Sim) endOfTick(t int64) (float64, int64) {
 		util = math.Inf(1)
 	}
 	cf := s.scn.Service.CrashFactor
-	if cf > 0 && (sv.state == stateUp || sv.state == stateWarming) && util > cf {
+	if cf > 0 && sv.state.Serving() && util > cf {
 		sv.overload += s.tick
 		over := sv.overload
 		if sv.overload >= int64(s.scn.Service.CrashAfter) {
 			s.counts.Crashes++
-			s.goDown(t, stateCrashed)
+			s.goDown(t, source.ServiceCrashed)
 			sv.restartAt = t + int64(s.scn.Service.RestartDelay)
 			s.event(t, source.EventService, fmt.Sprintf("service CRASHED under overload (utilisation %.1fx for %s); restart in %s",
 				util, time.Duration(s.scn.Service.CrashAfter), s.scn.Service.RestartDelay))

@@ -334,7 +334,7 @@ func (s *Sim) reset(strategyName string) error {
 		return err
 	}
 	s.strategy = strings.ToLower(strings.TrimSpace(strategyName))
-	s.svc.state = stateUp
+	s.svc.state = source.ServiceUp
 	s.svc.warmFrac = 1
 	s.users = nil
 	if scn.Loop.Closed {

@@ -225,15 +225,15 @@ func TestOverloadCrashAndWarmup(t *testing.T) {
 	}
 	assert.Zero(t, snaps[crashAt+1].Service.Overload, "a crashed service is not overloaded")
 	state := func(t time.Duration) source.Service { return snaps[int(t/scenarios.DefaultTick)-1].Service }
-	assert.Equal(t, "CRASHED", state(5*time.Second).State)
-	assert.Equal(t, "CRASHED", state(7900*time.Millisecond).State)
+	assert.Equal(t, source.ServiceCrashed, state(5*time.Second).State)
+	assert.Equal(t, source.ServiceCrashed, state(7900*time.Millisecond).State)
 	w := state(8100 * time.Millisecond)
-	assert.Equal(t, "WARMING", w.State, "restarts after 5 s")
+	assert.Equal(t, source.ServiceWarming, w.State, "restarts after 5 s")
 	assert.InDelta(t, 0.3*200, w.Capacity, 0.05*200, "starts at warm_start")
 	mid := state(13 * time.Second)
 	assert.Greater(t, mid.Capacity, w.Capacity, "capacity ramps up")
 	assert.Less(t, mid.Capacity, 200.0)
-	assert.Equal(t, "UP", state(19*time.Second).State, "full capacity after warmup")
+	assert.Equal(t, source.ServiceUp, state(19*time.Second).State, "full capacity after warmup")
 	assert.InDelta(t, 200, state(19*time.Second).Capacity, 1e-9)
 }
 
@@ -306,7 +306,7 @@ func TestFaultKinds(t *testing.T) {
 	}{
 		{scenarios.FaultOutage, 0, func(t *testing.T, c source.Counts, sv source.Service) {
 			assert.Equal(t, c.Attempts, c.FastFails)
-			assert.Equal(t, "DOWN", sv.State)
+			assert.Equal(t, source.ServiceDown, sv.State)
 		}},
 		{scenarios.FaultBlackhole, 0, func(t *testing.T, c source.Counts, _ source.Service) {
 			assert.Zero(t, c.Successes)

@@ -248,7 +248,7 @@ func (s *Sim) snapshot(util float64, over int64) source.Snapshot {
 		Counts:  s.counts,
 		Classes: make([]source.ClassTick, len(s.classTicks)),
 		Service: source.Service{
-			State:       stateNames[s.svc.state],
+			State:       s.svc.state,
 			Capacity:    s.svc.capacity,
 			Queue:       s.svc.queue.len(),
 			QueueLimit:  s.scn.Service.QueueLimit,

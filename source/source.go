@@ -6,6 +6,7 @@
 package source
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/cortex-tui/cortex-tui/engine"
@@ -117,7 +118,7 @@ type Counts struct {
 
 // Service is the state of the downstream service at the end of a tick.
 type Service struct {
-	State       string  // "UP", "DOWN", "CRASHED" or "WARMING"
+	State       ServiceState
 	Capacity    float64 // current capacity in requests/s
 	Queue       int     // queue length
 	QueueLimit  int
@@ -128,6 +129,47 @@ type Service struct {
 	// 0 when not overloaded, when the service is DOWN or CRASHED, or without a crash_factor.
 	Overload time.Duration
 }
+
+// ServiceState is the state of the downstream service. The zero value, ServiceUnknown, is a
+// service no tick has reported yet.
+type ServiceState uint8
+
+// The states of the service.
+const (
+	ServiceUnknown ServiceState = iota // no tick yet; written ""
+	ServiceUp                          // serving (full capacity, or reduced by a fault)
+	ServiceDown                        // an outage: connection refused until it ends
+	ServiceCrashed                     // crashed under overload, until it restarts
+	ServiceWarming                     // restarted, ramping up to full capacity
+)
+
+var serviceStates = [...]string{ServiceUnknown: "", ServiceUp: "UP", ServiceDown: "DOWN", ServiceCrashed: "CRASHED", ServiceWarming: "WARMING"}
+
+// String returns the state as snapshots, timelines and the dashboard write it: "UP", "DOWN",
+// "CRASHED" or "WARMING" ("" for ServiceUnknown).
+func (s ServiceState) String() string {
+	if int(s) < len(serviceStates) {
+		return serviceStates[s]
+	}
+	return fmt.Sprintf("ServiceState(%d)", s)
+}
+
+// MarshalText writes the state as String does, so JSON documents hold "UP", not a number.
+func (s ServiceState) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText reads a state written by MarshalText.
+func (s *ServiceState) UnmarshalText(b []byte) error {
+	for i, name := range serviceStates {
+		if name == string(b) {
+			*s = ServiceState(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown service state %q", b)
+}
+
+// Serving reports whether the service takes attempts: UP or WARMING.
+func (s ServiceState) Serving() bool { return s == ServiceUp || s == ServiceWarming }
 
 // ClassTick is one priority class during a tick.
 type ClassTick struct {

@@ -120,9 +120,9 @@ func (s *fakeSource) snapshot(n int, done bool) source.Snapshot {
 	}
 	orig := 20 + n%5
 	retries := int(cps * 40)
-	state := "UP"
+	state := source.ServiceUp
 	if cps > 0.8 {
-		state = "CRASHED"
+		state = source.ServiceCrashed
 	}
 	snap := source.Snapshot{
 		T: t, Dt: s.meta.Tick, Done: done,

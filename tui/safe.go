@@ -35,7 +35,6 @@ func cleanMeta(meta source.Meta) source.Meta {
 // no allocation.
 func cleanSnapshot(s *source.Snapshot) {
 	s.Note = safetext.Line(s.Note)
-	s.Service.State = safetext.Line(s.Service.State)
 	for i := range s.Events {
 		s.Events[i].Text = safetext.Line(s.Events[i].Text)
 	}

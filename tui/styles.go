@@ -5,6 +5,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/cortex-tui/cortex-tui/engine"
+	"github.com/cortex-tui/cortex-tui/source"
 )
 
 // The named palette. Every colour of the dashboard comes from here; each adapts to light and
@@ -113,17 +114,18 @@ func (st Styles) band(s engine.State) lipgloss.Style {
 	return st.Band[s]
 }
 
-// service renders a service state (UP, DOWN, CRASHED, WARMING) in its colour.
-func (st Styles) service(state string) string {
+// service renders a service state (UP, DOWN, CRASHED, WARMING) in its colour, "-" before
+// the first tick.
+func (st Styles) service(state source.ServiceState) string {
 	switch state {
-	case "UP":
-		return st.ServiceUp.Render(state)
-	case "WARMING":
-		return st.ServiceWarming.Render(state)
-	case "":
+	case source.ServiceUp:
+		return st.ServiceUp.Render(state.String())
+	case source.ServiceWarming:
+		return st.ServiceWarming.Render(state.String())
+	case source.ServiceUnknown:
 		return st.Muted.Render("-")
 	}
-	return st.ServiceDown.Render(state)
+	return st.ServiceDown.Render(state.String())
 }
 
 // level is the colour of the band a value in [0,1] (a signal) falls in on the CPS's scale with

@@ -34,7 +34,7 @@ func TestTrafficTitleNotCut(t *testing.T) {
 	for n := 1; n <= 12; n++ {
 		r.hist.add(source.Snapshot{T: time.Duration(n) * tick, Dt: tick,
 			Counts:  source.Counts{Originals: 50, Attempts: 120, Retries: 70},
-			Service: source.Service{State: "WARMING", Capacity: 150, Queue: 4500, QueueLimit: 5000}})
+			Service: source.Service{State: source.ServiceWarming, Capacity: 150, Queue: 4500, QueueLimit: 5000}})
 	}
 	f := &frame{runs: []*run{r}}
 	for w := 24; w <= 250; w += 3 {
@@ -60,7 +60,7 @@ func TestTrafficLegendOneSecond(t *testing.T) {
 		}
 		r.hist.add(source.Snapshot{T: time.Duration(n) * tick, Dt: tick,
 			Counts:  source.Counts{Originals: 40, Attempts: 40, Successes: 40},
-			Service: source.Service{State: "DOWN", Capacity: capacity}})
+			Service: source.Service{State: source.ServiceDown, Capacity: capacity}})
 	}
 	f := &frame{runs: []*run{r}}
 	p := newTraffic(DefaultStyles(), 0)
@@ -79,7 +79,7 @@ func TestTrafficLegendFitsNarrow(t *testing.T) {
 	for n := 1; n <= 12; n++ {
 		r.hist.add(source.Snapshot{T: time.Duration(n) * tick, Dt: tick,
 			Counts:  source.Counts{Originals: 30, Attempts: 39, Retries: 9, Successes: 1},
-			Service: source.Service{State: "UP", Capacity: 500}})
+			Service: source.Service{State: source.ServiceUp, Capacity: 500}})
 	}
 	p := newTraffic(DefaultStyles(), 0)
 	p.SetSize(40, 8)
