@@ -17,7 +17,8 @@ func kindAt(k int) scenarios.FaultKind { return scenarios.FaultKinds[k] }
 // reported as an error event and ignored.
 func (s *Sim) Inject(f scenarios.Fault) {
 	if err := checkFault(f); err != nil {
-		s.event(s.now, source.EventControl, "inject refused: "+err.Error())
+		s.emit(s.now, source.Event{Kind: source.EventFault, Fault: source.FaultEvent{Change: source.FaultRefused,
+			Kind: f.Kind, Value: f.Value, Reason: err.Error()}})
 		return
 	}
 	if f.Duration < 0 {
@@ -33,7 +34,7 @@ func (s *Sim) Clear(kind scenarios.FaultKind) {
 	if k < 0 || !s.faults[k].on {
 		return
 	}
-	s.endFault(k, s.now, "cleared")
+	s.endFault(k, s.now, source.FaultCleared)
 	s.updateService(s.now)
 }
 
@@ -41,7 +42,7 @@ func (s *Sim) Clear(kind scenarios.FaultKind) {
 func (s *Sim) ClearAll() {
 	for k := range s.faults {
 		if s.faults[k].on {
-			s.endFault(k, s.now, "cleared")
+			s.endFault(k, s.now, source.FaultCleared)
 		}
 	}
 	s.updateService(s.now)
@@ -62,7 +63,7 @@ func (s *Sim) SetWeights(w engine.Weights) error {
 		}
 	}
 	s.weights = &w
-	s.event(s.now, source.EventControl, fmt.Sprintf("weights set: F %.2f L %.2f Q %.2f B %.2f C %.2f", w.F, w.L, w.Q, w.B, w.C))
+	s.emit(s.now, source.Event{Kind: source.EventControl, Control: source.ControlEvent{Control: source.ControlWeights, Weights: w}})
 	return nil
 }
 
@@ -74,11 +75,7 @@ func (s *Sim) SetAdaptive(on bool) {
 		}
 	}
 	s.adaptive = &on
-	state := "off"
-	if on {
-		state = "on"
-	}
-	s.event(s.now, source.EventControl, "adaptive weights "+state)
+	s.emit(s.now, source.Event{Kind: source.EventControl, Control: source.ControlEvent{Control: source.ControlAdaptive, On: on}})
 }
 
 // SetClass changes the traffic share (multiplier of the base rate, >= 0) and the priority
@@ -95,7 +92,8 @@ func (s *Sim) SetClass(i int, share float64, priority int) error {
 	}
 	s.classes[i].share = share
 	s.classes[i].priority = priority
-	s.event(s.now, source.EventControl, fmt.Sprintf("class %s: share x%.2f, priority %d", s.classes[i].name, share, priority))
+	s.emit(s.now, source.Event{Kind: source.EventControl, Control: source.ControlEvent{Control: source.ControlClass,
+		Class: s.classes[i].name, Share: share, Priority: priority}})
 	return nil
 }
 
@@ -111,7 +109,7 @@ func (s *Sim) SetStrategy(name string) error {
 		s.clients[i].lastPending = -1 // tell the new strategy its pending count
 	}
 	s.strategy = s.clients[0].strat.Name()
-	s.event(s.now, source.EventControl, "strategy: "+s.strategy)
+	s.emit(s.now, source.Event{Kind: source.EventControl, Control: source.ControlEvent{Control: source.ControlStrategy, Strategy: s.strategy}})
 	return nil
 }
 

@@ -97,11 +97,8 @@ func (s *Sim) startFault(f scenarios.Fault, t int64, sched int) {
 	}
 	was := s.faults[k].on
 	s.faults[k] = af
-	src := "scheduled"
-	if sched < 0 {
-		src = "injected"
-	}
-	s.event(t, source.EventFault, fmt.Sprintf("%s fault %s started%s", src, describeFault(f.Kind, f.Value), forText(f.Duration)))
+	s.emit(t, source.Event{Kind: source.EventFault, Fault: source.FaultEvent{Change: source.FaultStarted, Kind: f.Kind,
+		Value: f.Value, Duration: max(f.Duration, 0), Injected: sched < 0}})
 	if k == kOutage && !was {
 		s.goDown(t, source.ServiceDown)
 	}
@@ -110,40 +107,16 @@ func (s *Sim) startFault(f scenarios.Fault, t int64, sched int) {
 	}
 }
 
-// endFault ends the fault of kind index k at time t, if on.
-func (s *Sim) endFault(k int, t int64, why string) {
+// endFault ends the fault of kind index k at time t, if on; change is FaultEnded or FaultCleared.
+func (s *Sim) endFault(k int, t int64, change source.FaultChange) {
 	if !s.faults[k].on {
 		return
 	}
 	s.faults[k] = activeFault{}
-	s.event(t, source.EventFault, fmt.Sprintf("%s fault %s", scenarios.FaultKinds[k], why))
+	s.emit(t, source.Event{Kind: source.EventFault, Fault: source.FaultEvent{Change: change, Kind: scenarios.FaultKinds[k]}})
 	if k == kOutage && s.svc.state == source.ServiceDown {
 		s.startWarming(t)
 	}
-}
-
-func forText(d time.Duration) string {
-	if d <= 0 {
-		return " until cleared"
-	}
-	return " for " + d.String()
-}
-
-// describeFault names a fault with its value in its unit.
-func describeFault(k scenarios.FaultKind, v float64) string {
-	switch k {
-	case scenarios.FaultLatency:
-		return fmt.Sprintf("latency +%s", time.Duration(v*float64(time.Second)).Round(time.Millisecond))
-	case scenarios.FaultErrors:
-		return fmt.Sprintf("errors %.0f%%", 100*v)
-	case scenarios.FaultBadRequests:
-		return fmt.Sprintf("bad_requests %.0f%%", 100*v)
-	case scenarios.FaultThrottle:
-		return fmt.Sprintf("throttle %.0f/s", v)
-	case scenarios.FaultCapacity:
-		return fmt.Sprintf("capacity x%.2f", v)
-	}
-	return string(k)
 }
 
 // goDown takes the service down at t (crash or outage): the queue is lost and every attempt
@@ -182,7 +155,8 @@ func (s *Sim) startWarming(t int64) {
 		return
 	}
 	s.svc.state, s.svc.warmFrac = source.ServiceWarming, s.scn.Service.WarmStart
-	s.event(t, source.EventService, fmt.Sprintf("service restarting: capacity %.0f%%, warming up over %s", 100*s.scn.Service.WarmStart, s.scn.Service.Warmup))
+	s.emit(t, source.Event{Kind: source.EventService, Service: source.ServiceEvent{State: source.ServiceWarming,
+		Cause: source.CauseRestart, WarmStart: s.scn.Service.WarmStart, Warmup: s.scn.Service.Warmup}})
 }
 
 // updateService advances restarts and warm-up to time t and computes this tick's effective
@@ -193,14 +167,14 @@ func (s *Sim) updateService(t int64) {
 	if sv.state == source.ServiceCrashed && t >= sv.restartAt && !s.faults[kOutage].on {
 		s.startWarming(t)
 		if sv.state == source.ServiceUp {
-			s.event(t, source.EventService, "service restarted")
+			s.emit(t, source.Event{Kind: source.EventService, Service: source.ServiceEvent{State: source.ServiceUp, Cause: source.CauseRestart}})
 		}
 	}
 	if sv.state == source.ServiceWarming {
 		frac := cfg.WarmStart + (1-cfg.WarmStart)*float64(t-sv.warmFrom)/float64(cfg.Warmup)
 		if frac >= 1 {
 			sv.state, sv.warmFrac = source.ServiceUp, 1
-			s.event(t, source.EventService, "service warmed up: full capacity")
+			s.emit(t, source.Event{Kind: source.EventService, Service: source.ServiceEvent{State: source.ServiceUp, Cause: source.CauseWarmedUp}})
 		} else {
 			sv.warmFrac = frac
 		}
@@ -351,8 +325,8 @@ func (s *Sim) endOfTick(t int64) (float64, int64) {
 			s.counts.Crashes++
 			s.goDown(t, source.ServiceCrashed)
 			sv.restartAt = t + int64(s.scn.Service.RestartDelay)
-			s.event(t, source.EventService, fmt.Sprintf("service CRASHED under overload (utilisation %.1fx for %s); restart in %s",
-				util, time.Duration(s.scn.Service.CrashAfter), s.scn.Service.RestartDelay))
+			s.emit(t, source.Event{Kind: source.EventService, Service: source.ServiceEvent{State: source.ServiceCrashed,
+				Cause: source.CauseOverload, Utilisation: util, Overloaded: s.scn.Service.CrashAfter, RestartIn: s.scn.Service.RestartDelay}})
 		}
 		return tickUtil, over
 	}

@@ -196,7 +196,8 @@ func TestTimedOutAttemptStillOccupiesServer(t *testing.T) {
 }
 
 // Asserts that overload past crash_factor for crash_after crashes the service, that it stays
-// down for restart_delay, and that it then warms up from warm_start to full capacity.
+// down for restart_delay, and that it then warms up from warm_start to full capacity, each
+// change reported by a service event with its cause and values.
 func TestOverloadCrashAndWarmup(t *testing.T) {
 	scn := testScenario()
 	scn.Classes = []scenarios.Class{{Name: "x", Priority: 5, Rate: 1000}} // 5x capacity 200
@@ -235,6 +236,21 @@ func TestOverloadCrashAndWarmup(t *testing.T) {
 	assert.Less(t, mid.Capacity, 200.0)
 	assert.Equal(t, source.ServiceUp, state(19*time.Second).State, "full capacity after warmup")
 	assert.InDelta(t, 200, state(19*time.Second).Capacity, 1e-9)
+
+	var evs []source.ServiceEvent // the service's events say the same, with their causes and values
+	for _, sn := range snaps {
+		for _, e := range sn.Events {
+			if e.Kind == source.EventService {
+				evs = append(evs, e.Service)
+			}
+		}
+	}
+	require.Len(t, evs, 3)
+	assert.Equal(t, source.ServiceEvent{State: source.ServiceCrashed, Cause: source.CauseOverload, Utilisation: evs[0].Utilisation,
+		Overloaded: 3 * time.Second, RestartIn: 5 * time.Second}, evs[0])
+	assert.Greater(t, evs[0].Utilisation, 1.0)
+	assert.Equal(t, source.ServiceEvent{State: source.ServiceWarming, Cause: source.CauseRestart, WarmStart: 0.3, Warmup: 10 * time.Second}, evs[1])
+	assert.Equal(t, source.ServiceEvent{State: source.ServiceUp, Cause: source.CauseWarmedUp}, evs[2])
 }
 
 // Asserts the crash rule's offered load with refusal_cost: a flood at 5x capacity that the

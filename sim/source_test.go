@@ -75,7 +75,10 @@ func TestSourceInjectAndClear(t *testing.T) {
 	require.Len(t, snaps[0].Faults, 1)
 	assert.True(t, snaps[0].Faults[0].Injected)
 	assert.Zero(t, snaps[0].Faults[0].Remaining, "until cleared")
-	assert.True(t, hasEvent(snaps, source.EventFault, "outage"))
+	assert.True(t, hasEvent(snaps, source.EventFault, func(e source.Event) bool {
+		f := e.Fault
+		return f.Change == source.FaultStarted && f.Kind == scenarios.FaultOutage && f.Injected && f.Duration == 0
+	}))
 
 	src.Inject(scenarios.Fault{Kind: scenarios.FaultLatency, Value: 0.1, Duration: 2 * time.Second})
 	snaps = src.Advance(time.Second)
@@ -89,13 +92,16 @@ func TestSourceInjectAndClear(t *testing.T) {
 
 	src.Inject(scenarios.Fault{Kind: "meteor"})
 	snaps = src.Advance(time.Second)
-	assert.True(t, hasEvent(snaps, source.EventControl, "meteor"), "an invalid fault is refused in the log")
+	assert.True(t, hasEvent(snaps, source.EventFault, func(e source.Event) bool {
+		return e.Fault.Change == source.FaultRefused && e.Fault.Kind == "meteor" && strings.Contains(e.Fault.Reason, "meteor")
+	}), "an invalid fault is refused in the log")
 }
 
-func hasEvent(snaps []source.Snapshot, k source.EventKind, text string) bool {
+// hasEvent reports whether one of the snapshots' events is of kind k and satisfies match.
+func hasEvent(snaps []source.Snapshot, k source.EventKind, match func(source.Event) bool) bool {
 	for _, s := range snaps {
 		for _, e := range s.Events {
-			if e.Kind == k && strings.Contains(e.Text, text) {
+			if e.Kind == k && match(e) {
 				return true
 			}
 		}

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"fmt"
 	"math"
 	"time"
 
@@ -37,7 +36,7 @@ func (s *Sim) Step() source.Snapshot {
 func (s *Sim) beginTick(t int64) {
 	for k := range s.faults {
 		if f := s.faults[k]; f.on && f.until > 0 && t >= f.until {
-			s.endFault(k, t, "ended")
+			s.endFault(k, t, source.FaultEnded)
 		}
 	}
 	for i, f := range s.scn.Faults {
@@ -57,7 +56,7 @@ func (s *Sim) beginTick(t int64) {
 	s.updateService(t)
 	for i := s.noteIdx + 1; i < len(s.scn.Notes) && int64(s.scn.Notes[i].At) <= t; i++ {
 		s.noteIdx = i
-		s.event(t, source.EventNote, s.scn.Notes[i].Text)
+		s.emit(t, source.Event{Kind: source.EventNote, Text: s.scn.Notes[i].Text})
 	}
 	for i := range s.clients {
 		c := &s.clients[i]
@@ -230,9 +229,10 @@ func (s *Sim) pickClass() int {
 	return i
 }
 
-// event appends an event of the tick.
-func (s *Sim) event(t int64, k source.EventKind, text string) {
-	s.events = append(s.events, source.Event{T: time.Duration(t), Kind: k, Text: text})
+// emit appends event e of the tick, at t.
+func (s *Sim) emit(t int64, e source.Event) {
+	e.T = time.Duration(t)
+	s.events = append(s.events, e)
 }
 
 // circuitReader is implemented by strategies with a circuit breaker of their own.
@@ -284,8 +284,7 @@ func (s *Sim) snapshot(util float64, over int64) source.Snapshot {
 }
 
 // fleetView reads every client's strategy once: it emits at most one event per tick, when the
-// number of clients in each circuit state changed ("circuit: 12 of 20 clients OPEN, 3
-// HALF_OPEN", for cortex and breaker), and for cortex returns the CORTEX state averaged over
+// number of clients with an OPEN or a HALF_OPEN circuit changed (for cortex and breaker), and for cortex returns the CORTEX state averaged over
 // the clients with the spread (nil otherwise).
 func (s *Sim) fleetView() *source.CortexView {
 	var v *source.CortexView
@@ -321,11 +320,8 @@ func (s *Sim) fleetView() *source.CortexView {
 	}
 	open := circuits[engine.Open]
 	if seen := [2]int{circuits[engine.HalfOpen], open}; seen != s.lastCircuits {
-		text := fmt.Sprintf("circuit: %d of %d clients OPEN", open, len(s.clients))
-		if half := circuits[engine.HalfOpen]; half > 0 {
-			text += fmt.Sprintf(", %d HALF_OPEN", half)
-		}
-		s.event(s.now, source.EventCircuit, text)
+		s.emit(s.now, source.Event{Kind: source.EventCircuit, Circuit: source.CircuitEvent{Open: open,
+			HalfOpen: circuits[engine.HalfOpen], Clients: len(s.clients)}})
 		s.lastCircuits = seen
 	}
 	if v == nil {

@@ -36,7 +36,12 @@ func cleanMeta(meta source.Meta) source.Meta {
 func cleanSnapshot(s *source.Snapshot) {
 	s.Note = safetext.Line(s.Note)
 	for i := range s.Events {
-		s.Events[i].Text = safetext.Line(s.Events[i].Text)
+		e := &s.Events[i]
+		e.Text = safetext.Line(e.Text)
+		e.Fault.Kind = scenarios.FaultKind(safetext.Line(string(e.Fault.Kind)))
+		e.Fault.Reason = safetext.Line(e.Fault.Reason)
+		e.Control.Class = safetext.Line(e.Control.Class)
+		e.Control.Strategy = safetext.Line(e.Control.Strategy)
 	}
 	for i := range s.Faults {
 		s.Faults[i].Kind = scenarios.FaultKind(safetext.Line(string(s.Faults[i].Kind)))

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/keymap"
+	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
 )
 
@@ -293,4 +294,46 @@ func TestEventsPlaceholderWraps(t *testing.T) {
 			assert.Contains(t, text, "…", "%v", size)
 		}
 	}
+}
+
+// Asserts how the event log words each kind of structured event a source sends, and that text
+// a source passes along (a class name, a refusal) is made inert on the way in.
+func TestEventWording(t *testing.T) {
+	for _, tc := range []struct {
+		e    source.Event
+		want string
+	}{
+		{source.Event{Kind: source.EventNote, Text: "the storm begins"}, "the storm begins"},
+		{source.Event{Kind: source.EventFault, Fault: source.FaultEvent{Change: source.FaultStarted, Kind: scenarios.FaultLatency,
+			Value: 1, Injected: true}}, "injected fault latency +1s started until cleared"},
+		{source.Event{Kind: source.EventFault, Fault: source.FaultEvent{Change: source.FaultStarted, Kind: scenarios.FaultCapacity,
+			Value: 0.3, Duration: 30 * time.Second}}, "scheduled fault capacity x0.3 started for 30s"},
+		{source.Event{Kind: source.EventFault, Fault: source.FaultEvent{Change: source.FaultEnded, Kind: scenarios.FaultOutage}}, "outage fault ended"},
+		{source.Event{Kind: source.EventFault, Fault: source.FaultEvent{Change: source.FaultCleared, Kind: scenarios.FaultErrors}}, "errors fault cleared"},
+		{source.Event{Kind: source.EventFault, Fault: source.FaultEvent{Change: source.FaultRefused, Kind: "meteor", Reason: "unknown kind"}},
+			"inject refused: unknown kind"},
+		{source.Event{Kind: source.EventService, Service: source.ServiceEvent{State: source.ServiceCrashed, Cause: source.CauseOverload,
+			Utilisation: 2.46, Overloaded: 3 * time.Second, RestartIn: 5 * time.Second}}, "CRASHED under overload (utilisation 2.5x for 3s); restart in 5s"},
+		{source.Event{Kind: source.EventService, Service: source.ServiceEvent{State: source.ServiceWarming, Cause: source.CauseRestart,
+			WarmStart: 0.3, Warmup: 20 * time.Second}}, "restarting: capacity 30%, warming up over 20s"},
+		{source.Event{Kind: source.EventService, Service: source.ServiceEvent{State: source.ServiceUp, Cause: source.CauseRestart}}, "restarted"},
+		{source.Event{Kind: source.EventService, Service: source.ServiceEvent{State: source.ServiceUp, Cause: source.CauseWarmedUp}}, "warmed up: full capacity"},
+		{source.Event{Kind: source.EventCircuit, Circuit: source.CircuitEvent{Open: 12, HalfOpen: 3, Clients: 20}}, "12 of 20 clients OPEN, 3 HALF_OPEN"},
+		{source.Event{Kind: source.EventCircuit, Circuit: source.CircuitEvent{Clients: 20}}, "0 of 20 clients OPEN"},
+		{source.Event{Kind: source.EventControl, Control: source.ControlEvent{Control: source.ControlWeights, Weights: engine.DefaultWeights()}},
+			"weights set: F 0.30 L 0.20 Q 0.15 B 0.15 C 0.20"},
+		{source.Event{Kind: source.EventControl, Control: source.ControlEvent{Control: source.ControlAdaptive, On: true}}, "adaptive weights on"},
+		{source.Event{Kind: source.EventControl, Control: source.ControlEvent{Control: source.ControlClass, Class: "search", Share: 1.25, Priority: 6}},
+			"class search: share x1.25, priority 6"},
+		{source.Event{Kind: source.EventControl, Control: source.ControlEvent{Control: source.ControlStrategy, Strategy: "naive"}}, "strategy: naive"},
+		{source.Event{Kind: source.EventControl, Text: "paused"}, "paused"},
+	} {
+		assert.Equal(t, tc.want, eventText(tc.e))
+	}
+
+	s := source.Snapshot{Events: []source.Event{{Kind: source.EventControl, Control: source.ControlEvent{Control: source.ControlClass,
+		Class: "evil\x1b[2J"}}, {Kind: source.EventFault, Fault: source.FaultEvent{Change: source.FaultRefused, Reason: "bad\x1b]0;x\x07"}}}}
+	cleanSnapshot(&s)
+	assert.NotContains(t, s.Events[0].Control.Class, "\x1b")
+	assert.NotContains(t, s.Events[1].Fault.Reason, "\x1b")
 }
