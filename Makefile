@@ -29,12 +29,15 @@ fmt-check:
 vet:
 	$(GO) vet ./...
 
-# The engine may import the standard library only; the core packages nothing from a UI library.
+# The engine may import the standard library only; the core packages nothing from a UI library;
+# the simulator and package source nothing that words or prints their data.
 check-imports:
 	@bad=$$($(GO) list -deps -f '{{if not .Standard}}{{.ImportPath}}{{end}}' ./engine/... | grep -v '^github.com/cortex-tui/cortex-tui/engine' || true); \
 	if [ -n "$$bad" ]; then echo "engine imports non-standard packages:"; echo "$$bad"; exit 1; fi
 	@bad=$$($(GO) list -deps -f '{{.ImportPath}}' $(CORE_PKGS) | grep -E 'charmbracelet|NimbleMarkets|muesli|lipgloss' || true); \
 	if [ -n "$$bad" ]; then echo "core packages import UI libraries:"; echo "$$bad"; exit 1; fi
+	@bad=$$($(GO) list -deps ./sim/... ./source/... | grep -E '/cortex-tui/(report|tui|cli|keymap)$$' || true); \
+	if [ -n "$$bad" ]; then echo "the simulator and source emit data only, but import:"; echo "$$bad"; exit 1; fi
 	@echo "check-imports: ok"
 
 unit:

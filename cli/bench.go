@@ -11,7 +11,6 @@ import (
 
 	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/scenarios"
-	"github.com/cortex-tui/cortex-tui/sim"
 	"github.com/cortex-tui/cortex-tui/strategy"
 )
 
@@ -232,7 +231,7 @@ func runJobs(ctx context.Context, jobs []benchJob, onDone func(done, total int))
 			defer wg.Done()
 			for i := range next {
 				j := jobs[i]
-				res, err := sim.Run(j.scn, j.strategy, j.seed)
+				res, err := simulate(j.scn, j.strategy, j.seed)
 				if err != nil {
 					errs[i] = fmt.Errorf("%s with %s, seed %d: %w", j.scn.Name, j.strategy, j.seed, err)
 				}

@@ -32,7 +32,7 @@ func runHeadless(cmd *cobra.Command, io streams, scn scenarios.Scenario, o runOp
 	if err := checkCost(scenarioSource(o.scenario, o.scenarioFile), scn, o.allowLarge, name); err != nil {
 		return err
 	}
-	res, err := await(cmd.Context(), func() (sim.Result, error) { return sim.Run(scn, name, o.seed) })
+	res, err := await(cmd.Context(), func() (report.Result, error) { return simulate(scn, name, o.seed) })
 	if err != nil {
 		return err
 	}
@@ -45,6 +45,20 @@ func runHeadless(cmd *cobra.Command, io streams, scn scenarios.Scenario, o runOp
 		return report.WriteTable(io.out, res.Meta, res.Timeline, res.Summary)
 	}
 }
+
+// simulate runs scn with strategy name from seed to the end in the simulator and returns the
+// timeline and summary report.Run records (sim emits snapshots; the rows and the figures are
+// report's).
+func simulate(scn scenarios.Scenario, name string, seed int64) (report.Result, error) {
+	s, err := sim.New(scn, name, seed)
+	if err != nil {
+		return report.Result{}, err
+	}
+	return report.Run(s), nil
+}
+
+// The simulator is a report.Stepper.
+var _ report.Stepper = (*sim.Sim)(nil)
 
 // pickFormat validates format against valid (a usage error, exit 2, otherwise); "" means the
 // first valid format on a terminal and json elsewhere.

@@ -10,15 +10,14 @@ import (
 
 	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/scenarios"
-	"github.com/cortex-tui/cortex-tui/sim"
 	"github.com/cortex-tui/cortex-tui/source"
 )
 
 // storyRuns runs built-in scenarios headless with their own seed, once per scenario and
 // strategy, for the claims below.
-type storyRuns map[string]sim.Result
+type storyRuns map[string]report.Result
 
-func (r storyRuns) get(t *testing.T, scenario, strategy string) sim.Result {
+func (r storyRuns) get(t *testing.T, scenario, strategy string) report.Result {
 	t.Helper()
 	key := scenario + "/" + strategy
 	if res, ok := r[key]; ok {
@@ -26,7 +25,7 @@ func (r storyRuns) get(t *testing.T, scenario, strategy string) sim.Result {
 	}
 	scn, err := scenarios.Lookup(scenario)
 	require.NoError(t, err)
-	res, err := sim.Run(scn, strategy, scn.Seed)
+	res, err := simulate(scn, strategy, scn.Seed)
 	require.NoError(t, err)
 	r[key] = res
 	return res
@@ -46,7 +45,7 @@ func upUntil(rows []report.Row, sec int) bool {
 type storyClaim struct {
 	scenario string
 	claim    string // a fragment of the story or of a caption
-	check    func(t *testing.T, get func(strategy string) sim.Result)
+	check    func(t *testing.T, get func(strategy string) report.Result)
 }
 
 // TestStoryClaims asserts that what the built-in scenarios' stories and captions tell the
@@ -62,14 +61,14 @@ func TestStoryClaims(t *testing.T) {
 		{
 			scenario: "black-friday",
 			claim:    "sends far fewer retries into the recovering database",
-			check: func(t *testing.T, get func(string) sim.Result) {
+			check: func(t *testing.T, get func(string) report.Result) {
 				assert.Less(t, get("cortex").Summary.Amplification, get("naive").Summary.Amplification/2)
 			},
 		},
 		{
 			scenario: "black-friday",
 			claim:    "Naive retries keep it down. With fewer retries the DB warms up",
-			check: func(t *testing.T, get func(string) sim.Result) {
+			check: func(t *testing.T, get func(string) report.Result) {
 				assert.Nil(t, get("naive").Summary.RecoverySeconds, "naive never recovers")
 				assert.NotNil(t, get("none").Summary.RecoverySeconds, "without retries the DB comes back")
 				assert.NotNil(t, get("cortex").Summary.RecoverySeconds, "with cortex the DB comes back")
@@ -78,7 +77,7 @@ func TestStoryClaims(t *testing.T) {
 		{
 			scenario: "black-friday",
 			claim:    "while CORTEX opens its circuits within seconds",
-			check: func(t *testing.T, get func(string) sim.Result) {
+			check: func(t *testing.T, get func(string) report.Result) {
 				row := get("cortex").Timeline[65] // the outage began at t=60s
 				require.NotNil(t, row.Circuit)
 				assert.Equal(t, "OPEN", *row.Circuit, "cortex: circuits open 5 s into the outage")
@@ -87,7 +86,7 @@ func TestStoryClaims(t *testing.T) {
 		{
 			scenario: "dns-crash",
 			claim:    "with nothing succeeding its retry budget does not refill: it holds the",
-			check: func(t *testing.T, get func(string) sim.Result) {
+			check: func(t *testing.T, get func(string) report.Result) {
 				assert.Less(t, get("cortex").Summary.Amplification, 1.1, "cortex: about one attempt per request")
 				assert.Zero(t, get("cortex").Summary.Crashes)
 				assert.Positive(t, get("naive").Summary.Crashes)
@@ -96,7 +95,7 @@ func TestStoryClaims(t *testing.T) {
 		{
 			scenario: "slow-ledger",
 			claim:    "only refusing new requests (the breaker does) lets its queue drain",
-			check: func(t *testing.T, get func(string) sim.Result) {
+			check: func(t *testing.T, get func(string) report.Result) {
 				none, cortex, breaker := get("none").Summary, get("cortex").Summary, get("breaker").Summary
 				assert.InDelta(t, none.SuccessRate, cortex.SuccessRate, 0.01, "cortex does what none does")
 				assert.Greater(t, breaker.SuccessRate, none.SuccessRate+0.03, "the breaker, refusing originals, does better")
@@ -105,7 +104,7 @@ func TestStoryClaims(t *testing.T) {
 		{
 			scenario: "dns-crash",
 			claim:    "naive clients send 4x the attempts, all hanging; the service idles",
-			check: func(t *testing.T, get func(string) sim.Result) {
+			check: func(t *testing.T, get func(string) report.Result) {
 				attempts, originals := 0, 0
 				for _, row := range get("naive").Timeline[45:56] {
 					attempts += row.Attempts
@@ -119,7 +118,7 @@ func TestStoryClaims(t *testing.T) {
 		{
 			scenario: "metastable",
 			claim:    "Without retries the queue drains in about ten seconds.",
-			check: func(t *testing.T, get func(string) sim.Result) {
+			check: func(t *testing.T, get func(string) report.Result) {
 				rows := get("none").Timeline
 				assert.Greater(t, rows[35].Queue, 100.0, "a queue at the end of the trigger")
 				assert.Less(t, rows[48].Queue, 5.0, "drained about ten seconds later")
@@ -128,7 +127,7 @@ func TestStoryClaims(t *testing.T) {
 		{
 			scenario: "metastable",
 			claim:    "Still broken, with no fault at all. This is the metastable state.",
-			check: func(t *testing.T, get func(string) sim.Result) {
+			check: func(t *testing.T, get func(string) report.Result) {
 				for _, row := range get("naive").Timeline[80:110] {
 					assert.Less(t, row.Successes, row.Originals/10, "naive, t=%ds: almost nothing succeeds", row.T)
 				}
@@ -137,14 +136,14 @@ func TestStoryClaims(t *testing.T) {
 		{
 			scenario: "two-layers",
 			claim:    "one layer gives up to 4x, two layers up to 16x",
-			check: func(t *testing.T, get func(string) sim.Result) {
+			check: func(t *testing.T, get func(string) report.Result) {
 				assert.Greater(t, get("naive").Summary.PeakAmplification, 4.0, "two layers of naive retries exceed one layer's 4x")
 			},
 		},
 		{
 			scenario: "food-delivery",
 			claim:    "but it is serving again before the rush ends",
-			check: func(t *testing.T, get func(string) sim.Result) {
+			check: func(t *testing.T, get func(string) report.Result) {
 				rows := get("cortex").Timeline
 				require.Greater(t, len(rows), 179)
 				assert.Equal(t, source.ServiceUp, rows[179].Service, "cortex: UP in the last second of arrivals")
@@ -154,7 +153,7 @@ func TestStoryClaims(t *testing.T) {
 		{
 			scenario: "upi-salary-day",
 			claim:    "without retries the API runs saturated but stays up",
-			check: func(t *testing.T, get func(string) sim.Result) {
+			check: func(t *testing.T, get func(string) report.Result) {
 				assert.Zero(t, get("none").Summary.Crashes)
 				assert.GreaterOrEqual(t, get("naive").Summary.Crashes, 2, "naive crashes, and again after the restart")
 			},
@@ -162,7 +161,7 @@ func TestStoryClaims(t *testing.T) {
 		{
 			scenario: "upi-salary-day",
 			claim:    "the retries, not the surge, brought the API down",
-			check: func(t *testing.T, get func(string) sim.Result) {
+			check: func(t *testing.T, get func(string) report.Result) {
 				assert.Zero(t, get("none").Summary.Crashes)
 				assert.Greater(t, get("none").Summary.SuccessRate, get("naive").Summary.SuccessRate)
 			},
@@ -170,7 +169,7 @@ func TestStoryClaims(t *testing.T) {
 		{
 			scenario: "article-benchmark",
 			claim:    "The fault ends. The service never went down",
-			check: func(t *testing.T, get func(string) sim.Result) {
+			check: func(t *testing.T, get func(string) report.Result) {
 				for _, s := range []string{"none", "naive", "backoff", "cortex"} {
 					assert.True(t, upUntil(get(s).Timeline, 60), "%s: the service is UP until the fault ends", s)
 				}
@@ -179,7 +178,7 @@ func TestStoryClaims(t *testing.T) {
 		{
 			scenario: "api-throttling",
 			claim:    "most retries are wasted",
-			check: func(t *testing.T, get func(string) sim.Result) {
+			check: func(t *testing.T, get func(string) report.Result) {
 				for _, s := range []string{"naive", "backoff"} {
 					sum := get(s).Summary
 					assert.Greater(t, float64(sum.WastedRetries), 0.5*float64(sum.Retries), s)
@@ -189,7 +188,7 @@ func TestStoryClaims(t *testing.T) {
 		{
 			scenario: "api-throttling",
 			claim:    "with naive retries a third of logins fail, while CORTEX sheds bulk marketing",
-			check: func(t *testing.T, get func(string) sim.Result) {
+			check: func(t *testing.T, get func(string) report.Result) {
 				naive, cortex := get("naive").Summary.PrioritySuccess, get("cortex").Summary.PrioritySuccess
 				assert.InDelta(t, 0.33, 1-naive["9"], 0.08, "naive: OTP failure rate")
 				assert.Less(t, math.Abs(naive["9"]-naive["1"]), 0.05, "naive: OTPs get no bigger share than marketing")
@@ -199,7 +198,7 @@ func TestStoryClaims(t *testing.T) {
 		{
 			scenario: "spotty-network",
 			claim:    "treat bills and inventory sync the same and double the traffic, while CORTEX spends its few",
-			check: func(t *testing.T, get func(string) sim.Result) {
+			check: func(t *testing.T, get func(string) report.Result) {
 				naive, cortex := get("naive").Summary, get("cortex").Summary
 				assert.Less(t, math.Abs(naive.PrioritySuccess["9"]-naive.PrioritySuccess["2"]), 0.05, "naive: billing and sync alike")
 				assert.Greater(t, naive.Amplification, 1.8, "naive: about twice the traffic")
@@ -210,7 +209,7 @@ func TestStoryClaims(t *testing.T) {
 		{
 			scenario: "slow-ledger",
 			claim:    "Watch the latency signal L: it rises while the error rate is still zero",
-			check: func(t *testing.T, get func(string) sim.Result) {
+			check: func(t *testing.T, get func(string) report.Result) {
 				rows := get("cortex").Timeline
 				require.Greater(t, len(rows), 60)
 				require.NotNil(t, rows[25].Signals)
@@ -226,7 +225,7 @@ func TestStoryClaims(t *testing.T) {
 		{
 			scenario: "slow-ledger",
 			claim:    "the retries, not the slow query, decided those",
-			check: func(t *testing.T, get func(string) sim.Result) {
+			check: func(t *testing.T, get func(string) report.Result) {
 				assert.Zero(t, get("none").Summary.Crashes)
 				assert.NotNil(t, get("none").Summary.RecoverySeconds)
 				assert.Positive(t, get("naive").Summary.Crashes)
@@ -241,7 +240,7 @@ func TestStoryClaims(t *testing.T) {
 		{"closed-loop", "So backoff lowers the load here: the population throttles itself.", true},
 		{"open-loop", "Backoff spreads retries out but does not remove them: amplification stays high.", false},
 	} {
-		tests = append(tests, storyClaim{loop.scenario, loop.claim, func(t *testing.T, get func(string) sim.Result) {
+		tests = append(tests, storyClaim{loop.scenario, loop.claim, func(t *testing.T, get func(string) report.Result) {
 			rate := func(s string) float64 { // attempts per second during the outage
 				n := 0
 				for _, row := range get(s).Timeline[45:65] {
@@ -265,7 +264,7 @@ func TestStoryClaims(t *testing.T) {
 				texts = append(texts, n.Text)
 			}
 			require.Contains(t, strings.Join(texts, "\n"), tt.claim, "the text still makes this claim")
-			tt.check(t, func(strategy string) sim.Result { return runs.get(t, tt.scenario, strategy) })
+			tt.check(t, func(strategy string) report.Result { return runs.get(t, tt.scenario, strategy) })
 		})
 	}
 }

@@ -21,7 +21,7 @@ func TestEstimateBoundsBuiltins(t *testing.T) {
 		for _, name := range strategy.Names() {
 			t.Run(scn.Name+"/"+name, func(t *testing.T) {
 				t.Parallel()
-				res, err := Run(scn, name, scn.Seed)
+				res, err := run(scn, name, scn.Seed)
 				require.NoError(t, err)
 				attempts := 0
 				for _, r := range res.Timeline {

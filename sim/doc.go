@@ -7,7 +7,8 @@
 // arrivals, service times, think times and each client's strategy).
 //
 // New builds a Sim stepped with Step; NewSource wraps it as a source.Source for the
-// dashboard; Run simulates a whole scenario headless and returns the per-second timeline and
-// the summary computed by package report. The formulas are documented next to the code that
-// applies them and collected in docs/simulator.md.
+// dashboard. The simulator emits data only (snapshots, with structured events): the headless
+// commands step a Sim to its end with report.Run, which computes the per-second timeline and
+// the summary. The formulas are documented next to the code that applies them and collected in
+// docs/simulator.md.
 package sim

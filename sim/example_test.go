@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/sim"
 )
@@ -19,18 +20,20 @@ func exampleScenario() scenarios.Scenario {
 	}
 }
 
-// Run simulates a scenario headless; without retries about two thirds of the requests
-// succeed, and naive retries quadruple the attempts during the outage.
-func ExampleRun() {
+// New builds a run that Step advances one tick at a time; report.Run steps it to the end and
+// records the timeline and the summary, as the headless commands do. Without retries about two
+// thirds of the requests succeed, and naive retries quadruple the attempts during the outage.
+func ExampleNew() {
 	for _, strategy := range []string{"none", "naive"} {
-		res, err := sim.Run(exampleScenario(), strategy, 1)
+		s, err := sim.New(exampleScenario(), strategy, 1)
 		if err != nil {
 			fmt.Println(err)
 			return
 		}
-		s := res.Summary
+		res := report.Run(s)
+		sum := res.Summary
 		fmt.Printf("%s: %d seconds, success %.0f%%, peak amplification %.0fx\n",
-			strategy, len(res.Timeline), 100*s.SuccessRate, s.PeakAmplification)
+			strategy, len(res.Timeline), 100*sum.SuccessRate, sum.PeakAmplification)
 	}
 	// The measured figures (seed 1; no drain, so the run ends with the last arrival) are:
 	//   none: 60 seconds, success 66%, peak amplification 1x

@@ -29,7 +29,7 @@ func loopScenario(closed bool) scenarios.Scenario {
 // attemptsDuringOutage sums the attempts of seconds 45..65 of a run.
 func attemptsDuringOutage(t *testing.T, scn scenarios.Scenario, strat string) int {
 	t.Helper()
-	res, err := Run(scn, strat, 1)
+	res, err := run(scn, strat, 1)
 	require.NoError(t, err)
 	n := 0
 	for _, r := range res.Timeline[45:65] {
@@ -56,7 +56,7 @@ func TestBackoffClosedVersusOpenLoop(t *testing.T) {
 func TestClosedLoopRate(t *testing.T) {
 	scn := loopScenario(true)
 	scn.Faults = nil
-	res, err := Run(scn, "none", 1)
+	res, err := run(scn, "none", 1)
 	require.NoError(t, err)
 	n := 0
 	for _, r := range res.Timeline[20:80] {
@@ -78,7 +78,7 @@ func TestDeadline(t *testing.T) {
 		want     float64
 	}{{time.Second, 0}, {2 * time.Second, 1}} {
 		scn.Deadline = c.deadline
-		res, err := Run(scn, "naive", 1)
+		res, err := run(scn, "naive", 1)
 		require.NoError(t, err)
 		assert.InDelta(t, c.want, res.Summary.SuccessRate, 1e-9, "deadline %s", c.deadline)
 		assert.Zero(t, res.Summary.Retries, "every attempt succeeded")

@@ -24,13 +24,13 @@ func TestSeedScenariosCollapse(t *testing.T) {
 			scn, err := scenarios.Lookup(name)
 			require.NoError(t, err)
 			for _, strat := range []string{"naive", "backoff"} {
-				res, err := Run(scn, strat, scn.Seed)
+				res, err := run(scn, strat, scn.Seed)
 				require.NoError(t, err)
 				s := res.Summary
 				assert.True(t, collapsed(s.RecoverySeconds, s.Crashes),
 					"%s: recovery %v, %d crashes", strat, s.RecoverySeconds, s.Crashes)
 			}
-			res, err := Run(scn, "none", scn.Seed)
+			res, err := run(scn, "none", scn.Seed)
 			require.NoError(t, err)
 			assert.Zero(t, res.Summary.Crashes, "none does not crash")
 		})
@@ -61,7 +61,7 @@ func TestNoneDoesNotCrashUnderCapacity(t *testing.T) {
 			continue
 		}
 		checked++
-		res, err := Run(scn, "none", scn.Seed)
+		res, err := run(scn, "none", scn.Seed)
 		require.NoError(t, err)
 		assert.Zero(t, res.Summary.Crashes, "%s: none crashed", scn.Name)
 	}
@@ -86,7 +86,7 @@ func TestBuiltinsRun(t *testing.T) {
 	for _, scn := range cat {
 		scn.Duration, scn.Drain = min(scn.Duration, 20*time.Second), 5*time.Second
 		for _, name := range strategy.Names() {
-			res, err := Run(scn, name, scn.Seed)
+			res, err := run(scn, name, scn.Seed)
 			require.NoError(t, err, "%s with %s", scn.Name, name)
 			assert.Len(t, res.Timeline, 25, "%s with %s", scn.Name, name)
 		}

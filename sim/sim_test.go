@@ -20,7 +20,7 @@ import (
 // runJSON runs scn and returns the run document's bytes.
 func runJSON(t *testing.T, scn scenarios.Scenario, strat string, seed int64) []byte {
 	t.Helper()
-	res, err := Run(scn, strat, seed)
+	res, err := run(scn, strat, seed)
 	require.NoError(t, err)
 	var b bytes.Buffer
 	require.NoError(t, report.WriteJSON(&b, res.Meta, res.Timeline, res.Summary))
@@ -82,7 +82,7 @@ func TestSameArrivalsAcrossStrategies(t *testing.T) {
 // Asserts that arrivals follow the configured rate (Poisson: the count over 60 s is within
 // 4 standard deviations of rate x duration) and the class mix.
 func TestArrivalRate(t *testing.T) {
-	res, err := Run(testScenario(), "none", 1)
+	res, err := run(testScenario(), "none", 1)
 	require.NoError(t, err)
 	total := 0
 	for _, r := range res.Timeline {
@@ -123,7 +123,7 @@ func TestCapacityIsWorkersOverServiceTime(t *testing.T) {
 // Asserts that with `none` and a total outage of a third of the run, about two thirds of
 // the requests succeed.
 func TestNoneOutageThird(t *testing.T) {
-	res, err := Run(withOutage(), "none", 1)
+	res, err := run(withOutage(), "none", 1)
 	require.NoError(t, err)
 	assert.InDelta(t, 2.0/3, res.Summary.SuccessRate, 0.03)
 	assert.Equal(t, 0, res.Summary.Retries)
@@ -143,7 +143,7 @@ func TestNaiveAmplification(t *testing.T) {
 		scn.Layers = c.layers
 		scn.Drain = 40 * time.Second // past every deadline: nothing is left in flight
 		scn.Faults = []scenarios.Fault{{Kind: scenarios.FaultErrors, At: 0, Value: 1}}
-		res, err := Run(scn, "naive", 1)
+		res, err := run(scn, "naive", 1)
 		require.NoError(t, err)
 		assert.InDelta(t, c.want, res.Summary.Amplification, 0.01, "layers %d", c.layers)
 		assert.Zero(t, res.Summary.SuccessRate)
