@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"runtime"
 	"strings"
 	"sync"
@@ -78,9 +79,36 @@ strategy with its "seeds" and, for each figure, its "mean", "min" and "max" over
 	f.StringSliceVar(&o.strategies, "strategy", nil, "strategies, comma separated (default: all: "+strings.Join(strategy.Names(), ", ")+")")
 	f.Int64Var(&o.seed, "seed", 0, "random seed for every run (default: each scenario's own)")
 	f.StringVar(&o.seeds, "seeds", "", "seeds to run every scenario x strategy with, printing the mean (min-max) over them: 1-10, 1,3,5 or 1-3,7")
-	f.StringVar(&o.format, "format", "", "output: table, markdown, matrix (one row per scenario, one column per strategy: "+report.MatrixLegend+") or json (default table on a terminal, json otherwise)")
+	f.StringVar(&o.format, "format", "", "output: "+formatHelp(benchFormats))
 	addAllowLargeFlag(cmd, &o.allowLarge)
 	return cmd
+}
+
+// benchResult is what bench prints: the summary of every run in job order, and whether there
+// were several seeds (the table and markdown then print one cell per scenario x strategy).
+type benchResult struct {
+	runs  []report.Summary
+	cells bool
+}
+
+// benchFormats are the outputs of bench, the default on a terminal first.
+var benchFormats = []outputFormat[benchResult]{
+	{"table", "", func(w io.Writer, b benchResult) error {
+		if b.cells {
+			return report.WriteCellsTable(w, report.Aggregate(b.runs))
+		}
+		return report.WriteBenchTable(w, b.runs)
+	}},
+	{"markdown", "", func(w io.Writer, b benchResult) error {
+		if b.cells {
+			return report.WriteCellsMarkdown(w, report.Aggregate(b.runs))
+		}
+		return report.WriteBenchMarkdown(w, b.runs)
+	}},
+	{"matrix", "one row per scenario, one column per strategy: " + report.MatrixLegend, func(w io.Writer, b benchResult) error {
+		return report.WriteCellsMatrix(w, report.Aggregate(b.runs))
+	}},
+	{"json", "", func(w io.Writer, b benchResult) error { return report.WriteBenchJSON(w, b.runs) }},
 }
 
 // benchJob is one scenario x strategy x seed run.
@@ -97,7 +125,7 @@ type benchJob struct {
 // exceeds the budget (each run is checked on its own: bench runs GOMAXPROCS of them at once). A stop
 // signal (ctx) ends it at once, printing nothing: no new run starts, those running are left.
 func runBench(ctx context.Context, io streams, o benchOptions) error {
-	format, err := pickFormat(o.format, io.out, []string{"table", "markdown", "matrix", "json"})
+	format, err := pickFormat(o.format, io.out, benchFormats)
 	if err != nil {
 		return err
 	}
@@ -149,21 +177,7 @@ func runBench(ctx context.Context, io streams, o benchOptions) error {
 	if err != nil {
 		return err
 	}
-	cells := len(seeds) > 1
-	switch {
-	case format == "json":
-		return report.WriteBenchJSON(io.out, runs)
-	case format == "matrix":
-		return report.WriteCellsMatrix(io.out, report.Aggregate(runs))
-	case format == "markdown" && cells:
-		return report.WriteCellsMarkdown(io.out, report.Aggregate(runs))
-	case format == "markdown":
-		return report.WriteBenchMarkdown(io.out, runs)
-	case cells:
-		return report.WriteCellsTable(io.out, report.Aggregate(runs))
-	default:
-		return report.WriteBenchTable(io.out, runs)
-	}
+	return format.write(io.out, benchResult{runs: runs, cells: len(seeds) > 1})
 }
 
 // benchScenarios returns the scenarios to bench, the named built-ins then the file's, and

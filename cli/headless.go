@@ -14,14 +14,21 @@ import (
 	"github.com/cortex-tui/cortex-tui/strategy"
 )
 
-// runHeadless runs scn to the end without the dashboard and prints the result in o.format:
-// json (the run document), csv (the timeline) or table (a readable summary). With no format
-// it prints a table on a terminal and JSON otherwise.
+// headlessFormats are the outputs of run --headless, the default on a terminal first.
+var headlessFormats = []outputFormat[report.Result]{
+	{"table", "", func(w io.Writer, r report.Result) error { return report.WriteTable(w, r.Meta, r.Timeline, r.Summary) }},
+	{"json", "", func(w io.Writer, r report.Result) error { return report.WriteJSON(w, r.Meta, r.Timeline, r.Summary) }},
+	{"csv", "", func(w io.Writer, r report.Result) error { return report.WriteCSV(w, r.Timeline) }},
+}
+
+// runHeadless runs scn to the end without the dashboard and prints the result in o.format, one
+// of headlessFormats: table (a readable summary), json (the run document) or csv (the
+// timeline). With no format it prints a table on a terminal and JSON otherwise.
 //
 // A run the cost model expects to exceed its budget is refused (sim.Estimate) unless
 // --allow-large. A stop signal (the command's context) ends it at once, printing nothing.
 func runHeadless(cmd *cobra.Command, io streams, scn scenarios.Scenario, o runOptions) error {
-	format, err := pickFormat(o.format, io.out, []string{"table", "json", "csv"})
+	format, err := pickFormat(o.format, io.out, headlessFormats)
 	if err != nil {
 		return err
 	}
@@ -36,14 +43,7 @@ func runHeadless(cmd *cobra.Command, io streams, scn scenarios.Scenario, o runOp
 	if err != nil {
 		return err
 	}
-	switch format {
-	case "json":
-		return report.WriteJSON(io.out, res.Meta, res.Timeline, res.Summary)
-	case "csv":
-		return report.WriteCSV(io.out, res.Timeline)
-	default:
-		return report.WriteTable(io.out, res.Meta, res.Timeline, res.Summary)
-	}
+	return format.write(io.out, res)
 }
 
 // simulate runs scn with strategy name from seed to the end in the simulator and returns the
@@ -59,22 +59,6 @@ func simulate(scn scenarios.Scenario, name string, seed int64) (report.Result, e
 
 // The simulator is a report.Stepper.
 var _ report.Stepper = (*sim.Sim)(nil)
-
-// pickFormat validates format against valid (a usage error, exit 2, otherwise); "" means the
-// first valid format on a terminal and json elsewhere.
-func pickFormat(format string, out io.Writer, valid []string) (string, error) {
-	if format == "" {
-		if isTerminal(out) {
-			return valid[0], nil
-		}
-		return "json", nil
-	}
-	f := strings.ToLower(strings.TrimSpace(format))
-	if !slices.Contains(valid, f) {
-		return "", &exitError{code: 2, err: fmt.Errorf("invalid --format %q (valid: %s)", format, strings.Join(valid, ", "))}
-	}
-	return f, nil
-}
 
 // checkStrategy returns the catalog name of s, or a usage error listing the valid names.
 func checkStrategy(s string) (string, error) {

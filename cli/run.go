@@ -64,7 +64,7 @@ func newRunCmd(io streams) *cobra.Command {
 	f.StringVar(&o.strategy, "strategy", strategy.CortexName, "retry strategy: "+strings.Join(strategy.Names(), ", "))
 	f.Int64Var(&o.seed, "seed", 0, "random seed (default: the scenario's own)")
 	f.BoolVar(&o.headless, "headless", false, "run without the dashboard and print the result")
-	f.StringVar(&o.format, "format", "", "headless output: table, json or csv (default table on a terminal, json otherwise)")
+	f.StringVar(&o.format, "format", "", "headless output: "+formatHelp(headlessFormats))
 	addAllowLargeFlag(cmd, &o.allowLarge)
 	addKeysFlag(cmd)
 	return cmd
