@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cortex-tui/cortex-tui/scenarios"
+	"github.com/cortex-tui/cortex-tui/strategy"
 )
 
 // stormScenario is a heavy run: 2,000 req/s over 120 s against a 1,500 req/s service that
@@ -38,7 +39,7 @@ func stormScenario() scenarios.Scenario {
 // reports the attempts simulated per second of wall-clock time and per CPU-second of the
 // process (GC included), the latter being meaningful on a machine shared with other work.
 func BenchmarkRun(b *testing.B) {
-	for _, name := range []string{"none", "naive", "backoff", "breaker", "budget", "throttle", "grpc", "cortex"} {
+	for _, name := range strategy.Names() {
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
 			attempts := 0

@@ -17,6 +17,9 @@ type simSource struct {
 	carry time.Duration
 }
 
+// simSource is the simulator's source.Source.
+var _ source.Source = (*simSource)(nil)
+
 // NewSource returns a source.Source running scn with strategyName from seed. It is safe for
 // concurrent use (the dashboard advances it from a command goroutine and sends controls from
 // its Update loop).

@@ -51,6 +51,13 @@ type Backoff struct {
 	rnd *rand.Rand
 }
 
+func init() {
+	register("backoff", 40, "exponential backoff with full jitter (base 100ms, cap 20s), up to 3 retries (AWS)",
+		func(env Env) (Strategy, error) { return NewBackoff(env.Rand, DefaultBackoffConfig()) })
+}
+
+var _ Strategy = (*Backoff)(nil)
+
 // NewBackoff returns a backoff strategy drawing its jitter from r. It returns an error naming
 // the problem if r is nil or cfg is invalid.
 func NewBackoff(r *rand.Rand, cfg BackoffConfig) (*Backoff, error) {

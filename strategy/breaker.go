@@ -86,6 +86,13 @@ type Breaker struct {
 	waitEnds time.Time
 }
 
+func init() {
+	register("breaker", 50, "Hystrix circuit breaker (10s window, 20 requests, 50% errors, 5s sleep, one probe) + backoff",
+		func(env Env) (Strategy, error) { return NewBreaker(env.Rand, DefaultBreakerConfig()) })
+}
+
+var _ Strategy = (*Breaker)(nil)
+
 // NewBreaker returns a closed breaker drawing its backoff jitter from r. It returns an error
 // naming the problem if r is nil or cfg is invalid.
 func NewBreaker(r *rand.Rand, cfg BreakerConfig) (*Breaker, error) {

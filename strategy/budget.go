@@ -98,6 +98,13 @@ type Budget struct {
 	lastCost []int // lastCost[i]: what the latest retry with index i paid (i >= 1)
 }
 
+func init() {
+	register("budget", 60, "AWS SDK standard retry quota (500, cost 5, 10 after a timeout, refund on success) + backoff",
+		func(env Env) (Strategy, error) { return NewBudget(env.Rand, DefaultBudgetConfig()) })
+}
+
+var _ Strategy = (*Budget)(nil)
+
 // NewBudget returns a budget strategy with a full quota, drawing its jitter from r. It returns
 // an error naming the problem if r is nil or cfg is invalid.
 func NewBudget(r *rand.Rand, cfg BudgetConfig) (*Budget, error) {

@@ -36,6 +36,16 @@ const (
 	ArticleName = "cortex-article" // the article's parameters, engine.ArticleConfig
 )
 
+func init() {
+	register(CortexName, 10, "CORTEX engine: one pressure score (failures, latency, queue, budget, circuit) sheds low priorities first", newCortexFromEnv)
+	register(ArticleName, 20, "CORTEX with the article's exact parameters (60s window, flat refill + success bonus, 10s/15s breaker)", newArticleFromEnv)
+}
+
+var (
+	_ Strategy     = (*Cortex)(nil)
+	_ EngineHolder = (*Cortex)(nil)
+)
+
 // NewCortex wraps an existing engine; its Name is "cortex". It returns an error if eng is nil.
 func NewCortex(eng *engine.Engine) (*Cortex, error) {
 	if eng == nil {

@@ -75,6 +75,13 @@ type GRPC struct {
 	tokens    int64 // thousandths
 }
 
+func init() {
+	register("grpc", 80, "gRPC retry throttling: 10 tokens, -1 per failure, +0.1 per success, no retry at or below 5",
+		func(env Env) (Strategy, error) { return NewGRPC(env.Rand, DefaultGRPCConfig()) })
+}
+
+var _ Strategy = (*GRPC)(nil)
+
 // NewGRPC returns a gRPC retry policy with a full token bucket, drawing its jitter from r. It
 // returns an error naming the problem if r is nil or cfg is invalid.
 func NewGRPC(r *rand.Rand, cfg GRPCConfig) (*GRPC, error) {

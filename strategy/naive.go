@@ -8,6 +8,12 @@ import "time"
 // The zero value is ready to use; it holds no state and is safe for concurrent use.
 type Naive struct{}
 
+func init() {
+	register("naive", 30, "retries at once, up to 3 times", func(Env) (Strategy, error) { return NewNaive(), nil })
+}
+
+var _ Strategy = (*Naive)(nil)
+
 // NewNaive returns the naive strategy.
 func NewNaive() *Naive { return &Naive{} }
 

@@ -11,6 +11,12 @@ import (
 // The zero value is ready to use; it holds no state and is safe for concurrent use.
 type None struct{}
 
+func init() {
+	register("none", rankLast, "never retries", func(Env) (Strategy, error) { return NewNone(), nil })
+}
+
+var _ Strategy = (*None)(nil)
+
 // NewNone returns the none strategy.
 func NewNone() *None { return &None{} }
 

@@ -1,7 +1,9 @@
 package strategy
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/cortex-tui/cortex-tui/engine"
@@ -18,22 +20,32 @@ type EngineHolder interface {
 // entry is one strategy of the catalog.
 type entry struct {
 	name     string
+	rank     int
 	describe string
 	build    func(env Env) (Strategy, error)
 }
 
-// catalog lists the strategies in the order Names returns them: CORTEX first, then the
-// baselines from the most to the least naive, and none last.
-var catalog = []entry{
-	{CortexName, "CORTEX engine: one pressure score (failures, latency, queue, budget, circuit) sheds low priorities first", newCortexFromEnv},
-	{ArticleName, "CORTEX with the article's exact parameters (60s window, flat refill + success bonus, 10s/15s breaker)", newArticleFromEnv},
-	{"naive", "retries at once, up to 3 times", func(Env) (Strategy, error) { return NewNaive(), nil }},
-	{"backoff", "exponential backoff with full jitter (base 100ms, cap 20s), up to 3 retries (AWS)", func(env Env) (Strategy, error) { return NewBackoff(env.Rand, DefaultBackoffConfig()) }},
-	{"breaker", "Hystrix circuit breaker (10s window, 20 requests, 50% errors, 5s sleep, one probe) + backoff", func(env Env) (Strategy, error) { return NewBreaker(env.Rand, DefaultBreakerConfig()) }},
-	{"budget", "AWS SDK standard retry quota (500, cost 5, 10 after a timeout, refund on success) + backoff", func(env Env) (Strategy, error) { return NewBudget(env.Rand, DefaultBudgetConfig()) }},
-	{"throttle", "Google SRE adaptive throttling: refuse locally with p = (requests - 2*accepts)/(requests + 1)", func(env Env) (Strategy, error) { return NewThrottle(env.Rand, DefaultThrottleConfig()) }},
-	{"grpc", "gRPC retry throttling: 10 tokens, -1 per failure, +0.1 per success, no retry at or below 5", func(env Env) (Strategy, error) { return NewGRPC(env.Rand, DefaultGRPCConfig()) }},
-	{"none", "never retries", func(Env) (Strategy, error) { return NewNone(), nil }},
+// catalog lists the strategies in the order Names returns them: by rank, then name. Each
+// strategy's file adds itself with register, from an init function, so that a new strategy is
+// one file (and its line in docs/strategies.md).
+var catalog []entry
+
+// rankLast is the rank of none, which comes last.
+const rankLast = 1000
+
+// register adds the strategy name to the catalog, with its one-line description and the
+// function that builds it for a client. rank places it in the catalog: CORTEX first (10, 20),
+// then the baselines from the most to the least naive (30 naive ... 80 grpc), none last
+// (rankLast). It panics if name is already registered (at program start, in an init).
+func register(name string, rank int, describe string, build func(env Env) (Strategy, error)) {
+	if slices.ContainsFunc(catalog, func(e entry) bool { return e.name == name }) {
+		panic("strategy: " + name + " registered twice")
+	}
+	e := entry{name: name, rank: rank, describe: describe, build: build}
+	i, _ := slices.BinarySearchFunc(catalog, e, func(a, b entry) int {
+		return cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(a.name, b.name))
+	})
+	catalog = slices.Insert(catalog, i, e)
 }
 
 // Names returns the catalog names in catalog order: cortex, cortex-article, naive, backoff,

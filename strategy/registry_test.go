@@ -1,6 +1,9 @@
 package strategy
 
 import (
+	"cmp"
+	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -11,31 +14,38 @@ import (
 	"github.com/cortex-tui/cortex-tui/engine"
 )
 
-// Compile-time checks that every strategy implements the interface.
-var (
-	_ Strategy     = (*None)(nil)
-	_ Strategy     = (*Naive)(nil)
-	_ Strategy     = (*Backoff)(nil)
-	_ Strategy     = (*Breaker)(nil)
-	_ Strategy     = (*Budget)(nil)
-	_ Strategy     = (*Throttle)(nil)
-	_ Strategy     = (*GRPC)(nil)
-	_ Strategy     = (*Cortex)(nil)
-	_ EngineHolder = (*Cortex)(nil)
-)
-
 // testEnv returns an Env with a manual clock at t0 and a random source seeded with seed.
 func testEnv(seed uint64) Env {
 	return Env{Clock: engine.NewManualClock(t0), Rand: newRand(seed)}
 }
 
-// TestNames asserts the catalog order the CLI and the dashboard show, and that the slice is a
-// copy.
+// TestNames asserts the catalog order the CLI and the dashboard show (the CORTEX strategies
+// first, none last, the catalog sorted by rank, each name once), and that the slice is a copy.
 func TestNames(t *testing.T) {
-	want := []string{"cortex", "cortex-article", "naive", "backoff", "breaker", "budget", "throttle", "grpc", "none"}
-	assert.Equal(t, want, Names())
+	names := Names()
+	require.Len(t, names, len(catalog))
+	assert.Equal(t, []string{CortexName, ArticleName}, names[:2])
+	assert.Equal(t, "none", names[len(names)-1])
+	assert.True(t, slices.IsSortedFunc(catalog, func(a, b entry) int { return cmp.Compare(a.rank, b.rank) }))
+	seen := map[string]bool{}
+	for _, n := range names {
+		assert.False(t, seen[n], "%s registered twice", n)
+		seen[n] = true
+	}
+	want := Names()
 	Names()[0] = "changed"
 	assert.Equal(t, want, Names(), "callers cannot change the catalog")
+	assert.Panics(t, func() { register("none", 1, "", nil) }, "a name registered twice")
+}
+
+// TestDocsDescribeEveryStrategy asserts that docs/strategies.md has a row for every strategy
+// of the catalog.
+func TestDocsDescribeEveryStrategy(t *testing.T) {
+	doc, err := os.ReadFile("../docs/strategies.md")
+	require.NoError(t, err)
+	for _, name := range Names() {
+		assert.Contains(t, string(doc), "| `"+name+"` |", "docs/strategies.md describes %s", name)
+	}
 }
 
 // TestNew asserts that every catalog name builds a strategy of that name (case and spaces

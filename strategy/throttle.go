@@ -59,6 +59,13 @@ type Throttle struct {
 	window *rolling // [0] requests, [1] accepts
 }
 
+func init() {
+	register("throttle", 70, "Google SRE adaptive throttling: refuse locally with p = (requests - 2*accepts)/(requests + 1)",
+		func(env Env) (Strategy, error) { return NewThrottle(env.Rand, DefaultThrottleConfig()) })
+}
+
+var _ Strategy = (*Throttle)(nil)
+
 // NewThrottle returns an adaptive throttle with empty history, drawing from r. It returns an
 // error naming the problem if r is nil or cfg is invalid.
 func NewThrottle(r *rand.Rand, cfg ThrottleConfig) (*Throttle, error) {

@@ -11,6 +11,8 @@ import (
 	"github.com/cortex-tui/cortex-tui/source"
 )
 
+var _ source.Source = (*fakeSource)(nil)
+
 // fakeSource is a scripted, deterministic source.Source for the dashboard's tests (like ctop's
 // mock collector): tick n's snapshot is a pure function of n, the strategy and the controls,
 // and every control call is recorded for assertions. Safe for concurrent use.
