@@ -58,7 +58,7 @@ func TestValidateHostile(t *testing.T) {
 		f+": evil␛key: unknown key; valid keys at the top level: name, summary, story, duration, drain, tick, seed, fleet, class, load, service, fault, note\n"+
 		f+":9: fleet.clients␛: unknown key; valid keys in [fleet]: clients, loop, users, think, deadline, timeout, layers\n"+
 		f+`:18: class[2].name: "pay\x1b[5mment" is already the name of class[1]`+"\n"+
-		f+`:27: fault[1].kind: unknown kind "out\x1b]52;c;eA==\aage"; valid kinds: outage, blackhole, latency, errors, throttle, capacity, bad_requests`+"\n"+
+		f+`:27: fault[1].kind: unknown kind "out\x1b]52;c;eA==\aage"; valid kinds: `+kindNames()+"\n"+
 		"cortex-tui: 1 of 1 file(s) invalid\n", stderr)
 	assertInert(t, stderr, "validate, invalid")
 
@@ -110,4 +110,13 @@ func TestDescribeHostile(t *testing.T) {
 	assert.Contains(t, text, "class     支付👨\u200d👩\u200d👧             priority  1, 20 req/s\n")
 	assert.Contains(t, text, "0s   Opening note␛ that ␛blinks␛ and copies ␛ quietly.\n")
 	assert.Contains(t, text, "20s  Z\u0351\u0354a\u0341\u0315l\u036c\u0300g\u0300\u0301o note with 👨\u200d👩\u200d👧 and a tab here.\n")
+}
+
+// kindNames is the list of fault kinds that messages give, from the table of fault kinds.
+func kindNames() string {
+	names := make([]string, len(scenarios.FaultKinds))
+	for i, k := range scenarios.FaultKinds {
+		names[i] = string(k)
+	}
+	return strings.Join(names, ", ")
 }

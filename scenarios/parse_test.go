@@ -276,7 +276,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "unknown fault kind",
 			text: minimal + "\n[[fault]]\nkind = \"meteor\"\nat = \"10s\"\nduration = \"5s\"\n",
-			want: `t.toml:15: fault[1].kind: unknown kind "meteor"; valid kinds: outage, blackhole, latency, errors, throttle, capacity, bad_requests`,
+			want: `t.toml:15: fault[1].kind: unknown kind "meteor"; valid kinds: ` + kindNames(),
 		},
 		{
 			name: "overlapping faults of one kind",
@@ -573,4 +573,13 @@ func TestFieldErrorFormat(t *testing.T) {
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, tt.err.Error())
 	}
+}
+
+// kindNames is the list of fault kinds that messages give, from the table of fault kinds.
+func kindNames() string {
+	names := make([]string, len(scenarios.FaultKinds))
+	for i, k := range scenarios.FaultKinds {
+		names[i] = string(k)
+	}
+	return strings.Join(names, ", ")
 }
