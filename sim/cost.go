@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/strategy"
 )
@@ -37,7 +36,7 @@ import (
 //	checks   = users x D / 1s (closed loop with a load profile: idle users look again each second)
 //	CPU      = (attempts + checks) x nsPerAttempt
 //	         + ticks x (nsPerTick + window x nsPerWindowTick + classes x nsPerClassTick
-//	                    + clients x nsPerClientTick(strategy))
+//	                    + clients x nsPerClientTick(strategy))   (strategy.Footprint.TickNs)
 //
 // and for the memory (the peak of the heap, garbage not yet collected included):
 //
@@ -45,7 +44,7 @@ import (
 //	chains   = 1, or 1 + R with layers (a client retry may start while tiers still retry)
 //	held     = queue_limit + workers + live x chains: attempts queued, served or awaited
 //	entries  = lambda x K x (timeout + dt): per-attempt timeouts, kept until their time
-//	memory   = bytesBase + clients x bytesPerClient(strategy) + users x bytesPerUser
+//	memory   = bytesBase + clients x bytesPerClient(strategy) + users x bytesPerUser   (strategy.Footprint.ClientBytes)
 //	         + held x bytesPerAttempt + entries x bytesPerEntry
 //
 // What makes these bounds hold is in the simulator: a strategy never retries more than R
@@ -94,41 +93,13 @@ const (
 	bytesPerUser = 160
 )
 
-// strategyCost is what the model needs to know about a strategy.
-type strategyCost struct {
-	retries   int           // most retries after the original attempt
-	maxDelay  time.Duration // longest delay before a retry
-	bytes     float64       // heap of one client's strategy state (BenchmarkCostClient, rounded up)
-	nsPerTick float64       // CPU time of one client in each tick (BenchmarkCostTick/clients-1000, rounded up)
-}
-
-// catalogMaxDelay bounds the delay of every catalog strategy with its defaults: the engine's
-// BackoffMaxDelay (30 s); strategy's invariant tests check it of every strategy.
-var catalogMaxDelay = engine.DefaultConfig().BackoffMaxDelay
-
-// strategyCosts are the catalog's strategies; a name missing here costs as the costliest
-// (costOf). Client bytes measured: cortex and cortex-article 90.2 KB (their engines' windows),
-// throttle 1.3 KB, breaker 499 B, budget 227 B, grpc 179 B, backoff 115 B, naive and none 83 B;
-// CPU per client and tick: 80 ns for the engines (the fleet view reads every engine's
-// snapshot), 3 to 5 ns for the others.
-var strategyCosts = map[string]strategyCost{
-	strategy.CortexName:  {strategy.DefaultMaxRetries, catalogMaxDelay, 96e3, 96},
-	strategy.ArticleName: {strategy.DefaultMaxRetries, catalogMaxDelay, 96e3, 96},
-	"naive":              {strategy.DefaultMaxRetries, 0, 128, 8},
-	"backoff":            {strategy.DefaultMaxRetries, catalogMaxDelay, 128, 8},
-	"breaker":            {strategy.DefaultMaxRetries, catalogMaxDelay, 512, 8},
-	"budget":             {strategy.DefaultMaxRetries, catalogMaxDelay, 256, 8},
-	"throttle":           {strategy.DefaultMaxRetries, catalogMaxDelay, 1400, 8},
-	"grpc":               {strategy.DefaultMaxRetries, catalogMaxDelay, 256, 8},
-	"none":               {0, 0, 128, 8},
-}
-
-// costOf returns the model's figures for the named strategy (the costliest for an unknown name).
-func costOf(name string) strategyCost {
-	if c, ok := strategyCosts[strings.ToLower(strings.TrimSpace(name))]; ok {
-		return c
+// costOf returns the model's figures for the named strategy: its registered footprint
+// (strategy.Footprint), or the costliest one's for an unknown name.
+func costOf(name string) strategy.Footprint {
+	if f, ok := strategy.FootprintOf(name); ok {
+		return f
 	}
-	return strategyCost{strategy.DefaultMaxRetries, catalogMaxDelay, 96e3, 96}
+	return strategy.Footprint{Retries: strategy.DefaultMaxRetries, MaxDelay: strategy.MaxDelay, ClientBytes: 96e3, TickNs: 96}
 }
 
 // Cost is the estimate of one run (Estimate): each figure is the largest over the strategies
@@ -186,12 +157,12 @@ func Estimate(scn scenarios.Scenario, strategies ...string) Cost {
 }
 
 // estimateOne applies the formulas of the model (above) to scn with the strategy sc.
-func estimateOne(scn scenarios.Scenario, sc strategyCost) Cost {
+func estimateOne(scn scenarios.Scenario, sc strategy.Footprint) Cost {
 	d := scn.Duration.Seconds()
 	dt := scn.Tick.Seconds()
 	timeout := scn.Timeout.Seconds()
 	tiers := math.Pow(1+TierRetries, float64(scn.Layers-1))
-	k := float64(1+sc.retries) * tiers
+	k := float64(1+sc.Retries) * tiers
 
 	var mean, lambda, users, checks float64
 	if scn.Loop.Closed {
@@ -216,7 +187,7 @@ func estimateOne(scn scenarios.Scenario, sc strategyCost) Cost {
 	clients := float64(scn.Clients)
 	classes := float64(len(scn.Classes))
 	attemptNs := (c.Attempts + checks) * nsPerAttempt
-	clientNs := ticks * clients * sc.nsPerTick
+	clientNs := ticks * clients * sc.TickNs
 	tickNs := ticks*(nsPerTick+window*nsPerWindowTick+classes*nsPerClassTick) + clientNs
 	c.CPU = time.Duration(min(attemptNs+tickNs, math.MaxInt64/2))
 	switch {
@@ -228,20 +199,20 @@ func estimateOne(scn scenarios.Scenario, sc strategyCost) Cost {
 		c.cpuAdvice = advice{lower: []string{"duration"}, raise: []string{"tick"}}
 	}
 
-	life := min(scn.Deadline+scn.Timeout, time.Duration(1+sc.retries)*scn.Timeout+time.Duration(sc.retries)*sc.maxDelay).Seconds() + dt
+	life := min(scn.Deadline+scn.Timeout, time.Duration(1+sc.Retries)*scn.Timeout+time.Duration(sc.Retries)*sc.MaxDelay).Seconds() + dt
 	live := lambda * life
 	if scn.Loop.Closed {
 		live = users
 	}
 	chains := 1.0
 	if scn.Layers > 1 {
-		chains = float64(1 + sc.retries)
+		chains = float64(1 + sc.Retries)
 	}
 	terms := []struct {
 		bytes  float64
 		advice advice
 	}{
-		{clients * sc.bytes, advice{lower: []string{"fleet.clients"}}},
+		{clients * sc.ClientBytes, advice{lower: []string{"fleet.clients"}}},
 		{users * bytesPerUser, advice{lower: []string{"fleet.users"}}},
 		{float64(scn.Service.QueueLimit) * bytesPerAttempt, advice{lower: []string{"service.queue_limit"}}},
 		{float64(scn.Service.Workers) * bytesPerAttempt, advice{lower: []string{"service.workers"}}},

@@ -158,8 +158,10 @@ func TestEstimateStrategies(t *testing.T) {
 	assert.Equal(t, Estimate(scn, strategy.Names()...), Estimate(scn), "no name: every strategy")
 	assert.Equal(t, Estimate(scn, "cortex"), Estimate(scn, "no-such-strategy"), "an unknown strategy costs as much as the costliest")
 	for _, name := range strategy.Names() {
-		_, ok := strategyCosts[name]
+		f, ok := strategy.FootprintOf(name)
 		assert.True(t, ok, "the model knows %s", name)
+		assert.Positive(t, f.ClientBytes, "%s registers its measured client bytes", name)
+		assert.Positive(t, f.TickNs, "%s registers its measured CPU per tick", name)
 	}
 }
 

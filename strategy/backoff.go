@@ -52,8 +52,9 @@ type Backoff struct {
 }
 
 func init() {
-	register("backoff", 40, "exponential backoff with full jitter (base 100ms, cap 20s), up to 3 retries (AWS)",
-		func(env Env) (Strategy, error) { return NewBackoff(env.Rand, DefaultBackoffConfig()) })
+	register(entry{name: "backoff", rank: 40, describe: "exponential backoff with full jitter (base 100ms, cap 20s), up to 3 retries (AWS)",
+		footprint: Footprint{Retries: DefaultMaxRetries, MaxDelay: MaxDelay, ClientBytes: 128, TickNs: 8},
+		build:     func(env Env) (Strategy, error) { return NewBackoff(env.Rand, DefaultBackoffConfig()) }})
 }
 
 var _ Strategy = (*Backoff)(nil)

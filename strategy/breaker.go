@@ -87,8 +87,9 @@ type Breaker struct {
 }
 
 func init() {
-	register("breaker", 50, "Hystrix circuit breaker (10s window, 20 requests, 50% errors, 5s sleep, one probe) + backoff",
-		func(env Env) (Strategy, error) { return NewBreaker(env.Rand, DefaultBreakerConfig()) })
+	register(entry{name: "breaker", rank: 50, describe: "Hystrix circuit breaker (10s window, 20 requests, 50% errors, 5s sleep, one probe) + backoff",
+		footprint: Footprint{Retries: DefaultMaxRetries, MaxDelay: MaxDelay, ClientBytes: 512, TickNs: 8},
+		build:     func(env Env) (Strategy, error) { return NewBreaker(env.Rand, DefaultBreakerConfig()) }})
 }
 
 var _ Strategy = (*Breaker)(nil)

@@ -99,8 +99,9 @@ type Budget struct {
 }
 
 func init() {
-	register("budget", 60, "AWS SDK standard retry quota (500, cost 5, 10 after a timeout, refund on success) + backoff",
-		func(env Env) (Strategy, error) { return NewBudget(env.Rand, DefaultBudgetConfig()) })
+	register(entry{name: "budget", rank: 60, describe: "AWS SDK standard retry quota (500, cost 5, 10 after a timeout, refund on success) + backoff",
+		footprint: Footprint{Retries: DefaultMaxRetries, MaxDelay: MaxDelay, ClientBytes: 256, TickNs: 8},
+		build:     func(env Env) (Strategy, error) { return NewBudget(env.Rand, DefaultBudgetConfig()) }})
 }
 
 var _ Strategy = (*Budget)(nil)

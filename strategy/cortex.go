@@ -37,8 +37,11 @@ const (
 )
 
 func init() {
-	register(CortexName, 10, "CORTEX engine: one pressure score (failures, latency, queue, budget, circuit) sheds low priorities first", newCortexFromEnv)
-	register(ArticleName, 20, "CORTEX with the article's exact parameters (60s window, flat refill + success bonus, 10s/15s breaker)", newArticleFromEnv)
+	engines := Footprint{Retries: DefaultMaxRetries, MaxDelay: MaxDelay, ClientBytes: 96e3, TickNs: 96}
+	register(entry{name: CortexName, rank: 10, describe: "CORTEX engine: one pressure score (failures, latency, queue, budget, circuit) sheds low priorities first",
+		footprint: engines, build: newCortexFromEnv})
+	register(entry{name: ArticleName, rank: 20, describe: "CORTEX with the article's exact parameters (60s window, flat refill + success bonus, 10s/15s breaker)",
+		footprint: engines, build: newArticleFromEnv})
 }
 
 var (

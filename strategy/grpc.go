@@ -76,8 +76,9 @@ type GRPC struct {
 }
 
 func init() {
-	register("grpc", 80, "gRPC retry throttling: 10 tokens, -1 per failure, +0.1 per success, no retry at or below 5",
-		func(env Env) (Strategy, error) { return NewGRPC(env.Rand, DefaultGRPCConfig()) })
+	register(entry{name: "grpc", rank: 80, describe: "gRPC retry throttling: 10 tokens, -1 per failure, +0.1 per success, no retry at or below 5",
+		footprint: Footprint{Retries: DefaultMaxRetries, MaxDelay: MaxDelay, ClientBytes: 256, TickNs: 8},
+		build:     func(env Env) (Strategy, error) { return NewGRPC(env.Rand, DefaultGRPCConfig()) }})
 }
 
 var _ Strategy = (*GRPC)(nil)

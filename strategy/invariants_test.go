@@ -14,34 +14,35 @@ import (
 var allOutcomes = []Outcome{Success, Timeout, FastFail, ServerError, Throttled, BadRequest}
 
 // checkVerdict reports what is wrong with a verdict for a failed attempt with outcome o and
-// retry index retry, or "" if nothing is. maxDelay bounds any delay of the strategy.
-func checkVerdict(v Verdict, o Outcome, retry int, maxDelay time.Duration) string {
+// retry index retry, or "" if nothing is. The strategy's registered footprint bounds its
+// retries and delays (the cost model relies on both); MaxDelay bounds every strategy's.
+func checkVerdict(v Verdict, o Outcome, retry int, fp Footprint) string {
 	switch {
 	case v.Retry != (v.Action == engine.Retry):
 		return "Retry and Action disagree"
 	case v.Reason == "":
 		return "empty reason"
-	case v.Delay < 0 || v.Delay > maxDelay:
+	case v.Delay < 0 || v.Delay > min(fp.MaxDelay, MaxDelay):
 		return "delay out of range"
 	case !v.Retry && v.Delay != 0:
 		return "a refusal carries a delay"
 	case !o.Retryable() && v.Action != engine.NotRetryable:
 		return "a non-retryable outcome was not answered NotRetryable"
-	case v.Retry && retry >= DefaultMaxRetries:
+	case v.Retry && retry >= fp.Retries:
 		return "retry beyond the limit"
-	case o.Retryable() && retry >= DefaultMaxRetries && v.Action != engine.MaxRetriesExceeded && v.Reason != ReasonNoRetries:
+	case o.Retryable() && retry >= fp.Retries && v.Action != engine.MaxRetriesExceeded && v.Reason != ReasonNoRetries:
 		return "the limit is not answered MAX_RETRIES_EXCEEDED"
 	}
 	return ""
 }
 
-// maxDelay is the largest delay any catalog strategy may give with its defaults: the engine's
-// BackoffMaxDelay (30 s) bounds them all.
-var maxDelay = engine.DefaultConfig().BackoffMaxDelay
-
 // drive runs a strategy through steps derived from ops (one byte per step: time step, outcome,
 // retry index and priority) and returns the first broken invariant, or "".
 func drive(s Strategy, clk *engine.ManualClock, ops []byte) string {
+	fp, ok := FootprintOf(s.Name())
+	if !ok {
+		return "no footprint registered"
+	}
 	for i, op := range ops {
 		// Time moves 0..3 s, sometimes backwards a little (a clock may be set back).
 		step := time.Duration(op&7) * 400 * time.Millisecond
@@ -61,7 +62,7 @@ func drive(s Strategy, clk *engine.ManualClock, ops []byte) string {
 		if o == Success {
 			continue
 		}
-		if msg := checkVerdict(s.Decide(now, prio, retry, o), o, retry, maxDelay); msg != "" {
+		if msg := checkVerdict(s.Decide(now, prio, retry, o), o, retry, fp); msg != "" {
 			return msg
 		}
 		if msg := checkState(s); msg != "" {
@@ -91,9 +92,9 @@ func checkState(s Strategy) string {
 }
 
 // TestInvariants asserts, for every strategy over long random call sequences, that verdicts are
-// consistent (Retry iff Action Retry, a reason always, delays in [0, 30 s] and zero on a
-// refusal, the retry limit and NOT_RETRYABLE respected) and that quotas, tokens and
-// probabilities stay in range.
+// consistent (Retry iff Action Retry, a reason always, delays in [0, 30 s] and within the
+// registered footprint, zero on a refusal, the footprint's retry limit and NOT_RETRYABLE
+// respected) and that quotas, tokens and probabilities stay in range.
 func TestInvariants(t *testing.T) {
 	for _, name := range Names() {
 		t.Run(name, func(t *testing.T) {

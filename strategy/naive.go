@@ -9,7 +9,9 @@ import "time"
 type Naive struct{}
 
 func init() {
-	register("naive", 30, "retries at once, up to 3 times", func(Env) (Strategy, error) { return NewNaive(), nil })
+	register(entry{name: "naive", rank: 30, describe: "retries at once, up to 3 times",
+		footprint: Footprint{Retries: DefaultMaxRetries, MaxDelay: 0, ClientBytes: 128, TickNs: 8},
+		build:     func(Env) (Strategy, error) { return NewNaive(), nil }})
 }
 
 var _ Strategy = (*Naive)(nil)

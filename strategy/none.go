@@ -12,7 +12,9 @@ import (
 type None struct{}
 
 func init() {
-	register("none", rankLast, "never retries", func(Env) (Strategy, error) { return NewNone(), nil })
+	register(entry{name: "none", rank: rankLast, describe: "never retries",
+		footprint: Footprint{Retries: 0, MaxDelay: 0, ClientBytes: 128, TickNs: 8},
+		build:     func(Env) (Strategy, error) { return NewNone(), nil }})
 }
 
 var _ Strategy = (*None)(nil)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/cortex-tui/cortex-tui/engine"
 )
@@ -17,12 +18,44 @@ type EngineHolder interface {
 	Engine() *engine.Engine
 }
 
-// entry is one strategy of the catalog.
+// entry is one strategy of the catalog, as its file registers it.
 type entry struct {
-	name     string
-	rank     int
-	describe string
-	build    func(env Env) (Strategy, error)
+	name      string
+	rank      int // place in the catalog: CORTEX first (10, 20), baselines from the most to the least naive (30 naive ... 80 grpc), none last (rankLast)
+	describe  string
+	footprint Footprint
+	build     func(env Env) (Strategy, error)
+}
+
+// Footprint is what one client of a strategy costs a simulated run, for the simulator's cost
+// model (sim.Estimate): the most retries after an original attempt and the longest delay before
+// one, which bound a request's attempts and life (the invariant tests check both against the
+// strategy's verdicts), and the heap and CPU time of one client, measured by sim's
+// BenchmarkCostClient and BenchmarkCostTick/clients-1000 and rounded up. Measured: the two
+// CORTEX strategies 90.2 KB (their engines' windows) and 80 ns a tick (the fleet view reads
+// every engine's snapshot); throttle 1.3 KB, breaker 499 B, budget 227 B, grpc 179 B, backoff
+// 115 B, naive and none 83 B, and 3 to 5 ns a tick.
+type Footprint struct {
+	Retries     int           // most retries after the original attempt
+	MaxDelay    time.Duration // longest delay before a retry
+	ClientBytes float64       // heap of one client's strategy state, bytes
+	TickNs      float64       // CPU time of one client in each tick, ns
+}
+
+// MaxDelay bounds the delay of every catalog strategy with its defaults: the engine's
+// BackoffMaxDelay (30 s).
+var MaxDelay = engine.DefaultConfig().BackoffMaxDelay
+
+// FootprintOf returns the footprint registered with the named strategy (case and spaces
+// ignored); ok is false for an unknown name.
+func FootprintOf(name string) (f Footprint, ok bool) {
+	key := strings.ToLower(strings.TrimSpace(name))
+	for _, e := range catalog {
+		if e.name == key {
+			return e.footprint, true
+		}
+	}
+	return Footprint{}, false
 }
 
 // catalog lists the strategies in the order Names returns them: by rank, then name. Each
@@ -33,15 +66,13 @@ var catalog []entry
 // rankLast is the rank of none, which comes last.
 const rankLast = 1000
 
-// register adds the strategy name to the catalog, with its one-line description and the
-// function that builds it for a client. rank places it in the catalog: CORTEX first (10, 20),
-// then the baselines from the most to the least naive (30 naive ... 80 grpc), none last
-// (rankLast). It panics if name is already registered (at program start, in an init).
-func register(name string, rank int, describe string, build func(env Env) (Strategy, error)) {
-	if slices.ContainsFunc(catalog, func(e entry) bool { return e.name == name }) {
-		panic("strategy: " + name + " registered twice")
+// register adds a strategy to the catalog: its name, rank, one-line description, footprint and
+// the function that builds it for a client. The rank places it in the catalog (see entry). It
+// panics if the name is already registered (at program start, in an init).
+func register(e entry) {
+	if slices.ContainsFunc(catalog, func(c entry) bool { return c.name == e.name }) {
+		panic("strategy: " + e.name + " registered twice")
 	}
-	e := entry{name: name, rank: rank, describe: describe, build: build}
 	i, _ := slices.BinarySearchFunc(catalog, e, func(a, b entry) int {
 		return cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(a.name, b.name))
 	})

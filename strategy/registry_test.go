@@ -35,7 +35,7 @@ func TestNames(t *testing.T) {
 	want := Names()
 	Names()[0] = "changed"
 	assert.Equal(t, want, Names(), "callers cannot change the catalog")
-	assert.Panics(t, func() { register("none", 1, "", nil) }, "a name registered twice")
+	assert.Panics(t, func() { register(entry{name: "none", rank: 1}) }, "a name registered twice")
 }
 
 // TestDocsDescribeEveryStrategy asserts that docs/strategies.md has a row for every strategy

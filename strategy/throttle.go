@@ -60,8 +60,9 @@ type Throttle struct {
 }
 
 func init() {
-	register("throttle", 70, "Google SRE adaptive throttling: refuse locally with p = (requests - 2*accepts)/(requests + 1)",
-		func(env Env) (Strategy, error) { return NewThrottle(env.Rand, DefaultThrottleConfig()) })
+	register(entry{name: "throttle", rank: 70, describe: "Google SRE adaptive throttling: refuse locally with p = (requests - 2*accepts)/(requests + 1)",
+		footprint: Footprint{Retries: DefaultMaxRetries, MaxDelay: MaxDelay, ClientBytes: 1400, TickNs: 8},
+		build:     func(env Env) (Strategy, error) { return NewThrottle(env.Rand, DefaultThrottleConfig()) }})
 }
 
 var _ Strategy = (*Throttle)(nil)
