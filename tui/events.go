@@ -47,7 +47,7 @@ func (p *eventsPanel) body(f *frame) string {
 	}
 	iw, _ := inner(p.w, p.h)
 	if len(evs) == 0 {
-		lines := strings.Split(pickerWrap("nothing yet: faults, crashes, circuit changes and your controls appear here", max(iw, 1)), "\n")
+		lines := strings.Split(wrap("nothing yet: faults, crashes, circuit changes and your controls appear here", max(iw, 1)), "\n")
 		if len(lines) > ih && ih > 0 {
 			lines = lines[:ih]
 			lines[ih-1] = ansi.Truncate(lines[ih-1], max(iw-1, 1), "") + "…"

@@ -106,12 +106,12 @@ func newHelpScreen(st Styles, keys keymap.KeyMap) *helpScreen {
 func (p *helpScreen) Update(msg tea.Msg) (*helpScreen, tea.Cmd) {
 	if _, ok := msg.(frameMsg); ok {
 		iw, _ := inner(p.w, p.h)
-		wrap := func(s string) string { return p.st.Muted.Render(ansi.Wordwrap(s, max(iw, 1), " ")) }
+		muted := func(s string) string { return p.st.Muted.Render(ansi.Wordwrap(s, max(iw, 1), " ")) }
 		body := strings.Join([]string{
 			p.groups(iw),
 			"",
-			wrap(p.notes()),
-			wrap("Remap keys in " + keyFileHint() + `, e.g.  pause = ["space", "p"]`),
+			muted(p.notes()),
+			muted("Remap keys in " + keyFileHint() + `, e.g.  pause = ["space", "p"]`),
 			"",
 			p.st.Muted.Render(fmt.Sprintf("Press %s or %s to close.", keyName(p.keys.Help), keyName(p.keys.Back))),
 		}, "\n")

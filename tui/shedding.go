@@ -101,7 +101,7 @@ func (p *sheddingPanel) legend(tick time.Duration, w, h int) string {
 		per + ": admitted, shed under the floor, budget out of tokens",
 		per,
 	} {
-		if s = pickerWrap(s, w); strings.Count(s, "\n") < h {
+		if s = wrap(s, w); strings.Count(s, "\n") < h {
 			return p.st.Muted.Render(s)
 		}
 	}

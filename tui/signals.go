@@ -92,7 +92,7 @@ func (p *signalsPanel) body(f *frame, w int) string {
 	if _, ih := inner(p.w, p.h); ih > 0 { // spare rows: what the letters mean, what the CPS does
 		used := strings.Count(strings.Join(lines, "\n"), "\n") + 1
 		for _, g := range signalGlossary {
-			g = pickerWrap(g, max(w, 1))
+			g = wrap(g, max(w, 1))
 			if used+strings.Count(g, "\n")+1 > ih {
 				break
 			}
