@@ -24,9 +24,9 @@ type decisionsPanel struct{ base }
 // newDecisions returns an empty decisions panel.
 func newDecisions(st Styles) *decisionsPanel { return &decisionsPanel{base{st: st}} }
 
-// Update redraws the panel on a frameMsg.
+// Update redraws the panel on a full redraw.
 func (p *decisionsPanel) Update(msg tea.Msg) (*decisionsPanel, tea.Cmd) {
-	if f, ok := msg.(frameMsg); ok {
+	if f, ok := msg.(frameMsg); ok && f.full() {
 		title := "Decisions"
 		if len(f.f.runs) > 0 {
 			title = fitTitle(p.w, "Decisions · last "+fmtTick(f.f.runs[0].meta.Tick)+" tick · total", "Decisions · tick · total")

@@ -23,9 +23,9 @@ type eventsPanel struct {
 // newEvents returns an empty event log of run index run.
 func newEvents(st Styles, run int) *eventsPanel { return &eventsPanel{base: base{st: st}, run: run} }
 
-// Update redraws the log on a frameMsg.
+// Update redraws the log on a full redraw and when a control was logged.
 func (p *eventsPanel) Update(msg tea.Msg) (*eventsPanel, tea.Cmd) {
-	if f, ok := msg.(frameMsg); ok {
+	if f, ok := msg.(frameMsg); ok && f.shows(changedLog) {
 		title := "Events"
 		if len(f.f.runs) > 1 && p.run < len(f.f.runs) {
 			title += " · " + f.f.runs[p.run].meta.Strategy

@@ -1,9 +1,11 @@
 // Package tui is the cortex-tui dashboard: a Bubble Tea program that watches one run of a
 // source.Source (or two side by side) and sends the user's controls back to it. The root model
 // routes messages; each panel (header, signals, CPS, traffic, shedding, decisions, events,
-// caption, footer and help, picker, compare, summary, and the collapsed layout of a small
-// window) is a small type in its own file that draws itself once per data frame and caches the
-// string, so View only joins cached strings.
+// caption, footer and help, picker, compare's figures, summary, and the collapsed layout of a
+// small window) is a small type in its own file that draws itself once per data frame and
+// caches the string, so View only joins cached strings. The layout table (layout.go) builds
+// every panel but the picker and the footer, and says where each screen shows it; the root
+// model sizes, redraws and joins panels through it and the panel interface (panel.go).
 //
 // The simulation advances in a tea.Cmd, never in Update or View; ticks carry a tag so pausing,
 // resuming or changing speed never starts a second tick loop, and a paused dashboard schedules
@@ -134,22 +136,11 @@ type Model struct {
 	pending  []func()
 	injected map[scenarios.FaultKind]bool
 
-	picker    *picker
-	header    *header
-	caption   *captionPanel
-	signals   *signalsPanel
-	cps       *cpsPanel
-	traffic   *trafficPanel
-	shedding  *sheddingPanel
-	decisions *decisionsPanel
-	events    *eventsPanel
-	footer    *footer
-	help      *helpScreen
-	compare   *comparePanel
-	summary   *summaryPanel
-	small     *smallPanel // the collapsed layout, below minFullW x minFullH
-	body      string      // the composed screen above the footer, cached
-	bindings  []binding
+	picker   *picker           // the scenario picker, drawn alone over the whole window
+	footer   *footer           // the status line and short help, under every screen
+	layouts  [numLayouts][]row // every other panel, by screen: the layout table (layout.go)
+	body     string            // the composed screen above the footer, cached
+	bindings []binding
 }
 
 // binding ties a key to what it does on the dashboard.
@@ -164,20 +155,9 @@ func New(opts Options) *Model {
 	st := DefaultStyles()
 	m := &Model{
 		st: st, keys: opts.Keys, opts: opts, speedIdx: defaultSpeed,
-		injected:  map[scenarios.FaultKind]bool{},
-		header:    newHeader(st),
-		caption:   newCaption(st),
-		signals:   newSignals(st),
-		cps:       newCPS(st, 0),
-		traffic:   newTraffic(st, 0),
-		shedding:  newShedding(st),
-		decisions: newDecisions(st),
-		events:    newEvents(st, 0),
-		footer:    newFooter(st, opts.Keys),
-		help:      newHelpScreen(st, opts.Keys),
-		compare:   newCompare(st),
-		summary:   newSummary(st),
-		small:     newSmall(st),
+		injected: map[scenarios.FaultKind]bool{},
+		footer:   newFooter(st, opts.Keys),
+		layouts:  newLayouts(st, opts.Keys),
 	}
 	m.fr.speed = speeds[m.speedIdx]
 	m.fr.keys = &m.keys
@@ -268,20 +248,16 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 	return nil
 }
 
-// onHelpKey closes the full help (esc) or scrolls it (up, down).
+// onHelpKey closes the full help (esc) or hands the key to it (up and down scroll it).
 func (m *Model) onHelpKey(msg tea.KeyMsg) tea.Cmd {
-	switch {
-	case key.Matches(msg, m.keys.Back):
+	if key.Matches(msg, m.keys.Back) {
 		m.showHelp = false
-	case key.Matches(msg, m.keys.ClassUp):
-		m.help.Scroll(-1)
-	case key.Matches(msg, m.keys.ClassDown):
-		m.help.Scroll(1)
-	default:
+		m.redraw()
 		return nil
 	}
-	m.redraw()
-	return nil
+	cmd := m.update(msg)
+	m.compose()
+	return cmd
 }
 
 // eachRune handles keys typed faster than the terminal is read ("+++" arrives as one message)
@@ -363,7 +339,6 @@ func (m *Model) setRuns(runs ...*run) {
 	m.gen++
 	m.fr.runs = runs
 	m.resetControls()
-	m.layout()
 	m.redraw()
 }
 
@@ -456,7 +431,7 @@ func (m *Model) onAdvanced(msg advancedMsg) tea.Cmd {
 	if msg.gen == m.gen && len(msg.snaps) == len(m.fr.runs) {
 		if msg.slowed != m.fr.slowed {
 			m.fr.slowed = msg.slowed
-			m.redrawHeader()
+			m.redrawFor(changedPlay)
 		}
 		m.apply(msg.snaps)
 	}

@@ -35,8 +35,30 @@ type exportedMsg struct {
 	err   error
 }
 
-// frameMsg tells a panel that the data it shows changed; the panel redraws its cached string.
-type frameMsg struct{ f *frame }
+// frameMsg tells the panels that what they show changed; each redraws its cached string. With
+// only zero it is a full redraw (new data, a resize, another screen) and every panel redraws;
+// otherwise a key changed only what only names, and only the panels that show it redraw, so a
+// key press never redraws a chart.
+type frameMsg struct {
+	f    *frame
+	only change
+}
+
+// change is a set of the things a key changes without new data.
+type change uint8
+
+const (
+	changedPlay    change = 1 << iota // speed, pause or slowed: the header
+	changedWeights                    // the weights, their selection, adaptive: signals, the collapsed layout
+	changedClasses                    // a class's share or priority, the class selection: shedding
+	changedLog                        // the event log (a control was logged): the event logs
+)
+
+// shows reports whether a panel that shows c redraws on m: on a full redraw, or when c changed.
+func (m frameMsg) shows(c change) bool { return m.only == 0 || m.only&c != 0 }
+
+// full reports whether m is a full redraw: panels that show the runs' data alone redraw only then.
+func (m frameMsg) full() bool { return m.only == 0 }
 
 // frame is everything the panels draw: the runs and the user's current selections. The root
 // model owns it; panels read it during Update only.
@@ -51,7 +73,8 @@ type frame struct {
 	speed     float64
 	slowed    bool           // the last frame ran out of time: the run goes slower than speed
 	small     bool           // the window is below the full layout's minimum
-	trafficY  float64        // shared y range of the traffic charts in compare mode (0 = each its own)
+	width     int            // the window's width in cells
+	height    int            // the window's height in cells
 	keys      *keymap.KeyMap // the bindings, for texts that name a key
 }
 

@@ -29,9 +29,9 @@ type signalsPanel struct{ base }
 // newSignals returns an empty signals panel.
 func newSignals(st Styles) *signalsPanel { return &signalsPanel{base{st: st}} }
 
-// Update redraws the panel on a frameMsg.
+// Update redraws the panel on a full redraw and when the weights or their selection changed.
 func (p *signalsPanel) Update(msg tea.Msg) (*signalsPanel, tea.Cmd) {
-	if f, ok := msg.(frameMsg); ok {
+	if f, ok := msg.(frameMsg); ok && f.shows(changedWeights) {
 		iw, _ := inner(p.w, p.h)
 		p.view = box(p.st, "Signals", p.body(f.f, iw), p.w, p.h)
 	}

@@ -20,10 +20,10 @@ type summaryPanel struct{ base }
 // newSummary returns an empty summary screen.
 func newSummary(st Styles) *summaryPanel { return &summaryPanel{base{st: st}} }
 
-// Update redraws the summary on a frameMsg.
+// Update redraws the summary on a full redraw.
 func (p *summaryPanel) Update(msg tea.Msg) (*summaryPanel, tea.Cmd) {
 	f, ok := msg.(frameMsg)
-	if !ok {
+	if !ok || !f.full() {
 		return p, nil
 	}
 	if len(f.f.runs) == 0 {
