@@ -51,9 +51,9 @@ func (p *decisionsPanel) body(f *frame) string {
 			name = "MAX_RETRIES"
 		}
 		lines = append(lines, st.Band[decisionBand[a]].Render(fmt.Sprintf("%-*.*s", nameW, nameW, name))+
-			fmt.Sprintf(" %6d %8d", h.last.Counts.Decisions[a], h.totals.Decisions[a]))
+			fmt.Sprintf(" %6d %8d", h.last.Counts.Decisions[a], h.totals().Decisions[a]))
 	}
-	t := h.totals
+	t := h.totals()
 	lines = append(lines, st.Muted.Render(fmt.Sprintf("shed %d · budget %d · not sent %d", t.Shed, t.BudgetRejected, t.LocalRejects)))
 	return strings.Join(lines, "\n")
 }

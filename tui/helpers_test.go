@@ -10,6 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cortex-tui/cortex-tui/keymap"
+	"github.com/cortex-tui/cortex-tui/report"
+	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/strategy"
 )
 
@@ -111,3 +113,6 @@ func findPanel[P component[P]](t *testing.T, m *Model, n int) P {
 	require.FailNow(t, "no such panel on this screen", "%T", zero)
 	return zero
 }
+
+// testHistory returns an empty history with a recorder of its own.
+func testHistory() *history { return newHistory(report.NewRecorder(source.Meta{})) }

@@ -77,8 +77,8 @@ const (
 type run struct {
 	src  source.Source
 	meta source.Meta
-	hist *history
-	rec  *report.Recorder
+	rec  *report.Recorder // the run's record: its seconds and totals, the summary, the export
+	hist *history         // the dashboard's view of it: chart series, last snapshot, event log
 	// prioNames are the names of the classes that had each priority at some time of the run
 	// (a class whose priority was changed with { } counts under both), for the summary.
 	prioNames map[int][]string
@@ -88,7 +88,8 @@ type run struct {
 func newRun(src source.Source) *run {
 	r := &run{src: src, prioNames: map[int][]string{}}
 	r.syncMeta()
-	r.hist, r.rec = newHistory(), report.NewRecorder(r.meta)
+	r.rec = report.NewRecorder(r.meta)
+	r.hist = newHistory(r.rec)
 	return r
 }
 
@@ -96,11 +97,11 @@ func newRun(src source.Source) *run {
 // its texts made inert: this and add are where a source's text enters the dashboard.
 func (r *run) syncMeta() { r.meta = cleanMeta(r.src.Meta()) }
 
-// add takes one snapshot, its texts made inert, into the history and the recorder.
+// add takes one snapshot, its texts made inert, into the history, which sums it into the
+// recorder: one sum for the charts, the panels' figures, the summary and the export.
 func (r *run) add(s source.Snapshot) {
 	cleanSnapshot(&s)
 	r.hist.add(s)
-	r.rec.Add(s)
 	for i, c := range s.Classes {
 		if i < len(r.meta.Classes) && !slices.Contains(r.prioNames[c.Priority], r.meta.Classes[i].Name) {
 			r.prioNames[c.Priority] = append(r.prioNames[c.Priority], r.meta.Classes[i].Name)
@@ -111,8 +112,8 @@ func (r *run) add(s source.Snapshot) {
 // reset forgets the run's data (after Restart or SetStrategy).
 func (r *run) reset() {
 	r.syncMeta()
-	r.hist = newHistory()
 	r.rec = report.NewRecorder(r.meta)
+	r.hist = newHistory(r.rec)
 	r.prioNames = map[int][]string{}
 }
 

@@ -33,26 +33,26 @@ func (p *statsPanel) numbers(f *frame, i int) string {
 		return ""
 	}
 	r := f.runs[i]
-	t := r.hist.totals
+	t := r.hist.totals()
 	badge := ""
 	if cv := r.hist.last.Cortex; cv != nil {
 		badge = "  " + st.badge(cv.State)
 	}
 	peak := ""
-	if t.PeakAmplification > 0 { // known once a whole second is over
-		peak = fmt.Sprintf(" (peak x%.1f)", t.PeakAmplification)
+	if p := r.rec.PeakAmplification(); p > 0 { // the summary's figure so far; 0 before any original
+		peak = fmt.Sprintf(" (peak x%.1f)", p)
 	}
 	w, _ := inner(p.w, p.h)
-	success := st.Bold.Render(fmt.Sprintf("%5.1f%%", 100*t.successRate()))
+	success := st.Bold.Render(fmt.Sprintf("%5.1f%%", 100*t.SuccessRate()))
 	service := st.service(r.hist.last.Service.State)
 	wasted := fmt.Sprintf(" (%d wasted)", t.RetryFailures)
 	lines := []string{
-		fmt.Sprintf("%s %s   %s x%.2f%s", st.Muted.Render("success"), success, st.Muted.Render("amplification"), t.amplification(), st.Muted.Render(peak)),
+		fmt.Sprintf("%s %s   %s x%.2f%s", st.Muted.Render("success"), success, st.Muted.Render("amplification"), t.Amplification(), st.Muted.Render(peak)),
 		fmt.Sprintf("%s %s   %s %d   %s %d%s", st.Muted.Render("service"), service, st.Muted.Render("crashes"), t.Crashes,
 			st.Muted.Render("retries"), t.Retries, st.Muted.Render(wasted)),
 	}
 	if ansi.StringWidth(lines[0]) > w { // narrow: shorter words, counts in thousands
-		lines[0] = fmt.Sprintf("%s %s · %s x%.2f%s", st.Muted.Render("success"), success, st.Muted.Render("amp"), t.amplification(), st.Muted.Render(peak))
+		lines[0] = fmt.Sprintf("%s %s · %s x%.2f%s", st.Muted.Render("success"), success, st.Muted.Render("amp"), t.Amplification(), st.Muted.Render(peak))
 	}
 	if ansi.StringWidth(lines[1]) > w {
 		lines[1] = fmt.Sprintf("%s · %s %d · %s %s", service, st.Muted.Render("crashes"), t.Crashes,

@@ -49,7 +49,7 @@ func (p *trafficPanel) render(f *frame) (string, string) {
 	r := f.runs[p.run]
 	h := r.hist
 	svc := h.last.Service
-	service, ampNow, ampRun := st.service(svc.State), amplificationNow(h.originals.last(), h.retries.last()), h.totals.amplification()
+	service, ampNow, ampRun := st.service(svc.State), amplificationNow(h.originals.last(), h.retries.last()), h.totals().Amplification()
 	title := fitTitle(p.w,
 		fmt.Sprintf("Traffic /s · service %s · amplification now x%.2f, run x%.2f · queue %d/%d", service, ampNow, ampRun, svc.Queue, svc.QueueLimit),
 		fmt.Sprintf("Traffic /s · service %s · amplification now x%.2f, run x%.2f", service, ampNow, ampRun),
