@@ -64,17 +64,15 @@ type Summary struct {
 }
 
 // Recorder accumulates snapshots into timeline rows (one per simulated second, so a 24 h run
-// holds 86,400 rows) and the totals of the summary. The zero value is not usable: call
-// NewRecorder. A Recorder is not safe for concurrent use.
+// holds 86,400 rows) and the totals of the summary, with an Accumulator. The zero value is not
+// usable: call NewRecorder. A Recorder is not safe for concurrent use.
 type Recorder struct {
 	meta source.Meta
 
-	rows []Row
-	cur  acc  // the second being accumulated
-	open bool // cur holds at least one tick
+	acc  Accumulator
+	rows []Row // the closed seconds
 
-	originals, attempts, retries, wasted, completed, crashes int
-	byPriority                                               map[int]*[2]int // priority -> {arrived, succeeded}
+	byPriority map[int]*[2]int // priority -> {arrived, succeeded}
 
 	elapsed time.Duration // end of the last tick added
 
@@ -82,18 +80,6 @@ type Recorder struct {
 	firstFault, lastFault time.Duration // start of the first faulty tick, end of the last one
 	crashSeen             bool
 	firstCrash, lastCrash time.Duration // start of the first crashed tick, end of the last one
-}
-
-// acc accumulates the ticks of one second.
-type acc struct {
-	sec             int
-	row             Row
-	ticks           int
-	capacity, queue float64
-	cortexTicks     int
-	cps             float64
-	sig             Signals
-	state, circuit  string
 }
 
 // NewRecorder returns a Recorder for a run described by meta.
@@ -112,50 +98,18 @@ func (r *Recorder) SwitchStrategy(name string) {
 }
 
 // Add accounts for one tick. Ticks must come in time order; a tick belongs to the second in
-// which it starts.
-func (r *Recorder) Add(s source.Snapshot) {
+// which it starts. When the tick starts a new second, Add returns the second it closed (as
+// Accumulator.Add does), for a caller that keeps seconds of its own (the dashboard's charts).
+func (r *Recorder) Add(s source.Snapshot) (closed Second, ok bool) {
 	start := s.T - s.Dt
 	if start < 0 {
 		start = 0
 	}
-	sec := int(start / time.Second)
-	if r.open && sec != r.cur.sec {
-		r.flush()
-	}
-	if !r.open {
-		r.cur = acc{sec: sec, row: Row{T: sec}}
-		r.open = true
-	}
-	c := &r.cur
-	c.ticks++
-	c.row.Originals += s.Counts.Originals
-	c.row.Attempts += s.Counts.Attempts
-	c.row.Retries += s.Counts.Retries
-	c.row.Successes += s.Counts.Successes
-	c.row.Failures += s.Counts.Failures
-	c.row.Shed += s.Counts.Shed
-	c.row.Service = s.Service.State
-	c.capacity += s.Service.Capacity
-	c.queue += float64(s.Service.Queue)
-	if v := s.Cortex; v != nil {
-		c.cortexTicks++
-		c.cps += v.CPS
-		c.sig.F += v.Signals.F
-		c.sig.L += v.Signals.L
-		c.sig.Q += v.Signals.Q
-		c.sig.B += v.Signals.B
-		c.sig.C += v.Signals.C
-		c.state = v.State.String()
-		c.circuit = v.Circuit.String()
+	if closed, ok = r.acc.Add(s); ok {
+		r.rows = append(r.rows, closed.Row())
 	}
 
 	r.elapsed = max(r.elapsed, s.T)
-	r.originals += s.Counts.Originals
-	r.attempts += s.Counts.Attempts
-	r.retries += s.Counts.Retries
-	r.wasted += s.Counts.RetryFailures
-	r.completed += s.Counts.Completed
-	r.crashes += s.Counts.Crashes
 	for _, ct := range s.Classes {
 		p := r.byPriority[ct.Priority]
 		if p == nil {
@@ -177,31 +131,17 @@ func (r *Recorder) Add(s source.Snapshot) {
 		}
 		r.lastCrash = s.T
 	}
+	return closed, ok
 }
 
-// flush closes the current second into rows.
-func (r *Recorder) flush() {
-	r.rows = append(r.rows, r.cur.finish())
-	r.open = false
-}
+// Current returns the second in progress, false before the first tick.
+func (r *Recorder) Current() (Second, bool) { return r.acc.Current() }
 
-// finish returns the row of the accumulated second, gauges averaged.
-func (c *acc) finish() Row {
-	row := c.row
-	if c.ticks > 0 {
-		row.Capacity = round(c.capacity/float64(c.ticks), 2)
-		row.Queue = round(c.queue/float64(c.ticks), 2)
-	}
-	if c.cortexTicks > 0 {
-		n := float64(c.cortexTicks)
-		cps := round(c.cps/n, 4)
-		st, ci := c.state, c.circuit
-		row.CPS, row.State, row.Circuit = &cps, &st, &ci
-		row.Signals = &Signals{F: round(c.sig.F/n, 4), L: round(c.sig.L/n, 4), Q: round(c.sig.Q/n, 4),
-			B: round(c.sig.B/n, 4), C: round(c.sig.C/n, 4)}
-	}
-	return row
-}
+// Totals returns the counters summed over every tick so far, in O(1).
+func (r *Recorder) Totals() Totals { return r.acc.Totals() }
+
+// PeakAmplification is the summary's peak_amplification as of now, unrounded, in O(log n).
+func (r *Recorder) PeakAmplification() float64 { return r.acc.PeakAmplification() }
 
 // Rows returns a copy of the timeline so far, the second in progress included.
 func (r *Recorder) Rows() []Row {
@@ -216,11 +156,12 @@ func (r *Recorder) Rows() []Row {
 // just past their end (which the next flush overwrites). The result is only valid until the
 // next Add; Rows copies it for callers.
 func (r *Recorder) timeline() []Row {
-	if !r.open {
+	cur, open := r.acc.Current()
+	if !open {
 		return r.rows
 	}
 	n := len(r.rows)
-	r.rows = append(r.rows, r.cur.finish())
+	r.rows = append(r.rows, cur.Row())
 	rows := r.rows
 	r.rows = r.rows[:n]
 	return rows
@@ -244,14 +185,14 @@ func (r *Recorder) timeline() []Row {
 //   - recovery_seconds: see Recovery.
 //   - crashes: overload crashes of the service.
 func (r *Recorder) Summary() Summary {
-	rows := r.timeline()
+	t := r.acc.Totals()
 	s := Summary{
 		Scenario:        r.meta.Scenario,
 		Strategy:        r.meta.Strategy,
 		Seed:            r.meta.Seed,
-		Retries:         r.retries,
-		WastedRetries:   r.wasted,
-		Crashes:         r.crashes,
+		Retries:         t.Retries,
+		WastedRetries:   t.RetryFailures,
+		Crashes:         t.Crashes,
 		PrioritySuccess: make(map[string]float64, len(r.byPriority)),
 	}
 	span := r.elapsed
@@ -259,43 +200,20 @@ func (r *Recorder) Summary() Summary {
 		span = min(span, d)
 	}
 	if span > 0 {
-		s.Goodput = round(float64(r.completed)/span.Seconds(), 2)
+		s.Goodput = round(float64(t.Completed)/span.Seconds(), 2)
 	}
-	if r.originals > 0 {
-		s.SuccessRate = round(float64(r.completed)/float64(r.originals), 4)
-		s.Amplification = round(float64(r.attempts)/float64(r.originals), 4)
+	if t.Originals > 0 {
+		s.SuccessRate = round(t.SuccessRate(), 4)
+		s.Amplification = round(t.Amplification(), 4)
 	}
 	for p, v := range r.byPriority {
 		if v[0] > 0 {
 			s.PrioritySuccess[strconv.Itoa(p)] = round(float64(v[1])/float64(v[0]), 4)
 		}
 	}
-	s.PeakAmplification = round(peakAmplification(rows), 4)
-	s.RecoverySeconds = r.recovery(rows)
+	s.PeakAmplification = round(r.acc.PeakAmplification(), 4)
+	s.RecoverySeconds = r.recovery(r.timeline())
 	return s
-}
-
-// peakAmplification is the largest attempts/originals of a second, among seconds whose
-// originals are at least a tenth of the mean over seconds with any originals.
-func peakAmplification(rows []Row) float64 {
-	total, n := 0, 0
-	for _, row := range rows {
-		if row.Originals > 0 {
-			total += row.Originals
-			n++
-		}
-	}
-	if n == 0 {
-		return 0
-	}
-	floor := math.Max(1, 0.1*float64(total)/float64(n))
-	peak := 0.0
-	for _, row := range rows {
-		if float64(row.Originals) >= floor {
-			peak = math.Max(peak, float64(row.Attempts)/float64(row.Originals))
-		}
-	}
-	return peak
 }
 
 // Recovery window lengths of the spec.

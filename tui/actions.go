@@ -25,7 +25,7 @@ func (m *Model) togglePause() tea.Cmd {
 		return nil
 	}
 	m.fr.paused = !m.fr.paused
-	m.redrawHeader()
+	m.redrawFor(changedPlay)
 	if m.fr.paused {
 		m.logControl("paused")
 	} else {
@@ -62,7 +62,7 @@ func (m *Model) changeSpeed(d int) tea.Cmd {
 func (m *Model) setSpeed(i int) {
 	m.speedIdx = min(max(i, 0), len(speeds)-1)
 	m.fr.speed = speeds[m.speedIdx]
-	m.redrawHeader()
+	m.redrawFor(changedPlay)
 }
 
 // restart runs the scenario again from t=0 with the same seed; controls reset.
@@ -177,7 +177,6 @@ func (m *Model) toggleCompare() tea.Cmd {
 			m.redraw()
 		})
 		m.fr.runs = []*run{left}
-		m.layout()
 		m.redraw()
 		m.setStatus("compare off", false)
 		m.logControl("compare off: " + m.fr.runs[0].meta.Strategy + " alone")
@@ -283,7 +282,7 @@ func (m *Model) clearFaults() tea.Cmd {
 func (m *Model) weightSel(d int) func() tea.Cmd {
 	return func() tea.Cmd {
 		m.fr.selWeight = (m.fr.selWeight + d + len(signalNames)) % len(signalNames)
-		m.redrawPanel(m.signals)
+		m.redrawFor(changedWeights)
 		return nil
 	}
 }
@@ -314,7 +313,7 @@ func (m *Model) weightBy(delta float64) func() tea.Cmd {
 		})
 		m.fr.weights = w
 		m.applied(fmt.Sprintf("weight of %s (%s) now %.2f, renormalised", s.key, s.name, w[m.fr.selWeight]))
-		m.redrawPanel(m.signals)
+		m.redrawFor(changedWeights)
 		return nil
 	}
 }
@@ -329,7 +328,7 @@ func (m *Model) toggleAdaptive() tea.Cmd {
 		}
 	})
 	m.applied(fmt.Sprintf("adaptive weights %s", onOff(m.fr.adaptive)))
-	m.redrawPanel(m.signals)
+	m.redrawFor(changedWeights)
 	return nil
 }
 
@@ -340,7 +339,7 @@ func (m *Model) classSel(d int) func() tea.Cmd {
 			return nil
 		}
 		m.fr.selClass = min(max(m.fr.selClass+d, 0), len(m.fr.classes)-1)
-		m.redrawPanel(m.shedding)
+		m.redrawFor(changedClasses)
 		return nil
 	}
 }
@@ -386,7 +385,7 @@ func (m *Model) setClass(change func(float64, int) (float64, int)) tea.Cmd {
 	})
 	c.Share, c.Priority = share, prio
 	m.applied(fmt.Sprintf("class %s: share x%.2f, priority %d", c.Name, share, prio))
-	m.redrawPanel(m.shedding)
+	m.redrawFor(changedClasses)
 	return nil
 }
 

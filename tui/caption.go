@@ -13,9 +13,9 @@ type captionPanel struct{ base }
 // newCaption returns an empty caption.
 func newCaption(st Styles) *captionPanel { return &captionPanel{base{st: st}} }
 
-// Update redraws the caption on a frameMsg.
+// Update redraws the caption on a full redraw.
 func (p *captionPanel) Update(msg tea.Msg) (*captionPanel, tea.Cmd) {
-	if f, ok := msg.(frameMsg); ok {
+	if f, ok := msg.(frameMsg); ok && f.full() {
 		note := ""
 		if len(f.f.runs) > 0 {
 			r := f.f.runs[0]

@@ -32,9 +32,9 @@ func (p *cpsPanel) SetSize(w, h int) {
 	p.chart.Resize(iw, ih)
 }
 
-// Update redraws the panel on a frameMsg.
+// Update redraws the panel on a full redraw.
 func (p *cpsPanel) Update(msg tea.Msg) (*cpsPanel, tea.Cmd) {
-	if f, ok := msg.(frameMsg); ok {
+	if f, ok := msg.(frameMsg); ok && f.full() {
 		title, body := p.render(f.f)
 		p.view = box(p.st, title, body, p.w, p.h)
 	}

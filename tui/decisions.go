@@ -24,9 +24,9 @@ type decisionsPanel struct{ base }
 // newDecisions returns an empty decisions panel.
 func newDecisions(st Styles) *decisionsPanel { return &decisionsPanel{base{st: st}} }
 
-// Update redraws the panel on a frameMsg.
+// Update redraws the panel on a full redraw.
 func (p *decisionsPanel) Update(msg tea.Msg) (*decisionsPanel, tea.Cmd) {
-	if f, ok := msg.(frameMsg); ok {
+	if f, ok := msg.(frameMsg); ok && f.full() {
 		title := "Decisions"
 		if len(f.f.runs) > 0 {
 			title = fitTitle(p.w, "Decisions · last "+fmtTick(f.f.runs[0].meta.Tick)+" tick · total", "Decisions · tick · total")
@@ -51,9 +51,9 @@ func (p *decisionsPanel) body(f *frame) string {
 			name = "MAX_RETRIES"
 		}
 		lines = append(lines, st.Band[decisionBand[a]].Render(fmt.Sprintf("%-*.*s", nameW, nameW, name))+
-			fmt.Sprintf(" %6d %8d", h.last.Counts.Decisions[a], h.totals.Decisions[a]))
+			fmt.Sprintf(" %6d %8d", h.last.Counts.Decisions[a], h.totals().Decisions[a]))
 	}
-	t := h.totals
+	t := h.totals()
 	lines = append(lines, st.Muted.Render(fmt.Sprintf("shed %d · budget %d · not sent %d", t.Shed, t.BudgetRejected, t.LocalRejects)))
 	return strings.Join(lines, "\n")
 }

@@ -21,9 +21,9 @@ type eventsPanel struct {
 // newEvents returns an empty event log of run index run.
 func newEvents(st Styles, run int) *eventsPanel { return &eventsPanel{base: base{st: st}, run: run} }
 
-// Update redraws the log on a frameMsg.
+// Update redraws the log on a full redraw and when a control was logged.
 func (p *eventsPanel) Update(msg tea.Msg) (*eventsPanel, tea.Cmd) {
-	if f, ok := msg.(frameMsg); ok {
+	if f, ok := msg.(frameMsg); ok && f.shows(changedLog) {
 		title := "Events"
 		if len(f.f.runs) > 1 && p.run < len(f.f.runs) {
 			title += " · " + f.f.runs[p.run].meta.Strategy
@@ -45,7 +45,7 @@ func (p *eventsPanel) body(f *frame) string {
 	}
 	iw, _ := inner(p.w, p.h)
 	if len(evs) == 0 {
-		lines := strings.Split(pickerWrap("nothing yet: faults, crashes, circuit changes and your controls appear here", max(iw, 1)), "\n")
+		lines := strings.Split(wrap("nothing yet: faults, crashes, circuit changes and your controls appear here", max(iw, 1)), "\n")
 		if len(lines) > ih && ih > 0 {
 			lines = lines[:ih]
 			lines[ih-1] = ansi.Truncate(lines[ih-1], max(iw-1, 1), "") + "…"

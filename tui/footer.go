@@ -92,9 +92,6 @@ type helpScreen struct {
 	offset int // first line shown, when the help is taller than the window
 }
 
-// Scroll moves the help by d lines (clamped when drawn).
-func (p *helpScreen) Scroll(d int) { p.offset = max(p.offset+d, 0) }
-
 // newHelpScreen returns the full help for keys.
 func newHelpScreen(st Styles, keys keymap.KeyMap) *helpScreen {
 	h := help.New()
@@ -103,34 +100,55 @@ func newHelpScreen(st Styles, keys keymap.KeyMap) *helpScreen {
 	return &helpScreen{base: base{st: st}, help: h, keys: keys}
 }
 
-// Update redraws the help on a frameMsg.
+// Update redraws the help on a full redraw, and scrolls it by a line on the keys that move the
+// class selection (up, down), clamped when drawn.
 func (p *helpScreen) Update(msg tea.Msg) (*helpScreen, tea.Cmd) {
-	if _, ok := msg.(frameMsg); ok {
-		iw, _ := inner(p.w, p.h)
-		wrap := func(s string) string { return p.st.Muted.Render(ansi.Wordwrap(s, max(iw, 1), " ")) }
-		body := strings.Join([]string{
-			p.groups(iw),
-			"",
-			wrap(p.notes()),
-			wrap("Remap keys in " + keyFileHint() + `, e.g.  pause = ["space", "p"]`),
-			"",
-			p.st.Muted.Render(fmt.Sprintf("Press %s or %s to close.", keyName(p.keys.Help), keyName(p.keys.Back))),
-		}, "\n")
-		title := "Help"
-		if _, ih := inner(p.w, p.h); ih > 0 {
-			lines := strings.Split(body, "\n")
-			if over := len(lines) - ih; over > 0 {
-				p.offset = min(p.offset, over)
-				lines = lines[p.offset:]
-				title = fmt.Sprintf("Help · %s/%s scroll (%d more lines)", p.keys.ClassUp.Help().Key, p.keys.ClassDown.Help().Key, over)
-			} else {
-				p.offset = 0
-			}
-			body = strings.Join(lines, "\n")
+	switch msg := msg.(type) {
+	case frameMsg:
+		if !msg.full() {
+			return p, nil
 		}
-		p.view = box(p.st, title, body, p.w, p.h)
+	case tea.KeyMsg:
+		switch {
+		case key.Matches(msg, p.keys.ClassUp):
+			p.offset = max(p.offset-1, 0)
+		case key.Matches(msg, p.keys.ClassDown):
+			p.offset++
+		default:
+			return p, nil
+		}
+	default:
+		return p, nil
 	}
+	p.render()
 	return p, nil
+}
+
+// render draws the help into its cached view, from the line at offset.
+func (p *helpScreen) render() {
+	iw, _ := inner(p.w, p.h)
+	muted := func(s string) string { return p.st.Muted.Render(ansi.Wordwrap(s, max(iw, 1), " ")) }
+	body := strings.Join([]string{
+		p.groups(iw),
+		"",
+		muted(p.notes()),
+		muted("Remap keys in " + keyFileHint() + `, e.g.  pause = ["space", "p"]`),
+		"",
+		p.st.Muted.Render(fmt.Sprintf("Press %s or %s to close.", keyName(p.keys.Help), keyName(p.keys.Back))),
+	}, "\n")
+	title := "Help"
+	if _, ih := inner(p.w, p.h); ih > 0 {
+		lines := strings.Split(body, "\n")
+		if over := len(lines) - ih; over > 0 {
+			p.offset = min(p.offset, over)
+			lines = lines[p.offset:]
+			title = fmt.Sprintf("Help · %s/%s scroll (%d more lines)", p.keys.ClassUp.Help().Key, p.keys.ClassDown.Help().Key, over)
+		} else {
+			p.offset = 0
+		}
+		body = strings.Join(lines, "\n")
+	}
+	p.view = box(p.st, title, body, p.w, p.h)
 }
 
 // notes says what the fault and tuning keys do exactly, naming the keys as bound.

@@ -17,9 +17,9 @@ type header struct{ base }
 // newHeader returns an empty header.
 func newHeader(st Styles) *header { return &header{base{st: st}} }
 
-// Update redraws the header on a frameMsg.
+// Update redraws the header on a full redraw and when the speed or pause changed.
 func (p *header) Update(msg tea.Msg) (*header, tea.Cmd) {
-	if f, ok := msg.(frameMsg); ok {
+	if f, ok := msg.(frameMsg); ok && f.shows(changedPlay) {
 		p.view = p.render(f.f)
 	}
 	return p, nil
@@ -73,10 +73,10 @@ func (p *header) render(f *frame) string {
 			left = ansi.Truncate(left, p.w-ansi.StringWidth(right)-1, "…")
 			gap = 1
 		} else {
-			return fit(right+" "+left, p.w, 1)
+			return fit(right+" "+left, p.w, p.h)
 		}
 	}
-	return fit(left+strings.Repeat(" ", gap)+right, p.w, 1)
+	return fit(left+strings.Repeat(" ", gap)+right, p.w, p.h)
 }
 
 // fmtDur formats a virtual time: 42.3s, or 2m05s from 100 s on.

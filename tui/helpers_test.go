@@ -10,6 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cortex-tui/cortex-tui/keymap"
+	"github.com/cortex-tui/cortex-tui/report"
+	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/strategy"
 )
 
@@ -92,3 +94,25 @@ func switchTo(t *testing.T, m *Model, name string) {
 	}
 	require.Equal(t, name, m.fr.runs[0].meta.Strategy, "the strategy key never reached %s", name)
 }
+
+// findPanel returns the n-th panel of type P (0 the first) on the screen the model shows, from
+// its layout table; the test fails if there is none.
+func findPanel[P component[P]](t *testing.T, m *Model, n int) P {
+	t.Helper()
+	for _, r := range m.layouts[m.current()] {
+		for _, c := range r.cells {
+			if p, ok := c.p.(*mounted[P]); ok {
+				if n == 0 {
+					return p.p
+				}
+				n--
+			}
+		}
+	}
+	var zero P
+	require.FailNow(t, "no such panel on this screen", "%T", zero)
+	return zero
+}
+
+// testHistory returns an empty history with a recorder of its own.
+func testHistory() *history { return newHistory(report.NewRecorder(source.Meta{})) }

@@ -3,6 +3,7 @@ package tui
 import (
 	"time"
 
+	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/source"
 )
 
@@ -14,95 +15,65 @@ const historyPoints = 600
 // maxEvents is how many event-log lines a history keeps.
 const maxEvents = 200
 
-// history is what the dashboard remembers of one run: bounded per-second series for the charts,
-// running totals, the latest snapshot and the newest events. Snapshots go in with add; it is
+// history is what the dashboard remembers of one run: its recorder, bounded per-second series
+// for the charts, the latest snapshot and the newest events. Snapshots go in with add; it is
 // owned by the Update loop and not safe for concurrent use.
 //
-// It overlaps report.Recorder, which each run also feeds (run.add), on purpose: the recorder
-// keeps every second for the export and the summary and rounds its gauges, and reads its totals
-// only through Summary, which copies the whole timeline; the panels want bounded rings of
-// unrounded values, a partial last second as a rate, and totals read in O(1) every frame.
+// The recorder (the run's, also used for the summary and the export) does the summing, once per
+// snapshot, with report's Accumulator: add feeds it and pushes each second it closes into the
+// rings, unrounded (the timeline rows round the same sums), and the panels read the run's totals
+// and peak amplification from it in O(1) and O(log n). The rings keep the last historyPoints
+// seconds; the recorder's rows are the whole run, as the export needs them.
 type history struct {
+	rec  *report.Recorder
 	last source.Snapshot
 	seen bool // at least one snapshot arrived
 
-	// Per-second series (one point per simulated second: counts summed, gauges averaged).
+	// Per-second series, one point per simulated second: counts as rates over the time the
+	// second's ticks cover, gauges averaged (CPS and signals over the ticks CORTEX ran).
 	cps                                  *ring
 	sig                                  [5]*ring // F L Q B C
 	originals, retries, successes, capac *ring
 
-	acc    secondAcc
-	totals totals
 	events []source.Event
 	// pending are controls applied while paused, shown until the next snapshot brings the
 	// source's own events for them.
 	pending []source.Event
 }
 
-// secondAcc accumulates the snapshots of the current simulated second.
-type secondAcc struct {
-	second                               int64 // index of the second being accumulated
-	n                                    int   // snapshots in it
-	dt                                   time.Duration
-	cps                                  float64
-	sig                                  [5]float64
-	originals, retries, successes, capac float64
-}
-
-// totals are the counters the panels show, summed over the whole run.
-type totals struct {
-	Originals, Attempts, Retries, Completed int
-	Shed, BudgetRejected, LocalRejects      int
-	RetryFailures, Crashes                  int
-	PeakAmplification                       float64 // largest attempts/originals over a second
-	Decisions                               [5]int
-}
-
-// newHistory returns an empty history.
-func newHistory() *history {
+// newHistory returns an empty history that sums into rec.
+func newHistory(rec *report.Recorder) *history {
 	h := &history{
+		rec: rec,
 		cps: newRing(historyPoints), originals: newRing(historyPoints), retries: newRing(historyPoints),
 		successes: newRing(historyPoints), capac: newRing(historyPoints),
 	}
 	for i := range h.sig {
 		h.sig[i] = newRing(historyPoints)
 	}
-	h.acc.second = -1
 	return h
 }
 
-// add takes one snapshot into the history.
+// add takes one snapshot into the history and its recorder. The last snapshot of a run (Done)
+// pushes the second in progress too, whole or not: no tick comes after it.
 func (h *history) add(s source.Snapshot) {
-	sec := int64(0)
-	if s.T > 0 {
-		sec = int64((s.T - 1) / time.Second)
+	if sec, ok := h.rec.Add(s); ok {
+		h.push(sec)
 	}
-	if h.acc.second >= 0 && sec != h.acc.second {
-		h.flush()
-	}
-	h.acc.second = sec
-	h.acc.n++
-	h.acc.dt += s.Dt
-	h.acc.originals += float64(s.Counts.Originals)
-	h.acc.retries += float64(s.Counts.Retries)
-	h.acc.successes += float64(s.Counts.Successes)
-	h.acc.capac += s.Service.Capacity
-	if cv := s.Cortex; cv != nil {
-		h.acc.cps += cv.CPS
-		for i, v := range cv.Signals.Array() {
-			h.acc.sig[i] += v
+	if s.Done {
+		if sec, ok := h.rec.Current(); ok {
+			h.push(sec)
 		}
 	}
 	h.last, h.seen = s, true
 	h.pending = nil
-	h.count(s)
 	for _, e := range s.Events {
 		h.addEvent(e)
 	}
-	if s.Done {
-		h.flush()
-	}
 }
+
+// totals returns the run's counters so far.
+func (h *history) totals() report.Totals { return h.rec.Totals() }
 
 // addEvent appends e to the log. Circuit events of the same simulated second replace each other
 // (a fleet's breakers flap many times a second; the log keeps the latest count per second).
@@ -128,60 +99,26 @@ func (h *history) log() []source.Event {
 	return append(append([]source.Event(nil), h.events...), h.pending...)
 }
 
-// count adds a snapshot's counters to the totals.
-func (h *history) count(s source.Snapshot) {
-	t, c := &h.totals, s.Counts
-	t.Originals += c.Originals
-	t.Attempts += c.Attempts
-	t.Retries += c.Retries
-	t.Completed += c.Completed
-	t.Shed += c.Shed
-	t.BudgetRejected += c.BudgetRejected
-	t.RetryFailures += c.RetryFailures
-	t.Crashes += c.Crashes
-	t.LocalRejects += c.LocalRejects
-	for i, d := range c.Decisions {
-		t.Decisions[i] += d
-	}
-}
-
-// flush closes the current second and pushes its point to every series.
-func (h *history) flush() {
-	a := h.acc
-	if a.n == 0 {
-		return
-	}
-	n := float64(a.n)
+// push adds a second's point to every series: counts per second of the time its ticks cover (a
+// partial last second as a rate), gauges averaged over its ticks.
+func (h *history) push(sec report.Second) {
 	perSecond := 1.0
-	if a.dt > 0 && a.dt < time.Second {
-		perSecond = float64(time.Second) / float64(a.dt) // a partial last second, as a rate
+	if sec.Dt > 0 {
+		perSecond = float64(time.Second) / float64(sec.Dt)
 	}
-	h.cps.push(a.cps / n)
+	var cps float64
+	var sig [5]float64
+	if n := float64(sec.CortexTicks); n > 0 {
+		cps = sec.CPS / n
+		sig = [5]float64{sec.Signals.F / n, sec.Signals.L / n, sec.Signals.Q / n, sec.Signals.B / n, sec.Signals.C / n}
+	}
+	h.cps.push(cps)
 	for i := range h.sig {
-		h.sig[i].push(a.sig[i] / n)
+		h.sig[i].push(sig[i])
 	}
-	h.originals.push(a.originals * perSecond)
-	h.retries.push(a.retries * perSecond)
-	h.successes.push(a.successes * perSecond)
-	h.capac.push(a.capac / n)
-	if a.originals > 0 {
-		h.totals.PeakAmplification = max(h.totals.PeakAmplification, (a.originals+a.retries)/a.originals)
-	}
-	h.acc = secondAcc{second: -1}
-}
-
-// successRate is completed originals over arrived originals so far (0 before any arrival).
-func (t totals) successRate() float64 {
-	if t.Originals == 0 {
-		return 0
-	}
-	return float64(t.Completed) / float64(t.Originals)
-}
-
-// amplification is attempts over originals so far (0 before any arrival).
-func (t totals) amplification() float64 {
-	if t.Originals == 0 {
-		return 0
-	}
-	return float64(t.Attempts) / float64(t.Originals)
+	c := sec.Counts
+	h.originals.push(float64(c.Originals) * perSecond)
+	h.retries.push(float64(c.Retries) * perSecond)
+	h.successes.push(float64(c.Successes) * perSecond)
+	h.capac.push(sec.Capacity / float64(max(sec.Ticks, 1)))
 }

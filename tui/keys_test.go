@@ -487,11 +487,11 @@ func TestStepShowsInHeader(t *testing.T) {
 	require.Greater(t, m.fr.runs[0].hist.last.T, 100*time.Second)
 	m.Update(keyMsg("space"))
 	for range 3 {
-		before := m.header.View()
+		before := findPanel[*header](t, m, 0).View()
 		_, cmd := m.Update(keyMsg("."))
 		require.NotNil(t, cmd)
 		m.Update(cmd())
-		assert.NotEqual(t, before, m.header.View(), "the step shows in the header")
+		assert.NotEqual(t, before, findPanel[*header](t, m, 0).View(), "the step shows in the header")
 	}
 }
 
@@ -599,16 +599,16 @@ slower = ["_"]`))
 func TestHeaderShowsActiveFaults(t *testing.T) {
 	m, _ := newTestModel(t, 140, 40, "cortex")
 	advanceFrames(m, 2)
-	assert.NotContains(t, m.header.View(), "fault:")
+	assert.NotContains(t, findPanel[*header](t, m, 0).View(), "fault:")
 	m.Update(keyMsg("4"))
 	m.Update(keyMsg("3"))
 	advanceFrames(m, 1)
-	assert.Contains(t, m.header.View(), "fault:")
-	assert.Contains(t, m.header.View(), "errors 50%")
-	assert.Contains(t, m.header.View(), "latency +1s")
+	assert.Contains(t, findPanel[*header](t, m, 0).View(), "fault:")
+	assert.Contains(t, findPanel[*header](t, m, 0).View(), "errors 50%")
+	assert.Contains(t, findPanel[*header](t, m, 0).View(), "latency +1s")
 	m.Update(keyMsg("0"))
 	advanceFrames(m, 1)
-	assert.NotContains(t, m.header.View(), "fault:")
+	assert.NotContains(t, findPanel[*header](t, m, 0).View(), "fault:")
 }
 
 // Asserts that the compare summary puts the two runs' numbers side by side on each row and fits
@@ -688,4 +688,46 @@ func TestCompareOffKeepsControls(t *testing.T) {
 	m.Update(keyMsg("4"))
 	_, _, _, cleared := left.calls()
 	assert.Contains(t, cleared, scenarios.FaultErrors, "so its key clears it")
+}
+
+// countingChart counts the draws of the chart it wraps.
+type countingChart struct {
+	chart
+	draws *int
+}
+
+func (c countingChart) Draw(spec chartSpec) string { *c.draws++; return c.chart.Draw(spec) }
+
+// Asserts that the keys that change no data (weight and class selection, weights, adaptive,
+// shares, speed, pause) redraw no chart, in the full layout and in compare mode, while they do
+// show on screen; a frame of new data redraws the charts.
+func TestKeysRedrawNoChart(t *testing.T) {
+	for _, compare := range []bool{false, true} {
+		m, _ := newTestModel(t, 140, 40, "cortex")
+		if compare {
+			m.Update(keyMsg("c"))
+		}
+		advanceFrames(m, 12)
+		draws := 0
+		for i := range len(m.fr.runs) {
+			c, tr := findPanel[*cpsPanel](t, m, i), findPanel[*trafficPanel](t, m, i)
+			c.chart, tr.chart = countingChart{c.chart, &draws}, countingChart{tr.chart, &draws}
+		}
+		for _, k := range []string{"tab", "right", "a", "down", "]", "}", "+", "-", "space", "space"} {
+			before := m.View()
+			m.Update(keyMsg(k))
+			assert.NotEqual(t, before, m.View(), "compare %v: %q shows", compare, k)
+		}
+		assert.Zero(t, draws, "compare %v: a key redrew a chart", compare)
+		advanceFrames(m, 1)
+		assert.Equal(t, 2*len(m.fr.runs)-btoi(compare), draws, "compare %v: a frame redraws every chart once (naive's CPS has none)", compare)
+	}
+}
+
+// btoi is 1 for true, 0 for false.
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -1,89 +1,205 @@
 package tui
 
 import (
-	"strings"
-
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
-	"github.com/charmbracelet/x/ansi"
+
+	"github.com/cortex-tui/cortex-tui/keymap"
 )
 
-// blank returns h lines of w spaces (nothing for a non-positive size).
-func blank(w, h int) string {
-	if w <= 0 || h <= 0 {
-		return ""
+// layoutID names a screen of the layout table: what fills the window above the footer.
+type layoutID int
+
+const (
+	layoutFull    layoutID = iota // the dashboard, from minFullW x minFullH
+	layoutCompare                 // two runs side by side
+	layoutSmall                   // the collapsed dashboard of a small window
+	layoutSummary                 // the end of the run
+	layoutHelp                    // the full help
+	numLayouts
+)
+
+// Sizes of the layout, in cells.
+const (
+	minFullW = 80 // below this width or minFullH height the layout collapses to the essentials
+	minFullH = 24
+)
+
+// newLayouts is the layout table: each screen's panels, top to bottom in rows and left to right
+// in each row, with their sizes. Every panel is built here and named here only: the root model
+// sizes, redraws and joins them through the table, so a new panel is its own file plus an entry
+// here. A panel may appear on several screens (the header); each screen's rows fill the window
+// above the footer.
+func newLayouts(st Styles, keys keymap.KeyMap) [numLayouts][]row {
+	header, caption := mount(newHeader(st)), mount(newCaption(st))
+	return [numLayouts][]row{
+		layoutFull: {
+			{h: one, cells: whole(header)},
+			{h: captionH, cells: whole(caption)},
+			{h: topH, cells: []cell{{p: mount(newSignals(st)), w: signalsW}, {p: mount(newCPS(st, 0))}}},
+			{cells: []cell{{p: mount(newTraffic(st, 0))}, {p: mount(newShedding(st)), w: sheddingW}}},
+			{h: bottomH, cells: []cell{{p: mount(newDecisions(st)), w: decisionsW}, {p: mount(newEvents(st, 0))}}},
+		},
+		layoutCompare: {
+			{h: one, cells: whole(header)},
+			{h: captionH, cells: whole(caption)},
+			{h: statsH, cells: halves(mount(newStats(st, 0)), mount(newStats(st, 1)))},
+			{h: compareCPSH, cells: halves(mount(newCPS(st, 0)), mount(newCPS(st, 1)))},
+			{cells: halves(mount(newTraffic(st, 0)), mount(newTraffic(st, 1)))},
+			{h: compareEventsH, cells: halves(mount(newEvents(st, 0)), mount(newEvents(st, 1)))},
+		},
+		layoutSmall: {
+			{h: one, cells: whole(header)},
+			{cells: whole(mount(newSmall(st)))},
+		},
+		layoutSummary: {{cells: whole(mount(newSummary(st)))}},
+		layoutHelp:    {{cells: whole(mount(newHelpScreen(st, keys)))}},
 	}
-	line := strings.Repeat(" ", w)
-	lines := make([]string, h)
-	for i := range lines {
-		lines[i] = line
-	}
-	return strings.Join(lines, "\n")
 }
 
-// fit clips or pads s to exactly w cells by h lines, so a panel never overflows its slot.
-func fit(s string, w, h int) string {
-	if w <= 0 || h <= 0 {
-		return ""
-	}
-	lines := strings.Split(s, "\n")
-	if len(lines) > h {
-		lines = lines[:h]
-	}
-	for i, l := range lines {
-		lines[i] = fitLine(l, w)
-	}
-	for len(lines) < h {
-		lines = append(lines, strings.Repeat(" ", w))
-	}
-	return strings.Join(lines, "\n")
+// row is a band of panels of one height. A row without h takes the height the others leave.
+type row struct {
+	h      extent
+	cells  []cell
+	height int // as last laid out
 }
 
-// fitLine clips or pads one line to exactly w cells.
-func fitLine(l string, w int) string {
-	n := ansi.StringWidth(l)
-	if n > w {
-		l = ansi.Truncate(l, w, "")
-		n = ansi.StringWidth(l)
-	}
-	if n < w {
-		l += strings.Repeat(" ", w-n)
-	}
-	return l
+// cell is a panel in a row. A cell without w takes the width the others leave.
+type cell struct {
+	p     panel
+	w     extent
+	width int // as last laid out
 }
 
-// box draws body inside the panel border with title set into the top border, exactly w x h
-// cells. Too small for a border (under 4x3), it returns the clipped body alone.
-func box(st Styles, title, body string, w, h int) string {
-	if w < 4 || h < 3 {
-		return fit(body, w, h)
-	}
-	iw, ih := w-2, h-2
-	top := st.BorderLine.Render("╭" + strings.Repeat("─", iw) + "╮")
-	if title != "" && iw >= 4 {
-		t := ansi.Truncate(st.Title.Render(title), iw-3, "…")
-		rest := iw - 3 - ansi.StringWidth(t)
-		top = st.BorderLine.Render("╭─ ") + t + st.BorderLine.Render(" "+strings.Repeat("─", rest)+"╮")
-	}
-	return top + "\n" + st.Panel.Render(fit(body, iw, ih))
+// extent is a size in cells for a window of w x h cells.
+type extent func(w, h int) int
+
+// whole is a row of one panel, the window's width.
+func whole(p panel) []cell { return []cell{{p: p}} }
+
+// halves is a row of two panels, each half the width (the right one takes the odd cell).
+func halves(left, right panel) []cell {
+	return []cell{{p: left, w: func(w, _ int) int { return w / 2 }}, {p: right}}
 }
 
-// fitTitle returns the first of titles (longest wording first) that fits the top border of a box
-// w cells wide without being cut, or the last one, which box then cuts.
-func fitTitle(w int, titles ...string) string {
-	for _, t := range titles {
-		if ansi.StringWidth(t) <= w-5 {
-			return t
+// The extents of the table. The full layout: header, caption, then signals and CPS on top, the
+// traffic and shedding in the middle (the rest), decisions and events at the bottom.
+func one(_, _ int) int { return 1 }
+
+func captionH(_, h int) int {
+	if h >= 36 {
+		return 2
+	}
+	return 1
+}
+
+// bodyH is the height under the header and the caption, above the footer.
+func bodyH(w, h int) int { return max(h-2-captionH(w, h), 0) }
+
+func bottomH(w, h int) int    { return min(max(bodyH(w, h)/4, 6), 12) }
+func topH(w, h int) int       { return max((bodyH(w, h)-bottomH(w, h))/2+1, 8) }
+func signalsW(w, _ int) int   { return min(max(w*2/5, 46), 72) }
+func sheddingW(w, _ int) int  { return min(max(w*2/5, 40), 80) }
+func decisionsW(w, _ int) int { return min(max(w/3, 36), 44) }
+
+// Compare mode: each run's numbers, then its CPS chart, its traffic chart (the rest) and, when
+// the window is tall enough, its event log.
+func statsH(_, _ int) int { return 5 }
+
+func compareEventsH(w, h int) int {
+	if b := bodyH(w, h); b >= 34 {
+		return min(b/5, 10)
+	}
+	return 0
+}
+
+func compareCPSH(w, h int) int {
+	return max(bodyH(w, h)-statsH(w, h)-compareEventsH(w, h), 0) * 2 / 5
+}
+
+// layout gives every panel of every screen its size for the current window, from the table.
+func (m *Model) layout() {
+	w, h := m.width, max(m.height-1, 0) // the footer takes the last line
+	for id := range m.layouts {
+		rows := m.layouts[id]
+		left := h
+		for i := range rows {
+			if rows[i].h != nil {
+				rows[i].height = max(rows[i].h(m.width, m.height), 0)
+				left -= rows[i].height
+			}
+		}
+		for i := range rows {
+			if rows[i].h == nil {
+				rows[i].height = max(left, 0)
+			}
+			sizeRow(&rows[i], w, m.height)
 		}
 	}
-	return titles[len(titles)-1]
 }
 
-// inner returns the content size of a box of w x h cells.
-func inner(w, h int) (int, int) {
-	if w < 4 || h < 3 {
-		return max(w, 0), max(h, 0)
+// sizeRow gives the cells of r their widths in a window w cells wide and h high.
+func sizeRow(r *row, w, h int) {
+	left := w
+	for i := range r.cells {
+		if c := &r.cells[i]; c.w != nil {
+			c.width = max(c.w(w, h), 0)
+			left -= c.width
+		}
 	}
-	return w - 2, h - 2
+	for i := range r.cells {
+		c := &r.cells[i]
+		if c.w == nil {
+			c.width = max(left, 0)
+		}
+		c.p.SetSize(c.width, r.height)
+	}
+}
+
+// current is the screen the window shows (the picker aside, which the root model draws alone).
+func (m *Model) current() layoutID {
+	switch {
+	case m.showHelp:
+		return layoutHelp
+	case m.screen == screenSummary:
+		return layoutSummary
+	case m.fr.small:
+		return layoutSmall
+	case len(m.fr.runs) > 1:
+		return layoutCompare
+	}
+	return layoutFull
+}
+
+// update sends msg to every panel of the current screen and returns their commands.
+func (m *Model) update(msg tea.Msg) tea.Cmd {
+	var cmds []tea.Cmd
+	for _, r := range m.layouts[m.current()] {
+		for _, c := range r.cells {
+			if cmd := c.p.Update(msg); cmd != nil {
+				cmds = append(cmds, cmd)
+			}
+		}
+	}
+	return tea.Batch(cmds...)
+}
+
+// compose joins the cached views of the current screen's panels into the body (everything above
+// the footer): each row side by side, the rows stacked; a row of no height is left out.
+func (m *Model) compose() {
+	rows := m.layouts[m.current()]
+	blocks := make([]string, 0, len(rows))
+	for _, r := range rows {
+		if r.height <= 0 {
+			continue
+		}
+		views := make([]string, len(r.cells))
+		for i, c := range r.cells {
+			views[i] = c.p.View()
+		}
+		blocks = append(blocks, side(views...))
+	}
+	m.body = fit(stack(blocks...), m.width, max(m.height-1, 0))
 }
 
 // side joins blocks left to right, top-aligned.

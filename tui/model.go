@@ -1,9 +1,11 @@
 // Package tui is the cortex-tui dashboard: a Bubble Tea program that watches one run of a
 // source.Source (or two side by side) and sends the user's controls back to it. The root model
 // routes messages; each panel (header, signals, CPS, traffic, shedding, decisions, events,
-// caption, footer and help, picker, compare, summary, and the collapsed layout of a small
-// window) is a small type in its own file that draws itself once per data frame and caches the
-// string, so View only joins cached strings.
+// caption, footer and help, picker, compare's figures, summary, and the collapsed layout of a
+// small window) is a small type in its own file that draws itself once per data frame and
+// caches the string, so View only joins cached strings. The layout table (layout.go) builds
+// every panel but the picker and the footer, and says where each screen shows it; the root
+// model sizes, redraws and joins panels through it and the panel interface (panel.go).
 //
 // The simulation advances in a tea.Cmd, never in Update or View; ticks carry a tag so pausing,
 // resuming or changing speed never starts a second tick loop, and a paused dashboard schedules
@@ -72,8 +74,8 @@ const (
 type run struct {
 	src  source.Source
 	meta source.Meta
-	hist *history
-	rec  *report.Recorder
+	rec  *report.Recorder // the run's record: its seconds and totals, the summary, the export
+	hist *history         // the dashboard's view of it: chart series, last snapshot, event log
 	// prioNames are the names of the classes that had each priority at some time of the run
 	// (a class whose priority was changed with { } counts under both), for the summary.
 	prioNames map[int][]string
@@ -83,7 +85,8 @@ type run struct {
 func newRun(src source.Source) *run {
 	r := &run{src: src, prioNames: map[int][]string{}}
 	r.syncMeta()
-	r.hist, r.rec = newHistory(), report.NewRecorder(r.meta)
+	r.rec = report.NewRecorder(r.meta)
+	r.hist = newHistory(r.rec)
 	return r
 }
 
@@ -91,11 +94,11 @@ func newRun(src source.Source) *run {
 // its texts made inert: this and add are where a source's text enters the dashboard.
 func (r *run) syncMeta() { r.meta = cleanMeta(r.src.Meta()) }
 
-// add takes one snapshot, its texts made inert, into the history and the recorder.
+// add takes one snapshot, its texts made inert, into the history, which sums it into the
+// recorder: one sum for the charts, the panels' figures, the summary and the export.
 func (r *run) add(s source.Snapshot) {
 	cleanSnapshot(&s)
 	r.hist.add(s)
-	r.rec.Add(s)
 	for i, c := range s.Classes {
 		if i < len(r.meta.Classes) && !slices.Contains(r.prioNames[c.Priority], r.meta.Classes[i].Name) {
 			r.prioNames[c.Priority] = append(r.prioNames[c.Priority], r.meta.Classes[i].Name)
@@ -106,8 +109,8 @@ func (r *run) add(s source.Snapshot) {
 // reset forgets the run's data (after Restart or SetStrategy).
 func (r *run) reset() {
 	r.syncMeta()
-	r.hist = newHistory()
 	r.rec = report.NewRecorder(r.meta)
+	r.hist = newHistory(r.rec)
 	r.prioNames = map[int][]string{}
 }
 
@@ -131,22 +134,11 @@ type Model struct {
 	pending  []func()
 	injected map[scenarios.FaultKind]bool
 
-	picker    *picker
-	header    *header
-	caption   *captionPanel
-	signals   *signalsPanel
-	cps       *cpsPanel
-	traffic   *trafficPanel
-	shedding  *sheddingPanel
-	decisions *decisionsPanel
-	events    *eventsPanel
-	footer    *footer
-	help      *helpScreen
-	compare   *comparePanel
-	summary   *summaryPanel
-	small     *smallPanel // the collapsed layout, below minFullW x minFullH
-	body      string      // the composed screen above the footer, cached
-	bindings  []binding
+	picker   *picker           // the scenario picker, drawn alone over the whole window
+	footer   *footer           // the status line and short help, under every screen
+	layouts  [numLayouts][]row // every other panel, by screen: the layout table (layout.go)
+	body     string            // the composed screen above the footer, cached
+	bindings []binding
 }
 
 // binding ties a key to what it does on the dashboard.
@@ -161,20 +153,9 @@ func New(opts Options) *Model {
 	st := DefaultStyles()
 	m := &Model{
 		st: st, keys: opts.Keys, opts: opts, speedIdx: defaultSpeed,
-		injected:  map[scenarios.FaultKind]bool{},
-		header:    newHeader(st),
-		caption:   newCaption(st),
-		signals:   newSignals(st),
-		cps:       newCPS(st, 0),
-		traffic:   newTraffic(st, 0),
-		shedding:  newShedding(st),
-		decisions: newDecisions(st),
-		events:    newEvents(st, 0),
-		footer:    newFooter(st, opts.Keys),
-		help:      newHelpScreen(st, opts.Keys),
-		compare:   newCompare(st),
-		summary:   newSummary(st),
-		small:     newSmall(st),
+		injected: map[scenarios.FaultKind]bool{},
+		footer:   newFooter(st, opts.Keys),
+		layouts:  newLayouts(st, opts.Keys),
 	}
 	m.fr.speed = speeds[m.speedIdx]
 	m.fr.keys = &m.keys
@@ -265,20 +246,16 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 	return nil
 }
 
-// onHelpKey closes the full help (esc) or scrolls it (up, down).
+// onHelpKey closes the full help (esc) or hands the key to it (up and down scroll it).
 func (m *Model) onHelpKey(msg tea.KeyMsg) tea.Cmd {
-	switch {
-	case key.Matches(msg, m.keys.Back):
+	if key.Matches(msg, m.keys.Back) {
 		m.showHelp = false
-	case key.Matches(msg, m.keys.ClassUp):
-		m.help.Scroll(-1)
-	case key.Matches(msg, m.keys.ClassDown):
-		m.help.Scroll(1)
-	default:
+		m.redraw()
 		return nil
 	}
-	m.redraw()
-	return nil
+	cmd := m.update(msg)
+	m.compose()
+	return cmd
 }
 
 // eachRune handles keys typed faster than the terminal is read ("+++" arrives as one message)
@@ -359,7 +336,6 @@ func (m *Model) setRuns(runs ...*run) {
 	m.gen++
 	m.fr.runs = runs
 	m.resetControls()
-	m.layout()
 	m.redraw()
 }
 
@@ -452,7 +428,7 @@ func (m *Model) onAdvanced(msg advancedMsg) tea.Cmd {
 	if msg.gen == m.gen && len(msg.snaps) == len(m.fr.runs) {
 		if msg.slowed != m.fr.slowed {
 			m.fr.slowed = msg.slowed
-			m.redrawHeader()
+			m.redrawFor(changedPlay)
 		}
 		m.apply(msg.snaps)
 	}

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/cortex-tui/cortex-tui/keymap"
+	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
 )
 
@@ -21,14 +22,43 @@ type advancedMsg struct {
 	err    error // set when the advance panicked (recovered)
 }
 
+// pickedMsg says the user picked a scenario in the picker (enter).
+type pickedMsg struct{ scenario scenarios.Scenario }
+
+// pickCancelledMsg says the user left the picker without picking (esc). The root model ignores
+// it when no scenario is running yet.
+type pickCancelledMsg struct{}
+
 // exportedMsg reports where an export went, or why it failed.
 type exportedMsg struct {
 	paths []string
 	err   error
 }
 
-// frameMsg tells a panel that the data it shows changed; the panel redraws its cached string.
-type frameMsg struct{ f *frame }
+// frameMsg tells the panels that what they show changed; each redraws its cached string. With
+// only zero it is a full redraw (new data, a resize, another screen) and every panel redraws;
+// otherwise a key changed only what only names, and only the panels that show it redraw, so a
+// key press never redraws a chart.
+type frameMsg struct {
+	f    *frame
+	only change
+}
+
+// change is a set of the things a key changes without new data.
+type change uint8
+
+const (
+	changedPlay    change = 1 << iota // speed, pause or slowed: the header
+	changedWeights                    // the weights, their selection, adaptive: signals, the collapsed layout
+	changedClasses                    // a class's share or priority, the class selection: shedding
+	changedLog                        // the event log (a control was logged): the event logs
+)
+
+// shows reports whether a panel that shows c redraws on m: on a full redraw, or when c changed.
+func (m frameMsg) shows(c change) bool { return m.only == 0 || m.only&c != 0 }
+
+// full reports whether m is a full redraw: panels that show the runs' data alone redraw only then.
+func (m frameMsg) full() bool { return m.only == 0 }
 
 // frame is everything the panels draw: the runs and the user's current selections. The root
 // model owns it; panels read it during Update only.
@@ -43,7 +73,8 @@ type frame struct {
 	speed     float64
 	slowed    bool           // the last frame ran out of time: the run goes slower than speed
 	small     bool           // the window is below the full layout's minimum
-	trafficY  float64        // shared y range of the traffic charts in compare mode (0 = each its own)
+	width     int            // the window's width in cells
+	height    int            // the window's height in cells
 	keys      *keymap.KeyMap // the bindings, for texts that name a key
 }
 

@@ -1,31 +1,17 @@
 package tui
 
 import (
-	"fmt"
-	"io"
-	"strconv"
 	"strings"
-	"time"
-	"unicode/utf8"
 
 	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/list"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/cortex-tui/cortex-tui/keymap"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 )
-
-// pickedMsg says the user picked a scenario in the picker (enter).
-type pickedMsg struct{ scenario scenarios.Scenario }
-
-// pickCancelledMsg says the user left the picker without picking (esc). The root model ignores
-// it when no scenario is running yet.
-type pickCancelledMsg struct{}
 
 // Picker layout thresholds, in cells.
 const (
@@ -50,6 +36,11 @@ const (
 // typed, when every key comes here: then ctrl+c leaves the input, and pressed again quits) and
 // the picker draws its own hint line. The list filters synchronously (see forward), so a View
 // after Update always shows the filter's matches.
+//
+// Its files follow bubbles' list/: picker.go is the panel (the list's set-up, sizes, keys
+// handled, the whole view), picker_item.go the item and its delegate, picker_styles.go the
+// list's styles drawn from the palette, picker_keys.go the list's key map and the hint line,
+// picker_story.go the story block beside or under the list.
 type picker struct {
 	st          Styles
 	keys        keymap.KeyMap
@@ -69,12 +60,6 @@ type picker struct {
 	storyName      string // whose story is cached
 	view           string // the whole picker, redrawn by refresh
 }
-
-// pickerItem is one scenario in the list; it filters on its name and summary.
-type pickerItem struct{ scn scenarios.Scenario }
-
-// FilterValue is the text the fuzzy filter matches: the name, a space, the summary.
-func (i pickerItem) FilterValue() string { return i.scn.Name + " " + i.scn.Summary }
 
 // newPicker returns a picker over items (usually scenarios.Catalog()), their texts made inert
 // (cleanScenario: a picked scenario is that clean copy), highlighting the first, with its keys
@@ -110,67 +95,6 @@ func newPicker(st Styles, keys keymap.KeyMap, items []scenarios.Scenario) *picke
 	p.list.FilterInput.Cursor.Style = st.Accent
 	p.list.FilterInput.Cursor.SetMode(cursor.CursorStatic) // no blink: the cached view stays right
 	return p
-}
-
-// listKeys maps the list's bindings to ours, so a remapped key file drives the list too. The
-// list's own bindings without a counterpart here (go to start or end, help, quit) match nothing.
-func (p *picker) listKeys() list.KeyMap {
-	none := key.NewBinding()
-	return list.KeyMap{
-		CursorUp:             p.up,
-		CursorDown:           p.down,
-		PrevPage:             p.keys.LowerWeight,
-		NextPage:             p.keys.RaiseWeight,
-		GoToStart:            none,
-		GoToEnd:              none,
-		Filter:               p.keys.Filter,
-		ClearFilter:          p.keys.Back,
-		CancelWhileFiltering: p.keys.Back,
-		AcceptWhileFiltering: joinBindings(p.up, p.down), // then the picker moves (onKey)
-		ShowFullHelp:         none,
-		CloseFullHelp:        none,
-		Quit:                 p.keys.Quit, // disabled: the root model quits
-		ForceQuit:            none,
-	}
-}
-
-// joinBindings is one binding matching the keys of all of bs, with help listing theirs.
-func joinBindings(bs ...key.Binding) key.Binding {
-	var keys, shown []string
-	for _, b := range bs {
-		keys = append(keys, b.Keys()...)
-		if k := b.Help().Key; k != "" {
-			shown = append(shown, k)
-		}
-	}
-	return key.NewBinding(key.WithKeys(keys...), key.WithHelp(strings.Join(shown, "/"), ""))
-}
-
-// pickerListStyles are the list's styles drawn from the named palette; roomy adds a blank
-// line under the title and under the status bar.
-func pickerListStyles(st Styles, roomy bool) list.Styles {
-	pad := 0
-	if roomy {
-		pad = 1
-	}
-	s := list.DefaultStyles()
-	s.TitleBar = st.Text.Padding(0, 0, pad, 1)
-	s.Title = st.Title
-	s.Spinner = st.Muted
-	s.FilterPrompt = st.Accent
-	s.FilterCursor = st.Accent
-	s.DefaultFilterCharacterMatch = st.Accent.Underline(true)
-	s.StatusBar = st.Muted.Padding(0, 0, pad, 1)
-	s.StatusEmpty = st.Muted
-	s.StatusBarActiveFilter = st.Text
-	s.StatusBarFilterCount = st.Muted
-	s.NoItems = st.Muted.PaddingLeft(2)
-	s.PaginationStyle = st.Muted.PaddingLeft(2)
-	s.ActivePaginationDot = st.Accent.SetString("•")
-	s.InactivePaginationDot = st.Muted.SetString("•")
-	s.ArabicPagination = st.Muted
-	s.DividerDot = st.Muted.SetString(" • ")
-	return s
 }
 
 // SetCancellable says whether esc may leave the picker (a scenario is running behind it).
@@ -409,136 +333,6 @@ func (p *picker) refresh(force bool) {
 	p.view = p.render()
 }
 
-// renderStory draws the story block of scn, wrapped and clipped to storyW x storyH.
-func (p *picker) renderStory(scn scenarios.Scenario, ok bool) string {
-	w, h := p.storyW, p.storyH
-	if w <= 0 || h <= 0 {
-		return ""
-	}
-	if !ok {
-		return fit(p.st.Muted.Render(pickerWrap("No scenario matches the filter.", w)), w, h)
-	}
-	story := scn.Story
-	if story == "" {
-		story = scn.Summary
-	}
-	fleet, faults := pickerFacts(scn)
-	faultLines := strings.Split(pickerWrap(faults, w), "\n")
-	if len(faultLines) > pickerFactsMaxLines {
-		faultLines = faultLines[:pickerFactsMaxLines]
-		last := faultLines[pickerFactsMaxLines-1]
-		faultLines[pickerFactsMaxLines-1] = ansi.Truncate(last, max(w-1, 0), "") + "…"
-	}
-	var b strings.Builder
-	b.WriteString(p.st.Title.Render(ansi.Truncate(scn.Name, w, "…")))
-	b.WriteString("\n")
-	b.WriteString(p.st.Muted.Render(pickerWrap(fleet, w)))
-	b.WriteString("\n")
-	b.WriteString(p.st.Muted.Render(strings.Join(faultLines, "\n")))
-	b.WriteString("\n\n")
-	b.WriteString(p.st.Text.Render(pickerWrap(story, w)))
-	return fit(b.String(), w, h)
-}
-
-// pickerFacts is what the story block says under a scenario's name: its length, fleet and
-// priority classes, and its fault timeline.
-func pickerFacts(scn scenarios.Scenario) (fleet, faults string) {
-	fleet = pickerDuration(scn.Duration)
-	if scn.Drain > 0 { // the header's total counts the drain too
-		fleet += " + " + pickerDuration(scn.Drain) + " drain"
-	}
-	fleet += " · " + strconv.Itoa(scn.Clients) + " clients"
-	if len(scn.Classes) > 0 {
-		cs := make([]string, len(scn.Classes))
-		for i, c := range scn.Classes {
-			cs[i] = c.Name + " p" + strconv.Itoa(c.Priority)
-		}
-		fleet += " · " + strings.Join(cs, ", ")
-	}
-	if len(scn.Faults) == 0 {
-		return fleet, "no injected fault: the load alone"
-	}
-	fs := make([]string, len(scn.Faults))
-	for i, f := range scn.Faults {
-		fs[i] = pickerFault(f)
-	}
-	return fleet, "faults: " + strings.Join(fs, ", ")
-}
-
-// pickerFault writes one fault of the timeline: kind, strength and when, e.g.
-// "latency +500ms 0:20-0:50", "errors 30% 1:00-1:30", "outage 1:00-1:30".
-func pickerFault(f scenarios.Fault) string {
-	s := f.Kind.Label(f.Value)
-	if f.Duration <= 0 {
-		return s + " from " + pickerClock(f.At)
-	}
-	return s + " " + pickerClock(f.At) + "-" + pickerClock(f.At+f.Duration)
-}
-
-// pickerClock writes a virtual time as m:ss.
-func pickerClock(d time.Duration) string {
-	d = d.Round(time.Second)
-	return fmt.Sprintf("%d:%02d", int64(d/time.Minute), int64(d%time.Minute/time.Second))
-}
-
-// pickerDuration writes a scenario's length for people: "3 min", "2 min 30 s", "45 s".
-func pickerDuration(d time.Duration) string {
-	d = d.Round(time.Second)
-	m, s := int64(d/time.Minute), int64(d%time.Minute/time.Second)
-	switch {
-	case m > 0 && s == 0:
-		return fmt.Sprintf("%d min", m)
-	case m > 0:
-		return fmt.Sprintf("%d min %d s", m, s)
-	default:
-		return fmt.Sprintf("%d s", s)
-	}
-}
-
-// pickerWrap wraps text to w cells, keeping its paragraphs (blank lines) and hard-wrapping
-// words longer than the width.
-func pickerWrap(text string, w int) string {
-	paras := strings.Split(strings.TrimSpace(text), "\n\n")
-	for i, para := range paras {
-		para = strings.Join(strings.Fields(para), " ")
-		paras[i] = ansi.Hardwrap(ansi.Wordwrap(para, w, "-"), w, true)
-	}
-	return strings.Join(paras, "\n\n")
-}
-
-// renderHint draws the picker's one-line key hint.
-func (p *picker) renderHint() string {
-	if p.h < 3 || p.w <= 0 {
-		return ""
-	}
-	relabel := func(b key.Binding, desc string) key.Binding {
-		return key.NewBinding(key.WithKeys(b.Keys()...), key.WithHelp(b.Help().Key, desc))
-	}
-	move := relabel(joinBindings(p.keys.ClassUp, p.keys.ClassDown), "move")
-	bindings := []key.Binding{relabel(p.keys.Select, "pick")}
-	switch {
-	case p.list.SettingFilter():
-		bindings = append(bindings, relabel(p.keys.Back, "drop filter"))
-		if p.list.FilterValue() != "" {
-			bindings = append(bindings, relabel(move, "browse matches"))
-		}
-	case p.list.IsFiltered():
-		bindings = append(bindings, move, relabel(p.keys.Filter, "edit filter"), relabel(p.keys.Back, "drop filter"), p.keys.Quit)
-	default:
-		bindings = append(bindings, move)
-		if p.list.Paginator.TotalPages > 1 {
-			bindings = append(bindings, relabel(joinBindings(p.keys.LowerWeight, p.keys.RaiseWeight), "page"))
-		}
-		bindings = append(bindings, relabel(p.keys.Filter, "filter"))
-		if p.cancellable {
-			bindings = append(bindings, relabel(p.keys.Back, "back"))
-		}
-		bindings = append(bindings, p.keys.Quit)
-	}
-	p.help.Width = p.w
-	return fit(p.help.ShortHelpView(bindings), p.w, 1)
-}
-
 // View returns the picker as last drawn, exactly its size (w x h cells; "" for an empty size).
 func (p *picker) View() string { return p.view }
 
@@ -570,79 +364,4 @@ func (p *picker) render() string {
 		body += "\n" + p.hint
 	}
 	return fit(body, p.w, p.h)
-}
-
-// pickerDelegate draws one scenario of the list: a bar and its name, then its summary when
-// desc is set. The highlighted scenario is marked even while a filter is typed (enter picks
-// it then too), and the characters the filter matched are underlined.
-type pickerDelegate struct {
-	desc    bool // show the summary line
-	spacing int  // blank lines between items
-
-	mark, name, summary           lipgloss.Style
-	selName, selSummary           lipgloss.Style
-	nameMatch, summaryMatch       lipgloss.Style
-	selNameMatch, selSummaryMatch lipgloss.Style
-}
-
-// newPickerDelegate builds the delegate's styles from st (once, not while drawing).
-func newPickerDelegate(st Styles) pickerDelegate {
-	selName := st.Accent.Bold(true)
-	return pickerDelegate{
-		mark: st.Accent, name: st.Text, summary: st.Muted,
-		selName: selName, selSummary: st.Accent,
-		nameMatch: st.Text.Underline(true), summaryMatch: st.Muted.Underline(true),
-		selNameMatch: selName.Underline(true), selSummaryMatch: st.Accent.Underline(true),
-	}
-}
-
-// Height is the lines one item takes: 2 with the summary, 1 without.
-func (d pickerDelegate) Height() int {
-	if d.desc {
-		return 2
-	}
-	return 1
-}
-
-// Spacing is the blank lines between items.
-func (d pickerDelegate) Spacing() int { return d.spacing }
-
-// Update does nothing: the picker handles every key itself.
-func (d pickerDelegate) Update(tea.Msg, *list.Model) tea.Cmd { return nil }
-
-// Render writes item (at index among the visible items) cut to the list's width.
-func (d pickerDelegate) Render(w io.Writer, m list.Model, index int, item list.Item) {
-	it, ok := item.(pickerItem)
-	if !ok || m.Width() <= 0 {
-		return
-	}
-	textW := max(m.Width()-2, 0)
-	name, summary, mark := d.name, d.summary, "  "
-	nameMatch, summaryMatch := d.nameMatch, d.summaryMatch
-	if index == m.Index() {
-		name, summary, mark = d.selName, d.selSummary, "│ "
-		nameMatch, summaryMatch = d.selNameMatch, d.selSummaryMatch
-	}
-	// The matches index the runes of FilterValue: the name, a space, the summary.
-	var inName, inSummary []int
-	nameLen := utf8.RuneCountInString(it.scn.Name)
-	for _, r := range m.MatchesForItem(index) {
-		switch {
-		case r < nameLen:
-			inName = append(inName, r)
-		case r > nameLen:
-			inSummary = append(inSummary, r-nameLen-1)
-		}
-	}
-	line := func(text string, matches []int, plain, matched lipgloss.Style) string {
-		text = ansi.Truncate(text, textW, "…")
-		if len(matches) == 0 {
-			return d.mark.Render(mark) + plain.Render(text)
-		}
-		return d.mark.Render(mark) + lipgloss.StyleRunes(text, matches, matched, plain)
-	}
-	_, _ = io.WriteString(w, line(it.scn.Name, inName, name, nameMatch))
-	if d.desc {
-		_, _ = io.WriteString(w, "\n"+line(it.scn.Summary, inSummary, summary, summaryMatch))
-	}
 }

@@ -18,9 +18,9 @@ type sheddingPanel struct{ base }
 // newShedding returns an empty shedding panel.
 func newShedding(st Styles) *sheddingPanel { return &sheddingPanel{base{st: st}} }
 
-// Update redraws the panel on a frameMsg.
+// Update redraws the panel on a full redraw and when a class or the selection changed.
 func (p *sheddingPanel) Update(msg tea.Msg) (*sheddingPanel, tea.Cmd) {
-	if f, ok := msg.(frameMsg); ok {
+	if f, ok := msg.(frameMsg); ok && f.shows(changedClasses) {
 		title, body := p.render(f.f)
 		p.view = box(p.st, title, body, p.w, p.h)
 	}
@@ -101,7 +101,7 @@ func (p *sheddingPanel) legend(tick time.Duration, w, h int) string {
 		per + ": admitted, shed under the floor, budget out of tokens",
 		per,
 	} {
-		if s = pickerWrap(s, w); strings.Count(s, "\n") < h {
+		if s = wrap(s, w); strings.Count(s, "\n") < h {
 			return p.st.Muted.Render(s)
 		}
 	}

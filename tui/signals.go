@@ -30,9 +30,9 @@ type signalsPanel struct{ base }
 // newSignals returns an empty signals panel.
 func newSignals(st Styles) *signalsPanel { return &signalsPanel{base{st: st}} }
 
-// Update redraws the panel on a frameMsg.
+// Update redraws the panel on a full redraw and when the weights or their selection changed.
 func (p *signalsPanel) Update(msg tea.Msg) (*signalsPanel, tea.Cmd) {
-	if f, ok := msg.(frameMsg); ok {
+	if f, ok := msg.(frameMsg); ok && f.shows(changedWeights) {
 		iw, _ := inner(p.w, p.h)
 		p.view = box(p.st, "Signals", p.body(f.f, iw), p.w, p.h)
 	}
@@ -93,7 +93,7 @@ func (p *signalsPanel) body(f *frame, w int) string {
 	if _, ih := inner(p.w, p.h); ih > 0 { // spare rows: what the letters mean, what the CPS does
 		used := strings.Count(strings.Join(lines, "\n"), "\n") + 1
 		for _, g := range signalGlossary {
-			g = pickerWrap(g, max(w, 1))
+			g = wrap(g, max(w, 1))
 			if used+strings.Count(g, "\n")+1 > ih {
 				break
 			}

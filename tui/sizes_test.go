@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -68,61 +69,32 @@ func TestSizeSweepWholeScreen(t *testing.T) {
 	}
 }
 
-// Asserts that every panel renders at every size from 0x0 to 250x80 (including sizes too small
-// for a border or a chart) without panicking and exactly at its size.
+// Asserts that every panel of the layout table (every screen's) and the footer render at every
+// size from 0x0 to 250x80 (including sizes too small for a border or a chart) without panicking
+// and exactly at their size.
 func TestSizeSweepPanels(t *testing.T) {
 	m, _ := newTestModel(t, 140, 40, "cortex")
 	fastForward(m, 5)
 	m.Update(keyMsg("c"))
 	fastForward(m, 5)
-	st := DefaultStyles()
 	f := m.frameMsg()
-	type panel interface {
-		SetSize(w, h int)
-		View() string
-	}
-	panels := map[string]func() panel{
-		"signals":   func() panel { return newSignals(st) },
-		"cps":       func() panel { return newCPS(st, 0) },
-		"traffic":   func() panel { return newTraffic(st, 1) },
-		"shedding":  func() panel { return newShedding(st) },
-		"decisions": func() panel { return newDecisions(st) },
-		"events":    func() panel { return newEvents(st, 1) },
-		"caption":   func() panel { return newCaption(st) },
-		"compare":   func() panel { return newCompare(st) },
-		"summary":   func() panel { return newSummary(st) },
-		"help":      func() panel { return newHelpScreen(st, testKeys()) },
-	}
-	update := func(p panel) {
-		switch p := p.(type) {
-		case *signalsPanel:
-			p.Update(f)
-		case *cpsPanel:
-			p.Update(f)
-		case *trafficPanel:
-			p.Update(f)
-		case *sheddingPanel:
-			p.Update(f)
-		case *decisionsPanel:
-			p.Update(f)
-		case *eventsPanel:
-			p.Update(f)
-		case *captionPanel:
-			p.Update(f)
-		case *comparePanel:
-			p.Update(f)
-		case *summaryPanel:
-			p.Update(f)
-		case *helpScreen:
-			p.Update(f)
+	panels := []panel{mount(newFooter(DefaultStyles(), testKeys()))}
+	for _, rows := range newLayouts(DefaultStyles(), testKeys()) { // fresh panels, not the model's
+		for _, r := range rows {
+			for _, c := range r.cells {
+				if !slices.Contains(panels, c.p) {
+					panels = append(panels, c.p)
+				}
+			}
 		}
 	}
-	for name, mk := range panels {
+	require.Greater(t, len(panels), 10, "the footer and the table's panels")
+	for _, p := range panels {
+		name := strings.TrimPrefix(fmt.Sprintf("%T", p), "*tui.mounted")
 		t.Run(name, func(t *testing.T) {
-			p := mk()
 			for w := 0; w <= 250; w += 23 {
 				for h := 0; h <= 80; h += 7 {
-					require.NotPanics(t, func() { p.SetSize(w, h); update(p) }, "%dx%d", w, h)
+					require.NotPanics(t, func() { p.SetSize(w, h); p.Update(f) }, "%dx%d", w, h)
 					if w == 0 || h == 0 {
 						assert.Empty(t, p.View(), "%dx%d", w, h)
 						continue

@@ -8,25 +8,24 @@ import (
 )
 
 // smallPanel is the collapsed layout below minFullW x minFullH, under the header: a note that the
-// window is small, the CPS with its badge and sparkline, the signals, and the first run's
-// strategy, service, success and amplification. Its size is the whole window's (the note names
-// it); the root model clips it under the header.
+// window is small (naming the window's size), the CPS with its badge and sparkline, the signals,
+// and the first run's strategy, service, success and amplification, as far as its height goes.
 type smallPanel struct{ base }
 
 // newSmall returns an empty collapsed layout.
 func newSmall(st Styles) *smallPanel { return &smallPanel{base{st: st}} }
 
-// Update redraws the panel on a frameMsg.
+// Update redraws the panel on a full redraw and when the weights or their selection changed.
 func (p *smallPanel) Update(msg tea.Msg) (*smallPanel, tea.Cmd) {
-	if f, ok := msg.(frameMsg); ok {
-		p.view = p.render(f.f)
+	if f, ok := msg.(frameMsg); ok && f.shows(changedWeights) {
+		p.view = fit(p.render(f.f), p.w, p.h)
 	}
 	return p, nil
 }
 
 func (p *smallPanel) render(f *frame) string {
 	st := p.st
-	warn := fmt.Sprintf("small window %dx%d: %dx%d shows every panel", p.w, p.h, minFullW, minFullH)
+	warn := fmt.Sprintf("small window %dx%d: %dx%d shows every panel", f.width, f.height, minFullW, minFullH)
 	if len(warn) > p.w {
 		warn = fmt.Sprintf("small window: %dx%d shows all", minFullW, minFullH)
 	}
@@ -54,7 +53,7 @@ func (p *smallPanel) render(f *frame) string {
 		}
 		svc := r.hist.last.Service
 		lines = append(lines, fmt.Sprintf("%s · service %s · success %.0f%% · amplification x%.1f",
-			r.meta.Strategy, st.service(svc.State), 100*r.hist.totals.successRate(), r.hist.totals.amplification()))
+			r.meta.Strategy, st.service(svc.State), 100*r.hist.totals().SuccessRate(), r.hist.totals().Amplification()))
 	}
 	return strings.Join(lines, "\n")
 }

@@ -20,10 +20,10 @@ type summaryPanel struct{ base }
 // newSummary returns an empty summary screen.
 func newSummary(st Styles) *summaryPanel { return &summaryPanel{base{st: st}} }
 
-// Update redraws the summary on a frameMsg.
+// Update redraws the summary on a full redraw.
 func (p *summaryPanel) Update(msg tea.Msg) (*summaryPanel, tea.Cmd) {
 	f, ok := msg.(frameMsg)
-	if !ok {
+	if !ok || !f.full() {
 		return p, nil
 	}
 	if len(f.f.runs) == 0 {
@@ -46,7 +46,7 @@ func (p *summaryPanel) Update(msg tea.Msg) (*summaryPanel, tea.Cmd) {
 	iw, _ := inner(p.w, p.h)
 	body := fmt.Sprintf("%s  %s\n\n%s\n\n%s", p.st.Bold.Render(m.Scenario), p.st.Muted.Render(fmt.Sprintf("seed %d", m.Seed)),
 		p.table(sums, names),
-		p.st.Muted.Render(pickerWrap(summaryHint(f.f.keyMap()), max(iw, 1))))
+		p.st.Muted.Render(wrap(summaryHint(f.f.keyMap()), max(iw, 1))))
 	p.view = box(p.st, "Run summary", body, p.w, p.h)
 	return p, nil
 }

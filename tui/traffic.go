@@ -32,9 +32,9 @@ func (p *trafficPanel) SetSize(w, h int) {
 	p.chart.Resize(iw, ih-1)
 }
 
-// Update redraws the panel on a frameMsg.
+// Update redraws the panel on a full redraw.
 func (p *trafficPanel) Update(msg tea.Msg) (*trafficPanel, tea.Cmd) {
-	if f, ok := msg.(frameMsg); ok {
+	if f, ok := msg.(frameMsg); ok && f.full() {
 		title, body := p.render(f.f)
 		p.view = box(p.st, title, body, p.w, p.h)
 	}
@@ -49,7 +49,7 @@ func (p *trafficPanel) render(f *frame) (string, string) {
 	r := f.runs[p.run]
 	h := r.hist
 	svc := h.last.Service
-	service, ampNow, ampRun := st.service(svc.State), amplificationNow(h.originals.last(), h.retries.last()), h.totals.amplification()
+	service, ampNow, ampRun := st.service(svc.State), amplificationNow(h.originals.last(), h.retries.last()), h.totals().Amplification()
 	title := fitTitle(p.w,
 		fmt.Sprintf("Traffic /s · service %s · amplification now x%.2f, run x%.2f · queue %d/%d", service, ampNow, ampRun, svc.Queue, svc.QueueLimit),
 		fmt.Sprintf("Traffic /s · service %s · amplification now x%.2f, run x%.2f", service, ampNow, ampRun),
@@ -94,6 +94,13 @@ func (p *trafficPanel) render(f *frame) (string, string) {
 	p.retr = h.retries.tail(p.retr[:0], n)
 	p.succ = h.successes.tail(p.succ[:0], n)
 	p.capa = h.capac.tail(p.capa[:0], n)
+	yMax := 0.0 // each its own scale, alone
+	if len(f.runs) > 1 {
+		// Compare mode: one scale for both sides, over the newest window-width seconds: more
+		// than either half's chart shows (one point per column), so a peak just scrolled out
+		// of view still sets it a while.
+		yMax = trafficMax(f.runs, f.width)
+	}
 	chart := p.chart.Draw(chartSpec{
 		Lines: []series{
 			{Values: p.capa, Style: st.Capacity},
@@ -101,7 +108,7 @@ func (p *trafficPanel) render(f *frame) (string, string) {
 			{Values: p.retr, Style: st.Retries},
 			{Values: p.succ, Style: st.Successes},
 		},
-		YMax:   f.trafficY,
+		YMax:   yMax,
 		Labels: true,
 		Format: rate,
 		Muted:  st.Muted,

@@ -30,7 +30,7 @@ func TestAmplificationNow(t *testing.T) {
 // words, instead of ending in "…", and the amplification stays in it.
 func TestTrafficTitleNotCut(t *testing.T) {
 	tick := 100 * time.Millisecond
-	r := &run{meta: source.Meta{Tick: tick}, hist: newHistory()}
+	r := &run{meta: source.Meta{Tick: tick}, hist: testHistory()}
 	for n := 1; n <= 12; n++ {
 		r.hist.add(source.Snapshot{T: time.Duration(n) * tick, Dt: tick,
 			Counts:  source.Counts{Originals: 50, Attempts: 120, Retries: 70},
@@ -52,7 +52,7 @@ func TestTrafficTitleNotCut(t *testing.T) {
 // dropping to 0 mid-second shows once that second is over.
 func TestTrafficLegendOneSecond(t *testing.T) {
 	tick := 100 * time.Millisecond
-	r := &run{meta: source.Meta{Tick: tick}, hist: newHistory()}
+	r := &run{meta: source.Meta{Tick: tick}, hist: testHistory()}
 	for n := 1; n <= 13; n++ {
 		capacity := 500.0
 		if n > 10 {
@@ -75,7 +75,7 @@ func TestTrafficLegendOneSecond(t *testing.T) {
 // the full layout gives the panel (40 columns at 80x24).
 func TestTrafficLegendFitsNarrow(t *testing.T) {
 	tick := 100 * time.Millisecond
-	r := &run{meta: source.Meta{Tick: tick}, hist: newHistory()}
+	r := &run{meta: source.Meta{Tick: tick}, hist: testHistory()}
 	for n := 1; n <= 12; n++ {
 		r.hist.add(source.Snapshot{T: time.Duration(n) * tick, Dt: tick,
 			Counts:  source.Counts{Originals: 30, Attempts: 39, Retries: 9, Successes: 1},

@@ -41,7 +41,7 @@ func TestRing(t *testing.T) {
 // Asserts that the history turns ticks into one point per simulated second (counts summed into
 // per-second rates, gauges averaged), keeps totals, and stays bounded.
 func TestHistoryPerSecond(t *testing.T) {
-	h := newHistory()
+	h := testHistory()
 	tick := 100 * time.Millisecond
 	for n := 1; n <= 25; n++ {
 		h.add(source.Snapshot{T: time.Duration(n) * tick, Dt: tick,
@@ -55,9 +55,9 @@ func TestHistoryPerSecond(t *testing.T) {
 	assert.Equal(t, []float64{5.5, 15.5}, h.capac.tail(nil, 5), "capacity averaged")
 	assert.Equal(t, []float64{0.5, 0.5}, h.cps.tail(nil, 5))
 	assert.Equal(t, []float64{1, 1}, h.sig[0].tail(nil, 5))
-	assert.Equal(t, 50, h.totals.Originals)
-	assert.InDelta(t, 1.5, h.totals.amplification(), 1e-9)
-	assert.InDelta(t, 1.5, h.totals.PeakAmplification, 1e-9)
+	assert.Equal(t, 50, h.totals().Originals)
+	assert.InDelta(t, 1.5, h.totals().Amplification(), 1e-9)
+	assert.InDelta(t, 1.5, h.rec.PeakAmplification(), 1e-9)
 
 	for n := 26; n <= 26+10*historyPoints*2; n++ {
 		h.add(source.Snapshot{T: time.Duration(n) * tick, Dt: tick})
@@ -65,9 +65,44 @@ func TestHistoryPerSecond(t *testing.T) {
 	assert.Equal(t, historyPoints, h.cps.len(), "bounded")
 }
 
+// Asserts that the charts' points are the recorder's seconds, the same sums as the timeline's
+// rows (which round them): one point per row, even with a tick that does not divide a second;
+// counts as rates over the time the second's ticks cover; the CPS of a second in which the
+// strategy changed averaged over the ticks CORTEX ran, as in the row; the run's last, partial
+// second pushed when the run is done. And that the figures the panels read (totals, peak
+// amplification) are the summary's, unrounded.
+func TestHistoryIsTheRecordersSeconds(t *testing.T) {
+	tick := 300 * time.Millisecond
+	h := testHistory()
+	for n := 1; n <= 11; n++ { // ticks start at 0, 0.3, ..., 3.0 s; the last second is partial
+		s := source.Snapshot{T: time.Duration(n) * tick, Dt: tick, Done: n == 11,
+			Counts:  source.Counts{Originals: 10 * n, Attempts: 10*n + n*n, Retries: n * n, Completed: 9 * n},
+			Service: source.Service{State: source.ServiceUp, Capacity: 100}}
+		if n%3 != 0 { // the strategy switches away from cortex every third tick
+			s.Cortex = &source.CortexView{CPS: 0.1 * float64(n)}
+		}
+		h.add(s)
+	}
+	rows := h.rec.Rows()
+	require.Len(t, rows, 4)
+	require.Equal(t, len(rows), h.originals.len(), "one point per row")
+	originals := h.originals.tail(nil, 10)
+	cps := h.cps.tail(nil, 10)
+	for i, ticks := range []int{4, 3, 3, 1} {
+		dt := (time.Duration(ticks) * tick).Seconds()
+		assert.InDelta(t, float64(rows[i].Originals)/dt, originals[i], 1e-9, "second %d: a rate over %gs", i, dt)
+		require.NotNil(t, rows[i].CPS)
+		assert.InDelta(t, *rows[i].CPS, cps[i], 5e-5, "second %d: the row's CPS, unrounded", i)
+	}
+	sum := h.rec.Summary()
+	assert.InDelta(t, sum.PeakAmplification, h.rec.PeakAmplification(), 5e-5)
+	assert.InDelta(t, sum.SuccessRate, h.totals().SuccessRate(), 5e-5)
+	assert.InDelta(t, sum.Amplification, h.totals().Amplification(), 5e-5)
+}
+
 // Asserts that the event log keeps only the newest maxEvents events.
 func TestHistoryEventsBounded(t *testing.T) {
-	h := newHistory()
+	h := testHistory()
 	for n := range maxEvents * 3 {
 		h.add(source.Snapshot{T: time.Duration(n+1) * time.Second, Dt: time.Second,
 			Events: []source.Event{{Text: strings.Repeat("x", n%7)}}})
@@ -141,7 +176,7 @@ func TestLevelAndBadge(t *testing.T) {
 // Asserts that circuit events within one simulated second collapse into the latest, while other
 // kinds and other seconds are kept.
 func TestCircuitEventsCollapsePerSecond(t *testing.T) {
-	h := newHistory()
+	h := testHistory()
 	ev := func(ms int, kind source.EventKind, text string) source.Event {
 		return source.Event{T: time.Duration(ms) * time.Millisecond, Kind: kind, Text: text}
 	}
@@ -159,7 +194,7 @@ func TestCircuitEventsCollapsePerSecond(t *testing.T) {
 
 // Asserts that an event longer than the log's width is cut with "…" and never overflows.
 func TestEventsPanelCutsLongLines(t *testing.T) {
-	h := newHistory()
+	h := testHistory()
 	h.addEvent(source.Event{T: 3 * time.Second, Kind: source.EventNote, Text: strings.Repeat("a long caption ", 20)})
 	p := newEvents(DefaultStyles(), 0)
 	p.SetSize(60, 6)
@@ -177,7 +212,7 @@ func TestEventsPanelCutsLongLines(t *testing.T) {
 func TestDecisionsAndSheddingSayWhatTheyCount(t *testing.T) {
 	tick := 100 * time.Millisecond
 	r := &run{meta: source.Meta{Tick: tick, Classes: []source.ClassMeta{{Name: "payment", Priority: 9, Share: 1}}},
-		hist: newHistory()}
+		hist: testHistory()}
 	for n := 1; n <= 5; n++ {
 		r.hist.add(source.Snapshot{T: time.Duration(n) * tick, Dt: tick,
 			Counts: source.Counts{Shed: 2, BudgetRejected: 3, LocalRejects: n}})
@@ -215,7 +250,7 @@ func TestFooterHelpNotCut(t *testing.T) {
 // every width the layout gives it (on two lines when one is too narrow).
 func TestSignalsBandLegendWhole(t *testing.T) {
 	tick := 100 * time.Millisecond
-	r := &run{meta: source.Meta{Tick: tick}, hist: newHistory()}
+	r := &run{meta: source.Meta{Tick: tick}, hist: testHistory()}
 	r.hist.add(source.Snapshot{T: tick, Dt: tick, Cortex: &source.CortexView{CPS: 0.3}})
 	f := &frame{runs: []*run{r}}
 	for w := 46; w <= 72; w++ {
@@ -241,7 +276,7 @@ func TestCPSTitleAgreesWithBand(t *testing.T) {
 		{0.7499, "CPS 0.74 · floor 7"},
 		{0.29, "CPS 0.29 · floor 2"},
 	} {
-		r := &run{meta: source.Meta{Tick: tick}, hist: newHistory()}
+		r := &run{meta: source.Meta{Tick: tick}, hist: testHistory()}
 		r.hist.add(source.Snapshot{T: tick, Dt: tick, Cortex: &source.CortexView{CPS: tc.cps, CPSMin: tc.cps, CPSMax: tc.cps,
 			State: engine.StateFor(tc.cps, engine.DefaultEmergencyThreshold), Floor: engine.FloorFor(tc.cps)}})
 		f := &frame{runs: []*run{r}}
@@ -265,24 +300,30 @@ func TestCompareNumbersFit(t *testing.T) {
 		m.Update(keyMsg("c"))
 		require.Len(t, m.fr.runs, 2)
 		advanceFrames(m, 3)
-		assert.NotContains(t, m.compare.View(), "peak x0.0", "%v", size)
+		stats := func() string {
+			return side(findPanel[*statsPanel](t, m, 0).View(), findPanel[*statsPanel](t, m, 1).View())
+		}
+		assert.NotContains(t, stats(), "peak x0.0", "%v", size)
 		fastForward(m, 30)
-		for _, r := range m.fr.runs {
-			r.hist.totals.Retries, r.hist.totals.RetryFailures = 176124, 176124
+		for _, r := range m.fr.runs { // one more tick, a wave of failed retries: 176124 of each in all
+			s, t := r.hist.last, r.hist.totals()
+			s.T += s.Dt
+			s.Counts, s.Events = source.Counts{Retries: 176124 - t.Retries, RetryFailures: 176124 - t.RetryFailures}, nil
+			r.add(s)
 		}
 		m.redraw()
-		stats := strings.Join(strings.Split(m.compare.View(), "\n")[:5], "\n") // the two number boxes
+		boxes := stats() // the two number boxes
 		for _, s := range []string{"success", "amp", "peak x", "crashes", "retries", "176"} {
-			assert.GreaterOrEqual(t, strings.Count(stats, s), 2, "%v %q\n%s", size, s, stats)
+			assert.GreaterOrEqual(t, strings.Count(boxes, s), 2, "%v %q\n%s", size, s, boxes)
 		}
-		assert.NotContains(t, stats, "(│", "%v", size)
+		assert.NotContains(t, boxes, "(│", "%v", size)
 	}
 }
 
 // Asserts that the empty event log's placeholder is never cut mid-word: it wraps, and ends
 // with "…" only when the panel is too short for it.
 func TestEventsPlaceholderWraps(t *testing.T) {
-	r := &run{meta: source.Meta{Tick: 100 * time.Millisecond}, hist: newHistory()}
+	r := &run{meta: source.Meta{Tick: 100 * time.Millisecond}, hist: testHistory()}
 	for _, size := range [][2]int{{70, 7}, {40, 8}, {40, 3}} {
 		p := newEvents(DefaultStyles(), 0)
 		p.SetSize(size[0], size[1])
