@@ -29,7 +29,8 @@ type Attempt struct {
 	StatusCode int
 	// Err is the attempt's error, nil when a response came back.
 	Err error
-	// Latency is the time from sending the attempt to its response headers or its error.
+	// Latency is the time from the attempt's admission to its response headers or its error,
+	// on the monotonic clock.
 	Latency time.Duration
 	// Decided reports that the strategy's Decide was asked; Verdict is its answer.
 	Decided bool

@@ -11,7 +11,7 @@
 //
 // Before an attempt (the original, retry 0, or retry n) is sent, the strategy's Admit is asked;
 // a refusal fails the request locally with an error wrapping ErrNotAdmitted, and nothing is
-// sent. After the attempt, its outcome (below) and latency (from sending the request to the
+// sent. After the attempt, its outcome (below) and latency (from its admission to the
 // response headers or the error, on the monotonic clock) go to the strategy's Record. After a
 // failure the strategy's Decide answers with a strategy.Verdict: retry after a delay, or stop.
 // A Retry-After response header (delay-seconds or an HTTP date) is a floor on that delay,

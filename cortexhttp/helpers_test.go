@@ -1,6 +1,7 @@
 package cortexhttp_test
 
 import (
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -196,3 +197,6 @@ func fastCortex(t *testing.T) *strategy.Cortex {
 	require.NoError(t, err)
 	return s
 }
+
+// newRand is a seeded random source for the strategies built in tests.
+func newRand() *rand.Rand { return rand.New(rand.NewPCG(1, 2)) }
