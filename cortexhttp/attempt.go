@@ -22,9 +22,12 @@ type Attempt struct {
 	// Sent is false when the attempt was never sent: the strategy's Admit refused it
 	// (End is EndNotAdmitted).
 	Sent bool
-	// Outcome is the attempt's class (see the package doc). It is meaningful when Sent and End
-	// is neither EndCanceled nor EndPermanent (those attempts are not recorded).
+	// Outcome is the attempt's class (see the package doc), meaningful when Recorded.
 	Outcome strategy.Outcome
+	// Recorded reports that Outcome and Latency were given to the strategy's Record. An
+	// attempt that was not sent, was canceled by the caller (EndCanceled) or failed with an
+	// error no retry can cure (EndPermanent) is not recorded: count outcomes only when set.
+	Recorded bool
 	// StatusCode is the response's status, 0 when the attempt ended in an error.
 	StatusCode int
 	// Err is the attempt's error, nil when a response came back.

@@ -53,7 +53,11 @@
 // gave up waiting, as in the simulator) and RoundTrip returns; when the context is canceled the
 // attempt is not recorded at all.
 //
-// # Bodies
+// # Methods and bodies
+//
+// Every method is retried, POST included, as in go-retryablehttp and failsafe-go: the strategy
+// decides, not the method. A service whose requests are not safe to repeat sends them through
+// a Transport with MaxRetries 0 (or the none strategy), or with a body that cannot be replayed.
 //
 // A request with a body is retried only if the body can be replayed: req.GetBody is set
 // (http.NewRequest sets it for *bytes.Buffer, *bytes.Reader and *strings.Reader bodies) or the

@@ -93,8 +93,9 @@ func concurrentSafe(s strategy.Strategy) bool {
 // strategy that is not safe for concurrent use must not be called while requests are in flight.
 func (t *Transport) Strategy() strategy.Strategy { return t.strat }
 
-// Pending returns the number of requests waiting for a retry (sleeping on their delay); it is
-// what the strategy's SetPending is told. Safe for concurrent use.
+// Pending returns the number of requests waiting for a retry (sleeping on a delay > 0; a
+// retry sent at once never waits); it is what the strategy's SetPending is told. Safe for
+// concurrent use.
 func (t *Transport) Pending() int { return int(t.pending.Load()) }
 
 // CloseIdleConnections closes the idle connections of the base transport, if it has any
@@ -149,7 +150,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 				a.End = EndCanceled
 				if cerr == context.DeadlineExceeded {
 					a.Outcome, a.End = strategy.Timeout, EndDeadline
-					t.record(now, a.Outcome, a.Latency, retry)
+					t.record(now, &a)
 				}
 				return t.finish(&a, nil, err, cancel)
 			}
@@ -163,7 +164,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			a.StatusCode = resp.StatusCode
 			a.Outcome = classifyStatus(resp.StatusCode)
 		}
-		t.record(now, a.Outcome, a.Latency, retry)
+		t.record(now, &a)
 		if a.Outcome == strategy.Success {
 			a.End = EndSuccess
 			return t.finish(&a, resp, nil, cancel)
@@ -334,15 +335,16 @@ func (t *Transport) admit(now time.Time, prio, retry int) bool {
 	return t.strat.Admit(now, prio, retry)
 }
 
-// record tells the strategy an attempt's outcome, serialised when the strategy needs it.
-func (t *Transport) record(now time.Time, o strategy.Outcome, latency time.Duration, retry int) {
+// record tells the strategy a's outcome and latency, serialised when the strategy needs it.
+func (t *Transport) record(now time.Time, a *Attempt) {
+	a.Recorded = true
 	if !t.lock {
-		t.strat.Record(now, o, latency, retry)
+		t.strat.Record(now, a.Outcome, a.Latency, a.Retry)
 		return
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.strat.Record(now, o, latency, retry)
+	t.strat.Record(now, a.Outcome, a.Latency, a.Retry)
 }
 
 // verdict asks the strategy's Decide, serialised when the strategy needs it.

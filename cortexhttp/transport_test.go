@@ -155,6 +155,7 @@ func TestErrorOutcomes(t *testing.T) {
 			as := seen.list()
 			require.NotEmpty(t, as)
 			assert.Equal(t, tc.end, as[0].End)
+			assert.Equal(t, tc.end != cortexhttp.EndPermanent, as[0].Recorded)
 			if tc.status == 0 {
 				require.Error(t, err)
 				assert.Nil(t, resp)
@@ -367,6 +368,8 @@ func TestCancel(t *testing.T) {
 		as := seen.list()
 		require.Len(t, as, 1)
 		assert.Equal(t, cortexhttp.EndCanceled, as[0].End)
+		assert.True(t, as[0].Sent)
+		assert.False(t, as[0].Recorded)
 	})
 }
 
@@ -574,6 +577,7 @@ func TestNotAdmitted(t *testing.T) {
 		as := seen.list()
 		require.Len(t, as, 1)
 		assert.False(t, as[0].Sent)
+		assert.False(t, as[0].Recorded)
 		assert.Equal(t, cortexhttp.EndNotAdmitted, as[0].End)
 	})
 
@@ -632,6 +636,7 @@ func TestOnAttemptSeesEveryDecision(t *testing.T) {
 		assert.Equal(t, i, a.Retry)
 		assert.Equal(t, 4, a.Priority)
 		assert.True(t, a.Sent)
+		assert.True(t, a.Recorded)
 		assert.Equal(t, wantStatus[i], a.StatusCode)
 		assert.Equal(t, wantOutcome[i], a.Outcome)
 		assert.Positive(t, a.Latency)
@@ -813,3 +818,28 @@ func TestAttemptTimeoutBodyClose(t *testing.T) {
 	require.NoError(t, resp.Body.Close())
 	assert.False(t, errors.Is(err, cortexhttp.ErrAttemptTimeout))
 }
+
+// Asserts that CloseIdleConnections reaches the base transport (http.Client's
+// CloseIdleConnections calls it), and is a no-op for a base without it.
+func TestCloseIdleConnections(t *testing.T) {
+	base := &idleCloser{}
+	cfg := cortexhttp.DefaultConfig()
+	cfg.Base = base
+	rt, err := cortexhttp.New(cfg)
+	require.NoError(t, err)
+	(&http.Client{Transport: rt}).CloseIdleConnections()
+	assert.Equal(t, int32(1), base.closed.Load())
+
+	cfg.Base = &stubRT{}
+	rt, err = cortexhttp.New(cfg)
+	require.NoError(t, err)
+	rt.CloseIdleConnections()
+}
+
+// idleCloser is a base transport that counts CloseIdleConnections.
+type idleCloser struct {
+	stubRT
+	closed atomic.Int32
+}
+
+func (c *idleCloser) CloseIdleConnections() { c.closed.Add(1) }
