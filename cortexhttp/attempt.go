@@ -20,7 +20,8 @@ type Attempt struct {
 	// Priority is the request's priority, 0..10.
 	Priority int
 	// Sent is false when the attempt was never sent: the strategy's Admit refused it
-	// (End is EndNotAdmitted).
+	// (EndNotAdmitted), or the request's GetBody failed to give its body again
+	// (EndBodyNotReplayable, Err says why).
 	Sent bool
 	// Outcome is the attempt's class (see the package doc), meaningful when Recorded.
 	Outcome strategy.Outcome
@@ -60,7 +61,7 @@ const (
 	EndNotAdmitted       End = "NOT_ADMITTED"        // the strategy's Admit refused the attempt: nothing was sent
 	EndDeadline          End = "DEADLINE"            // the context's deadline passed during the attempt, or would pass before the retry
 	EndCanceled          End = "CANCELED"            // the context was canceled during the attempt
-	EndBodyNotReplayable End = "BODY_NOT_REPLAYABLE" // the request's body cannot be sent again (no GetBody)
+	EndBodyNotReplayable End = "BODY_NOT_REPLAYABLE" // the request's body cannot be sent again (no GetBody, or GetBody failed)
 	EndMaxRetries        End = "MAX_RETRIES"         // Config.MaxRetries retries were made
 	EndPermanent         End = "PERMANENT"           // an error no retry can cure (certificate, scheme, bad header): not recorded
 )

@@ -127,14 +127,16 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		if !t.admit(now, prio, retry) {
 			if retry == 0 && req.Body != nil {
-				req.Body.Close() // a RoundTripper closes the body, even when it sends nothing
+				_ = req.Body.Close() // a RoundTripper closes the body, even when it sends nothing
 			}
 			a.End = EndNotAdmitted
 			t.emit(&a)
 			return nil, t.notAdmitted(req, &a, &prev)
 		}
 		out, cancel, err := t.prepare(ctx, req, retry)
-		if err != nil {
+		if err != nil { // GetBody failed: the body cannot be sent again after all
+			a.Err, a.End = err, EndBodyNotReplayable
+			t.emit(&a)
 			return nil, err
 		}
 		resp, err := t.base.RoundTrip(out)

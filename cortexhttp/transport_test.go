@@ -843,3 +843,27 @@ type idleCloser struct {
 }
 
 func (c *idleCloser) CloseIdleConnections() { c.closed.Add(1) }
+
+// Asserts that a GetBody that fails ends the request before its retry is sent, with GetBody's
+// error, reported as an attempt not sent (EndBodyNotReplayable).
+func TestGetBodyFails(t *testing.T) {
+	var calls atomic.Int32
+	srv, _ := server(t, statuses(&calls, http.StatusBadGateway))
+	rt, seen := newTransport(t, cortexhttp.DefaultConfig(), newSpy(0, 3))
+	req, err := http.NewRequest(http.MethodPut, srv.URL, strings.NewReader("payload"))
+	require.NoError(t, err)
+	gone := errors.New("the file was deleted")
+	req.GetBody = func() (io.ReadCloser, error) { return nil, gone }
+
+	resp, err := rt.RoundTrip(req)
+
+	require.ErrorIs(t, err, gone)
+	assert.Nil(t, resp)
+	assert.Equal(t, int32(1), calls.Load(), "the retry was not sent")
+	as := seen.list()
+	require.Len(t, as, 2)
+	assert.Equal(t, cortexhttp.EndRetry, as[0].End)
+	assert.False(t, as[1].Sent)
+	assert.Equal(t, cortexhttp.EndBodyNotReplayable, as[1].End)
+	assert.ErrorIs(t, as[1].Err, gone)
+}
