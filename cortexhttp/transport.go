@@ -1,0 +1,407 @@
+package cortexhttp
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cortex-tui/cortex-tui/engine"
+	"github.com/cortex-tui/cortex-tui/strategy"
+)
+
+// Transport is a retrying http.RoundTripper: every attempt is admitted, recorded and, when it
+// fails, decided on by a retry strategy (see the package doc). Build it with New. It is safe
+// for concurrent use; calls into a strategy that is not are serialised.
+type Transport struct {
+	base     http.RoundTripper
+	strat    strategy.Strategy
+	lock     bool       // serialise calls into strat
+	mu       sync.Mutex // held around every call into strat when lock
+	clock    engine.Clock
+	wallTime bool // clock is the wall clock: now is the time read for the latency
+
+	defaultPriority int
+	header          string // canonical header name, "" for none
+	maxRetries      int
+	attemptTimeout  time.Duration
+	maxRetryAfter   time.Duration
+	drainLimit      int64
+	onAttempt       func(Attempt)
+
+	pendingMu sync.Mutex // orders the updates of pending with the calls to SetPending
+	pending   atomic.Int64
+}
+
+// New returns a Transport configured by cfg, or an error naming every invalid field (see
+// Config.Validate) or why the default strategy could not be built.
+func New(cfg Config) (*Transport, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	t := &Transport{
+		base:            cfg.Base,
+		strat:           cfg.Strategy,
+		clock:           cfg.Clock,
+		defaultPriority: cfg.DefaultPriority,
+		maxRetries:      cfg.MaxRetries,
+		attemptTimeout:  cfg.AttemptTimeout,
+		maxRetryAfter:   cfg.MaxRetryAfter,
+		drainLimit:      cfg.DrainLimit,
+		onAttempt:       cfg.OnAttempt,
+	}
+	if cfg.PriorityHeader != "" {
+		t.header = http.CanonicalHeaderKey(cfg.PriorityHeader)
+	}
+	if t.base == nil {
+		t.base = http.DefaultTransport
+	}
+	if t.clock == nil {
+		t.clock = engine.WallClock{}
+	}
+	_, t.wallTime = t.clock.(engine.WallClock)
+	if t.strat == nil {
+		s, err := strategy.New(strategy.CortexName, strategy.Env{
+			Clock: t.clock,
+			Rand:  rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
+		})
+		if err != nil {
+			return nil, fmt.Errorf("cortexhttp: the default strategy: %w", err)
+		}
+		t.strat = s
+	}
+	t.lock = !cfg.ConcurrentStrategy && !concurrentSafe(t.strat)
+	return t, nil
+}
+
+// concurrentSafe reports whether s is one of the strategies documented as safe for concurrent
+// use. The strategy package has no marker for it; this list follows its doc comments.
+func concurrentSafe(s strategy.Strategy) bool {
+	switch s.(type) {
+	case *strategy.Cortex, *strategy.Naive, *strategy.None:
+		return true
+	}
+	return false
+}
+
+// Strategy returns the transport's strategy, for reading its state (a CORTEX strategy
+// implements strategy.EngineHolder, whose engine's Snapshot is safe to call at any time). A
+// strategy that is not safe for concurrent use must not be called while requests are in flight.
+func (t *Transport) Strategy() strategy.Strategy { return t.strat }
+
+// Pending returns the number of requests waiting for a retry (sleeping on a delay > 0; a
+// retry sent at once never waits); it is what the strategy's SetPending is told. Safe for
+// concurrent use.
+func (t *Transport) Pending() int { return int(t.pending.Load()) }
+
+// CloseIdleConnections closes the idle connections of the base transport, if it has any
+// (http.Client.CloseIdleConnections calls it).
+func (t *Transport) CloseIdleConnections() {
+	if c, ok := t.base.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
+}
+
+// RoundTrip sends req, retrying it as the strategy decides (see the package doc). It returns
+// the last attempt's response (any status) or error; an error wrapping ErrNotAdmitted when the
+// strategy refused an attempt; the context's cause when the context was canceled while waiting
+// for a retry. It never modifies req: retries and per-attempt timeouts use shallow copies.
+func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	ctx := req.Context()
+	prio := t.priority(req)
+	replayable := req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
+	var prev Attempt // the attempt before this one, for the error of a refused Admit
+	for retry := 0; ; retry++ {
+		a := Attempt{Request: req, Retry: retry, Priority: prio}
+		// One clock read serves as Admit's now and the start of the latency (a clock read
+		// costs 25-100 ns, a third of the transport's own cost; Admit and preparing the
+		// attempt add well under a microsecond to the latency).
+		start := time.Now()
+		now := start
+		if !t.wallTime {
+			now = t.clock.Now()
+		}
+		if !t.admit(now, prio, retry) {
+			if retry == 0 && req.Body != nil {
+				_ = req.Body.Close() // a RoundTripper closes the body, even when it sends nothing
+			}
+			a.End = EndNotAdmitted
+			t.emit(&a)
+			return nil, t.notAdmitted(req, &a, &prev)
+		}
+		out, cancel, err := t.prepare(ctx, req, retry)
+		if err != nil { // GetBody failed: the body cannot be sent again after all
+			a.Err, a.End = err, EndBodyNotReplayable
+			t.emit(&a)
+			return nil, err
+		}
+		resp, err := t.base.RoundTrip(out)
+		end := time.Now()
+		a.Sent, a.Latency, a.Err = true, end.Sub(start), err
+		now = end
+		if !t.wallTime {
+			now = t.clock.Now()
+		}
+
+		if err != nil {
+			if cerr := ctx.Err(); cerr != nil { // the caller's deadline or cancel ended it
+				a.End = EndCanceled
+				if cerr == context.DeadlineExceeded {
+					a.Outcome, a.End = strategy.Timeout, EndDeadline
+					t.record(now, &a)
+				}
+				return t.finish(&a, nil, err, cancel)
+			}
+			var permanent bool
+			a.Outcome, permanent = classifyError(err, cancel != nil && out.Context().Err() != nil)
+			if permanent {
+				a.End = EndPermanent
+				return t.finish(&a, nil, err, cancel)
+			}
+		} else {
+			a.StatusCode = resp.StatusCode
+			a.Outcome = classifyStatus(resp.StatusCode)
+		}
+		t.record(now, &a)
+		if a.Outcome == strategy.Success {
+			a.End = EndSuccess
+			return t.finish(&a, resp, nil, cancel)
+		}
+
+		t.decide(ctx, now, resp, &a, replayable)
+		if a.End != EndRetry {
+			return t.finish(&a, resp, err, cancel)
+		}
+		if resp != nil {
+			t.drain(resp.Body)
+		}
+		if cancel != nil {
+			cancel()
+		}
+		t.emit(&a)
+		if err := t.wait(ctx, a.Delay); err != nil {
+			return nil, err
+		}
+		prev = a
+	}
+}
+
+// prepare returns the request to send as attempt retry, and the cancel of its own context when
+// Config.AttemptTimeout gives it one. The original is req itself unless it needs a context of
+// its own; a retry is a shallow copy of req with a fresh body from GetBody.
+func (t *Transport) prepare(ctx context.Context, req *http.Request, retry int) (*http.Request, context.CancelFunc, error) {
+	var cancel context.CancelFunc
+	if t.attemptTimeout > 0 {
+		ctx, cancel = context.WithTimeoutCause(ctx, t.attemptTimeout, ErrAttemptTimeout)
+	}
+	if retry == 0 {
+		if cancel == nil {
+			return req, nil, nil
+		}
+		return req.WithContext(ctx), cancel, nil
+	}
+	out := req.WithContext(ctx) // a copy: the base transport may still hold the previous one
+	if req.GetBody != nil {
+		body, err := req.GetBody()
+		if err != nil {
+			if cancel != nil {
+				cancel()
+			}
+			return nil, nil, fmt.Errorf("cortexhttp: rewinding the request body for retry %d: %w", retry, err)
+		}
+		out.Body = body
+	}
+	return out, cancel, nil
+}
+
+// decide fills in what follows the failed attempt a: the strategy's verdict when a retry is
+// possible at all, the delay (raised to the Retry-After floor), and a.End. The request's
+// context, the body, the retry cap and the deadline can each end the request.
+func (t *Transport) decide(ctx context.Context, now time.Time, resp *http.Response, a *Attempt, replayable bool) {
+	if cerr := ctx.Err(); cerr != nil { // a response came back, but the caller is gone
+		a.End = EndCanceled
+		if cerr == context.DeadlineExceeded {
+			a.End = EndDeadline
+		}
+		return
+	}
+	if a.Outcome.Retryable() {
+		switch {
+		case !replayable:
+			a.End = EndBodyNotReplayable
+			return
+		case a.Retry >= t.maxRetries:
+			a.End = EndMaxRetries
+			return
+		}
+	}
+	a.Decided = true
+	a.Verdict = t.verdict(now, a.Priority, a.Retry, a.Outcome)
+	if !a.Verdict.Retry {
+		a.End = EndRefused
+		return
+	}
+	delay := max(a.Verdict.Delay, 0)
+	if resp != nil && t.maxRetryAfter > 0 {
+		if ra, ok := retryAfter(resp.Header, now); ok {
+			a.RetryAfter = min(ra, t.maxRetryAfter)
+			delay = max(delay, a.RetryAfter)
+		}
+	}
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) <= delay {
+		a.End = EndDeadline // the retry would start at or after the deadline: give up now
+		return
+	}
+	a.Delay = delay
+}
+
+// finish reports attempt a and returns what the request ends with: resp, whose body releases
+// the attempt's context when closed, or err, the attempt's context released at once.
+func (t *Transport) finish(a *Attempt, resp *http.Response, err error, cancel context.CancelFunc) (*http.Response, error) {
+	t.emit(a)
+	if cancel != nil {
+		if resp != nil {
+			resp.Body = withCancel(resp.Body, cancel)
+		} else {
+			cancel()
+		}
+	}
+	if resp != nil {
+		return resp, nil
+	}
+	return nil, err
+}
+
+// notAdmitted is the error of a request whose attempt a the strategy's Admit refused; prev is
+// the attempt before it (its Sent is false for an original).
+func (t *Transport) notAdmitted(req *http.Request, a, prev *Attempt) error {
+	if !prev.Sent {
+		return fmt.Errorf("%w: %s %s: the %s strategy refused the request (priority %d)",
+			ErrNotAdmitted, req.Method, req.URL.Redacted(), t.strat.Name(), a.Priority)
+	}
+	last := fmt.Sprint(prev.Err)
+	if prev.Err == nil {
+		last = fmt.Sprintf("status %d", prev.StatusCode)
+	}
+	return fmt.Errorf("%w: %s %s: the %s strategy refused retry %d (priority %d) after %s",
+		ErrNotAdmitted, req.Method, req.URL.Redacted(), t.strat.Name(), a.Retry, a.Priority, last)
+}
+
+// wait sleeps d before a retry, counted as pending, or until ctx is done, whose cause it then
+// returns. The timer is stopped on every path.
+func (t *Transport) wait(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
+		return nil
+	}
+	t.addPending(1)
+	defer t.addPending(-1)
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	case <-timer.C:
+		return nil
+	}
+}
+
+// addPending moves the pending count by d and tells the strategy. pendingMu keeps the calls to
+// SetPending in the order of the updates, so the strategy is never left with a stale count.
+func (t *Transport) addPending(d int64) {
+	t.pendingMu.Lock()
+	n := int(t.pending.Add(d))
+	if t.lock {
+		t.mu.Lock()
+		t.strat.SetPending(n)
+		t.mu.Unlock()
+	} else {
+		t.strat.SetPending(n)
+	}
+	t.pendingMu.Unlock()
+}
+
+// admit asks the strategy's Admit, serialised when the strategy needs it.
+func (t *Transport) admit(now time.Time, prio, retry int) bool {
+	if !t.lock {
+		return t.strat.Admit(now, prio, retry)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.strat.Admit(now, prio, retry)
+}
+
+// record tells the strategy a's outcome and latency, serialised when the strategy needs it.
+func (t *Transport) record(now time.Time, a *Attempt) {
+	a.Recorded = true
+	if !t.lock {
+		t.strat.Record(now, a.Outcome, a.Latency, a.Retry)
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.strat.Record(now, a.Outcome, a.Latency, a.Retry)
+}
+
+// verdict asks the strategy's Decide, serialised when the strategy needs it.
+func (t *Transport) verdict(now time.Time, prio, retry int, o strategy.Outcome) strategy.Verdict {
+	if !t.lock {
+		return t.strat.Decide(now, prio, retry, o)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.strat.Decide(now, prio, retry, o)
+}
+
+// emit hands a to Config.OnAttempt, if set.
+func (t *Transport) emit(a *Attempt) {
+	if t.onAttempt != nil {
+		t.onAttempt(*a)
+	}
+}
+
+// drain reads up to DrainLimit bytes of an abandoned response body and closes it, so that the
+// connection can carry the next request. Read errors do not matter: the body is dropped.
+func (t *Transport) drain(body io.ReadCloser) {
+	if t.drainLimit > 0 {
+		_, _ = io.Copy(io.Discard, io.LimitReader(body, t.drainLimit))
+	}
+	_ = body.Close()
+}
+
+// withCancel wraps a response body so that closing it releases the attempt's context. A body
+// that can also be written (a 101 Switching Protocols connection) stays writable.
+func withCancel(body io.ReadCloser, cancel context.CancelFunc) io.ReadCloser {
+	if rwc, ok := body.(io.ReadWriteCloser); ok {
+		return &cancelReadWriteBody{cancelBody{rwc, cancel}, rwc}
+	}
+	return &cancelBody{body, cancel}
+}
+
+// cancelBody is a response body whose Close also cancels its attempt's context.
+type cancelBody struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+// Close closes the body, then releases the attempt's context.
+func (b *cancelBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel()
+	return err
+}
+
+// cancelReadWriteBody is a cancelBody that can be written to.
+type cancelReadWriteBody struct {
+	cancelBody
+	w io.Writer
+}
+
+// Write writes to the underlying connection.
+func (b *cancelReadWriteBody) Write(p []byte) (int, error) { return b.w.Write(p) }
