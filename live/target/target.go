@@ -92,6 +92,10 @@ type Target struct {
 	counters Counters
 
 	handlers sync.WaitGroup // handlers running; Add only under mu while !closed
+	// conns counts the connections of every life, from their StateNew (in Serve's goroutine,
+	// before Serve returns) to their StateClosed (at the end of their goroutine), so that
+	// Close also waits for net/http's own per-connection goroutines.
+	conns sync.WaitGroup
 	closing  chan struct{}  // closed by Close
 	stopOnce sync.Once
 	done     chan struct{} // closed once everything has stopped
@@ -197,8 +201,10 @@ func (t *Target) Done() <-chan struct{} { return t.done }
 
 // Close stops the target: it closes the listener and every connection (requests queued or in
 // service get no answer), and returns once every goroutine and timer the target started has
-// stopped and every handler has returned. Closing twice, or before Start, is fine. It always
-// returns nil.
+// stopped, every handler has returned and every connection goroutine of net/http has ended.
+// That is at once, except after a 413: net/http then lets the connection close gently (so the
+// client reads the answer) and holds its goroutine for up to half a second, which Close waits
+// for. Closing twice, or before Start, is fine. It always returns nil.
 func (t *Target) Close() error {
 	t.stopOnce.Do(func() { close(t.closing) })
 	t.mu.Lock()
@@ -231,7 +237,9 @@ func (t *Target) loop(ctx context.Context) {
 	}
 }
 
-// shutdown closes the current life and waits for every handler.
+// shutdown closes the current life and waits for every handler and connection goroutine. The
+// Serve goroutines of every life have returned (each stop waits for its own), so no
+// connection can be added while it waits.
 func (t *Target) shutdown() {
 	t.ctl.Lock()
 	defer t.ctl.Unlock()
@@ -243,6 +251,7 @@ func (t *Target) shutdown() {
 		lf.stop()
 	}
 	t.handlers.Wait()
+	t.conns.Wait()
 }
 
 // serveLocked starts a life on ln.
@@ -253,12 +262,23 @@ func (t *Target) serveLocked(ln net.Listener) {
 		ReadHeaderTimeout: 10 * time.Second,
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          log.New(io.Discard, "", 0), // nothing on the dashboard's terminal
+		ConnState:         t.connState,
 	}
 	t.life = lf
 	go func() {
 		defer close(lf.served)
 		_ = lf.srv.Serve(ln)
 	}()
+}
+
+// connState counts the connections open (http.Server.ConnState).
+func (t *Target) connState(_ net.Conn, s http.ConnState) {
+	switch s {
+	case http.StateNew:
+		t.conns.Add(1)
+	case http.StateClosed, http.StateHijacked:
+		t.conns.Done()
+	}
 }
 
 // goDownLocked ends the current life at now in state st (CRASHED, DOWN or STOPPED): the queue
