@@ -95,8 +95,8 @@ type Target struct {
 	// conns counts the connections of every life, from their StateNew (in Serve's goroutine,
 	// before Serve returns) to their StateClosed (at the end of their goroutine), so that
 	// Close also waits for net/http's own per-connection goroutines.
-	conns sync.WaitGroup
-	closing  chan struct{}  // closed by Close
+	conns    sync.WaitGroup
+	closing  chan struct{} // closed by Close
 	stopOnce sync.Once
 	done     chan struct{} // closed once everything has stopped
 }
