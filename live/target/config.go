@@ -73,7 +73,9 @@ type Config struct {
 	Warmup time.Duration
 
 	// Tick is the period of the control loop that samples utilisation, runs the crash clock,
-	// restarts and warms up, MinTick to MaxTick. Default 100ms (the simulator's dt).
+	// restarts and warms up, MinTick to MaxTick; the utilisation the crash rule reads is that
+	// of the last round(1s / Tick) steps, one second for a Tick that divides a second.
+	// Default 100ms (the simulator's dt).
 	Tick time.Duration
 	// MaxBodyBytes is the largest request body the target reads (and discards); a longer one
 	// is answered 413 and its connection closed. 0 to MaxBodyLimit; default 64 KiB.

@@ -38,7 +38,8 @@ func (s State) serving() bool { return s == StateUp || s == StateWarming }
 
 // Counters are the target's running totals since Start. A request is counted once in Accepted,
 // Refused or TooLarge when it is answered or admitted, and an accepted one once more when it
-// ends: in Served, Dropped or Lost (or not at all if it is still queued or in service).
+// ends: in Served, Dropped or Lost (or not at all if it is still queued or in service). A
+// request that reaches a handler just as the target goes down is closed without being counted.
 type Counters struct {
 	Accepted int64 // requests that got a worker at once or a place in the queue
 	Served   int64 // requests whose service time completed (Wasted included)

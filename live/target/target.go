@@ -28,10 +28,18 @@ type Option func(*Target)
 // the restart delay and the warm-up are measured on it (default: the wall clock). The loop
 // still runs every Config.Tick of real time, and service times are always real timers: a
 // request's answer is real. A test moves a manual clock and sees its effect at the next tick.
-func WithClock(c Clock) Option { return func(t *Target) { t.clock = c } }
+// A nil clock keeps the wall clock.
+func WithClock(c Clock) Option {
+	return func(t *Target) {
+		if c != nil {
+			t.clock = c
+		}
+	}
+}
 
 // WithRand sets the random source of the service times (default: a PCG seeded with
-// Config.Seed). The target owns it from then on: it is only used under the target's lock.
+// Config.Seed; nil keeps it). The target owns it from then on: it is only used under the
+// target's lock.
 func WithRand(r *rand.Rand) Option { return func(t *Target) { t.rng = r } }
 
 // ErrClosed is returned by Start and the controls of a Target that was closed.
@@ -43,7 +51,8 @@ var errNotStarted = errors.New("target: not started")
 // streamService is the PCG stream of the default random source.
 const streamService = 0x7a26e7
 
-// window is the span of the utilisation that the crash rule reads.
+// window is the span of the utilisation that the crash rule reads: the last
+// round(window / Tick) steps.
 const window = time.Second
 
 // Target is the embedded HTTP service. Build it with New, then Start it; every method is safe
