@@ -1,0 +1,577 @@
+package target
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"math"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// Clock tells the time. engine.WallClock and *engine.ManualClock satisfy it.
+type Clock interface{ Now() time.Time }
+
+type wallClock struct{}
+
+func (wallClock) Now() time.Time { return time.Now() }
+
+// Option sets one of a Target's injectables.
+type Option func(*Target)
+
+// WithClock sets the clock the control loop reads: the utilisation window, the crash clock,
+// the restart delay and the warm-up are measured on it (default: the wall clock). The loop
+// still runs every Config.Tick of real time, and service times are always real timers: a
+// request's answer is real. A test moves a manual clock and sees its effect at the next tick.
+// A nil clock keeps the wall clock.
+func WithClock(c Clock) Option {
+	return func(t *Target) {
+		if c != nil {
+			t.clock = c
+		}
+	}
+}
+
+// WithRand sets the random source of the service times (default: a PCG seeded with
+// Config.Seed; nil keeps it). The target owns it from then on: it is only used under the
+// target's lock.
+func WithRand(r *rand.Rand) Option { return func(t *Target) { t.rng = r } }
+
+// ErrClosed is returned by Start and the controls of a Target that was closed.
+var ErrClosed = errors.New("target: closed")
+
+// errNotStarted is returned by Down and Up before Start.
+var errNotStarted = errors.New("target: not started")
+
+// streamService is the PCG stream of the default random source.
+const streamService = 0x7a26e7
+
+// window is the span of the utilisation that the crash rule reads: the last
+// round(window / Tick) steps.
+const window = time.Second
+
+// Target is the embedded HTTP service. Build it with New, then Start it; every method is safe
+// for concurrent use.
+type Target struct {
+	cfg   Config
+	clock Clock
+
+	// ctl serialises what changes the listener (Start, the control loop's step, Down, Up and
+	// the shutdown), which does network I/O and so runs outside mu.
+	ctl sync.Mutex
+
+	// mu guards the rest; handlers take it briefly to be admitted and to finish.
+	mu        sync.Mutex
+	rng       *rand.Rand
+	started   bool
+	closed    bool
+	state     State
+	outage    bool
+	life      *life  // the current listener and server; nil while not serving
+	addr      string // resolved listening address, fixed at Start
+	listenErr error
+
+	capFactor float64       // SetCapacity
+	latency   time.Duration // SetLatency
+	warm      float64       // warm-up fraction
+	warmFrom  time.Time     // start of the warm-up
+	restartAt time.Time     // CRASHED: when to listen again
+
+	eff      int     // effective workers
+	busy     int     // workers holding a request
+	meanS    float64 // mean service time in effect, seconds
+	capacity float64 // requests/s
+	queue    fifo
+
+	offered  float64   // work offered since the last step: admitted + RefusalCost x refused
+	able     float64   // requests capacity could serve since the last step (accrued at every capacity change)
+	ableAt   time.Time // time able was accrued to
+	lastStep time.Time
+	win      []sample // the last second of steps
+	winPos   int
+	tickUtil float64
+	winUtil  float64
+	overload time.Duration
+
+	counters Counters
+
+	handlers sync.WaitGroup // handlers running; Add only under mu while !closed
+	// conns counts the connections of every life, from their StateNew (in Serve's goroutine,
+	// before Serve returns) to their StateClosed (at the end of their goroutine), so that
+	// Close also waits for net/http's own per-connection goroutines.
+	conns    sync.WaitGroup
+	closing  chan struct{} // closed by Close
+	stopOnce sync.Once
+	done     chan struct{} // closed once everything has stopped
+}
+
+// sample is one step's offered work and the requests capacity could serve meanwhile.
+type sample struct{ offered, able float64 }
+
+// life is one listening period: from Start or a restart until a crash, an outage or Close.
+type life struct {
+	srv    *http.Server
+	down   chan struct{} // closed when this life ends: its handlers give up
+	served chan struct{} // closed when Serve has returned
+}
+
+// stop closes the life's listener and every connection it accepted, and waits for Serve.
+func (lf *life) stop() {
+	_ = lf.srv.Close()
+	<-lf.served
+}
+
+// New returns a Target for cfg, not yet listening, or cfg's Validate error.
+func New(cfg Config, opts ...Option) (*Target, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	t := &Target{
+		cfg:       cfg,
+		clock:     wallClock{},
+		capFactor: 1,
+		closing:   make(chan struct{}),
+		done:      make(chan struct{}),
+		win:       make([]sample, max(1, int((window+cfg.Tick/2)/cfg.Tick))),
+	}
+	for _, o := range opts {
+		o(t)
+	}
+	if t.rng == nil {
+		t.rng = rand.New(rand.NewPCG(uint64(cfg.Seed), streamService))
+	}
+	t.meanS = cfg.ServiceTime.Seconds()
+	return t, nil
+}
+
+// Config returns the target's configuration.
+func (t *Target) Config() Config { return t.cfg }
+
+// Start listens on Config.Addr and serves in the background, UP at full capacity, until Close
+// or the cancellation of ctx. It returns the listen error (the port in use, say) or ErrClosed;
+// a Target starts once.
+func (t *Target) Start(ctx context.Context) error {
+	t.ctl.Lock()
+	defer t.ctl.Unlock()
+	t.mu.Lock()
+	closed, started := t.closed, t.started
+	t.mu.Unlock()
+	switch {
+	case closed:
+		return ErrClosed
+	case started:
+		return errors.New("target: already started")
+	}
+	ln, err := net.Listen("tcp", t.cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("target: listen on %s: %w", t.cfg.Addr, err)
+	}
+	now := t.clock.Now()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed { // Close ran while we listened
+		_ = ln.Close()
+		return ErrClosed
+	}
+	t.started = true
+	t.addr = ln.Addr().String()
+	t.lastStep, t.ableAt = now, now
+	t.state, t.warm = StateUp, 1
+	t.serveLocked(ln)
+	t.updateLocked(now)
+	go t.loop(ctx)
+	return nil
+}
+
+// Addr returns the host:port the target listens on (the same after every restart), or ""
+// before Start.
+func (t *Target) Addr() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.addr
+}
+
+// URL returns "http://" + Addr(), or "" before Start.
+func (t *Target) URL() string {
+	if a := t.Addr(); a != "" {
+		return "http://" + a
+	}
+	return ""
+}
+
+// Done returns a channel closed once the target has stopped: after Close, or after Start's
+// context was cancelled and everything stopped.
+func (t *Target) Done() <-chan struct{} { return t.done }
+
+// Close stops the target: it closes the listener and every connection (requests queued or in
+// service get no answer), and returns once every goroutine and timer the target started has
+// stopped, every handler has returned and every connection goroutine of net/http has ended.
+// That is at once, except after a 413: net/http then lets the connection close gently (so the
+// client reads the answer) and holds its goroutine for up to half a second, which Close waits
+// for. Closing twice, or before Start, is fine. It always returns nil.
+func (t *Target) Close() error {
+	t.stopOnce.Do(func() { close(t.closing) })
+	t.mu.Lock()
+	started := t.started
+	if !started && !t.closed {
+		t.closed = true
+		close(t.done)
+	}
+	t.mu.Unlock()
+	<-t.done
+	return nil
+}
+
+// loop is the control loop: one step every Tick until Close or ctx's cancellation.
+func (t *Target) loop(ctx context.Context) {
+	defer close(t.done)
+	tk := time.NewTicker(t.cfg.Tick)
+	defer tk.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			t.shutdown()
+			return
+		case <-t.closing:
+			t.shutdown()
+			return
+		case <-tk.C:
+			t.step(t.clock.Now())
+		}
+	}
+}
+
+// shutdown closes the current life and waits for every handler and connection goroutine. The
+// Serve goroutines of every life have returned (each stop waits for its own), so no
+// connection can be added while it waits.
+func (t *Target) shutdown() {
+	t.ctl.Lock()
+	defer t.ctl.Unlock()
+	t.mu.Lock()
+	lf := t.goDownLocked(t.clock.Now(), StateStopped)
+	t.closed = true
+	t.mu.Unlock()
+	if lf != nil {
+		lf.stop()
+	}
+	t.handlers.Wait()
+	t.conns.Wait()
+}
+
+// serveLocked starts a life on ln.
+func (t *Target) serveLocked(ln net.Listener) {
+	lf := &life{down: make(chan struct{}), served: make(chan struct{})}
+	lf.srv = &http.Server{
+		Handler:           http.HandlerFunc(t.handle),
+		ReadHeaderTimeout: 10 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          log.New(io.Discard, "", 0), // nothing on the dashboard's terminal
+		ConnState:         t.connState,
+	}
+	t.life = lf
+	go func() {
+		defer close(lf.served)
+		_ = lf.srv.Serve(ln)
+	}()
+}
+
+// connState counts the connections open (http.Server.ConnState).
+func (t *Target) connState(_ net.Conn, s http.ConnState) {
+	switch s {
+	case http.StateNew:
+		t.conns.Add(1)
+	case http.StateClosed, http.StateHijacked:
+		t.conns.Done()
+	}
+}
+
+// goDownLocked ends the current life at now in state st (CRASHED, DOWN or STOPPED): the queue
+// is lost, in-service work too, and capacity is 0. It returns the life for the caller to stop
+// once mu is released (nil if there was none).
+func (t *Target) goDownLocked(now time.Time, st State) *life {
+	t.accrueLocked(now)
+	lf := t.life
+	t.life = nil
+	t.state = st
+	if lf != nil {
+		close(lf.down)
+	}
+	for t.queue.len() > 0 {
+		w := t.queue.pop()
+		if t.cfg.DropExpired && w.ctx.Err() != nil {
+			t.counters.Dropped++
+		} else {
+			t.counters.Lost++
+		}
+	}
+	t.counters.Lost += int64(t.busy)
+	t.busy = 0
+	t.warm = 0
+	// A restarted process remembers nothing of the load that killed it. (The simulator keeps
+	// its window across a crash, which differs only for a restart delay under one second.)
+	t.overload = 0
+	clear(t.win)
+	t.updateLocked(now)
+	return lf
+}
+
+// startWarmingLocked begins the warm-up at now (after a restart or an outage): WARMING at
+// WarmStart, or UP at once without a Warmup.
+func (t *Target) startWarmingLocked(now time.Time) {
+	t.warmFrom = now
+	if t.cfg.Warmup <= 0 {
+		t.state, t.warm = StateUp, 1
+	} else {
+		t.state, t.warm = StateWarming, t.cfg.WarmStart
+	}
+	t.updateLocked(now)
+}
+
+// relisten listens again on the target's address; on success the target warms up from now
+// (and an outage, if any, is over). Called with ctl held, not mu.
+func (t *Target) relisten(now time.Time) error {
+	ln, err := net.Listen("tcp", t.addr)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if err != nil {
+		t.listenErr = fmt.Errorf("target: listen again on %s: %w", t.addr, err)
+		return t.listenErr
+	}
+	t.listenErr = nil
+	t.outage = false
+	t.serveLocked(ln)
+	t.startWarmingLocked(now)
+	return nil
+}
+
+// accrueLocked adds to able what the capacity in effect could serve up to now.
+func (t *Target) accrueLocked(now time.Time) {
+	if d := now.Sub(t.ableAt); d > 0 {
+		t.able += t.capacity * d.Seconds()
+		t.ableAt = now
+	}
+}
+
+// updateLocked recomputes the effective workers and capacity at now, and starts queued
+// requests on freed capacity.
+//
+//	effective workers = max(1, round(Workers * capacity factor * warm)) while serving, else 0
+//	capacity          = effective workers / (ServiceTime + latency)      requests/s
+func (t *Target) updateLocked(now time.Time) {
+	t.accrueLocked(now)
+	t.meanS = (t.cfg.ServiceTime + t.latency).Seconds()
+	t.eff = 0
+	if t.state.serving() {
+		t.eff = max(1, int(math.Round(float64(t.cfg.Workers)*t.capFactor*t.warm)))
+	}
+	t.capacity = float64(t.eff) / t.meanS
+	t.dispatchLocked()
+}
+
+// dispatchLocked gives free workers to queued requests in FIFO order. With DropExpired, a
+// request whose client has gone is skipped.
+func (t *Target) dispatchLocked() {
+	for t.busy < t.eff && t.queue.len() > 0 {
+		w := t.queue.pop()
+		if t.cfg.DropExpired && w.ctx.Err() != nil {
+			t.counters.Dropped++
+			continue
+		}
+		t.busy++
+		w.d = t.drawLocked()
+		w.assigned = true
+		close(w.ready)
+	}
+}
+
+// drawLocked draws one service time: mean * exp(sigma*Z - sigma^2/2), Z ~ N(0, 1), a
+// lognormal whose mean is the mean service time in effect (sigma 0: constant); at least 1 ns.
+func (t *Target) drawLocked() time.Duration {
+	mean := t.meanS
+	if sg := t.cfg.Sigma; sg > 0 {
+		mean *= math.Exp(sg*t.rng.NormFloat64() - sg*sg/2)
+	}
+	return max(1, time.Duration(mean*float64(time.Second)))
+}
+
+// step is one tick of the control loop at now: it closes the utilisation sample of the time
+// since the last step, runs the crash clock, advances the warm-up and restarts a crashed
+// target whose delay is over. Steps at a time not after the last one do nothing, so the
+// result depends only on the sequence of clock readings.
+func (t *Target) step(now time.Time) {
+	t.ctl.Lock()
+	defer t.ctl.Unlock()
+	t.mu.Lock()
+	elapsed := now.Sub(t.lastStep)
+	if t.closed || !t.started || elapsed <= 0 {
+		t.mu.Unlock()
+		return
+	}
+	t.lastStep = now
+	t.accrueLocked(now)
+	s := sample{offered: t.offered, able: t.able}
+	t.offered, t.able = 0, 0
+	t.tickUtil = ratio(s.offered, s.able)
+	t.win[t.winPos] = s
+	t.winPos = (t.winPos + 1) % len(t.win)
+	var off, able float64
+	for _, w := range t.win {
+		off += w.offered
+		able += w.able
+	}
+	t.winUtil = ratio(off, able)
+
+	var stop *life
+	if cf := t.cfg.CrashFactor; cf > 0 && t.state.serving() && t.winUtil > cf {
+		t.overload += elapsed
+		if t.overload >= t.cfg.CrashAfter {
+			t.counters.Crashes++
+			stop = t.goDownLocked(now, StateCrashed)
+			t.restartAt = now.Add(t.cfg.RestartDelay)
+		}
+	} else {
+		t.overload = 0
+	}
+	if t.state == StateWarming {
+		t.warm = t.cfg.WarmStart + (1-t.cfg.WarmStart)*float64(now.Sub(t.warmFrom))/float64(t.cfg.Warmup)
+		if t.warm >= 1 {
+			t.state, t.warm = StateUp, 1
+		}
+		t.updateLocked(now)
+	}
+	restart := stop == nil && t.state == StateCrashed && !t.outage && !now.Before(t.restartAt)
+	t.mu.Unlock()
+	if stop != nil {
+		stop.stop()
+	}
+	if restart {
+		_ = t.relisten(now) // on failure Err says why; the next step tries again
+	}
+}
+
+// ratio is offered / able: 0 for no work, +Inf for work with no capacity.
+func ratio(offered, able float64) float64 {
+	switch {
+	case able > 0:
+		return offered / able
+	case offered > 0:
+		return math.Inf(1)
+	}
+	return 0
+}
+
+// SetCapacity scales the workers by factor, in (0, 1] (live mode's capacity fault; 1 undoes
+// it). Requests in service when the capacity drops finish their work; queued ones wait until
+// the busy workers fall under the new count.
+func (t *Target) SetCapacity(factor float64) error {
+	if !(factor > 0 && factor <= 1) {
+		return fmt.Errorf("target: capacity factor must be in (0, 1], got %v", factor)
+	}
+	now := t.clock.Now()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.capFactor = factor
+	t.updateLocked(now)
+	return nil
+}
+
+// SetLatency adds d (>= 0) to the mean service time of the requests that get a worker from
+// now on (live mode's latency fault; 0 undoes it): latency rises and capacity drops.
+func (t *Target) SetLatency(d time.Duration) error {
+	if d < 0 {
+		return fmt.Errorf("target: added latency must not be negative, got %s", d)
+	}
+	now := t.clock.Now()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.latency = d
+	t.updateLocked(now)
+	return nil
+}
+
+// Down starts an outage: the target closes its listener (clients get connection refused) and
+// every connection holding a request, and stays DOWN until Up, even past a crash's restart.
+// Down while DOWN does nothing.
+func (t *Target) Down() error {
+	t.ctl.Lock()
+	defer t.ctl.Unlock()
+	now := t.clock.Now()
+	t.mu.Lock()
+	if err := t.controllableLocked(); err != nil {
+		t.mu.Unlock()
+		return err
+	}
+	t.outage = true
+	var lf *life
+	if t.state != StateDown {
+		lf = t.goDownLocked(now, StateDown)
+	}
+	t.mu.Unlock()
+	if lf != nil {
+		lf.stop()
+	}
+	return nil
+}
+
+// Up ends an outage: the target listens again on the same port and warms up. It returns the
+// listen error if the port was taken meanwhile (the target stays DOWN; call Up again). Up
+// without an outage does nothing.
+func (t *Target) Up() error {
+	t.ctl.Lock()
+	defer t.ctl.Unlock()
+	now := t.clock.Now()
+	t.mu.Lock()
+	err := t.controllableLocked()
+	outage := t.outage
+	t.mu.Unlock()
+	if err != nil || !outage {
+		return err
+	}
+	return t.relisten(now)
+}
+
+func (t *Target) controllableLocked() error {
+	switch {
+	case t.closed:
+		return ErrClosed
+	case !t.started:
+		return errNotStarted
+	}
+	return nil
+}
+
+// Snapshot returns the target's state now.
+func (t *Target) Snapshot() Snapshot {
+	now := t.clock.Now()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := Snapshot{
+		State:             t.state,
+		Addr:              t.addr,
+		Workers:           t.cfg.Workers,
+		Effective:         t.eff,
+		Busy:              t.busy,
+		Queue:             t.queue.len(),
+		QueueLimit:        t.cfg.QueueLimit,
+		ServiceTime:       t.cfg.ServiceTime + t.latency,
+		Capacity:          t.capacity,
+		CapacityFactor:    t.capFactor,
+		Latency:           t.latency,
+		Warm:              t.warm,
+		Utilisation:       t.tickUtil,
+		WindowUtilisation: t.winUtil,
+		Overload:          t.overload,
+		Outage:            t.outage,
+		Err:               t.listenErr,
+		Counters:          t.counters,
+	}
+	if t.state == StateCrashed {
+		s.RestartIn = max(0, t.restartAt.Sub(now))
+	}
+	return s
+}
