@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/scenarios"
+	"github.com/cortex-tui/cortex-tui/source"
 )
 
 // badFields lists the fields a Validate error names.
@@ -89,13 +89,17 @@ func TestFromScenario(t *testing.T) {
 	}
 }
 
-// Asserts that the states print as the simulator's service states (report.State*), which the
+// Asserts that the states map to the simulator's service states and print as they do, which the
 // live dashboard and the headless rows show.
 func TestStateNames(t *testing.T) {
-	assert.Equal(t, report.StateUp, StateUp.String())
-	assert.Equal(t, report.StateDown, StateDown.String())
-	assert.Equal(t, report.StateCrashed, StateCrashed.String())
-	assert.Equal(t, report.StateWarming, StateWarming.String())
+	for st, want := range map[State]source.ServiceState{StateUp: source.ServiceUp, StateDown: source.ServiceDown,
+		StateCrashed: source.ServiceCrashed, StateWarming: source.ServiceWarming, StateStopped: source.ServiceUnknown} {
+		assert.Equal(t, want, st.Service(), st.String())
+		if st != StateStopped {
+			assert.Equal(t, want.String(), st.String())
+		}
+	}
+	assert.Equal(t, source.ServiceState(0), State(9).Service())
 	assert.Equal(t, "STOPPED", StateStopped.String())
 	assert.Equal(t, "State(9)", State(9).String())
 }

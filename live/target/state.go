@@ -3,10 +3,12 @@ package target
 import (
 	"fmt"
 	"time"
+
+	"github.com/cortex-tui/cortex-tui/source"
 )
 
-// State is the target's state. The first four are the simulator's service states, with the
-// same names (report.StateUp and the others).
+// State is the target's state. Every state but StateStopped is one of the simulator's service
+// states, with the same name (see Service).
 type State int
 
 // The states of a Target.
@@ -31,6 +33,22 @@ func (s State) String() string {
 		return stateNames[s]
 	}
 	return fmt.Sprintf("State(%d)", int(s))
+}
+
+// Service returns the state as the dashboard and the reports name it: ServiceUp, ServiceDown,
+// ServiceCrashed or ServiceWarming; ServiceUnknown for StateStopped.
+func (s State) Service() source.ServiceState {
+	switch s {
+	case StateUp:
+		return source.ServiceUp
+	case StateDown:
+		return source.ServiceDown
+	case StateCrashed:
+		return source.ServiceCrashed
+	case StateWarming:
+		return source.ServiceWarming
+	}
+	return source.ServiceUnknown
 }
 
 // serving reports whether the target is listening and serving in state s.
