@@ -47,6 +47,15 @@ type Source interface {
 	Close() error
 }
 
+// Pauser is implemented by sources that run on their own, in real time (live mode): while
+// paused they send no traffic and their time stands still. The dashboard pauses every source
+// that implements it when it pauses; a source that does not (the simulator) stops simply
+// because Advance is no longer called.
+type Pauser interface {
+	// SetPaused stops (true) or resumes (false) the source.
+	SetPaused(on bool)
+}
+
 // Meta describes a run.
 type Meta struct {
 	Scenario string

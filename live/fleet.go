@@ -1,0 +1,304 @@
+package live
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cortex-tui/cortex-tui/cortexhttp"
+	"github.com/cortex-tui/cortex-tui/engine"
+	"github.com/cortex-tui/cortex-tui/source"
+	"github.com/cortex-tui/cortex-tui/strategy"
+)
+
+// Random streams, the simulator's (package sim): the same seed draws the same arrivals and
+// the same strategy randomness.
+const (
+	streamArrivals = 1
+	streamClient   = 1 << 20 // + client index + switch count << 32
+)
+
+// Reasons counted apart in the metrics, as the simulator counts them.
+const (
+	reasonShed   = "SHED_LOW_PRIORITY"
+	reasonBudget = "BUDGET_EXHAUSTED"
+	reasonNone   = "NO_RETRIES"
+)
+
+// member is one client's current strategy inside its transport. SetStrategy replaces it;
+// requests in flight finish on the transport they started with.
+type member struct {
+	rt     *cortexhttp.Transport
+	strat  strategy.Strategy
+	holder strategy.EngineHolder // non-nil for the strategies built on a CORTEX engine
+}
+
+// client is one instance of the fleet.
+type client struct {
+	cur atomic.Pointer[member]
+}
+
+// classKey is the context key of a request's class index, read back by OnAttempt.
+type classKey struct{}
+
+// fleet is the clients, the requests they have alive, and the tally of their outcomes. Its
+// lifetime is one run (Restart builds a new one).
+type fleet struct {
+	clients  []client
+	base     http.RoundTripper
+	tmpl     *http.Request // the request every original copies, with its own context
+	deadline time.Duration
+	timeout  time.Duration
+	drain    int64
+	clock    engine.Clock
+
+	slots chan struct{} // one token per request alive: the bound on concurrency
+	ctx   context.Context
+	stop  context.CancelFunc
+	wg    sync.WaitGroup
+
+	tally tally
+}
+
+// newFleet returns a fleet of n clients sending to u, with no strategy yet (build sets them).
+func newFleet(n int, u *url.URL, base http.RoundTripper, cfg Config, classes int) *fleet {
+	ctx, stop := context.WithCancel(context.Background())
+	tmpl := &http.Request{Method: http.MethodGet, URL: u, Host: u.Host, Header: http.Header{},
+		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1}
+	return &fleet{
+		clients:  make([]client, n),
+		base:     base,
+		tmpl:     tmpl,
+		deadline: cfg.Scenario.Deadline,
+		timeout:  cfg.Scenario.Timeout,
+		drain:    cfg.DrainLimit,
+		clock:    cfg.Clock,
+		slots:    make(chan struct{}, cfg.MaxInFlight),
+		ctx:      ctx,
+		stop:     stop,
+		tally:    tally{classes: make([]source.ClassTick, classes)},
+	}
+}
+
+// build gives every client a fresh strategy called name from seed (switches: how many
+// SetStrategy calls came before, for fresh streams), each inside its own cortexhttp
+// transport; weights and adaptive, when set, apply to new CORTEX engines. It returns the
+// catalog name.
+func (f *fleet) build(name string, seed int64, switches uint64, weights *engine.Weights, adaptive *bool) (string, error) {
+	ms := make([]*member, len(f.clients))
+	for i := range ms {
+		r := rand.New(rand.NewPCG(uint64(seed), streamClient+uint64(i)+switches<<32))
+		st, err := strategy.New(name, strategy.Env{Clock: f.clock, Rand: r, Clients: len(f.clients)})
+		if err != nil {
+			return "", err
+		}
+		m := &member{strat: st}
+		if h, ok := st.(strategy.EngineHolder); ok {
+			m.holder = h
+			if weights != nil {
+				if err := h.Engine().SetWeights(*weights); err != nil {
+					return "", err
+				}
+			}
+			if adaptive != nil {
+				h.Engine().SetAdaptive(*adaptive)
+			}
+		}
+		cfg := cortexhttp.DefaultConfig()
+		cfg.Base = f.base
+		cfg.Strategy = st
+		cfg.Clock = f.clock
+		cfg.PriorityHeader = ""
+		cfg.AttemptTimeout = f.timeout
+		cfg.DrainLimit = f.drain
+		cfg.OnAttempt = f.tally.attempt
+		rt, err := cortexhttp.New(cfg)
+		if err != nil {
+			return "", fmt.Errorf("live: client %d: %w", i, err)
+		}
+		m.rt = rt
+		ms[i] = m
+	}
+	for i, m := range ms {
+		f.clients[i].cur.Store(m)
+	}
+	return ms[0].strat.Name(), nil
+}
+
+// send starts one original request of class cls (priority prio) from client cl, unless every
+// slot is taken: then it is counted as a local reject and abandoned, and send returns false.
+func (f *fleet) send(cls, cl, prio int) bool {
+	select {
+	case f.slots <- struct{}{}:
+	default:
+		f.tally.rejected()
+		return false
+	}
+	f.wg.Add(1)
+	go func() {
+		defer func() {
+			<-f.slots
+			f.wg.Done()
+		}()
+		f.do(cls, cl, prio)
+	}()
+	return true
+}
+
+// do sends one request through the client's transport, reads at most DrainLimit bytes of the
+// answer and tallies how the request ended: completed (a success within the deadline) or
+// abandoned.
+func (f *fleet) do(cls, cl, prio int) {
+	ctx, cancel := context.WithTimeout(f.ctx, f.deadline)
+	defer cancel()
+	ctx = context.WithValue(cortexhttp.WithPriority(ctx, prio), classKey{}, cls)
+	m := f.clients[cl].cur.Load()
+	resp, err := m.rt.RoundTrip(f.tmpl.WithContext(ctx))
+	completed := false
+	if err == nil {
+		completed = resp.StatusCode < 400 && ctx.Err() == nil
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, f.drain))
+		_ = resp.Body.Close()
+	}
+	f.tally.end(cls, completed)
+}
+
+// close cancels every request alive and waits for their goroutines.
+func (f *fleet) close() {
+	f.stop()
+	f.wg.Wait()
+}
+
+// pendingTotal is the number of requests waiting for a retry, over the fleet.
+func (f *fleet) pendingTotal() int {
+	n := 0
+	for i := range f.clients {
+		if m := f.clients[i].cur.Load(); m != nil {
+			n += m.rt.Pending()
+		}
+	}
+	return n
+}
+
+// tally counts what the fleet's requests do during the current tick. Its methods are called
+// from the requests' goroutines; take empties it at the end of each tick.
+type tally struct {
+	mu      sync.Mutex
+	c       source.Counts
+	classes []source.ClassTick
+}
+
+// attempt is every transport's Config.OnAttempt: it counts the attempt sent, its outcome, a
+// refused admission and the strategy's verdict, as the simulator counts them.
+func (t *tally) attempt(a cortexhttp.Attempt) {
+	cls, _ := a.Request.Context().Value(classKey{}).(int)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	c := &t.c
+	if a.Sent {
+		c.Attempts++
+		if a.Retry > 0 {
+			c.Retries++
+		}
+	}
+	if a.End == cortexhttp.EndNotAdmitted {
+		c.LocalRejects++
+	}
+	if a.Recorded {
+		countOutcome(c, a.Outcome, a.Retry > 0)
+	}
+	if a.Decided && cls >= 0 && cls < len(t.classes) {
+		t.verdict(cls, a.Verdict)
+	}
+}
+
+// countOutcome adds an attempt's outcome to c.
+func countOutcome(c *source.Counts, o strategy.Outcome, isRetry bool) {
+	if o == strategy.Success {
+		c.Successes++
+		return
+	}
+	c.Failures++
+	if isRetry {
+		c.RetryFailures++
+	}
+	switch o {
+	case strategy.Timeout:
+		c.Timeouts++
+	case strategy.FastFail:
+		c.FastFails++
+	case strategy.ServerError:
+		c.ServerErrors++
+	case strategy.Throttled:
+		c.Throttled++
+	case strategy.BadRequest:
+		c.BadRequests++
+	}
+}
+
+// verdict adds a retry decision to the counts (t.mu held).
+func (t *tally) verdict(cls int, v strategy.Verdict) {
+	if a := int(v.Action); a >= 0 && a < len(t.c.Decisions) {
+		t.c.Decisions[a]++
+	}
+	ct := &t.classes[cls]
+	switch {
+	case v.Retry:
+		ct.Admitted++
+	case v.Reason == reasonShed:
+		t.c.Shed++
+		ct.Shed++
+	case v.Reason == reasonBudget:
+		t.c.BudgetRejected++
+		ct.BudgetRejected++
+	case v.Action == engine.NotRetryable || v.Action == engine.MaxRetriesExceeded || v.Reason == reasonNone:
+		// not a refusal under pressure
+	default:
+		ct.OtherRejected++
+	}
+}
+
+// arrived counts an original of class cls.
+func (t *tally) arrived(cls int) {
+	t.mu.Lock()
+	t.c.Originals++
+	t.classes[cls].Arrived++
+	t.mu.Unlock()
+}
+
+// rejected counts an original that found no free slot: a local reject, abandoned.
+func (t *tally) rejected() {
+	t.mu.Lock()
+	t.c.LocalRejects++
+	t.c.Abandoned++
+	t.mu.Unlock()
+}
+
+// end counts a request that ended, completed or abandoned.
+func (t *tally) end(cls int, completed bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if completed {
+		t.c.Completed++
+		t.classes[cls].Succeeded++
+		return
+	}
+	t.c.Abandoned++
+}
+
+// take returns the tick's counts and class counts and starts the next tick from zero.
+func (t *tally) take(classes []source.ClassTick) source.Counts {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	c := t.c
+	t.c = source.Counts{}
+	copy(classes, t.classes)
+	clear(t.classes)
+	return c
+}

@@ -1,0 +1,676 @@
+package live
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cortex-tui/cortex-tui/engine"
+	"github.com/cortex-tui/cortex-tui/scenarios"
+	"github.com/cortex-tui/cortex-tui/source"
+)
+
+// maxQueued bounds the snapshots a run keeps for its reader (Advance): ten minutes of 100 ms
+// ticks. Older ones are dropped if nobody reads them.
+const maxQueued = 6000
+
+// minWait is the shortest sleep of the real-time loop: arrivals due within it are sent
+// together.
+const minWait = 500 * time.Microsecond
+
+// Run is one live run: a load generator and a source.Source. Build it with New; Start runs
+// its real-time loop. Every method is safe for concurrent use.
+type Run struct {
+	cfg     Config
+	scn     scenarios.Scenario
+	tick    time.Duration
+	total   time.Duration // length of the run, < 0 unbounded
+	arrEnd  time.Duration // end of the arrival phase, < 0 unbounded
+	ownBase bool
+
+	mu        sync.Mutex
+	stack     *Stack
+	fleet     *fleet
+	strategy  string
+	switches  uint64
+	weights   *engine.Weights
+	adaptive  *bool
+	classes   []classState
+	cum       []float64
+	arrRand   *rand.Rand
+	arrivals  []arrival // this tick's, in time order
+	next      int       // the first arrival of this tick not sent yet
+	start     time.Time // wall time of t = 0, moved forward by pauses
+	paused    bool
+	pausedAt  time.Time
+	now       time.Duration // start of the current tick
+	done      bool
+	closed    bool
+	faults    [scenarios.NumFaultKinds]activeFault
+	sched     []bool
+	noteIdx   int
+	events    []source.Event
+	out       []source.Snapshot
+	svc       serviceWatch
+	circuits  [2]int
+	emergency float64
+	classTick []source.ClassTick
+
+	wake     chan struct{} // pokes the real-time loop (resume, restart)
+	loopStop context.CancelFunc
+	loopDone chan struct{}
+}
+
+// The live run is a source.Source, and can be paused.
+var (
+	_ source.Source = (*Run)(nil)
+	_ source.Pauser = (*Run)(nil)
+)
+
+// classState is one priority class as currently configured.
+type classState struct {
+	name     string
+	priority int
+	rate     float64 // scaled base rate, requests/s
+	share    float64
+}
+
+// arrival is one original request: when, of which class, from which client.
+type arrival struct {
+	at         time.Duration
+	class, cli int
+}
+
+// activeFault is a fault in effect.
+type activeFault struct {
+	on       bool
+	value    float64
+	until    time.Duration // 0: until cleared
+	injected bool
+}
+
+// New builds a run from cfg, builds its stack and its fleet, and returns it at t = 0, not yet
+// running: Start runs it in real time (or Advance, with a manual clock, in tests). An invalid
+// cfg or a stack that cannot be built is an error.
+func New(cfg Config) (*Run, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	scn := cfg.Scenario
+	if scn.Tick == 0 {
+		scn.Tick = scenarios.DefaultTick
+	}
+	if scn.Clients == 0 {
+		scn.Clients = scenarios.DefaultClients
+	}
+	if scn.Deadline == 0 {
+		scn.Deadline = scenarios.DefaultDeadline
+	}
+	if scn.Timeout == 0 {
+		scn.Timeout = scenarios.DefaultTimeout
+	}
+	cfg.Scenario = scn
+	r := &Run{cfg: cfg, scn: scn, tick: min(max(scn.Tick, MinTick), time.Second), wake: make(chan struct{}, 1)}
+	switch {
+	case cfg.Duration < 0:
+		r.total, r.arrEnd = -1, -1
+	case cfg.Duration == 0:
+		r.total, r.arrEnd = scn.Duration+scn.Drain, scn.Duration
+	default:
+		r.total, r.arrEnd = cfg.Duration, min(cfg.Duration, scn.Duration)
+	}
+	if r.cfg.Base == nil {
+		r.cfg.Base = NewBaseTransport(maxConns(cfg.MaxInFlight))
+		r.ownBase = true
+	}
+	if err := r.reset(cfg.Strategy); err != nil {
+		r.closeBase()
+		return nil, err
+	}
+	return r, nil
+}
+
+// reset (re)builds the stack, the fleet and every counter for strategyName at t = 0. r.mu is
+// held, or r is not shared yet.
+func (r *Run) reset(strategyName string) error {
+	r.teardown()
+	st, err := r.cfg.Stack(context.Background())
+	if err != nil {
+		return err
+	}
+	if st == nil || st.URL == nil || st.Faults == nil {
+		if st != nil && st.Close != nil {
+			_ = st.Close()
+		}
+		return fmt.Errorf("live: the stack builder returned no URL or no fault controls")
+	}
+	r.stack = st
+	r.classes = make([]classState, len(r.scn.Classes))
+	for i, c := range r.scn.Classes {
+		r.classes[i] = classState{name: c.Name, priority: c.Priority, rate: c.Rate * r.cfg.Scale, share: 1}
+	}
+	r.classTick = make([]source.ClassTick, len(r.classes))
+	r.fleet = newFleet(r.scn.Clients, st.URL, r.cfg.Base, r.cfg, len(r.classes))
+	r.switches, r.weights, r.adaptive = 0, nil, nil
+	name, err := r.fleet.build(strategyName, r.cfg.Seed, 0, nil, nil)
+	if err != nil {
+		r.teardown()
+		return err
+	}
+	r.strategy = name
+	r.readEmergency()
+	r.arrRand = rand.New(rand.NewPCG(uint64(r.cfg.Seed), streamArrivals))
+	r.now, r.done, r.next, r.arrivals = 0, false, 0, r.arrivals[:0]
+	r.faults = [scenarios.NumFaultKinds]activeFault{}
+	r.sched = make([]bool, len(r.scn.Faults))
+	r.noteIdx = -1
+	r.events, r.out = nil, nil
+	r.svc = serviceWatch{}
+	r.circuits = [2]int{}
+	r.start = r.cfg.Clock.Now()
+	if r.paused {
+		r.pausedAt = r.start
+	}
+	r.beginTick(0)
+	return nil
+}
+
+// readEmergency keeps the CORTEX engines' emergency threshold, for the fleet's band.
+func (r *Run) readEmergency() {
+	if m := r.fleet.clients[0].cur.Load(); m != nil && m.holder != nil {
+		r.emergency = m.holder.Engine().Config().EmergencyThreshold
+	}
+}
+
+// teardown stops the fleet (every request cancelled, every goroutine returned) and closes the
+// stack, if any.
+func (r *Run) teardown() {
+	if r.fleet != nil {
+		r.fleet.close()
+		r.fleet = nil
+	}
+	if r.stack != nil {
+		if r.stack.Close != nil {
+			_ = r.stack.Close()
+		}
+		r.stack = nil
+	}
+}
+
+// Start runs the real-time loop in the background: arrivals are sent when the wall clock
+// reaches them and ticks close on time, until Close or the end of ctx (after which Advance
+// still catches up with the clock; Close releases the run). Calling it twice does nothing.
+func (r *Run) Start(ctx context.Context) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.loopDone != nil || r.closed {
+		return
+	}
+	ctx, r.loopStop = context.WithCancel(ctx)
+	r.loopDone = make(chan struct{})
+	go r.loop(ctx, r.loopDone)
+}
+
+// loop sends arrivals and closes ticks in real time: it sleeps until the next arrival or the
+// end of the tick (at least minWait), and waits for a poke while paused or done.
+func (r *Run) loop(ctx context.Context, done chan struct{}) {
+	defer close(done)
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-timer.C:
+		case <-r.wake:
+		}
+		r.mu.Lock()
+		wait, idle := time.Duration(0), r.paused || r.done || r.closed
+		if !idle {
+			el := r.elapsed()
+			at := r.advanceTo(el)
+			wait = max(at-el, minWait)
+			idle = r.done
+		}
+		r.mu.Unlock()
+		if idle {
+			continue // until a poke (resume, restart) or the end
+		}
+		timer.Reset(wait)
+	}
+}
+
+// poke wakes the real-time loop.
+func (r *Run) poke() {
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+}
+
+// elapsed is the run's time now: wall time since t = 0, pauses excluded.
+func (r *Run) elapsed() time.Duration {
+	if r.paused {
+		return r.pausedAt.Sub(r.start)
+	}
+	return r.cfg.Clock.Now().Sub(r.start)
+}
+
+// advanceTo sends every arrival due by el and closes every tick that ends by it, and returns
+// the time of the next thing to do (an arrival or the end of the tick).
+func (r *Run) advanceTo(el time.Duration) time.Duration {
+	for !r.done {
+		end := r.now + r.tick
+		for r.next < len(r.arrivals) && r.arrivals[r.next].at <= el {
+			r.dispatch(r.arrivals[r.next])
+			r.next++
+		}
+		if el < end {
+			if r.next < len(r.arrivals) {
+				return min(r.arrivals[r.next].at, end)
+			}
+			return end
+		}
+		r.closeTick(end)
+		if !r.done {
+			r.beginTick(end)
+		}
+	}
+	return el
+}
+
+// dispatch sends one arrival.
+func (r *Run) dispatch(a arrival) {
+	r.fleet.tally.arrived(a.class)
+	r.fleet.send(a.class, a.cli, r.classes[a.class].priority)
+}
+
+// beginTick applies what changes when the tick starting at t begins: the faults' ends, the
+// fault timeline, the caption, and draws the tick's arrivals.
+func (r *Run) beginTick(t time.Duration) {
+	r.now = t
+	for k := range r.faults {
+		if f := r.faults[k]; f.on && f.until > 0 && t >= f.until {
+			r.endFault(k, t, source.FaultEnded)
+		}
+	}
+	for i, f := range r.scn.Faults {
+		if r.sched[i] || f.At > t {
+			continue
+		}
+		r.sched[i] = true
+		if end := f.At + f.Duration; f.Duration > 0 && end <= t {
+			continue
+		}
+		g := f
+		if f.Duration > 0 {
+			g.Duration = f.At + f.Duration - t
+		}
+		if g.Kind == scenarios.FaultThrottle {
+			g.Value = max(1, g.Value*r.cfg.Scale) // a rate limit shrinks with the rates
+		}
+		r.startFault(g, t, false)
+	}
+	for i := r.noteIdx + 1; i < len(r.scn.Notes) && r.scn.Notes[i].At <= t; i++ {
+		r.noteIdx = i
+		r.emit(t, source.Event{Kind: source.EventNote, Text: r.scn.Notes[i].Text})
+	}
+	r.drawArrivals(t)
+}
+
+// drawArrivals draws the arrivals of the tick starting at t exactly as the simulator does: a
+// Poisson process of the total rate at the middle of the tick (capped at MaxRPS), restarted at
+// each tick; each arrival's class in proportion to rate x share, its client uniformly.
+func (r *Run) drawArrivals(t time.Duration) {
+	r.arrivals, r.next = r.arrivals[:0], 0
+	if r.arrEnd >= 0 && t >= r.arrEnd {
+		return
+	}
+	r.cum = r.cum[:0]
+	sum := 0.0
+	for _, c := range r.classes {
+		sum += c.rate * c.share
+		r.cum = append(r.cum, sum)
+	}
+	lambda := min(sum*r.scn.LoadAt(t+r.tick/2), r.cfg.MaxRPS)
+	if !(lambda > 0) {
+		return
+	}
+	limit := t + r.tick
+	if r.arrEnd >= 0 {
+		limit = min(limit, r.arrEnd)
+	}
+	next := t + gap(r.arrRand.ExpFloat64(), lambda)
+	for next < limit {
+		x := r.arrRand.Float64() * r.cum[len(r.cum)-1]
+		cls := 0
+		for _, c := range r.cum[:len(r.cum)-1] {
+			if c <= x {
+				cls++
+			}
+		}
+		cl := r.arrRand.IntN(len(r.fleet.clients))
+		r.arrivals = append(r.arrivals, arrival{at: next, class: cls, cli: cl})
+		next += gap(r.arrRand.ExpFloat64(), lambda)
+	}
+}
+
+// gap converts an Exp(1) draw into a duration at rate lambda per second (at least 1 ns).
+func gap(e, lambda float64) time.Duration {
+	return time.Duration(max(1, int64(e/lambda*float64(time.Second))))
+}
+
+// closeTick ends the tick at end: the run's end stops the fleet first (its last requests are
+// counted in this tick), then the tick's snapshot is queued for Advance.
+func (r *Run) closeTick(end time.Duration) {
+	if r.total >= 0 && end >= r.total {
+		r.done = true
+		r.fleet.close()
+		r.stack.Faults.ClearAll()
+	}
+	snap := source.Snapshot{T: end, Dt: r.tick, Done: r.done, Classes: make([]source.ClassTick, len(r.classTick))}
+	snap.Counts = r.fleet.tally.take(r.classTick)
+	for i := range r.classTick {
+		r.classTick[i].Priority = r.classes[i].priority
+	}
+	copy(snap.Classes, r.classTick)
+	snap.Service, snap.Counts.Crashes = r.service(end)
+	if r.noteIdx >= 0 {
+		snap.Note = r.scn.Notes[r.noteIdx].Text
+	}
+	snap.Cortex = r.fleetView(end)
+	for k, f := range r.faults {
+		if !f.on {
+			continue
+		}
+		af := source.ActiveFault{Kind: scenarios.FaultKinds[k], Value: f.value, Injected: f.injected}
+		if f.until > 0 {
+			af.Remaining = max(0, f.until-end)
+		}
+		snap.Faults = append(snap.Faults, af)
+	}
+	if len(r.events) > 0 {
+		snap.Events = append([]source.Event(nil), r.events...)
+		r.events = r.events[:0]
+	}
+	if len(r.out) >= maxQueued {
+		r.out = append(r.out[:0], r.out[1:]...)
+	}
+	r.out = append(r.out, snap)
+}
+
+// emit appends event e of the tick, at t.
+func (r *Run) emit(t time.Duration, e source.Event) {
+	e.T = t
+	r.events = append(r.events, e)
+}
+
+// Meta describes the run as configured now: Live is set, Total and Duration are 0 for an
+// unbounded run, class rates are the scaled ones.
+func (r *Run) Meta() source.Meta {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	m := source.Meta{
+		Scenario: r.scn.Name,
+		Summary:  r.scn.Summary,
+		Story:    r.scn.Story,
+		Strategy: r.strategy,
+		Seed:     r.cfg.Seed,
+		Tick:     r.tick,
+		Total:    max(r.total, 0),
+		Duration: max(r.arrEnd, 0),
+		Classes:  make([]source.ClassMeta, len(r.classes)),
+		Live:     true,
+	}
+	for i, c := range r.classes {
+		m.Classes[i] = source.ClassMeta{Name: c.name, Priority: c.priority, Share: c.share, Rate: c.rate}
+	}
+	return m
+}
+
+// Advance ignores d: the run follows the wall clock. It catches up with the clock (sending the
+// arrivals due and closing the ticks ended, which the real-time loop otherwise does) and
+// returns the snapshots of the ticks completed since the last call, oldest first; nil once the
+// run is over and read, and while paused.
+func (r *Run) Advance(time.Duration) []source.Snapshot {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return nil
+	}
+	if !r.paused && !r.done {
+		r.advanceTo(r.elapsed())
+	}
+	out := r.out
+	r.out = nil
+	return out
+}
+
+// Done reports whether the run is over (its Duration elapsed) or closed.
+func (r *Run) Done() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.done || r.closed
+}
+
+// SetPaused stops (true) or resumes (false) the run: while paused no arrival is sent and the
+// run's time stands still; requests already alive go on, their outcomes counted in the tick
+// that resumes.
+func (r *Run) SetPaused(on bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if on == r.paused {
+		return
+	}
+	now := r.cfg.Clock.Now()
+	if on {
+		r.pausedAt = now
+	} else {
+		r.start = r.start.Add(now.Sub(r.pausedAt))
+	}
+	r.paused = on
+	r.poke()
+}
+
+// Inject starts fault f now, through the stack's fault controls, for f.Duration or until
+// cleared; a fault the controls refuse (an invalid value, a capacity drop without the embedded
+// target) is reported as a FaultRefused event.
+func (r *Run) Inject(f scenarios.Fault) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.done || r.closed {
+		return
+	}
+	if f.Duration < 0 {
+		f.Duration = 0
+	}
+	r.startFault(f, r.now, true)
+}
+
+// startFault starts f at t (f.Duration from t; 0 until cleared).
+func (r *Run) startFault(f scenarios.Fault, t time.Duration, injected bool) {
+	refuse := func(reason string) {
+		r.emit(t, source.Event{Kind: source.EventFault, Fault: source.FaultEvent{Change: source.FaultRefused,
+			Kind: f.Kind, Value: f.Value, Reason: reason}})
+	}
+	k := f.Kind.Index()
+	if field, problem := f.Kind.Check(f.Value); problem != "" || k < 0 {
+		refuse(strings.TrimSpace(field + " " + problem))
+		return
+	}
+	if err := r.stack.Faults.Set(f.Kind, f.Value); err != nil {
+		refuse(err.Error())
+		return
+	}
+	af := activeFault{on: true, value: f.Value, injected: injected}
+	if f.Duration > 0 {
+		af.until = t + f.Duration
+	}
+	r.faults[k] = af
+	r.emit(t, source.Event{Kind: source.EventFault, Fault: source.FaultEvent{Change: source.FaultStarted,
+		Kind: f.Kind, Value: f.Value, Duration: f.Duration, Injected: injected}})
+}
+
+// endFault ends the fault at index k at t.
+func (r *Run) endFault(k int, t time.Duration, why source.FaultChange) {
+	kind := scenarios.FaultKinds[k]
+	r.stack.Faults.Clear(kind)
+	r.faults[k] = activeFault{}
+	r.emit(t, source.Event{Kind: source.EventFault, Fault: source.FaultEvent{Change: why, Kind: kind}})
+}
+
+// Clear ends the fault of that kind, injected or scheduled, if any.
+func (r *Run) Clear(kind scenarios.FaultKind) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if k := kind.Index(); k >= 0 && r.faults[k].on && !r.closed {
+		r.endFault(k, r.now, source.FaultCleared)
+	}
+}
+
+// ClearAll ends every active fault.
+func (r *Run) ClearAll() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return
+	}
+	for k := range r.faults {
+		if r.faults[k].on {
+			r.endFault(k, r.now, source.FaultCleared)
+		}
+	}
+}
+
+// SetWeights replaces the CORTEX weights of every client (and of engines SetStrategy builds
+// later); a no-op for other strategies.
+func (r *Run) SetWeights(w engine.Weights) error {
+	if _, err := w.Normalized(); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return nil
+	}
+	for i := range r.fleet.clients {
+		if m := r.fleet.clients[i].cur.Load(); m.holder != nil {
+			if err := m.holder.Engine().SetWeights(w); err != nil {
+				return err
+			}
+		}
+	}
+	r.weights = &w
+	r.emit(r.now, source.Event{Kind: source.EventControl, Control: source.ControlEvent{Control: source.ControlWeights, Weights: w}})
+	return nil
+}
+
+// SetAdaptive turns CORTEX adaptive weights on or off for every client.
+func (r *Run) SetAdaptive(on bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return
+	}
+	for i := range r.fleet.clients {
+		if m := r.fleet.clients[i].cur.Load(); m.holder != nil {
+			m.holder.Engine().SetAdaptive(on)
+		}
+	}
+	r.adaptive = &on
+	r.emit(r.now, source.Event{Kind: source.EventControl, Control: source.ControlEvent{Control: source.ControlAdaptive, On: on}})
+}
+
+// SetClass changes the share (multiplier of the base rate, >= 0) and the priority (0..10) of
+// class i, from the next tick's arrivals on (the arrival rate stays capped at MaxRPS).
+func (r *Run) SetClass(i int, share float64, priority int) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if i < 0 || i >= len(r.classes) {
+		return fmt.Errorf("class %d does not exist (the scenario has %d classes)", i, len(r.classes))
+	}
+	if !(share >= 0) || math.IsInf(share, 0) {
+		return fmt.Errorf("class %s: share must be a finite number >= 0 (got %v)", r.classes[i].name, share)
+	}
+	if priority < 0 || priority > scenarios.MaxPriority {
+		return fmt.Errorf("class %s: priority must be in 0..%d (got %d)", r.classes[i].name, scenarios.MaxPriority, priority)
+	}
+	r.classes[i].share = share
+	r.classes[i].priority = priority
+	r.emit(r.now, source.Event{Kind: source.EventControl, Control: source.ControlEvent{Control: source.ControlClass,
+		Class: r.classes[i].name, Share: share, Priority: priority}})
+	return nil
+}
+
+// SetStrategy switches every client to the named strategy from now on: new requests use a
+// fresh strategy in a fresh transport; requests alive finish on the one they started with.
+func (r *Run) SetStrategy(name string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return fmt.Errorf("live: the run is closed")
+	}
+	got, err := r.fleet.build(name, r.cfg.Seed, r.switches+1, r.weights, r.adaptive)
+	if err != nil {
+		return err
+	}
+	r.switches++
+	r.strategy = got
+	r.readEmergency()
+	r.emit(r.now, source.Event{Kind: source.EventControl, Control: source.ControlEvent{Control: source.ControlStrategy, Strategy: got}})
+	return nil
+}
+
+// Restart starts the run again from t = 0 with the same seed, scenario and strategy: every
+// request alive is cancelled, the stack is built anew (a fresh target), controls and faults
+// reset. If the stack cannot be built again, the run ends.
+func (r *Run) Restart() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return
+	}
+	if err := r.reset(r.strategy); err != nil {
+		r.done = true
+		r.out = append(r.out, source.Snapshot{T: r.now, Dt: r.tick, Done: true, Events: []source.Event{{T: r.now,
+			Kind: source.EventControl, Text: "restart failed: " + err.Error()}}})
+		return
+	}
+	r.poke()
+}
+
+// Close stops the run: the real-time loop, every request (cancelled at once), the stack (proxy
+// and target), and the base transport's idle connections when the run made it. It returns
+// once every goroutine the run started has ended. Closing twice is fine.
+func (r *Run) Close() error {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return nil
+	}
+	r.closed = true
+	stop, done := r.loopStop, r.loopDone
+	r.mu.Unlock()
+	if stop != nil {
+		stop()
+		<-done
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.teardown()
+	r.closeBase()
+	return nil
+}
+
+// closeBase closes the idle connections of the base transport the run made.
+func (r *Run) closeBase() {
+	if t, ok := r.cfg.Base.(*http.Transport); ok && r.ownBase {
+		t.CloseIdleConnections()
+	}
+}

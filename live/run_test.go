@@ -1,0 +1,112 @@
+package live
+
+import (
+	"net/http"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cortex-tui/cortex-tui/scenarios"
+	"github.com/cortex-tui/cortex-tui/sim"
+	"github.com/cortex-tui/cortex-tui/source"
+)
+
+// Asserts that a live run draws its arrivals as the simulator does: with the same scenario
+// and seed, every tick has the same number of originals (and of each class).
+func TestArrivalsMatchTheSimulator(t *testing.T) {
+	noLeaks(t)
+	scn := small()
+	scn.Load = []scenarios.LoadPoint{{At: 0, Factor: 1}, {At: 2 * time.Second, Factor: 2}}
+	clk := manual()
+	ok := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {})
+	r := newRun(t, Config{Scenario: scn, Strategy: "cortex", Seed: 7, Clock: clk, Stack: handlerStack(t, ok, newFakeFaults())})
+	live := stepAll(t, r, clk)
+
+	s, err := sim.New(scn, "cortex", 7)
+	require.NoError(t, err)
+	var simulated []source.Snapshot
+	for !s.Done() {
+		simulated = append(simulated, s.Step())
+	}
+	require.Len(t, live, len(simulated))
+	for i := range live {
+		assert.Equal(t, simulated[i].Counts.Originals, live[i].Counts.Originals, "tick %d", i)
+		for c := range live[i].Classes {
+			assert.Equal(t, simulated[i].Classes[c].Arrived, live[i].Classes[c].Arrived, "tick %d class %d", i, c)
+		}
+	}
+	total := sum(live)
+	assert.Positive(t, total.Originals)
+	assert.True(t, live[len(live)-1].Done)
+	assert.Equal(t, total.Originals, total.Completed, "every request to a healthy server completes")
+	assert.Equal(t, total.Originals, total.Attempts, "no retries against a healthy server")
+	assert.Equal(t, total.Originals, total.Successes)
+}
+
+// Asserts that failures are retried by the strategy through the transport and counted as
+// the simulator counts them: attempts, retries, 5xx, failed retries, abandoned originals.
+func TestRetriesAreCounted(t *testing.T) {
+	noLeaks(t)
+	scn := small()
+	scn.Duration, scn.Drain = time.Second, time.Second
+	clk := manual()
+	fail := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusInternalServerError) })
+	r := newRun(t, Config{Scenario: scn, Strategy: "naive", Seed: 1, Clock: clk, Stack: handlerStack(t, fail, newFakeFaults())})
+	c := sum(stepAll(t, r, clk))
+	require.Positive(t, c.Originals)
+	assert.Equal(t, 4*c.Originals, c.Attempts, "naive sends every original 4 times against a 500")
+	assert.Equal(t, 3*c.Originals, c.Retries)
+	assert.Equal(t, c.Attempts, c.ServerErrors)
+	assert.Equal(t, c.Attempts, c.Failures)
+	assert.Equal(t, c.Retries, c.RetryFailures)
+	assert.Equal(t, c.Originals, c.Abandoned)
+	assert.Zero(t, c.Completed)
+}
+
+// Asserts the bound on concurrency: with one slot and a server that holds every request, the
+// arrivals after the first are local rejects, abandoned at once, and no more goroutines pile up.
+func TestBoundedInFlight(t *testing.T) {
+	noLeaks(t)
+	scn := small()
+	clk := manual()
+	release := make(chan struct{})
+	var seen atomic.Int64
+	hold := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		seen.Add(1)
+		select {
+		case <-release:
+		case <-req.Context().Done():
+		}
+	})
+	r := newRun(t, Config{Scenario: scn, Strategy: "none", Seed: 1, Clock: clk, MaxInFlight: 1, Stack: handlerStack(t, hold, newFakeFaults())})
+	clk.Advance(time.Second)
+	snaps := r.Advance(0)
+	close(release)
+	c := sum(snaps)
+	require.Greater(t, c.Originals, 10)
+	assert.Equal(t, c.Originals-1, c.LocalRejects, "every arrival but the first found no slot")
+	assert.Equal(t, c.Originals-1, c.Abandoned)
+	assert.LessOrEqual(t, seen.Load(), int64(1))
+}
+
+// Asserts that pause stops the arrivals and the run's time, and resume goes on from there.
+func TestPause(t *testing.T) {
+	noLeaks(t)
+	clk := manual()
+	ok := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {})
+	r := newRun(t, Config{Scenario: small(), Strategy: "cortex", Clock: clk, Stack: handlerStack(t, ok, newFakeFaults())})
+	clk.Advance(500 * time.Millisecond)
+	before := r.Advance(0)
+	require.Len(t, before, 5)
+	r.SetPaused(true)
+	clk.Advance(10 * time.Second)
+	assert.Empty(t, r.Advance(0), "no tick while paused")
+	r.SetPaused(false)
+	clk.Advance(200 * time.Millisecond)
+	after := r.Advance(0)
+	require.Len(t, after, 2)
+	assert.Equal(t, 700*time.Millisecond, after[1].T, "the pause is not run time")
+}

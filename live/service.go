@@ -1,0 +1,118 @@
+package live
+
+import (
+	"time"
+
+	"github.com/cortex-tui/cortex-tui/engine"
+	"github.com/cortex-tui/cortex-tui/scenarios"
+	"github.com/cortex-tui/cortex-tui/source"
+)
+
+// serviceWatch remembers what the previous tick saw of the service, to report changes as events.
+type serviceWatch struct {
+	state   source.ServiceState
+	crashes int64
+}
+
+// service reads the service's state at the end of the tick ending at t and the crashes since
+// the previous tick, and emits an event for each change of state. An outage fault makes it
+// DOWN whatever the target says (the proxy refuses the connections); without an embedded
+// target it is UP otherwise, with no capacity or queue known.
+func (r *Run) service(t time.Duration) (source.Service, int) {
+	var sv source.Service
+	crashes := 0
+	outage := r.faults[scenarios.FaultOutage.Index()].on
+	if tg := r.stack.Target; tg != nil {
+		s := tg.Snapshot()
+		sv = source.Service{State: s.State.Service(), Capacity: s.Capacity, Queue: s.Queue, QueueLimit: s.QueueLimit,
+			Utilisation: finite(s.Utilisation), Overload: s.Overload}
+		crashes = int(s.Counters.Crashes - r.svc.crashes)
+		r.svc.crashes = s.Counters.Crashes
+		switch prev := r.svc.state; {
+		case sv.State == prev || prev == source.ServiceUnknown:
+		case sv.State == source.ServiceCrashed:
+			r.emit(t, source.Event{Kind: source.EventService, Service: source.ServiceEvent{State: sv.State, Cause: source.CauseOverload,
+				Utilisation: finite(s.WindowUtilisation), Overloaded: s.Overload, RestartIn: s.RestartIn}})
+		case sv.State == source.ServiceWarming:
+			cfg := tg.Config()
+			r.emit(t, source.Event{Kind: source.EventService, Service: source.ServiceEvent{State: sv.State, Cause: source.CauseRestart,
+				WarmStart: cfg.WarmStart, Warmup: cfg.Warmup}})
+		case sv.State == source.ServiceUp && prev == source.ServiceWarming:
+			r.emit(t, source.Event{Kind: source.EventService, Service: source.ServiceEvent{State: sv.State, Cause: source.CauseWarmedUp}})
+		}
+		r.svc.state = sv.State
+	} else {
+		sv.State = source.ServiceUp
+	}
+	if outage && sv.State.Serving() {
+		sv.State = source.ServiceDown
+	}
+	return sv, crashes
+}
+
+// finite replaces +Inf (work offered with no capacity) by 0, which JSON can carry.
+func finite(x float64) float64 {
+	if x > 1e300 {
+		return 0
+	}
+	return x
+}
+
+// fleetView reads every client's CORTEX engine once and returns the state averaged over the
+// clients, with the spread (nil when the strategy is not built on the engine), as the
+// simulator's fleet view does. It emits a circuit event when the number of clients with an
+// OPEN or HALF_OPEN circuit changed. Strategies not built on the engine are not read: they are
+// not safe to read while requests are in flight.
+func (r *Run) fleetView(t time.Duration) *source.CortexView {
+	var v *source.CortexView
+	var circuits [3]int
+	var e engine.Snapshot
+	n := 0
+	for i := range r.fleet.clients {
+		m := r.fleet.clients[i].cur.Load()
+		if m == nil || m.holder == nil {
+			continue
+		}
+		m.holder.Engine().SnapshotTo(&e)
+		if v == nil {
+			v = &source.CortexView{Weights: e.Weights, Adaptive: e.Adaptive, SigMin: e.Signals, SigMax: e.Signals,
+				CPSMin: e.CPS, CPSMax: e.CPS}
+		}
+		n++
+		s := e.Signals
+		v.Signals = engine.Signals{F: v.Signals.F + s.F, L: v.Signals.L + s.L, Q: v.Signals.Q + s.Q, B: v.Signals.B + s.B, C: v.Signals.C + s.C}
+		v.SigMin = engine.Signals{F: min(v.SigMin.F, s.F), L: min(v.SigMin.L, s.L), Q: min(v.SigMin.Q, s.Q), B: min(v.SigMin.B, s.B), C: min(v.SigMin.C, s.C)}
+		v.SigMax = engine.Signals{F: max(v.SigMax.F, s.F), L: max(v.SigMax.L, s.L), Q: max(v.SigMax.Q, s.Q), B: max(v.SigMax.B, s.B), C: max(v.SigMax.C, s.C)}
+		v.CPS += e.CPS
+		v.CPSMin = min(v.CPSMin, e.CPS)
+		v.CPSMax = max(v.CPSMax, e.CPS)
+		v.Tokens += e.Tokens
+		if cs := int(e.Circuit); cs >= 0 && cs < len(circuits) {
+			circuits[cs]++
+		}
+	}
+	if v == nil {
+		return nil
+	}
+	open := circuits[engine.Open]
+	if seen := [2]int{circuits[engine.HalfOpen], open}; seen != r.circuits {
+		r.emit(t, source.Event{Kind: source.EventCircuit, Circuit: source.CircuitEvent{Open: open,
+			HalfOpen: circuits[engine.HalfOpen], Clients: len(r.fleet.clients)}})
+		r.circuits = seen
+	}
+	v.Open = open
+	f := float64(n)
+	v.Signals = engine.Signals{F: v.Signals.F / f, L: v.Signals.L / f, Q: v.Signals.Q / f, B: v.Signals.B / f, C: v.Signals.C / f}
+	v.CPS /= f
+	v.Tokens /= f
+	v.Floor = engine.FloorFor(v.CPS)
+	v.State = engine.StateFor(v.CPS, r.emergency)
+	best := 0
+	for c := range circuits {
+		if circuits[c] > circuits[best] {
+			best = c
+		}
+	}
+	v.Circuit = engine.CircuitState(best)
+	return v
+}
