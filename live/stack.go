@@ -2,6 +2,9 @@ package live
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"math"
 	"net"
 	"net/http"
 	"net/url"
@@ -57,3 +60,169 @@ func NewBaseTransport(maxConns int) *http.Transport {
 // at most (a request waiting for its retry holds no connection), at most 2,048, so that the
 // client's, the proxy's and the target's file descriptors stay well under a 20,000 limit.
 func maxConns(inFlight int) int { return max(1, min(inFlight/2, 2048)) }
+
+// ProxyFunc starts a fault-injecting proxy in front of target and returns the proxy's URL, its
+// fault controls and how to stop it. capacity, when not nil, is how the proxy's capacity
+// fault reaches the embedded target (target.SetCapacity).
+type ProxyFunc func(ctx context.Context, target *url.URL, capacity func(factor float64) error) (u *url.URL, faults Faults, stop func() error, err error)
+
+// ScaledTarget returns the embedded target's configuration for a scenario's service scaled by
+// scale (rates and capacity shrink together): workers and queue limit times scale (at least
+// one worker), the service time and everything else as in the scenario.
+func ScaledTarget(svc scenarios.Service, scale float64, seed int64) target.Config {
+	cfg := target.FromScenario(svc)
+	if scale > 0 && scale < 1 {
+		cfg.Workers = max(1, int(math.Round(float64(svc.Workers)*scale)))
+		cfg.QueueLimit = int(math.Round(float64(svc.QueueLimit) * scale))
+	}
+	if seed != 0 {
+		cfg.Seed = seed
+	}
+	return cfg
+}
+
+// EmbeddedStack returns a builder that starts an embedded target configured by cfg and, with
+// proxy, a fault proxy in front of it. Without a proxy the faults act on the target itself
+// (TargetFaults: capacity, latency and outage; the others are refused).
+func EmbeddedStack(cfg target.Config, proxy ProxyFunc) StackBuilder {
+	return func(ctx context.Context) (*Stack, error) {
+		tg, err := target.New(cfg)
+		if err != nil {
+			return nil, err
+		}
+		if err := tg.Start(context.Background()); err != nil {
+			return nil, fmt.Errorf("starting the embedded target on %s: %w", cfg.Addr, err)
+		}
+		u, err := url.Parse(tg.URL())
+		if err != nil {
+			_ = tg.Close()
+			return nil, err
+		}
+		if proxy == nil {
+			return &Stack{URL: u, Faults: TargetFaults{tg}, Target: tg, Close: tg.Close}, nil
+		}
+		pu, faults, stop, err := proxy(ctx, u, tg.SetCapacity)
+		if err != nil {
+			_ = tg.Close()
+			return nil, fmt.Errorf("starting the fault proxy: %w", err)
+		}
+		return &Stack{URL: pu, Faults: faults, Target: tg, Close: func() error {
+			return errors.Join(stop(), tg.Close())
+		}}, nil
+	}
+}
+
+// ExternalStack returns a builder that sends the traffic to a user's service at u through
+// proxy (its faults then act on the traffic to u; capacity faults are refused). u is checked
+// first: a host that refuses connections, or does not resolve, is an error naming it.
+func ExternalStack(u *url.URL, proxy ProxyFunc) StackBuilder {
+	return func(ctx context.Context) (*Stack, error) {
+		if err := CheckTarget(ctx, u); err != nil {
+			return nil, err
+		}
+		if proxy == nil {
+			return &Stack{URL: u, Faults: NoFaults{}}, nil
+		}
+		pu, faults, stop, err := proxy(ctx, u, nil)
+		if err != nil {
+			return nil, fmt.Errorf("starting the fault proxy: %w", err)
+		}
+		return &Stack{URL: pu, Faults: faults, Close: stop}, nil
+	}
+}
+
+// CheckTarget validates a --target URL (http or https, a host) and connects to it once, so
+// that a dead target is a clear error before the run instead of a run of refused attempts.
+func CheckTarget(ctx context.Context, u *url.URL) error {
+	if u == nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("--target %s: want an http:// or https:// URL with a host", u.Redacted())
+	}
+	host := u.Host
+	if u.Port() == "" {
+		port := "80"
+		if u.Scheme == "https" {
+			port = "443"
+		}
+		host = net.JoinHostPort(u.Hostname(), port)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	conn, err := (&net.Dialer{}).DialContext(ctx, "tcp", host)
+	if err != nil {
+		return fmt.Errorf("--target %s is not reachable: %w", u.Redacted(), err)
+	}
+	return conn.Close()
+}
+
+// TargetFaults applies faults to an embedded target directly, without a proxy: capacity
+// (SetCapacity), latency (SetLatency, in seconds) and outage (Down, Up); the other kinds need
+// the fault proxy and are refused.
+type TargetFaults struct{ T *target.Target }
+
+// Set starts a fault on the target.
+func (f TargetFaults) Set(kind scenarios.FaultKind, v float64) error {
+	switch kind {
+	case scenarios.FaultCapacity:
+		return f.T.SetCapacity(v)
+	case scenarios.FaultLatency:
+		return f.T.SetLatency(time.Duration(v * float64(time.Second)))
+	case scenarios.FaultOutage:
+		return f.T.Down()
+	}
+	return fmt.Errorf("%s needs the fault proxy", kind)
+}
+
+// Clear ends a fault on the target.
+func (f TargetFaults) Clear(kind scenarios.FaultKind) {
+	switch kind {
+	case scenarios.FaultCapacity:
+		_ = f.T.SetCapacity(1)
+	case scenarios.FaultLatency:
+		_ = f.T.SetLatency(0)
+	case scenarios.FaultOutage:
+		_ = f.T.Up()
+	}
+}
+
+// ClearAll ends every fault on the target.
+func (f TargetFaults) ClearAll() {
+	for _, k := range []scenarios.FaultKind{scenarios.FaultCapacity, scenarios.FaultLatency, scenarios.FaultOutage} {
+		f.Clear(k)
+	}
+}
+
+// NoFaults refuses every fault: a stack without a proxy in front of a user's service.
+type NoFaults struct{}
+
+// Set refuses the fault.
+func (NoFaults) Set(kind scenarios.FaultKind, _ float64) error {
+	return fmt.Errorf("%s needs the fault proxy", kind)
+}
+
+// Clear does nothing.
+func (NoFaults) Clear(scenarios.FaultKind) {}
+
+// ClearAll does nothing.
+func (NoFaults) ClearAll() {}
+
+// ScaledScenario returns scn as a run scaled by scale plays it, for the simulator: class rates,
+// the service's workers and queue limit, and throttle faults' rates times scale (as Config.Scale,
+// ScaledTarget and the run's fault timeline scale them), everything else unchanged.
+func ScaledScenario(scn scenarios.Scenario, scale float64) scenarios.Scenario {
+	if !(scale > 0 && scale < 1) {
+		return scn
+	}
+	scn.Classes = append([]scenarios.Class(nil), scn.Classes...)
+	for i := range scn.Classes {
+		scn.Classes[i].Rate *= scale
+	}
+	cfg := ScaledTarget(scn.Service, scale, 0)
+	scn.Service.Workers, scn.Service.QueueLimit = cfg.Workers, cfg.QueueLimit
+	scn.Faults = append([]scenarios.Fault(nil), scn.Faults...)
+	for i, f := range scn.Faults {
+		if f.Kind == scenarios.FaultThrottle {
+			scn.Faults[i].Value = max(1, f.Value*scale)
+		}
+	}
+	return scn
+}

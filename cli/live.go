@@ -1,0 +1,283 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cortex-tui/cortex-tui/live"
+	"github.com/cortex-tui/cortex-tui/report"
+	"github.com/cortex-tui/cortex-tui/scenarios"
+	"github.com/cortex-tui/cortex-tui/source"
+	"github.com/cortex-tui/cortex-tui/strategy"
+	"github.com/cortex-tui/cortex-tui/tui"
+)
+
+// liveOptions are the flags of `cortex-tui live`.
+type liveOptions struct {
+	scenario     string
+	scenarioFile string
+	strategy     string
+	seed         int64
+	seedSet      bool
+	duration     time.Duration
+	scale        float64
+	maxRPS       float64
+	maxInFlight  int
+	target       string
+	headless     bool
+	format       string
+	compareSim   bool
+}
+
+// liveProxy starts the fault proxy of live mode in front of a target; nil until the proxy
+// exists, in which case the embedded target takes the faults it can itself (live.TargetFaults).
+var liveProxy live.ProxyFunc
+
+func init() { subcommands = append(subcommands, newLiveCmd) }
+
+func newLiveCmd(io streams) *cobra.Command {
+	var o liveOptions
+	cmd := &cobra.Command{
+		Use:   "live",
+		Short: "Play a scenario as real HTTP traffic, in the dashboard or headless",
+		Long: `live plays a scenario in real time as real HTTP requests: a fleet of clients, each with its own
+retry strategy inside a cortexhttp transport, sends the scenario's classes and load profile
+(open loop: arrivals never wait for answers) to an embedded target configured from the
+scenario's [service], on 127.0.0.1, through a fault proxy that plays the fault timeline and
+the dashboard's fault keys. --target URL sends the traffic to your own service instead: only
+that host is contacted. --scale shrinks rates and capacity together; --max-rps caps the
+arrival rate of originals (retries come on top of it).`,
+		Example: `  cortex-tui live --scenario black-friday
+  cortex-tui live --scenario black-friday --strategy naive --headless --duration 30s --format table
+  cortex-tui live --scenario-file my.toml --target http://127.0.0.1:8080/api --max-rps 200`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return &exitError{code: 2, err: fmt.Errorf("live takes no arguments, got %q (use --scenario NAME or --scenario-file PATH)", args)}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.seedSet = cmd.Flags().Changed("seed")
+			return runLive(cmd, io, o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.scenario, "scenario", "", "built-in scenario name (see \"cortex-tui scenarios\") or a scenario file")
+	f.StringVar(&o.scenarioFile, "scenario-file", "", "path of a scenario TOML file")
+	f.StringVar(&o.strategy, "strategy", strategy.CortexName, "retry strategy: "+strings.Join(strategy.Names(), ", "))
+	f.Int64Var(&o.seed, "seed", 0, "random seed (default: the scenario's own)")
+	f.DurationVar(&o.duration, "duration", 0, "length of the run in wall time (default: the scenario's duration plus its drain)")
+	f.Float64Var(&o.scale, "scale", 1, "shrink the scenario's rates and the embedded target's capacity together by this factor, in (0, 1]")
+	f.Float64Var(&o.maxRPS, "max-rps", live.DefaultMaxRPS, "cap on the arrival rate of originals, requests/s (the scale is lowered to keep the scenario's peak under it)")
+	f.IntVar(&o.maxInFlight, "max-inflight", live.DefaultMaxInFlight, "most requests alive at once; an arrival beyond it fails locally")
+	f.StringVar(&o.target, "target", "", "send the traffic to this http(s) URL, your own service, instead of the embedded target")
+	f.BoolVar(&o.headless, "headless", false, "run without the dashboard and print the per-second rows and the summary")
+	f.StringVar(&o.format, "format", "", "headless output: "+formatHelp(headlessFormats))
+	f.BoolVar(&o.compareSim, "compare-sim", false, "run the scenario live and in the simulator (same seed) and print their figures side by side")
+	addKeysFlag(cmd)
+	return cmd
+}
+
+// livePlan is a checked live command: the scenario, the strategy and the run's configuration
+// without its stack, which each source builds anew.
+type livePlan struct {
+	scn      scenarios.Scenario
+	strategy string
+	seed     int64
+	scale    float64
+	target   *url.URL
+	cfg      live.Config
+}
+
+// planLive checks the flags and the scenario; every problem is a usage error (exit 2).
+func planLive(io streams, o liveOptions) (livePlan, error) {
+	usage := func(format string, a ...any) error { return &exitError{code: 2, err: fmt.Errorf(format, a...)} }
+	name, file := o.scenario, o.scenarioFile
+	if file == "" && looksLikeFile(name) {
+		name, file = "", name
+	}
+	scn, err := loadScenario(name, file)
+	if err != nil {
+		return livePlan{}, err
+	}
+	if err := live.CheckScenario(scn); err != nil {
+		return livePlan{}, &exitError{code: 2, err: err}
+	}
+	strat, err := checkStrategy(o.strategy)
+	if err != nil {
+		return livePlan{}, err
+	}
+	switch {
+	case !(o.scale > 0 && o.scale <= 1):
+		return livePlan{}, usage("--scale must be in (0, 1], got %v", o.scale)
+	case !(o.maxRPS > 0) || math.IsInf(o.maxRPS, 0):
+		return livePlan{}, usage("--max-rps must be a number > 0, got %v", o.maxRPS)
+	case o.maxInFlight < 1 || o.maxInFlight > 1_000_000:
+		return livePlan{}, usage("--max-inflight must be in 1..1000000, got %d", o.maxInFlight)
+	case o.duration < 0:
+		return livePlan{}, usage("--duration must be >= 0, got %s", o.duration)
+	}
+	p := livePlan{scn: scn, strategy: strat, seed: scn.Seed}
+	if o.seedSet {
+		p.seed = o.seed
+	}
+	if o.target != "" {
+		u, err := url.Parse(o.target)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return livePlan{}, usage("--target %q: want an http:// or https:// URL with a host, e.g. http://127.0.0.1:8080/api", o.target)
+		}
+		p.target = u
+	}
+	p.scale = live.ScaleFor(scn, o.scale, o.maxRPS)
+	if p.scale < o.scale {
+		fmt.Fprintf(io.err, "cortex-tui: %s peaks at %.0f requests/s; scaled by %.3g (rates and capacity together) to stay under --max-rps %g\n",
+			scn.Name, scn.BaseRate()*scn.PeakLoad(), p.scale, o.maxRPS)
+	}
+	p.cfg = live.Config{Scenario: scn, Strategy: strat, Seed: p.seed, Scale: p.scale, MaxRPS: o.maxRPS,
+		MaxInFlight: o.maxInFlight, Duration: o.duration}
+	return p, nil
+}
+
+// looksLikeFile reports whether a --scenario value names a file rather than a built-in.
+func looksLikeFile(s string) bool {
+	if !strings.HasSuffix(s, ".toml") && !strings.ContainsRune(s, os.PathSeparator) {
+		return false
+	}
+	_, err := os.Stat(s)
+	return err == nil
+}
+
+// stack returns the stack builder of a source of p running scn (the embedded target, scaled,
+// or the user's service).
+func (p livePlan) stack(scn scenarios.Scenario, seed int64) live.StackBuilder {
+	if p.target != nil {
+		return live.ExternalStack(p.target, liveProxy)
+	}
+	return live.EmbeddedStack(live.ScaledTarget(scn.Service, p.scale, seed), liveProxy)
+}
+
+// liveSources builds and starts live sources and remembers them, so that every one is closed
+// when the command ends whatever the dashboard did.
+type liveSources struct {
+	ctx  context.Context
+	plan livePlan
+	mu   sync.Mutex
+	runs []*live.Run
+}
+
+// build is the dashboard's source factory: a live run of scn (from the picker, compare mode or
+// the first run) with strategy name and seed, started at once.
+func (s *liveSources) build(scn scenarios.Scenario, name string, seed int64) (source.Source, error) {
+	if err := live.CheckScenario(scn); err != nil {
+		return nil, err
+	}
+	cfg := s.plan.cfg
+	cfg.Scenario, cfg.Strategy, cfg.Seed = scn, name, seed
+	if scn.Name != s.plan.scn.Name {
+		cfg.Scale = live.ScaleFor(scn, 1, cfg.MaxRPS)
+	}
+	cfg.Stack = s.plan.stack(scn, seed)
+	r, err := live.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	r.Start(s.ctx)
+	s.mu.Lock()
+	s.runs = append(s.runs, r)
+	s.mu.Unlock()
+	return r, nil
+}
+
+// closeAll closes every run built.
+func (s *liveSources) closeAll() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range s.runs {
+		_ = r.Close()
+	}
+}
+
+// runLive runs the live command.
+func runLive(cmd *cobra.Command, io streams, o liveOptions) error {
+	var format outputFormat[report.Result]
+	if o.headless || o.compareSim {
+		var err error
+		if format, err = pickFormat(o.format, io.out, headlessFormats); err != nil {
+			return err
+		}
+	}
+	p, err := planLive(io, o)
+	if err != nil {
+		return err
+	}
+	if o.compareSim {
+		return compareSim(cmd.Context(), io, p, o.format)
+	}
+	srcs := &liveSources{ctx: cmd.Context(), plan: p}
+	defer srcs.closeAll()
+	if o.headless {
+		if cmd.Flags().Changed(keysFlag) {
+			if _, err := loadKeys(cmd); err != nil {
+				return err
+			}
+		}
+		res, err := recordLive(cmd.Context(), srcs, p)
+		if res.Meta.Scenario != "" { // a stop signal prints what was recorded so far
+			if werr := format.write(io.out, res); werr != nil && err == nil {
+				err = werr
+			}
+		}
+		return err
+	}
+	keys, err := loadKeys(cmd)
+	if err != nil {
+		return err
+	}
+	in, out, err := terminal(io, "cortex-tui live --headless --scenario "+p.scn.Name)
+	if err != nil {
+		return err
+	}
+	scn := p.scn
+	opts := tui.Options{Keys: keys, Factory: srcs.build, Scenario: &scn, Strategy: p.strategy, Seed: p.seed}
+	return startDashboard(cmd.Context(), opts, in, out)
+}
+
+// recordLive runs one live source to its end (or ctx's) and records its snapshots as run
+// --headless does: the same rows and summary. On a stop signal it returns what was recorded,
+// with the signal's cause.
+func recordLive(ctx context.Context, srcs *liveSources, p livePlan) (report.Result, error) {
+	src, err := srcs.build(p.scn, p.strategy, p.seed)
+	if err != nil {
+		return report.Result{}, err
+	}
+	meta := src.Meta()
+	rec := report.NewRecorder(meta)
+	result := func() report.Result { return report.Result{Meta: meta, Timeline: rec.Rows(), Summary: rec.Summary()} }
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			for _, s := range src.Advance(0) {
+				rec.Add(s)
+			}
+			_ = src.Close()
+			return result(), context.Cause(ctx)
+		case <-tick.C:
+		}
+		for _, s := range src.Advance(0) {
+			rec.Add(s)
+			if s.Done {
+				return result(), src.Close()
+			}
+		}
+	}
+}
