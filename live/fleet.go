@@ -44,8 +44,31 @@ type client struct {
 	cur atomic.Pointer[member]
 }
 
-// classKey is the context key of a request's class index, read back by OnAttempt.
-type classKey struct{}
+// reqKey is the context key of a request's reqState.
+type reqKey struct{}
+
+// reqState is what the fleet's hooks read back from a request's context: its class, and how
+// many of its attempts were sent.
+type reqState struct {
+	class int
+	sent  atomic.Int32
+}
+
+// counting is the base transport seen by every client's cortexhttp transport: it counts each
+// attempt when it is sent (as the simulator does), not when its outcome comes back, so that
+// attempts and originals fall in the same second.
+type counting struct {
+	base  http.RoundTripper
+	tally *tally
+}
+
+// RoundTrip counts the attempt, original or retry, and sends it.
+func (c counting) RoundTrip(req *http.Request) (*http.Response, error) {
+	if st, ok := req.Context().Value(reqKey{}).(*reqState); ok {
+		c.tally.sent(st.sent.Add(1) > 1)
+	}
+	return c.base.RoundTrip(req)
+}
 
 // fleet is the clients, the requests they have alive, and the tally of their outcomes. Its
 // lifetime is one run (Restart builds a new one).
@@ -71,9 +94,8 @@ func newFleet(n int, u *url.URL, base http.RoundTripper, cfg Config, classes int
 	ctx, stop := context.WithCancel(context.Background())
 	tmpl := &http.Request{Method: http.MethodGet, URL: u, Host: u.Host, Header: http.Header{},
 		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1}
-	return &fleet{
+	f := &fleet{
 		clients:  make([]client, n),
-		base:     base,
 		tmpl:     tmpl,
 		deadline: cfg.Scenario.Deadline,
 		timeout:  cfg.Scenario.Timeout,
@@ -84,6 +106,8 @@ func newFleet(n int, u *url.URL, base http.RoundTripper, cfg Config, classes int
 		stop:     stop,
 		tally:    tally{classes: make([]source.ClassTick, classes)},
 	}
+	f.base = counting{base: base, tally: &f.tally}
+	return f
 }
 
 // build gives every client a fresh strategy called name from seed (switches: how many
@@ -157,7 +181,7 @@ func (f *fleet) send(cls, cl, prio int) bool {
 func (f *fleet) do(cls, cl, prio int) {
 	ctx, cancel := context.WithTimeout(f.ctx, f.deadline)
 	defer cancel()
-	ctx = context.WithValue(cortexhttp.WithPriority(ctx, prio), classKey{}, cls)
+	ctx = context.WithValue(cortexhttp.WithPriority(ctx, prio), reqKey{}, &reqState{class: cls})
 	m := f.clients[cl].cur.Load()
 	resp, err := m.rt.RoundTrip(f.tmpl.WithContext(ctx))
 	completed := false
@@ -194,19 +218,27 @@ type tally struct {
 	classes []source.ClassTick
 }
 
-// attempt is every transport's Config.OnAttempt: it counts the attempt sent, its outcome, a
-// refused admission and the strategy's verdict, as the simulator counts them.
+// sent counts an attempt sent.
+func (t *tally) sent(retry bool) {
+	t.mu.Lock()
+	t.c.Attempts++
+	if retry {
+		t.c.Retries++
+	}
+	t.mu.Unlock()
+}
+
+// attempt is every transport's Config.OnAttempt: it counts the attempt's outcome, a refused
+// admission and the strategy's verdict, as the simulator counts them (the attempt itself was
+// counted when sent).
 func (t *tally) attempt(a cortexhttp.Attempt) {
-	cls, _ := a.Request.Context().Value(classKey{}).(int)
+	cls := -1
+	if st, ok := a.Request.Context().Value(reqKey{}).(*reqState); ok {
+		cls = st.class
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	c := &t.c
-	if a.Sent {
-		c.Attempts++
-		if a.Retry > 0 {
-			c.Retries++
-		}
-	}
 	if a.End == cortexhttp.EndNotAdmitted {
 		c.LocalRejects++
 	}

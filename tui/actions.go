@@ -10,6 +10,7 @@ import (
 
 	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/scenarios"
+	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/strategy"
 )
 
@@ -25,6 +26,7 @@ func (m *Model) togglePause() tea.Cmd {
 		return nil
 	}
 	m.fr.paused = !m.fr.paused
+	m.pauseSources(m.fr.paused)
 	m.redrawFor(changedPlay)
 	if m.fr.paused {
 		m.logControl("paused")
@@ -34,8 +36,34 @@ func (m *Model) togglePause() tea.Cmd {
 	return m.kick()
 }
 
+// pauseSources pauses or resumes the sources that run on their own (live traffic): the others
+// stop because they are no longer advanced.
+func (m *Model) pauseSources(on bool) {
+	runs := m.fr.runs
+	m.whenIdle(func() {
+		for _, r := range runs {
+			if p, ok := r.src.(source.Pauser); ok {
+				p.SetPaused(on)
+			}
+		}
+	})
+}
+
+// live reports whether the runs are live traffic, which follows the wall clock: speed and step
+// do not apply.
+func (m *Model) live() bool { return len(m.fr.runs) > 0 && m.fr.runs[0].meta.Live }
+
+// realTime says in the footer why speed and step do nothing on live traffic.
+func (m *Model) realTime() tea.Cmd {
+	m.setStatus("live traffic runs in real time: speed and step do not apply (space pauses the sending)", false)
+	return nil
+}
+
 // stepOnce advances one tick while paused.
 func (m *Model) stepOnce() tea.Cmd {
+	if m.live() {
+		return m.realTime()
+	}
 	if !m.fr.paused || m.inFlight || m.done() || len(m.fr.runs) == 0 {
 		return nil
 	}
@@ -48,6 +76,9 @@ func (m *Model) slower() tea.Cmd { return m.changeSpeed(-1) }
 
 // changeSpeed moves the speed by d steps, says so in the event log, or says that it is at a limit.
 func (m *Model) changeSpeed(d int) tea.Cmd {
+	if m.live() {
+		return m.realTime()
+	}
 	i := min(max(m.speedIdx+d, 0), len(speeds)-1)
 	if i == m.speedIdx {
 		m.setStatus(fmt.Sprintf("speed x%s is the limit (x%s to x%s)", fmtSpeed(speeds[i]), fmtSpeed(speeds[0]), fmtSpeed(speeds[len(speeds)-1])), false)
@@ -89,6 +120,7 @@ func (m *Model) restart() tea.Cmd {
 // openPicker shows the scenario picker; the run pauses behind it.
 func (m *Model) openPicker() tea.Cmd {
 	m.screen = screenPicker
+	m.pauseSources(true) // the run pauses behind the picker
 	m.picker.SetCancellable(len(m.fr.runs) > 0)
 	if len(m.fr.runs) > 0 {
 		m.picker.Select(m.fr.runs[0].meta.Scenario)
@@ -115,6 +147,7 @@ func (m *Model) pickerMsg(msg tea.Msg) (tea.Cmd, bool) {
 		if m.done() {
 			m.screen = screenSummary
 		}
+		m.pauseSources(m.fr.paused)
 		m.redraw()
 		return m.kick(), true
 	}

@@ -47,6 +47,9 @@ func (p *header) render(f *frame) string {
 	if f.slowed && !f.paused {
 		speed += st.Warn.Render(" (slowed)") // the simulation cannot keep up with the speed
 	}
+	if r.meta.Live {
+		speed = st.Warn.Render("LIVE") // real traffic in real time: no speed
+	}
 	parts := []string{
 		st.Bold.Render(" " + r.meta.Scenario),
 		fmt.Sprintf("t %s / %s", fmtClock(r.hist.last.T), fmtDur(r.meta.Total)),
