@@ -1,0 +1,205 @@
+package live
+
+import (
+	"context"
+	"net/http"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cortex-tui/cortex-tui/engine"
+	"github.com/cortex-tui/cortex-tui/scenarios"
+	"github.com/cortex-tui/cortex-tui/source"
+)
+
+// faultEvents returns the fault events of snaps, as "change kind" strings.
+func faultEvents(snaps []source.Snapshot) []source.FaultEvent {
+	var out []source.FaultEvent
+	for _, s := range snaps {
+		for _, e := range s.Events {
+			if e.Kind == source.EventFault {
+				out = append(out, e.Fault)
+			}
+		}
+	}
+	return out
+}
+
+// Asserts that the scenario's fault timeline is played through the fault controls at its
+// times (a throttle's rate scaled with --scale), shown in the snapshots while active, and
+// cleared when it ends; and that the run's end clears every fault.
+func TestFaultTimeline(t *testing.T) {
+	noLeaks(t)
+	scn := small()
+	scn.Duration, scn.Drain = time.Second, 0
+	scn.Faults = []scenarios.Fault{{Kind: scenarios.FaultThrottle, At: 300 * time.Millisecond, Duration: 200 * time.Millisecond, Value: 40}}
+	clk := manual()
+	ff := newFakeFaults()
+	ok := http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})
+	r := newRun(t, Config{Scenario: scn, Strategy: "cortex", Clock: clk, Scale: 0.5, Stack: handlerStack(t, ok, ff)})
+	snaps := stepAll(t, r, clk)
+	require.Len(t, snaps, 10)
+	for i, s := range snaps {
+		active := i == 3 || i == 4 // ticks (0.3, 0.4] and (0.4, 0.5] end while it is on
+		if active {
+			require.Len(t, s.Faults, 1, "tick %d", i)
+			assert.Equal(t, scenarios.FaultThrottle, s.Faults[0].Kind)
+			assert.Equal(t, 20.0, s.Faults[0].Value, "the rate is scaled")
+			assert.False(t, s.Faults[0].Injected)
+		} else {
+			assert.Empty(t, s.Faults, "tick %d", i)
+		}
+	}
+	ev := faultEvents(snaps)
+	require.Len(t, ev, 2)
+	assert.Equal(t, source.FaultStarted, ev[0].Change)
+	assert.Equal(t, 200*time.Millisecond, ev[0].Duration)
+	assert.Equal(t, source.FaultEnded, ev[1].Change)
+	_, calls := ff.snapshot()
+	assert.Equal(t, []string{"set throttle", "clear throttle", "clear all"}, calls)
+}
+
+// Asserts that injected faults reach the fault controls, that Clear and ClearAll end them,
+// and that a fault the controls refuse (or an invalid value) is a FaultRefused event with the
+// reason, not an active fault.
+func TestInjectAndClear(t *testing.T) {
+	noLeaks(t)
+	clk := manual()
+	ff := newFakeFaults()
+	ff.refuse[scenarios.FaultCapacity] = "capacity needs the embedded target"
+	ok := http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})
+	r := newRun(t, Config{Scenario: small(), Strategy: "cortex", Clock: clk, Stack: handlerStack(t, ok, ff)})
+
+	r.Inject(scenarios.Fault{Kind: scenarios.FaultOutage})
+	r.Inject(scenarios.Fault{Kind: scenarios.FaultErrors, Value: 0.5, Duration: 150 * time.Millisecond})
+	r.Inject(scenarios.Fault{Kind: scenarios.FaultCapacity, Value: 0.5})
+	r.Inject(scenarios.Fault{Kind: scenarios.FaultErrors, Value: 7}) // out of range
+	clk.Advance(100 * time.Millisecond)
+	snaps := r.Advance(0)
+	require.Len(t, snaps, 1)
+	require.Len(t, snaps[0].Faults, 2)
+	assert.Equal(t, source.ServiceDown, snaps[0].Service.State, "an outage shows the service DOWN")
+	ev := faultEvents(snaps)
+	require.Len(t, ev, 4)
+	assert.Equal(t, source.FaultRefused, ev[2].Change)
+	assert.Equal(t, "capacity needs the embedded target", ev[2].Reason)
+	assert.Equal(t, source.FaultRefused, ev[3].Change)
+	assert.NotEmpty(t, ev[3].Reason)
+	active, _ := ff.snapshot()
+	assert.Equal(t, map[scenarios.FaultKind]float64{scenarios.FaultOutage: 0, scenarios.FaultErrors: 0.5}, active)
+
+	clk.Advance(100 * time.Millisecond) // the errors fault ends at 150 ms: at the tick from 200 ms
+	r.Advance(0)
+	clk.Advance(100 * time.Millisecond)
+	snaps = r.Advance(0)
+	require.Len(t, snaps, 1)
+	require.Len(t, snaps[0].Faults, 1)
+	r.Clear(scenarios.FaultOutage)
+	active, _ = ff.snapshot()
+	assert.Empty(t, active)
+	r.Inject(scenarios.Fault{Kind: scenarios.FaultLatency, Value: 1})
+	r.ClearAll()
+	active, _ = ff.snapshot()
+	assert.Empty(t, active)
+}
+
+// Asserts the controls that act on the clients: SetStrategy switches every client (Meta and
+// the CORTEX view follow), SetWeights and SetAdaptive reach every engine, SetClass with share 0
+// stops a class's arrivals and its priority is reported, and bad values are errors.
+func TestClientControls(t *testing.T) {
+	noLeaks(t)
+	clk := manual()
+	ok := http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})
+	r := newRun(t, Config{Scenario: small(), Strategy: "naive", Clock: clk, Stack: handlerStack(t, ok, newFakeFaults())})
+	require.Equal(t, "naive", r.Meta().Strategy)
+	require.True(t, r.Meta().Live)
+
+	require.NoError(t, r.SetStrategy("cortex"))
+	assert.Equal(t, "cortex", r.Meta().Strategy)
+	assert.Error(t, r.SetStrategy("nope"))
+	w := engine.Weights{F: 1, L: 0, Q: 0, B: 0, C: 0}
+	require.NoError(t, r.SetWeights(w))
+	r.SetAdaptive(true)
+	require.NoError(t, r.SetClass(1, 0, 7))
+	assert.Error(t, r.SetClass(5, 1, 1))
+	assert.Error(t, r.SetClass(0, -1, 1))
+	assert.Error(t, r.SetClass(0, 1, 11))
+
+	snaps := stepAll(t, r, clk)
+	require.NotEmpty(t, snaps)
+	last := snaps[0]
+	require.NotNil(t, last.Cortex)
+	assert.Greater(t, last.Cortex.Weights.F, engine.DefaultWeights().F, "the weights set, renormalised by the engine")
+	assert.True(t, last.Cortex.Adaptive)
+	arrived := 0
+	for _, s := range snaps[1:] { // the first tick's arrivals were drawn before SetClass
+		arrived += s.Classes[1].Arrived
+		assert.Equal(t, 7, s.Classes[1].Priority)
+	}
+	assert.Zero(t, arrived, "a class of share 0 sends nothing")
+	assert.Equal(t, 7, r.Meta().Classes[1].Priority)
+}
+
+// Asserts that Restart builds the stack anew and starts the run again from t = 0 with the
+// controls reset, and that the previous stack is closed.
+func TestRestart(t *testing.T) {
+	noLeaks(t)
+	clk := manual()
+	var built, closed atomic.Int32
+	ok := http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})
+	inner := handlerStack(t, ok, newFakeFaults())
+	counted := func(ctx context.Context) (*Stack, error) {
+		built.Add(1)
+		st, err := inner(ctx)
+		if err != nil {
+			return nil, err
+		}
+		c := st.Close
+		st.Close = func() error { closed.Add(1); return c() }
+		return st, nil
+	}
+	r := newRun(t, Config{Scenario: small(), Strategy: "naive", Clock: clk, Stack: counted})
+	require.NoError(t, r.SetStrategy("cortex"))
+	clk.Advance(time.Second)
+	require.Len(t, r.Advance(0), 10)
+	r.Restart()
+	assert.Equal(t, int32(2), built.Load())
+	assert.Equal(t, int32(1), closed.Load())
+	assert.Equal(t, "cortex", r.Meta().Strategy, "the strategy in use when restarted")
+	clk.Advance(100 * time.Millisecond)
+	snaps := r.Advance(0)
+	require.Len(t, snaps, 1)
+	assert.Equal(t, 100*time.Millisecond, snaps[0].T)
+}
+
+// Asserts that against the embedded target an outage (through the target's own controls)
+// makes every attempt fail fast, the service DOWN, and clearing it brings the target back
+// warming up.
+func TestEmbeddedOutage(t *testing.T) {
+	noLeaks(t)
+	scn := small()
+	scn.Service.Warmup = time.Hour
+	clk := manual()
+	r := newRun(t, Config{Scenario: scn, Strategy: "none", Clock: clk, Stack: EmbeddedStack(ScaledTarget(scn.Service, 1, 1), nil)})
+	r.Inject(scenarios.Fault{Kind: scenarios.FaultOutage})
+	var snaps []source.Snapshot
+	for range 3 {
+		clk.Advance(r.tick - time.Nanosecond)
+		r.Advance(0)
+		settle(t, r)
+		clk.Advance(time.Nanosecond)
+		snaps = append(snaps, r.Advance(0)...)
+	}
+	c := sum(snaps)
+	require.Positive(t, c.Attempts)
+	assert.Equal(t, c.Attempts, c.FastFails, "connection refused")
+	assert.Equal(t, source.ServiceDown, snaps[len(snaps)-1].Service.State)
+	r.Clear(scenarios.FaultOutage)
+	clk.Advance(r.tick)
+	snaps = r.Advance(0)
+	require.Len(t, snaps, 1)
+	assert.Equal(t, source.ServiceWarming, snaps[0].Service.State)
+}
