@@ -1,0 +1,142 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// liveScenario is a scenario of one second at a small rate against a fast service, for
+// headless live runs that finish in about two seconds.
+const liveScenario = `name = "tiny-live"
+summary = "a tiny live scenario"
+duration = "1s"
+drain = "1s"
+[fleet]
+clients = 3
+timeout = "500ms"
+deadline = "2s"
+[[class]]
+name = "payment"
+priority = 9
+rate = 40
+[[class]]
+name = "search"
+priority = 4
+rate = 20
+[service]
+workers = 20
+service_time = "5ms"
+queue_limit = 20
+`
+
+// writeScenario writes text to a scenario file in a temporary directory and returns its path.
+func writeScenario(t *testing.T, text string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "tiny.toml")
+	require.NoError(t, os.WriteFile(p, []byte(text), 0o600))
+	return p
+}
+
+// TestLiveHeadlessJSON asserts that `live --headless --format json` prints the same run
+// document as `run --headless`: one row per second of the run, the cortex columns, the
+// summary's keys, and the originals it counted all completing against a healthy target.
+func TestLiveHeadlessJSON(t *testing.T) {
+	path := writeScenario(t, liveScenario)
+	code, out, errOut := execute("live", "--scenario-file", path, "--headless", "--format", "json", "--seed", "3")
+	require.Equal(t, 0, code, errOut)
+	var doc runDoc
+	require.NoError(t, json.Unmarshal([]byte(out), &doc))
+	assert.Equal(t, "tiny-live", doc.Scenario)
+	assert.Equal(t, "cortex", doc.Strategy)
+	assert.Equal(t, int64(3), doc.Seed)
+	require.Len(t, doc.Timeline, 2)
+	for _, k := range []string{"t", "originals", "attempts", "retries", "successes", "failures", "shed", "service", "capacity", "queue", "cps", "state", "circuit", "signals"} {
+		assert.Contains(t, doc.Timeline[0], k)
+	}
+	assert.Equal(t, "UP", doc.Timeline[0]["service"])
+	assert.Positive(t, doc.Timeline[0]["originals"])
+	assert.Equal(t, 1.0, doc.Summary["success_rate"])
+	assert.Equal(t, 1.0, doc.Summary["amplification"])
+}
+
+// TestLiveTarget asserts that --target sends the traffic to the URL given (its path
+// included), and only there, with the strategy's retries.
+func TestLiveTarget(t *testing.T) {
+	hits := make(chan string, 10000)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits <- r.URL.Path
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}))
+	defer srv.Close()
+	path := writeScenario(t, liveScenario)
+	code, out, errOut := execute("live", "--scenario-file", path, "--headless", "--format", "json", "--strategy", "naive", "--target", srv.URL+"/api/pay")
+	require.Equal(t, 0, code, errOut)
+	var doc runDoc
+	require.NoError(t, json.Unmarshal([]byte(out), &doc))
+	assert.Equal(t, 0.0, doc.Summary["success_rate"])
+	assert.Equal(t, 4.0, doc.Summary["amplification"], "naive: 1 + 3 retries of every 503")
+	close(hits)
+	n := 0
+	for p := range hits {
+		assert.Equal(t, "/api/pay", p)
+		n++
+	}
+	assert.Positive(t, n)
+}
+
+// TestLiveUsageErrors asserts that bad flags and scenarios live mode cannot play are usage
+// errors (exit 2) naming the problem, and that a dead --target is a clear error, not a hang.
+func TestLiveUsageErrors(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	dead := "http://" + ln.Addr().String() + "/"
+	require.NoError(t, ln.Close())
+	path := writeScenario(t, liveScenario)
+	cases := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"live", "--headless"}, 2, "no scenario"},
+		{[]string{"live", "--scenario", "nope", "--headless"}, 2, "nope"},
+		{[]string{"live", "--scenario", "closed-loop", "--headless"}, 2, "open-loop scenarios only"},
+		{[]string{"live", "--scenario", "two-layers", "--headless"}, 2, "one retry layer"},
+		{[]string{"live", "--scenario-file", path, "--headless", "--scale", "0"}, 2, "--scale"},
+		{[]string{"live", "--scenario-file", path, "--headless", "--max-rps", "-1"}, 2, "--max-rps"},
+		{[]string{"live", "--scenario-file", path, "--headless", "--duration", "-1s"}, 2, "--duration"},
+		{[]string{"live", "--scenario-file", path, "--headless", "--strategy", "nope"}, 2, "unknown strategy"},
+		{[]string{"live", "--scenario-file", path, "--headless", "--format", "xml"}, 2, "xml"},
+		{[]string{"live", "--scenario-file", path, "--headless", "--target", "ftp://x"}, 2, "http://"},
+		{[]string{"live", "--scenario-file", path, "--headless", "--target", dead}, 1, "not reachable"},
+		{[]string{"live", "--scenario-file", path}, 2, "needs a terminal"},
+		{[]string{"target", "--addr", "nonsense"}, 2, "addr"},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args[1:], " "), func(t *testing.T) {
+			code, _, errOut := execute(c.args...)
+			assert.Equal(t, c.code, code, errOut)
+			assert.Contains(t, errOut, c.want)
+		})
+	}
+}
+
+// TestLiveScaledByMaxRPS asserts that a scenario whose peak exceeds --max-rps is scaled to
+// it, and says so.
+func TestLiveScaledByMaxRPS(t *testing.T) {
+	path := writeScenario(t, liveScenario)
+	code, out, errOut := execute("live", "--scenario-file", path, "--headless", "--format", "json", "--max-rps", "30")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, errOut, "scaled by 0.5")
+	var doc runDoc
+	require.NoError(t, json.Unmarshal([]byte(out), &doc))
+	assert.Less(t, doc.Timeline[0]["originals"], 60.0, "about 30 a second, not 60")
+}
