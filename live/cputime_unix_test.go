@@ -1,0 +1,18 @@
+//go:build unix
+
+package live
+
+import (
+	"syscall"
+	"time"
+)
+
+// cpuTime returns the CPU time (user + system) the process has used so far, so benchmarks can
+// report the cost per attempt on a machine shared with other work.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
