@@ -67,10 +67,10 @@ func (c Config) Validate() error {
 		return &ConfigError{"Target", "required (the URL of the service behind the proxy)"}
 	case c.Target.Scheme != "http" && c.Target.Scheme != "https":
 		return &ConfigError{"Target", fmt.Sprintf("scheme must be http or https, got %q in %q", c.Target.Scheme, c.Target.Redacted())}
-	case c.Target.Host == "":
-		return &ConfigError{"Target", fmt.Sprintf("no host in %q", c.Target.Redacted())}
 	case c.Target.Opaque != "":
 		return &ConfigError{"Target", fmt.Sprintf("not a hierarchical URL: %q", c.Target.Redacted())}
+	case c.Target.Host == "":
+		return &ConfigError{"Target", fmt.Sprintf("no host in %q", c.Target.Redacted())}
 	}
 	if c.Addr != "" {
 		if _, _, err := net.SplitHostPort(c.Addr); err != nil {
