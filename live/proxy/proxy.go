@@ -113,9 +113,9 @@ var (
 type life struct {
 	srv      *http.Server
 	rp       *httputil.ReverseProxy // forwards to the target; its ErrorHandler knows the life
-	down     chan struct{} // closed when this life ends: its held and delayed requests give up
-	served   chan struct{} // closed when Serve has returned
-	inflight atomic.Int64  // requests in the handler
+	down     chan struct{}          // closed when this life ends: its held and delayed requests give up
+	served   chan struct{}          // closed when Serve has returned
+	inflight atomic.Int64           // requests in the handler
 }
 
 // stop closes the life's listener and every connection it accepted, and waits for Serve.

@@ -66,4 +66,3 @@ type bufferPool struct{}
 
 func (bufferPool) Get() []byte  { return *buffers.Get().(*[]byte) }
 func (bufferPool) Put(b []byte) { buffers.Put(&b) }
-
