@@ -49,7 +49,8 @@
 // closing the client's connection instead would make Go clients retry idempotent requests
 // behind the strategy's back, and churn connections at thousands of requests/s); any other
 // failure is answered 502 (ServerError). A client that gives up cancels its request at the
-// target.
+// target. Protocol upgrades (WebSocket) are answered 501 and counted nowhere: a hijacked
+// connection would outlive an outage and Close.
 //
 // # Lifecycle
 //

@@ -151,6 +151,14 @@ func TestThrottleTokenBucket(t *testing.T) {
 	assert.Equal(t, "1", ra, "a quarter of a token missing: one second")
 	assert.Equal(t, int64(4), up.hits.Load())
 	assert.Equal(t, int64(4), p.Counters().Throttled)
+
+	// a vanishing rate: Retry-After bounded, not overflowed
+	require.NoError(t, p.Set(scenarios.FaultThrottle, 1e-300))
+	s, _ = status()
+	assert.Equal(t, http.StatusOK, s)
+	s, ra = status()
+	assert.Equal(t, http.StatusTooManyRequests, s)
+	assert.Equal(t, strconv.Itoa(maxRetryAfter), ra)
 }
 
 // Asserts that the errors and bad_requests fractions are Bernoulli draws from the injected

@@ -6,6 +6,7 @@ import (
 	"math"
 	"net/http"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -22,6 +23,10 @@ const maxHeldBody = 1 << 20
 // drainLimit is how much of a target's answer the errors fault reads before replacing it, so
 // the connection to the target can be reused.
 const drainLimit = 64 << 10
+
+// maxRetryAfter bounds the throttle's Retry-After, in seconds (a rate of 1e-300/s would
+// overflow an int).
+const maxRetryAfter = 1 << 30
 
 // verdict is what the proxy does with a request.
 type verdict int
@@ -42,6 +47,12 @@ var errInjected = errors.New("proxy: injected server error")
 // throttle 429 above its rate, latency delays it, and the errors fault replaces the target's
 // successful answer by a 500.
 func (p *Proxy) handle(w http.ResponseWriter, r *http.Request) {
+	if isUpgrade(r.Header) {
+		// A hijacked connection would outlive outages and Close: not supported.
+		w.Header().Set(FaultHeader, "unsupported")
+		http.Error(w, "the cortex-tui proxy does not forward protocol upgrades", http.StatusNotImplemented)
+		return
+	}
 	p.mu.Lock()
 	lf := p.life
 	if p.closed || lf == nil {
@@ -77,6 +88,18 @@ func (p *Proxy) handle(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// isUpgrade reports whether h asks for a protocol upgrade (Connection: upgrade), WebSocket say.
+func isUpgrade(h http.Header) bool {
+	for _, v := range h["Connection"] {
+		for tok := range strings.SplitSeq(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(tok), "upgrade") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // admitLocked decides what happens to a request arriving now, counts it, and returns the delay
 // before forwarding (latency fault) or the Retry-After in seconds (throttle).
 func (p *Proxy) admitLocked() (v verdict, delay time.Duration, retryAfter int) {
@@ -98,7 +121,7 @@ func (p *Proxy) admitLocked() (v verdict, delay time.Duration, retryAfter int) {
 		if p.tokens < 1 {
 			p.counters.Throttled++
 			// the time until the next token, in whole seconds (Retry-After's unit), at least 1
-			return throttled, 0, max(1, int(math.Ceil((1-p.tokens)/f.value)))
+			return throttled, 0, int(math.Min(maxRetryAfter, math.Max(1, math.Ceil((1-p.tokens)/f.value))))
 		}
 		p.tokens--
 	}

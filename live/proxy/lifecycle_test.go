@@ -391,3 +391,20 @@ func TestUpstreamFailures(t *testing.T) {
 		})
 	}
 }
+
+// Asserts that a protocol upgrade is refused with 501 without reaching the target: a hijacked
+// connection would outlive an outage and Close.
+func TestUpgradeRefused(t *testing.T) {
+	up := newUpstream(t, nil)
+	p := startProxy(t, Config{Target: up.url(t)})
+	req, err := http.NewRequest(http.MethodGet, p.URL().String(), nil)
+	require.NoError(t, err)
+	req.Header.Set("Connection", "keep-alive, Upgrade")
+	req.Header.Set("Upgrade", "websocket")
+	resp, err := client(t).Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusNotImplemented, resp.StatusCode)
+	assert.Equal(t, "unsupported", resp.Header.Get(FaultHeader))
+	assert.Zero(t, up.hits.Load())
+}
