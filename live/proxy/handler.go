@@ -170,15 +170,20 @@ func (p *Proxy) count(c *int64) {
 	p.mu.Unlock()
 }
 
+// ended reports whether lf has ended (an outage or Close).
+func ended(lf *life) bool {
+	select {
+	case <-lf.down:
+		return true
+	default:
+		return false
+	}
+}
+
 // canceled counts r in Canceled if its client gave up, unless its life ended (an outage or
 // Close closed its connection: it is counted in Dropped, or nowhere after Close).
 func (p *Proxy) canceled(r *http.Request, lf *life) {
-	select {
-	case <-lf.down:
-		return
-	default:
-	}
-	if r.Context().Err() != nil {
+	if !ended(lf) && r.Context().Err() != nil {
 		p.count(&p.counters.Canceled)
 	}
 }
@@ -208,6 +213,7 @@ func (p *Proxy) modifyResponse(res *http.Response) error {
 // answer with the target's response (httputil.ReverseProxy.ErrorHandler):
 //
 //   - the errors fault: 500;
+//   - the connection closed by an outage or Close: nothing (counted in Dropped);
 //   - the client gone: nothing (counted in Canceled);
 //   - the target refused the connection (down, crashed): 503, which clients that classify
 //     like cortexhttp count as FastFail, the outcome of a refused connection; the proxy cannot
@@ -218,6 +224,8 @@ func (p *Proxy) upstreamError(w http.ResponseWriter, r *http.Request, err error,
 	case errors.Is(err, errInjected):
 		w.Header().Set(FaultHeader, "errors")
 		http.Error(w, "internal server error (injected by the cortex-tui proxy)", http.StatusInternalServerError)
+	case ended(lf):
+		panic(http.ErrAbortHandler) // an outage or Close closed the connection: counted in Dropped
 	case r.Context().Err() != nil:
 		p.canceled(r, lf)
 		panic(http.ErrAbortHandler)
