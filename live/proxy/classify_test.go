@@ -18,7 +18,7 @@ import (
 
 // Asserts that what the proxy does for each fault, and for a dead target, is classified by the
 // cortexhttp transport as the simulator classifies the same fault (sim/service.go): outage and
-// a dead target FastFail, blackhole and latency Timeout (the client's deadline), errors
+// a dead target or one that hangs up FastFail, blackhole and latency Timeout (the client's deadline), errors
 // ServerError, throttle Throttled, bad_requests BadRequest, and no fault Success.
 func TestClientClassifiesLikeTheSimulator(t *testing.T) {
 	up := newUpstream(t, nil)
@@ -42,6 +42,7 @@ func TestClientClassifiesLikeTheSimulator(t *testing.T) {
 		{name: "throttle", kind: scenarios.FaultThrottle, value: 1e-3, want: strategy.Throttled},
 		{name: "bad_requests", kind: scenarios.FaultBadRequests, value: 1, want: strategy.BadRequest},
 		{name: "dead target", target: deadURL, want: strategy.FastFail},
+		{name: "target hangs up", target: newUpstream(t, hijackAndClose).url(t), want: strategy.FastFail},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -117,9 +117,11 @@ type Counters struct {
 
 	Errors int64 // of Forwarded: answers of the target replaced by a 500 (errors fault)
 	// UpstreamRefused counts the forwarded requests answered 503 because the target refused
-	// the connection (down or crashed); UpstreamFailed those answered 502 for any other
-	// failure to get an answer from the target (a reset, garbage, a TLS failure).
-	UpstreamRefused, UpstreamFailed int64
+	// the connection (down or crashed); UpstreamClosed those answered 503 because the target
+	// reset or closed the connection without an answer (a crash while it held the request);
+	// UpstreamFailed those answered 502 or 504 for any other failure to get an answer from the
+	// target (garbage, a TLS failure, a dial timeout).
+	UpstreamRefused, UpstreamClosed, UpstreamFailed int64
 	// Canceled counts the requests whose client gave up before the answer: held, delayed or
 	// forwarded. Dropped counts those in progress when an outage closed their connection.
 	Canceled, Dropped int64

@@ -11,8 +11,8 @@
 //     target's Down and Up) the target goes down too, loses its queue and warms up afterwards,
 //     as the simulator's service does.
 //   - blackhole: connections accepted, requests never answered: each is held (its body read
-//     and discarded) until its client gives up, an outage or Close, and its connection then
-//     closed without an answer. Nothing is forwarded. Requests held when the blackhole is
+//     and discarded; a body over 1 MiB closes the connection at once) until its client gives
+//     up, an outage or Close, and its connection then closed without an answer. Nothing is forwarded. Requests held when the blackhole is
 //     cleared stay held: they were lost.
 //   - latency: the value in seconds is added. With Config.Latency (the embedded target's
 //     SetLatency) it is added to the target's service time, so capacity drops too, as in the
@@ -43,14 +43,18 @@
 // The proxy contacts Config.Target and nothing else: every request goes to its scheme and
 // host whatever URL or Host header the client sent, a guard in front of the transport refuses
 // any other URL, and the default transport dials only the target's address and ignores
-// HTTP_PROXY. When the target fails, the client gets an answer that it classifies the way it
-// would classify the failure itself: a refused connection (the target down or crashed) is
-// answered 503, which cortexhttp counts as FastFail like a refused connection (as Envoy does;
-// closing the client's connection instead would make Go clients retry idempotent requests
-// behind the strategy's back, and churn connections at thousands of requests/s); any other
-// failure is answered 502 (ServerError). A client that gives up cancels its request at the
-// target. Protocol upgrades (WebSocket) are answered 501 and counted nowhere: a hijacked
-// connection would outlive an outage and Close.
+// HTTP_PROXY. When the target fails, the client gets the answer that it classifies as it would
+// classify the failure talking to the target directly (cortexhttp's table), which is also the
+// simulator's outcome: a refused connection (the target down or crashed) and a connection reset
+// or closed without an answer (a crash while the target held the request) are answered 503,
+// which cortexhttp counts as FastFail like a refused or reset connection. The proxy cannot
+// refuse a connection it accepted before it knew, and closing it instead would make Go clients
+// retry idempotent requests behind the strategy's back and churn connections at thousands of
+// requests/s (Envoy answers such failures 503 too). A timeout to the target (dial, TLS
+// handshake) is answered 504 and any other failure (garbage, TLS) 502, both ServerError: a
+// misbehaving server. A client that gives up cancels its request at the target. Protocol
+// upgrades (WebSocket) are answered 501 and counted nowhere: a hijacked connection would
+// outlive an outage and Close.
 //
 // # Lifecycle
 //

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"math"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -13,7 +14,8 @@ import (
 
 // FaultHeader is the response header that marks an answer the proxy made up for a fault
 // instead of forwarding the request ("errors", "bad_requests", "throttle"), or an answer of
-// its own about the target ("upstream-refused", "upstream-failed").
+// its own about the target ("upstream-refused", "upstream-closed", "upstream-timeout",
+// "upstream-failed").
 const FaultHeader = "X-Cortex-Fault"
 
 // maxHeldBody is how much of a blackholed request's body the proxy reads (and discards) while
@@ -210,16 +212,22 @@ func (p *Proxy) modifyResponse(res *http.Response) error {
 }
 
 // upstreamError answers a request of life lf that the proxy could not (or chose not to)
-// answer with the target's response (httputil.ReverseProxy.ErrorHandler):
+// answer with the target's response (httputil.ReverseProxy.ErrorHandler). A failure of the
+// target is answered with the status that a client classifying like cortexhttp counts as the
+// outcome it would have seen talking to the target directly, which is also the simulator's:
 //
-//   - the errors fault: 500;
+//   - the errors fault: 500 (ServerError);
 //   - the connection closed by an outage or Close: nothing (counted in Dropped);
 //   - the client gone: nothing (counted in Canceled);
-//   - the target refused the connection (down, crashed): 503, which clients that classify
-//     like cortexhttp count as FastFail, the outcome of a refused connection; the proxy cannot
-//     refuse the client's connection itself, which it accepted before it knew;
-//   - any other failure (a reset, garbage, TLS): 502, a ServerError.
+//   - the target refused the connection (down, crashed): 503 (FastFail, the outcome of a
+//     refused connection; the proxy cannot refuse the client's connection, which it accepted
+//     before it knew);
+//   - the target reset or closed the connection without an answer (it crashed holding the
+//     request): 503 (FastFail, the simulator's outcome for the attempts a crash loses);
+//   - a timeout to the target (dial, TLS handshake): 504;
+//   - any other failure (garbage, TLS): 502 (ServerError, a misbehaving server).
 func (p *Proxy) upstreamError(w http.ResponseWriter, r *http.Request, err error, lf *life) {
+	var ne net.Error
 	switch {
 	case errors.Is(err, errInjected):
 		w.Header().Set(FaultHeader, "errors")
@@ -233,6 +241,15 @@ func (p *Proxy) upstreamError(w http.ResponseWriter, r *http.Request, err error,
 		p.count(&p.counters.UpstreamRefused)
 		w.Header().Set(FaultHeader, "upstream-refused")
 		http.Error(w, "target refused the connection", http.StatusServiceUnavailable)
+	case errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		p.count(&p.counters.UpstreamClosed)
+		w.Header().Set(FaultHeader, "upstream-closed")
+		http.Error(w, "target closed the connection without an answer", http.StatusServiceUnavailable)
+	case errors.As(err, &ne) && ne.Timeout():
+		p.count(&p.counters.UpstreamFailed)
+		w.Header().Set(FaultHeader, "upstream-timeout")
+		http.Error(w, "gateway timeout: "+err.Error(), http.StatusGatewayTimeout)
 	default:
 		p.count(&p.counters.UpstreamFailed)
 		w.Header().Set(FaultHeader, "upstream-failed")

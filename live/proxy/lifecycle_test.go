@@ -343,8 +343,9 @@ func TestOnlyTargetContacted(t *testing.T) {
 	assert.Zero(t, bystander.hits.Load())
 }
 
-// Asserts that a target that refuses connections is answered 503 (FastFail, like a refused
-// connection) and one that answers garbage 502, each counted.
+// Asserts that a target that refuses connections, or closes them without an answer, is
+// answered 503 (FastFail, like a refused or reset connection) and one that answers garbage
+// 502, each counted.
 func TestUpstreamFailures(t *testing.T) {
 	dead, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
@@ -370,6 +371,8 @@ func TestUpstreamFailures(t *testing.T) {
 	defer func() { _ = garbage.Close(); served.Wait() }()
 	garbageURL := &url.URL{Scheme: "http", Host: garbage.Addr().String()}
 
+	hangUp := newUpstream(t, hijackAndClose).url(t)
+
 	tests := []struct {
 		name   string
 		target *url.URL
@@ -378,6 +381,7 @@ func TestUpstreamFailures(t *testing.T) {
 		count  func(Counters) int64
 	}{
 		{"refused", deadURL, http.StatusServiceUnavailable, "upstream-refused", func(c Counters) int64 { return c.UpstreamRefused }},
+		{"closed", hangUp, http.StatusServiceUnavailable, "upstream-closed", func(c Counters) int64 { return c.UpstreamClosed }},
 		{"garbage", garbageURL, http.StatusBadGateway, "upstream-failed", func(c Counters) int64 { return c.UpstreamFailed }},
 	}
 	for _, tt := range tests {
@@ -407,4 +411,13 @@ func TestUpgradeRefused(t *testing.T) {
 	assert.Equal(t, http.StatusNotImplemented, resp.StatusCode)
 	assert.Equal(t, "unsupported", resp.Header.Get(FaultHeader))
 	assert.Zero(t, up.hits.Load())
+}
+
+// hijackAndClose is a handler that closes the connection without an answer, as a target that
+// crashes holding the request does.
+func hijackAndClose(w http.ResponseWriter, _ *http.Request) {
+	conn, _, err := w.(http.Hijacker).Hijack()
+	if err == nil {
+		_ = conn.Close()
+	}
 }
