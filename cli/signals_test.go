@@ -122,6 +122,10 @@ func TestHelperProcess(t *testing.T) {
 		t.Skip("run by TestRealSignal")
 	}
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGTERM)
+	if ready := os.NewFile(3, "ready"); ready != nil { // tell TestRealSignal a SIGTERM no longer kills us
+		_, _ = ready.Write([]byte{1})
+		_ = ready.Close()
+	}
 	args := os.Args
 	for i, a := range args {
 		if a == "--" {
@@ -142,10 +146,18 @@ func TestRealSignal(t *testing.T) {
 	cmd.Stdin = stdin
 	var out, errOut syncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
+	readyR, readyW, err := os.Pipe()
+	require.NoError(t, err)
+	defer readyR.Close()
+	cmd.ExtraFiles = []*os.File{readyW}
 	require.NoError(t, cmd.Start())
+	readyW.Close()
+	// A SIGTERM that came before the helper set its handler would kill it the default way (and
+	// did, on a loaded machine): wait until it says it is ready.
+	_, err = readyR.Read(make([]byte, 1))
+	require.NoError(t, err, "the helper process never got ready; stderr: %s", errOut.String())
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
-	var err error
 	deadline := time.After(10 * time.Second)
 signal:
 	for { // until Execute's handler is up and takes one
