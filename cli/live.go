@@ -37,10 +37,6 @@ type liveOptions struct {
 	compareSim   bool
 }
 
-// liveProxy starts the fault proxy of live mode in front of a target; nil until the proxy
-// exists, in which case the embedded target takes the faults it can itself (live.TargetFaults).
-var liveProxy live.ProxyFunc
-
 func init() { subcommands = append(subcommands, newLiveCmd) }
 
 func newLiveCmd(io streams) *cobra.Command {
@@ -159,9 +155,9 @@ func looksLikeFile(s string) bool {
 // or the user's service).
 func (p livePlan) stack(scn scenarios.Scenario, seed int64) live.StackBuilder {
 	if p.target != nil {
-		return live.ExternalStack(p.target, liveProxy)
+		return live.ExternalStack(p.target)
 	}
-	return live.EmbeddedStack(live.ScaledTarget(scn.Service, p.scale, seed), liveProxy)
+	return live.EmbeddedStack(live.ScaledTarget(scn.Service, p.scale, seed))
 }
 
 // liveSources builds and starts live sources and remembers them, so that every one is closed

@@ -175,15 +175,15 @@ func TestRestart(t *testing.T) {
 	assert.Equal(t, 100*time.Millisecond, snaps[0].T)
 }
 
-// Asserts that against the embedded target an outage (through the target's own controls)
-// makes every attempt fail fast, the service DOWN, and clearing it brings the target back
-// warming up.
+// Asserts that against the embedded target an outage (the fault proxy's, which takes the
+// target down too) makes every attempt fail fast, the service DOWN, and clearing it brings
+// the target back warming up.
 func TestEmbeddedOutage(t *testing.T) {
 	noLeaks(t)
 	scn := small()
 	scn.Service.Warmup = time.Hour
 	clk := manual()
-	r := newRun(t, Config{Scenario: scn, Strategy: "none", Clock: clk, Stack: EmbeddedStack(ScaledTarget(scn.Service, 1, 1), nil)})
+	r := newRun(t, Config{Scenario: scn, Strategy: "none", Clock: clk, Stack: EmbeddedStack(ScaledTarget(scn.Service, 1, 1))})
 	r.Inject(scenarios.Fault{Kind: scenarios.FaultOutage})
 	var snaps []source.Snapshot
 	for range 3 {
@@ -202,4 +202,59 @@ func TestEmbeddedOutage(t *testing.T) {
 	snaps = r.Advance(0)
 	require.Len(t, snaps, 1)
 	assert.Equal(t, source.ServiceWarming, snaps[0].Service.State)
+}
+
+// Asserts each fault kind's effect on real requests through the fault proxy in front of the
+// embedded target, as the simulator counts it: errors are 5xx, throttle 429s, bad_requests
+// 4xx, blackhole timeouts; capacity and latency lower the target's capacity in the snapshot.
+func TestProxyFaults(t *testing.T) {
+	cases := []struct {
+		fault scenarios.Fault
+		check func(t *testing.T, c source.Counts, sv source.Service)
+	}{
+		{scenarios.Fault{Kind: scenarios.FaultErrors, Value: 1}, func(t *testing.T, c source.Counts, _ source.Service) {
+			assert.Equal(t, c.Attempts, c.ServerErrors)
+		}},
+		{scenarios.Fault{Kind: scenarios.FaultThrottle, Value: 1}, func(t *testing.T, c source.Counts, _ source.Service) {
+			assert.Positive(t, c.Throttled)
+			assert.LessOrEqual(t, c.Successes, 2, "a bucket of one request/s")
+		}},
+		{scenarios.Fault{Kind: scenarios.FaultBadRequests, Value: 1}, func(t *testing.T, c source.Counts, _ source.Service) {
+			assert.Equal(t, c.Attempts, c.BadRequests)
+		}},
+		{scenarios.Fault{Kind: scenarios.FaultBlackhole}, func(t *testing.T, c source.Counts, _ source.Service) {
+			assert.Equal(t, c.Attempts, c.Timeouts)
+		}},
+		{scenarios.Fault{Kind: scenarios.FaultCapacity, Value: 0.5}, func(t *testing.T, c source.Counts, sv source.Service) {
+			assert.Equal(t, 10/0.005, sv.Capacity, "half of 20 workers")
+			assert.Equal(t, c.Attempts, c.Successes)
+		}},
+		{scenarios.Fault{Kind: scenarios.FaultLatency, Value: 0.005}, func(t *testing.T, c source.Counts, sv source.Service) {
+			assert.Equal(t, 20/0.010, sv.Capacity, "the service time doubled")
+			assert.Equal(t, c.Attempts, c.Successes)
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(string(tc.fault.Kind), func(t *testing.T) {
+			noLeaks(t)
+			scn := small()
+			scn.Timeout, scn.Deadline = 100*time.Millisecond, 200*time.Millisecond
+			clk := manual()
+			r := newRun(t, Config{Scenario: scn, Strategy: "none", Clock: clk, Stack: EmbeddedStack(ScaledTarget(scn.Service, 1, 1))})
+			r.Inject(tc.fault)
+			var snaps []source.Snapshot
+			for range 5 {
+				clk.Advance(r.tick - time.Nanosecond)
+				r.Advance(0)
+				settle(t, r)
+				clk.Advance(time.Nanosecond)
+				snaps = append(snaps, r.Advance(0)...)
+			}
+			require.Len(t, snaps, 5)
+			c := sum(snaps)
+			require.Positive(t, c.Attempts)
+			require.Len(t, snaps[4].Faults, 1)
+			tc.check(t, c, snaps[4].Service)
+		})
+	}
 }

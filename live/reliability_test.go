@@ -147,7 +147,7 @@ func TestRealTimeRunEnds(t *testing.T) {
 	scn := small()
 	scn.Faults = nil
 	r, err := New(Config{Scenario: scn, Strategy: "cortex", Duration: 400 * time.Millisecond,
-		Stack: EmbeddedStack(ScaledTarget(scn.Service, 1, 1), nil)})
+		Stack: EmbeddedStack(ScaledTarget(scn.Service, 1, 1))})
 	require.NoError(t, err)
 	r.Start(context.Background())
 	var snaps []source.Snapshot

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/cortex-tui/cortex-tui/live/proxy"
 	"github.com/cortex-tui/cortex-tui/live/target"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 )
@@ -61,11 +62,6 @@ func NewBaseTransport(maxConns int) *http.Transport {
 // client's, the proxy's and the target's file descriptors stay well under a 20,000 limit.
 func maxConns(inFlight int) int { return max(1, min(inFlight/2, 2048)) }
 
-// ProxyFunc starts a fault-injecting proxy in front of target and returns the proxy's URL, its
-// fault controls and how to stop it. capacity, when not nil, is how the proxy's capacity
-// fault reaches the embedded target (target.SetCapacity).
-type ProxyFunc func(ctx context.Context, target *url.URL, capacity func(factor float64) error) (u *url.URL, faults Faults, stop func() error, err error)
-
 // ScaledTarget returns the embedded target's configuration for a scenario's service scaled by
 // scale (rates and capacity shrink together): workers and queue limit times scale (at least
 // one worker), the service time and everything else as in the scenario.
@@ -81,10 +77,12 @@ func ScaledTarget(svc scenarios.Service, scale float64, seed int64) target.Confi
 	return cfg
 }
 
-// EmbeddedStack returns a builder that starts an embedded target configured by cfg and, with
-// proxy, a fault proxy in front of it. Without a proxy the faults act on the target itself
-// (TargetFaults: capacity, latency and outage; the others are refused).
-func EmbeddedStack(cfg target.Config, proxy ProxyFunc) StackBuilder {
+// EmbeddedStack returns a builder that starts an embedded target configured by cfg and the
+// fault proxy in front of it, wired to the target's own controls: a capacity fault scales its
+// workers, a latency fault adds to its service time (capacity drops too) and an outage takes
+// the target down with the proxy's listener (it loses its queue and warms up afterwards), as
+// in the simulator.
+func EmbeddedStack(cfg target.Config) StackBuilder {
 	return func(ctx context.Context) (*Stack, error) {
 		tg, err := target.New(cfg)
 		if err != nil {
@@ -98,37 +96,54 @@ func EmbeddedStack(cfg target.Config, proxy ProxyFunc) StackBuilder {
 			_ = tg.Close()
 			return nil, err
 		}
-		if proxy == nil {
-			return &Stack{URL: u, Faults: TargetFaults{tg}, Target: tg, Close: tg.Close}, nil
-		}
-		pu, faults, stop, err := proxy(ctx, u, tg.SetCapacity)
+		px, err := startProxy(proxy.Config{Target: u,
+			Capacity: func(f float64) { _ = tg.SetCapacity(f) },
+			Latency:  func(d time.Duration) { _ = tg.SetLatency(d) },
+			Outage: func(down bool) {
+				if down {
+					_ = tg.Down()
+				} else {
+					_ = tg.Up()
+				}
+			},
+		})
 		if err != nil {
 			_ = tg.Close()
-			return nil, fmt.Errorf("starting the fault proxy: %w", err)
+			return nil, err
 		}
-		return &Stack{URL: pu, Faults: faults, Target: tg, Close: func() error {
-			return errors.Join(stop(), tg.Close())
+		return &Stack{URL: px.URL(), Faults: px, Target: tg, Close: func() error {
+			return errors.Join(px.Close(), tg.Close())
 		}}, nil
 	}
 }
 
-// ExternalStack returns a builder that sends the traffic to a user's service at u through
-// proxy (its faults then act on the traffic to u; capacity faults are refused). u is checked
-// first: a host that refuses connections, or does not resolve, is an error naming it.
-func ExternalStack(u *url.URL, proxy ProxyFunc) StackBuilder {
+// ExternalStack returns a builder that sends the traffic to a user's service at u through the
+// fault proxy (its faults then act on the traffic to u; a capacity fault is refused: a proxy
+// cannot take workers away). u is checked first: a host that refuses connections, or does not
+// resolve, is an error naming it.
+func ExternalStack(u *url.URL) StackBuilder {
 	return func(ctx context.Context) (*Stack, error) {
 		if err := CheckTarget(ctx, u); err != nil {
 			return nil, err
 		}
-		if proxy == nil {
-			return &Stack{URL: u, Faults: NoFaults{}}, nil
-		}
-		pu, faults, stop, err := proxy(ctx, u, nil)
+		px, err := startProxy(proxy.Config{Target: u})
 		if err != nil {
-			return nil, fmt.Errorf("starting the fault proxy: %w", err)
+			return nil, err
 		}
-		return &Stack{URL: pu, Faults: faults, Close: stop}, nil
+		return &Stack{URL: px.URL(), Faults: px, Close: px.Close}, nil
 	}
+}
+
+// startProxy builds and starts a fault proxy on loopback.
+func startProxy(cfg proxy.Config) (*proxy.Proxy, error) {
+	px, err := proxy.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := px.Start(context.Background()); err != nil {
+		return nil, fmt.Errorf("starting the fault proxy: %w", err)
+	}
+	return px, nil
 }
 
 // CheckTarget validates a --target URL (http or https, a host) and connects to it once, so
@@ -154,44 +169,7 @@ func CheckTarget(ctx context.Context, u *url.URL) error {
 	return conn.Close()
 }
 
-// TargetFaults applies faults to an embedded target directly, without a proxy: capacity
-// (SetCapacity), latency (SetLatency, in seconds) and outage (Down, Up); the other kinds need
-// the fault proxy and are refused.
-type TargetFaults struct{ T *target.Target }
-
-// Set starts a fault on the target.
-func (f TargetFaults) Set(kind scenarios.FaultKind, v float64) error {
-	switch kind {
-	case scenarios.FaultCapacity:
-		return f.T.SetCapacity(v)
-	case scenarios.FaultLatency:
-		return f.T.SetLatency(time.Duration(v * float64(time.Second)))
-	case scenarios.FaultOutage:
-		return f.T.Down()
-	}
-	return fmt.Errorf("%s needs the fault proxy", kind)
-}
-
-// Clear ends a fault on the target.
-func (f TargetFaults) Clear(kind scenarios.FaultKind) {
-	switch kind {
-	case scenarios.FaultCapacity:
-		_ = f.T.SetCapacity(1)
-	case scenarios.FaultLatency:
-		_ = f.T.SetLatency(0)
-	case scenarios.FaultOutage:
-		_ = f.T.Up()
-	}
-}
-
-// ClearAll ends every fault on the target.
-func (f TargetFaults) ClearAll() {
-	for _, k := range []scenarios.FaultKind{scenarios.FaultCapacity, scenarios.FaultLatency, scenarios.FaultOutage} {
-		f.Clear(k)
-	}
-}
-
-// NoFaults refuses every fault: a stack without a proxy in front of a user's service.
+// NoFaults refuses every fault: a stack without a fault proxy (benchmarks, tests).
 type NoFaults struct{}
 
 // Set refuses the fault.
