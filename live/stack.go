@@ -126,11 +126,16 @@ func ExternalStack(u *url.URL) StackBuilder {
 		if err := CheckTarget(ctx, u); err != nil {
 			return nil, err
 		}
-		px, err := startProxy(proxy.Config{Target: u})
+		// The proxy forwards to the host; the requests carry the URL's path and query, so
+		// that the service sees exactly the URL given.
+		host := &url.URL{Scheme: u.Scheme, Host: u.Host, User: u.User}
+		px, err := startProxy(proxy.Config{Target: host})
 		if err != nil {
 			return nil, err
 		}
-		return &Stack{URL: px.URL(), Faults: px, Close: px.Close}, nil
+		to := *px.URL()
+		to.Path, to.RawPath, to.RawQuery = u.Path, u.RawPath, u.RawQuery
+		return &Stack{URL: &to, Faults: px, Close: px.Close}, nil
 	}
 }
 
