@@ -10,7 +10,7 @@ SCENARIO   ?= black-friday
 # Packages that must stay free of any UI library (Charm, ntcharts).
 CORE_PKGS  := ./engine/... ./sim/... ./strategy/... ./scenarios/... ./source/... ./internal/load/...
 
-.PHONY: all build run test fmt-check vet check-imports unit bench lint golden screenshots bench-table clean
+.PHONY: all build run test fmt-check vet check-imports unit bench lint golden screenshots bench-table live-vs-sim clean
 
 all: build
 
@@ -99,6 +99,13 @@ bench-table: build
 	     /<!-- (bench|matrix):end -->/ { skip = 0 } !skip' README.md > README.md.tmp
 	@mv README.md.tmp README.md; rm -f .bench-table.md .bench-matrix.md
 	@echo "README.md: benchmark tables regenerated"
+
+# The simulator checked against live traffic: live/testdata/sim-vs-live.toml run in the
+# simulator and live (real HTTP against the embedded target, in real time: 45 s per strategy),
+# same seed, success rate, amplification and recovery side by side (docs/simulator.md).
+LIVE_STRATEGIES ?= naive cortex
+live-vs-sim: build
+	@for s in $(LIVE_STRATEGIES); do ./$(BIN) live --scenario live/testdata/sim-vs-live.toml --strategy $$s --compare-sim --format table; echo; done
 
 clean:
 	rm -rf bin .tools
