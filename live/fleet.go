@@ -199,17 +199,6 @@ func (f *fleet) close() {
 	f.wg.Wait()
 }
 
-// pendingTotal is the number of requests waiting for a retry, over the fleet.
-func (f *fleet) pendingTotal() int {
-	n := 0
-	for i := range f.clients {
-		if m := f.clients[i].cur.Load(); m != nil {
-			n += m.rt.Pending()
-		}
-	}
-	return n
-}
-
 // tally counts what the fleet's requests do during the current tick. Its methods are called
 // from the requests' goroutines; take empties it at the end of each tick.
 type tally struct {

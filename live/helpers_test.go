@@ -13,7 +13,6 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/cortex-tui/cortex-tui/engine"
-	"github.com/cortex-tui/cortex-tui/live/target"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
 )
@@ -88,23 +87,6 @@ func handlerStack(t *testing.T, h http.Handler, faults Faults) StackBuilder {
 		u, err := url.Parse(srv.URL)
 		require.NoError(t, err)
 		return &Stack{URL: u, Faults: faults, Close: func() error { srv.CloseClientConnections(); srv.Close(); return nil }}, nil
-	}
-}
-
-// targetStack returns a stack builder starting an embedded target for scn's service.
-func targetStack(scn scenarios.Scenario, faults Faults) StackBuilder {
-	return func(context.Context) (*Stack, error) {
-		cfg := target.FromScenario(scn.Service)
-		cfg.Tick = 10 * time.Millisecond
-		tg, err := target.New(cfg)
-		if err != nil {
-			return nil, err
-		}
-		if err := tg.Start(context.Background()); err != nil {
-			return nil, err
-		}
-		u, _ := url.Parse(tg.URL())
-		return &Stack{URL: u, Faults: faults, Target: tg, Close: tg.Close}, nil
 	}
 }
 

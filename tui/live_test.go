@@ -1,0 +1,77 @@
+package tui
+
+import (
+	"strings"
+	"sync"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cortex-tui/cortex-tui/keymap"
+	"github.com/cortex-tui/cortex-tui/scenarios"
+	"github.com/cortex-tui/cortex-tui/source"
+)
+
+// liveFake is a fake source that says it is live traffic and records SetPaused.
+type liveFake struct {
+	*fakeSource
+	mu     sync.Mutex
+	pauses []bool
+}
+
+var _ source.Pauser = (*liveFake)(nil)
+
+func (s *liveFake) Meta() source.Meta {
+	m := s.fakeSource.Meta()
+	m.Live = true
+	return m
+}
+
+func (s *liveFake) SetPaused(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pauses = append(s.pauses, on)
+}
+
+func (s *liveFake) paused() []bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]bool(nil), s.pauses...)
+}
+
+// Asserts what the dashboard does differently on live traffic: the header says LIVE instead of
+// a speed, the speed and step keys explain that they do not apply and change nothing, and
+// pause (and the picker) pause the source itself, which sends traffic on its own.
+func TestLiveSource(t *testing.T) {
+	var made []*liveFake
+	factory := func(scn scenarios.Scenario, strat string, seed int64) (source.Source, error) {
+		s := &liveFake{fakeSource: newFake(scn, strat, seed)}
+		made = append(made, s)
+		return s, nil
+	}
+	scn := fakeScenario()
+	m := New(Options{Keys: keymap.Default(), Factory: factory, Scenario: &scn, Strategy: "cortex", ExportDir: t.TempDir()})
+	m.Update(tea.WindowSizeMsg{Width: 140, Height: 40})
+	advanceFrames(m, 3)
+	require.Len(t, made, 1)
+	top := strings.SplitN(m.View(), "\n", 2)[0]
+	assert.Contains(t, top, "LIVE")
+	assert.NotContains(t, top, "x1")
+
+	speed := m.fr.speed
+	m.Update(keyMsg("+"))
+	assert.Equal(t, speed, m.fr.speed, "no speed on live traffic")
+	assert.Contains(t, m.View(), "real time")
+	m.Update(keyMsg("space"))
+	m.Update(keyMsg("."))
+	assert.Contains(t, m.View(), "real time")
+
+	m.Update(keyMsg("space"))
+	m.Update(keyMsg("l"))
+	if _, cmd := m.Update(keyMsg("esc")); cmd != nil {
+		m.Update(cmd()) // the picker's cancel
+	}
+	assert.Equal(t, []bool{true, false, true, false}, made[0].paused(), "pause, resume, picker open, picker closed")
+}
