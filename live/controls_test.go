@@ -42,6 +42,8 @@ func TestFaultTimeline(t *testing.T) {
 	r := newRun(t, Config{Scenario: scn, Strategy: "cortex", Clock: clk, Scale: 0.5, Stack: handlerStack(t, ok, ff)})
 	snaps := stepAll(t, r, clk)
 	require.Len(t, snaps, 10)
+	require.NotEmpty(t, snaps[0].Events)
+	assert.Contains(t, snaps[0].Events[0].Text, "scaled x0.5", "the scale is said at the start")
 	for i, s := range snaps {
 		active := i == 3 || i == 4 // ticks (0.3, 0.4] and (0.4, 0.5] end while it is on
 		if active {

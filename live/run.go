@@ -177,6 +177,10 @@ func (r *Run) reset(strategyName string) error {
 	if r.paused {
 		r.pausedAt = r.start
 	}
+	if r.cfg.Scale < 1 {
+		r.emit(0, source.Event{Kind: source.EventControl, Text: fmt.Sprintf(
+			"live traffic scaled x%.3g: rates and capacity together (the captions tell the scenario at full scale)", r.cfg.Scale)})
+	}
 	r.beginTick(0)
 	return nil
 }
