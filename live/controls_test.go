@@ -2,6 +2,7 @@ package live
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"sync/atomic"
 	"testing"
@@ -259,4 +260,42 @@ func TestProxyFaults(t *testing.T) {
 			tc.check(t, c, snaps[4].Service)
 		})
 	}
+}
+
+// Asserts that a Restart whose stack cannot be built again ends the run with an event saying
+// why, that every control afterwards is harmless, and that another Restart tries again.
+func TestRestartFailure(t *testing.T) {
+	noLeaks(t)
+	clk := manual()
+	var calls atomic.Int32
+	ok := http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})
+	inner := handlerStack(t, ok, newFakeFaults())
+	builder := func(ctx context.Context) (*Stack, error) {
+		if calls.Add(1) > 1 {
+			return nil, errors.New("port taken")
+		}
+		return inner(ctx)
+	}
+	r := newRun(t, Config{Scenario: small(), Strategy: "cortex", Clock: clk, Stack: builder})
+	r.Inject(scenarios.Fault{Kind: scenarios.FaultOutage})
+	r.Restart()
+	snaps := r.Advance(0)
+	require.Len(t, snaps, 1)
+	assert.True(t, snaps[0].Done)
+	require.Len(t, snaps[0].Events, 1)
+	assert.Contains(t, snaps[0].Events[0].Text, "port taken")
+	assert.True(t, r.Done())
+	r.Inject(scenarios.Fault{Kind: scenarios.FaultErrors, Value: 0.5})
+	r.Clear(scenarios.FaultOutage)
+	r.ClearAll()
+	assert.NoError(t, r.SetWeights(engine.DefaultWeights()))
+	r.SetAdaptive(true)
+	assert.Error(t, r.SetStrategy("naive"))
+	r.SetPaused(true)
+	clk.Advance(time.Second)
+	assert.Empty(t, r.Advance(0), "nothing runs")
+	r.Restart() // tries again: the port may be free by now
+	snaps = r.Advance(0)
+	require.Len(t, snaps, 1)
+	assert.Contains(t, snaps[0].Events[0].Text, "port taken")
 }

@@ -448,7 +448,7 @@ func (r *Run) Advance(time.Duration) []source.Snapshot {
 	if r.closed {
 		return nil
 	}
-	if !r.paused && !r.done {
+	if !r.paused && !r.done && !r.gone() {
 		r.advanceTo(r.elapsed())
 	}
 	out := r.out
@@ -488,7 +488,7 @@ func (r *Run) SetPaused(on bool) {
 func (r *Run) Inject(f scenarios.Fault) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.done || r.closed {
+	if r.done || r.gone() {
 		return
 	}
 	if f.Duration < 0 {
@@ -533,7 +533,7 @@ func (r *Run) endFault(k int, t time.Duration, why source.FaultChange) {
 func (r *Run) Clear(kind scenarios.FaultKind) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if k := kind.Index(); k >= 0 && r.faults[k].on && !r.closed {
+	if k := kind.Index(); k >= 0 && r.faults[k].on && !r.gone() {
 		r.endFault(k, r.now, source.FaultCleared)
 	}
 }
@@ -542,7 +542,7 @@ func (r *Run) Clear(kind scenarios.FaultKind) {
 func (r *Run) ClearAll() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.closed {
+	if r.gone() {
 		return
 	}
 	for k := range r.faults {
@@ -560,7 +560,7 @@ func (r *Run) SetWeights(w engine.Weights) error {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.closed {
+	if r.gone() {
 		return nil
 	}
 	for i := range r.fleet.clients {
@@ -579,7 +579,7 @@ func (r *Run) SetWeights(w engine.Weights) error {
 func (r *Run) SetAdaptive(on bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.closed {
+	if r.gone() {
 		return
 	}
 	for i := range r.fleet.clients {
@@ -617,7 +617,7 @@ func (r *Run) SetClass(i int, share float64, priority int) error {
 func (r *Run) SetStrategy(name string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.closed {
+	if r.gone() {
 		return fmt.Errorf("live: the run is closed")
 	}
 	got, err := r.fleet.build(name, r.cfg.Seed, r.switches+1, r.weights, r.adaptive)
@@ -642,12 +642,17 @@ func (r *Run) Restart() {
 	}
 	if err := r.reset(r.strategy); err != nil {
 		r.done = true
+		r.faults = [scenarios.NumFaultKinds]activeFault{}
 		r.out = append(r.out, source.Snapshot{T: r.now, Dt: r.tick, Done: true, Events: []source.Event{{T: r.now,
 			Kind: source.EventControl, Text: "restart failed: " + err.Error()}}})
 		return
 	}
 	r.poke()
 }
+
+// gone reports whether the run has nothing left to control: closed, or a Restart failed to
+// build its stack (r.mu held).
+func (r *Run) gone() bool { return r.closed || r.fleet == nil || r.stack == nil }
 
 // Close stops the run: the real-time loop, every request (cancelled at once), the stack (proxy
 // and target), and the base transport's idle connections when the run made it. It returns
