@@ -86,6 +86,7 @@ arrival rate of originals (retries come on top of it).`,
 // without its stack, which each source builds anew.
 type livePlan struct {
 	scn      scenarios.Scenario
+	askScale float64 // --scale as given: a scenario picked in the dashboard is scaled from it
 	strategy string
 	seed     int64
 	scale    float64
@@ -121,7 +122,7 @@ func planLive(io streams, o liveOptions) (livePlan, error) {
 	case o.duration < 0:
 		return livePlan{}, usage("--duration must be >= 0, got %s", o.duration)
 	}
-	p := livePlan{scn: scn, strategy: strat, seed: scn.Seed}
+	p := livePlan{scn: scn, strategy: strat, seed: scn.Seed, askScale: o.scale}
 	if o.seedSet {
 		p.seed = o.seed
 	}
@@ -178,7 +179,7 @@ func (s *liveSources) build(scn scenarios.Scenario, name string, seed int64) (so
 	cfg := s.plan.cfg
 	cfg.Scenario, cfg.Strategy, cfg.Seed = scn, name, seed
 	if scn.Name != s.plan.scn.Name {
-		cfg.Scale = live.ScaleFor(scn, 1, cfg.MaxRPS)
+		cfg.Scale = live.ScaleFor(scn, s.plan.askScale, cfg.MaxRPS)
 	}
 	cfg.Stack = s.plan.stack(scn, seed)
 	r, err := live.New(cfg)
@@ -237,13 +238,29 @@ func runLive(cmd *cobra.Command, io streams, o liveOptions) error {
 	if err != nil {
 		return err
 	}
-	in, out, err := terminal(io, "cortex-tui live --headless --scenario "+p.scn.Name)
+	in, out, err := terminal(io, liveHeadlessCommand(o))
 	if err != nil {
 		return err
 	}
 	scn := p.scn
 	opts := tui.Options{Keys: keys, Factory: srcs.build, Scenario: &scn, Strategy: p.strategy, Seed: p.seed}
 	return startDashboard(cmd.Context(), opts, in, out)
+}
+
+// liveHeadlessCommand is the headless equivalent of the dashboard run o asked for.
+func liveHeadlessCommand(o liveOptions) string {
+	cmd := "cortex-tui live --scenario " + o.scenario
+	if o.scenarioFile != "" {
+		cmd = "cortex-tui live --scenario-file " + o.scenarioFile
+	}
+	cmd += " --headless"
+	if o.strategy != "" && o.strategy != strategy.CortexName {
+		cmd += " --strategy " + o.strategy
+	}
+	if o.target != "" {
+		cmd += " --target " + o.target
+	}
+	return cmd
 }
 
 // recordLive runs one live source to its end (or ctx's) and records its snapshots as run

@@ -140,3 +140,15 @@ func TestLiveScaledByMaxRPS(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(out), &doc))
 	assert.Less(t, doc.Timeline[0]["originals"], 60.0, "about 30 a second, not 60")
 }
+
+// TestLiveHeadlessTable asserts that the table of a live run says it was live, not simulated,
+// and names the scenario and the strategy.
+func TestLiveHeadlessTable(t *testing.T) {
+	path := writeScenario(t, liveScenario)
+	code, out, errOut := execute("live", "--scenario", path, "--headless", "--format", "table", "--strategy", "backoff")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "tiny-live")
+	assert.Contains(t, out, "backoff")
+	assert.Regexp(t, `(?m)^live\s+2s`, out)
+	assert.NotContains(t, out, "simulated")
+}

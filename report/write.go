@@ -108,7 +108,11 @@ func WriteTable(w io.Writer, meta source.Meta, rows []Row, sum Summary) error {
 	fmt.Fprintf(tw, "scenario\t%s\n", sum.Scenario)
 	fmt.Fprintf(tw, "strategy\t%s\n", sum.Strategy)
 	fmt.Fprintf(tw, "seed\t%d\n", sum.Seed)
-	fmt.Fprintf(tw, "simulated\t%ds (tick %s)\n", len(rows), meta.Tick)
+	ran := "simulated"
+	if meta.Live {
+		ran = "live" // real traffic, in wall time
+	}
+	fmt.Fprintf(tw, "%s\t%ds (tick %s)\n", ran, len(rows), meta.Tick)
 	fmt.Fprintf(tw, "success rate\t%s\n", percent(sum.SuccessRate))
 	fmt.Fprintf(tw, "goodput\t%s (completed originals per second of arrivals)\n", GoodputText(sum.Goodput))
 	fmt.Fprintf(tw, "success by priority\t%s\n", prioritySuccessText(sum))
