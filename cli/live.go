@@ -77,7 +77,7 @@ arrival rate of originals (retries come on top of it).`,
 	f.StringVar(&o.target, "target", "", "send the traffic to this http(s) URL, your own service, instead of the embedded target")
 	f.BoolVar(&o.headless, "headless", false, "run without the dashboard and print the per-second rows and the summary")
 	f.StringVar(&o.format, "format", "", "headless output: "+formatHelp(headlessFormats))
-	f.BoolVar(&o.compareSim, "compare-sim", false, "run the scenario live and in the simulator (same seed) and print their figures side by side")
+	f.BoolVar(&o.compareSim, "compare-sim", false, "run the scenario live and in the simulator (same seed) and print their summaries side by side (--format table or json)")
 	addKeysFlag(cmd)
 	return cmd
 }
@@ -216,7 +216,10 @@ func runLive(cmd *cobra.Command, io streams, o liveOptions) error {
 		return err
 	}
 	if o.compareSim {
-		return compareSim(cmd.Context(), io, p, o.format)
+		if format.name == "csv" {
+			return &exitError{code: 2, err: fmt.Errorf("--compare-sim prints a table or json, not csv")}
+		}
+		return compareSim(cmd.Context(), io, p, format.name)
 	}
 	srcs := &liveSources{ctx: cmd.Context(), plan: p}
 	defer srcs.closeAll()

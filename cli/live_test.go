@@ -119,6 +119,7 @@ func TestLiveUsageErrors(t *testing.T) {
 		{[]string{"live", "--scenario-file", path, "--headless", "--target", dead}, 1, "not reachable"},
 		{[]string{"live", "--scenario-file", path}, 2, "needs a terminal"},
 		{[]string{"target", "--addr", "nonsense"}, 2, "addr"},
+		{[]string{"live", "--scenario-file", path, "--compare-sim", "--format", "csv"}, 2, "table or json"},
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.args[1:], " "), func(t *testing.T) {
@@ -151,4 +152,27 @@ func TestLiveHeadlessTable(t *testing.T) {
 	assert.Contains(t, out, "backoff")
 	assert.Regexp(t, `(?m)^live\s+2s`, out)
 	assert.NotContains(t, out, "simulated")
+}
+
+// TestLiveCompareSim asserts that --compare-sim runs the scenario in the simulator and live with
+// the same seed and prints both summaries: against a healthy target both complete everything
+// with no retry.
+func TestLiveCompareSim(t *testing.T) {
+	path := writeScenario(t, liveScenario)
+	code, out, errOut := execute("live", "--scenario-file", path, "--compare-sim", "--format", "json", "--seed", "4")
+	require.Equal(t, 0, code, errOut)
+	var doc struct {
+		Scenario string         `json:"scenario"`
+		Seed     int64          `json:"seed"`
+		Sim      map[string]any `json:"sim"`
+		Live     map[string]any `json:"live"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &doc), out)
+	assert.Equal(t, "tiny-live", doc.Scenario)
+	assert.Equal(t, int64(4), doc.Seed)
+	for _, run := range []map[string]any{doc.Sim, doc.Live} {
+		assert.Equal(t, 1.0, run["success_rate"])
+		assert.Equal(t, 1.0, run["amplification"])
+		assert.Equal(t, 0.0, run["retries"])
+	}
 }
