@@ -24,9 +24,7 @@ var benchRates = []float64{5000, 20000}
 // a queue of 10,000: a million requests/s) and returns it.
 func benchTarget(b *testing.B) *target.Target {
 	b.Helper()
-	cfg := target.DefaultConfig()
-	cfg.Workers, cfg.ServiceTime, cfg.Sigma, cfg.QueueLimit = 1000, time.Millisecond, 0, 10000
-	tg, err := target.New(cfg)
+	tg, err := target.New(benchTargetConfig())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -35,6 +33,13 @@ func benchTarget(b *testing.B) *target.Target {
 	}
 	b.Cleanup(func() { _ = tg.Close() })
 	return tg
+}
+
+// benchTargetConfig is the configuration of benchTarget.
+func benchTargetConfig() target.Config {
+	cfg := target.DefaultConfig()
+	cfg.Workers, cfg.ServiceTime, cfg.Sigma, cfg.QueueLimit = 1000, time.Millisecond, 0, 10000
+	return cfg
 }
 
 // benchScenario is an open-loop scenario offering benchRate requests/s for d.
@@ -59,6 +64,20 @@ func BenchmarkGenerator(b *testing.B) {
 	for _, rate := range benchRates {
 		b.Run(fmt.Sprintf("offered=%.0f", rate), func(b *testing.B) { benchGenerator(b, u, rate) })
 	}
+	// The whole live stack: the fault proxy in front of the target answers a fifth of the
+	// requests 500, so CORTEX decides a retry after every one of them (the bare loop does not
+	// retry).
+	b.Run("proxy/errors=0.2/offered=5000", func(b *testing.B) {
+		st, err := EmbeddedStack(benchTargetConfig())(context.Background())
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer st.Close()
+		if err := st.Faults.Set(scenarios.FaultErrors, 0.2); err != nil {
+			b.Fatal(err)
+		}
+		benchGenerator(b, st.URL, 5000)
+	})
 }
 
 // benchGenerator runs the generator and the bare loop at rate against u.
