@@ -116,12 +116,16 @@ func TestStopSignalAbandonsABlockedCommand(t *testing.T) {
 // TestHelperProcess is not a test: TestRealSignal runs the test binary again with
 // CORTEX_TUI_HELPER=1 to have a whole process to signal, and this runs the command line after
 // "--" in it. It ignores SIGTERM until Execute has set its own handler up (a SIGTERM arriving
-// before would otherwise kill the process outright).
+// before would otherwise kill the process outright), and says so by closing file descriptor 3
+// (the parent's ready pipe), so that the parent signals only from then on.
 func TestHelperProcess(t *testing.T) {
 	if os.Getenv("CORTEX_TUI_HELPER") != "1" {
 		t.Skip("run by TestRealSignal")
 	}
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGTERM)
+	if ready := os.NewFile(3, "ready"); ready != nil {
+		ready.Close()
+	}
 	args := os.Args
 	for i, a := range args {
 		if a == "--" {
@@ -142,11 +146,22 @@ func TestRealSignal(t *testing.T) {
 	cmd.Stdin = stdin
 	var out, errOut syncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
+	readyR, readyW := syncPipe(t)
+	cmd.ExtraFiles = []*os.File{readyW} // the helper's fd 3, closed once SIGTERM cannot kill it
 	require.NoError(t, cmd.Start())
+	readyW.Close()
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
+	ready := make(chan struct{})
+	go func() { _, _ = readyR.Read(make([]byte, 1)); close(ready) }() // EOF once the helper closed it
 	var err error
 	deadline := time.After(10 * time.Second)
+	select { // a SIGTERM before the helper's signal.Notify would kill it outright (exit -1, on a loaded machine)
+	case <-ready:
+	case <-deadline:
+		_ = cmd.Process.Kill()
+		t.Fatal("the helper process never got ready")
+	}
 signal:
 	for { // until Execute's handler is up and takes one
 		select {
