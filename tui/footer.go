@@ -39,8 +39,9 @@ func (p *footer) SetStatus(s string, isErr bool) { p.status, p.isErr = safetext.
 
 // Update redraws the footer on a frameMsg.
 func (p *footer) Update(msg tea.Msg) (*footer, tea.Cmd) {
-	if _, ok := msg.(frameMsg); ok {
-		line := " " + p.shortHelp(p.w-1)
+	if f, ok := msg.(frameMsg); ok {
+		live := len(f.f.runs) > 0 && f.f.runs[0].meta.Live
+		line := " " + p.shortHelp(p.w-1, live)
 		if p.status != "" {
 			style := p.st.Status
 			if p.isErr {
@@ -62,15 +63,20 @@ func (p *footer) Update(msg tea.Msg) (*footer, tea.Cmd) {
 // shortHelp renders the short help in w cells: as many of the keymap's short bindings as fit,
 // whole, then "? full help" and quit, which always show. (bubbles/help v1 lets the item that
 // overflows through when its ellipsis does not fit either, so the line would be cut mid-word.)
-func (p *footer) shortHelp(w int) string {
+// On live traffic (live) the speed and step keys, which do not apply, are left out.
+func (p *footer) shortHelp(w int, live bool) string {
 	p.help.Width = 0
 	tail := []keyBinding{p.keys.Help, p.keys.Quit}
+	skip := tail
+	if live {
+		skip = append(slices.Clip(skip), p.keys.Faster, p.keys.Slower, p.keys.Step)
+	}
 	sep := p.st.Help.ShortSeparator.Inline(true).Render(p.help.ShortSeparator)
 	tailView := p.help.ShortHelpView(tail)
 	room := w - ansi.StringWidth(tailView)
 	var head []string
 	for _, b := range p.keys.ShortHelp() {
-		if slices.ContainsFunc(tail, func(t keyBinding) bool { return slices.Equal(t.Keys(), b.Keys()) }) {
+		if slices.ContainsFunc(skip, func(t keyBinding) bool { return slices.Equal(t.Keys(), b.Keys()) }) {
 			continue
 		}
 		item := p.help.ShortHelpView([]keyBinding{b})

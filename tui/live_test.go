@@ -42,7 +42,7 @@ func (s *liveFake) paused() []bool {
 }
 
 // Asserts what the dashboard does differently on live traffic: the header says LIVE instead of
-// a speed, the speed and step keys explain that they do not apply and change nothing, and
+// a speed, the footer leaves the speed keys out, the speed and step keys explain that they do not apply and change nothing, and
 // pause (and the picker) pause the source itself, which sends traffic on its own.
 func TestLiveSource(t *testing.T) {
 	var made []*liveFake
@@ -56,9 +56,12 @@ func TestLiveSource(t *testing.T) {
 	m.Update(tea.WindowSizeMsg{Width: 140, Height: 40})
 	advanceFrames(m, 3)
 	require.Len(t, made, 1)
-	top := strings.SplitN(m.View(), "\n", 2)[0]
-	assert.Contains(t, top, "LIVE")
-	assert.NotContains(t, top, "x1")
+	lines := strings.Split(m.View(), "\n")
+	assert.Contains(t, lines[0], "LIVE")
+	assert.NotContains(t, lines[0], "x1")
+	footer := lines[len(lines)-1]
+	assert.Contains(t, footer, "pause")
+	assert.NotContains(t, footer, "speed up", "the speed keys are left out of the footer")
 
 	speed := m.fr.speed
 	m.Update(keyMsg("+"))
