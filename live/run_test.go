@@ -110,3 +110,28 @@ func TestPause(t *testing.T) {
 	require.Len(t, after, 2)
 	assert.Equal(t, 700*time.Millisecond, after[1].T, "the pause is not run time")
 }
+
+// Asserts that the requests waiting for a retry feed CORTEX's queue signal Q: against a
+// service that always answers 503, while retries wait out their delays the fleet's view shows
+// Q above zero.
+func TestPendingRetriesFeedQ(t *testing.T) {
+	noLeaks(t)
+	scn := small()
+	scn.Clients = 1
+	clk := manual()
+	unavailable := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusServiceUnavailable) })
+	r := newRun(t, Config{Scenario: scn, Strategy: "cortex", Clock: clk, Stack: handlerStack(t, unavailable, newFakeFaults())})
+	// Retries wait on real timers: tick by tick, until a snapshot closes while some wait.
+	deadline := time.Now().Add(wait)
+	for {
+		require.True(t, time.Now().Before(deadline), "no snapshot ever showed Q > 0")
+		clk.Advance(r.tick)
+		snaps := r.Advance(0)
+		require.Len(t, snaps, 1)
+		require.NotNil(t, snaps[0].Cortex)
+		if snaps[0].Cortex.Signals.Q > 0 {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
