@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
 )
 
@@ -189,4 +190,41 @@ func TestCloseCancelsEverything(t *testing.T) {
 	require.NoError(t, r.Close())
 	assert.Nil(t, r.Advance(0))
 	assert.True(t, r.Done())
+}
+
+// Asserts that when the fault proxy cannot listen again after an outage (another process took
+// its port meanwhile) the run says so in its event log, keeps running, and says so again when
+// the port is free and the proxy listens again.
+func TestPortTakenAfterOutage(t *testing.T) {
+	noLeaks(t)
+	scn := small()
+	clk := manual()
+	r := newRun(t, Config{Scenario: scn, Strategy: "none", Clock: clk, Stack: EmbeddedStack(ScaledTarget(scn.Service, 1, 1))})
+	r.Inject(scenarios.Fault{Kind: scenarios.FaultOutage})
+	clk.Advance(r.tick)
+	r.Advance(0)
+	thief, err := net.Listen("tcp", r.stack.URL.Host)
+	require.NoError(t, err, "the proxy's port is free during the outage")
+	r.Clear(scenarios.FaultOutage)
+	clk.Advance(r.tick)
+	texts := func(snaps []source.Snapshot) string {
+		var b strings.Builder
+		for _, s := range snaps {
+			for _, e := range s.Events {
+				b.WriteString(e.Text + "\n")
+			}
+		}
+		return b.String()
+	}
+	assert.Contains(t, texts(r.Advance(0)), "the fault proxy cannot listen again")
+	require.NoError(t, thief.Close())
+	deadline := time.Now().Add(wait)
+	for {
+		require.True(t, time.Now().Before(deadline), "the proxy never listened again")
+		clk.Advance(r.tick)
+		if strings.Contains(texts(r.Advance(0)), "listening again") {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/cortex-tui/cortex-tui/engine"
+	"github.com/cortex-tui/cortex-tui/live/proxy"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
 )
@@ -12,6 +13,33 @@ import (
 type serviceWatch struct {
 	state   source.ServiceState
 	crashes int64
+	listen  string // the last failure to listen again reported (target or proxy), "" for none
+}
+
+// watchListen reports, as an event, a failure of the target or the proxy to listen again on
+// its port after a crash or an outage (another process took it), once per distinct error, and
+// its end.
+func (r *Run) watchListen(t time.Duration, targetErr error) {
+	msg := ""
+	if targetErr != nil {
+		msg = "the target cannot listen again: " + targetErr.Error()
+	}
+	if px, ok := r.stack.Faults.(*proxy.Proxy); ok && msg == "" {
+		if err := px.Counters().ListenErr; err != nil {
+			msg = "the fault proxy cannot listen again: " + err.Error()
+		}
+	}
+	if msg == r.svc.listen {
+		return
+	}
+	if msg == "" {
+		msg = "listening again"
+	}
+	r.emit(t, source.Event{Kind: source.EventControl, Text: msg})
+	if msg == "listening again" {
+		msg = ""
+	}
+	r.svc.listen = msg
 }
 
 // service reads the service's state at the end of the tick ending at t and the crashes since
@@ -41,8 +69,10 @@ func (r *Run) service(t time.Duration) (source.Service, int) {
 			r.emit(t, source.Event{Kind: source.EventService, Service: source.ServiceEvent{State: sv.State, Cause: source.CauseWarmedUp}})
 		}
 		r.svc.state = sv.State
+		r.watchListen(t, s.Err)
 	} else {
 		sv.State = source.ServiceUp
+		r.watchListen(t, nil)
 	}
 	if outage && sv.State.Serving() {
 		sv.State = source.ServiceDown
