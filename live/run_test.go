@@ -135,3 +135,22 @@ func TestPendingRetriesFeedQ(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// Asserts an unbounded run (Duration < 0): Meta has no total, arrivals go on past the
+// scenario's duration at the load profile's last factor, and it never ends by itself.
+func TestUnboundedRun(t *testing.T) {
+	noLeaks(t)
+	scn := small()
+	scn.Duration = 500 * time.Millisecond
+	clk := manual()
+	ok := http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})
+	r := newRun(t, Config{Scenario: scn, Strategy: "none", Clock: clk, Duration: -1, Stack: handlerStack(t, ok, newFakeFaults())})
+	m := r.Meta()
+	assert.Zero(t, m.Total)
+	assert.Zero(t, m.Duration)
+	clk.Advance(3 * time.Second)
+	snaps := r.Advance(0)
+	require.Len(t, snaps, 30)
+	assert.Positive(t, sum(snaps[20:]).Originals, "arrivals after the scenario's duration")
+	assert.False(t, r.Done())
+}
