@@ -4,12 +4,14 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/scenarios"
+	"github.com/cortex-tui/cortex-tui/sim"
 	"github.com/cortex-tui/cortex-tui/source"
 )
 
@@ -41,11 +43,39 @@ func upUntil(rows []report.Row, sec int) bool {
 	return true
 }
 
-// storyClaim is one claim of a built-in scenario's texts and its check against the runs.
+// storyClaim is one claim of a built-in scenario's texts and its check against the runs. A
+// claim of a note that names its strategies is checked with each, once for every strategy the
+// note names (and only those), so that a scoped note cannot be checked against another run.
 type storyClaim struct {
 	scenario string
 	claim    string // a fragment of the story or of a caption
 	check    func(t *testing.T, get func(strategy string) report.Result)
+	each     func(t *testing.T, strategy string, res report.Result)
+}
+
+// classSheds runs a built-in scenario with strategy and returns, for each class, the time of
+// the first retry shed by priority (a large value when none was) and how many were shed.
+func classSheds(t *testing.T, scenario, strategy string) (first []time.Duration, total []int) {
+	t.Helper()
+	scn, err := scenarios.Lookup(scenario)
+	require.NoError(t, err)
+	s, err := sim.New(scn, strategy, scn.Seed)
+	require.NoError(t, err)
+	first = make([]time.Duration, len(scn.Classes))
+	total = make([]int, len(scn.Classes))
+	for i := range first {
+		first[i] = time.Duration(math.MaxInt64)
+	}
+	for !s.Done() {
+		snap := s.Step()
+		for i, c := range snap.Classes {
+			if c.Shed > 0 && total[i] == 0 {
+				first[i] = snap.T
+			}
+			total[i] += c.Shed
+		}
+	}
+	return first, total
 }
 
 // TestStoryClaims asserts that what the built-in scenarios' stories and captions tell the
@@ -127,10 +157,59 @@ func TestStoryClaims(t *testing.T) {
 		{
 			scenario: "metastable",
 			claim:    "Still broken, with no fault at all. This is the metastable state.",
-			check: func(t *testing.T, get func(string) report.Result) {
-				for _, row := range get("naive").Timeline[80:110] {
-					assert.Less(t, row.Successes, row.Originals/10, "naive, t=%ds: almost nothing succeeds", row.T)
+			each: func(t *testing.T, strategy string, res report.Result) {
+				for _, row := range res.Timeline[80:110] {
+					assert.Less(t, row.Successes, row.Originals/10, "%s, t=%ds: almost nothing succeeds", strategy, row.T)
+					assert.Greater(t, row.Queue, 900.0, "%s, t=%ds: the queue stays full", strategy, row.T)
 				}
+			},
+		},
+		{
+			scenario: "metastable",
+			claim:    "With retries it does not: each timeout adds an attempt and the server wastes work.",
+			each: func(t *testing.T, strategy string, res report.Result) {
+				assert.Greater(t, res.Timeline[50].Queue, 900.0, "%s: the queue has not drained at t=50s", strategy)
+				retries := 0
+				for _, row := range res.Timeline[35:50] {
+					retries += row.Retries
+				}
+				assert.Positive(t, retries, "%s: retries after the trigger", strategy)
+			},
+		},
+		{
+			scenario: "metastable",
+			claim:    "CORTEX lets almost no retry through: the queue drained as it does without retries.",
+			each: func(t *testing.T, strategy string, res report.Result) {
+				retries, originals := 0, 0
+				for _, row := range res.Timeline[30:50] {
+					retries += row.Retries
+					originals += row.Originals
+				}
+				assert.Less(t, float64(retries), 0.01*float64(originals), "%s: under 1%% of attempts are retries", strategy)
+				assert.Less(t, res.Timeline[48].Queue, 5.0, "%s: drained by t=48s, as without retries", strategy)
+			},
+		},
+		{
+			scenario: "metastable",
+			claim:    "No metastable state in this run: the queue is empty and requests succeed again.",
+			each: func(t *testing.T, strategy string, res report.Result) {
+				for _, row := range res.Timeline[80:110] {
+					assert.Less(t, row.Queue, 5.0, "%s, t=%ds: the queue is empty", strategy, row.T)
+					assert.GreaterOrEqual(t, row.Successes, row.Originals*9/10, "%s, t=%ds: requests succeed", strategy, row.T)
+				}
+			},
+		},
+		{
+			scenario: "black-friday",
+			claim:    "sheds analytics and search retries first",
+			check: func(t *testing.T, _ func(string) report.Result) {
+				first, total := classSheds(t, "black-friday", "cortex")
+				require.Len(t, total, 3, "payment, search, analytics")
+				assert.Zero(t, total[0], "cortex: no payment retry shed")
+				require.Positive(t, total[1], "cortex: search retries shed")
+				require.Positive(t, total[2], "cortex: analytics retries shed")
+				assert.Less(t, first[2], first[1], "cortex: analytics shed before search")
+				assert.Greater(t, total[2], total[1], "cortex: more analytics than search retries shed")
 			},
 		},
 		{
@@ -240,7 +319,7 @@ func TestStoryClaims(t *testing.T) {
 		{"closed-loop", "So backoff lowers the load here: the population throttles itself.", true},
 		{"open-loop", "Backoff spreads retries out but does not remove them: amplification stays high.", false},
 	} {
-		tests = append(tests, storyClaim{loop.scenario, loop.claim, func(t *testing.T, get func(string) report.Result) {
+		tests = append(tests, storyClaim{scenario: loop.scenario, claim: loop.claim, check: func(t *testing.T, get func(string) report.Result) {
 			rate := func(s string) float64 { // attempts per second during the outage
 				n := 0
 				for _, row := range get(s).Timeline[45:65] {
@@ -264,7 +343,31 @@ func TestStoryClaims(t *testing.T) {
 				texts = append(texts, n.Text)
 			}
 			require.Contains(t, strings.Join(texts, "\n"), tt.claim, "the text still makes this claim")
-			tt.check(t, func(strategy string) report.Result { return runs.get(t, tt.scenario, strategy) })
+			get := func(strategy string) report.Result { return runs.get(t, tt.scenario, strategy) }
+			scoped := noteStrategies(scn, tt.claim)
+			if len(scoped) > 0 {
+				require.NotNil(t, tt.each, "a note for %v is checked for each of its strategies", scoped)
+			}
+			if tt.each != nil {
+				require.NotEmpty(t, scoped, "each is for the claim of a note that names its strategies")
+				for _, strategy := range scoped {
+					tt.each(t, strategy, get(strategy))
+				}
+			}
+			if tt.check != nil {
+				tt.check(t, get)
+			}
 		})
 	}
+}
+
+// noteStrategies returns the strategies of the note of scn whose text holds claim: nil for a
+// claim of the story or of a note for every strategy.
+func noteStrategies(scn scenarios.Scenario, claim string) []string {
+	for _, n := range scn.Notes {
+		if strings.Contains(n.Text, claim) {
+			return n.Strategies
+		}
+	}
+	return nil
 }

@@ -112,5 +112,8 @@ func (s Scenario) clone() Scenario {
 	s.Load = slices.Clone(s.Load)
 	s.Faults = slices.Clone(s.Faults)
 	s.Notes = slices.Clone(s.Notes)
+	for i := range s.Notes {
+		s.Notes[i].Strategies = slices.Clone(s.Notes[i].Strategies)
+	}
 	return s
 }

@@ -84,6 +84,13 @@ func (s Scenario) MarshalTOML() ([]byte, error) {
 		b.WriteString("\n[[note]]\n")
 		kv("at", quote(FormatDuration(n.At)))
 		kv("text", quote(n.Text))
+		if len(n.Strategies) > 0 {
+			quoted := make([]string, len(n.Strategies))
+			for i, name := range n.Strategies {
+				quoted[i] = quote(name)
+			}
+			kv("strategies", "["+strings.Join(quoted, ", ")+"]")
+		}
 	}
 	return b.Bytes(), nil
 }

@@ -1,6 +1,9 @@
 package scenarios
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // Scenario is one complete, validated simulation setup: who sends traffic, to what service,
 // what goes wrong when, and what the viewer is told along the way. All durations are virtual
@@ -70,8 +73,18 @@ type Fault struct {
 	Value    float64       // meaning depends on Kind (seconds of latency, fraction, rate, factor)
 }
 
-// Note is a caption shown from At until the next note.
+// Note is a caption shown from At until the next note for the same strategy.
 type Note struct {
 	At   time.Duration
 	Text string
+	// Strategies are the strategies the note is about (catalog names, e.g. "naive"): a run of
+	// another strategy does not show it. Empty: every strategy.
+	Strategies []string
+}
+
+// For reports whether the note is shown to a run of the named strategy: always when the note
+// names no strategy. A name the strategy switch built from several ("cortex+naive") is not
+// matched: the dashboard asks with the strategy running now.
+func (n Note) For(strategy string) bool {
+	return len(n.Strategies) == 0 || slices.Contains(n.Strategies, strategy)
 }
