@@ -45,6 +45,7 @@ func runDashboard(cmd *cobra.Command, io streams, scn scenarios.Scenario, o runO
 	if err != nil {
 		return err
 	}
+	opts.Guided = o.guided
 	in, out, err := terminal(io, headlessCommand(o))
 	if err != nil {
 		return err

@@ -20,6 +20,7 @@ type runOptions struct {
 	headless     bool
 	format       string
 	allowLarge   bool
+	guided       bool
 }
 
 func init() { subcommands = append(subcommands, newRunCmd) }
@@ -65,6 +66,7 @@ func newRunCmd(io streams) *cobra.Command {
 	f.Int64Var(&o.seed, "seed", 0, "random seed (default: the scenario's own)")
 	f.BoolVar(&o.headless, "headless", false, "run without the dashboard and print the result")
 	f.StringVar(&o.format, "format", "", "headless output: "+formatHelp(headlessFormats))
+	f.BoolVar(&o.guided, "guided", false, "pause the dashboard at each caption until space is pressed (for a demo)")
 	addAllowLargeFlag(cmd, &o.allowLarge)
 	addKeysFlag(cmd)
 	return cmd

@@ -212,7 +212,8 @@ type Goal struct {
 	Text  string // the goal as written: "success >= 70% for 30s"
 	Value string // the metric's value now ("-" when it has none)
 	Met   bool   // it holds now
-	Held  time.Duration
+	Held  time.Duration // how long it has held (when Met)
+	For   time.Duration // how long it must hold
 }
 
 // Status returns the current step's state.
@@ -230,7 +231,7 @@ func (t *Tracker) Status(running string) Status {
 		}
 	}
 	for i, g := range step.Goals {
-		gs := Goal{Text: g.String(), Value: "-", Met: t.held[i] && t.holds(g, running)}
+		gs := Goal{Text: g.String(), Value: "-", Met: t.held[i] && t.holds(g, running), For: g.For}
 		if gs.Met {
 			gs.Held = t.last.T - t.since[i]
 		}

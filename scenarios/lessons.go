@@ -4,6 +4,7 @@ import (
 	"embed"
 	"fmt"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -105,3 +106,10 @@ func (l Lesson) clone() Lesson {
 	}
 	return l
 }
+
+// lessonHeader matches the [[step]] header that every lesson file has and no scenario file.
+var lessonHeader = regexp.MustCompile(`(?m)^[ \t]*\[\[[ \t]*step[ \t]*\]\]`)
+
+// IsLesson reports whether data looks like a lesson file (it has a [[step]] table) rather than
+// a scenario file: validate uses it to pick the parser.
+func IsLesson(data []byte) bool { return lessonHeader.Match(data) }

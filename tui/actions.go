@@ -77,6 +77,7 @@ func (m *Model) restart() tea.Cmd {
 			r.reset()
 		}
 		m.resetControls()
+		m.lessonRestarted()
 		m.logControl("restarted, same seed; controls and faults reset")
 		m.redraw()
 	})

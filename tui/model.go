@@ -43,6 +43,11 @@ type Options struct {
 	Strategy  string              // "" = cortex
 	Seed      int64               // 0 = the scenario's own
 	ExportDir string              // where `e` writes ("" = current directory)
+	Lesson    *scenarios.Lesson   // the lesson to follow over Scenario (its own), nil for none
+	Guided    bool                // pause at each caption (and each lesson step) until a key is pressed
+	// LessonDone is called, off the Update loop, with the lesson's name when it is completed
+	// (the command saves the learner's progress); its error is shown in the footer.
+	LessonDone func(name string) error
 }
 
 // speeds are the selectable speed factors (virtual seconds per wall second).
@@ -166,6 +171,10 @@ func New(opts Options) *Model {
 	if opts.Scenario != nil {
 		m.open(*opts.Scenario, opts.Strategy, opts.Seed)
 	}
+	if opts.Lesson != nil && len(m.fr.runs) > 0 {
+		m.fr.lesson = newLessonRun(*opts.Lesson, m.fr.runs[0].meta)
+	}
+	m.addLessonRow()
 	m.resize(80, 24)
 	return m
 }
@@ -188,6 +197,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.onAdvanced(msg)
 	case exportedMsg:
 		m.onExported(msg)
+		return m, nil
+	case lessonSavedMsg:
+		m.onLessonSaved(msg)
 		return m, nil
 	}
 	if cmd, ok := m.pickerMsg(msg); ok {
@@ -281,7 +293,7 @@ func (m *Model) dashboardBindings() []binding {
 		{&k.ClassUp, m.classSel(-1)}, {&k.ClassDown, m.classSel(1)},
 		{&k.ShareDown, m.shareBy(-shareStep)}, {&k.ShareUp, m.shareBy(shareStep)},
 		{&k.PriorityDown, m.priorityBy(-1)}, {&k.PriorityUp, m.priorityBy(1)},
-		{&k.Export, m.export},
+		{&k.Export, m.export}, {&k.Hint, m.toggleHint},
 	}
 	for i, kind := range scenarios.FaultKinds { // a kind without a key has an unbound Fault[i]
 		bs = append(bs, binding{&k.Fault[i], m.toggleFault(kind)})
@@ -309,6 +321,9 @@ func (m *Model) open(scn scenarios.Scenario, strat string, seed int64) {
 		return
 	}
 	m.closeRuns()
+	if m.fr.lesson != nil && m.fr.lesson.tr.Lesson().Scenario != scn.Name {
+		m.fr.lesson = nil // another scenario: the lesson is left
+	}
 	m.scn = &scn
 	m.setRuns(newRun(src))
 	m.screen = screenDashboard
@@ -441,21 +456,26 @@ func (m *Model) onAdvanced(msg advancedMsg) tea.Cmd {
 		m.screen = screenSummary
 		m.redraw()
 	}
+	save := m.saveLesson()
 	if m.fr.paused || m.done() || m.screen == screenPicker {
-		return nil
+		return save
 	}
-	return tick(m.tag)
+	return tea.Batch(save, tick(m.tag))
 }
 
 // apply adds the snapshots to the runs' histories and recorders and redraws once.
 func (m *Model) apply(snaps [][]source.Snapshot) {
-	changed := false
+	changed, pause := false, false
 	for i, ss := range snaps {
 		r := m.fr.runs[i]
 		for _, s := range ss {
 			r.add(s)
 			changed = true
+			pause = (i == 0 && m.observe(s)) || pause
 		}
+	}
+	if pause && !m.done() {
+		m.fr.paused = true // guided: the tick loop stops in onAdvanced
 	}
 	if !changed {
 		return

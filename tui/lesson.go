@@ -1,0 +1,189 @@
+package tui
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/cortex-tui/cortex-tui/lesson"
+	"github.com/cortex-tui/cortex-tui/scenarios"
+	"github.com/cortex-tui/cortex-tui/source"
+)
+
+// lessonRun is the lesson followed over the dashboard's first run: its tracker, and whether
+// the learner asked for the hint before it was due.
+type lessonRun struct {
+	tr       *lesson.Tracker
+	showHint bool
+	done     bool // every step's goals held
+	saved    bool // LessonDone was called
+}
+
+// newLessonRun starts following l over the classes of meta.
+func newLessonRun(l scenarios.Lesson, meta source.Meta) *lessonRun {
+	names := make([]string, len(meta.Classes))
+	for i, c := range meta.Classes {
+		names[i] = c.Name
+	}
+	return &lessonRun{tr: lesson.New(l, names)}
+}
+
+// lessonH is the height of the lesson panel: its border, the step, the goals and the hint.
+const lessonH = 6
+
+// addLessonRow puts the lesson panel under the caption of the full dashboard: a row of no
+// height (left out by compose) when no lesson is followed.
+func (m *Model) addLessonRow() {
+	rows := m.layouts[layoutFull]
+	h := func(_, _ int) int {
+		if m.fr.lesson == nil {
+			return 0
+		}
+		return lessonH
+	}
+	at := min(2, len(rows)) // after the header and the caption
+	m.layouts[layoutFull] = slices.Insert(rows, at, row{h: h, cells: whole(mount(newLessonPanel(m.st)))})
+}
+
+// observe follows the first run's snapshot s: the lesson's goals, and in guided mode a pause
+// at each caption and at each step unlocked. It returns true when the run should pause.
+func (m *Model) observe(s source.Snapshot) bool {
+	pause := false
+	if m.fr.lesson != nil && !m.fr.lesson.done {
+		lr := m.fr.lesson
+		if lr.tr.Observe(s, m.fr.runs[0].meta.Strategy) {
+			lr.showHint = false
+			if lr.tr.Done() {
+				lr.done = true
+				m.setStatus(fmt.Sprintf("lesson %q complete: well done", lr.tr.Lesson().Title), false)
+			} else {
+				m.setStatus(fmt.Sprintf("step %d done: step %d unlocked", lr.tr.Step(), lr.tr.Step()+1), false)
+			}
+			pause = m.opts.Guided
+		}
+	}
+	if m.opts.Guided {
+		for _, e := range s.Events {
+			if e.Kind == source.EventNote {
+				pause = true
+				m.setStatus("guided: paused at a caption; "+keyName(m.keys.Pause)+" goes on", false)
+			}
+		}
+	}
+	return pause
+}
+
+// lessonRestarted tells the lesson the run started again from t=0.
+func (m *Model) lessonRestarted() {
+	if m.fr.lesson != nil {
+		m.fr.lesson.tr.Restarted()
+	}
+}
+
+// toggleHint shows the current step's hint now, or hides it again.
+func (m *Model) toggleHint() tea.Cmd {
+	if m.fr.lesson == nil {
+		m.setStatus("no lesson running: try cortex-tui learn", false)
+		return nil
+	}
+	m.fr.lesson.showHint = !m.fr.lesson.showHint
+	m.redraw()
+	return nil
+}
+
+// LessonDone reports whether the lesson the dashboard was opened with has been completed (the
+// command saves it in the learner's progress).
+func (m *Model) LessonDone() bool { return m.fr.lesson != nil && m.fr.lesson.done }
+
+// lessonPanel shows the lesson's current step, its goals with their values now, and the hint.
+type lessonPanel struct{ base }
+
+// newLessonPanel returns an empty lesson panel.
+func newLessonPanel(st Styles) *lessonPanel { return &lessonPanel{base{st: st}} }
+
+// Update redraws the panel on a full redraw.
+func (p *lessonPanel) Update(msg tea.Msg) (*lessonPanel, tea.Cmd) {
+	f, ok := msg.(frameMsg)
+	if !ok || !f.full() || p.w <= 0 || p.h <= 0 {
+		return p, nil
+	}
+	lr := f.f.lesson
+	if lr == nil || len(f.f.runs) == 0 {
+		p.view = blank(p.w, p.h)
+		return p, nil
+	}
+	st := lr.tr.Status(f.f.runs[0].meta.Strategy)
+	l := lr.tr.Lesson()
+	title := fitTitle(p.w, fmt.Sprintf("Lesson · %s · step %d/%d", l.Title, min(st.Step+1, st.Steps), st.Steps), fmt.Sprintf("Lesson · step %d/%d", min(st.Step+1, st.Steps), st.Steps))
+	iw, _ := inner(p.w, p.h)
+	p.view = box(p.st, title, p.body(st, lr, f.f, max(iw, 1)), p.w, p.h)
+	return p, nil
+}
+
+// body is the step's text, its goals and the hint (or the key that shows it).
+func (p *lessonPanel) body(st lesson.Status, lr *lessonRun, f *frame, w int) string {
+	s := p.st
+	k := f.keyMap()
+	if st.Done {
+		return s.Bold.Render("Lesson complete. ") + s.Muted.Render(fmt.Sprintf("%s another scenario · %s quit · cortex-tui learn for the next lesson", keyName(k.Load), keyName(k.Quit)))
+	}
+	lines := strings.Split(wrap(st.Text, w), "\n")
+	if len(lines) > 2 {
+		lines = lines[:2]
+		lines[1] = fitLine(lines[1], w-1) + "…"
+	}
+	var goals []string
+	for _, g := range st.Goals {
+		mark, style := "✗", s.Muted
+		if g.Met {
+			mark, style = "✓", s.Band[0]
+		}
+		now := " (now " + g.Value
+		if g.Met && g.Held < g.For {
+			now += fmt.Sprintf(", held %.0fs of %.0fs", g.Held.Seconds(), g.For.Seconds())
+		}
+		goals = append(goals, style.Render(mark+" "+g.Text)+s.Muted.Render(now+")"))
+	}
+	lines = append(lines, strings.Join(goals, s.Muted.Render(" · ")))
+	switch {
+	case st.Ended:
+		lines = append(lines, s.Warn.Render(fmt.Sprintf("The run ended before this step: %s runs it again. Hint: %s", keyName(k.Restart), lessonHint(lr, true))))
+	case st.Hint != "" || lr.showHint:
+		lines = append(lines, s.Accent.Render("Hint: "+lessonHint(lr, true)))
+	default:
+		lines = append(lines, s.Muted.Render(fmt.Sprintf("%s shows a hint", keyName(k.Hint))))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// lessonHint is the current step's hint, whether due or asked for.
+func lessonHint(lr *lessonRun, _ bool) string {
+	l := lr.tr.Lesson()
+	if i := lr.tr.Step(); i < len(l.Steps) {
+		return l.Steps[i].Hint
+	}
+	return ""
+}
+
+// lessonSavedMsg reports the learner's progress saved after a lesson, or why it was not.
+type lessonSavedMsg struct{ err error }
+
+// saveLesson returns the command that records a lesson just completed (once), or nil.
+func (m *Model) saveLesson() tea.Cmd {
+	lr := m.fr.lesson
+	if lr == nil || !lr.done || lr.saved || m.opts.LessonDone == nil {
+		return nil
+	}
+	lr.saved = true
+	name, save := lr.tr.Lesson().Name, m.opts.LessonDone
+	return func() tea.Msg { return lessonSavedMsg{err: save(name)} }
+}
+
+// onLessonSaved shows a failure to save the progress (success needs no word).
+func (m *Model) onLessonSaved(msg lessonSavedMsg) {
+	if msg.err != nil {
+		m.setStatus(msg.err.Error(), true)
+	}
+}
