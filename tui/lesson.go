@@ -30,18 +30,24 @@ func newLessonRun(l scenarios.Lesson, meta source.Meta) *lessonRun {
 	return &lessonRun{tr: lesson.New(l, names)}
 }
 
-// lessonH is the height of the lesson panel: its border, the step, the goals and the hint.
-const lessonH = 6
+// lessonH is the height of the lesson panel: its border, the step's text (two lines in a tall
+// window, one otherwise), the goals and the hint.
+func lessonH(_, h int) int {
+	if h >= 36 {
+		return 6
+	}
+	return 5
+}
 
 // addLessonRow puts the lesson panel under the caption of the full dashboard: a row of no
 // height (left out by compose) when no lesson is followed.
 func (m *Model) addLessonRow() {
 	rows := m.layouts[layoutFull]
-	h := func(_, _ int) int {
+	h := func(w, wh int) int {
 		if m.fr.lesson == nil {
 			return 0
 		}
-		return lessonH
+		return lessonH(w, wh)
 	}
 	at := min(2, len(rows)) // after the header and the caption
 	m.layouts[layoutFull] = slices.Insert(rows, at, row{h: h, cells: whole(mount(newLessonPanel(m.st)))})
@@ -117,22 +123,22 @@ func (p *lessonPanel) Update(msg tea.Msg) (*lessonPanel, tea.Cmd) {
 	st := lr.tr.Status(f.f.runs[0].meta.Strategy)
 	l := lr.tr.Lesson()
 	title := fitTitle(p.w, fmt.Sprintf("Lesson · %s · step %d/%d", l.Title, min(st.Step+1, st.Steps), st.Steps), fmt.Sprintf("Lesson · step %d/%d", min(st.Step+1, st.Steps), st.Steps))
-	iw, _ := inner(p.w, p.h)
-	p.view = box(p.st, title, p.body(st, lr, f.f, max(iw, 1)), p.w, p.h)
+	iw, ih := inner(p.w, p.h)
+	p.view = box(p.st, title, p.body(st, lr, f.f, max(iw, 1), max(ih-2, 1)), p.w, p.h)
 	return p, nil
 }
 
 // body is the step's text, its goals and the hint (or the key that shows it).
-func (p *lessonPanel) body(st lesson.Status, lr *lessonRun, f *frame, w int) string {
+func (p *lessonPanel) body(st lesson.Status, lr *lessonRun, f *frame, w, textH int) string {
 	s := p.st
 	k := f.keyMap()
 	if st.Done {
 		return s.Bold.Render("Lesson complete. ") + s.Muted.Render(fmt.Sprintf("%s another scenario · %s quit · cortex-tui learn for the next lesson", keyName(k.Load), keyName(k.Quit)))
 	}
 	lines := strings.Split(wrap(st.Text, w), "\n")
-	if len(lines) > 2 {
-		lines = lines[:2]
-		lines[1] = fitLine(lines[1], w-1) + "…"
+	if len(lines) > textH { // too long for the room: say so rather than cut silently
+		lines = lines[:textH]
+		lines[textH-1] = fitLine(lines[textH-1], w-1) + "…"
 	}
 	var goals []string
 	for _, g := range st.Goals {

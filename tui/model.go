@@ -201,6 +201,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case lessonSavedMsg:
 		m.onLessonSaved(msg)
 		return m, nil
+	case baselineMsg:
+		m.onBaselines(msg)
+		return m, nil
 	}
 	if cmd, ok := m.pickerMsg(msg); ok {
 		return m, cmd
@@ -456,11 +459,11 @@ func (m *Model) onAdvanced(msg advancedMsg) tea.Cmd {
 		m.screen = screenSummary
 		m.redraw()
 	}
-	save := m.saveLesson()
+	side := tea.Batch(m.saveLesson(), m.startBaselines())
 	if m.fr.paused || m.done() || m.screen == screenPicker {
-		return save
+		return side
 	}
-	return tea.Batch(save, tick(m.tag))
+	return tea.Batch(side, tick(m.tag))
 }
 
 // apply adds the snapshots to the runs' histories and recorders and redraws once.

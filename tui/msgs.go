@@ -77,6 +77,7 @@ type frame struct {
 	height    int            // the window's height in cells
 	keys      *keymap.KeyMap // the bindings, for texts that name a key
 	lesson    *lessonRun     // the lesson followed over the first run, nil for none
+	baseline  *baseline      // the baseline runs of the summary, nil until asked for
 }
 
 // frameInterval is the wall-clock time between two simulation steps: at most 10 redraws a second.

@@ -44,8 +44,13 @@ func (p *summaryPanel) Update(msg tea.Msg) (*summaryPanel, tea.Cmd) {
 	}
 	m := f.f.runs[0].meta
 	iw, _ := inner(p.w, p.h)
-	body := fmt.Sprintf("%s  %s\n\n%s\n\n%s", p.st.Bold.Render(m.Scenario), p.st.Muted.Render(fmt.Sprintf("seed %d", m.Seed)),
-		p.table(sums, names),
+	extra, about := baselineColumns(f.f)
+	sums = append(sums, extra...)
+	if about != "" {
+		about = p.st.Muted.Render(wrap(about, max(iw, 1))) + "\n\n"
+	}
+	body := fmt.Sprintf("%s  %s\n\n%s\n\n%s%s", p.st.Bold.Render(m.Scenario), p.st.Muted.Render(fmt.Sprintf("seed %d", m.Seed)),
+		p.table(sums, names), about,
 		p.st.Muted.Render(wrap(summaryHint(f.f.keyMap()), max(iw, 1))))
 	p.view = box(p.st, "Run summary", body, p.w, p.h)
 	return p, nil
