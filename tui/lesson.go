@@ -7,6 +7,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/cortex-tui/cortex-tui/internal/safetext"
 	"github.com/cortex-tui/cortex-tui/lesson"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
@@ -27,7 +28,7 @@ func newLessonRun(l scenarios.Lesson, meta source.Meta) *lessonRun {
 	for i, c := range meta.Classes {
 		names[i] = c.Name
 	}
-	return &lessonRun{tr: lesson.New(l, names)}
+	return &lessonRun{tr: lesson.New(cleanLesson(l), names)}
 }
 
 // lessonH is the height of the lesson panel: its border, the step's text (two lines in a tall
@@ -67,10 +68,10 @@ func (m *Model) observe(s source.Snapshot) bool {
 			} else {
 				m.setStatus(fmt.Sprintf("step %d done: step %d unlocked", lr.tr.Step(), lr.tr.Step()+1), false)
 			}
-			pause = m.opts.Guided
+			pause = m.opts.Guided || lr.tr.Lesson().Guided
 		}
 	}
-	if m.opts.Guided {
+	if m.opts.Guided || (m.fr.lesson != nil && m.fr.lesson.tr.Lesson().Guided) {
 		for _, e := range s.Events {
 			if e.Kind == source.EventNote {
 				pause = true
@@ -192,4 +193,35 @@ func (m *Model) onLessonSaved(msg lessonSavedMsg) {
 	if msg.err != nil {
 		m.setStatus(msg.err.Error(), true)
 	}
+}
+
+// startLesson opens scn (a lesson's scenario, from the picker) with the lesson's strategy and
+// the scenario's seed, and follows the lesson over it.
+func (m *Model) startLesson(scn scenarios.Scenario, l scenarios.Lesson) tea.Cmd {
+	m.fr.lesson = nil
+	m.open(scn, l.Strategy, 0)
+	if len(m.fr.runs) > 0 && m.scn != nil && m.scn.Name == l.Scenario {
+		m.fr.lesson = newLessonRun(l, m.fr.runs[0].meta)
+	}
+	m.layout() // the lesson panel's row takes its height
+	m.redraw()
+	return m.kick()
+}
+
+// cleanLesson returns l with its texts made inert for the terminal (a lesson file given with
+// learn --file is a stranger's text, as a scenario file is: see safe.go).
+func cleanLesson(l scenarios.Lesson) scenarios.Lesson {
+	l.Name = safetext.Line(l.Name)
+	l.Title = safetext.Line(l.Title)
+	l.Summary = safetext.Line(l.Summary)
+	l.Steps = slices.Clone(l.Steps)
+	for i := range l.Steps {
+		s := &l.Steps[i]
+		s.Text, s.Hint = safetext.Line(s.Text), safetext.Line(s.Hint)
+		s.Actions = slices.Clone(s.Actions)
+		for j := range s.Actions {
+			s.Actions[j].Text = safetext.Line(s.Actions[j].Text)
+		}
+	}
+	return l
 }

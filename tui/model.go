@@ -166,6 +166,7 @@ func New(opts Options) *Model {
 	m.fr.keys = &m.keys
 	m.bindings = m.dashboardBindings()
 	m.picker = newPicker(st, opts.Keys, scenarios.Catalog())
+	m.picker.AddLessons(scenarios.Lessons())
 	m.picker.SetCancellable(false)
 	m.screen = screenPicker
 	if opts.Scenario != nil {
@@ -325,7 +326,8 @@ func (m *Model) open(scn scenarios.Scenario, strat string, seed int64) {
 	}
 	m.closeRuns()
 	if m.fr.lesson != nil && m.fr.lesson.tr.Lesson().Scenario != scn.Name {
-		m.fr.lesson = nil // another scenario: the lesson is left
+		m.fr.lesson = nil // another scenario: the lesson is left, and its panel's row
+		defer m.layout()
 	}
 	m.scn = &scn
 	m.setRuns(newRun(src))
