@@ -209,9 +209,9 @@ type Status struct {
 
 // Goal is one goal's state now.
 type Goal struct {
-	Text  string // the goal as written: "success >= 70% for 30s"
-	Value string // the metric's value now ("-" when it has none)
-	Met   bool   // it holds now
+	Text  string        // the goal as written: "success >= 70% for 30s"
+	Value string        // the metric's value now ("-" when it has none)
+	Met   bool          // it holds now
 	Held  time.Duration // how long it has held (when Met)
 	For   time.Duration // how long it must hold
 }
