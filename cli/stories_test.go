@@ -13,6 +13,7 @@ import (
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/sim"
 	"github.com/cortex-tui/cortex-tui/source"
+	"github.com/cortex-tui/cortex-tui/strategy"
 )
 
 // storyRuns runs built-in scenarios headless with their own seed, once per scenario and
@@ -87,6 +88,39 @@ func TestStoryClaims(t *testing.T) {
 		t.Skip("runs whole scenarios")
 	}
 	runs := storyRuns{}
+	tests := storyClaims()
+	for _, tt := range tests {
+		t.Run(tt.scenario+"/"+tt.claim, func(t *testing.T) {
+			scn, err := scenarios.Lookup(tt.scenario)
+			require.NoError(t, err)
+			texts := []string{scn.Story}
+			for _, n := range scn.Notes {
+				texts = append(texts, n.Text)
+			}
+			require.Contains(t, strings.Join(texts, "\n"), tt.claim, "the text still makes this claim")
+			get := func(strategy string) report.Result { return runs.get(t, tt.scenario, strategy) }
+			scoped := noteStrategies(scn, tt.claim)
+			if len(scoped) > 0 {
+				require.NotNil(t, tt.each, "a note for %v is checked for each of its strategies", scoped)
+			}
+			if tt.each != nil {
+				if len(scoped) == 0 {
+					scoped = strategy.Names() // a note for every strategy: checked for every one
+				}
+				for _, name := range scoped {
+					tt.each(t, name, get(name))
+				}
+			}
+			if tt.check != nil {
+				tt.check(t, get)
+			}
+		})
+	}
+}
+
+// storyClaims lists the claims of the built-in scenarios' stories and notes, each with its
+// check against the headless runs.
+func storyClaims() []storyClaim {
 	tests := []storyClaim{
 		{
 			scenario: "black-friday",
@@ -334,31 +368,7 @@ func TestStoryClaims(t *testing.T) {
 			}
 		}})
 	}
-	for _, tt := range tests {
-		t.Run(tt.scenario+"/"+tt.claim, func(t *testing.T) {
-			scn, err := scenarios.Lookup(tt.scenario)
-			require.NoError(t, err)
-			texts := []string{scn.Story}
-			for _, n := range scn.Notes {
-				texts = append(texts, n.Text)
-			}
-			require.Contains(t, strings.Join(texts, "\n"), tt.claim, "the text still makes this claim")
-			get := func(strategy string) report.Result { return runs.get(t, tt.scenario, strategy) }
-			scoped := noteStrategies(scn, tt.claim)
-			if len(scoped) > 0 {
-				require.NotNil(t, tt.each, "a note for %v is checked for each of its strategies", scoped)
-			}
-			if tt.each != nil {
-				require.NotEmpty(t, scoped, "each is for the claim of a note that names its strategies")
-				for _, strategy := range scoped {
-					tt.each(t, strategy, get(strategy))
-				}
-			}
-			if tt.check != nil {
-				tt.check(t, get)
-			}
-		})
-	}
+	return append(tests, noteClaims()...)
 }
 
 // noteStrategies returns the strategies of the note of scn whose text holds claim: nil for a
