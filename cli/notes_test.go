@@ -19,7 +19,7 @@ import (
 // note must be checked by a claim of storyClaims (TestEveryNoteIsChecked). Each entry is a
 // fragment of the note and why it needs no check.
 var noSetupClaim = map[string]string{
-	"The campaign starts: 500 messages/s plus 20 OTPs/s":            "the file's rates",
+	"The campaign starts: 500 messages/s plus 20 OTPs/s":             "the file's rates",
 	"The API rate-limits at 300 req/s and answers the rest with 429": "the file's throttle fault",
 	"Watch OTP success: a login code that arrives a minute late":     "what to watch",
 	"The limit lifts. Compare OTP and marketing success":             "the fault's end; what to compare",
@@ -40,7 +40,7 @@ var noSetupClaim = map[string]string{
 	"The fix is not more capacity later; it is fewer retries now.":   "the moral of the scenario-scoped notes checked above it",
 	"The service goes down. New requests keep arriving":              "the file's outage; how an open loop works",
 	"The service is back, cold, under new load":                      "the outage's end",
-	"Settlements, profile updates and analytics exports: 360 req/s": "the file's rates and capacity",
+	"Settlements, profile updates and analytics exports: 360 req/s":  "the file's rates and capacity",
 	"The query is fixed. Is the ledger back":                         "the fault's end; a question",
 	"Tablets sync 30 bills/s and 90 inventory updates/s":             "the file's rates",
 	"Latency spike: +1.5 s per call.":                                "the file's fault",
