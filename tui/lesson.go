@@ -225,3 +225,19 @@ func cleanLesson(l scenarios.Lesson) scenarios.Lesson {
 	}
 	return l
 }
+
+// guidedStop returns, in guided mode, the test that ends a frame at a snapshot where a caption
+// begins (so the run pauses on it at any speed); nil otherwise.
+func (m *Model) guidedStop() func(source.Snapshot) bool {
+	if !m.opts.Guided && (m.fr.lesson == nil || !m.fr.lesson.tr.Lesson().Guided) {
+		return nil
+	}
+	return func(s source.Snapshot) bool {
+		for _, e := range s.Events {
+			if e.Kind == source.EventNote {
+				return true
+			}
+		}
+		return false
+	}
+}

@@ -99,6 +99,19 @@ func TestGuidedPausesAtCaptions(t *testing.T) {
 	advanceFrames(m, 100)
 	assert.True(t, m.fr.paused, "paused at the second caption")
 	assert.Equal(t, 4*time.Second+scn.Tick, m.fr.runs[0].hist.last.T)
+
+	// At top speed a frame is 6.4 s of the run: it still ends on the caption's tick.
+	scn.Notes = append(scn.Notes, scenarios.Note{At: 20 * time.Second, Text: "third caption"})
+	m = New(Options{Keys: keymap.Default(), Factory: ff.build, Scenario: &scn, Guided: true})
+	m.Update(tea.WindowSizeMsg{Width: 140, Height: 40})
+	m.setSpeed(len(speeds) - 1)
+	for range 2 { // the first two captions
+		advanceFrames(m, 100)
+		m.Update(keyMsg("space"))
+	}
+	advanceFrames(m, 100)
+	assert.True(t, m.fr.paused)
+	assert.Equal(t, 20*time.Second+scn.Tick, m.fr.runs[0].hist.last.T, "x64: paused on the third caption's tick")
 }
 
 // Asserts, for every built-in lesson, that a learner who presses the keys its hints name

@@ -434,7 +434,7 @@ func (m *Model) onTick(msg tickMsg) tea.Cmd {
 // advance starts an advance command by d.
 func (m *Model) advance(d time.Duration) tea.Cmd {
 	m.inFlight = true
-	return advance(m.sources(), d, m.fr.runs[0].meta.Tick, m.gen)
+	return advanceUntil(m.sources(), d, m.fr.runs[0].meta.Tick, m.gen, m.guidedStop())
 }
 
 // onAdvanced takes the snapshots in, runs deferred controls, redraws, and schedules the next
