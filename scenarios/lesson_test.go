@@ -85,3 +85,42 @@ func TestParseLessonGoal(t *testing.T) {
 	assert.Equal(t, "naive", l.Strategy)
 	assert.True(t, l.Guided, "guided by default")
 }
+
+// FuzzParseLesson asserts that ParseLesson never panics, and that a lesson it accepts has
+// steps, each with a goal on a metric of the vocabulary and a valid comparison. Its seed
+// corpus is the built-in lessons.
+func FuzzParseLesson(f *testing.F) {
+	for _, data := range scenarios.LessonFiles() {
+		f.Add(data)
+	}
+	f.Add([]byte("name = \"x\"\ntitle = \"X\"\nscenario = \"metastable\"\n[[step]]\ntext = \"t\"\nhint = \"h\"\ngoal = [{ metric = \"queue\", op = \">\", value = 1 }]\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		l, err := scenarios.ParseLesson("fuzz.toml", data)
+		if err != nil {
+			assert.NotEmpty(t, err.Error())
+			return
+		}
+		require.NotEmpty(t, l.Steps)
+		for _, s := range l.Steps {
+			require.NotEmpty(t, s.Goals)
+			for _, g := range s.Goals {
+				assert.Contains(t, []scenarios.Op{"<", "<=", ">", ">=", "==", "!="}, g.Op)
+				assert.NotEmpty(t, g.Metric.Name)
+			}
+		}
+	})
+}
+
+// TestParseLessonLimits asserts that a hostile lesson file is refused by the loader's limits
+// before it is decoded: past the size limit, and with too many keys.
+func TestParseLessonLimits(t *testing.T) {
+	big := strings.Repeat("# padding\n", 30<<10)
+	_, err := scenarios.ParseLesson("big.toml", []byte(big))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "larger than 256 KiB (the limit for a lesson file)")
+
+	many := strings.Repeat("[[step]]\ntext = \"t\"\n", 3000)
+	_, err = scenarios.ParseLesson("many.toml", []byte(many))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "the limit for a lesson file")
+}
