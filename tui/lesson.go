@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/cortex-tui/cortex-tui/internal/safetext"
 	"github.com/cortex-tui/cortex-tui/lesson"
@@ -125,21 +126,16 @@ func (p *lessonPanel) Update(msg tea.Msg) (*lessonPanel, tea.Cmd) {
 	l := lr.tr.Lesson()
 	title := fitTitle(p.w, fmt.Sprintf("Lesson · %s · step %d/%d", l.Title, min(st.Step+1, st.Steps), st.Steps), fmt.Sprintf("Lesson · step %d/%d", min(st.Step+1, st.Steps), st.Steps))
 	iw, ih := inner(p.w, p.h)
-	p.view = box(p.st, title, p.body(st, lr, f.f, max(iw, 1), max(ih-2, 1)), p.w, p.h)
+	p.view = box(p.st, title, p.body(st, lr, f.f, max(iw, 1), max(ih, 1)), p.w, p.h)
 	return p, nil
 }
 
 // body is the step's text, its goals and the hint (or the key that shows it).
-func (p *lessonPanel) body(st lesson.Status, lr *lessonRun, f *frame, w, textH int) string {
+func (p *lessonPanel) body(st lesson.Status, lr *lessonRun, f *frame, w, h int) string {
 	s := p.st
 	k := f.keyMap()
 	if st.Done {
 		return s.Bold.Render("Lesson complete. ") + s.Muted.Render(fmt.Sprintf("%s another scenario · %s quit · cortex-tui learn for the next lesson", keyName(k.Load), keyName(k.Quit)))
-	}
-	lines := strings.Split(wrap(st.Text, w), "\n")
-	if len(lines) > textH { // too long for the room: say so rather than cut silently
-		lines = lines[:textH]
-		lines[textH-1] = fitLine(lines[textH-1], w-1) + "…"
 	}
 	var goals []string
 	for _, g := range st.Goals {
@@ -153,20 +149,36 @@ func (p *lessonPanel) body(st lesson.Status, lr *lessonRun, f *frame, w, textH i
 		}
 		goals = append(goals, style.Render(mark+" "+g.Text)+s.Muted.Render(now+")"))
 	}
-	lines = append(lines, strings.Join(goals, s.Muted.Render(" · ")))
+	tail := []string{strings.Join(goals, s.Muted.Render(" · "))}
 	switch {
 	case st.Ended:
-		lines = append(lines, s.Warn.Render(fmt.Sprintf("The run ended before this step: %s runs it again. Hint: %s", keyName(k.Restart), lessonHint(lr, true))))
+		tail = append(tail, s.Warn.Render(fmt.Sprintf("The run ended before this step: %s runs it again. Hint: %s", keyName(k.Restart), lessonHint(lr))))
 	case st.Hint != "" || lr.showHint:
-		lines = append(lines, s.Accent.Render("Hint: "+lessonHint(lr, true)))
-	default:
-		lines = append(lines, s.Muted.Render(fmt.Sprintf("%s shows a hint", keyName(k.Hint))))
+		tail = append(tail, s.Accent.Render("Hint: "+lessonHint(lr)))
+	default: // the key that shows the hint, beside the goals when it fits, to leave the text room
+		key := s.Muted.Render(fmt.Sprintf("%s shows a hint", keyName(k.Hint)))
+		if joined := tail[0] + s.Muted.Render(" · ") + key; ansi.StringWidth(joined) <= w {
+			tail[0] = joined
+		} else {
+			tail = append(tail, key)
+		}
 	}
-	return strings.Join(lines, "\n")
+	for i, l := range tail { // a long hint is cut visibly
+		if ansi.StringWidth(l) > w {
+			tail[i] = ansi.Truncate(l, w, "…")
+		}
+	}
+	textH := max(h-len(tail), 1)
+	lines := strings.Split(wrap(st.Text, w), "\n")
+	if len(lines) > textH { // too long for the room: say so rather than cut silently
+		lines = lines[:textH]
+		lines[textH-1] = fitLine(lines[textH-1], w-1) + "…"
+	}
+	return strings.Join(append(lines, tail...), "\n")
 }
 
 // lessonHint is the current step's hint, whether due or asked for.
-func lessonHint(lr *lessonRun, _ bool) string {
+func lessonHint(lr *lessonRun) string {
 	l := lr.tr.Lesson()
 	if i := lr.tr.Step(); i < len(l.Steps) {
 		return l.Steps[i].Hint
