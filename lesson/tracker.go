@@ -231,8 +231,8 @@ func (t *Tracker) Status(running string) Status {
 		}
 	}
 	for i, g := range step.Goals {
-		gs := Goal{Text: g.String(), Value: "-", Met: t.held[i] && t.holds(g, running), For: g.For}
-		if gs.Met {
+		gs := Goal{Text: g.String(), Value: "-", Met: t.holds(g, running), For: g.For}
+		if gs.Met && t.held[i] {
 			gs.Held = t.last.T - t.since[i]
 		}
 		if g.Metric.Kind == scenarios.MetricState {

@@ -155,7 +155,7 @@ func (m Metric) Format(v float64) string {
 	case MetricSuccess, MetricClassSuccess:
 		return fmt.Sprintf("%.0f%%", 100*v)
 	case MetricTime:
-		return fmt.Sprintf("%.0fs", v)
+		return strings.TrimSuffix(fmt.Sprintf("%.1f", v), ".0") + "s"
 	case MetricAmplification:
 		return fmt.Sprintf("x%.2f", v)
 	case MetricCPS, MetricSignal, MetricWeight:
