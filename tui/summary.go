@@ -75,7 +75,7 @@ func (p *summaryPanel) table(sums []report.Summary, prioNames map[int][]string) 
 		return r
 	}
 	rows := []summaryRow{
-		each("", func(s report.Summary) string { return s.Strategy }),
+		each("", func(s report.Summary) string { return ansi.Truncate(s.Strategy, maxStrategyLabel, "…") }),
 		each("success rate", func(s report.Summary) string { return pct(s.SuccessRate) }),
 		each("amplification", func(s report.Summary) string { return fmt.Sprintf("x%.2f", s.Amplification) }),
 		each("  peak over a second", func(s report.Summary) string { return fmt.Sprintf("x%.1f", s.PeakAmplification) }),
@@ -139,6 +139,11 @@ func summaryHint(k keymap.KeyMap) string {
 	return fmt.Sprintf("%s back to the dashboard · %s run again · %s another scenario · %s export · %s quit",
 		keyName(k.Back), keyName(k.Restart), keyName(k.Load), keyName(k.Export), keyName(k.Quit))
 }
+
+// maxStrategyLabel is the widest strategy label of a summary column, in cells: a run switched
+// through many strategies ("naive+backoff+...+cortex") is cut, so the columns beside it stay on
+// screen.
+const maxStrategyLabel = 24
 
 // pct formats a ratio as a percentage with one decimal.
 func pct(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }
