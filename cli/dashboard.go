@@ -90,11 +90,13 @@ func dashboardOptions(cmd *cobra.Command, scn *scenarios.Scenario, strategyName 
 		return tui.Options{}, err
 	}
 	return tui.Options{
-		Keys:     keys,
-		Factory:  sim.NewSource,
-		Scenario: scn,
-		Strategy: strategyName,
-		Seed:     seed,
+		Keys:        keys,
+		Factory:     sim.NewSource,
+		Scenario:    scn,
+		Strategy:    strategyName,
+		Seed:        seed,
+		LessonDone:  saveLessonDone,
+		LessonsDone: lessonsDone(cmd),
 	}, nil
 }
 

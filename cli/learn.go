@@ -140,16 +140,36 @@ func openLesson(cmd *cobra.Command, io streams, l scenarios.Lesson) error {
 		return err
 	}
 	opts.Lesson, opts.Guided = &l, l.Guided
-	opts.LessonDone = func(name string) error {
-		path, err := lesson.ProgressPath()
-		if err != nil {
-			return err
-		}
-		return lesson.MarkDone(path, name, time.Now())
-	}
 	in, out, err := terminal(io, "cortex-tui learn "+l.Name+" --check")
 	if err != nil {
 		return err
 	}
 	return startDashboard(cmd.Context(), opts, in, out)
+}
+
+// saveLessonDone records a lesson completed in the dashboard in the learner's progress file.
+func saveLessonDone(name string) error {
+	path, err := lesson.ProgressPath()
+	if err != nil {
+		return err
+	}
+	return lesson.MarkDone(path, name, time.Now())
+}
+
+// lessonsDone returns the lessons the learner completed, for the picker's marks; a broken
+// progress file is reported on stderr (after the dashboard closes) and counts as none.
+func lessonsDone(cmd *cobra.Command) map[string]bool {
+	path, err := lesson.ProgressPath()
+	if err != nil {
+		return nil
+	}
+	p, err := lesson.LoadProgress(path)
+	if err != nil {
+		fmt.Fprintln(cmd.ErrOrStderr(), "cortex-tui:", safetext.Text(err.Error()))
+	}
+	done := map[string]bool{}
+	for _, n := range p.Names() {
+		done[n] = true
+	}
+	return done
 }

@@ -65,6 +65,7 @@ func (m *Model) observe(s source.Snapshot) bool {
 			lr.showHint = false
 			if lr.tr.Done() {
 				lr.done = true
+				m.picker.MarkLessonDone(lr.tr.Lesson().Name)
 				m.setStatus(fmt.Sprintf("lesson %q complete: well done", lr.tr.Lesson().Title), false)
 			} else {
 				m.setStatus(fmt.Sprintf("step %d done: step %d unlocked", lr.tr.Step(), lr.tr.Step()+1), false)

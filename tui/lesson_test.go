@@ -203,9 +203,12 @@ func pressActions(t *testing.T, m *Model, actions []scenarios.Action) {
 // filtering and enter on one opens its scenario with its strategy and follows the lesson, with
 // the lesson panel on screen.
 func TestPickerLessons(t *testing.T) {
-	m := New(Options{Keys: keymap.Default(), Factory: (&fakeFactory{}).build})
+	m := New(Options{Keys: keymap.Default(), Factory: (&fakeFactory{}).build, LessonsDone: map[string]bool{"priorities": true}})
 	m.Update(tea.WindowSizeMsg{Width: 140, Height: 40})
 	items := m.picker.list.Items()
+	last, ok := items[len(items)-1].(pickerItem)
+	require.True(t, ok)
+	assert.Equal(t, "lesson 6: Priorities: keep payments alive while analytics is shed ✓", last.name(), "a lesson completed before is marked")
 	n := len(scenarios.Catalog())
 	require.Len(t, items, n+len(scenarios.Lessons()), "every scenario, then every lesson")
 	first, ok := items[n].(pickerItem)
@@ -227,4 +230,7 @@ func TestPickerLessons(t *testing.T) {
 	require.NotNil(t, m.fr.lesson)
 	assert.Equal(t, "naive", m.fr.runs[0].meta.Strategy, "the lesson's strategy")
 	assert.Contains(t, m.View(), "Lesson · A metastable failure · step 1/3")
+	assert.NotContains(t, m.picker.list.Items()[n+2].(pickerItem).name(), "✓")
+	m.picker.MarkLessonDone("metastable")
+	assert.Equal(t, "lesson 3: A metastable failure ✓", m.picker.list.Items()[n+2].(pickerItem).name(), "marked once completed")
 }

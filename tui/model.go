@@ -48,6 +48,8 @@ type Options struct {
 	// LessonDone is called, off the Update loop, with the lesson's name when it is completed
 	// (the command saves the learner's progress); its error is shown in the footer.
 	LessonDone func(name string) error
+	// LessonsDone names the lessons the learner completed before (the picker marks them ✓).
+	LessonsDone map[string]bool
 }
 
 // speeds are the selectable speed factors (virtual seconds per wall second).
@@ -166,7 +168,7 @@ func New(opts Options) *Model {
 	m.fr.keys = &m.keys
 	m.bindings = m.dashboardBindings()
 	m.picker = newPicker(st, opts.Keys, scenarios.Catalog())
-	m.picker.AddLessons(scenarios.Lessons())
+	m.picker.AddLessons(scenarios.Lessons(), opts.LessonsDone)
 	m.picker.SetCancellable(false)
 	m.screen = screenPicker
 	if opts.Scenario != nil {

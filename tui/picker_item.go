@@ -17,7 +17,8 @@ import (
 type pickerItem struct {
 	scn    scenarios.Scenario
 	lesson *scenarios.Lesson
-	n      int // the lesson's number, from 1
+	n      int  // the lesson's number, from 1
+	done   bool // the lesson was completed (now or before)
 }
 
 // FilterValue is the text the fuzzy filter matches: the name, a space, the summary.

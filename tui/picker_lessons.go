@@ -11,7 +11,7 @@ import (
 
 // AddLessons appends the lessons' section to the list, after the scenarios: one item per
 // lesson whose scenario is in the catalog, named "lesson N: title".
-func (p *picker) AddLessons(ls []scenarios.Lesson) {
+func (p *picker) AddLessons(ls []scenarios.Lesson, done map[string]bool) {
 	items := p.list.Items()
 	for i := range ls {
 		scn, err := scenarios.Lookup(ls[i].Scenario)
@@ -19,12 +19,25 @@ func (p *picker) AddLessons(ls []scenarios.Lesson) {
 			continue
 		}
 		l := cleanLesson(ls[i])
-		items = append(items, list.Item(pickerItem{scn: cleanScenario(scn), lesson: &l, n: i + 1}))
+		items = append(items, list.Item(pickerItem{scn: cleanScenario(scn), lesson: &l, n: i + 1, done: done[ls[i].Name]}))
 	}
 	p.list.SetItems(items)
 	p.list.Title = "Scenarios and lessons"
 	p.list.SetStatusBarItemName("entry", "entries")
 	p.fitList()
+	p.refresh(true)
+}
+
+// MarkLessonDone marks the lesson called name as completed (✓).
+func (p *picker) MarkLessonDone(name string) {
+	items := p.list.Items()
+	for i, it := range items {
+		if pi, ok := it.(pickerItem); ok && pi.lesson != nil && pi.lesson.Name == name {
+			pi.done = true
+			items[i] = pi
+		}
+	}
+	p.list.SetItems(items)
 	p.refresh(true)
 }
 
@@ -40,7 +53,11 @@ func (p *picker) selectedLesson() *scenarios.Lesson {
 // name is what the list shows as the item's name: the scenario's, or "lesson N: title".
 func (i pickerItem) name() string {
 	if i.lesson != nil {
-		return fmt.Sprintf("lesson %d: %s", i.n, i.lesson.Title)
+		mark := ""
+		if i.done {
+			mark = " ✓"
+		}
+		return fmt.Sprintf("lesson %d: %s%s", i.n, i.lesson.Title, mark)
 	}
 	return i.scn.Name
 }
