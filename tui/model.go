@@ -299,7 +299,8 @@ func (m *Model) dashboardBindings() []binding {
 		{&k.ClassUp, m.classSel(-1)}, {&k.ClassDown, m.classSel(1)},
 		{&k.ShareDown, m.shareBy(-shareStep)}, {&k.ShareUp, m.shareBy(shareStep)},
 		{&k.PriorityDown, m.priorityBy(-1)}, {&k.PriorityUp, m.priorityBy(1)},
-		{&k.Export, m.export}, {&k.Hint, m.toggleHint},
+		{&k.Export, m.export},
+		{&k.Hint, m.toggleHint},
 	}
 	for i, kind := range scenarios.FaultKinds { // a kind without a key has an unbound Fault[i]
 		bs = append(bs, binding{&k.Fault[i], m.toggleFault(kind)})
