@@ -76,6 +76,8 @@ type Engine struct {
 	ramping  bool          // a recovery ramp may be running
 	rampFrom time.Duration // when the circuit last closed after an outage
 
+	fleet fleetState // the engine's side of a fleet (Config.Fleet); off when alone
+
 	successes, failed uint64
 	decisions         [5]uint64
 	fallbacks         uint64
@@ -127,6 +129,7 @@ func (e *Engine) init(origin time.Time) {
 	e.bl = newBaseline(c.BaselineLatency, c.LearnTail)
 	e.ramping, e.rampFrom = false, 0
 	e.recentOK = 0
+	e.fleet = fleetState{on: c.Fleet.Enabled, maxAge: c.Fleet.MaxAge, lease: c.Fleet.Lease}
 	e.successes, e.failed, e.decisions, e.fallbacks = 0, 0, [5]uint64{}, 0
 }
 
@@ -252,6 +255,9 @@ func (e *Engine) fillSignalsAt(t, p99 time.Duration, s *Signals) {
 	s.Q = e.qSignal
 	s.B = e.tb.burn(t)
 	s.C = e.br.score()
+	if e.fleet.on {
+		e.fleetSignals(t, s)
+	}
 }
 
 // rampShare returns the share of retries the recovery ramp admits at t (1 outside a ramp).
@@ -407,7 +413,13 @@ func (e *Engine) circuitRefuses(d *Decision) bool {
 // base*2^attempt*factor (a probe slot taken in HALF_OPEN), or BUDGET_EXHAUSTED when the tokens
 // are not there.
 func (e *Engine) spend(t time.Duration, attempt int, cost, reserve, factor float64, d *Decision) {
-	if !e.tb.take(t, cost, reserve) {
+	var ok bool
+	if e.fleet.on && e.fleet.fresh(t) {
+		ok = e.fleet.take(cost, reserve)
+	} else {
+		ok = e.tb.take(t, cost, reserve)
+	}
+	if !ok {
 		d.Action, d.Reason = Reject, ReasonBudgetExhausted
 		return
 	}
@@ -454,6 +466,9 @@ func (e *Engine) record(o outcome, latency time.Duration) {
 	e.advance(t)
 	healthy := e.healthy()
 	e.win.record(o, latency)
+	if e.fleet.on {
+		e.fleet.record(o, binOf(int64(latency)), int64(latency))
+	}
 	if ok {
 		e.successes++
 		if e.recentOK == 0 {
@@ -517,6 +532,11 @@ func (e *Engine) SnapshotTo(s *Snapshot) {
 	s.Fallbacks = e.fallbacks
 	s.TransitionCount = e.br.count
 	s.LastTransition = e.br.last()
+	if e.fleet.on {
+		e.fleetStatus(t, &s.Fleet)
+	} else {
+		s.Fleet = FleetStatus{}
+	}
 }
 
 // tokens returns the tokens left (the capacity when the budget is disabled).

@@ -186,4 +186,9 @@ type Snapshot struct {
 
 	TransitionCount uint64     // circuit transitions since New or Reset
 	LastTransition  Transition // the latest one (zero if none)
+
+	// Fleet says whether the signals and the budget read the fleet's view (Mode FLEET) or the
+	// engine's own (LOCAL: no view yet, the last sync failed, or the view is older than
+	// Config.Fleet.MaxAge; OFF: no fleet configured), with the last view's figures.
+	Fleet FleetStatus
 }
