@@ -110,8 +110,8 @@ func CheckReport(r *engine.FleetReport) error {
 // bucket is the fleet's token bucket, the same arithmetic as the Redis script's.
 type bucket struct {
 	tokens, earned, out float64
-	last              int64 // ns
-	init              bool
+	last                int64 // ns
+	init                bool
 }
 
 // refill brings the bucket to now.
