@@ -19,9 +19,10 @@
 //   - The bucket holds Capacity tokens at first (and after Redis restarts empty). It refills
 //     at RefillRate tokens per second; with RefillPerSuccess > 0 the refill is earned: each
 //     reported success banks that much credit (at most one second of refill banked), and the
-//     refill pays out no more than the credit. Free tokens plus leased ones never exceed the
-//     capacity, so over any span the tokens granted, net of those handed back, never exceed
-//     the capacity plus the refill of that span.
+//     refill pays out no more than the credit. Each reported success also adds SuccessBonus
+//     tokens (0 by default, as in engine.DefaultConfig). Free tokens plus leased ones never
+//     exceed the capacity, so over any span the tokens granted, net of those handed back,
+//     never exceed the capacity plus the refill (and bonus) of that span.
 //   - A sync first reclaims the leases of instances silent for longer than Expiry (their
 //     tokens are lost, not refunded: they may have been spent), then records the instance's
 //     Held tokens as its lease and credits its Return to the bucket, then grants

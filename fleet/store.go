@@ -19,6 +19,9 @@ type Budget struct {
 	// refills no faster than RefillRate and no more than it earned, so a fleet whose requests
 	// all fail refills nothing (engine.Config.TokenRefillPerSuccess, fleet-wide).
 	RefillPerSuccess float64
+	// SuccessBonus is the tokens each reported success puts straight into the bucket
+	// (engine.Config.TokenSuccessBonus: 0 by default, 5 in the article).
+	SuccessBonus float64
 }
 
 // BudgetOf returns the fleet budget of an engine configuration meant for the whole fleet (not
@@ -28,6 +31,7 @@ func BudgetOf(c engine.Config) Budget {
 		Capacity:         float64(c.TokenBucketCapacity),
 		RefillRate:       c.TokenRefillRate,
 		RefillPerSuccess: c.TokenRefillPerSuccess,
+		SuccessBonus:     float64(c.TokenSuccessBonus),
 	}
 }
 
@@ -57,6 +61,7 @@ func (o Options) Check() (Options, error) {
 	check("Budget.Capacity", o.Budget.Capacity)
 	check("Budget.RefillRate", o.Budget.RefillRate)
 	check("Budget.RefillPerSuccess", o.Budget.RefillPerSuccess)
+	check("Budget.SuccessBonus", o.Budget.SuccessBonus)
 	if o.Expiry < 0 {
 		errs = append(errs, fmt.Sprintf("Expiry must be >= 0 (got %s)", o.Expiry))
 	}
@@ -135,7 +140,7 @@ func (b *bucket) refill(bd Budget, now int64) {
 // returns and earned, and grants what it wants; it returns the grant.
 func (b *bucket) exchange(bd Budget, old float64, r *engine.FleetReport) float64 {
 	b.out = max(0, b.out-old+r.Held)
-	b.tokens = max(b.tokens, min(bd.Capacity-b.out, b.tokens+r.Return))
+	b.tokens = max(b.tokens, min(bd.Capacity-b.out, b.tokens+r.Return+bd.SuccessBonus*float64(r.Counts.Successes)))
 	if bd.RefillPerSuccess > 0 && b.tokens+b.out < bd.Capacity {
 		b.earned = min(max(1, bd.RefillRate), b.earned+r.Earned)
 	}

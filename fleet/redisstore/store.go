@@ -112,9 +112,9 @@ func (s *Store) Sync(ctx context.Context, instance string, r *engine.FleetReport
 	}
 	short, long := fleet.Spans(r)
 	bd := s.opts.Budget
-	args := make([]any, 0, 17+3*8)
+	args := make([]any, 0, 18+3*8)
 	args = append(args, s.prefix, instance, short, long, s.opts.Expiry.Microseconds(),
-		f(bd.Capacity), f(bd.RefillRate), f(bd.RefillPerSuccess),
+		f(bd.Capacity), f(bd.RefillRate), f(bd.RefillPerSuccess), f(bd.SuccessBonus),
 		r.Counts.Successes, r.Counts.Failures, r.Counts.Timeouts,
 		f(r.Spent), f(r.Return), f(r.Want), f(r.Held), f(r.Earned), 0)
 	bins := 0
@@ -124,7 +124,7 @@ func (s *Store) Sync(ctx context.Context, instance string, r *engine.FleetReport
 			bins++
 		}
 	}
-	args[16] = bins
+	args[17] = bins
 	res, err := syncScript.Run(ctx, s.client, nil, args...).Slice()
 	if err != nil {
 		return fmt.Errorf("redisstore: sync of %s: %w", instance, err)

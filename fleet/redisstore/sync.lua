@@ -3,7 +3,7 @@
 -- a hash tag ("cortex:{NAME}:"), so that every key of a fleet lives in one slot.
 --
 -- ARGV: prefix, instance, short span (s), long span (s), expiry (µs), capacity, refill rate
--- (tokens/s), refill per success, successes, failures, timeouts, spent, return, want, held,
+-- (tokens/s), refill per success, success bonus, successes, failures, timeouts, spent, return, want, held,
 -- earned, n, then n triples (bin, count, sum in ns).
 -- Reply: tokens, leased, granted, spent over the short span (strings), instances, the short
 -- span's successes, failures and timeouts, the long span's, then (bin, count, sum) triples.
@@ -11,9 +11,10 @@ local p, inst = ARGV[1], ARGV[2]
 local short, long = tonumber(ARGV[3]), tonumber(ARGV[4])
 local expiry = tonumber(ARGV[5])
 local cap, rate, per = tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
-local s, f, t = tonumber(ARGV[9]), tonumber(ARGV[10]), tonumber(ARGV[11])
-local spent, ret, want, held, earned = tonumber(ARGV[12]), tonumber(ARGV[13]), tonumber(ARGV[14]), tonumber(ARGV[15]), tonumber(ARGV[16])
-local n = tonumber(ARGV[17])
+local bonus = tonumber(ARGV[9])
+local s, f, t = tonumber(ARGV[10]), tonumber(ARGV[11]), tonumber(ARGV[12])
+local spent, ret, want, held, earned = tonumber(ARGV[13]), tonumber(ARGV[14]), tonumber(ARGV[15]), tonumber(ARGV[16]), tonumber(ARGV[17])
+local n = tonumber(ARGV[18])
 
 local tm = redis.call('TIME')
 local sec = tonumber(tm[1])
@@ -26,9 +27,9 @@ if f > 0 then redis.call('HINCRBY', wk, 'f', f) end
 if t > 0 then redis.call('HINCRBY', wk, 't', t) end
 if spent > 0 then redis.call('HINCRBYFLOAT', wk, 'spent', spent) end
 for j = 0, n - 1 do
-  local i = ARGV[18 + 3 * j]
-  redis.call('HINCRBY', wk, 'c' .. i, ARGV[19 + 3 * j])
-  redis.call('HINCRBY', wk, 'u' .. i, ARGV[20 + 3 * j])
+  local i = ARGV[19 + 3 * j]
+  redis.call('HINCRBY', wk, 'c' .. i, ARGV[20 + 3 * j])
+  redis.call('HINCRBY', wk, 'u' .. i, ARGV[21 + 3 * j])
 end
 redis.call('EXPIREAT', wk, sec + long + 1)
 
@@ -62,7 +63,7 @@ if not fresh and now > last then
   last = now
 end
 out = math.max(0, out - old + held)
-tokens = math.max(tokens, math.min(cap - out, tokens + ret))
+tokens = math.max(tokens, math.min(cap - out, tokens + ret + bonus * s))
 if per > 0 and tokens + out < cap then
   credit = math.min(math.max(1, rate), credit + earned)
 end

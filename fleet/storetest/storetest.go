@@ -40,6 +40,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("SameFailureRate", func(t *testing.T) { sameFailureRate(t, h) })
 	t.Run("BucketBound", func(t *testing.T) { bucketBound(t, h) })
 	t.Run("EarnedRefill", func(t *testing.T) { earnedRefill(t, h) })
+	t.Run("SuccessBonus", func(t *testing.T) { successBonus(t, h) })
 	t.Run("LeaseReturnAndExpiry", func(t *testing.T) { leaseReturnAndExpiry(t, h) })
 	t.Run("WindowExpires", func(t *testing.T) { windowExpires(t, h) })
 	t.Run("FleetsDoNotMix", func(t *testing.T) { fleetsDoNotMix(t, h) })
@@ -189,6 +190,22 @@ func earnedRefill(t *testing.T, h Harness) {
 	h.Wait(100 * time.Millisecond) // the rate allows 100: the credit (3) is the limit
 	require.NoError(t, store.Sync(context.Background(), "a", &r, &v))
 	assert.InDelta(t, 3.0, v.Granted, 1e-9)
+}
+
+// Asserts the success bonus: each reported success puts SuccessBonus tokens into the bucket,
+// never above the capacity.
+func successBonus(t *testing.T, h Harness) {
+	store := h.New(t, "bonus", fleet.Options{Budget: fleet.Budget{Capacity: 20, SuccessBonus: 5}})
+	r := engine.FleetReport{Window: time.Minute, Horizon: 5 * time.Second, Want: 20}
+	var v engine.FleetView
+	require.NoError(t, store.Sync(context.Background(), "a", &r, &v))
+	require.Equal(t, 20.0, v.Granted)
+	r = engine.FleetReport{Window: time.Minute, Horizon: 5 * time.Second, Spent: 20, Counts: engine.FleetCounts{Successes: 2}}
+	require.NoError(t, store.Sync(context.Background(), "a", &r, &v))
+	assert.Equal(t, 10.0, v.Tokens, "2 successes x 5")
+	r = engine.FleetReport{Window: time.Minute, Horizon: 5 * time.Second, Counts: engine.FleetCounts{Successes: 100}}
+	require.NoError(t, store.Sync(context.Background(), "a", &r, &v))
+	assert.Equal(t, 20.0, v.Tokens, "never above the capacity")
 }
 
 // Asserts that returned tokens go back to the bucket, that the leased total follows what each
