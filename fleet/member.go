@@ -18,9 +18,9 @@ const DefaultInterval = 200 * time.Millisecond
 type MemberConfig struct {
 	Instance string        // this instance's name in the fleet: letters, digits, '-', '_', '.'
 	Interval time.Duration // between two syncs, what Run's ticker should tick at (default DefaultInterval); for the status only
-	// Timeout bounds one sync (default Interval/2; 0 with a negative value: no bound, for a
-	// store that cannot block, the simulator's Memory): a sync that takes longer fails, and
-	// the engine falls back to its local view.
+	// Timeout bounds one sync (0: the default, Interval/2; negative: no bound, for a store
+	// that cannot block, such as Memory): a sync that takes longer fails, and the engine falls
+	// back to its local view at once.
 	Timeout time.Duration
 }
 
