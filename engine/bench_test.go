@@ -164,7 +164,7 @@ func fleetBenchEngine(b *testing.B, clock Clock) (*Engine, *FleetReport, *FleetV
 	v.Short, v.Long, v.ShortLatency = r.Counts, r.Counts, r.Latency
 	v.Capacity, v.Tokens, v.Granted, v.Instances = 1<<50, 1<<50, 1<<45, 5
 	e.FleetApply(r, v)
-	if e.Snapshot().Fleet.Mode != FleetJoint {
+	if e.Snapshot().Fleet != FleetJoint {
 		b.Fatal("the fleet view is not in use")
 	}
 	v.Granted = 0

@@ -62,6 +62,7 @@ type Engine struct {
 	base     Weights // normalised weights from Config or SetWeights (what Reset restores)
 	w        Weights // current weights (adaptive weights move them)
 	adaptive bool
+	fleetOn  bool // Config.Fleet.Enabled: read on the hot path here (padding after adaptive), not from fleet at the end
 	adapt    adaptiveWeights
 	queue    int
 	qSignal  float64 // Q for queue: computed when the depth is set, read by every decision
@@ -76,8 +77,6 @@ type Engine struct {
 	ramping  bool          // a recovery ramp may be running
 	rampFrom time.Duration // when the circuit last closed after an outage
 
-	fleet fleetState // the engine's side of a fleet (Config.Fleet); off when alone
-
 	successes, failed uint64
 	decisions         [5]uint64
 	fallbacks         uint64
@@ -85,6 +84,10 @@ type Engine struct {
 	// signalHook, when set (tests only), post-processes the signals of the unified decision;
 	// a hook that panics or yields NaN exercises the fallback path.
 	signalHook func(Signals) Signals
+
+	// fleet is the engine's side of a fleet (Config.Fleet), off when alone. It comes last, so
+	// that the fields the hot path reads keep the offsets (and cache lines) they had without it.
+	fleet fleetState
 }
 
 // New validates cfg (see Config.Validate) and returns an engine in its initial state: empty
@@ -130,6 +133,7 @@ func (e *Engine) init(origin time.Time) {
 	e.ramping, e.rampFrom = false, 0
 	e.recentOK = 0
 	e.fleet = fleetState{on: c.Fleet.Enabled, maxAge: c.Fleet.MaxAge, lease: c.Fleet.Lease}
+	e.fleetOn = c.Fleet.Enabled
 	e.successes, e.failed, e.decisions, e.fallbacks = 0, 0, [5]uint64{}, 0
 }
 
@@ -255,7 +259,7 @@ func (e *Engine) fillSignalsAt(t, p99 time.Duration, s *Signals) {
 	s.Q = e.qSignal
 	s.B = e.tb.burn(t)
 	s.C = e.br.score()
-	if e.fleet.on {
+	if e.fleetOn {
 		e.fleetSignals(t, s)
 	}
 }
@@ -414,7 +418,7 @@ func (e *Engine) circuitRefuses(d *Decision) bool {
 // are not there.
 func (e *Engine) spend(t time.Duration, attempt int, cost, reserve, factor float64, d *Decision) {
 	var ok bool
-	if e.fleet.on && e.fleet.fresh(t) {
+	if e.fleetOn && e.fleet.fresh(t) {
 		ok = e.fleet.take(cost, reserve)
 	} else {
 		ok = e.tb.take(t, cost, reserve)
@@ -466,7 +470,7 @@ func (e *Engine) record(o outcome, latency time.Duration) {
 	e.advance(t)
 	healthy := e.healthy()
 	e.win.record(o, latency)
-	if e.fleet.on {
+	if e.fleetOn {
 		e.fleet.record(o, binOf(int64(latency)), int64(latency))
 	}
 	if ok {
@@ -532,10 +536,9 @@ func (e *Engine) SnapshotTo(s *Snapshot) {
 	s.Fallbacks = e.fallbacks
 	s.TransitionCount = e.br.count
 	s.LastTransition = e.br.last()
-	if e.fleet.on {
-		e.fleetStatus(t, &s.Fleet)
-	} else {
-		s.Fleet = FleetStatus{}
+	s.Fleet = FleetOff
+	if e.fleetOn {
+		s.Fleet = e.fleet.mode(t)
 	}
 }
 

@@ -165,7 +165,7 @@ func (m FleetMode) String() string {
 	return fmt.Sprintf("FleetMode(%d)", int(m))
 }
 
-// FleetStatus is the fleet part of a Snapshot.
+// FleetStatus is what an engine knows of its fleet (Engine.FleetStatus).
 type FleetStatus struct {
 	Mode      FleetMode
 	Age       time.Duration // since the last applied view (0 before any)
@@ -361,13 +361,27 @@ func (e *Engine) fleetSignals(t time.Duration, s *Signals) {
 	s.B = f.burn()
 }
 
-// fleetStatus fills *s at t.
-func (e *Engine) fleetStatus(t time.Duration, s *FleetStatus) {
-	f := &e.fleet
-	s.Mode = FleetLocal
+// mode returns the fleet mode of an engine in a fleet at t.
+func (f *fleetState) mode(t time.Duration) FleetMode {
 	if f.fresh(t) {
-		s.Mode = FleetJoint
+		return FleetJoint
 	}
+	return FleetLocal
+}
+
+// FleetStatus returns what the engine knows of its fleet now: the mode Snapshot.Fleet reports,
+// and the last view's age, instances, failure rate, P99 and burn, the tokens held on lease
+// and the failed syncs. The zero value (mode OFF) without Config.Fleet.Enabled.
+func (e *Engine) FleetStatus() (s FleetStatus) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.fleetOn {
+		return s
+	}
+	t := e.now()
+	e.advance(t)
+	f := &e.fleet
+	s.Mode = f.mode(t)
 	s.Age = 0
 	if f.ever {
 		s.Age = t - f.at
@@ -378,4 +392,5 @@ func (e *Engine) fleetStatus(t time.Duration, s *FleetStatus) {
 	s.Burn = f.burn()
 	s.Held = f.held
 	s.Failures = f.failures
+	return s
 }

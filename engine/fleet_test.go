@@ -43,8 +43,8 @@ func TestFleetOff(t *testing.T) {
 	e.FleetLost()
 	after := e.Snapshot()
 	assert.Equal(t, before.Signals, after.Signals)
-	assert.Equal(t, FleetStatus{}, after.Fleet)
-	assert.Equal(t, FleetOff, after.Fleet.Mode)
+	assert.Equal(t, FleetOff, after.Fleet)
+	assert.Equal(t, FleetStatus{}, e.FleetStatus())
 }
 
 // Asserts that a report carries the outcomes recorded since the last applied one, that applying
@@ -95,7 +95,7 @@ func TestFleetSignalsMerge(t *testing.T) {
 		e.RecordSuccess(20 * time.Millisecond)
 	}
 	local := e.Snapshot()
-	require.Equal(t, FleetLocal, local.Fleet.Mode, "no view yet")
+	require.Equal(t, FleetLocal, local.Fleet, "no view yet")
 	require.Zero(t, local.Signals.F)
 
 	sync := func(v FleetView) {
@@ -106,27 +106,27 @@ func TestFleetSignalsMerge(t *testing.T) {
 	// The fleet: half the requests fail, at 80 ms (L = (80-20)/60 = 1), bucket 250 of 500 free.
 	sync(viewOf(50, 50, 80*time.Millisecond, 500, 250, 4))
 	s := e.Snapshot()
-	assert.Equal(t, FleetJoint, s.Fleet.Mode)
+	assert.Equal(t, FleetJoint, s.Fleet)
 	assert.InDelta(t, 0.5, s.Signals.F, 1e-9)
 	assert.InDelta(t, 1.0, s.Signals.L, 1e-9)
 	assert.InDelta(t, 1-(250.0+0)/500, s.Signals.B, 1e-9, "free plus leased over capacity")
-	assert.Equal(t, 3, s.Fleet.Instances)
-	assert.InDelta(t, 0.5, s.Fleet.F, 1e-9)
+	assert.Equal(t, 3, e.FleetStatus().Instances)
+	assert.InDelta(t, 0.5, e.FleetStatus().F, 1e-9)
 
 	clock.Advance(DefaultFleetConfig().MaxAge + time.Millisecond) // stale: local again
 	s = e.Snapshot()
-	assert.Equal(t, FleetLocal, s.Fleet.Mode)
+	assert.Equal(t, FleetLocal, s.Fleet)
 	assert.Zero(t, s.Signals.F)
 	assert.Zero(t, s.Signals.L)
-	assert.Equal(t, DefaultFleetConfig().MaxAge+time.Millisecond, s.Fleet.Age)
+	assert.Equal(t, DefaultFleetConfig().MaxAge+time.Millisecond, e.FleetStatus().Age)
 
 	sync(viewOf(50, 50, 80*time.Millisecond, 500, 250, 0))
-	require.Equal(t, FleetJoint, e.Snapshot().Fleet.Mode)
+	require.Equal(t, FleetJoint, e.Snapshot().Fleet)
 	e.FleetLost() // a failed sync: local at once, without waiting for MaxAge
 	s = e.Snapshot()
-	assert.Equal(t, FleetLocal, s.Fleet.Mode)
+	assert.Equal(t, FleetLocal, s.Fleet)
 	assert.Zero(t, s.Signals.F)
-	assert.Equal(t, uint64(1), s.Fleet.Failures)
+	assert.Equal(t, uint64(1), e.FleetStatus().Failures)
 }
 
 // Asserts the lease: with no leased token a retry is refused and the next report asks for at
@@ -172,7 +172,7 @@ func TestFleetLease(t *testing.T) {
 	clock.Advance(time.Second) // stale: the engine's own bucket pays
 	assert.Equal(t, Retry, e.ShouldRetry(10, 0, true).Action)
 	assert.Equal(t, 9.0, e.Snapshot().Tokens)
-	assert.Equal(t, 9.0, e.Snapshot().Fleet.Held)
+	assert.Equal(t, 9.0, e.FleetStatus().Held)
 
 	// Idle: the target falls back to the minimum (4), and what is held above 8 goes back.
 	sync(viewOf(10, 0, 20*time.Millisecond, 100, 40, 0))
@@ -194,6 +194,7 @@ func TestFleetAllocs(t *testing.T) {
 		e.FleetReport(&r)
 		e.FleetApply(&r, &v)
 		_ = e.Snapshot()
+		_ = e.FleetStatus()
 	})
 	assert.Zero(t, allocs)
 }

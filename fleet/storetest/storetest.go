@@ -114,9 +114,9 @@ func sameFailureRate(t *testing.T, h Harness) {
 			want := float64(failed) / float64(ok+failed)
 			for i, m := range ms {
 				s := m.Engine().Snapshot()
-				assert.Equal(t, engine.FleetJoint, s.Fleet.Mode, "engine %d", i)
+				assert.Equal(t, engine.FleetJoint, s.Fleet, "engine %d", i)
 				assert.InDelta(t, want, s.Signals.F, 1e-12, "engine %d", i)
-				assert.Equal(t, n, s.Fleet.Instances, "engine %d", i)
+				assert.Equal(t, n, m.Engine().FleetStatus().Instances, "engine %d", i)
 			}
 			assert.NotEqual(t, local, want, "the fleet's F is not the last engine's own")
 		})
@@ -289,14 +289,14 @@ func outage(t *testing.T, h Harness) {
 		require.NoError(t, err)
 	}
 	e := ms[0].Engine()
-	require.Equal(t, engine.FleetJoint, e.Snapshot().Fleet.Mode)
+	require.Equal(t, engine.FleetJoint, e.Snapshot().Fleet)
 
 	h.Kill(t)
 	e.RecordSuccess(20 * time.Millisecond)
 	e.RecordSuccess(20 * time.Millisecond)
 	require.Error(t, ms[0].Sync(context.Background()))
 	s := e.Snapshot()
-	assert.Equal(t, engine.FleetLocal, s.Fleet.Mode, "local at the first failed sync")
+	assert.Equal(t, engine.FleetLocal, s.Fleet, "local at the first failed sync")
 	assert.InDelta(t, 1.0/3, s.Signals.F, 1e-12, "the engine's own F")
 	assert.False(t, ms[0].Status().Healthy)
 	assert.NotEmpty(t, ms[0].Status().LastError)
@@ -305,7 +305,7 @@ func outage(t *testing.T, h Harness) {
 	h.Restart(t)
 	require.NoError(t, ms[0].Sync(context.Background()))
 	s = e.Snapshot()
-	assert.Equal(t, engine.FleetJoint, s.Fleet.Mode, "rejoined")
+	assert.Equal(t, engine.FleetJoint, s.Fleet, "rejoined")
 	assert.InDelta(t, 0, s.Signals.F, 1e-12, "the empty store holds the two successes published since")
 	assert.True(t, ms[0].Status().Healthy)
 }
@@ -343,11 +343,11 @@ func stall(t *testing.T, h Harness) {
 	}
 	err := <-done
 	require.Error(t, err, "the sync gives up on its timeout")
-	assert.Equal(t, engine.FleetLocal, e.Snapshot().Fleet.Mode)
+	assert.Equal(t, engine.FleetLocal, e.Snapshot().Fleet)
 	wait()
 	require.NoError(t, m.Sync(context.Background()))
 	<-entered
-	assert.Equal(t, engine.FleetJoint, e.Snapshot().Fleet.Mode)
+	assert.Equal(t, engine.FleetJoint, e.Snapshot().Fleet)
 }
 
 // storeFunc is a FleetStore made of a function.
