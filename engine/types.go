@@ -166,11 +166,11 @@ type Snapshot struct {
 	// engine's own (LOCAL: no view yet, the last sync failed, or the view is older than
 	// Config.Fleet.MaxAge; OFF: no fleet configured). Engine.FleetStatus gives the view's
 	// figures. (One byte, in the padding after Adaptive: the snapshot is no bigger.)
-	Fleet FleetMode
-	CPS      float64
-	State    State
-	Floor    int // floor(CPS*10)
-	Circuit  CircuitState
+	Fleet   FleetMode
+	CPS     float64
+	State   State
+	Floor   int // floor(CPS*10)
+	Circuit CircuitState
 
 	Tokens        float64 // retry tokens left
 	TokenCapacity int
