@@ -49,10 +49,15 @@ func stopAfter(t *testing.T, sig os.Signal, d time.Duration) context.Context {
 }
 
 // TestStopSignal asserts that a headless command stopped by SIGTERM, SIGINT or SIGHUP, midway
-// or before it began, stops at once, prints nothing but "stopped by SIG..." on stderr and exits
-// with 128 + the signal's number, instead of finishing (a thousand seeds of the whole catalog
-// take hours) or exiting 0.
+// or before it began, returns through its context (before execute's grace for a blocked
+// command runs out), prints nothing but "stopped by SIG..." on stderr and exits with 128 + the
+// signal's number, instead of finishing (a thousand seeds of the whole catalog take hours) or
+// exiting 0. The grace is a minute here, so the check does not depend on the machine's load (a
+// bound of 1 s failed under -race with a load of 10 on 2 cores).
 func TestStopSignal(t *testing.T) {
+	orig := stopGrace
+	stopGrace = time.Minute
+	t.Cleanup(func() { stopGrace = orig })
 	tests := []struct {
 		name  string
 		args  []string
@@ -75,7 +80,7 @@ func TestStopSignal(t *testing.T) {
 			var out, errOut syncBuffer
 			start := time.Now()
 			code := execute(ctx, tt.args, stdin, &out, &errOut)
-			assert.Less(t, time.Since(start), time.Second, "stopped at once")
+			assert.Less(t, time.Since(start), stopGrace, "returned through its context, not abandoned after the grace")
 			assert.Equal(t, tt.code, code)
 			assert.Empty(t, out.String())
 			assert.Equal(t, "cortex-tui: stopped by "+map[os.Signal]string{syscall.SIGTERM: "SIGTERM", syscall.SIGINT: "SIGINT", syscall.SIGHUP: "SIGHUP"}[tt.sig]+"\n", errOut.String())
@@ -116,12 +121,16 @@ func TestStopSignalAbandonsABlockedCommand(t *testing.T) {
 // TestHelperProcess is not a test: TestRealSignal runs the test binary again with
 // CORTEX_TUI_HELPER=1 to have a whole process to signal, and this runs the command line after
 // "--" in it. It ignores SIGTERM until Execute has set its own handler up (a SIGTERM arriving
-// before would otherwise kill the process outright).
+// before would otherwise kill the process outright), and says so by closing file descriptor 3
+// (the parent's ready pipe), so that the parent signals only from then on.
 func TestHelperProcess(t *testing.T) {
 	if os.Getenv("CORTEX_TUI_HELPER") != "1" {
 		t.Skip("run by TestRealSignal")
 	}
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGTERM)
+	if ready := os.NewFile(3, "ready"); ready != nil {
+		ready.Close()
+	}
 	args := os.Args
 	for i, a := range args {
 		if a == "--" {
@@ -142,11 +151,22 @@ func TestRealSignal(t *testing.T) {
 	cmd.Stdin = stdin
 	var out, errOut syncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
+	readyR, readyW := syncPipe(t)
+	cmd.ExtraFiles = []*os.File{readyW} // the helper's fd 3, closed once SIGTERM cannot kill it
 	require.NoError(t, cmd.Start())
+	readyW.Close()
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
+	ready := make(chan struct{})
+	go func() { _, _ = readyR.Read(make([]byte, 1)); close(ready) }() // EOF once the helper closed it
 	var err error
 	deadline := time.After(10 * time.Second)
+	select { // a SIGTERM before the helper's signal.Notify would kill it outright (exit -1, on a loaded machine)
+	case <-ready:
+	case <-deadline:
+		_ = cmd.Process.Kill()
+		t.Fatal("the helper process never got ready")
+	}
 signal:
 	for { // until Execute's handler is up and takes one
 		select {

@@ -40,6 +40,8 @@ type spy struct {
 	pendings []int
 }
 
+var _ strategy.Strategy = (*spy)(nil)
+
 type call struct {
 	prio, retry int
 	o           strategy.Outcome // Decide only

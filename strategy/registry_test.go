@@ -2,6 +2,7 @@ package strategy
 
 import (
 	"cmp"
+	"math/rand/v2"
 	"os"
 	"slices"
 	"strings"
@@ -160,30 +161,44 @@ func script(s Strategy, clk *engine.ManualClock) (admits []bool, verdicts []Verd
 }
 
 // TestDeterminism asserts that two instances of a strategy built from the same seed give the
-// same admits and verdicts (delays included), and that jittered strategies built from
-// different seeds give different delays.
+// same admits and verdicts (delays included), that a strategy that draws from its random source
+// (jitter) gives different delays from a different seed, and that one that draws nothing (no
+// delay, or a fixed one) gives the same verdicts whatever the seed.
 func TestDeterminism(t *testing.T) {
 	for _, name := range Names() {
 		t.Run(name, func(t *testing.T) {
-			run := func(seed uint64) ([]bool, []Verdict) {
-				env := testEnv(seed)
+			run := func(seed uint64) ([]bool, []Verdict, int) {
+				src := &countingSource{Source: rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)}
+				env := Env{Clock: engine.NewManualClock(t0), Rand: rand.New(src)}
 				s, err := New(name, env)
 				require.NoError(t, err)
-				return script(s, env.Clock.(*engine.ManualClock))
+				admits, verdicts := script(s, env.Clock.(*engine.ManualClock))
+				return admits, verdicts, src.draws
 			}
-			a1, v1 := run(42)
-			a2, v2 := run(42)
+			a1, v1, draws := run(42)
+			a2, v2, _ := run(42)
 			assert.Equal(t, a1, a2)
 			assert.Equal(t, v1, v2)
 
-			_, v3 := run(43)
+			_, v3, _ := run(43)
 			var delays bool
 			for _, v := range v1 {
 				delays = delays || v.Delay > 0
 			}
-			if delays {
+			switch {
+			case draws == 0:
+				assert.Equal(t, v1, v3, "a strategy that draws no randomness ignores the seed")
+			case delays:
 				assert.NotEqual(t, v1, v3, "another seed, other delays")
 			}
 		})
 	}
 }
+
+// countingSource counts the draws from the random source it wraps.
+type countingSource struct {
+	rand.Source
+	draws int
+}
+
+func (c *countingSource) Uint64() uint64 { c.draws++; return c.Source.Uint64() }

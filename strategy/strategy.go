@@ -1,5 +1,5 @@
-// Package strategy holds the retry strategies that the simulator compares and live mode uses:
-// none, naive, backoff, breaker, budget, throttle, grpc and cortex, each behind one interface.
+// Package strategy holds the retry strategies that the simulator compares and live mode uses,
+// each behind one interface and each registered from its own file (Names lists the catalog).
 // A strategy is the retry state of one client; it never reads the wall clock (time is passed
 // in) and draws randomness only from the *rand.Rand it is given, so a run is reproducible.
 package strategy

@@ -275,6 +275,7 @@ func TestEveryBindingDoesSomething(t *testing.T) {
 				continue // exercised by the picker, summary and quit tests
 			}
 			t.Run(name, func(t *testing.T) {
+				require.NotEmpty(t, b.Keys(), "a binding in the help has no key (a fault kind's Binding without default keys in keymap?)")
 				m, _ := newTestModel(t, 140, 40, "cortex")
 				switch b.Help().Key {
 				case ".": // steps only while paused

@@ -18,6 +18,8 @@ import (
 // for concurrent use.
 type ntLineChart struct{ w, h int }
 
+var _ chart = (*ntLineChart)(nil)
+
 // newNTLineChart returns a chart of w x h cells.
 func newNTLineChart(w, h int) *ntLineChart { return &ntLineChart{w: max(w, 0), h: max(h, 0)} }
 
