@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -230,4 +231,33 @@ func TestFleetHistogramP99(t *testing.T) {
 	assert.Equal(t, "FLEET", FleetJoint.String())
 	assert.Equal(t, "LOCAL", FleetLocal.String())
 	assert.Equal(t, "OFF", FleetOff.String())
+}
+
+// Asserts that a store answering nonsense (NaN, infinities, negative tokens, counts that
+// overflow a rate) can neither panic the engine nor give it a non-finite signal: decisions stay
+// well-formed.
+func TestFleetNonsenseView(t *testing.T) {
+	nan, inf := math.NaN(), math.Inf(1)
+	for _, v := range []FleetView{
+		{Capacity: nan, Tokens: nan, Leased: nan, Granted: nan},
+		{Capacity: inf, Tokens: inf, Leased: -inf, Granted: inf},
+		{Capacity: -5, Tokens: -1, Leased: -1, Granted: -3},
+		{Capacity: 10, Tokens: 1e300, Leased: 1e300, Granted: 1e300},
+		{Short: FleetCounts{Successes: math.MaxUint64, Failures: math.MaxUint64}, Long: FleetCounts{Failures: math.MaxUint64}, Capacity: 10},
+		{ShortLatency: FleetHistogram{Counts: [FleetBins]uint64{79: math.MaxUint64}, Sums: [FleetBins]uint64{79: math.MaxUint64}}, Capacity: 10},
+	} {
+		e, _ := newTestEngine(t, inFleet)
+		var r FleetReport
+		e.FleetReport(&r)
+		require.NotPanics(t, func() { e.FleetApply(&r, &v) })
+		for p := range 11 {
+			d := e.ShouldRetry(p, 0, true)
+			for _, x := range d.Signals.Array() {
+				assert.False(t, math.IsNaN(x) || math.IsInf(x, 0), "signal %v of %+v", x, v.Capacity)
+			}
+			assert.NotEqual(t, ReasonInternalError, d.Reason)
+		}
+		st := e.FleetStatus()
+		assert.False(t, math.IsNaN(st.Burn) || math.IsNaN(st.F) || math.IsNaN(st.Held))
+	}
 }

@@ -90,3 +90,63 @@ func BenchmarkSyncRedis(b *testing.B) {
 	b.ReportMetric(float64(all1-all0)/float64(n), "server-calls/sync")
 	b.ReportMetric(float64(scripts1-scripts0)/float64(n)*float64(time.Second/fleet.DefaultInterval), "client-cmds/s/instance")
 }
+
+// BenchmarkDecisionWhileRedisStalls measures ShouldRetry on a wall-clock engine whose member
+// syncs every 10 ms with a Redis that is healthy, or that a second client keeps asleep
+// (DEBUG SLEEP 0.2, again and again): every sync then waits for its 20 ms timeout and fails,
+// and the engine runs on its local view. The decision costs the same either way.
+func BenchmarkDecisionWhileRedisStalls(b *testing.B) {
+	for _, stalled := range []bool{false, true} {
+		b.Run(fmt.Sprintf("stalled=%v", stalled), func(b *testing.B) {
+			srv := startRedis(b)
+			st := srv.open(b, "stall", fleet.Options{Budget: fleet.Budget{Capacity: 1 << 40, RefillRate: 1 << 30}})
+			cfg := engine.DefaultConfig()
+			cfg.Seed = 7
+			cfg.TokenBucketCapacity = 1 << 40
+			cfg.Fleet = engine.DefaultFleetConfig()
+			e, err := engine.New(cfg)
+			if err != nil {
+				b.Fatal(err)
+			}
+			m, err := fleet.NewMember(e, st, fleet.MemberConfig{Instance: "i", Interval: 10 * time.Millisecond, Timeout: 20 * time.Millisecond})
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			var done []chan struct{}
+			goRun := func(f func()) {
+				ch := make(chan struct{})
+				done = append(done, ch)
+				go func() { defer close(ch); f() }()
+			}
+			tick := time.NewTicker(10 * time.Millisecond)
+			defer tick.Stop()
+			goRun(func() { m.Run(ctx, tick.C) })
+			if stalled {
+				c := redis.NewClient(&redis.Options{Addr: srv.addr(), MaxRetries: -1})
+				defer c.Close()
+				goRun(func() {
+					for ctx.Err() == nil {
+						_ = c.Do(ctx, "DEBUG", "SLEEP", "0.2").Err()
+					}
+				})
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; b.Loop(); i++ {
+				if i%8 == 0 {
+					e.RecordSuccess(20 * time.Millisecond)
+				}
+				e.ShouldRetry(i%11, i%3, true)
+			}
+			b.StopTimer()
+			cancel()
+			for _, ch := range done {
+				<-ch
+			}
+			s := m.Status()
+			b.ReportMetric(float64(s.Failures), "failed-syncs")
+			b.ReportMetric(float64(s.Syncs), "syncs")
+		})
+	}
+}
