@@ -57,6 +57,8 @@ var noSetupClaim = map[string]string{
 	"At 1.6x, a third of requests must fail.":                        "arithmetic on the file's load: 1 - 1/1.6",
 	"The surge eases. Does the API come back":                        "the load's end; a question",
 	"The payment DB crashes. Every call fails fast":                  "the file's outage (every strategy's retries are checked below)",
+	"400 req/s from fifty pods against 500 req/s of capacity":        "the file's rates and capacity",
+	"Half the answers are 5xx for 30 s, and every retry is load":     "the file's fault and load; arithmetic",
 	"The query gets worse: +60 ms.":                                  "the file's fault (the queue's growth is checked below)",
 }
 

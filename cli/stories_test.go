@@ -123,6 +123,39 @@ func TestStoryClaims(t *testing.T) {
 func storyClaims() []storyClaim {
 	tests := []storyClaim{
 		{
+			scenario: "shared-budget",
+			claim:    "One shared quota of 500 runs dry in seconds: the API holds. Fifty quotas would crash it.",
+			each: func(t *testing.T, strategy string, shared report.Result) {
+				scn, err := scenarios.Lookup("shared-budget")
+				require.NoError(t, err)
+				require.Equal(t, scenarios.BudgetShared, scn.Budget, "the scenario as written shares its budget")
+				assert.Zero(t, shared.Summary.Crashes, "%s, one shared quota: the API holds", strategy)
+				assert.Less(t, shared.Summary.Amplification, 1.1, "%s, one shared quota: few retries", strategy)
+				scn.Budget = scenarios.BudgetPerClient
+				perClient, err := simulate(scn, strategy, scn.Seed)
+				require.NoError(t, err)
+				assert.Positive(t, perClient.Summary.Crashes, "%s, fifty quotas: the API crashes", strategy)
+				assert.Greater(t, perClient.Summary.Retries, 2*shared.Summary.Retries, "%s, fifty quotas keep paying", strategy)
+			},
+		},
+		{
+			scenario: "shared-budget",
+			claim:    "No budget at all: the retries push the API past its capacity and it crashes.",
+			each: func(t *testing.T, strategy string, res report.Result) {
+				assert.Positive(t, res.Summary.Crashes, "%s crashes the API", strategy)
+				assert.Greater(t, res.Summary.PeakAmplification, 1.25, "%s: retries add a quarter and more", strategy)
+			},
+		},
+		{
+			scenario: "shared-budget",
+			claim:    "The errors stop. The API never crashed, and it answers again at once.",
+			each: func(t *testing.T, strategy string, res report.Result) {
+				assert.Zero(t, res.Summary.Crashes, strategy)
+				require.NotNil(t, res.Summary.RecoverySeconds, strategy)
+				assert.LessOrEqual(t, *res.Summary.RecoverySeconds, 5.0, "%s recovers within seconds", strategy)
+			},
+		},
+		{
 			scenario: "black-friday",
 			claim:    "sends far fewer retries into the recovering database",
 			check: func(t *testing.T, get func(string) report.Result) {

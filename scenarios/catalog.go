@@ -27,6 +27,7 @@ var catalogOrder = []string{
 	"two-layers",
 	"closed-loop",
 	"open-loop",
+	"shared-budget",
 }
 
 // builtin is one embedded scenario file, parsed once.

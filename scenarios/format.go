@@ -40,6 +40,9 @@ func (s Scenario) MarshalTOML() ([]byte, error) {
 	kv("deadline", quote(FormatDuration(s.Deadline)))
 	kv("timeout", quote(FormatDuration(s.Timeout)))
 	kv("layers", strconv.Itoa(s.Layers))
+	if s.Budget != BudgetPerClient { // the default is left out, as before the key existed
+		kv("budget", quote(s.Budget.String()))
+	}
 
 	for _, c := range s.Classes {
 		b.WriteString("\n[[class]]\n")

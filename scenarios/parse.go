@@ -399,7 +399,7 @@ func (t *table) done() {
 // The keys of each table, in the order the documentation lists them.
 var (
 	topKeys     = []string{"name", "summary", "story", "duration", "drain", "tick", "seed", "fleet", "class", "load", "service", "fault", "note"}
-	fleetKeys   = []string{"clients", "loop", "users", "think", "deadline", "timeout", "layers"}
+	fleetKeys   = []string{"clients", "loop", "users", "think", "deadline", "timeout", "layers", "budget"}
 	classKeys   = []string{"name", "priority", "rate"}
 	loadKeys    = []string{"at", "factor"}
 	serviceKeys = []string{"workers", "service_time", "sigma", "queue_limit", "drop_expired", "refusal_cost", "crash_factor", "crash_after", "restart_delay", "warm_start", "warmup"}
@@ -488,6 +488,18 @@ func (d *decoder) fleet(f *table, s *Scenario) {
 	f.duration("deadline", &s.Deadline)
 	f.duration("timeout", &s.Timeout)
 	f.integer("layers", &s.Layers, 1, MaxLayers)
+	var budget string
+	if f.str("budget", &budget) {
+		found := false
+		for _, b := range Budgets {
+			if budget == b.String() {
+				s.Budget, found = b, true
+			}
+		}
+		if !found {
+			d.addf(f.field("budget"), "must be \"per-client\" or \"shared\", got %q", budget)
+		}
+	}
 	f.done()
 }
 

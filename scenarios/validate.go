@@ -121,6 +121,9 @@ func (s Scenario) validateFleet(p *problems) {
 	if s.Layers < 1 || s.Layers > MaxLayers {
 		p.addf("fleet.layers", "must be between 1 and %d, got %d", MaxLayers, s.Layers)
 	}
+	if s.Budget != BudgetPerClient && s.Budget != BudgetShared {
+		p.addf("fleet.budget", "must be \"per-client\" or \"shared\", got %s", s.Budget)
+	}
 }
 
 func (s Scenario) validateClasses(p *problems) {

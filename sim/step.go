@@ -60,6 +60,9 @@ func (s *Sim) beginTick(t int64) {
 			s.emit(t, source.Event{Kind: source.EventNote, Text: s.scn.Notes[i].Text})
 		}
 	}
+	if s.fleet != nil && t >= s.fleet.next {
+		s.syncFleet(t)
+	}
 	for i := range s.clients {
 		c := &s.clients[i]
 		if c.pending != c.lastPending {
