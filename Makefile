@@ -8,7 +8,7 @@ STATICCHECK_VERSION := v0.8.2
 FREEZE_VERSION      := v0.2.2
 SCENARIO   ?= black-friday
 # Packages that must stay free of any UI library (Charm, ntcharts).
-CORE_PKGS  := ./engine/... ./sim/... ./strategy/... ./scenarios/... ./source/... ./internal/load/...
+CORE_PKGS  := ./engine/... ./sim/... ./strategy/... ./scenarios/... ./source/... ./internal/load/... ./lesson/... ./fleet/...
 
 .PHONY: all build run test fmt-check vet check-imports unit bench lint golden screenshots bench-table live-vs-sim clean
 

@@ -26,6 +26,7 @@ type benchOptions struct {
 	seedsSet     bool
 	format       string
 	allowLarge   bool
+	budgets      []string // --budget: bench every scenario once per budget, named NAME (budget)
 }
 
 func init() { subcommands = append(subcommands, newBenchCmd) }
@@ -60,7 +61,8 @@ strategy with its "seeds" and, for each figure, its "mean", "min" and "max" over
   cortex-tui bench --format markdown > table.md
   cortex-tui bench --seeds 1-10 --format matrix
   cortex-tui bench --seeds 1-10 --scenario black-friday,metastable
-  cortex-tui bench --scenario-file my.toml --format json`,
+  cortex-tui bench --scenario-file my.toml --format json
+  cortex-tui bench --seeds 1-10 --scenario shared-budget --budget per-client,shared`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				return &exitError{code: 2, err: fmt.Errorf("bench takes no arguments, got %q (use --scenario and --strategy lists)", args)}
@@ -80,6 +82,7 @@ strategy with its "seeds" and, for each figure, its "mean", "min" and "max" over
 	f.Int64Var(&o.seed, "seed", 0, "random seed for every run (default: each scenario's own)")
 	f.StringVar(&o.seeds, "seeds", "", "seeds to run every scenario x strategy with, printing the mean (min-max) over them: 1-10, 1,3,5 or 1-3,7")
 	f.StringVar(&o.format, "format", "", "output: "+formatHelp(benchFormats))
+	f.StringSliceVar(&o.budgets, "budget", nil, budgetHelp+"; a list benches each scenario once per budget, its rows named \"NAME (budget)\" (default: each scenario's own)")
 	addAllowLargeFlag(cmd, &o.allowLarge)
 	return cmd
 }
@@ -140,6 +143,9 @@ func runBench(ctx context.Context, io streams, o benchOptions) error {
 	}
 	scns, froms, err := benchScenarios(o)
 	if err != nil {
+		return err
+	}
+	if scns, froms, err = withBudgets(scns, froms, o.budgets); err != nil {
 		return err
 	}
 	names := strategy.Names()
@@ -213,6 +219,33 @@ func benchScenarios(o benchOptions) ([]scenarios.Scenario, []string, error) {
 		}
 	}
 	return out, froms, nil
+}
+
+// withBudgets returns each scenario once per budget of the list, named "NAME (budget)" so that
+// the rows tell them apart; an empty list returns the scenarios as they are.
+func withBudgets(scns []scenarios.Scenario, froms []string, list []string) ([]scenarios.Scenario, []string, error) {
+	if len(list) == 0 {
+		return scns, froms, nil
+	}
+	var budgets []scenarios.Budget
+	for _, s := range list {
+		b, err := parseBudget(s)
+		if err != nil {
+			return nil, nil, err
+		}
+		budgets = append(budgets, b)
+	}
+	var out []scenarios.Scenario
+	var outFroms []string
+	for i, scn := range scns {
+		for _, b := range budgets {
+			c := scn
+			c.Budget = b
+			c.Name = fmt.Sprintf("%s (%s)", scn.Name, b)
+			out, outFroms = append(out, c), append(outFroms, froms[i])
+		}
+	}
+	return out, outFroms, nil
 }
 
 // progress returns a function printing "bench: n/total runs" on stderr when stderr is a

@@ -45,6 +45,7 @@ func runDashboard(cmd *cobra.Command, io streams, scn scenarios.Scenario, o runO
 	if err != nil {
 		return err
 	}
+	opts.Guided = o.guided
 	in, out, err := terminal(io, headlessCommand(o))
 	if err != nil {
 		return err
@@ -89,11 +90,13 @@ func dashboardOptions(cmd *cobra.Command, scn *scenarios.Scenario, strategyName 
 		return tui.Options{}, err
 	}
 	return tui.Options{
-		Keys:     keys,
-		Factory:  sim.NewSource,
-		Scenario: scn,
-		Strategy: strategyName,
-		Seed:     seed,
+		Keys:        keys,
+		Factory:     sim.NewSource,
+		Scenario:    scn,
+		Strategy:    strategyName,
+		Seed:        seed,
+		LessonDone:  saveLessonDone,
+		LessonsDone: lessonsDone(cmd),
 	}, nil
 }
 

@@ -20,6 +20,8 @@ type runOptions struct {
 	headless     bool
 	format       string
 	allowLarge   bool
+	guided       bool
+	budget       string // --budget: overrides the scenario's [fleet] budget when set
 }
 
 func init() { subcommands = append(subcommands, newRunCmd) }
@@ -44,6 +46,11 @@ func newRunCmd(io streams) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if o.budget != "" {
+				if scn.Budget, err = parseBudget(o.budget); err != nil {
+					return err
+				}
+			}
 			if !o.seedSet {
 				o.seed = scn.Seed
 			}
@@ -65,9 +72,26 @@ func newRunCmd(io streams) *cobra.Command {
 	f.Int64Var(&o.seed, "seed", 0, "random seed (default: the scenario's own)")
 	f.BoolVar(&o.headless, "headless", false, "run without the dashboard and print the result")
 	f.StringVar(&o.format, "format", "", "headless output: "+formatHelp(headlessFormats))
+	f.BoolVar(&o.guided, "guided", false, "pause the dashboard at each caption until space is pressed (for a demo)")
+	f.StringVar(&o.budget, "budget", "", budgetHelp+" (default: the scenario's own)")
 	addAllowLargeFlag(cmd, &o.allowLarge)
 	addKeysFlag(cmd)
 	return cmd
+}
+
+// budgetHelp describes --budget.
+const budgetHelp = `the fleet's retry budget: "per-client" (each client its own) or "shared" (one for the fleet)`
+
+// parseBudget returns the budget named s ("per-client" or "shared"), or a usage error naming
+// the valid ones.
+func parseBudget(s string) (scenarios.Budget, error) {
+	s = strings.ToLower(strings.TrimSpace(s))
+	for _, b := range scenarios.Budgets {
+		if s == b.String() {
+			return b, nil
+		}
+	}
+	return 0, &exitError{code: 2, err: fmt.Errorf("--budget: unknown budget %q (valid: per-client, shared)", s)}
 }
 
 // loadScenario returns the built-in scenario name or the file path; exactly one must be given.

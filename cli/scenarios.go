@@ -104,7 +104,11 @@ func describeScenario(io streams, s scenarios.Scenario) error {
 	b.WriteString("\n")
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	for _, n := range s.Notes {
-		fmt.Fprintf(tw, "%s\t%s\n", scenarios.FormatDuration(n.At), safetext.Line(n.Text))
+		text := n.Text
+		if len(n.Strategies) > 0 { // a note shown to some strategies only says which
+			text = "(" + strings.Join(n.Strategies, ", ") + ") " + text
+		}
+		fmt.Fprintf(tw, "%s\t%s\n", scenarios.FormatDuration(n.At), safetext.Line(text))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -4,13 +4,16 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/scenarios"
+	"github.com/cortex-tui/cortex-tui/sim"
 	"github.com/cortex-tui/cortex-tui/source"
+	"github.com/cortex-tui/cortex-tui/strategy"
 )
 
 // storyRuns runs built-in scenarios headless with their own seed, once per scenario and
@@ -41,11 +44,39 @@ func upUntil(rows []report.Row, sec int) bool {
 	return true
 }
 
-// storyClaim is one claim of a built-in scenario's texts and its check against the runs.
+// storyClaim is one claim of a built-in scenario's texts and its check against the runs. A
+// claim of a note that names its strategies is checked with each, once for every strategy the
+// note names (and only those), so that a scoped note cannot be checked against another run.
 type storyClaim struct {
 	scenario string
 	claim    string // a fragment of the story or of a caption
 	check    func(t *testing.T, get func(strategy string) report.Result)
+	each     func(t *testing.T, strategy string, res report.Result)
+}
+
+// classSheds runs a built-in scenario with strategy and returns, for each class, the time of
+// the first retry shed by priority (a large value when none was) and how many were shed.
+func classSheds(t *testing.T, scenario, strategy string) (first []time.Duration, total []int) {
+	t.Helper()
+	scn, err := scenarios.Lookup(scenario)
+	require.NoError(t, err)
+	s, err := sim.New(scn, strategy, scn.Seed)
+	require.NoError(t, err)
+	first = make([]time.Duration, len(scn.Classes))
+	total = make([]int, len(scn.Classes))
+	for i := range first {
+		first[i] = time.Duration(math.MaxInt64)
+	}
+	for !s.Done() {
+		snap := s.Step()
+		for i, c := range snap.Classes {
+			if c.Shed > 0 && total[i] == 0 {
+				first[i] = snap.T
+			}
+			total[i] += c.Shed
+		}
+	}
+	return first, total
 }
 
 // TestStoryClaims asserts that what the built-in scenarios' stories and captions tell the
@@ -57,7 +88,73 @@ func TestStoryClaims(t *testing.T) {
 		t.Skip("runs whole scenarios")
 	}
 	runs := storyRuns{}
+	tests := storyClaims()
+	for _, tt := range tests {
+		t.Run(tt.scenario+"/"+tt.claim, func(t *testing.T) {
+			scn, err := scenarios.Lookup(tt.scenario)
+			require.NoError(t, err)
+			texts := []string{scn.Story}
+			for _, n := range scn.Notes {
+				texts = append(texts, n.Text)
+			}
+			require.Contains(t, strings.Join(texts, "\n"), tt.claim, "the text still makes this claim")
+			get := func(strategy string) report.Result { return runs.get(t, tt.scenario, strategy) }
+			scoped := noteStrategies(scn, tt.claim)
+			if len(scoped) > 0 {
+				require.NotNil(t, tt.each, "a note for %v is checked for each of its strategies", scoped)
+			}
+			if tt.each != nil {
+				if len(scoped) == 0 {
+					scoped = strategy.Names() // a note for every strategy: checked for every one
+				}
+				for _, name := range scoped {
+					tt.each(t, name, get(name))
+				}
+			}
+			if tt.check != nil {
+				tt.check(t, get)
+			}
+		})
+	}
+}
+
+// storyClaims lists the claims of the built-in scenarios' stories and notes, each with its
+// check against the headless runs.
+func storyClaims() []storyClaim {
 	tests := []storyClaim{
+		{
+			scenario: "shared-budget",
+			claim:    "One shared quota of 500 runs dry in seconds: the API holds. Fifty quotas would crash it.",
+			each: func(t *testing.T, strategy string, shared report.Result) {
+				scn, err := scenarios.Lookup("shared-budget")
+				require.NoError(t, err)
+				require.Equal(t, scenarios.BudgetShared, scn.Budget, "the scenario as written shares its budget")
+				assert.Zero(t, shared.Summary.Crashes, "%s, one shared quota: the API holds", strategy)
+				assert.Less(t, shared.Summary.Amplification, 1.1, "%s, one shared quota: few retries", strategy)
+				scn.Budget = scenarios.BudgetPerClient
+				perClient, err := simulate(scn, strategy, scn.Seed)
+				require.NoError(t, err)
+				assert.Positive(t, perClient.Summary.Crashes, "%s, fifty quotas: the API crashes", strategy)
+				assert.Greater(t, perClient.Summary.Retries, 2*shared.Summary.Retries, "%s, fifty quotas keep paying", strategy)
+			},
+		},
+		{
+			scenario: "shared-budget",
+			claim:    "No budget at all: the retries push the API past its capacity and it crashes.",
+			each: func(t *testing.T, strategy string, res report.Result) {
+				assert.Positive(t, res.Summary.Crashes, "%s crashes the API", strategy)
+				assert.Greater(t, res.Summary.PeakAmplification, 1.25, "%s: retries add a quarter and more", strategy)
+			},
+		},
+		{
+			scenario: "shared-budget",
+			claim:    "The errors stop. The API never crashed, and it answers again at once.",
+			each: func(t *testing.T, strategy string, res report.Result) {
+				assert.Zero(t, res.Summary.Crashes, strategy)
+				require.NotNil(t, res.Summary.RecoverySeconds, strategy)
+				assert.LessOrEqual(t, *res.Summary.RecoverySeconds, 5.0, "%s recovers within seconds", strategy)
+			},
+		},
 		{
 			scenario: "black-friday",
 			claim:    "sends far fewer retries into the recovering database",
@@ -127,10 +224,59 @@ func TestStoryClaims(t *testing.T) {
 		{
 			scenario: "metastable",
 			claim:    "Still broken, with no fault at all. This is the metastable state.",
-			check: func(t *testing.T, get func(string) report.Result) {
-				for _, row := range get("naive").Timeline[80:110] {
-					assert.Less(t, row.Successes, row.Originals/10, "naive, t=%ds: almost nothing succeeds", row.T)
+			each: func(t *testing.T, strategy string, res report.Result) {
+				for _, row := range res.Timeline[80:110] {
+					assert.Less(t, row.Successes, row.Originals/10, "%s, t=%ds: almost nothing succeeds", strategy, row.T)
+					assert.Greater(t, row.Queue, 900.0, "%s, t=%ds: the queue stays full", strategy, row.T)
 				}
+			},
+		},
+		{
+			scenario: "metastable",
+			claim:    "With retries it does not: each timeout adds an attempt and the server wastes work.",
+			each: func(t *testing.T, strategy string, res report.Result) {
+				assert.Greater(t, res.Timeline[50].Queue, 900.0, "%s: the queue has not drained at t=50s", strategy)
+				retries := 0
+				for _, row := range res.Timeline[35:50] {
+					retries += row.Retries
+				}
+				assert.Positive(t, retries, "%s: retries after the trigger", strategy)
+			},
+		},
+		{
+			scenario: "metastable",
+			claim:    "CORTEX lets almost no retry through: the queue drained as it does without retries.",
+			each: func(t *testing.T, strategy string, res report.Result) {
+				retries, originals := 0, 0
+				for _, row := range res.Timeline[30:50] {
+					retries += row.Retries
+					originals += row.Originals
+				}
+				assert.Less(t, float64(retries), 0.01*float64(originals), "%s: under 1%% of attempts are retries", strategy)
+				assert.Less(t, res.Timeline[48].Queue, 5.0, "%s: drained by t=48s, as without retries", strategy)
+			},
+		},
+		{
+			scenario: "metastable",
+			claim:    "No metastable state in this run: the queue is empty and requests succeed again.",
+			each: func(t *testing.T, strategy string, res report.Result) {
+				for _, row := range res.Timeline[80:110] {
+					assert.Less(t, row.Queue, 5.0, "%s, t=%ds: the queue is empty", strategy, row.T)
+					assert.GreaterOrEqual(t, row.Successes, row.Originals*9/10, "%s, t=%ds: requests succeed", strategy, row.T)
+				}
+			},
+		},
+		{
+			scenario: "black-friday",
+			claim:    "sheds analytics and search retries first",
+			check: func(t *testing.T, _ func(string) report.Result) {
+				first, total := classSheds(t, "black-friday", "cortex")
+				require.Len(t, total, 3, "payment, search, analytics")
+				assert.Zero(t, total[0], "cortex: no payment retry shed")
+				require.Positive(t, total[1], "cortex: search retries shed")
+				require.Positive(t, total[2], "cortex: analytics retries shed")
+				assert.Less(t, first[2], first[1], "cortex: analytics shed before search")
+				assert.Greater(t, total[2], total[1], "cortex: more analytics than search retries shed")
 			},
 		},
 		{
@@ -240,7 +386,7 @@ func TestStoryClaims(t *testing.T) {
 		{"closed-loop", "So backoff lowers the load here: the population throttles itself.", true},
 		{"open-loop", "Backoff spreads retries out but does not remove them: amplification stays high.", false},
 	} {
-		tests = append(tests, storyClaim{loop.scenario, loop.claim, func(t *testing.T, get func(string) report.Result) {
+		tests = append(tests, storyClaim{scenario: loop.scenario, claim: loop.claim, check: func(t *testing.T, get func(string) report.Result) {
 			rate := func(s string) float64 { // attempts per second during the outage
 				n := 0
 				for _, row := range get(s).Timeline[45:65] {
@@ -255,16 +401,16 @@ func TestStoryClaims(t *testing.T) {
 			}
 		}})
 	}
-	for _, tt := range tests {
-		t.Run(tt.scenario+"/"+tt.claim, func(t *testing.T) {
-			scn, err := scenarios.Lookup(tt.scenario)
-			require.NoError(t, err)
-			texts := []string{scn.Story}
-			for _, n := range scn.Notes {
-				texts = append(texts, n.Text)
-			}
-			require.Contains(t, strings.Join(texts, "\n"), tt.claim, "the text still makes this claim")
-			tt.check(t, func(strategy string) report.Result { return runs.get(t, tt.scenario, strategy) })
-		})
+	return append(tests, noteClaims()...)
+}
+
+// noteStrategies returns the strategies of the note of scn whose text holds claim: nil for a
+// claim of the story or of a note for every strategy.
+func noteStrategies(scn scenarios.Scenario, claim string) []string {
+	for _, n := range scn.Notes {
+		if strings.Contains(n.Text, claim) {
+			return n.Strategies
+		}
 	}
+	return nil
 }

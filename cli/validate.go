@@ -2,10 +2,12 @@ package cli
 
 import (
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/cortex-tui/cortex-tui/internal/load"
 	"github.com/cortex-tui/cortex-tui/internal/safetext"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/sim"
@@ -63,6 +65,9 @@ exits with status 1 if any file is invalid. A FILE of "-" reads the standard inp
 // What it prints is made inert for the terminal (safetext): a message may quote the file's
 // text (an unknown key, the parser's context lines), and the path itself is a stranger's name.
 func validateFile(io streams, path string, allowLarge bool) bool {
+	if isLessonPath(path) {
+		return validateLesson(io, path)
+	}
 	s, err := parsePath(io, path)
 	if err != nil {
 		msg := err.Error()
@@ -95,4 +100,33 @@ func parsePath(io streams, path string) (scenarios.Scenario, error) {
 		return scenarios.ParseFile(path)
 	}
 	return scenarios.ParseReader(path, io.in)
+}
+
+// isLessonPath reports whether path names a lesson file: its first lines hold a [[step]]
+// table. Only a regular file is peeked at (the standard input and devices are scenarios).
+func isLessonPath(path string) bool {
+	if path == "-" {
+		return false
+	}
+	info, err := os.Stat(path)
+	if err != nil || !info.Mode().IsRegular() {
+		return false
+	}
+	data, err := load.File(path, load.Lesson)
+	return err == nil && scenarios.IsLesson(data)
+}
+
+// validateLesson checks a lesson file as validateFile does a scenario.
+func validateLesson(io streams, path string) bool {
+	l, err := scenarios.ParseLessonFile(path)
+	if err != nil {
+		msg := err.Error()
+		if !strings.HasPrefix(msg, path+":") {
+			msg = path + ": " + msg
+		}
+		fmt.Fprintln(io.err, safetext.Text(msg))
+		return false
+	}
+	fmt.Fprintln(io.out, safetext.Line(fmt.Sprintf("%s: ok (lesson %s on %s, %d steps)", path, l.Name, l.Scenario, len(l.Steps))))
+	return true
 }

@@ -133,3 +133,93 @@ func BenchmarkNew(b *testing.B) {
 		}
 	}
 }
+
+// fleetBenchEngine is benchEngine as one instance of a fleet, with a fresh view applied (fresh
+// for an hour, so the wall clock cannot age it within a run) and a lease that cannot run dry.
+func fleetBenchEngine(b *testing.B, clock Clock) (*Engine, *FleetReport, *FleetView) {
+	b.Helper()
+	cfg := DefaultConfig()
+	cfg.Clock = clock
+	cfg.Seed = 7
+	cfg.TokenBucketCapacity = 1 << 40
+	cfg.Fleet = DefaultFleetConfig()
+	cfg.Fleet.MaxAge = time.Hour
+	e, err := New(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	mc, _ := clock.(*ManualClock)
+	for i := range 2000 {
+		if mc != nil {
+			mc.Advance(10 * time.Millisecond)
+		}
+		if i%10 == 0 {
+			e.RecordFailure(200 * time.Millisecond)
+		} else {
+			e.RecordSuccess(time.Duration(20+i%30) * time.Millisecond)
+		}
+	}
+	r, v := new(FleetReport), new(FleetView)
+	e.FleetReport(r)
+	v.Short, v.Long, v.ShortLatency = r.Counts, r.Counts, r.Latency
+	v.Capacity, v.Tokens, v.Granted, v.Instances = 1<<50, 1<<50, 1<<45, 5
+	e.FleetApply(r, v)
+	if e.Snapshot().Fleet != FleetJoint {
+		b.Fatal("the fleet view is not in use")
+	}
+	v.Granted = 0
+	return e, r, v
+}
+
+// BenchmarkShouldRetryFleet measures one decision of an engine in a fleet, reading a fresh
+// fleet view and spending leased tokens: it must cost what BenchmarkShouldRetry does (the
+// store is never on the hot path).
+func BenchmarkShouldRetryFleet(b *testing.B) {
+	for _, c := range clocks {
+		b.Run(c.name+"/serial", func(b *testing.B) {
+			e, _, _ := fleetBenchEngine(b, c.new())
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; b.Loop(); i++ {
+				e.ShouldRetry(i%11, i%3, true)
+			}
+			reportPerOp(b, "decisions/s")
+		})
+		b.Run(c.name+"/parallel", func(b *testing.B) {
+			e, _, _ := fleetBenchEngine(b, c.new())
+			b.ReportAllocs()
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				i := 0
+				for pb.Next() {
+					e.ShouldRetry(i%11, i%3, true)
+					i++
+				}
+			})
+			reportPerOp(b, "decisions/s")
+		})
+	}
+}
+
+// BenchmarkRecordSuccessFleet measures recording one success in a fleet member (the outcome
+// also joins the pending report).
+func BenchmarkRecordSuccessFleet(b *testing.B) {
+	e, _, _ := fleetBenchEngine(b, NewManualClock(time.Unix(0, 0)))
+	b.ReportAllocs()
+	for b.Loop() {
+		e.RecordSuccess(25 * time.Millisecond)
+	}
+	reportPerOp(b, "records/s")
+}
+
+// BenchmarkFleetReportApply measures the engine's side of one sync: FleetReport then FleetApply
+// (the store's cost is measured by the stores' own benchmarks).
+func BenchmarkFleetReportApply(b *testing.B) {
+	e, r, v := fleetBenchEngine(b, NewManualClock(time.Unix(0, 0)))
+	b.ReportAllocs()
+	for b.Loop() {
+		e.RecordSuccess(25 * time.Millisecond)
+		e.FleetReport(r)
+		e.FleetApply(r, v)
+	}
+}

@@ -57,6 +57,10 @@ type Config struct {
 	Deterministic bool  // every random draw returns the midpoint of its range (default false)
 	Seed          int64 // seeds the engine's own random source; 0 = time-based (default 0)
 	Clock         Clock // injected time source; nil = wall clock
+
+	// Fleet makes the engine one instance of a fleet that shares its signals and its retry
+	// budget through a FleetStore (see FleetConfig; the zero value is off: alone, as before).
+	Fleet FleetConfig
 }
 
 // DefaultConfig returns the tuned defaults: the article's model (ArticleConfig) under the same

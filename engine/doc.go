@@ -107,6 +107,17 @@
 // reserve), then plain exponential backoff with full jitter, Random(0, min(BackoffMaxDelay,
 // base * 2^attempt)), with Decision.Fallback set. ShouldRetry never panics.
 //
+// # Fleet
+//
+// With Config.Fleet.Enabled the engine is one instance of a fleet that shares one view of the
+// downstream and one retry budget through a FleetStore, synced in the background by package
+// fleet (the engine itself does no I/O): FleetReport says what to publish, FleetApply merges
+// the store's answer, FleetLost says the store failed. While the fleet view is fresh (younger
+// than Fleet.MaxAge, and no sync failed since) signals F, L and B are the fleet's and retries
+// spend tokens leased from the fleet's bucket; otherwise every signal and the budget are the
+// engine's own. Q and C are always local. Snapshot.Fleet says which view is in use. Without
+// Config.Fleet the engine behaves and costs exactly as before.
+//
 // # Cost
 //
 // Recording is O(1) and allocation-free. Each window slice keeps a latency histogram (80

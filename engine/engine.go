@@ -62,6 +62,7 @@ type Engine struct {
 	base     Weights // normalised weights from Config or SetWeights (what Reset restores)
 	w        Weights // current weights (adaptive weights move them)
 	adaptive bool
+	fleetOn  bool // Config.Fleet.Enabled: read on the hot path here (padding after adaptive), not from fleet at the end
 	adapt    adaptiveWeights
 	queue    int
 	qSignal  float64 // Q for queue: computed when the depth is set, read by every decision
@@ -83,6 +84,10 @@ type Engine struct {
 	// signalHook, when set (tests only), post-processes the signals of the unified decision;
 	// a hook that panics or yields NaN exercises the fallback path.
 	signalHook func(Signals) Signals
+
+	// fleet is the engine's side of a fleet (Config.Fleet), off when alone. It comes last, so
+	// that the fields the hot path reads keep the offsets (and cache lines) they had without it.
+	fleet fleetState
 }
 
 // New validates cfg (see Config.Validate) and returns an engine in its initial state: empty
@@ -127,6 +132,8 @@ func (e *Engine) init(origin time.Time) {
 	e.bl = newBaseline(c.BaselineLatency, c.LearnTail)
 	e.ramping, e.rampFrom = false, 0
 	e.recentOK = 0
+	e.fleet = fleetState{on: c.Fleet.Enabled, maxAge: c.Fleet.MaxAge, lease: c.Fleet.Lease}
+	e.fleetOn = c.Fleet.Enabled
 	e.successes, e.failed, e.decisions, e.fallbacks = 0, 0, [5]uint64{}, 0
 }
 
@@ -252,6 +259,9 @@ func (e *Engine) fillSignalsAt(t, p99 time.Duration, s *Signals) {
 	s.Q = e.qSignal
 	s.B = e.tb.burn(t)
 	s.C = e.br.score()
+	if e.fleetOn {
+		e.fleetSignals(t, s)
+	}
 }
 
 // rampShare returns the share of retries the recovery ramp admits at t (1 outside a ramp).
@@ -407,7 +417,13 @@ func (e *Engine) circuitRefuses(d *Decision) bool {
 // base*2^attempt*factor (a probe slot taken in HALF_OPEN), or BUDGET_EXHAUSTED when the tokens
 // are not there.
 func (e *Engine) spend(t time.Duration, attempt int, cost, reserve, factor float64, d *Decision) {
-	if !e.tb.take(t, cost, reserve) {
+	var ok bool
+	if e.fleetOn && e.fleet.fresh(t) {
+		ok = e.fleet.take(cost, reserve)
+	} else {
+		ok = e.tb.take(t, cost, reserve)
+	}
+	if !ok {
 		d.Action, d.Reason = Reject, ReasonBudgetExhausted
 		return
 	}
@@ -454,6 +470,9 @@ func (e *Engine) record(o outcome, latency time.Duration) {
 	e.advance(t)
 	healthy := e.healthy()
 	e.win.record(o, latency)
+	if e.fleetOn {
+		e.fleet.record(o, binOf(int64(latency)), int64(latency))
+	}
 	if ok {
 		e.successes++
 		if e.recentOK == 0 {
@@ -517,6 +536,10 @@ func (e *Engine) SnapshotTo(s *Snapshot) {
 	s.Fallbacks = e.fallbacks
 	s.TransitionCount = e.br.count
 	s.LastTransition = e.br.last()
+	s.Fleet = FleetOff
+	if e.fleetOn {
+		s.Fleet = e.fleet.mode(t)
+	}
 }
 
 // tokens returns the tokens left (the capacity when the budget is disabled).

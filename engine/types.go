@@ -162,10 +162,15 @@ type Snapshot struct {
 	Signals  Signals
 	Weights  Weights // current, normalised (adaptive weights move them)
 	Adaptive bool    // adaptive weights enabled
-	CPS      float64
-	State    State
-	Floor    int // floor(CPS*10)
-	Circuit  CircuitState
+	// Fleet says whether the signals and the budget read the fleet's view (FLEET) or the
+	// engine's own (LOCAL: no view yet, the last sync failed, or the view is older than
+	// Config.Fleet.MaxAge; OFF: no fleet configured). Engine.FleetStatus gives the view's
+	// figures. (One byte, in the padding after Adaptive: the snapshot is no bigger.)
+	Fleet   FleetMode
+	CPS     float64
+	State   State
+	Floor   int // floor(CPS*10)
+	Circuit CircuitState
 
 	Tokens        float64 // retry tokens left
 	TokenCapacity int

@@ -33,6 +33,8 @@ type KeyMap struct {
 	ClassUp, ClassDown, ShareDown, ShareUp, PriorityDown, PriorityUp key.Binding
 	// Views: export the timeline, toggle the full help, quit.
 	Export, Help, Quit key.Binding
+	// Hint shows the current lesson step's hint before it is due (h).
+	Hint key.Binding
 	// Select and Back confirm and leave the picker, the summary and the help.
 	Select, Back key.Binding
 	// Filter starts typing a filter in the scenario picker.
@@ -109,6 +111,7 @@ var otherActions = []action{
 	{"priority_up", []string{"}"}, "raise the class's priority", func(k *KeyMap) *key.Binding { return &k.PriorityUp }},
 
 	{"export", []string{"e"}, "export the timeline (CSV and JSON)", func(k *KeyMap) *key.Binding { return &k.Export }},
+	{"hint", []string{"H"}, "show / hide the lesson's hint", func(k *KeyMap) *key.Binding { return &k.Hint }},
 	{"help", []string{"?"}, "full help", func(k *KeyMap) *key.Binding { return &k.Help }},
 	{"quit", []string{"q", "ctrl+c"}, "quit", func(k *KeyMap) *key.Binding { return &k.Quit }},
 	{"select", []string{"enter"}, "select", func(k *KeyMap) *key.Binding { return &k.Select }},
@@ -156,7 +159,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		append(k.FaultBindings(), k.ClearFaults),
 		{k.NextWeight, k.PrevWeight, k.LowerWeight, k.RaiseWeight, k.Adaptive,
 			k.ClassUp, k.ClassDown, k.ShareDown, k.ShareUp, k.PriorityDown, k.PriorityUp},
-		{k.Export, k.Help, k.Quit, k.Select, k.Back, k.Filter},
+		{k.Export, k.Hint, k.Help, k.Quit, k.Select, k.Back, k.Filter},
 	}
 }
 

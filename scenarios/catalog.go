@@ -27,6 +27,7 @@ var catalogOrder = []string{
 	"two-layers",
 	"closed-loop",
 	"open-loop",
+	"shared-budget",
 }
 
 // builtin is one embedded scenario file, parsed once.
@@ -112,5 +113,8 @@ func (s Scenario) clone() Scenario {
 	s.Load = slices.Clone(s.Load)
 	s.Faults = slices.Clone(s.Faults)
 	s.Notes = slices.Clone(s.Notes)
+	for i := range s.Notes {
+		s.Notes[i].Strategies = slices.Clone(s.Notes[i].Strategies)
+	}
 	return s
 }

@@ -40,6 +40,9 @@ func (s Scenario) MarshalTOML() ([]byte, error) {
 	kv("deadline", quote(FormatDuration(s.Deadline)))
 	kv("timeout", quote(FormatDuration(s.Timeout)))
 	kv("layers", strconv.Itoa(s.Layers))
+	if s.Budget != BudgetPerClient { // the default is left out, as before the key existed
+		kv("budget", quote(s.Budget.String()))
+	}
 
 	for _, c := range s.Classes {
 		b.WriteString("\n[[class]]\n")
@@ -84,6 +87,13 @@ func (s Scenario) MarshalTOML() ([]byte, error) {
 		b.WriteString("\n[[note]]\n")
 		kv("at", quote(FormatDuration(n.At)))
 		kv("text", quote(n.Text))
+		if len(n.Strategies) > 0 {
+			quoted := make([]string, len(n.Strategies))
+			for i, name := range n.Strategies {
+				quoted[i] = quote(name)
+			}
+			kv("strategies", "["+strings.Join(quoted, ", ")+"]")
+		}
 	}
 	return b.Bytes(), nil
 }

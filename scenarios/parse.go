@@ -244,6 +244,30 @@ func (t *table) integer(key string, dst *int, lo, hi int) bool {
 	return false
 }
 
+// strs reads an array of strings.
+func (t *table) strs(key string, dst *[]string) bool {
+	raw, present := t.get(key)
+	if !present {
+		return false
+	}
+	arr, ok := raw.([]any)
+	if !ok {
+		t.d.addf(t.field(key), "must be an array of strings, like [\"naive\", \"backoff\"], got %s", describe(raw))
+		return false
+	}
+	out := make([]string, 0, len(arr))
+	for i, e := range arr {
+		s, ok := e.(string)
+		if !ok {
+			t.d.addf(t.field(key), "must be an array of strings: element %d is %s", i+1, describe(e))
+			return false
+		}
+		out = append(out, s)
+	}
+	*dst = out
+	return true
+}
+
 func (t *table) integer64(key string, dst *int64) bool {
 	n, ok := value[int64](t, key, "an integer")
 	if ok {
@@ -375,12 +399,12 @@ func (t *table) done() {
 // The keys of each table, in the order the documentation lists them.
 var (
 	topKeys     = []string{"name", "summary", "story", "duration", "drain", "tick", "seed", "fleet", "class", "load", "service", "fault", "note"}
-	fleetKeys   = []string{"clients", "loop", "users", "think", "deadline", "timeout", "layers"}
+	fleetKeys   = []string{"clients", "loop", "users", "think", "deadline", "timeout", "layers", "budget"}
 	classKeys   = []string{"name", "priority", "rate"}
 	loadKeys    = []string{"at", "factor"}
 	serviceKeys = []string{"workers", "service_time", "sigma", "queue_limit", "drop_expired", "refusal_cost", "crash_factor", "crash_after", "restart_delay", "warm_start", "warmup"}
 	faultKeys   = append([]string{"kind", "at", "duration"}, faultValueKeys...)
-	noteKeys    = []string{"at", "text"}
+	noteKeys    = []string{"at", "text", "strategies"}
 )
 
 // scenario decodes the whole tree over Defaults().
@@ -438,6 +462,7 @@ func (d *decoder) scenario(tree map[string]any) Scenario {
 		n.require("text", `text = "What the viewer is about to see"`)
 		n.duration("at", &note.At)
 		n.str("text", &note.Text)
+		n.strs("strategies", &note.Strategies)
 		n.done()
 		s.Notes = append(s.Notes, note)
 	}
@@ -463,6 +488,18 @@ func (d *decoder) fleet(f *table, s *Scenario) {
 	f.duration("deadline", &s.Deadline)
 	f.duration("timeout", &s.Timeout)
 	f.integer("layers", &s.Layers, 1, MaxLayers)
+	var budget string
+	if f.str("budget", &budget) {
+		found := false
+		for _, b := range Budgets {
+			if budget == b.String() {
+				s.Budget, found = b, true
+			}
+		}
+		if !found {
+			d.addf(f.field("budget"), "must be \"per-client\" or \"shared\", got %q", budget)
+		}
+	}
 	f.done()
 }
 

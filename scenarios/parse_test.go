@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cortex-tui/cortex-tui/scenarios"
+	"github.com/cortex-tui/cortex-tui/strategy"
 )
 
 // minimal is the smallest valid scenario; the error cases below edit it. Its lines:
@@ -231,6 +232,26 @@ func TestParseErrors(t *testing.T) {
 			name: "note after the end of the run",
 			text: minimal + "\n[[note]]\nat = \"95s\"\ntext = \"late\"\n",
 			want: `t.toml:15: note[1].at: is at or after the end of the run (duration + drain = 90s), got 95s`,
+		},
+		{
+			name: "note for an unknown strategy",
+			text: minimal + "\n[[note]]\nat = \"5s\"\ntext = \"a\"\nstrategies = [\"naiv\"]\n",
+			want: `t.toml:17: note[1].strategies: unknown strategy "naiv" (did you mean "naive"?); valid: ` + strings.Join(strategy.Names(), ", "),
+		},
+		{
+			name: "note naming a strategy twice",
+			text: minimal + "\n[[note]]\nat = \"5s\"\ntext = \"a\"\nstrategies = [\"naive\", \"naive\"]\n",
+			want: `t.toml:17: note[1].strategies: names "naive" twice`,
+		},
+		{
+			name: "note strategies not strings",
+			text: minimal + "\n[[note]]\nat = \"5s\"\ntext = \"a\"\nstrategies = \"naive\"\n",
+			want: `t.toml:17: note[1].strategies: must be an array of strings, like ["naive", "backoff"], got the string "naive"`,
+		},
+		{
+			name: "two notes at one time for a common strategy",
+			text: minimal + "\n[[note]]\nat = \"5s\"\ntext = \"a\"\nstrategies = [\"naive\", \"cortex\"]\n\n[[note]]\nat = \"5s\"\ntext = \"b\"\nstrategies = [\"cortex\"]\n",
+			want: `t.toml:20: note[2].at: must be after note[1].at (5s): notes go in time order, got 5s`,
 		},
 		{
 			name: "empty note text",

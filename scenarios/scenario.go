@@ -1,6 +1,10 @@
 package scenarios
 
-import "time"
+import (
+	"fmt"
+	"slices"
+	"time"
+)
 
 // Scenario is one complete, validated simulation setup: who sends traffic, to what service,
 // what goes wrong when, and what the viewer is told along the way. All durations are virtual
@@ -19,12 +23,40 @@ type Scenario struct {
 	Deadline time.Duration // overall deadline of an original request (default 30s)
 	Timeout  time.Duration // per-attempt client timeout (default 2s)
 	Layers   int           // retry layers between client and service (default 1; 2 = retries at two layers)
+	Budget   Budget        // the fleet's retry budget: one per client (default) or one shared by the fleet
 
 	Classes []Class     // priority classes of traffic (at least one)
 	Load    []LoadPoint // load profile: rate multiplier over time, piecewise linear (default flat 1.0)
 	Service Service     // the downstream service
 	Faults  []Fault     // fault timeline
 	Notes   []Note      // timed captions
+}
+
+// Budget says how a fleet's clients hold their retry budget.
+type Budget uint8
+
+// The two budgets of [fleet] budget.
+const (
+	// BudgetPerClient: each client has its own budget, its share of the fleet's (the
+	// engine's Config.Split), as without this key.
+	BudgetPerClient Budget = iota
+	// BudgetShared: the clients' CORTEX engines share one budget and one view of the service
+	// (package fleet: one in-process store, synced every 200 ms of virtual time).
+	BudgetShared
+)
+
+// Budgets lists the budgets in declaration order, for loops and messages.
+var Budgets = []Budget{BudgetPerClient, BudgetShared}
+
+// String returns the budget's name in a scenario file: "per-client" or "shared".
+func (b Budget) String() string {
+	switch b {
+	case BudgetPerClient:
+		return "per-client"
+	case BudgetShared:
+		return "shared"
+	}
+	return fmt.Sprintf("Budget(%d)", int(b))
 }
 
 // Loop says whether arrivals wait for earlier requests.
@@ -70,8 +102,18 @@ type Fault struct {
 	Value    float64       // meaning depends on Kind (seconds of latency, fraction, rate, factor)
 }
 
-// Note is a caption shown from At until the next note.
+// Note is a caption shown from At until the next note for the same strategy.
 type Note struct {
 	At   time.Duration
 	Text string
+	// Strategies are the strategies the note is about (catalog names, e.g. "naive"): a run of
+	// another strategy does not show it. Empty: every strategy.
+	Strategies []string
+}
+
+// For reports whether the note is shown to a run of the named strategy: always when the note
+// names no strategy. A name the strategy switch built from several ("cortex+naive") is not
+// matched: the dashboard asks with the strategy running now.
+func (n Note) For(strategy string) bool {
+	return len(n.Strategies) == 0 || slices.Contains(n.Strategies, strategy)
 }

@@ -41,16 +41,18 @@ func Defaults() Scenario {
 // End is the length of the whole run: Duration (arrivals) plus Drain.
 func (s Scenario) End() time.Duration { return s.Duration + s.Drain }
 
-// NoteAt returns the caption to show at time t: the text of the last note whose At is at or
-// before t, or "" before the first note (and when there are none). Notes must be in time order,
-// as Validate requires.
-func (s Scenario) NoteAt(t time.Duration) string {
+// NoteAt returns the caption to show at time t to a run of strategy: the text of the last note
+// for that strategy (Note.For) whose At is at or before t, or "" before the first one (and
+// when there are none). Notes must be in time order, as Validate requires.
+func (s Scenario) NoteAt(t time.Duration, strategy string) string {
 	text := ""
 	for _, n := range s.Notes {
 		if n.At > t {
 			break
 		}
-		text = n.Text
+		if n.For(strategy) {
+			text = n.Text
+		}
 	}
 	return text
 }

@@ -31,9 +31,34 @@ func TestNoteAt(t *testing.T) {
 		{time.Hour, "third"},
 	}
 	for _, tt := range tests {
-		assert.Equal(t, tt.want, s.NoteAt(tt.t), "at %s", tt.t)
+		assert.Equal(t, tt.want, s.NoteAt(tt.t, "naive"), "at %s", tt.t)
 	}
-	assert.Empty(t, scenarios.Scenario{}.NoteAt(time.Minute), "no notes, no caption")
+	assert.Empty(t, scenarios.Scenario{}.NoteAt(time.Minute, "naive"), "no notes, no caption")
+}
+
+// TestNoteAtStrategy asserts that a note naming strategies is the caption of those strategies
+// only: another strategy keeps the last note it may see.
+func TestNoteAtStrategy(t *testing.T) {
+	s := scenarios.Scenario{Notes: []scenarios.Note{
+		{At: 0, Text: "all"},
+		{At: 20 * time.Second, Text: "naive only", Strategies: []string{"naive", "backoff"}},
+		{At: 20 * time.Second, Text: "cortex only", Strategies: []string{"cortex"}},
+		{At: 40 * time.Second, Text: "all again"},
+	}}
+	tests := []struct {
+		strategy string
+		t        time.Duration
+		want     string
+	}{
+		{"naive", 30 * time.Second, "naive only"},
+		{"backoff", 30 * time.Second, "naive only"},
+		{"cortex", 30 * time.Second, "cortex only"},
+		{"none", 30 * time.Second, "all"},
+		{"cortex", 40 * time.Second, "all again"},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, s.NoteAt(tt.t, tt.strategy), "%s at %s", tt.strategy, tt.t)
+	}
 }
 
 // TestLoadAt asserts that the load profile is piecewise linear between its points, flat

@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/cortex-tui/cortex-tui/strategy"
 )
 
 // Limits of the format, checked by Validate. They keep a run meaningful and cut off values no
@@ -117,6 +120,9 @@ func (s Scenario) validateFleet(p *problems) {
 	}
 	if s.Layers < 1 || s.Layers > MaxLayers {
 		p.addf("fleet.layers", "must be between 1 and %d, got %d", MaxLayers, s.Layers)
+	}
+	if s.Budget != BudgetPerClient && s.Budget != BudgetShared {
+		p.addf("fleet.budget", "must be \"per-client\" or \"shared\", got %s", s.Budget)
 	}
 }
 
@@ -276,13 +282,45 @@ func (s Scenario) validateNotes(p *problems) {
 		switch {
 		case n.At < 0:
 			p.addf(f+".at", "must not be negative, got %s", FormatDuration(n.At))
-		case i > 0 && n.At <= s.Notes[i-1].At:
+		case i > 0 && n.At < s.Notes[i-1].At,
+			i > 0 && n.At == s.Notes[i-1].At && shareStrategy(n, s.Notes[i-1]):
 			p.addf(f+".at", "must be after note[%d].at (%s): notes go in time order, got %s", i, FormatDuration(s.Notes[i-1].At), FormatDuration(n.At))
 		case s.Duration > 0 && n.At >= s.End():
 			p.addf(f+".at", "is at or after the end of the run (duration + drain = %s), got %s", FormatDuration(s.End()), FormatDuration(n.At))
 		}
 		if strings.TrimSpace(n.Text) == "" {
 			p.addf(f+".text", "is required")
+		}
+		validateStrategies(p, f+".strategies", n.Strategies)
+	}
+}
+
+// shareStrategy reports whether a run of some strategy would show both notes: two notes at the
+// same time are allowed only when no strategy sees both (they are alternatives).
+func shareStrategy(a, b Note) bool {
+	if len(a.Strategies) == 0 || len(b.Strategies) == 0 {
+		return true
+	}
+	for _, name := range a.Strategies {
+		if slices.Contains(b.Strategies, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// validateStrategies checks a list of strategy names: each in the strategy catalog, none twice.
+func validateStrategies(p *problems, field string, names []string) {
+	for i, name := range names {
+		switch {
+		case !slices.Contains(strategy.Names(), name):
+			msg := fmt.Sprintf("unknown strategy %q", name)
+			if guess := closest(name, strategy.Names()); guess != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", guess)
+			}
+			p.addf(field, "%s; valid: %s", msg, strings.Join(strategy.Names(), ", "))
+		case slices.Index(names, name) < i:
+			p.addf(field, "names %q twice", name)
 		}
 	}
 }

@@ -76,6 +76,8 @@ type Sim struct {
 	faults [numKinds]activeFault
 	sched  []bool // scheduled fault i has started
 
+	fleet *fleetSync // the clients' engines sharing one budget (scenario budget = "shared"); nil otherwise
+
 	weights      *engine.Weights // control set by SetWeights, applied to new engines too
 	adaptive     *bool
 	noteIdx      int
@@ -344,12 +346,25 @@ func (s *Sim) reset(strategyName string) error {
 }
 
 // buildClients gives every client a fresh strategy called name, each with its own stream.
+// With a shared budget, the clients' CORTEX engines join a fresh fleet (newFleetSync).
 func (s *Sim) buildClients(name string) error {
 	clients := make([]client, s.scn.Clients)
+	fs, err := s.newFleetSync(name)
+	if err != nil {
+		return err
+	}
+	var member *engine.FleetConfig
+	if fs != nil {
+		member = &fs.member
+	}
+	var shared *strategy.Shared
+	if s.scn.Budget == scenarios.BudgetShared {
+		shared = &strategy.Shared{}
+	}
 	for i := range clients {
 		// cortex seeds its engine from r and reads the shared virtual clock.
 		r := rand.New(rand.NewPCG(uint64(s.seed), streamClient+uint64(i)+s.switches<<32))
-		st, err := strategy.New(name, strategy.Env{Clock: s.clock, Rand: r, Clients: len(clients)})
+		st, err := strategy.New(name, strategy.Env{Clock: s.clock, Rand: r, Clients: len(clients), Fleet: member, Shared: shared})
 		if err != nil {
 			return err
 		}
@@ -370,7 +385,12 @@ func (s *Sim) buildClients(name string) error {
 			clients[i].pending = s.clients[i].pending
 		}
 	}
-	s.clients = clients
+	if fs != nil {
+		if err := fs.join(clients); err != nil {
+			return err
+		}
+	}
+	s.clients, s.fleet = clients, fs
 	return nil
 }
 

@@ -56,7 +56,12 @@ func (s *Sim) beginTick(t int64) {
 	s.updateService(t)
 	for i := s.noteIdx + 1; i < len(s.scn.Notes) && int64(s.scn.Notes[i].At) <= t; i++ {
 		s.noteIdx = i
-		s.emit(t, source.Event{Kind: source.EventNote, Text: s.scn.Notes[i].Text})
+		if s.scn.Notes[i].For(s.strategy) { // a note about other strategies is not this run's
+			s.emit(t, source.Event{Kind: source.EventNote, Text: s.scn.Notes[i].Text})
+		}
+	}
+	if s.fleet != nil && t >= s.fleet.next {
+		s.syncFleet(t)
 	}
 	for i := range s.clients {
 		c := &s.clients[i]
@@ -260,9 +265,7 @@ func (s *Sim) snapshot(util float64, over int64) source.Snapshot {
 		s.classTicks[i].Priority = s.classes[i].priority
 	}
 	copy(snap.Classes, s.classTicks)
-	if s.noteIdx >= 0 {
-		snap.Note = s.scn.Notes[s.noteIdx].Text
-	}
+	snap.Note = s.note()
 	snap.Cortex = s.fleetView()
 	for k, f := range s.faults {
 		if !f.on {
@@ -360,4 +363,15 @@ func minSignals(a, b *engine.Signals) {
 
 func maxSignals(a, b *engine.Signals) {
 	a.F, a.L, a.Q, a.B, a.C = max(a.F, b.F), max(a.L, b.L), max(a.Q, b.Q), max(a.B, b.B), max(a.C, b.C)
+}
+
+// note returns the caption of the current strategy: the last note reached that is for it (a
+// switch of strategy shows the new strategy's caption at once), "" before the first.
+func (s *Sim) note() string {
+	for i := s.noteIdx; i >= 0; i-- {
+		if n := &s.scn.Notes[i]; n.For(s.strategy) {
+			return n.Text
+		}
+	}
+	return ""
 }

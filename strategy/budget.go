@@ -94,17 +94,31 @@ func (c BudgetConfig) Validate() error {
 type Budget struct {
 	cfg      BudgetConfig
 	rnd      *rand.Rand
-	quota    int
+	quota    *int // own, or the fleet's (Env.Shared)
+	own      int
 	lastCost []int // lastCost[i]: what the latest retry with index i paid (i >= 1)
 }
 
 func init() {
 	register(entry{name: "budget", rank: 60, describe: "AWS SDK standard retry quota (500, cost 5, 10 after a timeout, refund on success) + backoff",
 		footprint: Footprint{Retries: DefaultMaxRetries, MaxDelay: MaxDelay, ClientBytes: 256, TickNs: 8},
-		build:     func(env Env) (Strategy, error) { return NewBudget(env.Rand, DefaultBudgetConfig()) }})
+		build:     newBudgetFromEnv})
 }
 
 var _ Strategy = (*Budget)(nil)
+
+// newBudgetFromEnv builds the catalog's budget: its own quota, or the fleet's one quota when
+// env.Shared is set.
+func newBudgetFromEnv(env Env) (Strategy, error) {
+	b, err := NewBudget(env.Rand, DefaultBudgetConfig())
+	if err != nil {
+		return nil, err
+	}
+	if env.Shared != nil {
+		b.quota = env.Shared.budgetQuota(b.cfg.Quota)
+	}
+	return b, nil
+}
 
 // NewBudget returns a budget strategy with a full quota, drawing its jitter from r. It returns
 // an error naming the problem if r is nil or cfg is invalid.
@@ -115,14 +129,16 @@ func NewBudget(r *rand.Rand, cfg BudgetConfig) (*Budget, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Budget{cfg: cfg, rnd: r, quota: cfg.Quota, lastCost: make([]int, cfg.MaxRetries+1)}, nil
+	b := &Budget{cfg: cfg, rnd: r, own: cfg.Quota, lastCost: make([]int, cfg.MaxRetries+1)}
+	b.quota = &b.own
+	return b, nil
 }
 
 // Name returns "budget".
 func (*Budget) Name() string { return "budget" }
 
 // Quota returns the retry quota left, in 0..Quota.
-func (b *Budget) Quota() int { return b.quota }
+func (b *Budget) Quota() int { return *b.quota }
 
 // Admit always returns true.
 func (*Budget) Admit(time.Time, int, int) bool { return true }
@@ -140,7 +156,7 @@ func (b *Budget) Record(_ time.Time, o Outcome, _ time.Duration, retry int) {
 			refund = b.lastCost[retry]
 		}
 	}
-	b.quota = min(b.cfg.Quota, b.quota+refund)
+	*b.quota = min(b.cfg.Quota, *b.quota+refund)
 }
 
 // Decide answers NotRetryable for a non-retryable outcome, MaxRetriesExceeded once retry >=
@@ -152,10 +168,10 @@ func (b *Budget) Decide(_ time.Time, _, retry int, o Outcome) Verdict {
 		return v
 	}
 	cost := b.cost(o)
-	if b.quota < cost {
+	if *b.quota < cost {
 		return Verdict{Action: engine.Reject, Reason: ReasonBudgetExhausted}
 	}
-	b.quota -= cost
+	*b.quota -= cost
 	b.lastCost[retry+1] = cost
 	return retryAfter(b.delay(retry))
 }

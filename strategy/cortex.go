@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/cortex-tui/cortex-tui/engine"
@@ -80,6 +81,9 @@ func newCortexWith(name string, cfg engine.Config, env Env) (Strategy, error) {
 	if env.Clock != nil {
 		cfg.Clock = env.Clock
 	}
+	if env.Fleet != nil {
+		cfg.Fleet = *env.Fleet
+	}
 	cfg.Seed = seedFrom(env.Rand)
 	eng, err := engine.New(cfg)
 	if err != nil {
@@ -91,6 +95,20 @@ func newCortexWith(name string, cfg engine.Config, env Env) (Strategy, error) {
 	}
 	c.name = name
 	return c, nil
+}
+
+// FleetConfig returns the engine configuration the named strategy stands for as a whole fleet,
+// before each client's share is split off: engine.DefaultConfig for cortex, engine.ArticleConfig
+// for cortex-article (case and spaces ignored). ok is false for a strategy without an engine. A
+// fleet sharing one budget (package fleet) sizes its bucket from it (fleet.BudgetOf).
+func FleetConfig(name string) (cfg engine.Config, ok bool) {
+	switch strings.ToLower(strings.TrimSpace(name)) {
+	case CortexName:
+		return engine.DefaultConfig(), true
+	case ArticleName:
+		return engine.ArticleConfig(), true
+	}
+	return engine.Config{}, false
 }
 
 // seedFrom draws a non-zero engine seed (0 would mean a time-based seed).

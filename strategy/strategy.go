@@ -63,4 +63,28 @@ type Env struct {
 	// Cortex, when set, is the engine configuration of the cortex strategy, used as is (nil:
 	// engine.DefaultConfig() split over Clients). Clock is set to Env.Clock either way.
 	Cortex *engine.Config
+	// Fleet, when set, makes the client's CORTEX engine a member of a fleet (its
+	// engine.Config.Fleet): the caller syncs it with a fleet store (package fleet). Strategies
+	// without an engine ignore it.
+	Fleet *engine.FleetConfig
+	// Shared, when set, is the state the clients of one fleet share when their budget is
+	// shared: the budget strategy's clients then draw on one AWS quota instead of one each.
+	// Strategies with no budget ignore it (grpc's tokens are a per-channel throttle, and stay
+	// per client).
+	Shared *Shared
+}
+
+// Shared holds the retry budget the clients of one fleet share (a scenario's budget =
+// "shared"): give the same *Shared to every client's Env. The zero value is ready to use. Not
+// safe for concurrent use: the simulator drives all its clients from one goroutine.
+type Shared struct {
+	quota *int
+}
+
+// budgetQuota returns the fleet's AWS quota, full (quota) at its first use.
+func (s *Shared) budgetQuota(quota int) *int {
+	if s.quota == nil {
+		s.quota = &quota
+	}
+	return s.quota
 }

@@ -108,6 +108,7 @@ func (m *Model) restart() tea.Cmd {
 			r.reset()
 		}
 		m.resetControls()
+		m.lessonRestarted()
 		m.logControl("restarted, same seed; controls and faults reset")
 		m.redraw()
 	})
@@ -139,6 +140,8 @@ func (m *Model) pickerMsg(msg tea.Msg) (tea.Cmd, bool) {
 		}
 		m.open(msg.scenario, strat, m.opts.Seed)
 		return m.kick(), true
+	case pickedLessonMsg:
+		return m.startLesson(msg.scenario, msg.lesson), true
 	case pickCancelledMsg:
 		if len(m.fr.runs) == 0 {
 			return nil, true

@@ -46,6 +46,13 @@ func frameBudgetFrom(now func() time.Time) func(steps int) bool {
 // panic in a source is recovered and reported in the message, so the terminal is never left
 // raw.
 func advance(srcs []source.Source, d, tick time.Duration, gen int) tea.Cmd {
+	return advanceUntil(srcs, d, tick, gen, nil)
+}
+
+// advanceUntil is advance that, with stop set (guided mode), also ends the frame after a step
+// whose last snapshot of the first source stop accepts (a caption began), so the run pauses on
+// it at any speed rather than up to a frame later; the rest of the frame's time is dropped.
+func advanceUntil(srcs []source.Source, d, tick time.Duration, gen int, stop func(source.Snapshot) bool) tea.Cmd {
 	more := newFrameBudget()
 	if tick <= 0 { // a source without ticks: one step
 		tick = max(d, 1)
@@ -67,6 +74,9 @@ func advance(srcs []source.Source, d, tick time.Duration, gen int) tea.Cmd {
 				out[i] = append(out[i], s.Advance(step)...)
 			}
 			done += step
+			if stop != nil && len(out[0]) > 0 && stop(out[0][len(out[0])-1]) {
+				break
+			}
 		}
 		// A frame whose ticks took longer than its budget is slowed too, even when it did
 		// all its virtual time (one tick of a heavy scenario at x1): more(0) asks the clock alone.

@@ -69,11 +69,24 @@ func TestFlowRunToSummary(t *testing.T) {
 	for range len(speeds) {
 		tm.Send(keyMsg("+"))
 	}
-	waitFor(t, tm, "Run summary")
+	waitFor(t, tm, "for comparison") // the summary's baselines are in (one wait: each reads on from the last)
 	m := finalModel(t, tm)
 	assert.Equal(t, screenSummary, m.screen)
 	assert.True(t, m.done())
 	assert.Contains(t, m.View(), "success rate")
+	// The baselines: none and naive, on the run's seed, as columns beside the run.
+	var made []string
+	ff.mu.Lock()
+	for _, s := range ff.made[1:] {
+		made = append(made, s.meta.Strategy)
+		assert.Equal(t, scn.Seed, s.meta.Seed, "the baseline runs on the run's seed")
+		assert.True(t, s.closed, "and its source is closed")
+	}
+	ff.mu.Unlock()
+	assert.Equal(t, []string{"none", "naive"}, made)
+	require.NotNil(t, m.fr.baseline)
+	require.Len(t, m.fr.baseline.sums, 2)
+	assert.Regexp(t, `cortex\s+none\s+naive`, m.View(), "the summary's columns")
 }
 
 // Asserts the playground flow: compare, inject an outage into both runs, export both

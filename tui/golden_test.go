@@ -31,6 +31,12 @@ func TestGoldenScreens(t *testing.T) {
 		{"small_60x15", 60, 15, func(m *Model) { fastForward(m, 31) }},
 		{"tiny_20x5", 20, 5, func(m *Model) { fastForward(m, 31) }},
 		{"summary_100x30", 100, 30, func(m *Model) { m.setSpeed(len(speeds) - 1); advanceFrames(m, 20) }},
+		{"summary_baselines_100x30", 100, 30, func(m *Model) {
+			m.setSpeed(len(speeds) - 1)
+			advanceFrames(m, 20)
+			m.fr.baseline = nil // advanceFrames drops the command that ran them: run them here
+			m.Update(m.startBaselines()())
+		}},
 		{"help_100x30", 100, 30, func(m *Model) { m.Update(keyMsg("?")) }},
 	}
 	for _, c := range cases {

@@ -43,6 +43,13 @@ type Options struct {
 	Strategy  string              // "" = cortex
 	Seed      int64               // 0 = the scenario's own
 	ExportDir string              // where `e` writes ("" = current directory)
+	Lesson    *scenarios.Lesson   // the lesson to follow over Scenario (its own), nil for none
+	Guided    bool                // pause at each caption (and each lesson step) until a key is pressed
+	// LessonDone is called, off the Update loop, with the lesson's name when it is completed
+	// (the command saves the learner's progress); its error is shown in the footer.
+	LessonDone func(name string) error
+	// LessonsDone names the lessons the learner completed before (the picker marks them ✓).
+	LessonsDone map[string]bool
 }
 
 // speeds are the selectable speed factors (virtual seconds per wall second).
@@ -161,11 +168,16 @@ func New(opts Options) *Model {
 	m.fr.keys = &m.keys
 	m.bindings = m.dashboardBindings()
 	m.picker = newPicker(st, opts.Keys, scenarios.Catalog())
+	m.picker.AddLessons(scenarios.Lessons(), opts.LessonsDone)
 	m.picker.SetCancellable(false)
 	m.screen = screenPicker
 	if opts.Scenario != nil {
 		m.open(*opts.Scenario, opts.Strategy, opts.Seed)
 	}
+	if opts.Lesson != nil && len(m.fr.runs) > 0 {
+		m.fr.lesson = newLessonRun(*opts.Lesson, m.fr.runs[0].meta)
+	}
+	m.addLessonRow()
 	m.resize(80, 24)
 	return m
 }
@@ -188,6 +200,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.onAdvanced(msg)
 	case exportedMsg:
 		m.onExported(msg)
+		return m, nil
+	case lessonSavedMsg:
+		m.onLessonSaved(msg)
+		return m, nil
+	case baselineMsg:
+		m.onBaselines(msg)
 		return m, nil
 	}
 	if cmd, ok := m.pickerMsg(msg); ok {
@@ -282,6 +300,7 @@ func (m *Model) dashboardBindings() []binding {
 		{&k.ShareDown, m.shareBy(-shareStep)}, {&k.ShareUp, m.shareBy(shareStep)},
 		{&k.PriorityDown, m.priorityBy(-1)}, {&k.PriorityUp, m.priorityBy(1)},
 		{&k.Export, m.export},
+		{&k.Hint, m.toggleHint},
 	}
 	for i, kind := range scenarios.FaultKinds { // a kind without a key has an unbound Fault[i]
 		bs = append(bs, binding{&k.Fault[i], m.toggleFault(kind)})
@@ -309,6 +328,10 @@ func (m *Model) open(scn scenarios.Scenario, strat string, seed int64) {
 		return
 	}
 	m.closeRuns()
+	if m.fr.lesson != nil && m.fr.lesson.tr.Lesson().Scenario != scn.Name {
+		m.fr.lesson = nil // another scenario: the lesson is left, and its panel's row
+		defer m.layout()
+	}
 	m.scn = &scn
 	m.setRuns(newRun(src))
 	m.screen = screenDashboard
@@ -414,7 +437,7 @@ func (m *Model) onTick(msg tickMsg) tea.Cmd {
 // advance starts an advance command by d.
 func (m *Model) advance(d time.Duration) tea.Cmd {
 	m.inFlight = true
-	return advance(m.sources(), d, m.fr.runs[0].meta.Tick, m.gen)
+	return advanceUntil(m.sources(), d, m.fr.runs[0].meta.Tick, m.gen, m.guidedStop())
 }
 
 // onAdvanced takes the snapshots in, runs deferred controls, redraws, and schedules the next
@@ -423,6 +446,7 @@ func (m *Model) onAdvanced(msg advancedMsg) tea.Cmd {
 	m.inFlight = false
 	if msg.err != nil {
 		m.fr.paused = true
+		m.pauseSources(true)
 		m.setStatus(msg.err.Error(), true)
 	}
 	if msg.gen == m.gen && len(msg.snaps) == len(m.fr.runs) {
@@ -441,21 +465,27 @@ func (m *Model) onAdvanced(msg advancedMsg) tea.Cmd {
 		m.screen = screenSummary
 		m.redraw()
 	}
+	side := tea.Batch(m.saveLesson(), m.startBaselines())
 	if m.fr.paused || m.done() || m.screen == screenPicker {
-		return nil
+		return side
 	}
-	return tick(m.tag)
+	return tea.Batch(side, tick(m.tag))
 }
 
 // apply adds the snapshots to the runs' histories and recorders and redraws once.
 func (m *Model) apply(snaps [][]source.Snapshot) {
-	changed := false
+	changed, pause := false, false
 	for i, ss := range snaps {
 		r := m.fr.runs[i]
 		for _, s := range ss {
 			r.add(s)
 			changed = true
+			pause = (i == 0 && m.observe(s)) || pause
 		}
+	}
+	if pause && !m.done() {
+		m.fr.paused = true // guided: the tick loop stops in onAdvanced
+		m.pauseSources(true)
 	}
 	if !changed {
 		return

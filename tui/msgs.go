@@ -76,6 +76,8 @@ type frame struct {
 	width     int            // the window's width in cells
 	height    int            // the window's height in cells
 	keys      *keymap.KeyMap // the bindings, for texts that name a key
+	lesson    *lessonRun     // the lesson followed over the first run, nil for none
+	baseline  *baseline      // the baseline runs of the summary, nil until asked for
 }
 
 // frameInterval is the wall-clock time between two simulation steps: at most 10 redraws a second.

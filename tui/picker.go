@@ -78,7 +78,7 @@ func newPicker(st Styles, keys keymap.KeyMap, items []scenarios.Scenario) *picke
 	}
 	li := make([]list.Item, len(items))
 	for i, s := range items {
-		li[i] = pickerItem{cleanScenario(s)}
+		li[i] = pickerItem{scn: cleanScenario(s)}
 	}
 	p.list = list.New(li, p.delegate, 1, 1)
 	p.list.Title = "Scenarios"
@@ -267,6 +267,9 @@ func (p *picker) onKey(km tea.KeyMsg) tea.Cmd {
 			p.list.FilterInput.Blur()
 			p.selectName(scn.Name)
 		}
+		if l := p.selectedLesson(); l != nil {
+			return func() tea.Msg { return pickedLessonMsg{scenario: scn, lesson: *l} }
+		}
 		return func() tea.Msg { return pickedMsg{scenario: scn} }
 	case key.Matches(km, p.keys.Back) && p.list.FilterState() == list.Unfiltered:
 		if p.cancellable {
@@ -324,6 +327,9 @@ func (p *picker) refresh(force bool) {
 	name := "\x00none"
 	if ok {
 		name = scn.Name
+	}
+	if l := p.selectedLesson(); l != nil {
+		name = "\x00lesson " + l.Name
 	}
 	if force || name != p.storyName {
 		p.storyName = name

@@ -12,11 +12,17 @@ import (
 	"github.com/cortex-tui/cortex-tui/scenarios"
 )
 
-// pickerItem is one scenario in the list; it filters on its name and summary.
-type pickerItem struct{ scn scenarios.Scenario }
+// pickerItem is one scenario in the list, or one lesson (its scenario in scn, the lesson in
+// lesson: the lessons' section after the scenarios); it filters on its name and summary.
+type pickerItem struct {
+	scn    scenarios.Scenario
+	lesson *scenarios.Lesson
+	n      int  // the lesson's number, from 1
+	done   bool // the lesson was completed (now or before)
+}
 
 // FilterValue is the text the fuzzy filter matches: the name, a space, the summary.
-func (i pickerItem) FilterValue() string { return i.scn.Name + " " + i.scn.Summary }
+func (i pickerItem) FilterValue() string { return i.name() + " " + i.summary() }
 
 // pickerDelegate draws one scenario of the list: a bar and its name, then its summary when
 // desc is set. The highlighted scenario is marked even while a filter is typed (enter picks
@@ -71,7 +77,7 @@ func (d pickerDelegate) Render(w io.Writer, m list.Model, index int, item list.I
 	}
 	// The matches index the runes of FilterValue: the name, a space, the summary.
 	var inName, inSummary []int
-	nameLen := utf8.RuneCountInString(it.scn.Name)
+	nameLen := utf8.RuneCountInString(it.name())
 	for _, r := range m.MatchesForItem(index) {
 		switch {
 		case r < nameLen:
@@ -87,8 +93,8 @@ func (d pickerDelegate) Render(w io.Writer, m list.Model, index int, item list.I
 		}
 		return d.mark.Render(mark) + lipgloss.StyleRunes(text, matches, matched, plain)
 	}
-	_, _ = io.WriteString(w, line(it.scn.Name, inName, name, nameMatch))
+	_, _ = io.WriteString(w, line(it.name(), inName, name, nameMatch))
 	if d.desc {
-		_, _ = io.WriteString(w, "\n"+line(it.scn.Summary, inSummary, summary, summaryMatch))
+		_, _ = io.WriteString(w, "\n"+line(it.summary(), inSummary, summary, summaryMatch))
 	}
 }

@@ -20,6 +20,9 @@ func (p *picker) renderStory(scn scenarios.Scenario, ok bool) string {
 	if !ok {
 		return fit(p.st.Muted.Render(wrap("No scenario matches the filter.", w)), w, h)
 	}
+	if l := p.selectedLesson(); l != nil {
+		return p.renderLesson(*l, w, h)
+	}
 	story := scn.Story
 	if story == "" {
 		story = scn.Summary

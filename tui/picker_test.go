@@ -89,7 +89,7 @@ func plain(p *picker) string { return ansi.Strip(p.View()) }
 func fuzzyRank(items []scenarios.Scenario, filter string) []scenarios.Scenario {
 	targets := make([]string, len(items))
 	for i, s := range items {
-		targets[i] = pickerItem{s}.FilterValue()
+		targets[i] = pickerItem{scn: s}.FilterValue()
 	}
 	var out []scenarios.Scenario
 	for _, r := range list.DefaultFilter(filter, targets) {

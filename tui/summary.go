@@ -44,8 +44,13 @@ func (p *summaryPanel) Update(msg tea.Msg) (*summaryPanel, tea.Cmd) {
 	}
 	m := f.f.runs[0].meta
 	iw, _ := inner(p.w, p.h)
-	body := fmt.Sprintf("%s  %s\n\n%s\n\n%s", p.st.Bold.Render(m.Scenario), p.st.Muted.Render(fmt.Sprintf("seed %d", m.Seed)),
-		p.table(sums, names),
+	extra, about := baselineColumns(f.f)
+	sums = append(sums, extra...)
+	if about != "" {
+		about = p.st.Muted.Render(wrap(about, max(iw, 1))) + "\n\n"
+	}
+	body := fmt.Sprintf("%s  %s\n\n%s\n\n%s%s", p.st.Bold.Render(m.Scenario), p.st.Muted.Render(fmt.Sprintf("seed %d", m.Seed)),
+		p.table(sums, names), about,
 		p.st.Muted.Render(wrap(summaryHint(f.f.keyMap()), max(iw, 1))))
 	p.view = box(p.st, "Run summary", body, p.w, p.h)
 	return p, nil
@@ -70,7 +75,7 @@ func (p *summaryPanel) table(sums []report.Summary, prioNames map[int][]string) 
 		return r
 	}
 	rows := []summaryRow{
-		each("", func(s report.Summary) string { return s.Strategy }),
+		each("", func(s report.Summary) string { return ansi.Truncate(s.Strategy, maxStrategyLabel, "…") }),
 		each("success rate", func(s report.Summary) string { return pct(s.SuccessRate) }),
 		each("amplification", func(s report.Summary) string { return fmt.Sprintf("x%.2f", s.Amplification) }),
 		each("  peak over a second", func(s report.Summary) string { return fmt.Sprintf("x%.1f", s.PeakAmplification) }),
@@ -134,6 +139,11 @@ func summaryHint(k keymap.KeyMap) string {
 	return fmt.Sprintf("%s back to the dashboard · %s run again · %s another scenario · %s export · %s quit",
 		keyName(k.Back), keyName(k.Restart), keyName(k.Load), keyName(k.Export), keyName(k.Quit))
 }
+
+// maxStrategyLabel is the widest strategy label of a summary column, in cells: a run switched
+// through many strategies ("naive+backoff+...+cortex") is cut, so the columns beside it stay on
+// screen.
+const maxStrategyLabel = 24
 
 // pct formats a ratio as a percentage with one decimal.
 func pct(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }

@@ -43,6 +43,9 @@ var (
 	Scenario = Kind{Name: "scenario file", MaxBytes: 1 << 20, MaxNesting: 32, MaxKeyParts: 16, MaxKeyDepth: 16, MaxItems: 20000}
 	// Keys is a key file (--keys and the default keys.toml).
 	Keys = Kind{Name: "key file", MaxBytes: 64 << 10, MaxNesting: 32, MaxKeyParts: 16, MaxKeyDepth: 16, MaxItems: 1000}
+	// Lesson is a lesson file (validate of a lesson, learn --file): a dozen steps of a few
+	// goals each.
+	Lesson = Kind{Name: "lesson file", MaxBytes: 256 << 10, MaxNesting: 32, MaxKeyParts: 16, MaxKeyDepth: 16, MaxItems: 5000}
 )
 
 // Error is a file the loader refuses: unreadable, too large, or beyond a structural limit.

@@ -1,0 +1,188 @@
+package redisstore_test
+
+import (
+	"context"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"github.com/cortex-tui/cortex-tui/engine"
+	"github.com/cortex-tui/cortex-tui/fleet"
+	"github.com/cortex-tui/cortex-tui/fleet/redisstore"
+	"github.com/cortex-tui/cortex-tui/fleet/storetest"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// redisServer is a redis-server this test started: on a free loopback port, in a temporary
+// directory, with no persistence (no RDB, no AOF), so a restart comes back empty.
+type redisServer struct {
+	bin  string
+	port int
+	dir  string
+	cmd  *exec.Cmd
+	done chan struct{}
+}
+
+// needRedis returns the path of redis-server, or skips the test when it is missing; under
+// CI=true a missing redis-server fails the test instead.
+func needRedis(t testing.TB) string {
+	t.Helper()
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		msg := "redis-server not found (install it with `apt-get install -y redis-server`): the Redis store's tests need a real Redis"
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	return bin
+}
+
+// freePort returns a loopback port nothing listens on now.
+func freePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	port := l.Addr().(*net.TCPAddr).Port
+	require.NoError(t, l.Close())
+	return port
+}
+
+// startRedis starts a redis-server on a free loopback port and stops it when the test ends.
+func startRedis(t testing.TB) *redisServer {
+	t.Helper()
+	s := &redisServer{bin: needRedis(t), port: freePort(t), dir: t.TempDir()}
+	s.start(t)
+	t.Cleanup(s.stop)
+	return s
+}
+
+// start runs the server on s.port and waits until it answers PING.
+func (s *redisServer) start(t testing.TB) {
+	t.Helper()
+	s.cmd = exec.Command(s.bin,
+		"--bind", "127.0.0.1", "--port", strconv.Itoa(s.port), "--dir", s.dir,
+		"--save", "", "--appendonly", "no", "--daemonize", "no", "--logfile", "",
+		"--enable-debug-command", "yes", "--loglevel", "warning")
+	require.NoError(t, s.cmd.Start())
+	s.done = make(chan struct{})
+	go func(cmd *exec.Cmd, done chan struct{}) {
+		_ = cmd.Wait()
+		close(done)
+	}(s.cmd, s.done)
+	c := redis.NewClient(&redis.Options{Addr: s.addr(), MaxRetries: -1})
+	defer c.Close()
+	for range 500 {
+		if c.Ping(context.Background()).Err() == nil {
+			return
+		}
+		select {
+		case <-s.done:
+			t.Fatalf("redis-server exited at start (port %d)", s.port)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	t.Fatalf("redis-server on port %d did not answer PING within 5s", s.port)
+}
+
+// stop kills the server and waits for it to exit.
+func (s *redisServer) stop() {
+	if s.cmd == nil {
+		return
+	}
+	_ = s.cmd.Process.Kill()
+	<-s.done
+	s.cmd = nil
+}
+
+func (s *redisServer) addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(s.port)) }
+func (s *redisServer) url() string  { return "redis://" + s.addr() }
+
+// open returns the store of fleet name on s, closed when the test ends.
+func (s *redisServer) open(t testing.TB, name string, opts fleet.Options) *redisstore.Store {
+	t.Helper()
+	st, err := redisstore.Open(s.url(), name, opts, time.Second)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = st.Close() })
+	return st
+}
+
+// TestRedisSuite runs the store suite against a real redis-server: killed and restarted
+// empty for the outage case, put to sleep (DEBUG SLEEP) for the stall case.
+func TestRedisSuite(t *testing.T) {
+	srv := startRedis(t)
+	storetest.Run(t, storetest.Harness{
+		New: func(t *testing.T, name string, opts fleet.Options) engine.FleetStore {
+			return srv.open(t, name, opts)
+		},
+		Now:     time.Now,
+		Wait:    time.Sleep,
+		Kill:    func(*testing.T) { srv.stop() },
+		Restart: func(t *testing.T) { srv.start(t) },
+		Stall: func(t *testing.T) func() {
+			c := redis.NewClient(&redis.Options{Addr: srv.addr(), MaxRetries: -1, ReadTimeout: 5 * time.Second})
+			var wg sync.WaitGroup
+			wg.Go(func() {
+				defer c.Close()
+				assert.NoError(t, c.Do(context.Background(), "DEBUG", "SLEEP", "1.5").Err())
+			})
+			// DEBUG SLEEP blocks the whole server: the stall is on once a PING from another
+			// client gets no answer within 100 ms.
+			p := redis.NewClient(&redis.Options{Addr: srv.addr(), MaxRetries: -1, ReadTimeout: 100 * time.Millisecond})
+			defer p.Close()
+			for range 100 {
+				if p.Ping(context.Background()).Err() != nil {
+					break
+				}
+			}
+			return wg.Wait
+		},
+	})
+}
+
+// Asserts the key names: a fleet's keys start with its prefix, and only its keys.
+func TestKeysArePrefixed(t *testing.T) {
+	srv := startRedis(t)
+	st := srv.open(t, "shop", fleet.Options{Budget: fleet.Budget{Capacity: 5}})
+	r := engine.FleetReport{Window: time.Minute, Horizon: 5 * time.Second, Counts: engine.FleetCounts{Successes: 1}, Want: 1}
+	var v engine.FleetView
+	require.NoError(t, st.Sync(context.Background(), "a", &r, &v))
+	c := redis.NewClient(&redis.Options{Addr: srv.addr()})
+	defer c.Close()
+	keys, err := c.Keys(context.Background(), "*").Result()
+	require.NoError(t, err)
+	require.NotEmpty(t, keys)
+	for _, k := range keys {
+		assert.Regexp(t, `^cortex:\{shop\}:(bucket|held|seen|w:\d+)$`, k)
+	}
+	ttl, err := c.TTL(context.Background(), keys[0]).Result()
+	require.NoError(t, err)
+	assert.Greater(t, ttl, time.Duration(0), "every key expires")
+}
+
+// Asserts that bad input is refused with an error naming it, before any command is sent.
+func TestBadInput(t *testing.T) {
+	_, err := redisstore.Open("http://nowhere", "f", fleet.Options{}, time.Second)
+	assert.ErrorContains(t, err, "bad Redis URL")
+	_, err = redisstore.Open("redis://127.0.0.1:1", "bad name", fleet.Options{}, time.Second)
+	assert.ErrorContains(t, err, "fleet name")
+	_, err = redisstore.Open("redis://127.0.0.1:1", "f", fleet.Options{Budget: fleet.Budget{Capacity: -1}}, time.Second)
+	assert.ErrorContains(t, err, "Budget.Capacity")
+	st, err := redisstore.Open("redis://127.0.0.1:1", "f", fleet.Options{}, time.Second)
+	require.NoError(t, err)
+	defer st.Close()
+	var v engine.FleetView
+	assert.ErrorContains(t, st.Sync(context.Background(), "a b", &engine.FleetReport{}, &v), "instance name")
+	assert.ErrorContains(t, st.Sync(context.Background(), "a", &engine.FleetReport{Want: -1}, &v), "Want")
+	assert.Error(t, st.Sync(context.Background(), "a", &engine.FleetReport{}, &v), "nothing listens on port 1")
+}

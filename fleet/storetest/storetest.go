@@ -1,0 +1,358 @@
+// Package storetest is the one test suite every fleet store passes: fleet.Memory in package
+// fleet's tests, the Redis store in package redisstore's, against a real redis-server. A store
+// package calls Run with a Harness that builds its stores and, where it can, makes them fail.
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cortex-tui/cortex-tui/engine"
+	"github.com/cortex-tui/cortex-tui/fleet"
+)
+
+// Harness is what the suite needs of a store.
+type Harness struct {
+	// New returns a store of the fleet called name with opts. Each case uses its own names, so
+	// a harness may keep one backend (one Redis) for the whole suite.
+	New func(t *testing.T, name string, opts fleet.Options) engine.FleetStore
+	// Now reads the store's clock.
+	Now func() time.Time
+	// Wait lets d of the store's time pass: a manual clock advances, real time sleeps.
+	Wait func(d time.Duration)
+	// Kill makes every store of the harness fail (Redis: the server is killed); Restart brings
+	// the backend back empty (Redis: a new server on the same port, no persistence).
+	Kill, Restart func(t *testing.T)
+	// Stall makes the backend hang for a while (Redis: DEBUG SLEEP); the function it returns
+	// waits for the stall to end.
+	Stall func(t *testing.T) (wait func())
+}
+
+// Run runs every case of the suite against h's stores.
+func Run(t *testing.T, h Harness) {
+	t.Run("SameFailureRate", func(t *testing.T) { sameFailureRate(t, h) })
+	t.Run("BucketBound", func(t *testing.T) { bucketBound(t, h) })
+	t.Run("EarnedRefill", func(t *testing.T) { earnedRefill(t, h) })
+	t.Run("SuccessBonus", func(t *testing.T) { successBonus(t, h) })
+	t.Run("LeaseReturnAndExpiry", func(t *testing.T) { leaseReturnAndExpiry(t, h) })
+	t.Run("WindowExpires", func(t *testing.T) { windowExpires(t, h) })
+	t.Run("FleetsDoNotMix", func(t *testing.T) { fleetsDoNotMix(t, h) })
+	t.Run("Outage", func(t *testing.T) { outage(t, h) })
+	t.Run("Stall", func(t *testing.T) { stall(t, h) })
+}
+
+// newEngine returns a fleet member's engine on its own manual clock (engine time only ages its
+// fleet view), with a fixed baseline so that L is defined from the start.
+func newEngine(t *testing.T, seed int64) *engine.Engine {
+	t.Helper()
+	cfg := engine.DefaultConfig()
+	cfg.Clock = engine.NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	cfg.Seed = seed
+	cfg.BaselineLatency = 20 * time.Millisecond
+	cfg.Fleet = engine.DefaultFleetConfig()
+	e, err := engine.New(cfg)
+	require.NoError(t, err)
+	return e
+}
+
+// members builds n engines syncing with store, named i0..i(n-1).
+func members(t *testing.T, store engine.FleetStore, n int, timeout time.Duration) []*fleet.Member {
+	t.Helper()
+	ms := make([]*fleet.Member, n)
+	for i := range ms {
+		m, err := fleet.NewMember(newEngine(t, int64(i+1)), store, fleet.MemberConfig{Instance: fmt.Sprintf("i%d", i), Timeout: timeout})
+		require.NoError(t, err)
+		ms[i] = m
+	}
+	return ms
+}
+
+// round syncs every member once, all at the same time, and returns their errors.
+func round(ms []*fleet.Member) []error {
+	errs := make([]error, len(ms))
+	var wg sync.WaitGroup
+	for i, m := range ms {
+		wg.Go(func() { errs[i] = m.Sync(context.Background()) })
+	}
+	wg.Wait()
+	return errs
+}
+
+// Asserts that two and five engines, each seeing its own share of the outcomes, all read the
+// same fleet failure rate once each has synced once after the outcomes were published (one
+// sync interval), and that it is the rate over every engine's outcomes.
+func sameFailureRate(t *testing.T, h Harness) {
+	for _, n := range []int{2, 5} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			store := h.New(t, fmt.Sprintf("same-f-%d", n), fleet.Options{Budget: fleet.Budget{Capacity: 100, RefillRate: 10}})
+			ms := members(t, store, n, time.Second)
+			var ok, failed uint64
+			for i, m := range ms {
+				for range 10 {
+					m.Engine().RecordSuccess(20 * time.Millisecond)
+				}
+				for range 2 * i {
+					m.Engine().RecordFailure(20 * time.Millisecond)
+				}
+				ok, failed = ok+10, failed+uint64(2*i)
+			}
+			local := ms[len(ms)-1].Engine().Snapshot().Signals.F
+			require.NotZero(t, local)
+			for _, err := range round(ms) { // publishes every engine's outcomes
+				require.NoError(t, err)
+			}
+			for _, err := range round(ms) { // one interval later: every engine reads them all
+				require.NoError(t, err)
+			}
+			want := float64(failed) / float64(ok+failed)
+			for i, m := range ms {
+				s := m.Engine().Snapshot()
+				assert.Equal(t, engine.FleetJoint, s.Fleet, "engine %d", i)
+				assert.InDelta(t, want, s.Signals.F, 1e-12, "engine %d", i)
+				assert.Equal(t, n, m.Engine().FleetStatus().Instances, "engine %d", i)
+			}
+			assert.NotEqual(t, local, want, "the fleet's F is not the last engine's own")
+		})
+	}
+}
+
+// Asserts that under many concurrent spenders, each asking for tokens at every sync and
+// spending all it gets, the tokens granted never exceed the capacity plus the refill over the
+// time the spending took, and that the bucket did pay out all of its capacity.
+func bucketBound(t *testing.T, h Harness) {
+	const (
+		spenders = 8
+		syncs    = 40
+		capacity = 50.0
+		rate     = 200.0
+	)
+	store := h.New(t, "bound", fleet.Options{Budget: fleet.Budget{Capacity: capacity, RefillRate: rate}})
+	start := h.Now()
+	var mu sync.Mutex
+	granted := 0.0
+	var errs atomic.Int64
+	var wg sync.WaitGroup
+	for i := range spenders {
+		wg.Go(func() {
+			name := fmt.Sprintf("spender-%d", i)
+			r := engine.FleetReport{Window: time.Minute, Horizon: 5 * time.Second}
+			var v engine.FleetView
+			for range syncs {
+				r.Want = 5
+				if err := store.Sync(context.Background(), name, &r, &v); err != nil {
+					errs.Add(1)
+					continue
+				}
+				r.Spent = v.Granted // everything granted is spent before the next sync
+				mu.Lock()
+				granted += v.Granted
+				mu.Unlock()
+				h.Wait(time.Millisecond)
+			}
+		})
+	}
+	wg.Wait()
+	elapsed := h.Now().Sub(start)
+	require.Zero(t, errs.Load())
+	bound := capacity + rate*elapsed.Seconds()
+	t.Logf("granted %.1f tokens in %s, bound %.1f", granted, elapsed, bound)
+	assert.LessOrEqual(t, granted, bound+1e-6)
+	assert.GreaterOrEqual(t, granted, capacity, "the spenders emptied the bucket")
+}
+
+// Asserts the earned refill: a fleet whose requests all fail refills nothing, and reported
+// successes earn refill again.
+func earnedRefill(t *testing.T, h Harness) {
+	store := h.New(t, "earned", fleet.Options{Budget: fleet.Budget{Capacity: 10, RefillRate: 1000, RefillPerSuccess: 1}})
+	r := engine.FleetReport{Window: time.Minute, Horizon: 5 * time.Second, Want: 10}
+	var v engine.FleetView
+	require.NoError(t, store.Sync(context.Background(), "a", &r, &v))
+	assert.Equal(t, 10.0, v.Granted, "a new bucket is full")
+	total := 0.0
+	r.Spent, r.Want, r.Counts = 10, 10, engine.FleetCounts{Failures: 100}
+	for range 5 {
+		h.Wait(10 * time.Millisecond)
+		require.NoError(t, store.Sync(context.Background(), "a", &r, &v))
+		total += v.Granted
+		r.Spent, r.Counts = v.Granted, engine.FleetCounts{Failures: 100}
+	}
+	assert.Zero(t, total, "nothing succeeded: nothing refilled")
+	r.Counts, r.Earned = engine.FleetCounts{Successes: 3}, 3
+	require.NoError(t, store.Sync(context.Background(), "a", &r, &v)) // banks 3 tokens of credit
+	r.Counts, r.Earned, r.Spent = engine.FleetCounts{}, 0, v.Granted
+	h.Wait(100 * time.Millisecond) // the rate allows 100: the credit (3) is the limit
+	require.NoError(t, store.Sync(context.Background(), "a", &r, &v))
+	assert.InDelta(t, 3.0, v.Granted, 1e-9)
+}
+
+// Asserts the success bonus: each reported success puts SuccessBonus tokens into the bucket,
+// never above the capacity.
+func successBonus(t *testing.T, h Harness) {
+	store := h.New(t, "bonus", fleet.Options{Budget: fleet.Budget{Capacity: 20, SuccessBonus: 5}})
+	r := engine.FleetReport{Window: time.Minute, Horizon: 5 * time.Second, Want: 20}
+	var v engine.FleetView
+	require.NoError(t, store.Sync(context.Background(), "a", &r, &v))
+	require.Equal(t, 20.0, v.Granted)
+	r = engine.FleetReport{Window: time.Minute, Horizon: 5 * time.Second, Spent: 20, Counts: engine.FleetCounts{Successes: 2}}
+	require.NoError(t, store.Sync(context.Background(), "a", &r, &v))
+	assert.Equal(t, 10.0, v.Tokens, "2 successes x 5")
+	r = engine.FleetReport{Window: time.Minute, Horizon: 5 * time.Second, Counts: engine.FleetCounts{Successes: 100}}
+	require.NoError(t, store.Sync(context.Background(), "a", &r, &v))
+	assert.Equal(t, 20.0, v.Tokens, "never above the capacity")
+}
+
+// Asserts that returned tokens go back to the bucket, that the leased total follows what each
+// instance holds, and that a silent instance's lease is reclaimed after the expiry without
+// being refunded.
+func leaseReturnAndExpiry(t *testing.T, h Harness) {
+	store := h.New(t, "lease", fleet.Options{Budget: fleet.Budget{Capacity: 20}, Expiry: 300 * time.Millisecond})
+	var v engine.FleetView
+	a := engine.FleetReport{Window: time.Minute, Horizon: 5 * time.Second, Want: 10}
+	require.NoError(t, store.Sync(context.Background(), "a", &a, &v))
+	require.Equal(t, 10.0, v.Granted)
+	assert.Equal(t, 10.0, v.Tokens)
+	assert.Equal(t, 10.0, v.Leased)
+
+	a = engine.FleetReport{Window: time.Minute, Horizon: 5 * time.Second, Held: 4, Return: 4, Spent: 2}
+	require.NoError(t, store.Sync(context.Background(), "a", &a, &v))
+	assert.Equal(t, 14.0, v.Tokens, "4 returned")
+	assert.Equal(t, 4.0, v.Leased, "a holds 4")
+	assert.Equal(t, 20.0-2, v.Tokens+v.Leased, "the 2 spent are gone")
+
+	h.Wait(500 * time.Millisecond) // a goes silent past the expiry
+	b := engine.FleetReport{Window: time.Minute, Horizon: 5 * time.Second, Want: 1}
+	require.NoError(t, store.Sync(context.Background(), "b", &b, &v))
+	assert.Equal(t, 1, v.Instances, "a is no longer a member")
+	assert.Equal(t, 1.0, v.Leased, "a's lease reclaimed, b holds 1")
+	assert.Equal(t, 13.0, v.Tokens, "a's 4 not refunded")
+}
+
+// Asserts that outcomes leave the short span after Horizon and the long span after Window.
+func windowExpires(t *testing.T, h Harness) {
+	store := h.New(t, "window", fleet.Options{})
+	// Start 50 ms into a second of the store's clock, so that each wait below crosses exactly
+	// one second boundary.
+	h.Wait(time.Second - time.Duration(h.Now().UnixNano()%int64(time.Second)) + 50*time.Millisecond)
+	var v engine.FleetView
+	r := engine.FleetReport{Window: 2 * time.Second, Horizon: time.Second, Counts: engine.FleetCounts{Successes: 3, Failures: 1}}
+	r.Latency.Counts[10], r.Latency.Sums[10] = 4, 4*300_000
+	require.NoError(t, store.Sync(context.Background(), "a", &r, &v))
+	assert.Equal(t, r.Counts, v.Short)
+	assert.Equal(t, r.Counts, v.Long)
+	assert.Equal(t, uint64(4), v.ShortLatency.Counts[10])
+	assert.Equal(t, uint64(1_200_000), v.ShortLatency.Sums[10])
+
+	empty := engine.FleetReport{Window: 2 * time.Second, Horizon: time.Second}
+	h.Wait(time.Second)
+	require.NoError(t, store.Sync(context.Background(), "a", &empty, &v))
+	assert.Equal(t, engine.FleetCounts{}, v.Short, "past the horizon")
+	assert.Equal(t, r.Counts, v.Long, "still in the window")
+	h.Wait(time.Second)
+	require.NoError(t, store.Sync(context.Background(), "a", &empty, &v))
+	assert.Equal(t, engine.FleetCounts{}, v.Long, "past the window")
+}
+
+// Asserts that two fleets on one backend share neither outcomes nor tokens.
+func fleetsDoNotMix(t *testing.T, h Harness) {
+	opts := fleet.Options{Budget: fleet.Budget{Capacity: 10}}
+	one, two := h.New(t, "mix-one", opts), h.New(t, "mix-two", opts)
+	var v engine.FleetView
+	r := engine.FleetReport{Window: time.Minute, Horizon: 5 * time.Second, Counts: engine.FleetCounts{Failures: 7}, Want: 10}
+	require.NoError(t, one.Sync(context.Background(), "a", &r, &v))
+	require.Equal(t, 10.0, v.Granted)
+	r = engine.FleetReport{Window: time.Minute, Horizon: 5 * time.Second, Want: 10}
+	require.NoError(t, two.Sync(context.Background(), "a", &r, &v))
+	assert.Equal(t, engine.FleetCounts{}, v.Short)
+	assert.Equal(t, 10.0, v.Granted, "a full bucket of its own")
+}
+
+// Asserts the fallback: when the store dies, the next sync fails and the engine reads its local
+// view at once (and its decisions go on, on its own budget); when the store comes back empty,
+// the next sync rejoins it, and the outcomes recorded meanwhile are published then.
+func outage(t *testing.T, h Harness) {
+	if h.Kill == nil {
+		t.Skip("the harness cannot kill its store")
+	}
+	store := h.New(t, "outage", fleet.Options{Budget: fleet.Budget{Capacity: 100, RefillRate: 10}})
+	ms := members(t, store, 2, time.Second)
+	for _, m := range ms {
+		m.Engine().RecordFailure(20 * time.Millisecond)
+	}
+	for _, err := range round(ms) {
+		require.NoError(t, err)
+	}
+	e := ms[0].Engine()
+	require.Equal(t, engine.FleetJoint, e.Snapshot().Fleet)
+
+	h.Kill(t)
+	e.RecordSuccess(20 * time.Millisecond)
+	e.RecordSuccess(20 * time.Millisecond)
+	require.Error(t, ms[0].Sync(context.Background()))
+	s := e.Snapshot()
+	assert.Equal(t, engine.FleetLocal, s.Fleet, "local at the first failed sync")
+	assert.InDelta(t, 1.0/3, s.Signals.F, 1e-12, "the engine's own F")
+	assert.False(t, ms[0].Status().Healthy)
+	assert.NotEmpty(t, ms[0].Status().LastError)
+	assert.Equal(t, engine.Retry, e.ShouldRetry(10, 0, true).Action, "decisions go on, on the local budget")
+
+	h.Restart(t)
+	require.NoError(t, ms[0].Sync(context.Background()))
+	s = e.Snapshot()
+	assert.Equal(t, engine.FleetJoint, s.Fleet, "rejoined")
+	assert.InDelta(t, 0, s.Signals.F, 1e-12, "the empty store holds the two successes published since")
+	assert.True(t, ms[0].Status().Healthy)
+}
+
+// Asserts that a stalled store never holds a decision: while a sync waits on the store,
+// decisions go on; the sync then fails on its timeout, the engine falls back to its local
+// view, and rejoins at the next sync once the store answers again.
+func stall(t *testing.T, h Harness) {
+	if h.Stall == nil {
+		t.Skip("the harness cannot stall its store")
+	}
+	inner := h.New(t, "stall", fleet.Options{Budget: fleet.Budget{Capacity: 100, RefillRate: 10}})
+	entered := make(chan struct{}, 4)
+	store := storeFunc(func(ctx context.Context, inst string, r *engine.FleetReport, v *engine.FleetView) error {
+		entered <- struct{}{}
+		return inner.Sync(ctx, inst, r, v)
+	})
+	m := members(t, store, 1, 300*time.Millisecond)[0]
+	require.NoError(t, m.Sync(context.Background()))
+	<-entered
+	e := m.Engine()
+
+	wait := h.Stall(t)
+	done := make(chan error, 1)
+	go func() { done <- m.Sync(context.Background()) }()
+	<-entered
+	for i := range 1000 {
+		e.RecordSuccess(20 * time.Millisecond)
+		_ = e.ShouldRetry(i%11, 0, true)
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("the sync returned (%v) before 1000 decisions were made: it did not stall", err)
+	default:
+	}
+	err := <-done
+	require.Error(t, err, "the sync gives up on its timeout")
+	assert.Equal(t, engine.FleetLocal, e.Snapshot().Fleet)
+	wait()
+	require.NoError(t, m.Sync(context.Background()))
+	<-entered
+	assert.Equal(t, engine.FleetJoint, e.Snapshot().Fleet)
+}
+
+// storeFunc is a FleetStore made of a function.
+type storeFunc func(ctx context.Context, inst string, r *engine.FleetReport, v *engine.FleetView) error
+
+func (f storeFunc) Sync(ctx context.Context, inst string, r *engine.FleetReport, v *engine.FleetView) error {
+	return f(ctx, inst, r, v)
+}

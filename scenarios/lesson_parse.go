@@ -1,0 +1,315 @@
+package scenarios
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cortex-tui/cortex-tui/internal/load"
+	"github.com/cortex-tui/cortex-tui/strategy"
+)
+
+// Defaults of a lesson file.
+const (
+	DefaultHintAt = 20 * time.Second
+	MaxSteps      = 12
+	MaxGoals      = 6
+	MaxActions    = 6
+)
+
+// The keys of a lesson's tables, in the order docs/lessons.md lists them.
+var (
+	lessonKeys = []string{"name", "title", "summary", "scenario", "strategy", "guided", "hint_after", "step"}
+	stepKeys   = []string{"text", "hint", "goal", "do"}
+	goalKeys   = []string{"metric", "op", "value", "for"}
+)
+
+// ParseLessonFile reads the lesson file at path (under load.Lesson's limits) and parses it
+// with ParseLesson.
+func ParseLessonFile(path string) (Lesson, error) {
+	data, err := load.File(path, load.Lesson)
+	if err != nil {
+		return Lesson{}, loadError(err)
+	}
+	return ParseLesson(path, data)
+}
+
+// ParseLessonReader reads r to its end under load.Lesson's limits and parses it.
+func ParseLessonReader(name string, r io.Reader) (Lesson, error) {
+	data, err := load.Reader(name, r, load.Lesson)
+	if err != nil {
+		return Lesson{}, loadError(err)
+	}
+	return ParseLesson(name, data)
+}
+
+// ParseLesson decodes a lesson from TOML text as Parse does a scenario: strictly (unknown keys
+// with a "did you mean", wrong types, values out of range, goals on metrics the vocabulary does
+// not have or on classes the scenario does not have), every problem listed as
+// "file:line: field: message" in an Errors.
+func ParseLesson(filename string, data []byte) (Lesson, error) {
+	text := string(data)
+	var tree map[string]any
+	if _, err := load.Decode(filename, data, load.Lesson, &tree); err != nil {
+		var le *load.Error
+		if errors.As(err, &le) {
+			return Lesson{}, loadError(err)
+		}
+		return Lesson{}, Errors{syntaxError(filename, err, strings.Count(text, "\n")+1)}
+	}
+	d := &decoder{}
+	l := d.lesson(tree)
+	if len(d.list) > 0 {
+		ix := indexLines(text)
+		for _, e := range d.list {
+			e.File = filename
+			e.Line = ix.lineOf(e.Field)
+		}
+		sort.SliceStable(d.list, func(i, j int) bool { return d.list[i].Line < d.list[j].Line })
+		return Lesson{}, d.list
+	}
+	return l, nil
+}
+
+// lesson decodes and checks the whole tree: a lesson is checked as it is decoded, since its
+// goals are only meaningful against its scenario.
+func (d *decoder) lesson(tree map[string]any) Lesson {
+	l := Lesson{Strategy: strategy.CortexName, Guided: true, HintAt: DefaultHintAt}
+	root := d.table("", tree, lessonKeys...)
+	root.require("name", `name = "retry-storm"`)
+	root.require("title", `title = "What a retry storm is"`)
+	root.require("scenario", `scenario = "black-friday"`)
+	root.require("step", "[[step]] text = \"...\" hint = \"...\" goal = [{ metric = \"service\", op = \"==\", value = \"CRASHED\" }]")
+	if root.str("name", &l.Name) && !namePattern.MatchString(l.Name) {
+		d.addf("name", "must be lowercase letters, digits and single hyphens (like \"retry-storm\"), got %q", l.Name)
+	}
+	if root.str("title", &l.Title) && (strings.TrimSpace(l.Title) == "" || strings.ContainsAny(l.Title, "\r\n")) {
+		d.addf("title", "must be one line of text")
+	}
+	root.str("summary", &l.Summary)
+	var scn Scenario
+	haveScn := false
+	if root.str("scenario", &l.Scenario) {
+		s, err := Lookup(l.Scenario)
+		if err != nil {
+			d.addf("scenario", "%s", err)
+		} else {
+			scn, haveScn = s, true
+		}
+	}
+	if root.str("strategy", &l.Strategy) {
+		validateStrategies(&d.problems, "strategy", []string{l.Strategy})
+	}
+	root.boolean("guided", &l.Guided)
+	if root.duration("hint_after", &l.HintAt) && (l.HintAt < 0 || l.HintAt > MaxDuration) {
+		d.addf("hint_after", "must be between 0s and %s, got %s", FormatDuration(MaxDuration), FormatDuration(l.HintAt))
+	}
+	steps := root.list("step", stepKeys...)
+	if len(steps) > MaxSteps {
+		d.addf("step", "at most %d steps, got %d", MaxSteps, len(steps))
+	}
+	for _, st := range steps {
+		l.Steps = append(l.Steps, d.step(st, scn, haveScn))
+	}
+	root.done()
+	return l
+}
+
+// step decodes one [[step]].
+func (d *decoder) step(t *table, scn Scenario, haveScn bool) Step {
+	var s Step
+	t.require("text", `text = "What to watch or do"`)
+	t.require("hint", `hint = "What to press when stuck"`)
+	t.require("goal", `goal = [{ metric = "service", op = "==", value = "CRASHED" }]`)
+	if t.str("text", &s.Text) && strings.TrimSpace(s.Text) == "" {
+		d.addf(t.field("text"), "is required")
+	}
+	if t.str("hint", &s.Hint) && strings.TrimSpace(s.Hint) == "" {
+		d.addf(t.field("hint"), "is required")
+	}
+	goals := t.list("goal", goalKeys...)
+	if _, ok := t.m["goal"]; ok && len(goals) == 0 && !coveredBy(t.field("goal"), d.list) {
+		d.addf(t.field("goal"), "needs at least one goal")
+	}
+	if len(goals) > MaxGoals {
+		d.addf(t.field("goal"), "at most %d goals, got %d", MaxGoals, len(goals))
+	}
+	for _, g := range goals {
+		s.Goals = append(s.Goals, d.goal(g, scn, haveScn))
+	}
+	var words []string
+	t.strs("do", &words)
+	if len(words) > MaxActions {
+		d.addf(t.field("do"), "at most %d actions, got %d", MaxActions, len(words))
+	}
+	for i, w := range words {
+		a, err := parseAction(w, scn, haveScn)
+		if err != nil {
+			d.addf(t.field("do"), "action %d: %s", i+1, err)
+			continue
+		}
+		s.Actions = append(s.Actions, a)
+	}
+	t.done()
+	return s
+}
+
+// goal decodes one goal: metric, op, value and for, each checked against the vocabulary.
+func (d *decoder) goal(t *table, scn Scenario, haveScn bool) Goal {
+	var g Goal
+	t.require("metric", `metric = "success"`)
+	t.require("op", `op = ">="`)
+	t.require("value", `value = 0.7`)
+	var name, op string
+	metricOK := t.str("metric", &name) && d.metric(t, name, &g, scn, haveScn)
+	if t.str("op", &op) {
+		g.Op = Op(op)
+		valid := []string{"<", "<=", ">", ">=", "==", "!="}
+		if metricOK && g.Metric.Kind == MetricState {
+			valid = []string{"==", "!="}
+		}
+		if !slices.Contains(valid, op) {
+			d.addf(t.field("op"), "must be one of %s for %s, got %q", strings.Join(valid, " "), name, op)
+		}
+	}
+	if raw, ok := t.get("value"); ok && metricOK {
+		d.goalValue(t, raw, &g)
+	}
+	if t.duration("for", &g.For) && (g.For < 0 || g.For > MaxDuration) {
+		d.addf(t.field("for"), "must be between 0s and %s, got %s", FormatDuration(MaxDuration), FormatDuration(g.For))
+	}
+	t.done()
+	return g
+}
+
+// metric looks name up in the vocabulary (class.NAME.x with a class of scn) and stores it in g.
+func (d *decoder) metric(t *table, name string, g *Goal, scn Scenario, haveScn bool) bool {
+	lookup := name
+	if rest, ok := strings.CutPrefix(name, "class."); ok {
+		cls, field, found := strings.Cut(rest, ".")
+		if i := strings.LastIndexByte(rest, '.'); i >= 0 {
+			cls, field, found = rest[:i], rest[i+1:], true
+		}
+		if found {
+			lookup = "class.NAME." + field
+			g.Class = cls
+			if haveScn && !slices.ContainsFunc(scn.Classes, func(c Class) bool { return c.Name == cls }) {
+				var names []string
+				for _, c := range scn.Classes {
+					names = append(names, c.Name)
+				}
+				d.addf(t.field("metric"), "scenario %s has no class %q; its classes: %s", scn.Name, cls, strings.Join(names, ", "))
+				return false
+			}
+		}
+	}
+	i := slices.IndexFunc(Metrics, func(m Metric) bool { return m.Name == lookup })
+	if i < 0 {
+		var names []string
+		for _, m := range Metrics {
+			names = append(names, m.Name)
+		}
+		msg := fmt.Sprintf("unknown metric %q", name)
+		if guess := closest(lookup, names); guess != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", guess)
+		}
+		d.addf(t.field("metric"), "%s; valid: %s", msg, strings.Join(names, ", "))
+		return false
+	}
+	g.Metric = Metrics[i]
+	return true
+}
+
+// goalValue checks the value's type against the metric's kind and stores it in g.
+func (d *decoder) goalValue(t *table, raw any, g *Goal) {
+	if g.Metric.Kind == MetricNumber {
+		switch n := raw.(type) {
+		case float64:
+			g.Num = n
+		case int64:
+			g.Num = float64(n)
+		default:
+			d.addf(t.field("value"), "must be a number for %s, got %s", g.Metric.Name, describe(raw))
+			return
+		}
+		if g.Num != g.Num || g.Num > 1e12 || g.Num < -1e12 {
+			d.addf(t.field("value"), "must be a finite number, got %v", g.Num)
+		}
+		return
+	}
+	s, ok := raw.(string)
+	if !ok {
+		d.addf(t.field("value"), "must be a string for %s, got %s", g.Metric.Name, describe(raw))
+		return
+	}
+	valid := g.Metric.States
+	if g.Metric.ID == MetricStrategy {
+		valid = strategy.Names()
+	}
+	if !slices.Contains(valid, s) {
+		d.addf(t.field("value"), "must be one of %s for %s, got %q", strings.Join(valid, ", "), g.Metric.Name, s)
+		return
+	}
+	g.State = s
+}
+
+// parseAction reads one action of a step's do list: a word and its arguments.
+func parseAction(text string, scn Scenario, haveScn bool) (Action, error) {
+	words := strings.Fields(text)
+	if len(words) == 0 {
+		return Action{}, fmt.Errorf("is empty")
+	}
+	spec, ok := actionWords[words[0]]
+	if !ok {
+		var valid []string
+		for w := range actionWords {
+			valid = append(valid, w)
+		}
+		sort.Strings(valid)
+		return Action{}, fmt.Errorf("unknown action %q; valid: %s", words[0], strings.Join(valid, ", "))
+	}
+	if len(words)-1 != spec.args {
+		return Action{}, fmt.Errorf("%q takes %d argument(s), got %q", words[0], spec.args, text)
+	}
+	a := Action{Kind: spec.kind, Text: text}
+	if spec.args >= 1 {
+		a.Name = words[1]
+	}
+	if spec.args == 2 {
+		v, err := strconv.ParseFloat(words[2], 64)
+		if err != nil || v != v || v < 0 || v > 1000 {
+			return Action{}, fmt.Errorf("%q needs a number from 0 to 1000, got %q", words[0], words[2])
+		}
+		a.Value = v
+	}
+	switch a.Kind {
+	case ActStrategy:
+		if !slices.Contains(strategy.Names(), a.Name) {
+			return Action{}, fmt.Errorf("unknown strategy %q; valid: %s", a.Name, strings.Join(strategy.Names(), ", "))
+		}
+	case ActInject, ActClear:
+		if _, ok := FaultKind(a.Name).Spec(); !ok {
+			return Action{}, fmt.Errorf("unknown fault kind %q", a.Name)
+		}
+	case ActWeight:
+		if !slices.Contains(signalNames[:], a.Name) {
+			return Action{}, fmt.Errorf("unknown signal %q; valid: F, L, Q, B, C", a.Name)
+		}
+		if a.Value > 1 {
+			return Action{}, fmt.Errorf("a weight is at most 1, got %g", a.Value)
+		}
+	case ActShare, ActPriority:
+		if haveScn && !slices.ContainsFunc(scn.Classes, func(c Class) bool { return c.Name == a.Name }) {
+			return Action{}, fmt.Errorf("scenario %s has no class %q", scn.Name, a.Name)
+		}
+		if a.Kind == ActPriority && (a.Value != float64(int(a.Value)) || a.Value > MaxPriority) {
+			return Action{}, fmt.Errorf("a priority is an integer from 0 to %d, got %g", MaxPriority, a.Value)
+		}
+	}
+	return a, nil
+}
