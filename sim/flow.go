@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/cortex-tui/cortex-tui/engine"
+	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/strategy"
 )
 
@@ -80,6 +81,7 @@ func (s *Sim) clientSend(ri int32, retry int, t int64) {
 	c := &s.clients[r.client]
 	if !c.strat.Admit(s.setClock(t, c), int(r.prio), retry) {
 		s.counts.LocalRejects++
+		s.counts.RetryRefused++ // clientSend sends retries only: originals go through newRequest
 		s.endRequest(ri, false, t)
 		return
 	}
@@ -106,6 +108,7 @@ func (s *Sim) sendAttempt(ri int32, rgen, ep uint32, retry int, tiers uint8, t i
 	s.counts.Attempts++
 	// Originals and retries interleave at random: counted without a branch (retry >= 0).
 	s.counts.Retries += b2i(retry|int(tiers) != 0)
+	s.counts.TierRetries += b2i(tiers != 0)
 	ai := s.allocAttempt()
 	a := &s.atts[ai]
 	gen := a.gen
@@ -198,12 +201,18 @@ func (s *Sim) clientOutcome(ri int32, rgen, ep uint32, o strategy.Outcome, t int
 	}
 	v := c.strat.Decide(now, int(r.prio), retry, o)
 	s.countVerdict(int(r.class), v)
-	if !v.Retry || retry >= retryCap {
+	if !v.Retry {
+		s.endRequest(ri, false, t)
+		return
+	}
+	if retry >= retryCap {
+		s.counts.RetryCapped++
 		s.endRequest(ri, false, t)
 		return
 	}
 	at := t + int64(max(v.Delay, 0))
 	if at >= r.deadline {
+		s.counts.RetryLate++
 		s.endRequest(ri, false, t)
 		return
 	}
@@ -213,6 +222,7 @@ func (s *Sim) clientOutcome(ri int32, rgen, ep uint32, o strategy.Outcome, t int
 	}
 	r.retry = int16(retry + 1)
 	c.pending++
+	s.pendingAll++
 	s.timers.push(timed{at: at, kind: timerRetry, idx: ri, gen: r.gen})
 }
 
@@ -221,6 +231,7 @@ func (s *Sim) countVerdict(cls int, v strategy.Verdict) {
 	if a := int(v.Action); a >= 0 && a < len(s.counts.Decisions) {
 		s.counts.Decisions[a]++
 	}
+	s.counts.Reasons[source.ReasonOf(v.Reason)]++
 	ct := &s.classTicks[cls]
 	switch {
 	case v.Retry:

@@ -80,6 +80,7 @@ type Sim struct {
 	adaptive     *bool
 	noteIdx      int
 	lastCircuits [2]int // clients with a HALF_OPEN and an OPEN circuit at the end of the previous tick
+	pendingAll   int    // retries waiting out their delay, over every client (Snapshot.Pending)
 	counts       source.Counts
 	engSnap      engine.Snapshot // fleetView's buffer for one client's engine snapshot
 	emergency    float64         // the clients' engines' EmergencyThreshold, for the fleet's band
@@ -327,6 +328,7 @@ func (s *Sim) reset(strategyName string) error {
 	s.classTicks = make([]source.ClassTick, len(s.classes))
 	s.events = nil
 	s.counts = source.Counts{}
+	s.pendingAll = 0
 
 	s.switches = 0
 	s.clients = nil

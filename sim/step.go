@@ -172,7 +172,9 @@ func (s *Sim) fireTimer(kind uint8, idx int32, gen uint32, at int64) {
 			return
 		}
 		s.clients[r.client].pending--
+		s.pendingAll--
 		if at > r.deadline {
+			s.counts.RetryExpired++
 			s.endRequest(idx, false, at)
 			return
 		}
@@ -255,6 +257,7 @@ func (s *Sim) snapshot(util float64, over int64) source.Snapshot {
 			Utilisation: util,
 			Overload:    time.Duration(over),
 		},
+		Pending: s.pendingAll,
 	}
 	for i := range s.classTicks {
 		s.classTicks[i].Priority = s.classes[i].priority

@@ -130,12 +130,16 @@ func (s *fakeSource) snapshot(n int, done bool) source.Snapshot {
 		T: t, Dt: s.meta.Tick, Done: done,
 		Counts: source.Counts{Originals: orig, Attempts: orig + retries, Retries: retries,
 			Successes: orig - retries/4, Failures: retries / 4, Completed: orig - retries/4,
-			Decisions: [5]int{retries, retries / 3, n % 3, 0, n % 2}, Shed: retries / 3, RetryFailures: retries / 5},
+			Decisions: [5]int{retries + n%4/3, retries / 3, n % 3, 0, n % 2}, Shed: retries / 3, RetryFailures: retries / 5,
+			RetryRefused: n % 4 / 3},
 		Service: source.Service{State: state, Capacity: 200, Queue: int(cps * 100), QueueLimit: 100, Utilisation: cps},
 		Note:    fmt.Sprintf("note at %ds", int(t.Seconds())/10*10),
 		Events:  s.pending,
 	}
 	s.pending = nil
+	r := &snap.Counts.Reasons // the reasons of the decisions above, as the simulator counts them
+	r[source.ReasonRetry], r[source.ReasonShed] = snap.Counts.Decisions[engine.Retry], snap.Counts.Shed
+	r[source.ReasonCircuitOpen], r[source.ReasonMaxRetries] = n%3, n%2
 	if len(s.notes) > 0 { // the scenario's captions, each logged in the tick it begins, as the simulator does
 		snap.Note = ""
 		for _, note := range s.notes {
