@@ -199,7 +199,12 @@ func (s *Sim) clientOutcome(ri int32, rgen, ep uint32, o strategy.Outcome, t int
 		s.endRequest(ri, t <= r.deadline, t)
 		return
 	}
-	v := c.strat.Decide(now, int(r.prio), retry, o)
+	var v strategy.Verdict
+	if s.kept == nil {
+		v = c.strat.Decide(now, int(r.prio), retry, o)
+	} else {
+		v = s.decideKept(c, r, retry, o, t)
+	}
 	s.countVerdict(int(r.class), v)
 	if !v.Retry {
 		s.endRequest(ri, false, t)

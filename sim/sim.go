@@ -79,8 +79,9 @@ type Sim struct {
 	weights      *engine.Weights // control set by SetWeights, applied to new engines too
 	adaptive     *bool
 	noteIdx      int
-	lastCircuits [2]int // clients with a HALF_OPEN and an OPEN circuit at the end of the previous tick
-	pendingAll   int    // retries waiting out their delay, over every client (Snapshot.Pending)
+	lastCircuits [2]int        // clients with a HALF_OPEN and an OPEN circuit at the end of the previous tick
+	pendingAll   int           // retries waiting out their delay, over every client (Snapshot.Pending)
+	kept         *decisionRing // the latest decisions, while KeepDecisions keeps them (nil: off)
 	counts       source.Counts
 	engSnap      engine.Snapshot // fleetView's buffer for one client's engine snapshot
 	emergency    float64         // the clients' engines' EmergencyThreshold, for the fleet's band
@@ -329,6 +330,9 @@ func (s *Sim) reset(strategyName string) error {
 	s.events = nil
 	s.counts = source.Counts{}
 	s.pendingAll = 0
+	if s.kept != nil {
+		s.kept.next, s.kept.n = 0, 0
+	}
 
 	s.switches = 0
 	s.clients = nil

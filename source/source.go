@@ -406,3 +406,30 @@ type ActiveFault struct {
 	Remaining time.Duration
 	Injected  bool // true if injected at run time, false if from the scenario
 }
+
+// DecisionRecord is one retry decision of a client, with what decided it: the failed attempt,
+// the verdict and, for a strategy built on the CORTEX engine, the engine's checks.
+type DecisionRecord struct {
+	T        time.Duration // when it was made (virtual or elapsed real time)
+	Client   int           // the client's index in the fleet
+	Class    string        // the request's class
+	Priority int           // the request's priority
+	Attempt  int           // 0-based retry index of the attempt that failed (0 = the original)
+	Failure  string        // how that attempt failed: "timeout", "refused", "5xx", "429" or "4xx"
+	Action   engine.Action // the verdict
+	Reason   string        // its reason, e.g. "SHED_LOW_PRIORITY"
+	Delay    time.Duration // the retry's delay (RETRY only)
+	// Explained says that Why holds the engine's checks (the cortex strategies); the other
+	// strategies give their verdict only.
+	Explained bool
+	Why       engine.Explanation
+}
+
+// Inspector is implemented by sources that keep their latest retry decisions with what decided
+// them (the simulator's source does), for the dashboard's decision inspector. Its method is safe
+// for concurrent use.
+type Inspector interface {
+	// RecentDecisions returns a copy of the latest decisions kept, oldest first (none before
+	// the first decision).
+	RecentDecisions() []DecisionRecord
+}
