@@ -281,6 +281,13 @@ func TestEveryBindingDoesSomething(t *testing.T) {
 					m.Update(keyMsg("space"))
 				case "up": // the first class is selected: move off it first
 					m.Update(keyMsg("down"))
+				case "pgup", "pgdown": // a log longer than the panel, scrolled back for pgdown
+					for range 12 {
+						m.Update(keyMsg("space"))
+					}
+					if b.Keys()[0] == "pgdown" {
+						m.Update(tea.KeyMsg{Type: tea.KeyPgUp})
+					}
 				}
 				before := m.View()
 				_, cmd := m.Update(keyMsg(b.Keys()[0]))

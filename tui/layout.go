@@ -16,6 +16,7 @@ const (
 	layoutSmall                   // the collapsed dashboard of a small window
 	layoutSummary                 // the end of the run
 	layoutHelp                    // the full help
+	layoutInspect                 // the decision inspector
 	numLayouts
 )
 
@@ -54,6 +55,10 @@ func newLayouts(st Styles, keys keymap.KeyMap) [numLayouts][]row {
 		},
 		layoutSummary: {{cells: whole(mount(newSummary(st)))}},
 		layoutHelp:    {{cells: whole(mount(newHelpScreen(st, keys)))}},
+		layoutInspect: {
+			{h: one, cells: whole(header)},
+			{cells: whole(mount(newInspector(st)))},
+		},
 	}
 }
 
@@ -161,6 +166,8 @@ func (m *Model) current() layoutID {
 	switch {
 	case m.showHelp:
 		return layoutHelp
+	case m.inspecting:
+		return layoutInspect
 	case m.screen == screenSummary:
 		return layoutSummary
 	case m.fr.small:

@@ -52,6 +52,7 @@ const (
 	changedWeights                    // the weights, their selection, adaptive: signals, the collapsed layout
 	changedClasses                    // a class's share or priority, the class selection: shedding
 	changedLog                        // the event log (a control was logged): the event logs
+	changedInspect                    // the decision inspector's selection
 )
 
 // shows reports whether a panel that shows c redraws on m: on a full redraw, or when c changed.
@@ -76,6 +77,11 @@ type frame struct {
 	width     int            // the window's width in cells
 	height    int            // the window's height in cells
 	keys      *keymap.KeyMap // the bindings, for texts that name a key
+
+	decisions   []source.DecisionRecord // the decisions the inspector shows (read when it opened)
+	selDecision int                     // the one selected
+	logOffset   int                     // event log lines scrolled back from the newest (0: follow)
+	logKind     int                     // event log filter: 0 every kind, k+1 only source.EventKind(k)
 }
 
 // frameInterval is the wall-clock time between two simulation steps: at most 10 redraws a second.
