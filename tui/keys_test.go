@@ -343,7 +343,16 @@ func TestHelpScrolls(t *testing.T) {
 		m.Update(keyMsg("down"))
 	}
 	assert.Contains(t, m.View(), "raise the class's priority")
-	assert.Contains(t, m.View(), "Press ? or esc to close.")
+	assert.Contains(t, m.View(), "Press ? or esc to close, tab for the glossary.")
+	m.Update(keyMsg("tab"))
+	assert.Contains(t, m.View(), "Glossary")
+	assert.Contains(t, m.View(), "Composite Pressure Score", "the glossary's page starts at its top")
+	for range 80 {
+		m.Update(keyMsg("down"))
+	}
+	assert.Contains(t, m.View(), "tab for the keys")
+	m.Update(keyMsg("shift+tab"))
+	assert.Contains(t, m.View(), "pause / resume")
 	m.Update(keyMsg("esc"))
 	assert.False(t, m.showHelp)
 }
@@ -589,7 +598,7 @@ slower = ["_"]`))
 	help := m.View()
 	assert.Contains(t, help, "Faults: o outage")
 	assert.Contains(t, help, "-/< ] share of traffic")
-	assert.Contains(t, help, "Press h or x to close.")
+	assert.Contains(t, help, "Press h or x to close, tab for the glossary.")
 	m.Update(keyMsg("x"))
 
 	m.setSpeed(len(speeds) - 1)
