@@ -176,11 +176,20 @@ func (s *fakeSource) Inject(f scenarios.Fault) {
 	s.faults[f.Kind] = f
 	s.injected = append(s.injected, f)
 	s.control(fmt.Sprintf("%s injected", f.Kind))
+	s.fault(source.FaultEvent{Change: source.FaultStarted, Kind: f.Kind, Value: f.Value, Injected: true})
+}
+
+// fault logs a fault event at the current tick, as the simulator does (the charts mark them).
+func (s *fakeSource) fault(e source.FaultEvent) {
+	s.pending = append(s.pending, source.Event{T: time.Duration(s.n) * s.meta.Tick, Kind: source.EventFault, Fault: e})
 }
 
 func (s *fakeSource) Clear(kind scenarios.FaultKind) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if _, ok := s.faults[kind]; ok {
+		s.fault(source.FaultEvent{Change: source.FaultCleared, Kind: kind})
+	}
 	delete(s.faults, kind)
 	s.cleared = append(s.cleared, kind)
 }

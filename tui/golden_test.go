@@ -32,6 +32,13 @@ func TestGoldenScreens(t *testing.T) {
 		{"tiny_20x5", 20, 5, func(m *Model) { fastForward(m, 31) }},
 		{"summary_100x30", 100, 30, func(m *Model) { m.setSpeed(len(speeds) - 1); advanceFrames(m, 20) }},
 		{"help_100x30", 100, 30, func(m *Model) { m.Update(keyMsg("?")) }},
+		{"fault_marked_140x40", 140, 40, func(m *Model) {
+			fastForward(m, 8)
+			m.Update(keyMsg("4"))
+			fastForward(m, 8)
+			m.Update(keyMsg("4"))
+			fastForward(m, 8)
+		}},
 		{"glossary_100x30", 100, 30, func(m *Model) { m.Update(keyMsg("?")); m.Update(keyMsg("tab")) }},
 		{"inspector_140x40", 140, 40, func(m *Model) { fastForward(m, 31); m.Update(keyMsg("i")); m.Update(keyMsg("up")) }},
 		{"inspector_80x24", 80, 24, func(m *Model) { fastForward(m, 31); m.Update(keyMsg("i")) }},
