@@ -80,7 +80,6 @@ type Sim struct {
 	adaptive     *bool
 	noteIdx      int
 	lastCircuits [2]int        // clients with a HALF_OPEN and an OPEN circuit at the end of the previous tick
-	pendingAll   int           // retries waiting out their delay, over every client (Snapshot.Pending)
 	kept         *decisionRing // the latest decisions, while KeepDecisions keeps them (nil: off)
 	counts       source.Counts
 	engSnap      engine.Snapshot // fleetView's buffer for one client's engine snapshot
@@ -329,7 +328,6 @@ func (s *Sim) reset(strategyName string) error {
 	s.classTicks = make([]source.ClassTick, len(s.classes))
 	s.events = nil
 	s.counts = source.Counts{}
-	s.pendingAll = 0
 	if s.kept != nil {
 		s.kept.next, s.kept.n = 0, 0
 	}
