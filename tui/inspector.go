@@ -238,7 +238,7 @@ func (p *inspectorPanel) checks(x *engine.Explanation, w int) []string {
 		if x.Tokens-x.Cost < x.Keep {
 			cmp = "<"
 		}
-		budget = fmt.Sprintf("%.1f of %d left − cost %.1f = %.1f %s %.0f kept for priority %d", x.Tokens, x.Capacity, x.Cost, x.Tokens-x.Cost, cmp, x.Keep, x.Priority)
+		budget = fmt.Sprintf("%.1f/%d − cost %.1f = %.1f %s %.0f kept for p%d", x.Tokens, x.Capacity, x.Cost, x.Tokens-x.Cost, cmp, x.Keep, x.Priority)
 	}
 	row(stepBudget, "  tokens", budget)
 	row(stepDelay, "5 delay", delayFormula(x))

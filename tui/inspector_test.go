@@ -35,7 +35,7 @@ func TestInspectorShowsTheChecks(t *testing.T) {
 	assert.Contains(t, v, "REJECT · BUDGET_EXHAUSTED")
 	x := want[len(want)-1].Why
 	assert.Contains(t, v, "✗   tokens")
-	assert.Contains(t, v, fmt.Sprintf("%.1f of 10 left − cost 1.0 = %.1f < 4 kept for priority 5", x.Tokens, x.Tokens-1))
+	assert.Contains(t, v, fmt.Sprintf("%.1f/10 − cost 1.0 = %.1f < 4 kept for p5", x.Tokens, x.Tokens-1))
 	assert.Less(t, x.Tokens-x.Cost, x.Keep, "the fixture's refusal is the budget's")
 
 	m.Update(keyMsg("up"))
