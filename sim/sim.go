@@ -81,6 +81,8 @@ type Sim struct {
 	noteIdx      int
 	lastCircuits [2]int        // clients with a HALF_OPEN and an OPEN circuit at the end of the previous tick
 	kept         *decisionRing // the latest decisions, while KeepDecisions keeps them (nil: off)
+	lastReason   string        // the reason of the last REJECT or CIRCUIT_OPEN verdict counted
+	lastCode     source.Reason // its code (countVerdict)
 	counts       source.Counts
 	engSnap      engine.Snapshot // fleetView's buffer for one client's engine snapshot
 	emergency    float64         // the clients' engines' EmergencyThreshold, for the fleet's band
