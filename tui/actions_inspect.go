@@ -4,6 +4,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/source"
 )
 
@@ -29,21 +30,27 @@ func (m *Model) inspect() tea.Cmd {
 		}
 		ds := in.RecentDecisions()
 		cleanDecisions(ds)
-		m.fr.decisions, m.fr.selDecision = ds, len(ds)-1
+		m.fr.kept, m.fr.decisionAct = ds, 0
+		m.filterDecisions()
 		m.inspecting = true
 		m.redraw()
 	})
 	return cmd
 }
 
-// onInspectKey handles a key while the inspector shows: up and down select a decision, back or
-// the inspect key close it; the other keys do nothing there.
+// onInspectKey handles a key while the inspector shows: up and down select a decision (the log
+// keys by ten), the log filter key shows one action at a time, back or the inspect key close
+// it; the other keys do nothing there.
 func (m *Model) onInspectKey(msg tea.KeyMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, m.keys.Back, m.keys.Inspect):
 		m.inspecting = false
-		m.fr.decisions = nil
+		m.fr.decisions, m.fr.kept = nil, nil
 		m.redraw()
+	case key.Matches(msg, m.keys.LogFilter):
+		m.fr.decisionAct = (m.fr.decisionAct + 1) % (len(engine.Actions) + 1)
+		m.filterDecisions()
+		m.redrawFor(changedInspect)
 	case key.Matches(msg, m.keys.ClassUp):
 		m.selectDecision(m.fr.selDecision - 1)
 	case key.Matches(msg, m.keys.ClassDown):
@@ -54,6 +61,21 @@ func (m *Model) onInspectKey(msg tea.KeyMsg) tea.Cmd {
 		m.selectDecision(m.fr.selDecision + 10)
 	}
 	return nil
+}
+
+// filterDecisions shows the kept decisions of the filter's action (all for 0), the newest
+// selected.
+func (m *Model) filterDecisions() {
+	m.fr.decisions = m.fr.kept
+	if a := m.fr.decisionAct - 1; a >= 0 {
+		m.fr.decisions = nil
+		for _, d := range m.fr.kept {
+			if int(d.Action) == a {
+				m.fr.decisions = append(m.fr.decisions, d)
+			}
+		}
+	}
+	m.fr.selDecision = len(m.fr.decisions) - 1
 }
 
 // selectDecision selects decision i of the inspector, clamped to the list.

@@ -46,14 +46,22 @@ func (p *inspectorPanel) render(f *frame) string {
 	st := p.st
 	ds := f.decisions
 	k := f.keyMap()
-	title := fmt.Sprintf("Decision inspector · %s/%s select · %s close", keyName(k.ClassUp), keyName(k.ClassDown), keyName(k.Back))
+	only := "all actions"
+	if a := f.decisionAct - 1; a >= 0 {
+		only = engine.Action(a).String() + " only"
+	}
+	title := fmt.Sprintf("Decision inspector · %s/%s select · %s: %s · %s close", keyName(k.ClassUp), keyName(k.ClassDown), keyName(k.LogFilter), only, keyName(k.Back))
 	if len(ds) == 0 {
-		return box(st, title, st.Muted.Render(wrap("No decision yet: a decision is made when an attempt fails. Resume, let a fault hit, and inspect again.", max(p.w-2, 1))), p.w, p.h)
+		empty := "No decision yet: a decision is made when an attempt fails. Resume, let a fault hit, and inspect again."
+		if f.decisionAct > 0 {
+			empty = fmt.Sprintf("No %s among the latest %d decisions: %s shows the next action.", only[:len(only)-5], len(f.kept), keyName(k.LogFilter))
+		}
+		return box(st, title, st.Muted.Render(wrap(empty, max(p.w-2, 1))), p.w, p.h)
 	}
 	sel := min(max(f.selDecision, 0), len(ds)-1)
 	lw := listW(p.w)
 	right := p.w - lw
-	detail := box(st, fitTitle(right, title, "Inspector"), p.detail(ds[sel], sel, len(ds), f, right-2), right, p.h)
+	detail := box(st, fitTitle(right, title, fmt.Sprintf("Inspector · %s · %s close", only, keyName(k.Back)), "Inspector"), p.detail(ds[sel], sel, len(ds), f, right-2), right, p.h)
 	if lw == 0 {
 		return detail
 	}
@@ -119,7 +127,7 @@ func (p *inspectorPanel) detail(d source.DecisionRecord, i, n int, f *frame, w i
 		strat = f.runs[0].meta.Strategy
 	}
 	head := []string{
-		st.Muted.Render(fmt.Sprintf("decision %d of the latest %d · %s", i+1, n, strat)),
+		st.Muted.Render(fmt.Sprintf("decision %d of %d shown (latest %d kept) · %s", i+1, n, len(f.kept), strat)),
 		fmt.Sprintf("t %s · client %d · %s (priority %d) · attempt %d failed: %s", fmtClock(d.T), d.Client, d.Class, d.Priority, d.Attempt, d.Failure),
 	}
 	verdict := d.Action.String() + " · " + d.Reason

@@ -66,6 +66,20 @@ func TestInspectorShowsTheChecks(t *testing.T) {
 	assert.Contains(t, v, "attempt 1 failed: timeout")
 	assert.Equal(t, engine.Retry, want[0].Action)
 
+	m.Update(keyMsg("v")) // RETRY only: the one retry, selected
+	require.Len(t, m.fr.decisions, 1)
+	assert.Contains(t, plainView(m), "RETRY only")
+	assert.Contains(t, plainView(m), "RETRY · RETRY after 1.25s")
+	m.Update(keyMsg("v")) // REJECT only: the shed and the budget refusal, the newest selected
+	require.Len(t, m.fr.decisions, 2)
+	assert.Contains(t, plainView(m), "REJECT · BUDGET_EXHAUSTED")
+	m.Update(keyMsg("v")) // CIRCUIT_OPEN only: none among them
+	assert.Contains(t, plainView(m), "No CIRCUIT_OPEN among the latest 5 decisions")
+	for range len(engine.Actions) + 1 - 3 { // past the other actions, around to every action
+		m.Update(keyMsg("v"))
+	}
+	assert.Len(t, m.fr.decisions, len(want))
+
 	m.Update(keyMsg("esc"))
 	assert.False(t, m.inspecting)
 	assert.True(t, m.fr.paused, "the run stays paused")

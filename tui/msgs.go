@@ -78,7 +78,9 @@ type frame struct {
 	height    int            // the window's height in cells
 	keys      *keymap.KeyMap // the bindings, for texts that name a key
 
-	decisions   []source.DecisionRecord // the decisions the inspector shows (read when it opened)
+	decisions   []source.DecisionRecord // the decisions the inspector shows: kept, of decisionAct
+	kept        []source.DecisionRecord // every decision the source kept (read when it opened)
+	decisionAct int                     // inspector filter: 0 every action, a+1 only engine.Action(a)
 	selDecision int                     // the one selected
 	logOffset   int                     // event log lines scrolled back from the newest (0: follow)
 	logKind     int                     // event log filter: 0 every kind, k+1 only source.EventKind(k)
