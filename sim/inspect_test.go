@@ -25,16 +25,19 @@ func TestKeepDecisionsChangesNothing(t *testing.T) {
 			kept, err := New(scn, strat, scn.Seed)
 			require.NoError(t, err)
 			kept.KeepDecisions(64)
-			decided := 0
+			var decided [5]int
 			for !plain.Done() {
 				a, b := plain.Step(), kept.Step()
 				require.Equal(t, a, b, "t=%s", a.T)
-				for _, n := range b.Counts.Decisions {
-					decided += n
+				want := 0
+				for i, n := range b.Counts.Decisions {
+					decided[i] += n
+					want += min(decided[i], 64)
 				}
 				recent := kept.RecentDecisions()
-				require.Len(t, recent, min(decided, 64))
+				require.Len(t, recent, want, "the latest 64 of each action")
 				for i := 1; i < len(recent); i++ {
+					require.Less(t, recent[i-1].Seq, recent[i].Seq, "oldest first")
 					require.LessOrEqual(t, recent[i-1].T, recent[i].T, "oldest first")
 				}
 				if len(recent) > 0 {
@@ -67,6 +70,11 @@ func TestSourceKeepsDecisions(t *testing.T) {
 	require.True(t, ok)
 	src.Advance(scn.Duration)
 	recent := in.RecentDecisions()
-	require.Len(t, recent, DecisionsKept)
-	assert.True(t, recent[0].Explained)
+	actions := map[engine.Action]int{}
+	for _, d := range recent {
+		actions[d.Action]++
+		assert.True(t, d.Explained)
+	}
+	assert.Positive(t, actions[engine.Retry], "the few retries of the run are kept beside the many rejections")
+	assert.Equal(t, DecisionsKept, actions[engine.Reject])
 }

@@ -79,10 +79,10 @@ type Sim struct {
 	weights      *engine.Weights // control set by SetWeights, applied to new engines too
 	adaptive     *bool
 	noteIdx      int
-	lastCircuits [2]int        // clients with a HALF_OPEN and an OPEN circuit at the end of the previous tick
-	kept         *decisionRing // the latest decisions, while KeepDecisions keeps them (nil: off)
-	lastReason   string        // the reason of the last REJECT or CIRCUIT_OPEN verdict counted
-	lastCode     source.Reason // its code (countVerdict)
+	lastCircuits [2]int          // clients with a HALF_OPEN and an OPEN circuit at the end of the previous tick
+	kept         *decisionKeeper // the latest decisions, while KeepDecisions keeps them (nil: off)
+	lastReason   string          // the reason of the last REJECT or CIRCUIT_OPEN verdict counted
+	lastCode     source.Reason   // its code (countVerdict)
 	counts       source.Counts
 	engSnap      engine.Snapshot // fleetView's buffer for one client's engine snapshot
 	emergency    float64         // the clients' engines' EmergencyThreshold, for the fleet's band
@@ -331,7 +331,7 @@ func (s *Sim) reset(strategyName string) error {
 	s.events = nil
 	s.counts = source.Counts{}
 	if s.kept != nil {
-		s.kept.next, s.kept.n = 0, 0
+		s.kept.forget()
 	}
 
 	s.switches = 0

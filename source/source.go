@@ -410,6 +410,7 @@ type ActiveFault struct {
 // DecisionRecord is one retry decision of a client, with what decided it: the failed attempt,
 // the verdict and, for a strategy built on the CORTEX engine, the engine's checks.
 type DecisionRecord struct {
+	Seq      uint64        // its order among the run's decisions kept (1 the first)
 	T        time.Duration // when it was made (virtual or elapsed real time)
 	Client   int           // the client's index in the fleet
 	Class    string        // the request's class
