@@ -200,7 +200,7 @@ func (p *inspectorPanel) checks(x *engine.Explanation, w int) []string {
 		retryable = "no: a 4xx is the caller's error"
 	}
 	row(stepRetryable, "1 retryable?", retryable)
-	row(stepAttempt, "2 attempt < limit", fmt.Sprintf("%d < %d", x.Attempt, x.MaxAttempts))
+	row(stepAttempt, "2 attempt < limit", fmt.Sprintf("%d %s %d", x.Attempt, ltGe(x.Attempt < x.MaxAttempts), x.MaxAttempts))
 	fallback := x.Decision.Fallback
 	if fallback {
 		row(stepEmergency, "3 CPS < emergency", "not finite: the fallback path decides without it")
@@ -233,10 +233,10 @@ func (p *inspectorPanel) checks(x *engine.Explanation, w int) []string {
 	if fallback {
 		row(stepFloor, "4 priority ≥ floor", "no CPS: no floor, no ramp on the fallback path")
 	} else {
-		row(stepFloor, "4 priority ≥ floor", fmt.Sprintf("%d ≥ floor(%.3f×10) = %d", x.Priority, x.CPS, x.Floor))
+		row(stepFloor, "4 priority ≥ floor", fmt.Sprintf("%d %s floor(%.3f×10) = %d", x.Priority, geLt(x.Priority >= x.Floor), x.CPS, x.Floor))
 		ramp := "no ramp: every priority"
 		if x.RampShare < 1 {
-			ramp = fmt.Sprintf("%.0f%% of retries: priority %d ≥ %.1f", 100*x.RampShare, x.Priority, x.RampFloor)
+			ramp = fmt.Sprintf("%.0f%% of retries: priority %d %s %.1f", 100*x.RampShare, x.Priority, geLt(failed != stepRamp), x.RampFloor)
 		}
 		row(stepRamp, "  recovery ramp", ramp)
 	}
@@ -251,6 +251,21 @@ func (p *inspectorPanel) checks(x *engine.Explanation, w int) []string {
 	row(stepBudget, "  tokens", budget)
 	row(stepDelay, "5 delay", delayFormula(x))
 	return lines
+}
+
+// ltGe is "<" when ok, "≥" otherwise; geLt the reverse: the comparison a check's values hold.
+func ltGe(ok bool) string {
+	if ok {
+		return "<"
+	}
+	return "≥"
+}
+
+func geLt(ok bool) string {
+	if ok {
+		return "≥"
+	}
+	return "<"
 }
 
 // delayFormula writes the delay with its formula filled in:
@@ -276,5 +291,10 @@ func fmtDelay(d time.Duration) string {
 	if d < time.Second {
 		return fmt.Sprintf("%dms", d.Round(time.Millisecond).Milliseconds())
 	}
-	return strconv.FormatFloat(d.Round(time.Millisecond).Seconds(), 'f', -1, 64) + "s"
+	ms := d.Round(time.Millisecond).Milliseconds()
+	frac := strings.TrimRight(fmt.Sprintf("%03d", ms%1000), "0")
+	if frac == "" {
+		return strconv.FormatInt(ms/1000, 10) + "s"
+	}
+	return strconv.FormatInt(ms/1000, 10) + "." + frac + "s"
 }

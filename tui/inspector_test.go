@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/stretchr/testify/assert"
@@ -41,7 +42,7 @@ func TestInspectorShowsTheChecks(t *testing.T) {
 	m.Update(keyMsg("up"))
 	v = plainView(m)
 	assert.Contains(t, v, "MAX_RETRIES_EXCEEDED")
-	assert.Contains(t, v, "✗ 2 attempt < limit    3 < 3")
+	assert.Contains(t, v, "✗ 2 attempt < limit    3 ≥ 3")
 	assert.Contains(t, v, "· 5 delay")
 
 	m.Update(keyMsg("up"))
@@ -51,7 +52,7 @@ func TestInspectorShowsTheChecks(t *testing.T) {
 	v = plainView(m)
 	shed := want[1].Why // the first retry spent a token: B = 0.1
 	assert.Contains(t, v, "REJECT · SHED_LOW_PRIORITY")
-	assert.Contains(t, v, fmt.Sprintf("✗ 4 priority ≥ floor   0 ≥ floor(%.3f×10) = 1", shed.CPS))
+	assert.Contains(t, v, fmt.Sprintf("✗ 4 priority ≥ floor   0 < floor(%.3f×10) = 1", shed.CPS))
 	assert.Contains(t, v, fmt.Sprintf("✓ 3 CPS < emergency    %.3f < 0.75", shed.CPS))
 	assert.Contains(t, v, "CPS = 0.30×F 0.00 + 0.20×L 0.00 + 0.15×Q 1.00 + 0.15×B 0.10 + 0.20×C 0.00")
 	assert.Contains(t, v, "= 0.000 + 0.000 + 0.150 + 0.015 + 0.000")
@@ -98,6 +99,14 @@ func TestInspectorWithoutChecks(t *testing.T) {
 	assert.False(t, strings.Contains(v, "5 delay"))
 	m.Update(keyMsg("i"))
 	assert.False(t, m.inspecting)
+}
+
+// Asserts that delays print to the millisecond, with no float noise.
+func TestFmtDelay(t *testing.T) {
+	for d, want := range map[time.Duration]string{500 * time.Millisecond: "500ms", 1394 * time.Millisecond: "1.394s",
+		1250 * time.Millisecond: "1.25s", 2100 * time.Millisecond: "2.1s", 30 * time.Second: "30s", 1394400 * time.Microsecond: "1.394s"} {
+		assert.Equal(t, want, fmtDelay(d))
+	}
 }
 
 // Asserts that the delay's formula is filled in with the engine's figures, Random for a random
