@@ -1,15 +1,22 @@
 package tui
 
 import (
+	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/cortex-tui/cortex-tui/engine"
+	"github.com/cortex-tui/cortex-tui/keymap"
 	"github.com/cortex-tui/cortex-tui/report"
+	"github.com/cortex-tui/cortex-tui/scenarios"
+	"github.com/cortex-tui/cortex-tui/sim"
 	"github.com/cortex-tui/cortex-tui/source"
 )
 
@@ -60,4 +67,51 @@ func TestDecisionsReasonsAddUp(t *testing.T) {
 	assert.Contains(t, retry, "sent 3916")
 	assert.Contains(t, retry, "+7007 by tiers = 10923 retries")
 	assert.Equal(t, c.Decisions[engine.Retry], sumParts(t, retry))
+}
+
+// Asserts, on whole runs of the real simulator in the dashboard, that the decisions panel's
+// totals reconcile with the run's summary: RETRY's parts add up to RETRY and its "sent" is the
+// summary's retries; REJECT's parts add up to REJECT. The runs are the cases:
+// metastable with the article's parameters (RETRY 4190 against 3916 retries: the other 274
+// would have waited past their deadline) and black-friday with cortex (the recovery ramp's
+// REJECTs beside shed and budget).
+func TestDecisionsReconcileWithSummary(t *testing.T) {
+	for _, c := range []struct{ scenario, strategy string }{{"metastable", "cortex-article"}, {"black-friday", "cortex"}} {
+		t.Run(c.scenario+"/"+c.strategy, func(t *testing.T) {
+			scn, err := scenarios.Lookup(c.scenario)
+			require.NoError(t, err)
+			m := New(Options{Keys: keymap.Default(), Factory: sim.NewSource, Scenario: &scn, Strategy: c.strategy, ExportDir: t.TempDir()})
+			m.Update(tea.WindowSizeMsg{Width: 140, Height: 40})
+			m.setSpeed(len(speeds) - 1)
+			for range 10000 {
+				if m.done() {
+					break
+				}
+				advanceFrames(m, 1)
+			}
+			require.True(t, m.done())
+			r := m.fr.runs[0]
+			tot, sum := r.hist.totals(), r.rec.Summary()
+			p := newDecisions(DefaultStyles())
+			p.SetSize(44, 12)
+			p, _ = p.Update(frameMsg{f: &m.fr})
+			lines := strings.Split(ansi.Strip(p.View()), "\n")
+			parts := func(action string) string {
+				for i, l := range lines {
+					if strings.HasPrefix(strings.TrimLeft(l, "│"), action+" ") && i+1 < len(lines) && strings.Contains(lines[i+1], "└") {
+						return strings.Trim(lines[i+1], "│ └")
+					}
+				}
+				return ""
+			}
+			retry := parts("RETRY")
+			require.NotEmpty(t, retry)
+			assert.Equal(t, tot.Decisions[engine.Retry], sumParts(t, retry), "RETRY's parts: %q", retry)
+			assert.Contains(t, retry, fmt.Sprintf("sent %d", sum.Retries), "sent is the summary's retries")
+			reject := parts("REJECT")
+			require.NotEmpty(t, reject)
+			assert.Equal(t, tot.Decisions[engine.Reject], sumParts(t, reject), "REJECT's parts: %q", reject)
+			t.Logf("RETRY %d: %s; REJECT %d: %s; summary retries %d", tot.Decisions[engine.Retry], retry, tot.Decisions[engine.Reject], reject, sum.Retries)
+		})
+	}
 }
