@@ -33,8 +33,11 @@ type KeyMap struct {
 	ClassUp, ClassDown, ShareDown, ShareUp, PriorityDown, PriorityUp key.Binding
 	// Views: export the timeline, toggle the full help, quit.
 	Export, Help, Quit key.Binding
-	// Hint shows the current lesson step's hint before it is due (h).
+	// Hint shows the current lesson step's hint before it is due (H).
 	Hint key.Binding
+	// Inspect pauses and opens the decision inspector (up, down select a decision); LogUp and
+	// LogDown scroll the event log, LogFilter shows one kind of event at a time.
+	Inspect, LogUp, LogDown, LogFilter key.Binding
 	// Select and Back confirm and leave the picker, the summary and the help.
 	Select, Back key.Binding
 	// Filter starts typing a filter in the scenario picker.
@@ -111,6 +114,10 @@ var otherActions = []action{
 	{"priority_up", []string{"}"}, "raise the class's priority", func(k *KeyMap) *key.Binding { return &k.PriorityUp }},
 
 	{"export", []string{"e"}, "export the timeline (CSV and JSON)", func(k *KeyMap) *key.Binding { return &k.Export }},
+	{"inspect", []string{"i"}, "pause and inspect the latest decisions", func(k *KeyMap) *key.Binding { return &k.Inspect }},
+	{"log_up", []string{"pgup"}, "scroll the event log back", func(k *KeyMap) *key.Binding { return &k.LogUp }},
+	{"log_down", []string{"pgdown"}, "scroll the event log forward", func(k *KeyMap) *key.Binding { return &k.LogDown }},
+	{"log_filter", []string{"v"}, "event log: one kind at a time", func(k *KeyMap) *key.Binding { return &k.LogFilter }},
 	{"hint", []string{"H"}, "show / hide the lesson's hint", func(k *KeyMap) *key.Binding { return &k.Hint }},
 	{"help", []string{"?"}, "full help", func(k *KeyMap) *key.Binding { return &k.Help }},
 	{"quit", []string{"q", "ctrl+c"}, "quit", func(k *KeyMap) *key.Binding { return &k.Quit }},
@@ -159,7 +166,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		append(k.FaultBindings(), k.ClearFaults),
 		{k.NextWeight, k.PrevWeight, k.LowerWeight, k.RaiseWeight, k.Adaptive,
 			k.ClassUp, k.ClassDown, k.ShareDown, k.ShareUp, k.PriorityDown, k.PriorityUp},
-		{k.Export, k.Hint, k.Help, k.Quit, k.Select, k.Back, k.Filter},
+		{k.Export, k.Hint, k.Inspect, k.LogUp, k.LogDown, k.LogFilter, k.Help, k.Quit, k.Select, k.Back, k.Filter},
 	}
 }
 

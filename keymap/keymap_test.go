@@ -308,7 +308,7 @@ func TestParsedKeysMatchTeaKeys(t *testing.T) {
 		{`pause = ["delete"]`, tea.KeyMsg{Type: tea.KeyDelete}},
 		{`pause = ["ctrl+shift+up"]`, tea.KeyMsg{Type: tea.KeyCtrlShiftUp}},
 		{`pause = ["f12"]`, tea.KeyMsg{Type: tea.KeyF12}},
-		{`pause = ["pgdown"]`, tea.KeyMsg{Type: tea.KeyPgDown}},
+		{`pause = ["end"]`, tea.KeyMsg{Type: tea.KeyEnd}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {

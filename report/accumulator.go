@@ -224,4 +224,12 @@ func addCounts(dst *source.Counts, c source.Counts) {
 	dst.BudgetRejected += c.BudgetRejected
 	dst.RetryFailures += c.RetryFailures
 	dst.Crashes += c.Crashes
+	for i, n := range c.Reasons {
+		dst.Reasons[i] += n
+	}
+	dst.TierRetries += c.TierRetries
+	dst.RetryLate += c.RetryLate
+	dst.RetryExpired += c.RetryExpired
+	dst.RetryRefused += c.RetryRefused
+	dst.RetryCapped += c.RetryCapped
 }

@@ -81,7 +81,10 @@ type Sim struct {
 	weights      *engine.Weights // control set by SetWeights, applied to new engines too
 	adaptive     *bool
 	noteIdx      int
-	lastCircuits [2]int // clients with a HALF_OPEN and an OPEN circuit at the end of the previous tick
+	lastCircuits [2]int          // clients with a HALF_OPEN and an OPEN circuit at the end of the previous tick
+	kept         *decisionKeeper // the latest decisions, while KeepDecisions keeps them (nil: off)
+	lastReason   string          // the reason of the last REJECT or CIRCUIT_OPEN verdict counted
+	lastCode     source.Reason   // its code (countVerdict)
 	counts       source.Counts
 	engSnap      engine.Snapshot // fleetView's buffer for one client's engine snapshot
 	emergency    float64         // the clients' engines' EmergencyThreshold, for the fleet's band
@@ -329,6 +332,9 @@ func (s *Sim) reset(strategyName string) error {
 	s.classTicks = make([]source.ClassTick, len(s.classes))
 	s.events = nil
 	s.counts = source.Counts{}
+	if s.kept != nil {
+		s.kept.forget()
+	}
 
 	s.switches = 0
 	s.clients = nil

@@ -17,18 +17,29 @@ type simSource struct {
 	carry time.Duration
 }
 
-// simSource is the simulator's source.Source.
-var _ source.Source = (*simSource)(nil)
+// simSource is the simulator's source.Source, and keeps its latest decisions for the inspector.
+var (
+	_ source.Source    = (*simSource)(nil)
+	_ source.Inspector = (*simSource)(nil)
+)
 
 // NewSource returns a source.Source running scn with strategyName from seed. It is safe for
 // concurrent use (the dashboard advances it from a command goroutine and sends controls from
-// its Update loop).
+// its Update loop). It keeps the latest DecisionsKept retry decisions (source.Inspector).
 func NewSource(scn scenarios.Scenario, strategyName string, seed int64) (source.Source, error) {
 	s, err := New(scn, strategyName, seed)
 	if err != nil {
 		return nil, err
 	}
+	s.KeepDecisions(DecisionsKept)
 	return &simSource{sim: s}, nil
+}
+
+// RecentDecisions returns a copy of the latest retry decisions, oldest first.
+func (p *simSource) RecentDecisions() []source.DecisionRecord {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.sim.RecentDecisions()
 }
 
 // Meta describes the run.

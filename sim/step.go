@@ -178,6 +178,7 @@ func (s *Sim) fireTimer(kind uint8, idx int32, gen uint32, at int64) {
 		}
 		s.clients[r.client].pending--
 		if at > r.deadline {
+			s.counts.RetryExpired++
 			s.endRequest(idx, false, at)
 			return
 		}
@@ -260,6 +261,10 @@ func (s *Sim) snapshot(util float64, over int64) source.Snapshot {
 			Utilisation: util,
 			Overload:    time.Duration(over),
 		},
+	}
+	snap.Counts.Reasons[source.ReasonRetry] = snap.Counts.Decisions[engine.Retry] // every strategy's RETRY verdict says RETRY
+	for i := range s.clients {
+		snap.Pending += s.clients[i].pending
 	}
 	for i := range s.classTicks {
 		s.classTicks[i].Priority = s.classes[i].priority

@@ -92,6 +92,9 @@ type Snapshot struct {
 	Events  []Event     // what happened during this tick
 	Note    string      // current scenario caption ("" if none)
 	Faults  []ActiveFault
+	// Pending is how many retries were waiting out their delay at the end of the tick: decided,
+	// not yet sent (Counts.RetryLate and the others say why a decided retry is never sent).
+	Pending int
 }
 
 // Counts are the per-tick counters of the fleet.
@@ -123,6 +126,91 @@ type Counts struct {
 	RetryFailures int
 	// Crashes counts overload crashes of the service that began during this tick.
 	Crashes int
+
+	// Reasons counts the retry decisions by reason (index = Reason): the decisions of each
+	// action split by what decided them (REJECT is shed, recovery ramp, budget, ...).
+	Reasons [NumReasons]int
+	// TierRetries counts the retries sent by the intermediate tiers (scenario layers > 1):
+	// retries in Retries that no client decided.
+	TierRetries int
+	// RetryLate counts RETRY decisions dropped at once: the delay would have ended at or after
+	// the request's deadline, so the retry was never scheduled.
+	RetryLate int
+	// RetryExpired counts scheduled retries whose request's deadline had passed when their
+	// delay ended: not sent.
+	RetryExpired int
+	// RetryRefused counts scheduled retries the client's strategy refused to send when their
+	// delay ended (an open breaker, a throttle); they are in LocalRejects too.
+	RetryRefused int
+	// RetryCapped counts RETRY decisions past the simulator's retry cap (a strategy that never
+	// stops): not sent.
+	RetryCapped int
+}
+
+// Reason is why a retry decision went the way it did: the engine's reasons and those of the
+// other strategies, as a small number a Counts can index. String gives the decision's own
+// words ("SHED_LOW_PRIORITY"); ReasonOf maps them back.
+type Reason uint8
+
+// The reasons, in the order of the checks that give them.
+const (
+	ReasonRetry        Reason = iota // RETRY: every check passed
+	ReasonNotRetryable               // NOT_RETRYABLE: the error may not be retried
+	ReasonMaxRetries                 // MAX_RETRIES_EXCEEDED: the attempt limit is reached
+	ReasonEmergency                  // EMERGENCY: CPS at or above the emergency threshold
+	ReasonCircuitOpen                // CIRCUIT_OPEN: the circuit is OPEN
+	ReasonProbesBusy                 // HALF_OPEN_PROBES_BUSY: every probe slot is taken
+	ReasonShed                       // SHED_LOW_PRIORITY: priority below floor(CPS×10)
+	ReasonRamp                       // RECOVERY_RAMP: outside the recovery ramp's share
+	ReasonBudget                     // BUDGET_EXHAUSTED: no retry token left
+	ReasonThrottled                  // RETRY_THROTTLED: grpc's retry throttle
+	ReasonNoRetries                  // NO_RETRIES: strategy none never retries
+	ReasonOther                      // any other reason (INTERNAL_ERROR, or one unknown here)
+	NumReasons                       // how many reasons there are
+)
+
+var reasonNames = [NumReasons]string{
+	ReasonRetry: "RETRY", ReasonNotRetryable: "NOT_RETRYABLE", ReasonMaxRetries: "MAX_RETRIES_EXCEEDED",
+	ReasonEmergency: "EMERGENCY", ReasonCircuitOpen: "CIRCUIT_OPEN", ReasonProbesBusy: "HALF_OPEN_PROBES_BUSY",
+	ReasonShed: "SHED_LOW_PRIORITY", ReasonRamp: "RECOVERY_RAMP", ReasonBudget: "BUDGET_EXHAUSTED",
+	ReasonThrottled: "RETRY_THROTTLED", ReasonNoRetries: "NO_RETRIES", ReasonOther: "OTHER",
+}
+
+// String returns the reason as decisions write it, e.g. "RECOVERY_RAMP" ("OTHER" for ReasonOther).
+func (r Reason) String() string {
+	if r < NumReasons {
+		return reasonNames[r]
+	}
+	return fmt.Sprintf("Reason(%d)", int(r))
+}
+
+// ReasonOf returns the Reason of a decision's reason string; ReasonOther for one it does not know.
+func ReasonOf(s string) Reason {
+	switch s {
+	case "RETRY":
+		return ReasonRetry
+	case "NOT_RETRYABLE":
+		return ReasonNotRetryable
+	case "MAX_RETRIES_EXCEEDED":
+		return ReasonMaxRetries
+	case "EMERGENCY":
+		return ReasonEmergency
+	case "CIRCUIT_OPEN":
+		return ReasonCircuitOpen
+	case "HALF_OPEN_PROBES_BUSY":
+		return ReasonProbesBusy
+	case "SHED_LOW_PRIORITY":
+		return ReasonShed
+	case "RECOVERY_RAMP":
+		return ReasonRamp
+	case "BUDGET_EXHAUSTED":
+		return ReasonBudget
+	case "RETRY_THROTTLED":
+		return ReasonThrottled
+	case "NO_RETRIES":
+		return ReasonNoRetries
+	}
+	return ReasonOther
 }
 
 // Service is the state of the downstream service at the end of a tick.
@@ -326,4 +414,32 @@ type ActiveFault struct {
 	Value     float64
 	Remaining time.Duration
 	Injected  bool // true if injected at run time, false if from the scenario
+}
+
+// DecisionRecord is one retry decision of a client, with what decided it: the failed attempt,
+// the verdict and, for a strategy built on the CORTEX engine, the engine's checks.
+type DecisionRecord struct {
+	Seq      uint64        // its order among the run's decisions kept (1 the first)
+	T        time.Duration // when it was made (virtual or elapsed real time)
+	Client   int           // the client's index in the fleet
+	Class    string        // the request's class
+	Priority int           // the request's priority
+	Attempt  int           // 0-based retry index of the attempt that failed (0 = the original)
+	Failure  string        // how that attempt failed: "timeout", "refused", "5xx", "429" or "4xx"
+	Action   engine.Action // the verdict
+	Reason   string        // its reason, e.g. "SHED_LOW_PRIORITY"
+	Delay    time.Duration // the retry's delay (RETRY only)
+	// Explained says that Why holds the engine's checks (the cortex strategies); the other
+	// strategies give their verdict only.
+	Explained bool
+	Why       engine.Explanation
+}
+
+// Inspector is implemented by sources that keep their latest retry decisions with what decided
+// them (the simulator's source does), for the dashboard's decision inspector. Its method is safe
+// for concurrent use.
+type Inspector interface {
+	// RecentDecisions returns a copy of the latest decisions kept, oldest first (none before
+	// the first decision).
+	RecentDecisions() []DecisionRecord
 }

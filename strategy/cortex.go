@@ -48,6 +48,7 @@ func init() {
 var (
 	_ Strategy     = (*Cortex)(nil)
 	_ EngineHolder = (*Cortex)(nil)
+	_ Explainer    = (*Cortex)(nil)
 )
 
 // NewCortex wraps an existing engine; its Name is "cortex". It returns an error if eng is nil.
@@ -150,6 +151,14 @@ func (c *Cortex) Record(_ time.Time, o Outcome, latency time.Duration, _ int) {
 func (c *Cortex) Decide(_ time.Time, priority, retry int, o Outcome) Verdict {
 	var d engine.Decision // filled in place: a Decision returned by value is copied whole, which stalls
 	c.eng.DecideTo(&d, engine.Failure{Priority: priority, Attempt: retry, NotRetryable: !o.Retryable(), Timeout: o == Timeout})
+	return Verdict{Retry: d.Action == engine.Retry, Delay: d.Delay, Action: d.Action, Reason: d.Reason}
+}
+
+// DecideExplained is Decide with what the engine's checks saw written into *x (nil is
+// allowed): the same verdict, the same state changes (engine.Engine.DecideExplained). Cortex
+// implements Explainer.
+func (c *Cortex) DecideExplained(_ time.Time, priority, retry int, o Outcome, x *engine.Explanation) Verdict {
+	d := c.eng.DecideExplained(engine.Failure{Priority: priority, Attempt: retry, NotRetryable: !o.Retryable(), Timeout: o == Timeout}, x)
 	return Verdict{Retry: d.Action == engine.Retry, Delay: d.Delay, Action: d.Action, Reason: d.Reason}
 }
 

@@ -18,6 +18,13 @@ type EngineHolder interface {
 	Engine() *engine.Engine
 }
 
+// Explainer is implemented by strategies that can say what their checks saw (the cortex
+// strategies): DecideExplained decides exactly as Decide, and also fills *x (nil allowed). The
+// simulator calls it instead of Decide only while a reader keeps the recent decisions.
+type Explainer interface {
+	DecideExplained(now time.Time, priority, retry int, o Outcome, x *engine.Explanation) Verdict
+}
+
 // entry is one strategy of the catalog, as its file registers it.
 type entry struct {
 	name      string

@@ -26,6 +26,8 @@ const (
 
 // chartSpec is what a chart draws: lines over a y range [0, YMax], and horizontal marks.
 // Values are one per column, oldest first; the newest are kept when there are too many.
+// With Seconds set, the values are one per simulated second, the newest being second Last:
+// the bottom line becomes a time axis, and each span's start and end is a vertical mark.
 type chartSpec struct {
 	Lines  []series
 	Marks  []mark  // horizontal lines drawn under the series (e.g. band thresholds)
@@ -33,18 +35,34 @@ type chartSpec struct {
 	Labels bool    // draw y labels (top, middle, bottom) in a left gutter
 	Format func(float64) string
 	Muted  lipgloss.Style // style of the labels
+
+	Seconds bool   // one value per second: draw a time axis under the plot
+	Last    int    // the second of the newest value
+	Spans   []span // faults: marked where they start and end
 }
 
-// series is one line of a chart: values oldest first, one per column.
+// series is one line of a chart: values oldest first, one per column. A Glyph marks the line
+// every few columns and at its newest point, so lines can be told apart without colour;
+// Dotted draws the glyph alone at every point, with no line.
 type series struct {
 	Values []float64
 	Style  lipgloss.Style
+	Glyph  rune
+	Dotted bool
 }
 
-// mark is a horizontal line at Y.
+// mark is a horizontal line at Y, drawn with Glyph (a thin line without), with Letter at its
+// left end (the band that begins there).
 type mark struct {
-	Y     float64
-	Style lipgloss.Style
+	Y      float64
+	Style  lipgloss.Style
+	Glyph  rune
+	Letter rune
+}
+
+// span is a time interval of a run in whole seconds, [From, To]; To < 0 while it lasts.
+type span struct {
+	From, To int
 }
 
 // sparkBlocks are the eight heights of a one-line sparkline. The signal sparklines are one line

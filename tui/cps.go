@@ -69,18 +69,30 @@ func (p *cpsPanel) render(f *frame) (string, string) {
 	p.buf = r.hist.cps.tail(p.buf[:0], historyPoints)
 	var marks []mark
 	for i, y := range engine.BandStarts(engine.DefaultEmergencyThreshold) {
-		marks = append(marks, mark{Y: y, Style: st.Band[i+1]}) // the line where band i+1 begins
+		// the line where band i+1 begins, in its own glyph, with its letter at the left end
+		marks = append(marks, mark{Y: y, Style: st.Band[i+1], Glyph: bandGlyphs[i+1], Letter: bandLetter(engine.State(i + 1))})
 	}
 	body := p.chart.Draw(chartSpec{
-		Lines:  []series{{Values: p.buf, Style: st.CPSLine}},
-		Marks:  marks,
-		YMax:   1,
-		Labels: true,
-		Format: func(v float64) string { return fmt.Sprintf("%.2f", v) },
-		Muted:  st.Muted,
+		Lines:   []series{{Values: p.buf, Style: st.CPSLine}},
+		Marks:   marks,
+		YMax:    1,
+		Labels:  true,
+		Format:  func(v float64) string { return fmt.Sprintf("%.2f", v) },
+		Muted:   st.Muted,
+		Seconds: true,
+		Last:    r.hist.lastSec,
+		Spans:   r.hist.spans(),
 	})
 	return title, body
 }
+
+// bandGlyphs draw the line where each band begins (DEGRADED, CRITICAL, EMERGENCY), so the three
+// read apart without colour (NO_COLOR); HEALTHY begins at 0 and has none.
+var bandGlyphs = [4]rune{0, '┈', '╌', '━'}
+
+// bandLetter is a band's initial, H, D, C or E: at the left end of its line on the CPS chart
+// and before its name in the legend.
+func bandLetter(s engine.State) rune { return rune(s.String()[0]) }
 
 // fmtCPS formats a CPS with two decimals, rounded down, so the figure agrees with its band and
 // with floor(CPS×10): 0.4997 is DEGRADED with floor 4 and shows as 0.49, not 0.50.

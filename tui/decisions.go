@@ -7,6 +7,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/cortex-tui/cortex-tui/engine"
+	"github.com/cortex-tui/cortex-tui/report"
+	"github.com/cortex-tui/cortex-tui/source"
 )
 
 // decisionOrder lists the actions most telling first, so a short panel clips the rare ones.
@@ -18,7 +20,23 @@ var decisionBand = map[engine.Action]engine.State{
 	engine.MaxRetriesExceeded: engine.Degraded, engine.NotRetryable: engine.Degraded,
 }
 
-// decisionsPanel counts the retry decisions per action, this tick and since the start.
+// actionReasons are the reasons that make up each action's count, in the order of the checks,
+// with the words the panel gives them: every reason an engine or a strategy can give, so the
+// parts always add up to the action's total (TestDecisionsReasonsAddUp).
+var actionReasons = map[engine.Action][]struct {
+	r    source.Reason
+	name string
+}{
+	engine.Reject: {{source.ReasonShed, "shed"}, {source.ReasonRamp, "ramp"}, {source.ReasonBudget, "budget"},
+		{source.ReasonThrottled, "throttled"}, {source.ReasonNoRetries, "no retries"}, {source.ReasonOther, "other"}},
+	engine.CircuitOpen: {{source.ReasonEmergency, "emergency"}, {source.ReasonCircuitOpen, "circuit"},
+		{source.ReasonProbesBusy, "probes busy"}},
+}
+
+// decisionsPanel counts the retry decisions per action, this tick and since the start, each
+// action followed by what it is made of: the reasons of REJECT and CIRCUIT_OPEN, and for RETRY
+// where the decided retries went (sent, the summary's retries; waiting; refused when due;
+// dropped at the deadline), so the totals reconcile with the summary's.
 type decisionsPanel struct{ base }
 
 // newDecisions returns an empty decisions panel.
@@ -44,6 +62,7 @@ func (p *decisionsPanel) body(f *frame) string {
 	h := f.runs[0].hist
 	iw, _ := inner(p.w, p.h)
 	nameW := min(max(iw-16, 8), 20)
+	t := h.totals()
 	var lines []string
 	for _, a := range decisionOrder {
 		name := a.String()
@@ -51,9 +70,45 @@ func (p *decisionsPanel) body(f *frame) string {
 			name = "MAX_RETRIES"
 		}
 		lines = append(lines, st.Band[decisionBand[a]].Render(fmt.Sprintf("%-*.*s", nameW, nameW, name))+
-			fmt.Sprintf(" %6d %8d", h.last.Counts.Decisions[a], h.totals().Decisions[a]))
+			fmt.Sprintf(" %6d %8d", h.last.Counts.Decisions[a], t.Decisions[a]))
+		if why := decisionParts(a, t, h.last.Pending); why != "" {
+			lines = append(lines, st.Muted.Render(ellipsis(" └ "+why, iw)))
+		}
 	}
-	t := h.totals()
-	lines = append(lines, st.Muted.Render(fmt.Sprintf("shed %d · budget %d · not sent %d", t.Shed, t.BudgetRejected, t.LocalRejects)))
 	return strings.Join(lines, "\n")
+}
+
+// decisionParts words what the total of action a is made of ("" when there is nothing to
+// split): for REJECT and CIRCUIT_OPEN their non-zero reasons; for RETRY the retries sent (the
+// summary's retries, less the tiers'), waiting (pending now), refused when due, dropped at the
+// deadline and capped, then the intermediate tiers' retries, which no client decided.
+func decisionParts(a engine.Action, t report.Totals, pending int) string {
+	var parts []string
+	add := func(n int, name string) {
+		if n != 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", name, n))
+		}
+	}
+	if a == engine.Retry {
+		if t.Decisions[a] == 0 && t.TierRetries == 0 {
+			return ""
+		}
+		parts = append(parts, fmt.Sprintf("sent %d", t.Retries-t.TierRetries))
+		add(pending, "waiting")
+		add(t.RetryRefused, "refused when due")
+		add(t.RetryLate+t.RetryExpired, "past deadline")
+		add(t.RetryCapped, "capped")
+		s := strings.Join(parts, " · ")
+		if t.TierRetries > 0 {
+			s += fmt.Sprintf("; +%d by tiers = %d retries", t.TierRetries, t.Retries)
+		}
+		return s
+	}
+	if t.Decisions[a] == 0 {
+		return ""
+	}
+	for _, r := range actionReasons[a] {
+		add(t.Reasons[r.r], r.name)
+	}
+	return strings.Join(parts, " · ")
 }

@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
@@ -12,11 +13,19 @@ import (
 )
 
 // eventsPanel is the scrolling event log: circuit transitions, crashes and restarts, faults,
-// notes and user controls, newest at the bottom.
+// notes and user controls, newest at the bottom. Consecutive circuit events are one line with
+// their count (a flapping fleet would push everything else out), the log scrolls back with the
+// log keys (the frame's logOffset) and shows one kind of event at a time with the filter key.
 type eventsPanel struct {
 	base
 	run int // which run of the frame
 }
+
+// numEventKinds is how many kinds of event there are (source.EventKind 0..numEventKinds-1).
+const numEventKinds = int(source.EventControl) + 1
+
+// logPage is how many lines a log key scrolls.
+const logPage = 5
 
 // newEvents returns an empty event log of run index run.
 func newEvents(st Styles, run int) *eventsPanel { return &eventsPanel{base: base{st: st}, run: run} }
@@ -24,48 +33,92 @@ func newEvents(st Styles, run int) *eventsPanel { return &eventsPanel{base: base
 // Update redraws the log on a full redraw and when a control was logged.
 func (p *eventsPanel) Update(msg tea.Msg) (*eventsPanel, tea.Cmd) {
 	if f, ok := msg.(frameMsg); ok && f.shows(changedLog) {
-		title := "Events"
-		if len(f.f.runs) > 1 && p.run < len(f.f.runs) {
-			title += " · " + f.f.runs[p.run].meta.Strategy
-		}
-		p.view = box(p.st, title, p.body(f.f), p.w, p.h)
+		title, body := p.body(f.f)
+		p.view = box(p.st, title, body, p.w, p.h)
 	}
 	return p, nil
 }
 
-func (p *eventsPanel) body(f *frame) string {
-	if p.run >= len(f.runs) {
-		return ""
-	}
-	_, ih := inner(p.w, p.h)
-	evs := f.runs[p.run].hist.log()
-	n := ih
-	if len(evs) > n {
-		evs = evs[len(evs)-n:]
-	}
-	iw, _ := inner(p.w, p.h)
-	if len(evs) == 0 {
-		lines := strings.Split(wrap("nothing yet: faults, crashes, circuit changes and your controls appear here", max(iw, 1)), "\n")
-		if len(lines) > ih && ih > 0 {
-			lines = lines[:ih]
-			lines[ih-1] = ansi.Truncate(lines[ih-1], max(iw-1, 1), "") + "…"
-		}
-		return p.st.Muted.Render(strings.Join(lines, "\n"))
-	}
-	lines := make([]string, len(evs))
-	for i, e := range evs {
-		lines[i] = ansi.Truncate(p.line(e), iw, "…") // a long note ends with "…", not mid-word
-	}
-	return strings.Join(lines, "\n")
+// logLine is one line of the log: an event, or the last of n consecutive circuit events since
+// from.
+type logLine struct {
+	e    source.Event
+	n    int
+	from time.Duration
 }
 
-// line is one line of the log: time, kind and what happened, in the kind's colour.
-func (p *eventsPanel) line(e source.Event) string {
+// logLines returns the lines of the log showing only kind (-1: every kind), consecutive circuit
+// events joined into one.
+func logLines(evs []source.Event, kind int) []logLine {
+	var out []logLine
+	for _, e := range evs {
+		if kind >= 0 && int(e.Kind) != kind {
+			continue
+		}
+		if n := len(out); n > 0 && e.Kind == source.EventCircuit && out[n-1].e.Kind == source.EventCircuit {
+			out[n-1].e = e
+			out[n-1].n++
+			continue
+		}
+		out = append(out, logLine{e: e, n: 1, from: e.T})
+	}
+	return out
+}
+
+func (p *eventsPanel) body(f *frame) (string, string) {
+	title := "Events"
+	if len(f.runs) > 1 && p.run < len(f.runs) {
+		title += " · " + f.runs[p.run].meta.Strategy
+	}
+	if p.run >= len(f.runs) {
+		return title, ""
+	}
+	iw, ih := inner(p.w, p.h)
+	kind := f.logKind - 1
+	if kind >= 0 {
+		title += " · " + source.EventKind(kind).String() + " only"
+	}
+	lines := logLines(f.runs[p.run].hist.log(), kind)
+	if len(lines) == 0 {
+		empty := "nothing yet: faults, crashes, circuit changes and your controls appear here"
+		if kind >= 0 {
+			empty = fmt.Sprintf("no %s event yet (%s: next kind)", source.EventKind(kind), keyName(f.keyMap().LogFilter))
+		}
+		text := strings.Split(wrap(empty, max(iw, 1)), "\n")
+		if len(text) > ih && ih > 0 {
+			text = text[:ih]
+			text[ih-1] = ansi.Truncate(text[ih-1], max(iw-1, 1), "") + "…"
+		}
+		return title, p.st.Muted.Render(strings.Join(text, "\n"))
+	}
+	// The window ends offset lines before the newest; the offset is clamped to what the log holds.
+	offset := min(f.logOffset, max(len(lines)-ih, 0))
+	end := len(lines) - offset
+	start := max(end-ih, 0)
+	if above := start; above > 0 || offset > 0 {
+		title = fitTitle(p.w, fmt.Sprintf("%s · %d above, %d below · %s/%s", title, above, offset,
+			keyName(f.keyMap().LogUp), keyName(f.keyMap().LogDown)), fmt.Sprintf("%s · %d↑ %d↓", title, above, offset), title)
+	}
+	out := make([]string, 0, end-start)
+	for _, l := range lines[start:end] {
+		out = append(out, ansi.Truncate(p.line(l), iw, "…")) // a long note ends with "…", not mid-word
+	}
+	return title, strings.Join(out, "\n")
+}
+
+// line is one line of the log: time, kind and what happened, in the kind's colour; joined
+// circuit events say how many changes since when ("×12 since 41.0s").
+func (p *eventsPanel) line(l logLine) string {
+	e := l.e
 	kind, style := "event", p.st.Text
 	if int(e.Kind) >= 0 && int(e.Kind) < len(p.st.Events) {
 		kind, style = e.Kind.String(), p.st.Events[e.Kind]
 	}
-	return p.st.Muted.Render(fmt.Sprintf("%7s ", fmtDur(e.T))) + style.Render(fmt.Sprintf("%-7s %s", kind, strings.TrimSpace(eventText(e))))
+	text := strings.TrimSpace(eventText(e))
+	if l.n > 1 {
+		text += fmt.Sprintf(" (×%d since %s)", l.n, fmtDur(l.from))
+	}
+	return p.st.Muted.Render(fmt.Sprintf("%7s ", fmtDur(e.T))) + style.Render(fmt.Sprintf("%-7s %s", kind, text))
 }
 
 // eventText words an event for the log, without its kind (the log's first column): the

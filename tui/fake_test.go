@@ -130,12 +130,16 @@ func (s *fakeSource) snapshot(n int, done bool) source.Snapshot {
 		T: t, Dt: s.meta.Tick, Done: done,
 		Counts: source.Counts{Originals: orig, Attempts: orig + retries, Retries: retries,
 			Successes: orig - retries/4, Failures: retries / 4, Completed: orig - retries/4,
-			Decisions: [5]int{retries, retries / 3, n % 3, 0, n % 2}, Shed: retries / 3, RetryFailures: retries / 5},
+			Decisions: [5]int{retries + n%4/3, retries / 3, n % 3, 0, n % 2}, Shed: retries / 3, RetryFailures: retries / 5,
+			RetryRefused: n % 4 / 3},
 		Service: source.Service{State: state, Capacity: 200, Queue: int(cps * 100), QueueLimit: 100, Utilisation: cps},
 		Note:    fmt.Sprintf("note at %ds", int(t.Seconds())/10*10),
 		Events:  s.pending,
 	}
 	s.pending = nil
+	r := &snap.Counts.Reasons // the reasons of the decisions above, as the simulator counts them
+	r[source.ReasonRetry], r[source.ReasonShed] = snap.Counts.Decisions[engine.Retry], snap.Counts.Shed
+	r[source.ReasonCircuitOpen], r[source.ReasonMaxRetries] = n%3, n%2
 	if len(s.notes) > 0 { // the scenario's captions, each logged in the tick it begins, as the simulator does
 		snap.Note = ""
 		for _, note := range s.notes {
@@ -172,11 +176,20 @@ func (s *fakeSource) Inject(f scenarios.Fault) {
 	s.faults[f.Kind] = f
 	s.injected = append(s.injected, f)
 	s.control(fmt.Sprintf("%s injected", f.Kind))
+	s.fault(source.FaultEvent{Change: source.FaultStarted, Kind: f.Kind, Value: f.Value, Injected: true})
+}
+
+// fault logs a fault event at the current tick, as the simulator does (the charts mark them).
+func (s *fakeSource) fault(e source.FaultEvent) {
+	s.pending = append(s.pending, source.Event{T: time.Duration(s.n) * s.meta.Tick, Kind: source.EventFault, Fault: e})
 }
 
 func (s *fakeSource) Clear(kind scenarios.FaultKind) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if _, ok := s.faults[kind]; ok {
+		s.fault(source.FaultEvent{Change: source.FaultCleared, Kind: kind})
+	}
 	delete(s.faults, kind)
 	s.cleared = append(s.cleared, kind)
 }
@@ -248,3 +261,57 @@ func (s *fakeSource) calls() (advances, restarts int, injected []scenarios.Fault
 type panicSource struct{ source.Source }
 
 func (panicSource) Advance(time.Duration) []source.Snapshot { panic("boom") }
+
+var _ source.Inspector = (*fakeSource)(nil)
+
+// RecentDecisions returns decisions made by an engine set up by hand (fakeDecisions), the
+// engine's checks included for cortex only, as the simulator keeps them.
+func (s *fakeSource) RecentDecisions() []source.DecisionRecord {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ds := fakeDecisions()
+	if s.meta.Strategy != "cortex" {
+		for i := range ds {
+			ds[i].Explained, ds[i].Why = false, engine.Explanation{}
+		}
+	}
+	return ds
+}
+
+// fakeDecisions are five decisions of one engine set up by hand, oldest first: tuned defaults
+// in deterministic mode with a 10-token budget that never refills and a full queue (Q = 1, so
+// CPS = w_Q = 0.15 and floor 1): a RETRY of priority 9 after a timeout of attempt 1
+// (Mid(0, 500ms × 2^1 × (1 + 1.5)) = 1.25s), a shed of priority 0, a 4xx, the attempt limit, and a
+// budget refusal of priority 5 once its share of the bucket is spent.
+func fakeDecisions() []source.DecisionRecord {
+	clock := engine.NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	cfg := engine.DefaultConfig()
+	cfg.Clock, cfg.Seed, cfg.Deterministic = clock, 1, true
+	cfg.TokenBucketCapacity, cfg.TokenRefillRate = 10, 0
+	eng, err := engine.New(cfg)
+	if err != nil {
+		panic(err)
+	}
+	eng.SetQueueDepth(cfg.QueueCapacity)
+	var out []source.DecisionRecord
+	decide := func(class string, f engine.Failure, failure string) {
+		clock.Advance(100 * time.Millisecond)
+		d := source.DecisionRecord{T: time.Duration(len(out)+1) * 100 * time.Millisecond, Client: len(out) % 4,
+			Class: class, Priority: f.Priority, Attempt: f.Attempt, Failure: failure, Explained: true}
+		dec := eng.DecideExplained(f, &d.Why)
+		d.Action, d.Reason, d.Delay = dec.Action, dec.Reason, dec.Delay
+		out = append(out, d)
+	}
+	decide("payment", engine.Failure{Priority: 9, Attempt: 1, Timeout: true}, "timeout")
+	decide("analytics", engine.Failure{Priority: 0}, "5xx")
+	decide("search", engine.Failure{Priority: 5, NotRetryable: true}, "4xx")
+	decide("payment", engine.Failure{Priority: 9, Attempt: 3}, "refused")
+	for range 10 {
+		decide("search", engine.Failure{Priority: 5}, "refused")
+		if out[len(out)-1].Reason == engine.ReasonBudgetExhausted {
+			break
+		}
+		out = out[:len(out)-1] // keep only the refusal
+	}
+	return out
+}

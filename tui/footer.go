@@ -96,7 +96,11 @@ type helpScreen struct {
 	help   help.Model
 	keys   keymap.KeyMap
 	offset int // first line shown, when the help is taller than the window
+	page   int // 0 the keys, 1 the glossary
 }
+
+// helpPages is how many pages the help has: the keys, then the glossary.
+const helpPages = 2
 
 // newHelpScreen returns the full help for keys.
 func newHelpScreen(st Styles, keys keymap.KeyMap) *helpScreen {
@@ -106,8 +110,9 @@ func newHelpScreen(st Styles, keys keymap.KeyMap) *helpScreen {
 	return &helpScreen{base: base{st: st}, help: h, keys: keys}
 }
 
-// Update redraws the help on a full redraw, and scrolls it by a line on the keys that move the
-// class selection (up, down), clamped when drawn.
+// Update redraws the help on a full redraw, scrolls it by a line on the keys that move the
+// class selection (up, down), clamped when drawn, and turns the page (keys, glossary) on the
+// keys that select a weight (tab, shift+tab).
 func (p *helpScreen) Update(msg tea.Msg) (*helpScreen, tea.Cmd) {
 	switch msg := msg.(type) {
 	case frameMsg:
@@ -120,6 +125,10 @@ func (p *helpScreen) Update(msg tea.Msg) (*helpScreen, tea.Cmd) {
 			p.offset = max(p.offset-1, 0)
 		case key.Matches(msg, p.keys.ClassDown):
 			p.offset++
+		case key.Matches(msg, p.keys.NextWeight):
+			p.page, p.offset = (p.page+1)%helpPages, 0
+		case key.Matches(msg, p.keys.PrevWeight):
+			p.page, p.offset = (p.page+helpPages-1)%helpPages, 0
 		default:
 			return p, nil
 		}
@@ -134,21 +143,27 @@ func (p *helpScreen) Update(msg tea.Msg) (*helpScreen, tea.Cmd) {
 func (p *helpScreen) render() {
 	iw, _ := inner(p.w, p.h)
 	muted := func(s string) string { return p.st.Muted.Render(ansi.Wordwrap(s, max(iw, 1), " ")) }
+	closing := p.st.Muted.Render(fmt.Sprintf("Press %s or %s to close, %s for the %s.", keyName(p.keys.Help), keyName(p.keys.Back),
+		keyName(p.keys.NextWeight), [helpPages]string{"glossary", "keys"}[p.page]))
 	body := strings.Join([]string{
 		p.groups(iw),
 		"",
 		muted(p.notes()),
 		muted("Remap keys in " + keyFileHint() + `, e.g.  pause = ["space", "p"]`),
 		"",
-		p.st.Muted.Render(fmt.Sprintf("Press %s or %s to close.", keyName(p.keys.Help), keyName(p.keys.Back))),
+		closing,
 	}, "\n")
 	title := "Help"
+	if p.page == 1 {
+		title = "Glossary"
+		body = glossaryText(p.st, max(iw, 1)) + "\n\n" + closing
+	}
 	if _, ih := inner(p.w, p.h); ih > 0 {
 		lines := strings.Split(body, "\n")
 		if over := len(lines) - ih; over > 0 {
 			p.offset = min(p.offset, over)
 			lines = lines[p.offset:]
-			title = fmt.Sprintf("Help · %s/%s scroll (%d more lines)", p.keys.ClassUp.Help().Key, p.keys.ClassDown.Help().Key, over)
+			title = fmt.Sprintf("%s · %s/%s scroll (%d more lines)", title, p.keys.ClassUp.Help().Key, p.keys.ClassDown.Help().Key, over)
 		} else {
 			p.offset = 0
 		}

@@ -38,6 +38,22 @@ func TestGoldenScreens(t *testing.T) {
 			m.Update(m.startBaselines()())
 		}},
 		{"help_100x30", 100, 30, func(m *Model) { m.Update(keyMsg("?")) }},
+		{"fault_marked_140x40", 140, 40, func(m *Model) {
+			fastForward(m, 8)
+			m.Update(keyMsg("4"))
+			fastForward(m, 8)
+			m.Update(keyMsg("4"))
+			fastForward(m, 8)
+		}},
+		{"glossary_100x30", 100, 30, func(m *Model) { m.Update(keyMsg("?")); m.Update(keyMsg("tab")) }},
+		{"inspector_140x40", 140, 40, func(m *Model) { fastForward(m, 31); m.Update(keyMsg("i")); m.Update(keyMsg("up")) }},
+		{"inspector_80x24", 80, 24, func(m *Model) { fastForward(m, 31); m.Update(keyMsg("i")) }},
+		{"events_scrolled_100x30", 100, 30, func(m *Model) {
+			for range 12 {
+				m.Update(keyMsg("space"))
+			}
+			m.Update(keyMsg("pgup"))
+		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/cortex-tui/cortex-tui/report"
+	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
 )
 
@@ -36,6 +37,11 @@ type history struct {
 	originals, retries, successes, capac *ring
 
 	events []source.Event
+	// lastSec is the second of the newest point of the series (-1 before the first).
+	lastSec int
+	// faults are the latest faults' spans in whole seconds, for the charts' marks: each
+	// started (injected or from the timeline), and ended or cleared (To -1 while active).
+	faults []faultSpan
 	// pending are controls applied while paused, shown until the next snapshot brings the
 	// source's own events for them.
 	pending []source.Event
@@ -51,7 +57,46 @@ func newHistory(rec *report.Recorder) *history {
 	for i := range h.sig {
 		h.sig[i] = newRing(historyPoints)
 	}
+	h.lastSec = -1
 	return h
+}
+
+// maxFaultSpans is how many fault spans a history keeps for the charts' marks.
+const maxFaultSpans = 32
+
+// faultSpan is when a fault of a kind was on, in whole seconds of the run.
+type faultSpan struct {
+	kind scenarios.FaultKind
+	span
+}
+
+// noteFault takes a fault event into the spans: a start opens one, an end or a clearing closes
+// the open span of its kind.
+func (h *history) noteFault(e source.Event) {
+	sec := int(e.T / time.Second)
+	switch e.Fault.Change {
+	case source.FaultStarted:
+		h.faults = append(h.faults, faultSpan{kind: e.Fault.Kind, span: span{From: sec, To: -1}})
+		if over := len(h.faults) - maxFaultSpans; over > 0 {
+			h.faults = append(h.faults[:0], h.faults[over:]...)
+		}
+	case source.FaultEnded, source.FaultCleared:
+		for i := len(h.faults) - 1; i >= 0; i-- {
+			if f := &h.faults[i]; f.kind == e.Fault.Kind && f.To < 0 {
+				f.To = sec
+				break
+			}
+		}
+	}
+}
+
+// spans returns the fault spans for a chart's marks.
+func (h *history) spans() []span {
+	out := make([]span, len(h.faults))
+	for i, f := range h.faults {
+		out[i] = f.span
+	}
+	return out
 }
 
 // add takes one snapshot into the history and its recorder. The last snapshot of a run (Done)
@@ -69,6 +114,9 @@ func (h *history) add(s source.Snapshot) {
 	h.pending = nil
 	for _, e := range s.Events {
 		h.addEvent(e)
+		if e.Kind == source.EventFault {
+			h.noteFault(e)
+		}
 	}
 }
 
@@ -112,6 +160,7 @@ func (h *history) push(sec report.Second) {
 		cps = sec.CPS / n
 		sig = [5]float64{sec.Signals.F / n, sec.Signals.L / n, sec.Signals.Q / n, sec.Signals.B / n, sec.Signals.C / n}
 	}
+	h.lastSec = sec.T
 	h.cps.push(cps)
 	for i := range h.sig {
 		h.sig[i].push(sig[i])

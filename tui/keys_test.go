@@ -282,6 +282,13 @@ func TestEveryBindingDoesSomething(t *testing.T) {
 					m.Update(keyMsg("space"))
 				case "up": // the first class is selected: move off it first
 					m.Update(keyMsg("down"))
+				case "pgup", "pgdown": // a log longer than the panel, scrolled back for pgdown
+					for range 12 {
+						m.Update(keyMsg("space"))
+					}
+					if b.Keys()[0] == "pgdown" {
+						m.Update(tea.KeyMsg{Type: tea.KeyPgUp})
+					}
 				}
 				before := m.View()
 				_, cmd := m.Update(keyMsg(b.Keys()[0]))
@@ -333,11 +340,28 @@ func TestHelpScrolls(t *testing.T) {
 	m.Update(keyMsg("?"))
 	require.Contains(t, m.View(), "scroll")
 	assert.NotContains(t, m.View(), "raise the class's priority")
-	for range 40 {
+	seen := m.View()
+	for range 60 { // every line passes through the window on the way down
+		m.Update(keyMsg("down"))
+		seen += m.View()
+	}
+	for _, group := range m.keys.FullHelp() {
+		for _, b := range group {
+			if b.Enabled() && b.Help().Desc != "" {
+				assert.Contains(t, seen, b.Help().Desc, "scrolling shows the help of %v", b.Keys())
+			}
+		}
+	}
+	assert.Contains(t, m.View(), "Press ? or esc to close, tab for the glossary.")
+	m.Update(keyMsg("tab"))
+	assert.Contains(t, m.View(), "Glossary")
+	assert.Contains(t, m.View(), "Composite Pressure Score", "the glossary's page starts at its top")
+	for range 80 {
 		m.Update(keyMsg("down"))
 	}
-	assert.Contains(t, m.View(), "raise the class's priority")
-	assert.Contains(t, m.View(), "Press ? or esc to close.")
+	assert.Contains(t, m.View(), "tab for the keys")
+	m.Update(keyMsg("shift+tab"))
+	assert.Contains(t, m.View(), "pause / resume")
 	m.Update(keyMsg("esc"))
 	assert.False(t, m.showHelp)
 }
@@ -583,7 +607,7 @@ slower = ["_"]`))
 	help := m.View()
 	assert.Contains(t, help, "Faults: o outage")
 	assert.Contains(t, help, "-/< ] share of traffic")
-	assert.Contains(t, help, "Press h or x to close.")
+	assert.Contains(t, help, "Press h or x to close, tab for the glossary.")
 	m.Update(keyMsg("x"))
 
 	m.setSpeed(len(speeds) - 1)

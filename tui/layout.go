@@ -16,6 +16,7 @@ const (
 	layoutSmall                   // the collapsed dashboard of a small window
 	layoutSummary                 // the end of the run
 	layoutHelp                    // the full help
+	layoutInspect                 // the decision inspector
 	numLayouts
 )
 
@@ -54,6 +55,10 @@ func newLayouts(st Styles, keys keymap.KeyMap) [numLayouts][]row {
 		},
 		layoutSummary: {{cells: whole(mount(newSummary(st)))}},
 		layoutHelp:    {{cells: whole(mount(newHelpScreen(st, keys)))}},
+		layoutInspect: {
+			{h: one, cells: whole(header)},
+			{cells: whole(mount(newInspector(st)))},
+		},
 	}
 }
 
@@ -96,7 +101,7 @@ func captionH(_, h int) int {
 // bodyH is the height under the header and the caption, above the footer.
 func bodyH(w, h int) int { return max(h-2-captionH(w, h), 0) }
 
-func bottomH(w, h int) int    { return min(max(bodyH(w, h)/4, 6), 12) }
+func bottomH(w, h int) int    { return min(max(bodyH(w, h)*3/10, 6), 12) }
 func topH(w, h int) int       { return max((bodyH(w, h)-bottomH(w, h))/2+1, 8) }
 func signalsW(w, _ int) int   { return min(max(w*2/5, 46), 72) }
 func sheddingW(w, _ int) int  { return min(max(w*2/5, 40), 80) }
@@ -161,6 +166,8 @@ func (m *Model) current() layoutID {
 	switch {
 	case m.showHelp:
 		return layoutHelp
+	case m.inspecting:
+		return layoutInspect
 	case m.screen == screenSummary:
 		return layoutSummary
 	case m.fr.small:

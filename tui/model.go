@@ -131,6 +131,7 @@ type Model struct {
 	width, height int
 	screen        screen
 	showHelp      bool
+	inspecting    bool // the decision inspector shows (over the dashboard or the summary)
 
 	scn      *scenarios.Scenario
 	fr       frame
@@ -250,6 +251,8 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		return nil
 	case m.showHelp:
 		return m.onHelpKey(msg)
+	case m.inspecting:
+		return m.onInspectKey(msg)
 	case m.screen == screenSummary && key.Matches(msg, m.keys.Back, m.keys.Select):
 		m.screen = screenDashboard
 		m.redraw()
@@ -299,7 +302,8 @@ func (m *Model) dashboardBindings() []binding {
 		{&k.ClassUp, m.classSel(-1)}, {&k.ClassDown, m.classSel(1)},
 		{&k.ShareDown, m.shareBy(-shareStep)}, {&k.ShareUp, m.shareBy(shareStep)},
 		{&k.PriorityDown, m.priorityBy(-1)}, {&k.PriorityUp, m.priorityBy(1)},
-		{&k.Export, m.export},
+		{&k.Export, m.export}, {&k.Inspect, m.inspect},
+		{&k.LogUp, m.logScroll(logPage)}, {&k.LogDown, m.logScroll(-logPage)}, {&k.LogFilter, m.cycleLogFilter},
 		{&k.Hint, m.toggleHint},
 	}
 	for i, kind := range scenarios.FaultKinds { // a kind without a key has an unbound Fault[i]

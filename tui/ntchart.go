@@ -1,9 +1,12 @@
 package tui
 
 import (
+	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
+	"github.com/NimbleMarkets/ntcharts/canvas"
 	"github.com/NimbleMarkets/ntcharts/canvas/runes"
 	"github.com/NimbleMarkets/ntcharts/linechart/streamlinechart"
 	"github.com/charmbracelet/lipgloss"
@@ -37,6 +40,11 @@ func (c *ntLineChart) Draw(spec chartSpec) (out string) {
 			out = blank(c.w, c.h)
 		}
 	}()
+	h := c.h
+	axis := spec.Seconds && h > minChartH // the last line is the time axis
+	if axis {
+		h--
+	}
 	ymax := yTop(spec)
 	format := spec.Format
 	if format == nil {
@@ -47,7 +55,7 @@ func (c *ntLineChart) Draw(spec chartSpec) (out string) {
 	// round(v*(h-1)/ymax) but labels row i with i*ymax/h: label the row a value is drawn on
 	// with that value instead, so every label is a round number that says where its line is;
 	// the other rows get an empty label.
-	top := c.h - 1
+	top := h - 1
 	rowOf := func(v float64) int { return int(math.Round(v * float64(top) / ymax)) }
 	rowLabels := map[int]string{0: format(0), top: format(ymax)}
 	levels := make([]float64, 0, len(spec.Marks)+1)
@@ -76,7 +84,7 @@ func (c *ntLineChart) Draw(spec chartSpec) (out string) {
 	labels := func(m *streamlinechart.Model) {
 		m.YLabelFormatter = func(i int, _ float64) string { return rowLabels[i] }
 	}
-	lc := streamlinechart.New(c.w, c.h,
+	lc := streamlinechart.New(c.w, h,
 		labels,
 		streamlinechart.WithXYSteps(0, yStep),
 		streamlinechart.WithYRange(0, ymax),
@@ -85,6 +93,8 @@ func (c *ntLineChart) Draw(spec chartSpec) (out string) {
 	if lc.GraphWidth() < 2 || lc.GraphHeight() < 2 {
 		return blank(c.w, c.h)
 	}
+	origin := lc.Origin()
+	rowY := func(v float64) int { return origin.Y - int(math.Round(min(max(v, 0), ymax)*float64(origin.Y)/ymax)) }
 	n := lc.GraphWidth()
 	names := make([]string, 0, len(spec.Marks)+len(spec.Lines))
 	add := func(name string, style lipgloss.Style, ls runes.LineStyle, vals []float64) {
@@ -98,8 +108,8 @@ func (c *ntLineChart) Draw(spec chartSpec) (out string) {
 		names = append(names, name)
 	}
 	for i, m := range spec.Marks {
-		if m.Y < 0 || m.Y > ymax {
-			continue
+		if m.Y < 0 || m.Y > ymax || m.Glyph != 0 {
+			continue // a mark with a glyph is drawn after the lines, in the cells they leave
 		}
 		line := make([]float64, n)
 		for j := range line {
@@ -108,6 +118,9 @@ func (c *ntLineChart) Draw(spec chartSpec) (out string) {
 		add("m"+strconv.Itoa(i), m.Style, runes.ThinLineStyle, line)
 	}
 	for i, s := range spec.Lines {
+		if s.Dotted {
+			continue // drawn after the lines, a glyph per point
+		}
 		vals := s.Values
 		if len(vals) > n {
 			vals = vals[len(vals)-n:]
@@ -122,7 +135,129 @@ func (c *ntLineChart) Draw(spec chartSpec) (out string) {
 	} else {
 		lc.DrawDataSets(names)
 	}
-	return fit(lc.View(), c.w, c.h)
+	c.overlay(&lc.Canvas, spec, origin, rowY)
+	out = fit(lc.View(), c.w, h)
+	if axis {
+		out += "\n" + timeAxis(spec, origin.X, c.w)
+	}
+	return out
+}
+
+// markEvery is how many columns apart a series' glyph marks its line.
+const markEvery = 8
+
+// overlay draws what ntcharts cannot: the glyph marks (in the cells the lines left empty, the
+// band's letter at the left end), the faults' vertical marks, the dotted series and the
+// glyphs on the lines, so a chart reads without colour.
+func (c *ntLineChart) overlay(cv *canvas.Model, spec chartSpec, origin canvas.Point, rowY func(float64) int) {
+	left, right := origin.X+1, cv.Width()-1
+	if origin.X == 0 && !spec.Labels {
+		left = 0
+	}
+	empty := func(p canvas.Point) bool { r := cv.Cell(p).Rune; return r == 0 || r == ' ' }
+	for _, m := range spec.Marks {
+		if m.Glyph == 0 {
+			continue
+		}
+		y := rowY(m.Y)
+		for x := left; x <= right; x++ {
+			if p := (canvas.Point{X: x, Y: y}); empty(p) {
+				cv.SetCell(p, canvas.NewCellWithStyle(m.Glyph, m.Style))
+			}
+		}
+		if m.Letter != 0 {
+			cv.SetCell(canvas.Point{X: left, Y: y}, canvas.NewCellWithStyle(m.Letter, m.Style))
+		}
+	}
+	if spec.Seconds {
+		for _, sp := range spec.Spans {
+			for _, sec := range []int{sp.From, sp.To} {
+				x := right - (spec.Last - sec)
+				if sec < 0 || x < left || x > right {
+					continue
+				}
+				for y := 0; y <= origin.Y; y++ {
+					if p := (canvas.Point{X: x, Y: y}); empty(p) {
+						cv.SetCell(p, canvas.NewCellWithStyle('┊', spec.Muted))
+					}
+				}
+			}
+		}
+	}
+	n := right - left + 1
+	for _, s := range spec.Lines {
+		if s.Glyph == 0 {
+			continue
+		}
+		vals := s.Values
+		if len(vals) > n {
+			vals = vals[len(vals)-n:]
+		}
+		for i, v := range vals {
+			back := len(vals) - 1 - i // columns from the newest point
+			if !s.Dotted && back%markEvery != 0 {
+				continue
+			}
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				v = 0
+			}
+			cv.SetCell(canvas.Point{X: right - back, Y: rowY(v)}, canvas.NewCellWithStyle(s.Glyph, s.Style))
+		}
+	}
+}
+
+// timeAxis is the line under a chart of one value per second: the time of the run every few
+// columns ("30s", "1m", "1m30"), then a "▲" under each fault's start and "△" under its end
+// (over a label's cell if need be), in the columns of the plot (gutter left of it), exactly w
+// cells.
+func timeAxis(spec chartSpec, gutter, w int) string {
+	line := []rune(strings.Repeat(" ", max(w, 0)))
+	right := w - 1
+	put := func(x int, text string) bool {
+		rs := []rune(text)
+		start := x - len(rs) + 1 // right-aligned on the column of its second
+		if start <= gutter || x > right {
+			return false
+		}
+		for i := start - 1; i <= min(x+1, right); i++ {
+			if i >= 0 && line[i] != ' ' {
+				return false // keep a space between labels
+			}
+		}
+		copy(line[start:], rs)
+		return true
+	}
+	// The value of second s is drawn when the second has ended: its column is labelled s+1.
+	for sec := spec.Last - (spec.Last+1)%axisStep; sec >= 0; sec -= axisStep {
+		x := right - (spec.Last - sec)
+		if x <= gutter {
+			break
+		}
+		put(x, fmtAxis(sec+1))
+	}
+	for _, sp := range spec.Spans {
+		for i, sec := range []int{sp.From, sp.To} {
+			if x := right - (spec.Last - sec); sec >= 0 && x > gutter && x <= right {
+				line[x] = []rune("▲△")[i]
+			}
+		}
+	}
+	return spec.Muted.Render(string(line))
+}
+
+// axisStep is the seconds between two time labels: at one column per second, room for the
+// longest label ("10m30") and a space.
+const axisStep = 10
+
+// fmtAxis formats a time label: 30s, 1m, 1m30.
+func fmtAxis(sec int) string {
+	switch {
+	case sec < 60:
+		return strconv.Itoa(sec) + "s"
+	case sec%60 == 0:
+		return strconv.Itoa(sec/60) + "m"
+	}
+	return fmt.Sprintf("%dm%02d", sec/60, sec%60)
 }
 
 // yTop is the top of a chart's y axis: spec.YMax, or the largest value rounded up (at least 1).

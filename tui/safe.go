@@ -65,3 +65,13 @@ func cleanScenario(scn scenarios.Scenario) scenarios.Scenario {
 	}
 	return scn
 }
+
+// cleanDecisions makes the texts of decisions a source kept inert, in place (the slice is the
+// dashboard's own copy): the class names come from the scenario file.
+func cleanDecisions(ds []source.DecisionRecord) {
+	for i := range ds {
+		ds[i].Class = safetext.Line(ds[i].Class)
+		ds[i].Failure = safetext.Line(ds[i].Failure)
+		ds[i].Reason = safetext.Line(ds[i].Reason)
+	}
+}

@@ -63,3 +63,14 @@ func wrap(text string, w int) string {
 	}
 	return strings.Join(paras, "\n\n")
 }
+
+// ellipsis cuts one line to w cells, ending it with "…" when it was longer.
+func ellipsis(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	if ansi.StringWidth(s) <= w {
+		return s
+	}
+	return ansi.Truncate(s, w, "…")
+}

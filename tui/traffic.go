@@ -75,11 +75,7 @@ func (p *trafficPanel) render(f *frame) (string, string) {
 	for _, f := range []struct{ gap, mark string }{{"  ", " "}, {" ", " "}, {" ", ""}} { // narrower, tighter
 		items := make([]string, 4)
 		for i := range items {
-			mark := "●"
-			if i == 3 {
-				mark = "·"
-			}
-			items[i] = styles[i].Render(mark + f.mark + names[i] + " " + values[i])
+			items[i] = styles[i].Render(string(trafficGlyphs[i]) + f.mark + names[i] + " " + values[i])
 		}
 		if legend = strings.Join(items, f.gap); ansi.StringWidth(legend) <= iw {
 			break
@@ -103,18 +99,26 @@ func (p *trafficPanel) render(f *frame) (string, string) {
 	}
 	chart := p.chart.Draw(chartSpec{
 		Lines: []series{
-			{Values: p.capa, Style: st.Capacity},
-			{Values: p.orig, Style: st.Originals},
-			{Values: p.retr, Style: st.Retries},
-			{Values: p.succ, Style: st.Successes},
+			{Values: p.capa, Style: st.Capacity, Glyph: trafficGlyphs[3], Dotted: true},
+			{Values: p.orig, Style: st.Originals, Glyph: trafficGlyphs[0]},
+			{Values: p.retr, Style: st.Retries, Glyph: trafficGlyphs[1]},
+			{Values: p.succ, Style: st.Successes, Glyph: trafficGlyphs[2]},
 		},
-		YMax:   yMax,
-		Labels: true,
-		Format: rate,
-		Muted:  st.Muted,
+		YMax:    yMax,
+		Labels:  true,
+		Format:  rate,
+		Muted:   st.Muted,
+		Seconds: true,
+		Last:    h.lastSec,
+		Spans:   h.spans(),
 	})
 	return title, legend + "\n" + chart
 }
+
+// trafficGlyphs mark the lines of originals, retries, successes and capacity, on the chart and
+// in the legend, so they read without colour (NO_COLOR): o, r, s on their lines, capacity
+// dotted.
+var trafficGlyphs = [4]rune{'o', 'r', 's', '·'}
 
 // amplificationNow is attempts over originals in the last second: (originals + retries) /
 // originals, 1 when nothing arrived.

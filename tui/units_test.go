@@ -215,13 +215,14 @@ func TestDecisionsAndSheddingSayWhatTheyCount(t *testing.T) {
 		hist: testHistory()}
 	for n := 1; n <= 5; n++ {
 		r.hist.add(source.Snapshot{T: time.Duration(n) * tick, Dt: tick,
-			Counts: source.Counts{Shed: 2, BudgetRejected: 3, LocalRejects: n}})
+			Counts: source.Counts{Shed: 2, BudgetRejected: 3, LocalRejects: n, Decisions: [5]int{engine.Reject: 6},
+				Reasons: [source.NumReasons]int{source.ReasonShed: 2, source.ReasonBudget: 3, source.ReasonRamp: 1}}})
 	}
 	f := &frame{runs: []*run{r}, classes: r.meta.Classes}
 	d := newDecisions(DefaultStyles())
 	d.SetSize(44, 10)
 	d, _ = d.Update(frameMsg{f: f})
-	assert.Contains(t, d.View(), "shed 10 · budget 15 · not sent 15")
+	assert.Contains(t, d.View(), "shed 10 · ramp 5 · budget 15")
 	assert.Contains(t, d.View(), "last 0.1s tick")
 	s := newShedding(DefaultStyles())
 	s.SetSize(60, 10)

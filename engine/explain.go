@@ -1,0 +1,139 @@
+package engine
+
+import (
+	"math"
+	"time"
+)
+
+// Explanation is what one decision saw, check by check: the values behind a Decision, for a
+// reader who wants to know why a retry went or not (the dashboard's decision inspector).
+// DecideExplained fills it. Values the checks did not reach are left as read before the
+// decision (a NOT_RETRYABLE decision reads no signal: they are zero).
+type Explanation struct {
+	Decision Decision // the decision itself, as Decide returns it
+	// Check is the check that decided: 1 retryable, 2 attempt limit, 3 emergency and circuit,
+	// 4 priority floor, recovery ramp and budget, 5 backoff (a RETRY); 0 for INTERNAL_ERROR.
+	Check int
+
+	// Check 1 and 2.
+	Retryable   bool // the error may be retried
+	Timeout     bool // the attempt timed out (its retry costs more)
+	Attempt     int  // 0-based retry index of the attempt that failed (clamped at 0)
+	MaxAttempts int  // Config.MaxRetryAttempts: attempt >= this is MAX_RETRIES_EXCEEDED
+
+	// Check 3: the CPS, as each weight times its signal, against the emergency threshold; the
+	// circuit as it was before the decision (an emergency forces it OPEN).
+	Weights   Weights      // the weights the CPS was computed with (normalised)
+	Signals   Signals      // the five signals of the decision (Decision.Signals)
+	CPS       float64      // Weights·Signals, clamped to [0,1] (Decision.CPS)
+	Emergency float64      // Config.EmergencyThreshold
+	Circuit   CircuitState // before the decision
+	InFlight  int          // HALF_OPEN probes admitted and not yet answered, before the decision
+	Probes    int          // Config.HalfOpenProbes: probe slots in HALF_OPEN
+
+	// Check 4: the priority against floor(CPS×10), the recovery ramp, the budget.
+	Priority  int     // the request's priority, clamped to 0..10
+	Floor     int     // floor(CPS×10)
+	RampShare float64 // share of retries the recovery ramp admits (1 outside a ramp)
+	RampFloor float64 // the ramp admits priorities >= 10×(1 - RampShare)
+	Tokens    float64 // retry tokens in the bucket before the decision
+	Capacity  int     // Config.TokenBucketCapacity (0: no budget)
+	Cost      float64 // tokens this retry costs: 1 + SlowdownCost×S, twice the extra after a timeout
+	Keep      float64 // tokens this priority must leave in the bucket: floor(BudgetReserve×(10-p)/10×capacity)
+
+	// Check 5: the delay, Random(0, min(MaxDelay, Base × 2^Attempt × Factor)).
+	Base          time.Duration // Config.BackoffBaseDelay
+	Factor        float64       // 1 + CPS×10 (1 on the fallback path)
+	Ceiling       time.Duration // Base × 2^Attempt × Factor, before the cap
+	MaxDelay      time.Duration // Config.BackoffMaxDelay
+	Deterministic bool          // the draw is the midpoint of its range
+}
+
+// DecideExplained is Decide, with what the decision saw written into *x (nil is allowed): the
+// same five checks, the same state changes and counters, the same answer. It costs a few reads
+// more than Decide and is meant for the decisions a reader will look at, not for every call of a
+// hot path. The values of check 4 and 5 are read just before the decision, at the same instant
+// on a manual clock.
+func (e *Engine) DecideExplained(f Failure, x *Explanation) (d Decision) {
+	if x == nil {
+		var drop Explanation
+		x = &drop
+	}
+	priority := min(MaxPriority, max(MinPriority, f.Priority))
+	attempt := max(0, f.Attempt)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	c := &e.cfg
+	*x = Explanation{Retryable: !f.NotRetryable, Timeout: f.Timeout, Attempt: attempt, MaxAttempts: c.MaxRetryAttempts,
+		Emergency: c.EmergencyThreshold, Circuit: e.br.state, InFlight: e.br.inFlight, Probes: c.HalfOpenProbes,
+		Priority: priority, RampShare: 1, Capacity: c.TokenBucketCapacity, Base: c.BackoffBaseDelay, MaxDelay: c.BackoffMaxDelay,
+		Deterministic: c.Deterministic, Factor: 1}
+	defer func() {
+		x.Decision = d
+		x.Check = checkOf(d.Reason)
+		x.Signals, x.CPS, x.Floor = d.Signals, d.CPS, d.Floor
+		if d.Fallback { // the fallback's budget check: one token, no reserve
+			x.Cost, x.Keep = 1, 0
+		} else {
+			x.Factor = 1 + d.CPS*10
+		}
+		x.Ceiling = time.Duration(float64(c.BackoffBaseDelay) * math.Ldexp(1, min(attempt, 64)) * x.Factor)
+	}()
+	defer func() { // as in decide: never panic, count every answer
+		if r := recover(); r != nil {
+			d = Decision{Action: Reject, Priority: priority, Reason: ReasonInternalError, Fallback: true}
+		}
+		if d.Action >= 0 && int(d.Action) < len(e.decisions) {
+			e.decisions[d.Action]++
+		}
+		if d.Fallback {
+			e.fallbacks++
+		}
+	}()
+	switch {
+	case f.NotRetryable:
+		d = Decision{Action: NotRetryable, Priority: priority, Reason: ReasonNotRetryable}
+	case attempt >= c.MaxRetryAttempts:
+		d = Decision{Action: MaxRetriesExceeded, Priority: priority, Reason: ReasonMaxRetries}
+	default:
+		t := e.now()
+		e.advance(t)
+		x.Weights = e.w                                   // after adaptive weights stepped
+		x.Circuit, x.InFlight = e.br.state, e.br.inFlight // after the cooldown check
+		x.RampShare = e.rampShare(t)
+		x.RampFloor = float64(MaxPriority) * (1 - x.RampShare)
+		e.tb.refill(t)
+		x.Tokens = e.tb.tokens
+		x.Cost = min(max(1, e.retryCost(f.Timeout)), max(1, float64(c.TokenBucketCapacity)))
+		x.Keep = math.Floor(c.BudgetReserve * float64(MaxPriority-priority) / MaxPriority * float64(c.TokenBucketCapacity))
+		if !e.unified(t, priority, attempt, f.Timeout, &d) {
+			e.fallback(t, priority, attempt, &d)
+		}
+	}
+	return d
+}
+
+// checkOf returns the check (1..5) that gives a decision's reason, 0 for INTERNAL_ERROR or an
+// unknown reason.
+func checkOf(reason string) int {
+	switch reason {
+	case ReasonNotRetryable:
+		return 1
+	case ReasonMaxRetries:
+		return 2
+	case ReasonEmergency, ReasonCircuitOpen, ReasonHalfOpenProbesBusy:
+		return 3
+	case ReasonShedLowPriority, ReasonRecoveryRamp, ReasonBudgetExhausted:
+		return 4
+	case ReasonRetry:
+		return 5
+	}
+	return 0
+}
+
+// Terms returns the CPS's five terms, weight × signal for F, L, Q, B and C: their sum is the
+// CPS before clamping.
+func (x *Explanation) Terms() [5]float64 {
+	w, s := x.Weights, x.Signals
+	return [5]float64{w.F * s.F, w.L * s.L, w.Q * s.Q, w.B * s.B, w.C * s.C}
+}
