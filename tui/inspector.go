@@ -130,7 +130,10 @@ func (p *inspectorPanel) detail(d source.DecisionRecord, i, n int, f *frame, w i
 		st.Muted.Render(fmt.Sprintf("decision %d of %d shown (latest %d kept) · %s", i+1, n, len(f.kept), strat)),
 		fmt.Sprintf("t %s · client %d · %s (priority %d) · attempt %d failed: %s", fmtClock(d.T), d.Client, d.Class, d.Priority, d.Attempt, d.Failure),
 	}
-	verdict := d.Action.String() + " · " + d.Reason
+	verdict := d.Action.String()
+	if d.Reason != "" && d.Reason != verdict { // CIRCUIT_OPEN's reason is CIRCUIT_OPEN: say it once
+		verdict += " · " + d.Reason
+	}
 	if d.Action == engine.Retry {
 		verdict += " after " + fmtDelay(d.Delay)
 	}

@@ -62,7 +62,7 @@ func TestInspectorShowsTheChecks(t *testing.T) {
 	m.Update(keyMsg("up")) // stays on the oldest
 	assert.Equal(t, 0, m.fr.selDecision)
 	v = plainView(m)
-	assert.Contains(t, v, "RETRY · RETRY after 1.25s")
+	assert.Contains(t, v, "→ RETRY after 1.25s")
 	assert.Contains(t, v, "✓ 5 delay              Mid(0, 500ms × 2^1 × (1 + 1.5)) = 1.25s", "CPS 0.15: factor 2.5, midpoint of 2.5s")
 	assert.Contains(t, v, "attempt 1 failed: timeout")
 	assert.Equal(t, engine.Retry, want[0].Action)
@@ -70,7 +70,7 @@ func TestInspectorShowsTheChecks(t *testing.T) {
 	m.Update(keyMsg("v")) // RETRY only: the one retry, selected
 	require.Len(t, m.fr.decisions, 1)
 	assert.Contains(t, plainView(m), "RETRY only")
-	assert.Contains(t, plainView(m), "RETRY · RETRY after 1.25s")
+	assert.Contains(t, plainView(m), "→ RETRY after 1.25s")
 	m.Update(keyMsg("v")) // REJECT only: the shed and the budget refusal, the newest selected
 	require.Len(t, m.fr.decisions, 2)
 	assert.Contains(t, plainView(m), "REJECT · BUDGET_EXHAUSTED")
