@@ -49,8 +49,8 @@ retry strategy inside a cortexhttp transport, sends the scenario's classes and l
 (open loop: arrivals never wait for answers) to an embedded target configured from the
 scenario's [service], on 127.0.0.1, whose server runs a fault injector that plays the fault
 timeline and the dashboard's fault keys. --target URL sends the traffic to your own service
-instead, through a fault proxy: only that host is contacted. --scale shrinks rates and capacity together; --max-rps caps the
-arrival rate of originals (retries come on top of it).`,
+instead, through a fault proxy: only that host is contacted. --scale shrinks rates and
+capacity together; --max-rps caps the arrival rate of originals (retries come on top of it).`,
 		Example: `  cortex-tui live --scenario black-friday
   cortex-tui live --scenario black-friday --strategy naive --headless --duration 30s --format table
   cortex-tui live --scenario-file my.toml --target http://127.0.0.1:8080/api --max-rps 200`,
