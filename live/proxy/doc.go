@@ -28,7 +28,8 @@
 //     answered 500 instead, after the work was done: the simulator's errors fault strikes
 //     processed attempts. A response-writer wrapper sees the status before it is written and
 //     writes the 500 (with none of the target's headers) in its place; the target's body is
-//     discarded. cortexhttp classifies a 500 as ServerError, the simulator's outcome.
+//     read to its end and discarded (the 500 goes out when it ends, so that the connection to
+//     the target is reused; a client that gives up first cancels the read). cortexhttp classifies a 500 as ServerError, the simulator's outcome.
 //   - throttle: a token bucket of the value in requests/s (burst one second's worth, at
 //     least 1, full when the fault is set): a request finding no token is answered 429 with a
 //     Retry-After of the whole seconds until the next token (at least 1) without forwarding.
