@@ -47,10 +47,10 @@ func newLiveCmd(io streams) *cobra.Command {
 		Long: `live plays a scenario in real time as real HTTP requests: a fleet of clients, each with its own
 retry strategy inside a cortexhttp transport, sends the scenario's classes and load profile
 (open loop: arrivals never wait for answers) to an embedded target configured from the
-scenario's [service], on 127.0.0.1, through a fault proxy that plays the fault timeline and
-the dashboard's fault keys. --target URL sends the traffic to your own service instead: only
-that host is contacted. --scale shrinks rates and capacity together; --max-rps caps the
-arrival rate of originals (retries come on top of it).`,
+scenario's [service], on 127.0.0.1, whose server runs a fault injector that plays the fault
+timeline and the dashboard's fault keys. --target URL sends the traffic to your own service
+instead, through a fault proxy: only that host is contacted. --scale shrinks rates and
+capacity together; --max-rps caps the arrival rate of originals (retries come on top of it).`,
 		Example: `  cortex-tui live --scenario black-friday
   cortex-tui live --scenario black-friday --strategy naive --headless --duration 30s --format table
   cortex-tui live --scenario-file my.toml --target http://127.0.0.1:8080/api --max-rps 200`,

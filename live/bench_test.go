@@ -58,26 +58,34 @@ func benchScenario(d time.Duration, rate float64) scenarios.Scenario {
 // strategy deciding every retry), and the same open-loop load sent by a bare Go loop with a
 // plain http.Client (a goroutine per request, the same bound on requests in flight), in the
 // same run against the same target. Each iteration runs both for two seconds.
+//
+// direct/ is a bare target; stack/ is the embedded stack live mode runs (EmbeddedStack: the
+// fault injector mounted inside the target's server, one socket hop), with no fault active
+// and with a fifth of the answers replaced by a 500, so that CORTEX decides a retry after
+// every one of them (the bare loop does not retry).
 func BenchmarkGenerator(b *testing.B) {
 	tg := benchTarget(b)
 	u, _ := url.Parse(tg.URL())
 	for _, rate := range benchRates {
-		b.Run(fmt.Sprintf("offered=%.0f", rate), func(b *testing.B) { benchGenerator(b, u, rate) })
+		b.Run(fmt.Sprintf("direct/offered=%.0f", rate), func(b *testing.B) { benchGenerator(b, u, rate) })
 	}
-	// The whole live stack: the fault proxy in front of the target answers a fifth of the
-	// requests 500, so CORTEX decides a retry after every one of them (the bare loop does not
-	// retry).
-	b.Run("proxy/errors=0.2/offered=5000", func(b *testing.B) {
+	stack := func(b *testing.B, errors float64, rate float64) {
 		st, err := EmbeddedStack(benchTargetConfig())(context.Background())
 		if err != nil {
 			b.Fatal(err)
 		}
 		defer st.Close()
-		if err := st.Faults.Set(scenarios.FaultErrors, 0.2); err != nil {
-			b.Fatal(err)
+		if errors > 0 {
+			if err := st.Faults.Set(scenarios.FaultErrors, errors); err != nil {
+				b.Fatal(err)
+			}
 		}
-		benchGenerator(b, st.URL, 5000)
-	})
+		benchGenerator(b, st.URL, rate)
+	}
+	for _, rate := range benchRates {
+		b.Run(fmt.Sprintf("stack/offered=%.0f", rate), func(b *testing.B) { stack(b, 0, rate) })
+	}
+	b.Run("stack/errors=0.2/offered=5000", func(b *testing.B) { stack(b, 0.2, 5000) })
 }
 
 // benchGenerator runs the generator and the bare loop at rate against u.

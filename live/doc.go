@@ -15,8 +15,9 @@
 // none free fails locally, counted as a local reject, so no arrival spawns an unbounded number
 // of goroutines.
 //
-// The run sends its traffic through a Stack: the address of a fault-injecting proxy, the
-// proxy's fault controls (Faults) and, for the embedded target, the target itself, whose
+// The run sends its traffic through a Stack: the address requests go to (the embedded target,
+// whose server runs the fault injector, one hop; or the fault proxy in front of a user's
+// service), the fault controls (Faults) and, for the embedded target, the target itself, whose
 // state, capacity and queue the snapshots report. The scenario's fault timeline and the
 // dashboard's fault keys go to Faults.
 //

@@ -192,9 +192,9 @@ func TestCloseCancelsEverything(t *testing.T) {
 	assert.True(t, r.Done())
 }
 
-// Asserts that when the fault proxy cannot listen again after an outage (another process took
-// its port meanwhile) the run says so in its event log, keeps running, and says so again when
-// the port is free and the proxy listens again.
+// Asserts that when the embedded target cannot listen again after an outage (another process
+// took its port meanwhile) the run says so in its event log, keeps running, and says so again
+// when the port is free and the target listens again (its control loop retries).
 func TestPortTakenAfterOutage(t *testing.T) {
 	noLeaks(t)
 	scn := small()
@@ -204,7 +204,7 @@ func TestPortTakenAfterOutage(t *testing.T) {
 	clk.Advance(r.tick)
 	r.Advance(0)
 	thief, err := net.Listen("tcp", r.stack.URL.Host)
-	require.NoError(t, err, "the proxy's port is free during the outage")
+	require.NoError(t, err, "the target's port is free during the outage")
 	r.Clear(scenarios.FaultOutage)
 	clk.Advance(r.tick)
 	texts := func(snaps []source.Snapshot) string {
@@ -216,11 +216,11 @@ func TestPortTakenAfterOutage(t *testing.T) {
 		}
 		return b.String()
 	}
-	assert.Contains(t, texts(r.Advance(0)), "the fault proxy cannot listen again")
+	assert.Contains(t, texts(r.Advance(0)), "the target cannot listen again")
 	require.NoError(t, thief.Close())
 	deadline := time.Now().Add(wait)
 	for {
-		require.True(t, time.Now().Before(deadline), "the proxy never listened again")
+		require.True(t, time.Now().Before(deadline), "the target never listened again")
 		clk.Advance(r.tick)
 		if strings.Contains(texts(r.Advance(0)), "listening again") {
 			break

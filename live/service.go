@@ -44,7 +44,7 @@ func (r *Run) watchListen(t time.Duration, targetErr error) {
 
 // service reads the service's state at the end of the tick ending at t and the crashes since
 // the previous tick, and emits an event for each change of state. An outage fault makes it
-// DOWN whatever the target says (the proxy refuses the connections); without an embedded
+// DOWN whatever the target says (its listener, or the proxy's, is closed); without an embedded
 // target it is UP otherwise, with no capacity or queue known.
 func (r *Run) service(t time.Duration) (source.Service, int) {
 	var sv source.Service

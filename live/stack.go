@@ -15,7 +15,8 @@ import (
 	"github.com/cortex-tui/cortex-tui/scenarios"
 )
 
-// Faults is the fault side of a stack: the fault-injecting proxy's controls. Set starts (or
+// Faults is the fault side of a stack: the fault injector's controls (a *proxy.Injector
+// inside the embedded target, or a *proxy.Proxy in front of a user's service). Set starts (or
 // replaces) a fault of kind with value (scenarios.FaultSpec says what the value means), Clear
 // ends it, ClearAll ends every fault. Implementations are safe for concurrent use.
 type Faults interface {
@@ -24,8 +25,9 @@ type Faults interface {
 	ClearAll()
 }
 
-// Stack is what a run sends its traffic through: the URL every request goes to (the proxy in
-// front of the target), the proxy's fault controls, and the embedded target when there is one
+// Stack is what a run sends its traffic through: the URL every request goes to (the embedded
+// target, whose server carries the fault injector, or the proxy in front of a user's
+// service), the fault controls, and the embedded target when there is one
 // (nil for a user's service given with --target: its state is then unknown to the run).
 type Stack struct {
 	URL    *url.URL
@@ -77,26 +79,17 @@ func ScaledTarget(svc scenarios.Service, scale float64, seed int64) target.Confi
 	return cfg
 }
 
-// EmbeddedStack returns a builder that starts an embedded target configured by cfg and the
-// fault proxy in front of it, wired to the target's own controls: a capacity fault scales its
-// workers, a latency fault adds to its service time (capacity drops too) and an outage takes
-// the target down with the proxy's listener (it loses its queue and warms up afterwards), as
-// in the simulator.
+// EmbeddedStack returns a builder that starts an embedded target configured by cfg with the
+// fault injector mounted inside its own server (target.WithMiddleware), wired to the target's
+// own controls: a capacity fault scales its workers, a latency fault adds to its service time
+// (capacity drops too) and an outage takes the target down (its listener closed: connections
+// refused; it loses its queue and warms up afterwards), as in the simulator. The requests go
+// straight to the target's port: one socket hop, with the faults of the proxy (package
+// live/proxy) acting in the same order. The Stack's URL is the target's.
 func EmbeddedStack(cfg target.Config) StackBuilder {
 	return func(ctx context.Context) (*Stack, error) {
-		tg, err := target.New(cfg)
-		if err != nil {
-			return nil, err
-		}
-		if err := tg.Start(context.Background()); err != nil {
-			return nil, fmt.Errorf("starting the embedded target on %s: %w", cfg.Addr, err)
-		}
-		u, err := url.Parse(tg.URL())
-		if err != nil {
-			_ = tg.Close()
-			return nil, err
-		}
-		px, err := startProxy(proxy.Config{Target: u,
+		var tg *target.Target // set before any hook can run: faults are set once the stack is built
+		inj := proxy.NewInjector(proxy.InjectorConfig{
 			Capacity: func(f float64) { _ = tg.SetCapacity(f) },
 			Latency:  func(d time.Duration) { _ = tg.SetLatency(d) },
 			Outage: func(down bool) {
@@ -107,12 +100,19 @@ func EmbeddedStack(cfg target.Config) StackBuilder {
 				}
 			},
 		})
+		tg, err := target.New(cfg, target.WithMiddleware(inj.Wrap))
 		if err != nil {
-			_ = tg.Close()
 			return nil, err
 		}
-		return &Stack{URL: px.URL(), Faults: px, Target: tg, Close: func() error {
-			return errors.Join(px.Close(), tg.Close())
+		if err := tg.Start(context.Background()); err != nil {
+			return nil, fmt.Errorf("starting the embedded target on %s: %w", cfg.Addr, err)
+		}
+		u, err := url.Parse(tg.URL())
+		if err != nil {
+			return nil, errors.Join(err, tg.Close())
+		}
+		return &Stack{URL: u, Faults: inj, Target: tg, Close: func() error {
+			return errors.Join(inj.Close(), tg.Close())
 		}}, nil
 	}
 }

@@ -69,14 +69,14 @@ func (p *footer) shortHelp(w int, live bool) string {
 	tail := []keyBinding{p.keys.Help, p.keys.Quit}
 	skip := tail
 	if live {
-		skip = append(slices.Clip(skip), p.keys.Faster, p.keys.Slower, p.keys.Step)
+		skip = append(slices.Clip(skip), notLive(p.keys)...)
 	}
 	sep := p.st.Help.ShortSeparator.Inline(true).Render(p.help.ShortSeparator)
 	tailView := p.help.ShortHelpView(tail)
 	room := w - ansi.StringWidth(tailView)
 	var head []string
 	for _, b := range p.keys.ShortHelp() {
-		if slices.ContainsFunc(skip, func(t keyBinding) bool { return slices.Equal(t.Keys(), b.Keys()) }) {
+		if sameKeys(skip, b) {
 			continue
 		}
 		item := p.help.ShortHelpView([]keyBinding{b})
@@ -89,14 +89,25 @@ func (p *footer) shortHelp(w int, live bool) string {
 	return strings.Join(append(head, tailView), sep)
 }
 
+// notLive returns the bindings that do not apply to live traffic (speed and step: real time
+// runs at one speed), which the footer and the help screen leave out on a live run. They stay
+// bound: the dashboard explains them when pressed.
+func notLive(k keymap.KeyMap) []keyBinding { return []keyBinding{k.Faster, k.Slower, k.Step} }
+
+// sameKeys reports whether b is bound to the same keys as one of bs.
+func sameKeys(bs []keyBinding, b keyBinding) bool {
+	return slices.ContainsFunc(bs, func(t keyBinding) bool { return slices.Equal(t.Keys(), b.Keys()) })
+}
+
 // helpScreen is the full help: every binding, grouped, from the same keymap as the footer, with
-// a word on remapping keys.
+// a word on remapping keys. On live traffic it leaves out the keys the footer leaves out.
 type helpScreen struct {
 	base
 	help   help.Model
 	keys   keymap.KeyMap
-	offset int // first line shown, when the help is taller than the window
-	page   int // 0 the keys, 1 the glossary
+	offset int  // first line shown, when the help is taller than the window
+	page   int  // 0 the keys, 1 the glossary
+	live   bool // the run shown is live traffic
 }
 
 // helpPages is how many pages the help has: the keys, then the glossary.
@@ -119,6 +130,7 @@ func (p *helpScreen) Update(msg tea.Msg) (*helpScreen, tea.Cmd) {
 		if !msg.full() {
 			return p, nil
 		}
+		p.live = len(msg.f.runs) > 0 && msg.f.runs[0].meta.Live
 	case tea.KeyMsg:
 		switch {
 		case key.Matches(msg, p.keys.ClassUp):
@@ -197,6 +209,12 @@ func (p *helpScreen) notes() string {
 func (p *helpScreen) groups(w int) string {
 	p.help.Width = 0
 	all := p.keys.FullHelp()
+	if p.live {
+		skip := notLive(p.keys)
+		for i, g := range all {
+			all[i] = slices.DeleteFunc(slices.Clone(g), func(b key.Binding) bool { return sameKeys(skip, b) })
+		}
+	}
 	cols := make([]string, len(all))
 	for i, g := range all {
 		cols[i] = p.help.FullHelpView([][]key.Binding{g})

@@ -78,3 +78,32 @@ func TestLiveSource(t *testing.T) {
 	}
 	assert.Equal(t, []bool{true, false, true, false}, made[0].paused(), "pause, resume, picker open, picker closed")
 }
+
+// Asserts that the full help (?) agrees with the footer: on live traffic it leaves out the
+// speed and step keys and keeps the others; on a simulated run it lists them.
+func TestLiveHelpScreen(t *testing.T) {
+	for _, live := range []bool{true, false} {
+		factory := func(scn scenarios.Scenario, strat string, seed int64) (source.Source, error) {
+			if live {
+				return &liveFake{fakeSource: newFake(scn, strat, seed)}, nil
+			}
+			return newFake(scn, strat, seed), nil
+		}
+		scn := fakeScenario()
+		m := New(Options{Keys: keymap.Default(), Factory: factory, Scenario: &scn, Strategy: "cortex", ExportDir: t.TempDir()})
+		m.Update(tea.WindowSizeMsg{Width: 140, Height: 40})
+		advanceFrames(m, 2)
+		m.Update(keyMsg("?"))
+		view := m.View()
+		require.Contains(t, view, "Help")
+		assert.Contains(t, view, "pause / resume")
+		assert.Contains(t, view, "restart the scenario")
+		for _, gone := range []string{"speed up", "slow down", "one tick forward"} {
+			if live {
+				assert.NotContains(t, view, gone, "live: not in the help, as not in the footer")
+			} else {
+				assert.Contains(t, view, gone, "simulated: in the help")
+			}
+		}
+	}
+}

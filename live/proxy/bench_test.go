@@ -116,3 +116,43 @@ func hammer(b *testing.B, u string, par int) {
 	})
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "req/s")
 }
+
+// BenchmarkInjector measures what the middleware adds to a handler, in memory (no socket):
+// "bare" is the handler alone, "injector" behind an Injector with no fault active (the path
+// of every request in live mode's embedded stack), "errors" with an errors fault of 20% (the
+// response-writer wrapper on every request, a 500 written for a fifth of them).
+func BenchmarkInjector(b *testing.B) {
+	ok := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok\n") })
+	req := httptest.NewRequest(http.MethodGet, "http://127.0.0.1/", nil)
+	for _, bc := range []struct {
+		name   string
+		wrap   bool
+		errors float64
+	}{{"bare", false, 0}, {"injector", true, 0}, {"errors", true, 0.2}} {
+		b.Run(bc.name, func(b *testing.B) {
+			var h http.Handler = ok
+			if bc.wrap {
+				inj := NewInjector(InjectorConfig{})
+				if bc.errors > 0 {
+					if err := inj.Set(scenarios.FaultErrors, bc.errors); err != nil {
+						b.Fatal(err)
+					}
+				}
+				h = inj.Wrap(ok)
+			}
+			w := &nopWriter{h: http.Header{}}
+			b.ReportAllocs()
+			for b.Loop() {
+				clear(w.h)
+				h.ServeHTTP(w, req)
+			}
+		})
+	}
+}
+
+// nopWriter is a ResponseWriter that keeps nothing.
+type nopWriter struct{ h http.Header }
+
+func (w *nopWriter) Header() http.Header         { return w.h }
+func (w *nopWriter) Write(b []byte) (int, error) { return len(b), nil }
+func (w *nopWriter) WriteHeader(int)             {}

@@ -102,8 +102,9 @@ type Fault struct {
 // String names the fault as the dashboard does: "outage", "latency +500ms", "throttle 120/s".
 func (f Fault) String() string { return f.Kind.Label(f.Value) }
 
-// Counters are a Proxy's running totals since New. Every request that reaches the proxy's
-// handler is counted in Requests and, once the faults have decided, in one of Forwarded,
+// Counters are the running totals of a Proxy or an Injector since New (an Injector's leave the
+// rows about the target and the listener, Upstream*, ListenErr and ListenRetries, at zero).
+// Every request that reaches the injector is counted in Requests and, once the faults have decided, in one of Forwarded,
 // BadRequests, Throttled or Blackholed (or in none yet while a latency fault delays it; it was
 // counted in Delayed). The other rows count how requests ended. Connection attempts refused
 // during an outage never reach the proxy (the kernel refuses them): they are counted nowhere.

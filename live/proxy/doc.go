@@ -1,8 +1,14 @@
-// Package proxy is live mode's fault-injecting reverse proxy: an HTTP server on loopback
-// (net/http/httputil.ReverseProxy) in front of one target, the embedded service of package
-// live/target or any http(s) URL, that injects the simulator's fault kinds into real traffic.
-// Each kind means what it means in the simulator (package sim, sim/service.go), as far as a
-// proxy can make it so:
+// Package proxy is live mode's fault injection: the simulator's fault kinds on real traffic.
+// Injector is an http.Handler middleware (NewInjector, Wrap) that applies them to the requests
+// of any handler; Proxy is an HTTP server on loopback that runs that injector around a
+// net/http/httputil.ReverseProxy in front of one target, any http(s) URL. Live mode mounts the
+// injector inside its embedded target's own server (live/target.WithMiddleware), so that a
+// request makes one socket hop, and puts the Proxy in front of a user's service (--target).
+// Both have the same controls (Set, Clear, ClearAll, Active, Counters) and the same faults in
+// the same order; what differs is what the outage closes: the Proxy closes its own listener,
+// an Injector calls InjectorConfig.Outage (the embedded target's Down and Up close and reopen
+// the target's). Each kind means what it means in the simulator (package sim,
+// sim/service.go), as far as a proxy can make it so:
 //
 //   - outage: connection refused. The proxy really closes its listener and every connection
 //     (requests in progress get no answer, as a crashed process gives none), and on Clear
@@ -20,7 +26,10 @@
 //     timer the client's cancellation ends).
 //   - errors: a fraction of the requests the target served (an answer below 400) are
 //     answered 500 instead, after the work was done: the simulator's errors fault strikes
-//     processed attempts. cortexhttp classifies a 500 as ServerError, the simulator's outcome.
+//     processed attempts. A response-writer wrapper sees the status before it is written and
+//     writes the 500 (with none of the target's headers) in its place; the target's body is
+//     read to its end and discarded (the 500 goes out when it ends, so that the connection to
+//     the target is reused; a client that gives up first cancels the read). cortexhttp classifies a 500 as ServerError, the simulator's outcome.
 //   - throttle: a token bucket of the value in requests/s (burst one second's worth, at
 //     least 1, full when the fault is set): a request finding no token is answered 429 with a
 //     Retry-After of the whole seconds until the next token (at least 1) without forwarding.
@@ -28,9 +37,10 @@
 //     and with 1 on Clear. Without it Set refuses the fault: a proxy cannot take workers away.
 //   - bad_requests: a fraction of the requests answered 400 (not retryable) without forwarding.
 //
-// The faults act in the simulator's order: an outage before anything (no connection), then
-// blackhole, bad_requests, throttle, latency, and errors on the target's answer. Answers the
-// proxy makes up carry the FaultHeader header naming the fault. Values are in the unit of the
+// The faults act in the simulator's order: an outage before anything (no connection; a
+// request that reaches an Injector during an outage has its connection closed without an
+// answer), then blackhole, bad_requests, throttle, latency, and errors on the target's answer.
+// Answers the injector makes up carry the FaultHeader header naming the fault. Values are in the unit of the
 // table of fault kinds (scenarios.FaultSpecs) and checked against its bounds; how long a fault
 // lasts is the caller's business (Set, then Clear).
 //

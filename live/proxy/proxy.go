@@ -12,7 +12,6 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/cortex-tui/cortex-tui/scenarios"
@@ -25,16 +24,22 @@ type wallClock struct{}
 
 func (wallClock) Now() time.Time { return time.Now() }
 
-// Option sets one of a Proxy's injectables.
-type Option func(*Proxy)
+// Option sets one of the injectables of a Proxy or an Injector.
+type Option func(*options)
+
+// options are the injectables an Option sets.
+type options struct {
+	rng   *rand.Rand
+	clock Clock
+}
 
 // WithRand sets the random source of the errors and bad_requests draws (default: a PCG with a
-// fixed seed; nil keeps it). The proxy owns it from then on: it is only used under the proxy's
-// lock.
+// fixed seed; nil keeps it). The proxy or injector owns it from then on: it is only used under
+// its lock.
 func WithRand(r *rand.Rand) Option {
-	return func(p *Proxy) {
+	return func(o *options) {
 		if r != nil {
-			p.rng = r
+			o.rng = r
 		}
 	}
 }
@@ -42,9 +47,9 @@ func WithRand(r *rand.Rand) Option {
 // WithClock sets the clock of the throttle fault's token bucket and of its Retry-After
 // (default: the wall clock; nil keeps it). The latency fault's delay is always a real timer.
 func WithClock(c Clock) Option {
-	return func(p *Proxy) {
+	return func(o *options) {
 		if c != nil {
-			p.clock = c
+			o.clock = c
 		}
 	}
 }
@@ -55,15 +60,15 @@ var ErrClosed = errors.New("proxy: closed")
 // seed is the default random source's seed (the draws of the errors and bad_requests faults).
 const seed = 0x7072_6f78
 
-// Proxy is a fault-injecting reverse proxy in front of one target. Build it with New, then
-// Start it; every method is safe for concurrent use.
+// Proxy is a fault-injecting reverse proxy in front of one target: an Injector wrapped
+// around an httputil.ReverseProxy, on a listener of its own that an outage closes. Build it
+// with New, then Start it; every method is safe for concurrent use.
 type Proxy struct {
-	cfg        Config
-	target     *url.URL // a copy of cfg.Target
-	clock      Clock
-	base       http.RoundTripper // cfg.Transport or the default one, for CloseIdleConnections
-	guard      *guard            // base, refusing any URL but the target's
-	errorsFrac atomic.Uint64     // math.Float64bits of the errors fault's fraction, 0 when off
+	cfg    Config
+	target *url.URL          // a copy of cfg.Target
+	base   http.RoundTripper // cfg.Transport or the default one, for CloseIdleConnections
+	guard  *guard            // base, refusing any URL but the target's
+	inj    *Injector         // the faults; its Outage hook is the proxy's outage
 
 	// ctl serialises what changes the listener or calls a hook (Start, Set, Clear, the retry
 	// of a failed listen, the shutdown), which runs outside mu.
@@ -71,16 +76,12 @@ type Proxy struct {
 
 	// mu guards the rest; handlers take it briefly to be admitted.
 	mu       sync.Mutex
-	rng      *rand.Rand
 	started  bool
 	closed   bool
-	addr     string // resolved listening address, fixed at Start
-	life     *life  // the current listener and server; nil while not listening
-	faults   [scenarios.NumFaultKinds]active
-	tokens   float64   // throttle: token bucket
-	tokensAt time.Time // throttle: time tokens was refilled to
-	relisten bool      // an outage ended but listening again failed: the loop retries
-	counters Counters
+	addr     string   // resolved listening address, fixed at Start
+	life     *life    // the current listener and server; nil while not listening
+	relisten bool     // an outage ended but listening again failed: the loop retries
+	counters Counters // the rows about the target and the listener; the injector has the rest
 
 	handlers sync.WaitGroup // handlers running; Add only under mu while !closed
 	// conns counts the connections of every life, from StateNew (in Serve's goroutine, before
@@ -111,11 +112,10 @@ var (
 
 // life is one listening period: from Start or the end of an outage until an outage or Close.
 type life struct {
-	srv      *http.Server
-	rp       *httputil.ReverseProxy // forwards to the target; its ErrorHandler knows the life
-	down     chan struct{}          // closed when this life ends: its held and delayed requests give up
-	served   chan struct{}          // closed when Serve has returned
-	inflight atomic.Int64           // requests in the handler
+	srv     *http.Server
+	handler http.Handler  // the injector around a ReverseProxy whose ErrorHandler knows the life
+	down    chan struct{} // closed when this life ends
+	served  chan struct{} // closed when Serve has returned
 }
 
 // stop closes the life's listener and every connection it accepted, and waits for Serve.
@@ -140,15 +140,11 @@ func New(cfg Config, opts ...Option) (*Proxy, error) {
 	p := &Proxy{
 		cfg:     cfg,
 		target:  &tu,
-		clock:   wallClock{},
-		rng:     rand.New(rand.NewPCG(seed, seed)),
 		kick:    make(chan struct{}, 1),
 		closing: make(chan struct{}),
 		done:    make(chan struct{}),
 	}
-	for _, o := range opts {
-		o(p)
-	}
+	p.inj = NewInjector(InjectorConfig{Capacity: cfg.Capacity, Latency: cfg.Latency, Outage: p.outage}, opts...)
 	p.base = cfg.Transport
 	if p.base == nil {
 		p.base = newTransport(targetAddr(&tu))
@@ -181,7 +177,7 @@ func (p *Proxy) Start(ctx context.Context) error {
 	defer p.mu.Unlock()
 	p.started = true
 	p.addr = ln.Addr().String()
-	if p.faults[kOutage].on {
+	if p.inj.outage() {
 		_ = ln.Close()
 	} else {
 		p.serveLocked(ln)
@@ -203,9 +199,12 @@ func (p *Proxy) URL() *url.URL {
 
 // Counters returns the proxy's running totals.
 func (p *Proxy) Counters() Counters {
+	c := p.inj.Counters()
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.counters
+	c.UpstreamRefused, c.UpstreamClosed, c.UpstreamFailed = p.counters.UpstreamRefused, p.counters.UpstreamClosed, p.counters.UpstreamFailed
+	c.ListenErr, c.ListenRetries = p.counters.ListenErr, p.counters.ListenRetries
+	return c
 }
 
 // Done returns a channel closed once the proxy has stopped: after Close, or after Start's
@@ -221,11 +220,15 @@ func (p *Proxy) Done() <-chan struct{} { return p.done }
 func (p *Proxy) Close() error {
 	p.stopOnce.Do(func() { close(p.closing) })
 	p.mu.Lock()
-	if !p.started && !p.closed {
+	before := !p.started && !p.closed
+	if before {
 		p.closed = true
 		close(p.done)
 	}
 	p.mu.Unlock()
+	if before {
+		_ = p.inj.Close()
+	}
 	<-p.done
 	return nil
 }
@@ -256,6 +259,7 @@ func (p *Proxy) loop(ctx context.Context) {
 func (p *Proxy) shutdown() {
 	p.ctl.Lock()
 	defer p.ctl.Unlock()
+	_ = p.inj.Close() // releases the held and delayed requests, uncounted
 	p.mu.Lock()
 	p.closed = true
 	lf := p.endLifeLocked()
@@ -273,14 +277,13 @@ func (p *Proxy) shutdown() {
 // serveLocked starts a life on ln.
 func (p *Proxy) serveLocked(ln net.Listener) {
 	lf := &life{down: make(chan struct{}), served: make(chan struct{})}
-	lf.rp = &httputil.ReverseProxy{
-		Rewrite:        func(pr *httputil.ProxyRequest) { pr.SetURL(p.target) },
-		Transport:      p.guard,
-		ModifyResponse: p.modifyResponse,
-		ErrorHandler:   func(w http.ResponseWriter, r *http.Request, err error) { p.upstreamError(w, r, err, lf) },
-		ErrorLog:       log.New(io.Discard, "", 0),
-		BufferPool:     bufferPool{},
-	}
+	lf.handler = p.inj.Wrap(&httputil.ReverseProxy{
+		Rewrite:      func(pr *httputil.ProxyRequest) { pr.SetURL(p.target) },
+		Transport:    p.guard,
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) { p.upstreamError(w, r, err, lf) },
+		ErrorLog:     log.New(io.Discard, "", 0),
+		BufferPool:   bufferPool{},
+	})
 	lf.srv = &http.Server{
 		Handler:           http.HandlerFunc(p.handle),
 		ReadHeaderTimeout: 10 * time.Second,
@@ -306,9 +309,9 @@ func (p *Proxy) connState(_ net.Conn, s http.ConnState) {
 	}
 }
 
-// endLifeLocked ends the current life, if any: its held and delayed requests give up, and its
-// requests in progress are counted as Dropped. It returns the life for the caller to stop once
-// mu is released (nil if there was none).
+// endLifeLocked ends the current life, if any (the injector has released its held and delayed
+// requests and counted those in progress). It returns the life for the caller to stop once mu
+// is released (nil if there was none).
 func (p *Proxy) endLifeLocked() *life {
 	lf := p.life
 	if lf == nil {
@@ -316,10 +319,35 @@ func (p *Proxy) endLifeLocked() *life {
 	}
 	p.life = nil
 	close(lf.down)
-	if !p.closed {
-		p.counters.Dropped += lf.inflight.Load()
-	}
 	return lf
+}
+
+// outage is the injector's Outage hook: the proxy closes its listener and every connection
+// (then calls Config.Outage(true)), or calls Config.Outage(false) and listens again on the
+// same port. Called with ctl held (by Set, Clear or ClearAll), not mu.
+func (p *Proxy) outage(down bool) {
+	if !down {
+		if p.cfg.Outage != nil {
+			p.cfg.Outage(false)
+		}
+		p.mu.Lock()
+		listen := p.started && !p.closed
+		p.mu.Unlock()
+		if listen {
+			p.listenAgain()
+		}
+		return
+	}
+	p.mu.Lock()
+	p.relisten, p.counters.ListenErr = false, nil
+	lf := p.endLifeLocked()
+	p.mu.Unlock()
+	if lf != nil {
+		lf.stop()
+	}
+	if p.cfg.Outage != nil {
+		p.cfg.Outage(true)
+	}
 }
 
 // listenAgain listens on the proxy's port again after an outage. On failure it records the
@@ -349,8 +377,9 @@ func (p *Proxy) retryListen() {
 	p.ctl.Lock()
 	defer p.ctl.Unlock()
 	p.mu.Lock()
-	again := p.relisten && !p.closed && !p.faults[kOutage].on && p.life == nil
+	again := p.relisten && !p.closed && p.life == nil
 	p.mu.Unlock()
+	again = again && !p.inj.outage()
 	if again {
 		p.listenAgain()
 	}

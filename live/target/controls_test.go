@@ -76,7 +76,8 @@ func TestSetLatency(t *testing.T) {
 
 // Asserts that Down is an outage: the requests held get no answer, new connections are
 // refused, and the target stays DOWN (Down again changes nothing) until Up, which listens
-// again on the same port and warms up; Up fails with the reason while the port is taken.
+// again on the same port and warms up; Up fails with the reason while the port is taken, and
+// the control loop listens again once it is free.
 func TestDownAndUp(t *testing.T) {
 	noLeaks(t)
 	cfg := testConfig(1, 5*time.Millisecond, 1)
@@ -105,14 +106,6 @@ func TestDownAndUp(t *testing.T) {
 	require.NoError(t, tg.Down())
 	assert.Equal(t, StateDown, tg.Snapshot().State)
 
-	squatter, err := net.Listen("tcp", addr)
-	require.NoError(t, err)
-	err = tg.Up()
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), addr)
-	assert.Equal(t, StateDown, tg.Snapshot().State, "still down")
-	require.NoError(t, squatter.Close())
-
 	require.NoError(t, tg.Up())
 	s = tg.Snapshot()
 	assert.Equal(t, StateWarming, s.State)
@@ -120,6 +113,24 @@ func TestDownAndUp(t *testing.T) {
 	assert.Equal(t, 0.5, s.Warm)
 	assert.Equal(t, addr, tg.Addr())
 	assert.Equal(t, http.StatusOK, get(context.Background(), c, tg.URL()).status)
+
+	// a second outage, whose port is taken when it ends: Up says why, the loop tries again
+	require.NoError(t, tg.Down())
+	squatter, err := net.Listen("tcp", addr)
+	require.NoError(t, err)
+	err = tg.Up()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), addr)
+	s = tg.Snapshot()
+	assert.Equal(t, StateDown, s.State, "still down")
+	assert.ErrorContains(t, s.Err, addr)
+	require.NoError(t, squatter.Close())
+	s = eventually(t, tg, "listening again once the port is free", func(s Snapshot) bool { return s.State != StateDown })
+	assert.False(t, s.Outage)
+	assert.NoError(t, s.Err)
+	assert.Equal(t, addr, tg.Addr())
+	assert.Equal(t, http.StatusOK, get(context.Background(), c, tg.URL()).status)
+	require.NoError(t, tg.Up(), "the outage is over: Up does nothing")
 	eventually(t, tg, "warmed up", func(s Snapshot) bool { return s.State == StateUp })
 }
 

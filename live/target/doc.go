@@ -24,6 +24,10 @@
 // and Snapshot reads its state, capacity, queue, utilisation and counters. All of it is safe
 // for concurrent use.
 //
+// WithMiddleware mounts a handler in front of the target's own inside its server: live mode's
+// embedded stack puts the fault injector there (package live/proxy's Injector), so that the
+// load generator's requests reach the target in one hop.
+//
 // New builds a Target from a Config (DefaultConfig, or FromScenario for a scenario's
 // [service]); Start listens and serves in the background until Close or the cancellation of
 // Start's context, which stop every goroutine and timer the target started. The target spawns

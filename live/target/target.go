@@ -42,6 +42,17 @@ func WithClock(c Clock) Option {
 // target's lock.
 func WithRand(r *rand.Rand) Option { return func(t *Target) { t.rng = r } }
 
+// WithMiddleware wraps the target's handler in wrap's, in every life of the target (wrap is
+// called once, by New): the handler wrap returns receives every request the target's server
+// reads and decides whether to pass it to the target's own. Live mode's embedded stack mounts
+// the fault injector of package live/proxy this way, so that its faults act inside the
+// target's server and a request makes one socket hop instead of two (client to proxy, proxy to
+// target). Requests the wrapping handler holds are waited for by Close like the target's own
+// (their connections are). A nil wrap, or one returning nil, keeps the target's handler as is.
+func WithMiddleware(wrap func(http.Handler) http.Handler) Option {
+	return func(t *Target) { t.wrap = wrap }
+}
+
 // ErrClosed is returned by Start and the controls of a Target that was closed.
 var ErrClosed = errors.New("target: closed")
 
@@ -75,6 +86,7 @@ type Target struct {
 	life      *life  // the current listener and server; nil while not serving
 	addr      string // resolved listening address, fixed at Start
 	listenErr error
+	upPending bool // Up failed to listen again: the loop tries again at every step
 
 	capFactor float64       // SetCapacity
 	latency   time.Duration // SetLatency
@@ -99,6 +111,9 @@ type Target struct {
 	overload time.Duration
 
 	counters Counters
+
+	wrap    func(http.Handler) http.Handler // WithMiddleware's, or nil
+	handler http.Handler                    // what every life serves: handle, wrapped
 
 	handlers sync.WaitGroup // handlers running; Add only under mu while !closed
 	// conns counts the connections of every life, from their StateNew (in Serve's goroutine,
@@ -146,6 +161,12 @@ func New(cfg Config, opts ...Option) (*Target, error) {
 		t.rng = rand.New(rand.NewPCG(uint64(cfg.Seed), streamService))
 	}
 	t.meanS = cfg.ServiceTime.Seconds()
+	t.handler = http.HandlerFunc(t.handle)
+	if t.wrap != nil {
+		if h := t.wrap(t.handler); h != nil {
+			t.handler = h
+		}
+	}
 	return t, nil
 }
 
@@ -267,7 +288,7 @@ func (t *Target) shutdown() {
 func (t *Target) serveLocked(ln net.Listener) {
 	lf := &life{down: make(chan struct{}), served: make(chan struct{})}
 	lf.srv = &http.Server{
-		Handler:           http.HandlerFunc(t.handle),
+		Handler:           t.handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          log.New(io.Discard, "", 0), // nothing on the dashboard's terminal
@@ -343,7 +364,7 @@ func (t *Target) relisten(now time.Time) error {
 		return t.listenErr
 	}
 	t.listenErr = nil
-	t.outage = false
+	t.outage, t.upPending = false, false
 	t.serveLocked(ln)
 	t.startWarmingLocked(now)
 	return nil
@@ -445,6 +466,7 @@ func (t *Target) step(now time.Time) {
 		t.updateLocked(now)
 	}
 	restart := stop == nil && t.state == StateCrashed && !t.outage && !now.Before(t.restartAt)
+	restart = restart || (t.upPending && t.life == nil) // Up found the port taken: try again
 	t.mu.Unlock()
 	if stop != nil {
 		stop.stop()
@@ -506,7 +528,7 @@ func (t *Target) Down() error {
 		t.mu.Unlock()
 		return err
 	}
-	t.outage = true
+	t.outage, t.upPending = true, false
 	var lf *life
 	if t.state != StateDown {
 		lf = t.goDownLocked(now, StateDown)
@@ -519,8 +541,9 @@ func (t *Target) Down() error {
 }
 
 // Up ends an outage: the target listens again on the same port and warms up. It returns the
-// listen error if the port was taken meanwhile (the target stays DOWN; call Up again). Up
-// without an outage does nothing.
+// listen error if the port was taken meanwhile: the target stays DOWN, its control loop tries
+// again at every tick until it listens (Snapshot's Err says why meanwhile), unless Down comes
+// first. Up without an outage does nothing.
 func (t *Target) Up() error {
 	t.ctl.Lock()
 	defer t.ctl.Unlock()
@@ -532,7 +555,13 @@ func (t *Target) Up() error {
 	if err != nil || !outage {
 		return err
 	}
-	return t.relisten(now)
+	if err := t.relisten(now); err != nil {
+		t.mu.Lock()
+		t.upPending = true
+		t.mu.Unlock()
+		return err
+	}
+	return nil
 }
 
 func (t *Target) controllableLocked() error {
