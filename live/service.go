@@ -144,5 +144,8 @@ func (r *Run) fleetView(t time.Duration) *source.CortexView {
 		}
 	}
 	v.Circuit = engine.CircuitState(best)
+	if r.members != nil {
+		v.Fleet = r.members.health()
+	}
 	return v
 }

@@ -45,6 +45,7 @@ type Store struct {
 	prefix string
 	opts   fleet.Options
 	closer func() error
+	ping   func(ctx context.Context) error // nil for a store from New
 }
 
 var _ engine.FleetStore = (*Store)(nil)
@@ -89,7 +90,20 @@ func Open(url, name string, opts fleet.Options, timeout time.Duration) (*Store, 
 		return nil, err
 	}
 	s.closer = c.Close
+	s.ping = func(ctx context.Context) error { return c.Ping(ctx).Err() }
 	return s, nil
+}
+
+// Ping asks Redis whether it answers (PING), for a start-up check; it changes nothing in the
+// fleet. A store from New returns nil without asking.
+func (s *Store) Ping(ctx context.Context) error {
+	if s.ping == nil {
+		return nil
+	}
+	if err := s.ping(ctx); err != nil {
+		return fmt.Errorf("redisstore: %w", err)
+	}
+	return nil
 }
 
 // Close closes the connection Open made (a no-op for a store from New).

@@ -106,4 +106,14 @@ func TestBadInput(t *testing.T) {
 	assert.ErrorContains(t, st.Sync(context.Background(), "a b", &engine.FleetReport{}, &v), "instance name")
 	assert.ErrorContains(t, st.Sync(context.Background(), "a", &engine.FleetReport{Want: -1}, &v), "Want")
 	assert.Error(t, st.Sync(context.Background(), "a", &engine.FleetReport{}, &v), "nothing listens on port 1")
+	assert.Error(t, st.Ping(context.Background()), "nothing listens on port 1")
+}
+
+// Asserts that Ping answers nil from a running Redis and an error once it is stopped.
+func TestPing(t *testing.T) {
+	srv := startRedis(t)
+	st := srv.open(t, "f", fleet.Options{})
+	require.NoError(t, st.Ping(context.Background()))
+	srv.Stop()
+	assert.ErrorContains(t, st.Ping(context.Background()), "redisstore:")
 }
