@@ -16,8 +16,9 @@ import (
 
 // Join says how a run's CORTEX engines join a fleet (Config.Join): every engine the run builds
 // (at the start, at SetStrategy and at Restart) becomes a fleet.Member named Instance.0,
-// Instance.1, ... (one per client), synced with the fleet's store in the background every
-// Interval, each on its own ticker (their first syncs spread over one interval). Decisions never
+// Instance.1, ... (one per client), synced with the fleet's store once before the engines
+// decide anything, then in the background every Interval, each on its own ticker (spread over
+// one interval). Decisions never
 // wait for a sync; an engine whose store fails falls back to its own view at once and rejoins
 // at its next successful sync. Strategies without an engine do not join.
 type Join struct {
@@ -101,11 +102,23 @@ func (j *Join) join(strategyName string, ms []*member) (*members, error) {
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	g.stop = stop
+	g.syncAll(ctx)
 	for i, mb := range g.list {
 		delay := j.Interval * time.Duration(i) / time.Duration(len(g.list))
 		g.wg.Go(func() { runMember(ctx, mb, delay, j.Interval) })
 	}
 	return g, nil
+}
+
+// syncAll syncs every member once, all at once, and returns when every sync has returned
+// (each within the member's timeout): a run whose store answers starts in the fleet (mode
+// FLEET), with its first leases, before it sends anything.
+func (g *members) syncAll(ctx context.Context) {
+	var wg sync.WaitGroup
+	for _, mb := range g.list {
+		wg.Go(func() { _ = mb.Sync(ctx) })
+	}
+	wg.Wait()
 }
 
 // runMember runs one member's sync loop: its first sync after delay, then one per interval.
