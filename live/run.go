@@ -37,6 +37,7 @@ type Run struct {
 	stack     *Stack
 	fleet     *fleet
 	members   *members // the engines' fleet membership (Config.Join); nil when alone
+	fleetMode string   // "FLEET" or "LOCAL" as the event log last said it ("" before)
 	strategy  string
 	switches  uint64
 	weights   *engine.Weights
@@ -184,6 +185,7 @@ func (r *Run) reset(strategyName string) error {
 	r.events, r.out = nil, nil
 	r.svc = serviceWatch{}
 	r.circuits = [2]int{}
+	r.fleetMode = ""
 	r.start = r.cfg.Clock.Now()
 	if r.paused {
 		r.pausedAt = r.start
