@@ -49,6 +49,7 @@ func planFleet(o liveOptions) (*fleetPlan, error) {
 		return nil, usage("--fleet: %v", err)
 	}
 	_ = st.Close()
+	redisstore.SilenceLogs() // a failed dial is a failed sync the dashboard shows, not a line on its screen
 	u.User = nil
 	p := &fleetPlan{url: o.fleet, shown: u.String(), name: o.fleetName, instance: o.instance}
 	if p.name != "" {

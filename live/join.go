@@ -57,10 +57,15 @@ func (j *Join) check(n int) error {
 }
 
 // engineConfig is every joining engine's Config.Fleet: its view stays fresh for two and a half
-// sync intervals (at least the engine's default), so one late sync does not drop it to LOCAL.
+// sync intervals (at least the engine's default), so one late sync does not drop it to LOCAL;
+// its smallest lease is one token, not the default four: a live fleet has one member per
+// client of every instance (three instances of fifty clients: 150), and 150 leases of four
+// would hold more than a 500-token bucket, leaving no free token for the priority reserve
+// (every retry under priority 10 refused for want of budget while nothing was spent).
 func (j *Join) engineConfig() engine.FleetConfig {
 	c := engine.DefaultFleetConfig()
 	c.MaxAge = max(c.MaxAge, j.Interval*5/2)
+	c.Lease = 1
 	return c
 }
 

@@ -53,8 +53,8 @@ func (p *fleetPanel) render(f *frame) (string, string) {
 	}
 	lines := []string{
 		st.Muted.Render("CPS ") + st.Bold.Render(fmtCPS(cps)) + st.Muted.Render(" fleet │ ") + st.Bold.Render(fmtCPS(h.LocalCPS)) + st.Muted.Render(" local"),
-		fmt.Sprintf("F %.2f · budget burn %.2f · held %.0f", h.F, h.Burn, h.Held),
-		fmt.Sprintf("view %s old · %d members (%d here)", fmtAge(h.Age), h.Instances, h.Engines),
+		fmt.Sprintf("F %.2f · burn %.2f · held %.0f tokens", h.F, h.Burn, h.Held),
+		fmt.Sprintf("view %s old · %d members, %d here", fmtAge(h.Age), h.Instances, h.Engines),
 		fmt.Sprintf("syncs %d ok · %d failed", h.Syncs, h.Failures),
 		st.Muted.Render(fmt.Sprintf("%s as %s", fm.Store, fm.Instance)),
 	}
@@ -84,7 +84,7 @@ func (m *Model) fleetW(w, _ int) int {
 	if len(m.fr.runs) != 1 || m.fr.runs[0].meta.Fleet == nil {
 		return 0
 	}
-	return min(max(w/4, 34), 46)
+	return min(max(w*3/10, 36), 46)
 }
 
 // addFleetCell puts the fleet panel in the full dashboard's bottom row, between the decisions

@@ -194,3 +194,15 @@ func parse(res []any, v *engine.FleetView) error {
 	}
 	return err
 }
+
+// quiet is a go-redis logger that drops everything.
+type quiet struct{}
+
+// Printf drops the message.
+func (quiet) Printf(context.Context, string, ...any) {}
+
+// SilenceLogs stops go-redis from printing to stderr (its pool logs each failed dial there):
+// a dashboard calls it so that a Redis going down cannot scribble over its screen. Every
+// failure still reaches the caller as Sync's or Ping's error. It changes a process-wide
+// setting of go-redis.
+func SilenceLogs() { redis.SetLogger(quiet{}) }
