@@ -58,8 +58,9 @@ func (p *fleetPanel) render(f *frame) (string, string) {
 		fmt.Sprintf("syncs %d ok · %d failed", h.Syncs, h.Failures),
 		st.Muted.Render(fmt.Sprintf("%s as %s", fm.Store, fm.Instance)),
 	}
-	if h.LastError != "" {
-		lines = append(lines[:4], st.FleetLocal.Render(h.LastError))
+	if h.LastError != "" { // in place of the store's address, over the lines left
+		iw, _ := inner(p.w, p.h)
+		lines = append(lines[:4], st.FleetLocal.Render(wrap(h.LastError, max(iw, 1))))
 	}
 	body := ""
 	for i, l := range lines {
