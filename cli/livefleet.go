@@ -23,9 +23,11 @@ type fleetPlan struct {
 	instance string
 }
 
-// fleetTimeout bounds one sync with Redis, and each of its dials, reads and writes: half the
-// sync interval.
-const fleetTimeout = fleet.DefaultInterval / 2
+// fleetTimeout bounds one sync with Redis, and each of its dials, reads and writes: one sync
+// interval. Half of it (100 ms) failed 548 of 12,000 syncs (4.6%) of three instances on a
+// loaded 2-core machine, each failure dropping an engine to LOCAL until its next sync; a
+// decision never waits for a sync either way.
+const fleetTimeout = fleet.DefaultInterval
 
 // maxInstanceLen leaves room for the member numbers the engines append (".49").
 const maxInstanceLen = 56
