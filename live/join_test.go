@@ -2,6 +2,7 @@ package live
 
 import (
 	"context"
+	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -213,4 +214,69 @@ func TestInstancesSeeTheSameF(t *testing.T) {
 		assert.InDelta(t, fs[0], fs[1], 0.1, "one view of the failure rate")
 		time.Sleep(cfleet.DefaultInterval)
 	}
+}
+
+// closingStore is an in-process store that counts how often it is closed.
+type closingStore struct {
+	*cfleet.Memory
+	closed *int
+}
+
+func (s closingStore) Close() error { *s.closed++; return nil }
+
+// Asserts the membership's life: every engine joins (one member each, named INSTANCE.i, in
+// the fleet from the start: the first sync runs before New returns), a strategy without an
+// engine leaves the fleet (no members, no fleet health, the store closed), switching back
+// joins again, Restart joins fresh engines, a bad Join is refused with an error naming it, and
+// Close stops every sync loop (goleak) and closes the last store.
+func TestJoinLifecycle(t *testing.T) {
+	noLeaks(t)
+	opened, closed := 0, 0
+	var budgets []cfleet.Budget
+	join := &Join{Name: "shop", Store: "memory", Instance: "a", Open: func(b cfleet.Budget) (engine.FleetStore, error) {
+		opened++
+		budgets = append(budgets, b)
+		m, err := cfleet.NewMemory(cfleet.Options{Budget: b}, nil)
+		return closingStore{Memory: m, closed: &closed}, err
+	}}
+	ok := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
+	r, err := New(Config{Scenario: small(), Strategy: "cortex", Stack: handlerStack(t, ok, newFakeFaults()), Join: join})
+	require.NoError(t, err)
+	members := func() *members { r.mu.Lock(); defer r.mu.Unlock(); return r.members }
+
+	g := members()
+	require.NotNil(t, g)
+	require.Len(t, g.list, small().Clients)
+	assert.Equal(t, "a.3", g.list[3].Status().Instance)
+	h := g.health()
+	assert.Equal(t, small().Clients, h.Joint, "every engine starts in the fleet")
+	assert.Equal(t, small().Clients, h.Instances)
+	require.Len(t, budgets, 1)
+	assert.Equal(t, 500.0, budgets[0].Capacity, "the whole fleet's bucket of cortex, not a client's share")
+	assert.Equal(t, &source.FleetMeta{Name: "shop", Store: "memory", Instance: "a"}, r.Meta().Fleet)
+
+	require.NoError(t, r.SetStrategy("naive"))
+	assert.Nil(t, members(), "naive has no engine to join")
+	assert.Equal(t, 1, closed)
+	require.NoError(t, r.SetStrategy("cortex"))
+	require.NotNil(t, members())
+	assert.Equal(t, 2, opened)
+
+	r.Restart()
+	require.NotNil(t, members())
+	assert.NotSame(t, g, members())
+	assert.Equal(t, 3, opened)
+	assert.Equal(t, 2, closed)
+
+	require.NoError(t, r.Close())
+	assert.Equal(t, 3, closed, "Close closes the last store")
+
+	bad := *join
+	bad.Instance = "a b"
+	_, err = New(Config{Scenario: small(), Strategy: "cortex", Stack: handlerStack(t, ok, newFakeFaults()), Join: &bad})
+	assert.ErrorContains(t, err, "instance name")
+	bad = *join
+	bad.Open = nil
+	_, err = New(Config{Scenario: small(), Strategy: "cortex", Stack: handlerStack(t, ok, newFakeFaults()), Join: &bad})
+	assert.ErrorContains(t, err, "Join.Open")
 }
