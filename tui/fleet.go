@@ -80,12 +80,17 @@ func fmtAge(d time.Duration) string {
 	return fmtDur(d)
 }
 
-// fleetW is the fleet panel's width: none unless the dashboard shows one run in a fleet.
-func (m *Model) fleetW(w, _ int) int {
+// fleetW is the fleet panel's width: none unless the dashboard shows one run in a fleet, and
+// none in a window too narrow to leave the events 30 columns beside it and the decisions.
+func (m *Model) fleetW(w, h int) int {
 	if len(m.fr.runs) != 1 || m.fr.runs[0].meta.Fleet == nil {
 		return 0
 	}
-	return min(max(w*3/10, 36), 46)
+	fw := min(max(w*3/10, 36), 46, w-decisionsW(w, h)-30)
+	if fw < 28 {
+		return 0
+	}
+	return fw
 }
 
 // addFleetCell puts the fleet panel in the full dashboard's bottom row, between the decisions

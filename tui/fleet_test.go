@@ -83,3 +83,21 @@ func TestFleetPanel(t *testing.T) {
 		assert.LessOrEqual(t, len([]rune(l)), 140)
 	}
 }
+
+// Asserts that the fleet panel gives way in a narrow window: at 80 columns the events keep
+// their room and no fleet panel is drawn; at 100 it is.
+func TestFleetPanelWidth(t *testing.T) {
+	for _, c := range []struct {
+		w    int
+		want bool
+	}{{80, false}, {100, true}, {250, true}} {
+		factory := func(scn scenarios.Scenario, strat string, seed int64) (source.Source, error) {
+			return &fleetFake{liveFake: &liveFake{fakeSource: newFake(scn, strat, seed)}}, nil
+		}
+		scn := fakeScenario()
+		m := New(Options{Keys: keymap.Default(), Factory: factory, Scenario: &scn, Strategy: "cortex", ExportDir: t.TempDir()})
+		m.Update(tea.WindowSizeMsg{Width: c.w, Height: 30})
+		advanceFrames(m, 5)
+		assert.Equal(t, c.want, strings.Contains(m.View(), "Fleet shop"), "width %d", c.w)
+	}
+}
