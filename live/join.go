@@ -35,7 +35,8 @@ type Join struct {
 	Instance string
 	// Interval is the time between two syncs of a member (default fleet.DefaultInterval).
 	Interval time.Duration
-	// Timeout bounds one sync (default Interval/2).
+	// Timeout bounds one sync (default Interval: a slower sync fails, and its engine reads its
+	// own view until the next one succeeds).
 	Timeout time.Duration
 }
 
@@ -51,7 +52,7 @@ func (j *Join) check(n int) error {
 		j.Interval = cfleet.DefaultInterval
 	}
 	if j.Timeout == 0 {
-		j.Timeout = j.Interval / 2
+		j.Timeout = j.Interval
 	}
 	return cfleet.CheckName("instance", memberName(j.Instance, max(n-1, 0)))
 }
