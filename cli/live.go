@@ -35,6 +35,9 @@ type liveOptions struct {
 	headless     bool
 	format       string
 	compareSim   bool
+	fleet        string
+	instance     string
+	fleetName    string
 }
 
 func init() { subcommands = append(subcommands, newLiveCmd) }
@@ -50,10 +53,14 @@ retry strategy inside a cortexhttp transport, sends the scenario's classes and l
 scenario's [service], on 127.0.0.1, whose server runs a fault injector that plays the fault
 timeline and the dashboard's fault keys. --target URL sends the traffic to your own service
 instead, through a fault proxy: only that host is contacted. --scale shrinks rates and
-capacity together; --max-rps caps the arrival rate of originals (retries come on top of it).`,
+capacity together; --max-rps caps the arrival rate of originals (retries come on top of it). --fleet redis://HOST:PORT makes this
+process one instance of a fleet: its CORTEX engines sync with Redis every 200 ms and share the
+fleet's failure view and one retry budget with every other instance of the same --fleet-name;
+while Redis does not answer they decide alone (LOCAL) and rejoin when it does.`,
 		Example: `  cortex-tui live --scenario black-friday
   cortex-tui live --scenario black-friday --strategy naive --headless --duration 30s --format table
-  cortex-tui live --scenario-file my.toml --target http://127.0.0.1:8080/api --max-rps 200`,
+  cortex-tui live --scenario-file my.toml --target http://127.0.0.1:8080/api --max-rps 200
+  cortex-tui live --scenario shared-budget --scale 0.33 --target http://127.0.0.1:8080 --fleet redis://127.0.0.1:6379 --instance a`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				return &exitError{code: 2, err: fmt.Errorf("live takes no arguments, got %q (use --scenario NAME or --scenario-file PATH)", args)}
@@ -77,6 +84,9 @@ capacity together; --max-rps caps the arrival rate of originals (retries come on
 	f.StringVar(&o.target, "target", "", "send the traffic to this http(s) URL, your own service, instead of the embedded target")
 	f.BoolVar(&o.headless, "headless", false, "run without the dashboard and print the per-second rows and the summary")
 	f.StringVar(&o.format, "format", "", "headless output: "+formatHelp(headlessFormats))
+	f.StringVar(&o.fleet, "fleet", "", "join a fleet on this Redis, redis://HOST:PORT: every CORTEX engine shares the fleet's signals and retry budget")
+	f.StringVar(&o.instance, "instance", "", "this process's name in the fleet (default: host name and process id)")
+	f.StringVar(&o.fleetName, "fleet-name", "", "the fleet's name, its Redis keys' prefix (default: the scenario's name)")
 	f.BoolVar(&o.compareSim, "compare-sim", false, "run the scenario live and in the simulator (same seed) and print their summaries side by side (--format table or json)")
 	addKeysFlag(cmd)
 	return cmd
@@ -91,6 +101,7 @@ type livePlan struct {
 	seed     int64
 	scale    float64
 	target   *url.URL
+	fleet    *fleetPlan // nil without --fleet
 	cfg      live.Config
 }
 
@@ -122,7 +133,11 @@ func planLive(io streams, o liveOptions) (livePlan, error) {
 	case o.duration < 0:
 		return livePlan{}, usage("--duration must be >= 0, got %s", o.duration)
 	}
-	p := livePlan{scn: scn, strategy: strat, seed: scn.Seed, askScale: o.scale}
+	fp, err := planFleet(o)
+	if err != nil {
+		return livePlan{}, err
+	}
+	p := livePlan{scn: scn, strategy: strat, seed: scn.Seed, askScale: o.scale, fleet: fp}
 	if o.seedSet {
 		p.seed = o.seed
 	}
@@ -182,14 +197,17 @@ func (s *liveSources) build(scn scenarios.Scenario, name string, seed int64) (so
 		cfg.Scale = live.ScaleFor(scn, s.plan.askScale, cfg.MaxRPS)
 	}
 	cfg.Stack = s.plan.stack(scn, seed)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.plan.fleet != nil {
+		cfg.Join = s.plan.fleet.join(scn.Name, len(s.runs))
+	}
 	r, err := live.New(cfg)
 	if err != nil {
 		return nil, err
 	}
 	r.Start(s.ctx)
-	s.mu.Lock()
 	s.runs = append(s.runs, r)
-	s.mu.Unlock()
 	return r, nil
 }
 
@@ -214,6 +232,11 @@ func runLive(cmd *cobra.Command, io streams, o liveOptions) error {
 	p, err := planLive(io, o)
 	if err != nil {
 		return err
+	}
+	if p.fleet != nil {
+		if err := p.fleet.check(cmd.Context()); err != nil {
+			fmt.Fprintf(io.err, "cortex-tui: fleet: Redis at %s does not answer (%v); starting LOCAL: each CORTEX engine decides on its own view and budget, and joins the fleet as soon as Redis answers\n", p.fleet.shown, err)
+		}
 	}
 	if o.compareSim {
 		if format.name == "csv" {
@@ -262,6 +285,15 @@ func liveHeadlessCommand(o liveOptions) string {
 	}
 	if o.target != "" {
 		cmd += " --target " + o.target
+	}
+	if o.fleet != "" {
+		cmd += " --fleet " + o.fleet
+		if o.instance != "" {
+			cmd += " --instance " + o.instance
+		}
+		if o.fleetName != "" {
+			cmd += " --fleet-name " + o.fleetName
+		}
 	}
 	return cmd
 }

@@ -120,6 +120,12 @@ func TestLiveUsageErrors(t *testing.T) {
 		{[]string{"live", "--scenario-file", path}, 2, "needs a terminal"},
 		{[]string{"target", "--addr", "nonsense"}, 2, "addr"},
 		{[]string{"live", "--scenario-file", path, "--compare-sim", "--format", "csv"}, 2, "table or json"},
+		{[]string{"live", "--scenario-file", path, "--headless", "--fleet", "http://127.0.0.1:6379"}, 2, "want a Redis URL"},
+		{[]string{"live", "--scenario-file", path, "--headless", "--fleet", "redis://127.0.0.1:port"}, 2, "want a Redis URL"},
+		{[]string{"live", "--scenario-file", path, "--headless", "--fleet", "redis://127.0.0.1:6379/x"}, 2, "--fleet"},
+		{[]string{"live", "--scenario-file", path, "--headless", "--instance", "a"}, 2, "need --fleet"},
+		{[]string{"live", "--scenario-file", path, "--headless", "--fleet", "redis://127.0.0.1:6379", "--instance", "a b"}, 2, "--instance"},
+		{[]string{"live", "--scenario-file", path, "--headless", "--fleet", "redis://127.0.0.1:6379", "--fleet-name", "x/y"}, 2, "--fleet-name"},
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.args[1:], " "), func(t *testing.T) {
@@ -128,6 +134,23 @@ func TestLiveUsageErrors(t *testing.T) {
 			assert.Contains(t, errOut, c.want)
 		})
 	}
+}
+
+// TestLiveFleetRedisDown asserts that a run whose Redis does not answer starts anyway, LOCAL,
+// and says so on stderr; its output is the run's rows and summary as without a fleet.
+func TestLiveFleetRedisDown(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	dead := "redis://" + ln.Addr().String()
+	require.NoError(t, ln.Close())
+	path := writeScenario(t, liveScenario)
+	code, out, errOut := execute("live", "--scenario-file", path, "--headless", "--duration", "1s", "--format", "json",
+		"--fleet", dead, "--instance", "a")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, errOut, "does not answer")
+	assert.Contains(t, errOut, "starting LOCAL")
+	assert.Contains(t, out, `"summary"`)
+	assert.NotContains(t, out, "fleet", "the JSON rows carry nothing about the fleet")
 }
 
 // TestLiveScaledByMaxRPS asserts that a scenario whose peak exceeds --max-rps is scaled to

@@ -175,6 +175,10 @@ type FleetStatus struct {
 	Burn      float64       // the fleet bucket's burn in the last view (signal B while fresh)
 	Held      float64       // tokens this engine holds on lease
 	Failures  uint64        // failed syncs (FleetLost) since New or Reset
+	// LocalCPS is the CPS of the engine's own signals (its local F, L and B with Q and C): what
+	// it would decide alone. Snapshot.CPS is the CPS it decides with (the fleet's F, L and B
+	// while the view is fresh).
+	LocalCPS float64
 }
 
 // fleetState is the engine's side of a fleet. Not safe for concurrent use: the engine's mutex
@@ -370,8 +374,8 @@ func (f *fleetState) mode(t time.Duration) FleetMode {
 }
 
 // FleetStatus returns what the engine knows of its fleet now: the mode Snapshot.Fleet reports,
-// and the last view's age, instances, failure rate, P99 and burn, the tokens held on lease
-// and the failed syncs. The zero value (mode OFF) without Config.Fleet.Enabled.
+// and the last view's age, instances, failure rate, P99 and burn, the tokens held on lease,
+// the failed syncs and the CPS of the engine's own signals. The zero value (mode OFF) without Config.Fleet.Enabled.
 func (e *Engine) FleetStatus() (s FleetStatus) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -392,5 +396,7 @@ func (e *Engine) FleetStatus() (s FleetStatus) {
 	s.Burn = f.burn()
 	s.Held = f.held
 	s.Failures = f.failures
+	local := Signals{F: e.failureRate(), L: e.bl.deviation(e.p99()), Q: e.qSignal, B: e.tb.burn(t), C: e.br.score()}
+	s.LocalCPS = clamp01(e.w.dot(&local))
 	return s
 }

@@ -113,6 +113,8 @@ func TestFleetSignalsMerge(t *testing.T) {
 	assert.InDelta(t, 1-(250.0+0)/500, s.Signals.B, 1e-9, "free plus leased over capacity")
 	assert.Equal(t, 3, e.FleetStatus().Instances)
 	assert.InDelta(t, 0.5, e.FleetStatus().F, 1e-9)
+	assert.Greater(t, s.CPS, 0.2, "the fleet's failures and latency weigh in the CPS")
+	assert.InDelta(t, local.CPS, e.FleetStatus().LocalCPS, 1e-9, "the local CPS reads the engine's own healthy signals")
 
 	clock.Advance(DefaultFleetConfig().MaxAge + time.Millisecond) // stale: local again
 	s = e.Snapshot()

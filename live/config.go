@@ -55,6 +55,10 @@ type Config struct {
 	Base http.RoundTripper
 	// Stack is where the traffic goes: built at the start and at every Restart, closed on Close.
 	Stack StackBuilder
+	// Join, when set, makes every CORTEX engine of the run a member of a fleet that shares its
+	// signals and its retry budget through a store (live --fleet: Redis); nil: every engine
+	// is alone, with its own share of the budget.
+	Join *Join
 }
 
 // withDefaults fills the zero fields of c.

@@ -21,6 +21,11 @@
 // state, capacity and queue the snapshots report. The scenario's fault timeline and the
 // dashboard's fault keys go to Faults.
 //
+// With Config.Join the run's CORTEX engines are one instance of a fleet (live --fleet: on
+// Redis): each engine is a fleet.Member, synced once before the run sends anything and then in
+// the background; the snapshots' CortexView.Fleet and Meta.Fleet say what the engines see of
+// the fleet and which fleet it is.
+//
 // Time follows the wall clock (an injected engine.Clock): the run is cut into ticks of the
 // scenario's dt, each closed into one source.Snapshot with the counts of what happened during
 // it; Advance ignores its argument and returns the ticks completed since the last call. Start

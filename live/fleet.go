@@ -80,6 +80,7 @@ type fleet struct {
 	timeout  time.Duration
 	drain    int64
 	clock    engine.Clock
+	member   *engine.FleetConfig // every CORTEX engine's Config.Fleet when the run joins a fleet (Config.Join)
 
 	slots chan struct{} // one token per request alive: the bound on concurrency
 	ctx   context.Context
@@ -106,6 +107,10 @@ func newFleet(n int, u *url.URL, base http.RoundTripper, cfg Config, classes int
 		stop:     stop,
 		tally:    tally{classes: make([]source.ClassTick, classes)},
 	}
+	if cfg.Join != nil {
+		fc := cfg.Join.engineConfig()
+		f.member = &fc
+	}
 	f.base = counting{base: base, tally: &f.tally}
 	return f
 }
@@ -118,7 +123,7 @@ func (f *fleet) build(name string, seed int64, switches uint64, weights *engine.
 	ms := make([]*member, len(f.clients))
 	for i := range ms {
 		r := rand.New(rand.NewPCG(uint64(seed), streamClient+uint64(i)+switches<<32))
-		st, err := strategy.New(name, strategy.Env{Clock: f.clock, Rand: r, Clients: len(f.clients)})
+		st, err := strategy.New(name, strategy.Env{Clock: f.clock, Rand: r, Clients: len(f.clients), Fleet: f.member})
 		if err != nil {
 			return "", err
 		}
@@ -153,6 +158,15 @@ func (f *fleet) build(name string, seed int64, switches uint64, weights *engine.
 		f.clients[i].cur.Store(m)
 	}
 	return ms[0].strat.Name(), nil
+}
+
+// current returns every client's current member (strategy and transport).
+func (f *fleet) current() []*member {
+	ms := make([]*member, len(f.clients))
+	for i := range f.clients {
+		ms[i] = f.clients[i].cur.Load()
+	}
+	return ms
 }
 
 // send starts one original request of class cls (priority prio) from client cl, unless every

@@ -36,6 +36,8 @@ type Run struct {
 	mu        sync.Mutex
 	stack     *Stack
 	fleet     *fleet
+	members   *members // the engines' fleet membership (Config.Join); nil when alone
+	fleetMode string   // "FLEET" or "LOCAL" as the event log last said it ("" before)
 	strategy  string
 	switches  uint64
 	weights   *engine.Weights
@@ -116,6 +118,13 @@ func New(cfg Config) (*Run, error) {
 		scn.Timeout = scenarios.DefaultTimeout
 	}
 	cfg.Scenario = scn
+	if cfg.Join != nil {
+		j := *cfg.Join
+		if err := j.check(scn.Clients); err != nil {
+			return nil, err
+		}
+		cfg.Join = &j
+	}
 	r := &Run{cfg: cfg, scn: scn, tick: min(max(scn.Tick, MinTick), time.Second), wake: make(chan struct{}, 1)}
 	switch {
 	case cfg.Duration < 0:
@@ -159,6 +168,9 @@ func (r *Run) reset(strategyName string) error {
 	r.fleet = newFleet(r.scn.Clients, st.URL, r.cfg.Base, r.cfg, len(r.classes))
 	r.switches, r.weights, r.adaptive = 0, nil, nil
 	name, err := r.fleet.build(strategyName, r.cfg.Seed, 0, nil, nil)
+	if err == nil {
+		err = r.rejoin(name)
+	}
 	if err != nil {
 		r.teardown()
 		return err
@@ -173,6 +185,7 @@ func (r *Run) reset(strategyName string) error {
 	r.events, r.out = nil, nil
 	r.svc = serviceWatch{}
 	r.circuits = [2]int{}
+	r.fleetMode = ""
 	r.start = r.cfg.Clock.Now()
 	if r.paused {
 		r.pausedAt = r.start
@@ -192,9 +205,28 @@ func (r *Run) readEmergency() {
 	}
 }
 
-// teardown stops the fleet (every request cancelled, every goroutine returned) and closes the
-// stack, if any.
+// rejoin makes the engines just built members of the run's fleet (Config.Join), after the
+// previous build's members left; a no-op without Join. A new member takes its predecessor's
+// name: the store counts the lease that one held as handed back.
+func (r *Run) rejoin(name string) error {
+	r.members.close()
+	r.members = nil
+	if r.cfg.Join == nil {
+		return nil
+	}
+	g, err := r.cfg.Join.join(name, r.fleet.current())
+	if err != nil {
+		return err
+	}
+	r.members = g
+	return nil
+}
+
+// teardown stops the fleet (every request cancelled, every goroutine returned), its members'
+// sync loops, and closes the stack, if any.
 func (r *Run) teardown() {
+	r.members.close()
+	r.members = nil
 	if r.fleet != nil {
 		r.fleet.close()
 		r.fleet = nil
@@ -432,6 +464,9 @@ func (r *Run) Meta() source.Meta {
 		Classes:  make([]source.ClassMeta, len(r.classes)),
 		Live:     true,
 	}
+	if j := r.cfg.Join; j != nil {
+		m.Fleet = &source.FleetMeta{Name: j.Name, Store: j.Store, Instance: j.Instance}
+	}
 	for i, c := range r.classes {
 		m.Classes[i] = source.ClassMeta{Name: c.name, Priority: c.priority, Share: c.share, Rate: c.rate}
 	}
@@ -623,6 +658,9 @@ func (r *Run) SetStrategy(name string) error {
 	got, err := r.fleet.build(name, r.cfg.Seed, r.switches+1, r.weights, r.adaptive)
 	if err != nil {
 		return err
+	}
+	if err := r.rejoin(got); err != nil {
+		r.emit(r.now, source.Event{Kind: source.EventControl, Text: "fleet: the new engines stay alone: " + err.Error()})
 	}
 	r.switches++
 	r.strategy = got

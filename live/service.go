@@ -1,6 +1,7 @@
 package live
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/cortex-tui/cortex-tui/engine"
@@ -144,5 +145,35 @@ func (r *Run) fleetView(t time.Duration) *source.CortexView {
 		}
 	}
 	v.Circuit = engine.CircuitState(best)
+	if r.members != nil {
+		v.Fleet = r.members.health()
+		r.watchFleet(t, v.Fleet)
+	}
 	return v
+}
+
+// watchFleet says in the event log when the engines join their fleet (all FLEET) and when
+// they fall back to their own views (all LOCAL), once per change.
+func (r *Run) watchFleet(t time.Duration, h *source.FleetHealth) {
+	mode := r.fleetMode
+	switch {
+	case h.Engines > 0 && h.Joint == h.Engines:
+		mode = "FLEET"
+	case h.Joint == 0:
+		mode = "LOCAL"
+	}
+	if mode == r.fleetMode {
+		return
+	}
+	r.fleetMode = mode
+	j := r.cfg.Join
+	msg := fmt.Sprintf("fleet %s: %d engines joined on %s as %s; %d members in the fleet", j.Name, h.Engines, j.Store, j.Instance, h.Instances)
+	if mode == "LOCAL" {
+		why := h.LastError
+		if why == "" {
+			why = "no fresh view"
+		}
+		msg = fmt.Sprintf("fleet %s: LOCAL, each engine on its own view and budget (%s); it rejoins when the store answers", j.Name, why)
+	}
+	r.emit(t, source.Event{Kind: source.EventControl, Text: msg})
 }

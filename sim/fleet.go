@@ -7,6 +7,7 @@ import (
 	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/fleet"
 	"github.com/cortex-tui/cortex-tui/scenarios"
+	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/strategy"
 )
 
@@ -19,6 +20,7 @@ type fleetSync struct {
 	members []*fleet.Member
 	every   int64 // ns between two syncs: fleet.DefaultInterval, or the tick if longer
 	next    int64 // virtual time of the next sync
+	syncs   uint64
 }
 
 // newFleetSync returns the fleet of a run of strategy name, or nil when the scenario's budget is
@@ -69,5 +71,28 @@ func (s *Sim) syncFleet(t int64) {
 	for _, m := range s.fleet.members {
 		_ = m.SyncFast() // the in-process store fails only on a bad name or report: none here
 	}
+	s.fleet.syncs += uint64(len(s.fleet.members))
 	s.fleet.next = t + s.fleet.every
+}
+
+// health returns what the members' engines see of the fleet now, for the dashboard's fleet
+// panel (source.FleetHealth): read after their snapshots at the same virtual time, it changes
+// nothing in the run.
+func (fs *fleetSync) health() *source.FleetHealth {
+	h := &source.FleetHealth{Engines: len(fs.members), Syncs: fs.syncs}
+	if len(fs.members) == 0 {
+		return h
+	}
+	for _, m := range fs.members {
+		st := m.Engine().FleetStatus()
+		if st.Mode == engine.FleetJoint {
+			h.Joint++
+		}
+		h.LocalCPS += st.LocalCPS
+		h.Age = max(h.Age, st.Age)
+		h.Held += st.Held
+		h.Instances, h.F, h.Burn = st.Instances, st.F, st.Burn // one store, synced at one instant: the same view
+	}
+	h.LocalCPS /= float64(len(fs.members))
+	return h
 }

@@ -102,3 +102,34 @@ func TestSharedBudgetDeterministic(t *testing.T) {
 	stepFor(s, 6*time.Second)
 	assert.Equal(t, engine.FleetJoint, s.clients[0].holder.Engine().Snapshot().Fleet)
 }
+
+// Asserts what a shared-budget run tells the dashboard: Meta.Fleet names the in-process fleet,
+// and each snapshot's CortexView.Fleet counts every client's engine, all on the fleet's view
+// (mode FLEET) once synced, the syncs so far and the fleet's F; per client, neither.
+func TestSharedBudgetFleetHealth(t *testing.T) {
+	src, err := NewSource(sharedScenario(scenarios.BudgetShared), strategy.CortexName, 1)
+	require.NoError(t, err)
+	defer src.Close()
+	m := src.Meta()
+	require.NotNil(t, m.Fleet)
+	assert.Equal(t, testScenario().Name, m.Fleet.Name)
+	snaps := src.Advance(20 * time.Second)
+	require.NotEmpty(t, snaps)
+	last := snaps[len(snaps)-1].Cortex
+	require.NotNil(t, last)
+	require.NotNil(t, last.Fleet)
+	h := last.Fleet
+	assert.Equal(t, testScenario().Clients, h.Engines)
+	assert.Equal(t, h.Engines, h.Joint, "every engine on the fleet's view")
+	assert.Equal(t, h.Engines, h.Instances)
+	assert.Positive(t, h.Syncs)
+	assert.Greater(t, h.F, 0.1, "the errors show in the fleet's F")
+
+	p, err := NewSource(sharedScenario(scenarios.BudgetPerClient), strategy.CortexName, 1)
+	require.NoError(t, err)
+	defer p.Close()
+	assert.Nil(t, p.Meta().Fleet)
+	ps := p.Advance(time.Second)
+	require.NotEmpty(t, ps)
+	assert.Nil(t, ps[len(ps)-1].Cortex.Fleet)
+}

@@ -441,6 +441,9 @@ func (s *Sim) Meta() source.Meta {
 	for i, c := range s.classes {
 		m.Classes[i] = source.ClassMeta{Name: c.name, Priority: c.priority, Share: c.share, Rate: c.rate}
 	}
+	if s.fleet != nil { // the clients' engines share one budget in an in-process store
+		m.Fleet = &source.FleetMeta{Name: s.scn.Name, Store: "in-process (simulated)", Instance: "client"}
+	}
 	return m
 }
 

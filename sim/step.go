@@ -349,6 +349,9 @@ func (s *Sim) fleetView() *source.CortexView {
 		}
 	}
 	v.Circuit = engine.CircuitState(best)
+	if s.fleet != nil {
+		v.Fleet = s.fleet.health()
+	}
 	return v
 }
 

@@ -68,6 +68,14 @@ type Meta struct {
 	Duration time.Duration // arrival phase alone (new originals arrive only during it); 0 for an unbounded live run
 	Classes  []ClassMeta
 	Live     bool
+	Fleet    *FleetMeta // the fleet the run's CORTEX engines joined; nil when they are alone
+}
+
+// FleetMeta says which fleet a run's CORTEX engines joined (live --fleet).
+type FleetMeta struct {
+	Name     string // the fleet's name: its keys start with cortex:{Name}:
+	Store    string // where the fleet meets, as shown: "redis://127.0.0.1:6379" (no password)
+	Instance string // this process's instance name; its engines sync as Instance.0, Instance.1, ...
 }
 
 // ClassMeta is one priority class as currently configured.
@@ -294,6 +302,24 @@ type CortexView struct {
 	Open     int                 // clients whose circuit is OPEN
 	Floor    int                 // floor(CPS*10) of the mean CPS
 	Tokens   float64             // mean retry tokens left
+	Fleet    *FleetHealth        // the engines' fleet at the end of the tick; nil when they are alone
+}
+
+// FleetHealth is what a run's CORTEX engines see of their fleet at the end of a tick
+// (CortexView.Fleet). CortexView.CPS is the CPS they decide with: the fleet's F, L and B while
+// their view is fresh; LocalCPS is the CPS of their own signals.
+type FleetHealth struct {
+	Joint     int           // engines reading a fresh fleet view (mode FLEET); the others read their own (LOCAL)
+	Engines   int           // engines of this run in the fleet
+	LocalCPS  float64       // mean CPS of the engines' own signals (what they would decide alone)
+	Age       time.Duration // age of the oldest view an engine holds (0 before any)
+	Instances int           // members the store counts, every process's engines included (latest view)
+	F         float64       // the fleet's failure rate (latest view)
+	Burn      float64       // the fleet bucket's burn: share neither free nor leased (latest view)
+	Held      float64       // tokens this run's engines hold on lease
+	Syncs     uint64        // successful syncs of this run's engines since the start
+	Failures  uint64        // failed syncs since the start
+	LastError string        // the latest failed sync's error while the store fails ("" once a sync succeeds)
 }
 
 // EventKind classifies an event for colour and filtering.

@@ -200,9 +200,11 @@ func (m *Model) compose() {
 		if r.height <= 0 {
 			continue
 		}
-		views := make([]string, len(r.cells))
-		for i, c := range r.cells {
-			views[i] = c.p.View()
+		views := make([]string, 0, len(r.cells))
+		for _, c := range r.cells {
+			if c.width > 0 { // a cell of no width is left out (the fleet panel of a run alone)
+				views = append(views, c.p.View())
+			}
 		}
 		blocks = append(blocks, side(views...))
 	}

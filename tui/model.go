@@ -178,6 +178,7 @@ func New(opts Options) *Model {
 	if opts.Lesson != nil && len(m.fr.runs) > 0 {
 		m.fr.lesson = newLessonRun(*opts.Lesson, m.fr.runs[0].meta)
 	}
+	m.addFleetCell()
 	m.addLessonRow()
 	m.resize(80, 24)
 	return m
@@ -363,6 +364,7 @@ func (m *Model) setRuns(runs ...*run) {
 	m.gen++
 	m.fr.runs = runs
 	m.resetControls()
+	m.layout() // a run in a fleet gets the fleet panel (fleetW)
 	m.redraw()
 }
 

@@ -27,6 +27,9 @@ func cleanMeta(meta source.Meta) source.Meta {
 	for i := range meta.Classes {
 		meta.Classes[i].Name = safetext.Line(meta.Classes[i].Name)
 	}
+	if fm := meta.Fleet; fm != nil {
+		meta.Fleet = &source.FleetMeta{Name: safetext.Line(fm.Name), Store: safetext.Line(fm.Store), Instance: safetext.Line(fm.Instance)}
+	}
 	return meta
 }
 
@@ -45,6 +48,9 @@ func cleanSnapshot(s *source.Snapshot) {
 	}
 	for i := range s.Faults {
 		s.Faults[i].Kind = scenarios.FaultKind(safetext.Line(string(s.Faults[i].Kind)))
+	}
+	if s.Cortex != nil && s.Cortex.Fleet != nil {
+		s.Cortex.Fleet.LastError = safetext.Line(s.Cortex.Fleet.LastError) // a store's error may quote anything
 	}
 }
 

@@ -48,6 +48,8 @@ type Styles struct {
 
 	ServiceUp, ServiceDown, ServiceWarming lipgloss.Style
 
+	FleetJoint, FleetLocal lipgloss.Style // the fleet panel's mode: every engine on the fleet's view, or some on their own
+
 	GaugeFull, GaugeEmpty lipgloss.Style
 	Events                [5]lipgloss.Style // event log lines, indexed by source.EventKind
 
@@ -75,6 +77,8 @@ func DefaultStyles() Styles {
 		Status:     fg(colAccent),
 		Error:      fg(colEmergency).Bold(true),
 		Warn:       fg(colDegraded).Bold(true),
+		FleetJoint: fg(colHealthy).Bold(true),
+		FleetLocal: fg(colCritical).Bold(true),
 
 		Badge: [4]lipgloss.Style{badge(colHealthy), badge(colDegraded), badge(colCritical), badge(colEmergency)},
 		Band:  [4]lipgloss.Style{fg(colHealthy), fg(colDegraded), fg(colCritical), fg(colEmergency)},

@@ -45,6 +45,7 @@ type Store struct {
 	prefix string
 	opts   fleet.Options
 	closer func() error
+	ping   func(ctx context.Context) error // nil for a store from New
 }
 
 var _ engine.FleetStore = (*Store)(nil)
@@ -89,7 +90,20 @@ func Open(url, name string, opts fleet.Options, timeout time.Duration) (*Store, 
 		return nil, err
 	}
 	s.closer = c.Close
+	s.ping = func(ctx context.Context) error { return c.Ping(ctx).Err() }
 	return s, nil
+}
+
+// Ping asks Redis whether it answers (PING), for a start-up check; it changes nothing in the
+// fleet. A store from New returns nil without asking.
+func (s *Store) Ping(ctx context.Context) error {
+	if s.ping == nil {
+		return nil
+	}
+	if err := s.ping(ctx); err != nil {
+		return fmt.Errorf("redisstore: %w", err)
+	}
+	return nil
 }
 
 // Close closes the connection Open made (a no-op for a store from New).
@@ -180,3 +194,15 @@ func parse(res []any, v *engine.FleetView) error {
 	}
 	return err
 }
+
+// quiet is a go-redis logger that drops everything.
+type quiet struct{}
+
+// Printf drops the message.
+func (quiet) Printf(context.Context, string, ...any) {}
+
+// SilenceLogs stops go-redis from printing to stderr (its pool logs each failed dial there):
+// a dashboard calls it so that a Redis going down cannot scribble over its screen. Every
+// failure still reaches the caller as Sync's or Ping's error. It changes a process-wide
+// setting of go-redis.
+func SilenceLogs() { redis.SetLogger(quiet{}) }

@@ -2,10 +2,6 @@ package redisstore_test
 
 import (
 	"context"
-	"net"
-	"os"
-	"os/exec"
-	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -19,97 +15,22 @@ import (
 	"github.com/cortex-tui/cortex-tui/fleet"
 	"github.com/cortex-tui/cortex-tui/fleet/redisstore"
 	"github.com/cortex-tui/cortex-tui/fleet/storetest"
+	"github.com/cortex-tui/cortex-tui/internal/redistest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// redisServer is a redis-server this test started: on a free loopback port, in a temporary
-// directory, with no persistence (no RDB, no AOF), so a restart comes back empty.
-type redisServer struct {
-	bin  string
-	port int
-	dir  string
-	cmd  *exec.Cmd
-	done chan struct{}
-}
-
-// needRedis returns the path of redis-server, or skips the test when it is missing; under
-// CI=true a missing redis-server fails the test instead.
-func needRedis(t testing.TB) string {
-	t.Helper()
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		msg := "redis-server not found (install it with `apt-get install -y redis-server`): the Redis store's tests need a real Redis"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	return bin
-}
-
-// freePort returns a loopback port nothing listens on now.
-func freePort(t testing.TB) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	port := l.Addr().(*net.TCPAddr).Port
-	require.NoError(t, l.Close())
-	return port
-}
+// redisServer is a redis-server this test started (internal/redistest).
+type redisServer struct{ *redistest.Server }
 
 // startRedis starts a redis-server on a free loopback port and stops it when the test ends.
-func startRedis(t testing.TB) *redisServer {
-	t.Helper()
-	s := &redisServer{bin: needRedis(t), port: freePort(t), dir: t.TempDir()}
-	s.start(t)
-	t.Cleanup(s.stop)
-	return s
-}
+func startRedis(t testing.TB) redisServer { return redisServer{redistest.Start(t)} }
 
-// start runs the server on s.port and waits until it answers PING.
-func (s *redisServer) start(t testing.TB) {
-	t.Helper()
-	s.cmd = exec.Command(s.bin,
-		"--bind", "127.0.0.1", "--port", strconv.Itoa(s.port), "--dir", s.dir,
-		"--save", "", "--appendonly", "no", "--daemonize", "no", "--logfile", "",
-		"--enable-debug-command", "yes", "--loglevel", "warning")
-	require.NoError(t, s.cmd.Start())
-	s.done = make(chan struct{})
-	go func(cmd *exec.Cmd, done chan struct{}) {
-		_ = cmd.Wait()
-		close(done)
-	}(s.cmd, s.done)
-	c := redis.NewClient(&redis.Options{Addr: s.addr(), MaxRetries: -1})
-	defer c.Close()
-	for range 500 {
-		if c.Ping(context.Background()).Err() == nil {
-			return
-		}
-		select {
-		case <-s.done:
-			t.Fatalf("redis-server exited at start (port %d)", s.port)
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
-	t.Fatalf("redis-server on port %d did not answer PING within 5s", s.port)
-}
-
-// stop kills the server and waits for it to exit.
-func (s *redisServer) stop() {
-	if s.cmd == nil {
-		return
-	}
-	_ = s.cmd.Process.Kill()
-	<-s.done
-	s.cmd = nil
-}
-
-func (s *redisServer) addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(s.port)) }
-func (s *redisServer) url() string  { return "redis://" + s.addr() }
+func (s redisServer) addr() string { return s.Addr() }
+func (s redisServer) url() string  { return s.URL() }
 
 // open returns the store of fleet name on s, closed when the test ends.
-func (s *redisServer) open(t testing.TB, name string, opts fleet.Options) *redisstore.Store {
+func (s redisServer) open(t testing.TB, name string, opts fleet.Options) *redisstore.Store {
 	t.Helper()
 	st, err := redisstore.Open(s.url(), name, opts, time.Second)
 	require.NoError(t, err)
@@ -127,8 +48,8 @@ func TestRedisSuite(t *testing.T) {
 		},
 		Now:     time.Now,
 		Wait:    time.Sleep,
-		Kill:    func(*testing.T) { srv.stop() },
-		Restart: func(t *testing.T) { srv.start(t) },
+		Kill:    func(*testing.T) { srv.Stop() },
+		Restart: func(t *testing.T) { srv.Restart(t) },
 		Stall: func(t *testing.T) func() {
 			c := redis.NewClient(&redis.Options{Addr: srv.addr(), MaxRetries: -1, ReadTimeout: 5 * time.Second})
 			var wg sync.WaitGroup
@@ -185,4 +106,14 @@ func TestBadInput(t *testing.T) {
 	assert.ErrorContains(t, st.Sync(context.Background(), "a b", &engine.FleetReport{}, &v), "instance name")
 	assert.ErrorContains(t, st.Sync(context.Background(), "a", &engine.FleetReport{Want: -1}, &v), "Want")
 	assert.Error(t, st.Sync(context.Background(), "a", &engine.FleetReport{}, &v), "nothing listens on port 1")
+	assert.Error(t, st.Ping(context.Background()), "nothing listens on port 1")
+}
+
+// Asserts that Ping answers nil from a running Redis and an error once it is stopped.
+func TestPing(t *testing.T) {
+	srv := startRedis(t)
+	st := srv.open(t, "f", fleet.Options{})
+	require.NoError(t, st.Ping(context.Background()))
+	srv.Stop()
+	assert.ErrorContains(t, st.Ping(context.Background()), "redisstore:")
 }

@@ -1,0 +1,106 @@
+// Package redistest starts a real redis-server for tests: on a free loopback port, in a
+// temporary directory, with no persistence (no RDB, no AOF), so that a restart comes back
+// empty. A test without redis-server on its PATH skips with a message saying how to install
+// it; under CI=true it fails instead, never skips. Only tests import this package.
+package redistest
+
+import (
+	"context"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/require"
+)
+
+// Server is a redis-server a test started. Not safe for concurrent use.
+type Server struct {
+	bin  string
+	port int
+	dir  string
+	cmd  *exec.Cmd
+	done chan struct{}
+}
+
+// Need returns the path of redis-server, or skips the test when it is missing; under CI=true
+// a missing redis-server fails the test instead.
+func Need(t testing.TB) string {
+	t.Helper()
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		msg := "redis-server not found (install it with `apt-get install -y redis-server`): this test needs a real Redis"
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	return bin
+}
+
+// freePort returns a loopback port nothing listens on now.
+func freePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	port := l.Addr().(*net.TCPAddr).Port
+	require.NoError(t, l.Close())
+	return port
+}
+
+// Start starts a redis-server on a free loopback port and stops it when the test ends.
+func Start(t testing.TB) *Server {
+	t.Helper()
+	s := &Server{bin: Need(t), port: freePort(t), dir: t.TempDir()}
+	s.Restart(t)
+	t.Cleanup(s.Stop)
+	return s
+}
+
+// Restart runs the server again on its port (after Stop: empty) and waits until it answers
+// PING.
+func (s *Server) Restart(t testing.TB) {
+	t.Helper()
+	s.cmd = exec.Command(s.bin,
+		"--bind", "127.0.0.1", "--port", strconv.Itoa(s.port), "--dir", s.dir,
+		"--save", "", "--appendonly", "no", "--daemonize", "no", "--logfile", "",
+		"--enable-debug-command", "yes", "--loglevel", "warning")
+	require.NoError(t, s.cmd.Start())
+	s.done = make(chan struct{})
+	go func(cmd *exec.Cmd, done chan struct{}) {
+		_ = cmd.Wait()
+		close(done)
+	}(s.cmd, s.done)
+	c := redis.NewClient(&redis.Options{Addr: s.Addr(), MaxRetries: -1})
+	defer c.Close()
+	for range 500 {
+		if c.Ping(context.Background()).Err() == nil {
+			return
+		}
+		select {
+		case <-s.done:
+			t.Fatalf("redis-server exited at start (port %d)", s.port)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	t.Fatalf("redis-server on port %d did not answer PING within 5s", s.port)
+}
+
+// Stop kills the server and waits for it to exit; a no-op when it is not running.
+func (s *Server) Stop() {
+	if s.cmd == nil {
+		return
+	}
+	_ = s.cmd.Process.Kill()
+	<-s.done
+	s.cmd = nil
+}
+
+// Addr returns the server's address, 127.0.0.1:PORT.
+func (s *Server) Addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(s.port)) }
+
+// URL returns the server's URL, redis://127.0.0.1:PORT.
+func (s *Server) URL() string { return "redis://" + s.Addr() }

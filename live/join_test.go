@@ -1,0 +1,285 @@
+package live
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cortex-tui/cortex-tui/engine"
+	cfleet "github.com/cortex-tui/cortex-tui/fleet"
+	"github.com/cortex-tui/cortex-tui/fleet/redisstore"
+	"github.com/cortex-tui/cortex-tui/internal/redistest"
+	"github.com/cortex-tui/cortex-tui/live/target"
+	"github.com/cortex-tui/cortex-tui/scenarios"
+	"github.com/cortex-tui/cortex-tui/source"
+)
+
+// testBudget is the fleet's bucket in TestThreeInstancesShareOneBudget: small, with a flat
+// refill, so that three instances' retries want more than it holds within a few seconds.
+var testBudget = cfleet.Budget{Capacity: 40, RefillRate: 10}
+
+// stormy is a scenario whose answers fail half the time from the start: every instance wants
+// to retry, at a priority no reserve holds back.
+func stormy() scenarios.Scenario {
+	s := small()
+	s.Name = "stormy"
+	s.Duration, s.Drain = 3*time.Second, 500*time.Millisecond
+	s.Classes = []scenarios.Class{{Name: "checkout", Priority: 10, Rate: 60}}
+	s.Faults = []scenarios.Fault{{Kind: scenarios.FaultErrors, Value: 0.5}}
+	return s
+}
+
+// instances runs three live runs of stormy, as three instances of a service, against one
+// embedded target, each through its own fault proxy; with srv set their engines join the
+// fleet "shop" on it. It returns their snapshots and how long they ran.
+func instances(t *testing.T, tgURL *url.URL, srv *redistest.Server) ([][]source.Snapshot, time.Duration, []*Run) {
+	t.Helper()
+	runs := make([]*Run, 3)
+	for i := range runs {
+		cfg := Config{Scenario: stormy(), Strategy: "cortex", Seed: int64(i + 1), Stack: ExternalStack(tgURL)}
+		if srv != nil {
+			cfg.Join = &Join{
+				Open: func(cfleet.Budget) (engine.FleetStore, error) {
+					return redisstore.Open(srv.URL(), "shop", cfleet.Options{Budget: testBudget}, time.Second)
+				},
+				Name: "shop", Store: srv.URL(), Instance: string(rune('a' + i)), Timeout: time.Second, // a loaded test machine
+			}
+		}
+		r, err := New(cfg)
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = r.Close() })
+		runs[i] = r
+	}
+	start := time.Now()
+	for _, r := range runs {
+		r.Start(context.Background())
+	}
+	snaps := make([][]source.Snapshot, len(runs))
+	deadline := time.Now().Add(wait)
+	for done := 0; done < len(runs) && time.Now().Before(deadline); {
+		done = 0
+		for i, r := range runs {
+			snaps[i] = append(snaps[i], r.Advance(0)...)
+			if r.Done() {
+				done++
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	for i, r := range runs {
+		snaps[i] = append(snaps[i], r.Advance(0)...)
+		require.True(t, r.Done(), "run %d did not end", i)
+	}
+	return snaps, time.Since(start), runs
+}
+
+// fleetSpent sums the tokens the fleet's engines reported spending from their leases: every
+// per-second key of the fleet's window in Redis.
+func fleetSpent(t *testing.T, srv *redistest.Server) float64 {
+	t.Helper()
+	c := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	defer c.Close()
+	ctx := context.Background()
+	keys, err := c.Keys(ctx, redisstore.Prefix("shop")+"w:*").Result()
+	require.NoError(t, err)
+	total := 0.0
+	for _, k := range keys {
+		h, err := c.HGetAll(ctx, k).Result()
+		require.NoError(t, err)
+		for f, v := range h {
+			if strings.EqualFold(f, "spent") {
+				x, err := strconv.ParseFloat(v, 64)
+				require.NoError(t, err)
+				total += x
+			}
+		}
+	}
+	return total
+}
+
+// Asserts the fleet on a real Redis: three runs (three instances of a service, each with its
+// own engines) against one embedded target join one fleet: each counts every instance's
+// engines as members and sees the same fleet failure rate as the others within a sync interval,
+// and together they retry no more than the fleet's one budget allows (capacity plus the refill
+// over the run); the same three runs without the fleet, each on its own share of the
+// strategy's budget, retry more than that.
+func TestThreeInstancesShareOneBudget(t *testing.T) {
+	noLeaks(t)
+	srv := redistest.Start(t)
+	tg, err := target.New(ScaledTarget(stormy().Service, 1, 1))
+	require.NoError(t, err)
+	require.NoError(t, tg.Start(context.Background()))
+	t.Cleanup(func() { _ = tg.Close() })
+	u, err := url.Parse(tg.URL())
+	require.NoError(t, err)
+	clients := stormy().Clients
+
+	// In the fleet.
+	snaps, took, runs := instances(t, u, srv)
+	retries := 0
+	sawAll := 0
+	for i, ss := range snaps {
+		require.NotEmpty(t, ss)
+		for _, s := range ss {
+			retries += s.Counts.Retries
+		}
+		m := runs[i].Meta()
+		require.NotNil(t, m.Fleet)
+		assert.Equal(t, "shop", m.Fleet.Name)
+		for _, s := range ss {
+			if fh := s.Cortex.Fleet; fh != nil && fh.Instances == 3*clients {
+				sawAll++
+				break
+			}
+		}
+		last := ss[len(ss)-1].Cortex
+		require.NotNil(t, last)
+		require.NotNil(t, last.Fleet, "a run in a fleet reports its health")
+		assert.Equal(t, clients, last.Fleet.Engines)
+		assert.Positive(t, last.Fleet.Syncs)
+		assert.Zero(t, last.Fleet.Failures, "Redis answered every sync")
+	}
+	assert.Equal(t, 3, sawAll, "every run counted the three instances' engines as members")
+
+	bound := testBudget.Capacity + testBudget.RefillRate*took.Seconds()
+	spent := fleetSpent(t, srv)
+	t.Logf("fleet: %d retries by three instances in %s, %.1f tokens spent from the fleet's leases; bound %.1f", retries, took.Round(time.Millisecond), spent, bound)
+	assert.Positive(t, spent, "the engines spent leased tokens")
+	assert.LessOrEqual(t, spent, bound, "the fleet never hands out more than its capacity plus refill")
+	assert.LessOrEqual(t, float64(retries), bound, "every retry spends at least a token of the one fleet budget")
+
+	// Alone: each run's engines on their own shares.
+	alone, took2, _ := instances(t, u, nil)
+	retries2 := 0
+	for _, ss := range alone {
+		for _, s := range ss {
+			retries2 += s.Counts.Retries
+			require.Nil(t, s.Cortex.Fleet, "no fleet, no fleet health")
+		}
+	}
+	t.Logf("alone: %d retries by three instances in %s", retries2, took2.Round(time.Millisecond))
+	assert.Greater(t, float64(retries2), bound, "three budgets allow more than the fleet's one")
+}
+
+// Asserts that all instances see the same fleet failure rate within a sync interval: the
+// engines of two runs in one fleet, read at the same moment, agree on F to within what one
+// interval of traffic can change.
+func TestInstancesSeeTheSameF(t *testing.T) {
+	noLeaks(t)
+	srv := redistest.Start(t)
+	tg, err := target.New(ScaledTarget(stormy().Service, 1, 1))
+	require.NoError(t, err)
+	require.NoError(t, tg.Start(context.Background()))
+	t.Cleanup(func() { _ = tg.Close() })
+	u, err := url.Parse(tg.URL())
+	require.NoError(t, err)
+	var runs []*Run
+	for i := range 2 {
+		cfg := Config{Scenario: stormy(), Strategy: "cortex", Seed: int64(i + 1), Stack: ExternalStack(u), Duration: -1,
+			Join: &Join{Open: func(b cfleet.Budget) (engine.FleetStore, error) {
+				return redisstore.Open(srv.URL(), "same", cfleet.Options{Budget: b}, time.Second)
+			}, Name: "same", Instance: string(rune('a' + i)), Timeout: time.Second}}
+		r, err := New(cfg)
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = r.Close() })
+		r.Start(context.Background())
+		runs = append(runs, r)
+	}
+	require.Eventually(t, func() bool {
+		for _, r := range runs {
+			r.mu.Lock()
+			h := r.members.health()
+			r.mu.Unlock()
+			if h.Joint != h.Engines || h.F < 0.2 {
+				return false
+			}
+		}
+		return true
+	}, wait, 50*time.Millisecond, "both runs in the fleet, seeing the errors")
+	// Two seconds of outcomes (about 240) in the fleet's window: one interval's (about 24) can
+	// move F by well under 0.1.
+	time.Sleep(2 * time.Second)
+	for range 5 {
+		var fs []float64
+		for _, r := range runs {
+			r.mu.Lock()
+			fs = append(fs, r.members.health().F)
+			r.mu.Unlock()
+		}
+		assert.InDelta(t, fs[0], fs[1], 0.1, "one view of the failure rate")
+		time.Sleep(cfleet.DefaultInterval)
+	}
+}
+
+// closingStore is an in-process store that counts how often it is closed.
+type closingStore struct {
+	*cfleet.Memory
+	closed *int
+}
+
+func (s closingStore) Close() error { *s.closed++; return nil }
+
+// Asserts the membership's life: every engine joins (one member each, named INSTANCE.i, in
+// the fleet from the start: the first sync runs before New returns), a strategy without an
+// engine leaves the fleet (no members, no fleet health, the store closed), switching back
+// joins again, Restart joins fresh engines, a bad Join is refused with an error naming it, and
+// Close stops every sync loop (goleak) and closes the last store.
+func TestJoinLifecycle(t *testing.T) {
+	noLeaks(t)
+	opened, closed := 0, 0
+	var budgets []cfleet.Budget
+	join := &Join{Name: "shop", Store: "memory", Instance: "a", Open: func(b cfleet.Budget) (engine.FleetStore, error) {
+		opened++
+		budgets = append(budgets, b)
+		m, err := cfleet.NewMemory(cfleet.Options{Budget: b}, nil)
+		return closingStore{Memory: m, closed: &closed}, err
+	}}
+	ok := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
+	r, err := New(Config{Scenario: small(), Strategy: "cortex", Stack: handlerStack(t, ok, newFakeFaults()), Join: join})
+	require.NoError(t, err)
+	members := func() *members { r.mu.Lock(); defer r.mu.Unlock(); return r.members }
+
+	g := members()
+	require.NotNil(t, g)
+	require.Len(t, g.list, small().Clients)
+	assert.Equal(t, "a.3", g.list[3].Status().Instance)
+	h := g.health()
+	assert.Equal(t, small().Clients, h.Joint, "every engine starts in the fleet")
+	assert.Equal(t, small().Clients, h.Instances)
+	require.Len(t, budgets, 1)
+	assert.Equal(t, 500.0, budgets[0].Capacity, "the whole fleet's bucket of cortex, not a client's share")
+	assert.Equal(t, &source.FleetMeta{Name: "shop", Store: "memory", Instance: "a"}, r.Meta().Fleet)
+
+	require.NoError(t, r.SetStrategy("naive"))
+	assert.Nil(t, members(), "naive has no engine to join")
+	assert.Equal(t, 1, closed)
+	require.NoError(t, r.SetStrategy("cortex"))
+	require.NotNil(t, members())
+	assert.Equal(t, 2, opened)
+
+	r.Restart()
+	require.NotNil(t, members())
+	assert.NotSame(t, g, members())
+	assert.Equal(t, 3, opened)
+	assert.Equal(t, 2, closed)
+
+	require.NoError(t, r.Close())
+	assert.Equal(t, 3, closed, "Close closes the last store")
+
+	bad := *join
+	bad.Instance = "a b"
+	_, err = New(Config{Scenario: small(), Strategy: "cortex", Stack: handlerStack(t, ok, newFakeFaults()), Join: &bad})
+	assert.ErrorContains(t, err, "instance name")
+	bad = *join
+	bad.Open = nil
+	_, err = New(Config{Scenario: small(), Strategy: "cortex", Stack: handlerStack(t, ok, newFakeFaults()), Join: &bad})
+	assert.ErrorContains(t, err, "Join.Open")
+}
