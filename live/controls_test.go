@@ -305,3 +305,35 @@ func TestRestartFailure(t *testing.T) {
 	require.Len(t, snaps, 1)
 	assert.Contains(t, snaps[0].Events[0].Text, "port taken")
 }
+
+// Asserts that a live run shows and logs only the notes for its strategy, as the simulator does,
+// and that a strategy switch shows the new strategy's caption at once.
+func TestNotesForTheStrategy(t *testing.T) {
+	noLeaks(t)
+	clk := manual()
+	scn := small()
+	scn.Notes = []scenarios.Note{
+		{At: 0, Text: "for everyone"},
+		{At: 0, Text: "naive only", Strategies: []string{"naive"}},
+	}
+	ok := http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})
+	r := newRun(t, Config{Scenario: scn, Strategy: "cortex", Clock: clk, Stack: handlerStack(t, ok, newFakeFaults())})
+	clk.Advance(r.tick)
+	snaps := r.Advance(0)
+	require.NotEmpty(t, snaps)
+	var notes []string
+	for _, s := range snaps {
+		for _, e := range s.Events {
+			if e.Kind == source.EventNote {
+				notes = append(notes, e.Text)
+			}
+		}
+	}
+	assert.Equal(t, []string{"for everyone"}, notes, "cortex's run logs no naive note")
+	assert.Equal(t, "for everyone", snaps[len(snaps)-1].Note)
+	require.NoError(t, r.SetStrategy("naive"))
+	clk.Advance(r.tick)
+	snaps = r.Advance(0)
+	require.NotEmpty(t, snaps)
+	assert.Equal(t, "naive only", snaps[len(snaps)-1].Note, "the switch shows naive's caption")
+}

@@ -355,7 +355,9 @@ func (r *Run) beginTick(t time.Duration) {
 	}
 	for i := r.noteIdx + 1; i < len(r.scn.Notes) && r.scn.Notes[i].At <= t; i++ {
 		r.noteIdx = i
-		r.emit(t, source.Event{Kind: source.EventNote, Text: r.scn.Notes[i].Text})
+		if r.scn.Notes[i].For(r.strategy) { // a note about other strategies is not this run's
+			r.emit(t, source.Event{Kind: source.EventNote, Text: r.scn.Notes[i].Text})
+		}
 	}
 	r.drawArrivals(t)
 }
@@ -417,9 +419,7 @@ func (r *Run) closeTick(end time.Duration) {
 	}
 	copy(snap.Classes, r.classTick)
 	snap.Service, snap.Counts.Crashes = r.service(end)
-	if r.noteIdx >= 0 {
-		snap.Note = r.scn.Notes[r.noteIdx].Text
-	}
+	snap.Note = r.note()
 	snap.Cortex = r.fleetView(end)
 	for k, f := range r.faults {
 		if !f.on {
@@ -645,6 +645,18 @@ func (r *Run) SetClass(i int, share float64, priority int) error {
 	r.emit(r.now, source.Event{Kind: source.EventControl, Control: source.ControlEvent{Control: source.ControlClass,
 		Class: r.classes[i].name, Share: share, Priority: priority}})
 	return nil
+}
+
+// note returns the caption of the current strategy: the last note reached that is for it (a
+// switch of strategy shows the new strategy's caption at once), "" before the first. r.mu is
+// held.
+func (r *Run) note() string {
+	for i := r.noteIdx; i >= 0; i-- {
+		if n := &r.scn.Notes[i]; n.For(r.strategy) {
+			return n.Text
+		}
+	}
+	return ""
 }
 
 // SetStrategy switches every client to the named strategy from now on: new requests use a
