@@ -240,15 +240,18 @@ func (f *fleetState) burn() float64 {
 	return clamp01(1 - (f.tokens+f.leased-f.spent)/f.capacity)
 }
 
-// take spends cost leased tokens if the fleet keeps floor(reserve*capacity) after them
-// (free tokens plus this engine's lease) and the lease holds them; a retry refused for want
-// of leased tokens only is remembered, so the next sync asks for enough.
+// take spends cost leased tokens if the fleet keeps floor(reserve*capacity) unspent after them
+// (free tokens plus every lease, less what this engine spent since the view: the tokens burn
+// counts as left; at least this engine's own lease, for a store that reports no leases) and the lease holds them; a retry refused for want of leased tokens only is
+// remembered, so the next sync asks for enough. The reserve counts the other instances' leases
+// too: with 150 members, tokens leased out elsewhere are not spent, and counting only the free
+// ones refused low priorities while the bucket was nearly full (burn 0.00).
 func (f *fleetState) take(cost, reserve float64) bool {
 	if f.capacity <= 0 {
 		return true
 	}
 	cost = min(max(1, cost), f.capacity)
-	if f.tokens+f.held-cost < math.Floor(reserve*f.capacity) {
+	if f.tokens+max(f.leased-f.spent, f.held)-cost < math.Floor(reserve*f.capacity) {
 		return false
 	}
 	if f.held < cost {

@@ -183,6 +183,20 @@ func TestFleetLease(t *testing.T) {
 	assert.Equal(t, 5.0, r.Return)
 	assert.Equal(t, 4.0, r.Held)
 	assert.Zero(t, r.Want)
+
+	// Other instances lease 80 of the 100 and spent none: the fleet is nearly full, so the
+	// reserve lets priority 0 spend its lease (0 free + 90 leased - 1 >= 50); counting only the
+	// free tokens and its own lease refused it with burn at 0.10.
+	v := viewOf(10, 0, 20*time.Millisecond, 100, 0, 0)
+	v.Leased = 90
+	sync(v)
+	require.InDelta(t, 0.10, e.Snapshot().Signals.B, 1e-9)
+	assert.Equal(t, Retry, e.ShouldRetry(0, 0, true).Action, "a nearly full fleet bucket keeps its reserve")
+	// Spent elsewhere instead: 0 free + 40 leased is under the reserve of 50.
+	v.Leased = 40
+	sync(v)
+	assert.Equal(t, ReasonBudgetExhausted, e.ShouldRetry(0, 0, true).Reason, "an emptied fleet bucket keeps its reserve")
+	assert.Equal(t, Retry, e.ShouldRetry(10, 0, true).Action, "priority 10 keeps no reserve")
 }
 
 // Asserts that a fleet member's hot path allocates nothing either.
