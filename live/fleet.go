@@ -246,34 +246,10 @@ func (t *tally) attempt(a cortexhttp.Attempt) {
 		c.LocalRejects++
 	}
 	if a.Recorded {
-		countOutcome(c, a.Outcome, a.Retry > 0)
+		c.AddOutcome(a.Outcome, a.Retry > 0)
 	}
 	if a.Decided && cls >= 0 && cls < len(t.classes) {
 		t.verdict(cls, a.Verdict)
-	}
-}
-
-// countOutcome adds an attempt's outcome to c.
-func countOutcome(c *source.Counts, o strategy.Outcome, isRetry bool) {
-	if o == strategy.Success {
-		c.Successes++
-		return
-	}
-	c.Failures++
-	if isRetry {
-		c.RetryFailures++
-	}
-	switch o {
-	case strategy.Timeout:
-		c.Timeouts++
-	case strategy.FastFail:
-		c.FastFails++
-	case strategy.ServerError:
-		c.ServerErrors++
-	case strategy.Throttled:
-		c.Throttled++
-	case strategy.BadRequest:
-		c.BadRequests++
 	}
 }
 

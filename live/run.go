@@ -3,7 +3,6 @@ package live
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"net/http"
 	"strings"
@@ -104,19 +103,7 @@ func New(cfg Config) (*Run, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	scn := cfg.Scenario
-	if scn.Tick == 0 {
-		scn.Tick = scenarios.DefaultTick
-	}
-	if scn.Clients == 0 {
-		scn.Clients = scenarios.DefaultClients
-	}
-	if scn.Deadline == 0 {
-		scn.Deadline = scenarios.DefaultDeadline
-	}
-	if scn.Timeout == 0 {
-		scn.Timeout = scenarios.DefaultTimeout
-	}
+	scn := cfg.Scenario.WithTiming()
 	cfg.Scenario = scn
 	if cfg.Join != nil {
 		j := *cfg.Join
@@ -634,11 +621,8 @@ func (r *Run) SetClass(i int, share float64, priority int) error {
 	if i < 0 || i >= len(r.classes) {
 		return fmt.Errorf("class %d does not exist (the scenario has %d classes)", i, len(r.classes))
 	}
-	if !(share >= 0) || math.IsInf(share, 0) {
-		return fmt.Errorf("class %s: share must be a finite number >= 0 (got %v)", r.classes[i].name, share)
-	}
-	if priority < 0 || priority > scenarios.MaxPriority {
-		return fmt.Errorf("class %s: priority must be in 0..%d (got %d)", r.classes[i].name, scenarios.MaxPriority, priority)
+	if err := source.CheckClass(r.classes[i].name, share, priority); err != nil {
+		return err
 	}
 	r.classes[i].share = share
 	r.classes[i].priority = priority

@@ -95,56 +95,26 @@ func finite(x float64) float64 {
 // OPEN or HALF_OPEN circuit changed. Strategies not built on the engine are not read: they are
 // not safe to read while requests are in flight.
 func (r *Run) fleetView(t time.Duration) *source.CortexView {
-	var v *source.CortexView
-	var circuits [3]int
+	var sum source.CortexSum
 	var e engine.Snapshot
-	n := 0
 	for i := range r.fleet.clients {
 		m := r.fleet.clients[i].cur.Load()
 		if m == nil || m.holder == nil {
 			continue
 		}
 		m.holder.Engine().SnapshotTo(&e)
-		if v == nil {
-			v = &source.CortexView{Weights: e.Weights, Adaptive: e.Adaptive, SigMin: e.Signals, SigMax: e.Signals,
-				CPSMin: e.CPS, CPSMax: e.CPS}
-		}
-		n++
-		s := e.Signals
-		v.Signals = engine.Signals{F: v.Signals.F + s.F, L: v.Signals.L + s.L, Q: v.Signals.Q + s.Q, B: v.Signals.B + s.B, C: v.Signals.C + s.C}
-		v.SigMin = engine.Signals{F: min(v.SigMin.F, s.F), L: min(v.SigMin.L, s.L), Q: min(v.SigMin.Q, s.Q), B: min(v.SigMin.B, s.B), C: min(v.SigMin.C, s.C)}
-		v.SigMax = engine.Signals{F: max(v.SigMax.F, s.F), L: max(v.SigMax.L, s.L), Q: max(v.SigMax.Q, s.Q), B: max(v.SigMax.B, s.B), C: max(v.SigMax.C, s.C)}
-		v.CPS += e.CPS
-		v.CPSMin = min(v.CPSMin, e.CPS)
-		v.CPSMax = max(v.CPSMax, e.CPS)
-		v.Tokens += e.Tokens
-		if cs := int(e.Circuit); cs >= 0 && cs < len(circuits) {
-			circuits[cs]++
-		}
+		sum.Add(&e)
 	}
+	v := sum.View(r.emergency)
 	if v == nil {
 		return nil
 	}
-	open := circuits[engine.Open]
-	if seen := [2]int{circuits[engine.HalfOpen], open}; seen != r.circuits {
+	open, halfOpen := sum.Circuits()
+	if seen := [2]int{halfOpen, open}; seen != r.circuits {
 		r.emit(t, source.Event{Kind: source.EventCircuit, Circuit: source.CircuitEvent{Open: open,
-			HalfOpen: circuits[engine.HalfOpen], Clients: len(r.fleet.clients)}})
+			HalfOpen: halfOpen, Clients: len(r.fleet.clients)}})
 		r.circuits = seen
 	}
-	v.Open = open
-	f := float64(n)
-	v.Signals = engine.Signals{F: v.Signals.F / f, L: v.Signals.L / f, Q: v.Signals.Q / f, B: v.Signals.B / f, C: v.Signals.C / f}
-	v.CPS /= f
-	v.Tokens /= f
-	v.Floor = engine.FloorFor(v.CPS)
-	v.State = engine.StateFor(v.CPS, r.emergency)
-	best := 0
-	for c := range circuits {
-		if circuits[c] > circuits[best] {
-			best = c
-		}
-	}
-	v.Circuit = engine.CircuitState(best)
 	if r.members != nil {
 		v.Fleet = r.members.health()
 		r.watchFleet(t, v.Fleet)

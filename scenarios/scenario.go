@@ -117,3 +117,22 @@ type Note struct {
 func (n Note) For(strategy string) bool {
 	return len(n.Strategies) == 0 || slices.Contains(n.Strategies, strategy)
 }
+
+// WithTiming returns s with its zero Tick, Clients, Deadline and Timeout set to their defaults
+// (DefaultTick, DefaultClients, DefaultDeadline, DefaultTimeout), the fields every run of a
+// scenario, simulated or live, needs; the other fields are left as they are.
+func (s Scenario) WithTiming() Scenario {
+	if s.Tick == 0 {
+		s.Tick = DefaultTick
+	}
+	if s.Clients == 0 {
+		s.Clients = DefaultClients
+	}
+	if s.Deadline == 0 {
+		s.Deadline = DefaultDeadline
+	}
+	if s.Timeout == 0 {
+		s.Timeout = DefaultTimeout
+	}
+	return s
+}

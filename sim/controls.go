@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/scenarios"
@@ -84,11 +83,8 @@ func (s *Sim) SetClass(i int, share float64, priority int) error {
 	if i < 0 || i >= len(s.classes) {
 		return fmt.Errorf("class %d does not exist (the scenario has %d classes)", i, len(s.classes))
 	}
-	if !(share >= 0) || math.IsInf(share, 0) {
-		return fmt.Errorf("class %s: share must be a finite number >= 0 (got %v)", s.classes[i].name, share)
-	}
-	if priority < 0 || priority > scenarios.MaxPriority {
-		return fmt.Errorf("class %s: priority must be in 0..%d (got %d)", s.classes[i].name, scenarios.MaxPriority, priority)
+	if err := source.CheckClass(s.classes[i].name, share, priority); err != nil {
+		return err
 	}
 	s.classes[i].share = share
 	s.classes[i].priority = priority

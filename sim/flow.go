@@ -125,7 +125,7 @@ func (s *Sim) answer(ai int32, o strategy.Outcome, t int64) {
 	if !a.inService {
 		s.freeAttempt(ai)
 	}
-	s.countOutcome(o, retry > 0 || tiers != 0)
+	s.counts.AddOutcome(o, retry > 0 || tiers != 0)
 	if o != strategy.Success && o.Retryable() {
 		// The intermediate tiers retry at once, whether or not the client is still waiting:
 		// their retries multiply with the client's.
@@ -152,31 +152,6 @@ func nextTiers(p uint8, n int) (uint8, bool) {
 		}
 	}
 	return 0, false
-}
-
-// countOutcome adds an attempt's outcome to the tick's counts.
-func (s *Sim) countOutcome(o strategy.Outcome, isRetry bool) {
-	c := &s.counts
-	if o == strategy.Success {
-		c.Successes++
-		return
-	}
-	c.Failures++
-	if isRetry {
-		c.RetryFailures++
-	}
-	switch o {
-	case strategy.Timeout:
-		c.Timeouts++
-	case strategy.FastFail:
-		c.FastFails++
-	case strategy.ServerError:
-		c.ServerErrors++
-	case strategy.Throttled:
-		c.Throttled++
-	case strategy.BadRequest:
-		c.BadRequests++
-	}
 }
 
 // clientOutcome delivers outcome o of the client attempt (ri, rgen, ep) at t, if the client

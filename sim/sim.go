@@ -86,8 +86,9 @@ type Sim struct {
 	lastReason   string          // the reason of the last REJECT or CIRCUIT_OPEN verdict counted
 	lastCode     source.Reason   // its code (countVerdict)
 	counts       source.Counts
-	engSnap      engine.Snapshot // fleetView's buffer for one client's engine snapshot
-	emergency    float64         // the clients' engines' EmergencyThreshold, for the fleet's band
+	engSnap      engine.Snapshot  // fleetView's buffer for one client's engine snapshot
+	cortexSum    source.CortexSum // fleetView's sum of the engines' snapshots
+	emergency    float64          // the clients' engines' EmergencyThreshold, for the fleet's band
 	classTicks   []source.ClassTick
 	events       []source.Event
 }
@@ -180,18 +181,7 @@ func New(scn scenarios.Scenario, strategyName string, seed int64) (*Sim, error) 
 // Service.RefusalCost, where 0 means refusals cost the server nothing (a parsed file, and
 // scenarios.Defaults, get scenarios.DefaultRefusalCost).
 func withDefaults(scn scenarios.Scenario) scenarios.Scenario {
-	if scn.Tick == 0 {
-		scn.Tick = scenarios.DefaultTick
-	}
-	if scn.Clients == 0 {
-		scn.Clients = scenarios.DefaultClients
-	}
-	if scn.Deadline == 0 {
-		scn.Deadline = scenarios.DefaultDeadline
-	}
-	if scn.Timeout == 0 {
-		scn.Timeout = scenarios.DefaultTimeout
-	}
+	scn = scn.WithTiming() // tick, clients, deadline, timeout
 	if scn.Layers == 0 {
 		scn.Layers = scenarios.DefaultLayers
 	}

@@ -295,82 +295,31 @@ func (s *Sim) snapshot(util float64, over int64) source.Snapshot {
 // number of clients with an OPEN or a HALF_OPEN circuit changed (for cortex and breaker), and for cortex returns the CORTEX state averaged over
 // the clients with the spread (nil otherwise).
 func (s *Sim) fleetView() *source.CortexView {
-	var v *source.CortexView
-	n := 0
-	var circuits [3]int
+	sum := &s.cortexSum
+	sum.Reset()
 	for i := range s.clients {
 		c := &s.clients[i]
 		if c.holder == nil {
 			if r, ok := c.strat.(circuitReader); ok {
-				if cs := int(r.Circuit()); cs >= 0 && cs < len(circuits) {
-					circuits[cs]++
-				}
+				sum.AddCircuit(r.Circuit())
 			}
 			continue
 		}
 		e := &s.engSnap // filled in place: a Snapshot returned by value is copied whole
 		c.holder.Engine().SnapshotTo(e)
-		if v == nil {
-			v = &source.CortexView{Weights: e.Weights, Adaptive: e.Adaptive,
-				SigMin: e.Signals, SigMax: e.Signals, CPSMin: e.CPS, CPSMax: e.CPS}
-		}
-		n++
-		addSignals(&v.Signals, &e.Signals)
-		minSignals(&v.SigMin, &e.Signals)
-		maxSignals(&v.SigMax, &e.Signals)
-		v.CPS += e.CPS
-		v.CPSMin = min(v.CPSMin, e.CPS)
-		v.CPSMax = max(v.CPSMax, e.CPS)
-		v.Tokens += e.Tokens
-		if cs := int(e.Circuit); cs >= 0 && cs < len(circuits) {
-			circuits[cs]++
-		}
+		sum.Add(e)
 	}
-	open := circuits[engine.Open]
-	if seen := [2]int{circuits[engine.HalfOpen], open}; seen != s.lastCircuits {
+	open, halfOpen := sum.Circuits()
+	if seen := [2]int{halfOpen, open}; seen != s.lastCircuits {
 		s.emit(s.now, source.Event{Kind: source.EventCircuit, Circuit: source.CircuitEvent{Open: open,
-			HalfOpen: circuits[engine.HalfOpen], Clients: len(s.clients)}})
+			HalfOpen: halfOpen, Clients: len(s.clients)}})
 		s.lastCircuits = seen
 	}
-	if v == nil {
-		return nil
-	}
-	v.Open = open
-	f := float64(n)
-	v.Signals = engine.Signals{F: v.Signals.F / f, L: v.Signals.L / f, Q: v.Signals.Q / f, B: v.Signals.B / f, C: v.Signals.C / f}
-	v.CPS /= f
-	v.Tokens /= f
-	v.Floor = engine.FloorFor(v.CPS)
-	v.State = engine.StateFor(v.CPS, s.emergency)
-	best := 0
-	for c := range circuits {
-		if circuits[c] > circuits[best] {
-			best = c
-		}
-	}
-	v.Circuit = engine.CircuitState(best)
-	if s.fleet != nil {
+	v := sum.View(s.emergency)
+	if v != nil && s.fleet != nil {
 		v.Fleet = s.fleet.health()
 	}
 	return v
-}
-
-// addSignals adds b to *a, signal by signal. It and minSignals and maxSignals update *a in
-// place, field by field: a Signals (five floats) returned by value was spilled and copied with
-// 16-byte loads that stall on those stores (amd64), about half of fleetView's own time (perf).
-func addSignals(a, b *engine.Signals) {
-	a.F, a.L, a.Q, a.B, a.C = a.F+b.F, a.L+b.L, a.Q+b.Q, a.B+b.B, a.C+b.C
-}
-
-// minSignals and maxSignals set *a to the signal-wise min and max of *a and b (the built-ins,
-// which treat NaN and signed zeros as math.Min and math.Max do, inlined instead of called
-// through a func value).
-func minSignals(a, b *engine.Signals) {
-	a.F, a.L, a.Q, a.B, a.C = min(a.F, b.F), min(a.L, b.L), min(a.Q, b.Q), min(a.B, b.B), min(a.C, b.C)
-}
-
-func maxSignals(a, b *engine.Signals) {
-	a.F, a.L, a.Q, a.B, a.C = max(a.F, b.F), max(a.L, b.L), max(a.Q, b.Q), max(a.B, b.B), max(a.C, b.C)
 }
 
 // note returns the caption of the current strategy: the last note reached that is for it (a

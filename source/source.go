@@ -7,6 +7,7 @@ package source
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/cortex-tui/cortex-tui/engine"
@@ -468,4 +469,17 @@ type Inspector interface {
 	// RecentDecisions returns a copy of the latest decisions kept, oldest first (none before
 	// the first decision).
 	RecentDecisions() []DecisionRecord
+}
+
+// CheckClass validates the share and priority that SetClass gives class name: a share is a
+// finite multiplier >= 0 of the class's base rate, a priority is in 0..scenarios.MaxPriority.
+// Every Source checks its SetClass with it, so the dashboard meets the same rule everywhere.
+func CheckClass(name string, share float64, priority int) error {
+	if !(share >= 0) || math.IsInf(share, 0) {
+		return fmt.Errorf("class %s: share must be a finite number >= 0 (got %v)", name, share)
+	}
+	if priority < 0 || priority > scenarios.MaxPriority {
+		return fmt.Errorf("class %s: priority must be in 0..%d (got %d)", name, scenarios.MaxPriority, priority)
+	}
+	return nil
 }
