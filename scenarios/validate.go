@@ -210,8 +210,8 @@ func (s Scenario) validateService(p *problems) {
 	if v.QueueLimit < 0 || v.QueueLimit > MaxQueueLimit {
 		p.addf("service.queue_limit", "must be between 0 and %d, got %d", MaxQueueLimit, v.QueueLimit)
 	}
-	if !(v.RefusalCost >= 0 && v.RefusalCost <= 1) {
-		p.addf("service.refusal_cost", "must be in [0, 1] (a fraction of one service time), got %v", v.RefusalCost)
+	if msg := CheckRefusalCost(v.RefusalCost); msg != "" {
+		p.addf("service.refusal_cost", "%s", msg)
 	}
 	switch {
 	case !finiteAtLeast(v.CrashFactor, 0):
@@ -323,6 +323,16 @@ func validateStrategies(p *problems, field string, names []string) {
 			p.addf(field, "names %q twice", name)
 		}
 	}
+}
+
+// CheckRefusalCost returns "" when v is a valid service.refusal_cost (in [0, 1], a fraction of
+// one service time), otherwise what is wrong with it, for a message that names the field or the
+// flag (bench --refusal-cost) before it.
+func CheckRefusalCost(v float64) string {
+	if v >= 0 && v <= 1 {
+		return ""
+	}
+	return fmt.Sprintf("must be in [0, 1] (a fraction of one service time), got %v", v)
 }
 
 // finiteAtLeast reports whether v is a finite number >= lo (false for NaN).
