@@ -240,6 +240,11 @@ func (e *Engine) retryCost(timeout bool) float64 {
 	return 1 + extra
 }
 
+// reserve is the share of the bucket a retry of priority p must leave: BudgetReserve*(10-p)/10.
+func (e *Engine) reserve(p int) float64 {
+	return e.cfg.BudgetReserve * float64(MaxPriority-p) / MaxPriority
+}
+
 // signals computes the five signals at t.
 func (e *Engine) signals(t time.Duration) (s Signals) {
 	e.fillSignals(t, &s)
@@ -382,8 +387,7 @@ func (e *Engine) unified(t time.Duration, priority, attempt int, timeout bool, d
 	case !rampAdmits(priority, e.rampShare(t)):
 		d.Action, d.Reason = Reject, ReasonRecoveryRamp
 	default: // check 5: CPS-modulated backoff
-		reserve := e.cfg.BudgetReserve * float64(MaxPriority-priority) / MaxPriority
-		e.spend(t, attempt, e.retryCost(timeout), reserve, 1+cps*10, d)
+		e.spend(t, attempt, e.retryCost(timeout), e.reserve(priority), 1+cps*10, d)
 	}
 	return true
 }
