@@ -23,6 +23,10 @@ type MemberConfig struct {
 	// that cannot block, such as Memory): a sync that takes longer fails, and the engines fall
 	// back to their local view at once.
 	Timeout time.Duration
+	// Token identifies the process to the store, which refuses a second instance of the same
+	// name with another token (0: a random one). Members that follow each other in one process
+	// (the engines rebuilt) pass the same, so that one never finds its predecessor's name taken.
+	Token uint64
 }
 
 // Member is one instance of a fleet: the engines of one process (one or many), synced with
@@ -106,9 +110,12 @@ func NewMember(engines []*engine.Engine, store engine.FleetStore, cfg MemberConf
 	if cfg.Timeout == 0 {
 		cfg.Timeout = cfg.Interval / 2
 	}
+	if cfg.Token == 0 {
+		cfg.Token = rand.Uint64() | 1
+	}
 	return &Member{
 		engines: engines, pool: fc.Fleet.Pool, lease: fc.Fleet.Lease, store: store, cfg: cfg,
-		token: rand.Uint64() | 1, rs: make([]engine.FleetReport, len(engines)),
+		token: cfg.Token, rs: make([]engine.FleetReport, len(engines)),
 		status: Status{Instance: cfg.Instance},
 	}, nil
 }

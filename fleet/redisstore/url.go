@@ -46,7 +46,7 @@ func ParseURL(raw string, getenv func(string) string) (*Conn, error) {
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		return nil, fmt.Errorf("not a URL: %s", redact(strings.TrimPrefix(err.Error(), "parse "), raw))
+		return nil, fmt.Errorf("not a URL: %s", redact(strings.TrimPrefix(err.Error(), "parse "), passwordIn(raw)))
 	}
 	c := &Conn{}
 	if u.User != nil {
@@ -130,6 +130,24 @@ func ParseURL(raw string, getenv func(string) string) (*Conn, error) {
 		c.TLS.RootCAs = pool
 	}
 	return c, nil
+}
+
+// passwordIn returns the password of a URL that may not parse: what stands between the
+// user's ':' and the '@' after "://" ("" when there is none).
+func passwordIn(raw string) string {
+	_, rest, ok := strings.Cut(raw, "://")
+	if !ok {
+		return ""
+	}
+	at := strings.LastIndex(rest, "@")
+	if at < 0 {
+		return ""
+	}
+	_, pw, ok := strings.Cut(rest[:at], ":")
+	if !ok {
+		return ""
+	}
+	return pw
 }
 
 // hostPort checks HOST[:PORT] and returns host:port (6379 by default).
