@@ -214,6 +214,9 @@ type FleetStatus struct {
 	// it would decide alone. Snapshot.CPS is the CPS it decides with (the fleet's F, L and B
 	// while the view is fresh).
 	LocalCPS float64
+	// Local are the engine's own signals, those LocalCPS weighs: while the view is fresh,
+	// Snapshot().Signals' F and L stay within Config.Fleet.Envelope of Local's.
+	Local Signals
 }
 
 // fleetState is the engine's side of a fleet. Not safe for concurrent use: the engine's mutex
@@ -431,7 +434,7 @@ func (e *Engine) FleetStatus() (s FleetStatus) {
 	s.Burn = f.burn()
 	s.Held = f.pool.Held()
 	s.Failures = f.failures
-	local := Signals{F: e.failureRate(), L: e.bl.deviation(e.p99()), Q: e.qSignal, B: e.tb.burn(t), C: e.br.score()}
-	s.LocalCPS = clamp01(e.w.dot(&local))
+	s.Local = Signals{F: e.failureRate(), L: e.bl.deviation(e.p99()), Q: e.qSignal, B: e.tb.burn(t), C: e.br.score()}
+	s.LocalCPS = clamp01(e.w.dot(&s.Local))
 	return s
 }

@@ -69,9 +69,12 @@ local fresh = not st[1] and not st[5]
 -- 2. Members: instances silent past the expiry, and ghosts whose last sync is in the future,
 -- leave; their leases are reclaimed (lost, not refunded: they may have been spent).
 local gone = {}
-for _, r in ipairs({call(KSEEN, 'ZRANGEBYSCORE', KSEEN, '-inf', string.format('(%.0f', now - expiry), 'LIMIT', 0, 16) or {},
-                    call(KSEEN, 'ZRANGEBYSCORE', KSEEN, string.format('(%.0f', now + expiry), '+inf', 'LIMIT', 0, 16) or {}}) do
-  for _, m in ipairs(r) do gone[#gone + 1] = m end
+for _, m in ipairs(call(KSEEN, 'ZRANGEBYSCORE', KSEEN, '-inf', string.format('(%.0f', now - expiry), 'LIMIT', 0, 16) or {}) do
+  gone[#gone + 1] = m
+end
+for _, m in ipairs(call(KSEEN, 'ZRANGEBYSCORE', KSEEN, string.format('(%.0f', now + expiry), '+inf', 'LIMIT', 0, 16) or {}) do
+  gone[#gone + 1] = m
+  bad = bad + 1 -- a last sync in the future: written by something else
 end
 local reclaimed = 0
 if #gone > 0 then
@@ -87,9 +90,9 @@ local prev = tonumber(call(KSEEN, 'ZSCORE', KSEEN, inst) or nil)
 local mine = call(KM, 'HGET', KM, inst)
 local old, oldtoken = 0, nil
 if mine then
-  local h, tk = string.match(mine, '^(%S+) (%S+)$')
+  local h, tk = string.match(mine, '^(%S+) (%d+)$')
   old, oldtoken = num(h, 0, cap), tk
-  if old == nil then old, bad = 0, bad + 1 end
+  if old == nil then old, oldtoken, bad = 0, nil, bad + 1 end -- not a lease: neither its tokens nor its token count
 end
 local live = prev ~= nil
 if not live then old = 0 end -- a lease the store no longer counts
