@@ -287,14 +287,14 @@ func (f *fleetState) burn() float64 {
 	return clamp01(1 - (f.tokens+f.leased-f.pool.spentNow())/f.capacity)
 }
 
-// take spends cost leased tokens from the pool if the fleet keeps floor(reserve*capacity)
-// unspent after them (FleetPool.take).
+// take spends a retry of price cost from the pool if the fleet keeps the priority's reserve
+// unspent after it (both as priced makes them: FleetPool.take).
 func (f *fleetState) take(cost, reserve float64) bool {
 	if f.capacity <= 0 {
 		return true
 	}
-	cost = min(max(1, cost), f.capacity)
-	return f.pool.take(cost, f.tokens, f.leased, math.Floor(reserve*f.capacity))
+	cost, keep := priced(cost, reserve, f.capacity)
+	return f.pool.take(cost, f.tokens, f.leased, keep)
 }
 
 // FleetReport fills *r with what the engine publishes now: its outcomes since its last
