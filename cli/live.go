@@ -176,7 +176,7 @@ func looksLikeFile(s string) bool {
 // or the user's service).
 func (p livePlan) stack(scn scenarios.Scenario, seed int64) live.StackBuilder {
 	if p.target != nil {
-		return live.ExternalStack(p.target)
+		return live.ExternalStack(p.target, live.DefaultDrainLimit)
 	}
 	return live.EmbeddedStack(live.ScaledTarget(scn.Service, p.scale, seed))
 }

@@ -44,7 +44,7 @@ func instances(t *testing.T, tgURL *url.URL, srv *redistest.Server) ([][]source.
 	t.Helper()
 	runs := make([]*Run, 3)
 	for i := range runs {
-		cfg := Config{Scenario: stormy(), Strategy: "cortex", Seed: int64(i + 1), Stack: ExternalStack(tgURL)}
+		cfg := Config{Scenario: stormy(), Strategy: "cortex", Seed: int64(i + 1), Stack: ExternalStack(tgURL, DefaultDrainLimit)}
 		if srv != nil {
 			cfg.Join = &Join{
 				Open: func(string, cfleet.Budget) (engine.FleetStore, error) {
@@ -191,7 +191,7 @@ func TestInstancesSeeTheSameF(t *testing.T) {
 	require.NoError(t, err)
 	var runs []*Run
 	for i := range 2 {
-		cfg := Config{Scenario: stormy(), Strategy: "cortex", Seed: int64(i + 1), Stack: ExternalStack(u), Duration: -1,
+		cfg := Config{Scenario: stormy(), Strategy: "cortex", Seed: int64(i + 1), Stack: ExternalStack(u, DefaultDrainLimit), Duration: -1,
 			Join: &Join{Open: func(_ string, b cfleet.Budget) (engine.FleetStore, error) {
 				return openRedis(srv, "same", cfleet.Options{Budget: b})
 			}, Name: "same", Instance: string(rune('a' + i)), Timeout: time.Second}}
