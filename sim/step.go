@@ -190,7 +190,7 @@ func (s *Sim) fireTimer(kind uint8, idx int32, gen uint32, at int64) {
 		u := s.users[idx]
 		// The load profile scales the active population: user i is active while
 		// i < Users x load(t) x share of its class; an idle user checks again after a think time.
-		active := float64(s.scn.Loop.Users) * s.load(at) * s.classes[u.class].share
+		active := float64(s.scn.Loop.Users) * s.load(at) * s.ctl.Classes[u.class].Share
 		if float64(idx) >= active {
 			s.think(idx, at+max(int64(s.scn.Loop.Think), int64(time.Second))-minThink)
 			return
@@ -208,8 +208,8 @@ func (s *Sim) load(t int64) float64 { return s.scn.LoadAt(time.Duration(t)) }
 func (s *Sim) cumulativeShares() {
 	s.cum = s.cum[:0]
 	sum := 0.0
-	for _, c := range s.classes {
-		sum += c.rate * c.share
+	for _, c := range s.ctl.Classes {
+		sum += c.Rate * c.Share
 		s.cum = append(s.cum, sum)
 	}
 }
@@ -267,7 +267,7 @@ func (s *Sim) snapshot(util float64, over int64) source.Snapshot {
 		snap.Pending += s.clients[i].pending
 	}
 	for i := range s.classTicks {
-		s.classTicks[i].Priority = s.classes[i].priority
+		s.classTicks[i].Priority = s.ctl.Classes[i].Priority
 	}
 	copy(snap.Classes, s.classTicks)
 	snap.Note = s.note()
