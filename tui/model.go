@@ -82,8 +82,8 @@ type run struct {
 	src   source.Source
 	meta  source.Meta
 	fleet *source.FleetMeta // the fleet the run's engines join (source.Fleet); nil for none
-	rec  *report.Recorder // the run's record: its seconds and totals, the summary, the export
-	hist *history         // the dashboard's view of it: chart series, last snapshot, event log
+	rec   *report.Recorder  // the run's record: its seconds and totals, the summary, the export
+	hist  *history          // the dashboard's view of it: chart series, last snapshot, event log
 	// prioNames are the names of the classes that had each priority at some time of the run
 	// (a class whose priority was changed with { } counts under both), for the summary.
 	prioNames map[int][]string
