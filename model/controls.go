@@ -90,8 +90,12 @@ func (c *Controls) Apply(ev source.ControlEvent, engines iter.Seq[*engine.Engine
 }
 
 // Configure gives an engine built after the controls were set (a strategy switch) the weights
-// and the adaptive switch last set; it leaves an engine as built for a control never set.
+// and the adaptive switch last set; it leaves an engine as built for a control never set (and
+// for nil Controls).
 func (c *Controls) Configure(e *engine.Engine) error {
+	if c == nil {
+		return nil
+	}
 	if c.weights != nil {
 		if err := e.SetWeights(*c.weights); err != nil {
 			return err
