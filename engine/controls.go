@@ -8,7 +8,7 @@ func (e *Engine) Snapshot() (s Snapshot) {
 }
 
 // SnapshotTo is Snapshot written into *s, every field of it, for callers that read many engines
-// often (the simulator reads every client's engine every tick): a Snapshot is 27 words, and
+// often (the simulator reads every client's engine every tick): a Snapshot is 45 words, and
 // receiving one by value copies it whole behind the stores that just wrote it. The P99 latency
 // is read once, for signal L and for s.P99.
 func (e *Engine) SnapshotTo(s *Snapshot) {
@@ -40,6 +40,9 @@ func (e *Engine) SnapshotTo(s *Snapshot) {
 	s.Fallbacks = e.fallbacks
 	s.TransitionCount = e.br.count
 	s.LastTransition = e.br.last()
+	a := &e.adm
+	s.Shedding, s.ShedShare, s.AdmitFloor = a.engaged, a.share, a.floor
+	s.OriginalsAdmitted, s.OriginalsShed = a.admitted, a.shed
 	s.Fleet = FleetOff
 	if e.fleetOn {
 		s.Fleet = e.fleet.mode(t)

@@ -118,7 +118,7 @@ func (e *Engine) unified(t time.Duration, priority, attempt int, timeout bool, d
 		e.br.open(t, TransitionEmergency)
 		d.Action, d.Reason = CircuitOpen, ReasonEmergency
 	case e.circuitRefuses(d):
-	case priority < d.Floor: // check 4: priority floor, recovery ramp, then the budget
+	case priority < d.Floor || priority < e.adm.floor: // check 4: priority floor, recovery ramp, then the budget
 		d.Action, d.Reason = Reject, ReasonShedLowPriority
 	case !rampAdmits(priority, e.rampShare(t)):
 		d.Action, d.Reason = Reject, ReasonRecoveryRamp

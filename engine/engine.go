@@ -85,6 +85,8 @@ type Engine struct {
 	// a hook that panics or yields NaN exercises the fallback path.
 	signalHook func(Signals) Signals
 
+	adm admission // Admit's state (Config.AdmitOriginals)
+
 	// fleet is the engine's side of a fleet (Config.Fleet), off when alone. It comes last, so
 	// that the fields the hot path reads keep the offsets (and cache lines) they had without it.
 	fleet fleetState
@@ -135,6 +137,7 @@ func (e *Engine) init(origin time.Time) {
 	e.fleet = fleetState{on: c.Fleet.Enabled, maxAge: c.Fleet.MaxAge, lease: c.Fleet.Lease}
 	e.fleetOn = c.Fleet.Enabled
 	e.successes, e.failed, e.decisions, e.fallbacks = 0, 0, [5]uint64{}, 0
+	e.adm = admission{}
 }
 
 // readOrigin reads the clock for a new origin; for a manual clock it also keeps the clock's
@@ -194,6 +197,9 @@ func (e *Engine) advance(t time.Duration) {
 		}
 		if e.adaptive {
 			e.adapt.step(e.signals(t), &e.w)
+		}
+		if e.cfg.AdmitOriginals {
+			e.stepAdmission(t)
 		}
 	}
 }
@@ -312,6 +318,7 @@ func (e *Engine) record(o outcome, latency time.Duration) {
 		} else {
 			e.recentOK += recentAlpha * (float64(latency) - e.recentOK)
 		}
+		e.adm.recordOK(latency)
 		e.tb.credit(t)
 		if healthy {
 			e.bl.observe(latency)
