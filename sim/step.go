@@ -167,8 +167,8 @@ func (s *Sim) timeoutBefore(t int64) (int64, bool) {
 // gap converts an Exp(1) draw into ns at rate lambda per second (at least 1 ns).
 func gap(e, lambda float64) int64 { return max(1, int64(e/lambda*float64(time.Second))) }
 
-// fireTimer handles the timer (kind, idx, gen) due at at: a retry wake-up or the end of a
-// user's think time.
+// fireTimer handles the timer (kind, idx, gen) due at at: a retry wake-up, the end of a held
+// attempt's wait, or the end of a user's think time.
 func (s *Sim) fireTimer(kind uint8, idx int32, gen uint32, at int64) {
 	switch kind {
 	case timerRetry:
@@ -181,6 +181,17 @@ func (s *Sim) fireTimer(kind uint8, idx int32, gen uint32, at int64) {
 			s.counts.RetryExpired++
 			s.endRequest(idx, false, at)
 			return
+		}
+		s.clientSend(idx, int(r.retry), at)
+	case timerHold:
+		r := &s.reqs[idx]
+		if r.gen != gen {
+			return
+		}
+		if c := &s.clients[r.client]; r.retry > 0 {
+			c.pending--
+		} else {
+			c.held--
 		}
 		s.clientSend(idx, int(r.retry), at)
 	case timerThink:
@@ -265,6 +276,7 @@ func (s *Sim) snapshot(util float64, over int64) source.Snapshot {
 	snap.Counts.Reasons[source.ReasonRetry] = snap.Counts.Decisions[engine.Retry] // every strategy's RETRY verdict says RETRY
 	for i := range s.clients {
 		snap.Pending += s.clients[i].pending
+		snap.HeldOriginals += s.clients[i].held
 	}
 	for i := range s.classTicks {
 		s.classTicks[i].Priority = s.classes[i].priority

@@ -102,8 +102,12 @@ type Snapshot struct {
 	Note    string      // current scenario caption ("" if none)
 	Faults  []ActiveFault
 	// Pending is how many retries were waiting out their delay at the end of the tick: decided,
-	// not yet sent (Counts.RetryLate and the others say why a decided retry is never sent).
+	// not yet sent (Counts.RetryLate and the others say why a decided retry is never sent). A
+	// retry its strategy held when due (Admission.Wait) is still pending.
 	Pending int
+	// HeldOriginals is how many originals their strategy held at the end of the tick
+	// (Admission.Wait: a rate limiter without a token), not yet sent.
+	HeldOriginals int
 }
 
 // Counts are the per-tick counters of the fleet.
@@ -120,7 +124,7 @@ type Counts struct {
 	Throttled    int // 429
 	BadRequests  int // 4xx, not retryable
 
-	LocalRejects int // attempts a strategy refused to send (open breaker, adaptive throttle)
+	LocalRejects int // attempts a strategy refused to send (open breaker, adaptive throttle): Admit refused them
 	Completed    int // originals that finished successfully within their deadline
 	Abandoned    int // originals that gave up (deadline, or no retry allowed)
 
@@ -154,6 +158,16 @@ type Counts struct {
 	// RetryCapped counts RETRY decisions past the simulator's retry cap (a strategy that never
 	// stops): not sent.
 	RetryCapped int
+
+	// Refusals counts the attempts the client's strategy refused to send (LocalRejects), by the
+	// Admission's reason (index = Reason): CIRCUIT_OPEN, SHED_LOW_PRIORITY, LIMIT_EXCEEDED, ...
+	Refusals [NumReasons]int
+	// Held counts the times a strategy held an attempt (Admission.Wait): each hold, not each
+	// attempt; the attempt is asked about again once its wait is over.
+	Held int
+	// HeldExpired counts held attempts whose wait would have ended at or after their request's
+	// deadline: their request is abandoned (not counted in LocalRejects).
+	HeldExpired int
 }
 
 // Reason is why a retry decision went the way it did: the engine's reasons and those of the
@@ -286,6 +300,16 @@ type ClassTick struct {
 	Shed           int // retries shed by priority
 	BudgetRejected int // retries rejected by the budget
 	OtherRejected  int // retries refused for any other reason
+
+	// OriginalsShed counts originals the client's strategy refused to send for their priority
+	// (Admit: SHED_LOW_PRIORITY).
+	OriginalsShed int
+	// OriginalsRefused counts originals the strategy refused to send for any other reason (an
+	// open circuit, a full limit, a throttle).
+	OriginalsRefused int
+	// RetriesRefused counts retries the strategy refused to send when they were due (Admit), any
+	// reason; their decision was counted in Admitted.
+	RetriesRefused int
 }
 
 // CortexView is the CORTEX state averaged over the fleet's clients, with the spread.
