@@ -175,28 +175,33 @@ type Counts struct {
 // words ("SHED_LOW_PRIORITY"); ReasonOf maps them back.
 type Reason uint8
 
-// The reasons, in the order of the checks that give them.
+// The reasons, in the order of the checks that give them; LIMIT_EXCEEDED, ADAPTIVE_THROTTLE and
+// RATE_LIMITED are given by Admit only (a local refusal, a hold: Counts.Refusals).
 const (
-	ReasonRetry        Reason = iota // RETRY: every check passed
-	ReasonNotRetryable               // NOT_RETRYABLE: the error may not be retried
-	ReasonMaxRetries                 // MAX_RETRIES_EXCEEDED: the attempt limit is reached
-	ReasonEmergency                  // EMERGENCY: CPS at or above the emergency threshold
-	ReasonCircuitOpen                // CIRCUIT_OPEN: the circuit is OPEN
-	ReasonProbesBusy                 // HALF_OPEN_PROBES_BUSY: every probe slot is taken
-	ReasonShed                       // SHED_LOW_PRIORITY: priority below floor(CPS×10)
-	ReasonRamp                       // RECOVERY_RAMP: outside the recovery ramp's share
-	ReasonBudget                     // BUDGET_EXHAUSTED: no retry token left
-	ReasonThrottled                  // RETRY_THROTTLED: grpc's retry throttle
-	ReasonNoRetries                  // NO_RETRIES: strategy none never retries
-	ReasonOther                      // any other reason (INTERNAL_ERROR, or one unknown here)
-	NumReasons                       // how many reasons there are
+	ReasonRetry            Reason = iota // RETRY: every check passed
+	ReasonNotRetryable                   // NOT_RETRYABLE: the error may not be retried
+	ReasonMaxRetries                     // MAX_RETRIES_EXCEEDED: the attempt limit is reached
+	ReasonEmergency                      // EMERGENCY: CPS at or above the emergency threshold
+	ReasonCircuitOpen                    // CIRCUIT_OPEN: the circuit is OPEN
+	ReasonProbesBusy                     // HALF_OPEN_PROBES_BUSY: every probe slot is taken
+	ReasonShed                           // SHED_LOW_PRIORITY: priority below floor(CPS×10)
+	ReasonRamp                           // RECOVERY_RAMP: outside the recovery ramp's share
+	ReasonBudget                         // BUDGET_EXHAUSTED: no retry token left
+	ReasonThrottled                      // RETRY_THROTTLED: grpc's retry throttle
+	ReasonNoRetries                      // NO_RETRIES: strategy none never retries
+	ReasonLimit                          // LIMIT_EXCEEDED: a concurrency limiter is at its limit (a refusal)
+	ReasonAdaptiveThrottle               // ADAPTIVE_THROTTLE: the throttle's rejection probability (a refusal)
+	ReasonRateLimited                    // RATE_LIMITED: a client-side rate limiter has no token (a hold)
+	ReasonOther                          // any other reason (INTERNAL_ERROR, or one unknown here)
+	NumReasons                           // how many reasons there are
 )
 
 var reasonNames = [NumReasons]string{
 	ReasonRetry: "RETRY", ReasonNotRetryable: "NOT_RETRYABLE", ReasonMaxRetries: "MAX_RETRIES_EXCEEDED",
 	ReasonEmergency: "EMERGENCY", ReasonCircuitOpen: "CIRCUIT_OPEN", ReasonProbesBusy: "HALF_OPEN_PROBES_BUSY",
 	ReasonShed: "SHED_LOW_PRIORITY", ReasonRamp: "RECOVERY_RAMP", ReasonBudget: "BUDGET_EXHAUSTED",
-	ReasonThrottled: "RETRY_THROTTLED", ReasonNoRetries: "NO_RETRIES", ReasonOther: "OTHER",
+	ReasonThrottled: "RETRY_THROTTLED", ReasonNoRetries: "NO_RETRIES", ReasonLimit: "LIMIT_EXCEEDED",
+	ReasonAdaptiveThrottle: "ADAPTIVE_THROTTLE", ReasonRateLimited: "RATE_LIMITED", ReasonOther: "OTHER",
 }
 
 // String returns the reason as decisions write it, e.g. "RECOVERY_RAMP" ("OTHER" for ReasonOther).
@@ -232,6 +237,12 @@ func ReasonOf(s string) Reason {
 		return ReasonThrottled
 	case "NO_RETRIES":
 		return ReasonNoRetries
+	case "LIMIT_EXCEEDED":
+		return ReasonLimit
+	case "ADAPTIVE_THROTTLE":
+		return ReasonAdaptiveThrottle
+	case "RATE_LIMITED":
+		return ReasonRateLimited
 	}
 	return ReasonOther
 }
