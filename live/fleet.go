@@ -17,12 +17,9 @@ import (
 	"github.com/cortex-tui/cortex-tui/strategy"
 )
 
-// Random streams, the simulator's (package sim): the same seed draws the same arrivals and
-// the same strategy randomness.
-const (
-	streamArrivals = 1
-	streamClient   = 1 << 20 // + client index + switch count << 32
-)
+// streamClient is the simulator's random stream of a client's strategy (package sim): the same
+// seed draws the same strategy randomness (the arrivals' is scenarios.ArrivalStream).
+const streamClient = 1 << 20 // + client index + switch count << 32
 
 // Reasons counted apart in the metrics, as the simulator counts them.
 const (
@@ -121,9 +118,15 @@ func newFleet(n int, u *url.URL, base http.RoundTripper, cfg Config, classes int
 // catalog name.
 func (f *fleet) build(name string, seed int64, switches uint64, weights *engine.Weights, adaptive *bool) (string, error) {
 	ms := make([]*member, len(f.clients))
+	var fc *engine.FleetConfig
+	if f.member != nil { // one lease for the build's engines: one member per process
+		c := *f.member
+		c.Pool = engine.NewFleetPool()
+		fc = &c
+	}
 	for i := range ms {
 		r := rand.New(rand.NewPCG(uint64(seed), streamClient+uint64(i)+switches<<32))
-		st, err := strategy.New(name, strategy.Env{Clock: f.clock, Rand: r, Clients: len(f.clients), Fleet: f.member})
+		st, err := strategy.New(name, strategy.Env{Clock: f.clock, Rand: r, Clients: len(f.clients), Fleet: fc})
 		if err != nil {
 			return "", err
 		}
