@@ -13,8 +13,10 @@ import (
 // Cortex is the CORTEX engine behind the Strategy interface: every outcome feeds the engine's
 // signals, and every retry is decided by its five checks (not retryable, attempt limit,
 // emergency and circuit, priority floor and recovery ramp and token budget, backoff scaled by the
-// pressure score). The client's pending retries are the engine's queue depth (signal Q).
-// Originals are always admitted: CORTEX decides retries only.
+// pressure score). The client's pending retries are the engine's queue depth (signal Q). New
+// requests are admitted by the engine's Admit: while the service queues it sheds the share it
+// cannot complete, lowest priorities first (engine.Config.AdmitOriginals; the article's
+// parameters admit every one).
 //
 // Outcomes: Success is RecordSuccess; Timeout, FastFail, ServerError and Throttled (429) are
 // RecordFailure. A BadRequest is the caller's fault, not the service's: the service answered, so
@@ -128,8 +130,19 @@ func (c *Cortex) Name() string { return c.name }
 // Engine returns the wrapped engine; Cortex implements EngineHolder.
 func (c *Cortex) Engine() *engine.Engine { return c.eng }
 
-// Admit always admits: CORTEX never refuses an original or a scheduled retry.
-func (*Cortex) Admit(Time, Attempt) Admission { return Admission{} }
+// Admit asks the engine's Admit for an original (retry 0) and answers its refusal (engine.Reject,
+// SHED_LOW_PRIORITY) when it sheds it. A scheduled retry was decided by Decide and always goes.
+func (c *Cortex) Admit(_ Time, a Attempt) Admission {
+	if a.Retry > 0 {
+		return Admission{}
+	}
+	var d engine.Decision // filled in place, as in Decide
+	c.eng.AdmitTo(&d, a.Priority)
+	if d.Action == engine.Retry {
+		return Admission{}
+	}
+	return Admission{Action: d.Action, Reason: d.Reason}
+}
 
 // ConcurrentSafe declares Cortex safe for concurrent use (Concurrent).
 func (*Cortex) ConcurrentSafe() {}
