@@ -32,7 +32,8 @@ type Server struct {
 // reach it (its password, TLS), so that Restart can tell when it answers.
 type Options struct {
 	Args     []string    // more redis-server arguments ("--requirepass", "s3cret", ...)
-	Password string      // the default user's password, if Args set one
+	Password string      // the password readiness checks with, if Args set one
+	Username string      // the ACL user readiness checks with ("": default)
 	TLS      *tls.Config // a client TLS configuration when the server listens with TLS only
 	// PortArg is the argument that takes the server's port ("--port" by default; "--tls-port"
 	// for a TLS-only server, which then gets "--port 0").
@@ -97,7 +98,7 @@ func (s *Server) Restart(t testing.TB) {
 		_ = cmd.Wait()
 		close(done)
 	}(s.cmd, s.done)
-	c := redis.NewClient(&redis.Options{Addr: s.Addr(), MaxRetries: -1, Password: s.opts.Password, TLSConfig: s.opts.TLS})
+	c := redis.NewClient(&redis.Options{Addr: s.Addr(), MaxRetries: -1, Password: s.opts.Password, Username: s.opts.Username, TLSConfig: s.opts.TLS})
 	defer c.Close()
 	for range 500 {
 		if c.Ping(context.Background()).Err() == nil {
@@ -125,5 +126,13 @@ func (s *Server) Stop() {
 // Addr returns the server's address, 127.0.0.1:PORT.
 func (s *Server) Addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(s.port)) }
 
-// URL returns the server's URL, redis://127.0.0.1:PORT.
-func (s *Server) URL() string { return "redis://" + s.Addr() }
+// URL returns the server's URL, redis://127.0.0.1:PORT (rediss:// for a TLS-only server).
+func (s *Server) URL() string {
+	if s.opts.TLS != nil {
+		return "rediss://" + s.Addr()
+	}
+	return "redis://" + s.Addr()
+}
+
+// Dir returns the server's directory (its working directory, where it writes its files).
+func (s *Server) Dir() string { return s.dir }
