@@ -1,7 +1,11 @@
-// Package redistest starts a real redis-server for tests: on a free loopback port, in a
-// temporary directory, with no persistence (no RDB, no AOF), so that a restart comes back
-// empty. A test without redis-server on its PATH skips with a message saying how to install
-// it; under CI=true it fails instead, never skips. Only tests import this package.
+// Package redistest starts real Redis servers for tests: a redis-server on a free loopback
+// port, in a temporary directory, with no persistence (no RDB, no AOF), so that a restart comes
+// back empty (Start, StartWith: a password, ACL users, other arguments); a TLS-only one with a CA
+// and a certificate generated for the test (StartTLS); a Redis Cluster of three masters
+// (StartCluster); a master and its replica watched by two Sentinels (StartSentinel). A test
+// without redis-server on its PATH skips with a message saying how to install it (and likewise
+// without redis-cli or redis-sentinel); under CI=true it fails instead, never skips. Only tests
+// import this package.
 package redistest
 
 import (
