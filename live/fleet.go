@@ -13,6 +13,7 @@ import (
 
 	"github.com/cortex-tui/cortex-tui/cortexhttp"
 	"github.com/cortex-tui/cortex-tui/engine"
+	"github.com/cortex-tui/cortex-tui/model"
 	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/strategy"
 )
@@ -28,7 +29,7 @@ const (
 	reasonNone   = "NO_RETRIES"
 )
 
-// member is one client's current strategy inside its transport. SetStrategy replaces it;
+// member is one client's current strategy inside its transport. A strategy switch replaces it;
 // requests in flight finish on the transport they started with.
 type member struct {
 	rt     *cortexhttp.Transport
@@ -113,10 +114,10 @@ func newFleet(n int, u *url.URL, base http.RoundTripper, cfg Config, classes int
 }
 
 // build gives every client a fresh strategy called name from seed (switches: how many
-// SetStrategy calls came before, for fresh streams), each inside its own cortexhttp
-// transport; weights and adaptive, when set, apply to new CORTEX engines. It returns the
-// catalog name.
-func (f *fleet) build(name string, seed int64, switches uint64, weights *engine.Weights, adaptive *bool) (string, error) {
+// strategy switches came before, for fresh streams), each inside its own cortexhttp
+// transport; the controls' weights and adaptive switch, when set, apply to new CORTEX engines.
+// It returns the catalog name.
+func (f *fleet) build(name string, seed int64, switches uint64, ctl *model.Controls) (string, error) {
 	ms := make([]*member, len(f.clients))
 	var fc *engine.FleetConfig
 	if f.member != nil { // one lease for the build's engines: one member per process
@@ -133,13 +134,8 @@ func (f *fleet) build(name string, seed int64, switches uint64, weights *engine.
 		m := &member{strat: st}
 		if h, ok := st.(strategy.EngineHolder); ok {
 			m.holder = h
-			if weights != nil {
-				if err := h.Engine().SetWeights(*weights); err != nil {
-					return "", err
-				}
-			}
-			if adaptive != nil {
-				h.Engine().SetAdaptive(*adaptive)
+			if err := ctl.Configure(h.Engine()); err != nil {
+				return "", err
 			}
 		}
 		cfg := cortexhttp.DefaultConfig()

@@ -139,9 +139,9 @@ func TestThreeInstancesShareOneBudget(t *testing.T) {
 		for _, s := range ss {
 			retries += s.Counts.Retries
 		}
-		m := runs[i].Meta()
-		require.NotNil(t, m.Fleet)
-		assert.Equal(t, "shop", m.Fleet.Name)
+		fm := runs[i].Fleet()
+		require.NotNil(t, fm)
+		assert.Equal(t, "shop", fm.Name)
 		for _, s := range ss {
 			if fh := s.Cortex.Fleet; fh != nil && fh.Instances == 3 {
 				sawAll++
@@ -265,16 +265,16 @@ func TestJoinLifecycle(t *testing.T) {
 	assert.Equal(t, 1, h.Instances, "one member for the process")
 	require.Len(t, budgets, 1)
 	assert.Equal(t, 500.0, budgets[0].Capacity, "the whole fleet's bucket of cortex, not a client's share")
-	assert.Equal(t, &source.FleetMeta{Name: "shop", Store: "memory", Instance: "a"}, r.Meta().Fleet)
+	assert.Equal(t, &source.FleetMeta{Name: "shop", Store: "memory", Instance: "a"}, r.Fleet())
 
-	require.NoError(t, r.SetStrategy("naive"))
+	require.NoError(t, r.Control(source.SetStrategy("naive")))
 	assert.Nil(t, members(), "naive has no engine to join")
 	assert.Equal(t, 1, closed)
-	require.NoError(t, r.SetStrategy("cortex"))
+	require.NoError(t, r.Control(source.SetStrategy("cortex")))
 	require.NotNil(t, members())
 	assert.Equal(t, 2, opened)
 
-	r.Restart()
+	require.NoError(t, r.Control(source.Restart()))
 	require.NotNil(t, members())
 	assert.NotSame(t, g, members())
 	assert.Equal(t, 3, opened)

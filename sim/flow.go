@@ -57,7 +57,7 @@ func (s *Sim) freeAttempt(ai int32) {
 func (s *Sim) newRequest(cls, cl int, usr int32, t int64) {
 	s.counts.Originals++
 	s.classTicks[cls].Arrived++
-	prio := int8(s.classes[cls].priority)
+	prio := int8(s.ctl.Classes[cls].Priority)
 	c := &s.clients[cl]
 	if !c.strat.Admit(s.setClock(t, c), int(prio), 0) {
 		s.counts.LocalRejects++

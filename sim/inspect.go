@@ -95,7 +95,7 @@ func (s *Sim) decideKept(c *client, r *request, retry int, o strategy.Outcome, t
 		v = c.strat.Decide(now, int(r.prio), retry, o)
 	}
 	k.seq++
-	d.Seq, d.T, d.Client, d.Class, d.Priority, d.Attempt = k.seq, timeDur(t), int(r.client), s.classes[r.class].name, int(r.prio), retry
+	d.Seq, d.T, d.Client, d.Class, d.Priority, d.Attempt = k.seq, timeDur(t), int(r.client), s.ctl.Classes[r.class].Name, int(r.prio), retry
 	d.Failure, d.Action, d.Reason = failureName(o), v.Action, v.Reason
 	if v.Retry {
 		d.Delay = v.Delay

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cortex-tui/cortex-tui/engine"
+	"github.com/cortex-tui/cortex-tui/model"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/strategy"
@@ -42,7 +43,7 @@ type Sim struct {
 	scn      scenarios.Scenario
 	strategy string
 	seed     int64
-	switches uint64 // SetStrategy calls, to derive fresh strategy streams
+	switches uint64 // strategy switches, to derive fresh strategy streams
 
 	now      int64 // virtual time at the end of the last tick, ns
 	tick     int64 // dt in ns
@@ -60,7 +61,7 @@ type Sim struct {
 	arrivals           []scenarios.Arrival // this tick's, in time order
 	classRates         []float64           // rate x share of each class, this tick
 
-	classes []classState
+	ctl     model.Controls // the classes' shares and priorities, the CORTEX weights and adaptive switch
 	clients []client
 	users   []user // closed loop only
 
@@ -79,8 +80,6 @@ type Sim struct {
 
 	fleet *fleetSync // the clients' engines sharing one budget (scenario budget = "shared"); nil otherwise
 
-	weights      *engine.Weights // control set by SetWeights, applied to new engines too
-	adaptive     *bool
 	noteIdx      int
 	lastCircuits [2]int          // clients with a HALF_OPEN and an OPEN circuit at the end of the previous tick
 	kept         *decisionKeeper // the latest decisions, while KeepDecisions keeps them (nil: off)
@@ -92,14 +91,6 @@ type Sim struct {
 	emergency    float64          // the clients' engines' EmergencyThreshold, for the fleet's band
 	classTicks   []source.ClassTick
 	events       []source.Event
-}
-
-// classState is one priority class as currently configured.
-type classState struct {
-	name     string
-	priority int
-	rate     float64 // base rate, requests/s (closed loop: share of users)
-	share    float64 // multiplier set by SetClass
 }
 
 // client is one instance of the fleet with its own strategy state.
@@ -312,10 +303,7 @@ func (s *Sim) reset(strategyName string) error {
 	s.svcRand = rand.New(rand.NewPCG(seed, streamService))
 	s.thinkRand = rand.New(rand.NewPCG(seed, streamThink))
 
-	s.classes = make([]classState, len(scn.Classes))
-	for i, c := range scn.Classes {
-		s.classes[i] = classState{name: c.Name, priority: c.Priority, rate: c.Rate, share: 1}
-	}
+	s.ctl = model.NewControls(scn.Classes, 1)
 	s.reqs, s.freeReq, s.atts, s.freeAtt = s.reqs[:0], s.freeReq[:0], s.atts[:0], s.freeAtt[:0]
 	s.svcTimeouts.clear()
 	s.cliTimeouts.clear()
@@ -327,8 +315,7 @@ func (s *Sim) reset(strategyName string) error {
 	s.sched = make([]bool, len(scn.Faults))
 	s.noteIdx = -1
 	s.lastCircuits = [2]int{}
-	s.weights, s.adaptive = nil, nil
-	s.classTicks = make([]source.ClassTick, len(s.classes))
+	s.classTicks = make([]source.ClassTick, len(s.ctl.Classes))
 	s.events = nil
 	s.counts = source.Counts{}
 	if s.kept != nil {
@@ -377,13 +364,8 @@ func (s *Sim) buildClients(name string) error {
 		if h, ok := st.(strategy.EngineHolder); ok {
 			clients[i].holder = h
 			s.emergency = h.Engine().Config().EmergencyThreshold
-			if s.weights != nil {
-				if err := h.Engine().SetWeights(*s.weights); err != nil {
-					return err
-				}
-			}
-			if s.adaptive != nil {
-				h.Engine().SetAdaptive(*s.adaptive)
+			if err := s.ctl.Configure(h.Engine()); err != nil {
+				return err
 			}
 		}
 		if s.clients != nil && i < len(s.clients) {
@@ -406,15 +388,15 @@ func (s *Sim) startUsers() {
 	n := s.scn.Loop.Users
 	s.users = make([]user, n)
 	total := 0.0
-	for _, c := range s.classes {
-		total += c.rate
+	for _, c := range s.ctl.Classes {
+		total += c.Rate
 	}
 	for u := range s.users {
 		cls := 0
 		if total > 0 {
 			x := (float64(u) + 0.5) / float64(n) * total
-			for cls < len(s.classes)-1 && x > s.classes[cls].rate {
-				x -= s.classes[cls].rate
+			for cls < len(s.ctl.Classes)-1 && x > s.ctl.Classes[cls].Rate {
+				x -= s.ctl.Classes[cls].Rate
 				cls++
 			}
 		}
@@ -435,15 +417,18 @@ func (s *Sim) Meta() source.Meta {
 		Tick:     s.scn.Tick,
 		Total:    s.scn.Duration + s.scn.Drain,
 		Duration: s.scn.Duration,
-		Classes:  make([]source.ClassMeta, len(s.classes)),
-	}
-	for i, c := range s.classes {
-		m.Classes[i] = source.ClassMeta{Name: c.name, Priority: c.priority, Share: c.share, Rate: c.rate}
-	}
-	if s.fleet != nil { // the clients' engines share one budget in an in-process store
-		m.Fleet = &source.FleetMeta{Name: s.scn.Name, Store: "in-process (simulated)", Instance: "client"}
+		Classes:  s.ctl.Meta(),
 	}
 	return m
+}
+
+// Fleet says that the clients' engines share one budget in an in-process store (a shared
+// budget with a CORTEX strategy); nil otherwise.
+func (s *Sim) Fleet() *source.FleetMeta {
+	if s.fleet == nil {
+		return nil
+	}
+	return &source.FleetMeta{Name: s.scn.Name, Store: "in-process (simulated)", Instance: "client"}
 }
 
 // Done reports whether the run is over: the arrival phase and the drain have elapsed.

@@ -90,8 +90,8 @@ func (s *Sim) runEvents(start, end int64) {
 	s.arrivals = s.arrivals[:0]
 	if !s.scn.Loop.Closed && start < s.duration {
 		s.classRates = s.classRates[:0]
-		for _, c := range s.classes {
-			s.classRates = append(s.classRates, c.rate*c.share)
+		for _, c := range s.ctl.Classes {
+			s.classRates = append(s.classRates, c.Rate*c.Share)
 		}
 		s.arrivals = s.arr.Draw(s.arrivals, time.Duration(start), time.Duration(min(end, s.duration)),
 			time.Duration(start+s.tick/2), s.classRates, 0)
@@ -193,7 +193,7 @@ func (s *Sim) fireTimer(kind uint8, idx int32, gen uint32, at int64) {
 		// The load profile scales the active population: user i is active while
 		// i < Users x load(t) x share of its class x its class's own load factor; an idle
 		// user checks again after a think time.
-		active := float64(s.scn.Loop.Users) * s.load(at) * s.classes[u.class].share * s.scn.ClassLoadAt(u.class, time.Duration(at))
+		active := float64(s.scn.Loop.Users) * s.load(at) * s.ctl.Classes[u.class].Share * s.scn.ClassLoadAt(u.class, time.Duration(at))
 		if float64(idx) >= active {
 			s.think(idx, at+max(int64(s.scn.Loop.Think), int64(time.Second))-minThink)
 			return
@@ -238,7 +238,7 @@ func (s *Sim) snapshot(util float64, over int64) source.Snapshot {
 		snap.Pending += s.clients[i].pending
 	}
 	for i := range s.classTicks {
-		s.classTicks[i].Priority = s.classes[i].priority
+		s.classTicks[i].Priority = s.ctl.Classes[i].Priority
 	}
 	copy(snap.Classes, s.classTicks)
 	snap.Note = s.note()

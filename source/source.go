@@ -14,36 +14,26 @@ import (
 	"github.com/cortex-tui/cortex-tui/scenarios"
 )
 
-// Source is a stream of snapshots with controls. Implementations are safe for concurrent use:
-// the dashboard calls Advance from a command goroutine and the controls from its Update loop.
+// Source is a stream of snapshots with controls: snapshots out (Advance), controls in
+// (Control), described by Meta. Implementations are safe for concurrent use: the dashboard calls
+// Advance from a command goroutine and Control from its Update loop. What only some sources can
+// do is a small interface of its own, checked with a type assertion: Pauser (a source that runs
+// on its own in real time), Inspector (its latest retry decisions) and Fleet (the fleet its
+// engines joined).
 type Source interface {
-	// Meta describes the run: scenario, strategy, classes, timing. It changes only after
-	// SetStrategy or Restart.
+	// Meta describes the run: scenario, strategy, classes, timing. It changes only after a
+	// ControlClass, ControlStrategy or ControlRestart.
 	Meta() Meta
 	// Advance moves the source forward by d of its own time (virtual time for the simulator,
 	// ignored by live mode, which follows the wall clock) and returns the snapshots of every
 	// whole tick completed, oldest first; it may return none. Fractions of a tick carry over.
 	// After the run is over it returns nil.
 	Advance(d time.Duration) []Snapshot
-	// Inject starts a fault now, lasting until cleared (Duration 0) or for f.Duration.
-	// Injecting a kind that is already active replaces it.
-	Inject(f scenarios.Fault)
-	// Clear ends the injected or scheduled fault of that kind, if any.
-	Clear(kind scenarios.FaultKind)
-	// ClearAll ends every active fault.
-	ClearAll()
-	// SetWeights replaces the CORTEX weights of every client (validated and renormalised).
-	// It is a no-op returning nil for strategies other than cortex.
-	SetWeights(w engine.Weights) error
-	// SetAdaptive turns CORTEX adaptive weights on or off for every client.
-	SetAdaptive(on bool)
-	// SetClass changes the traffic share (a multiplier of the class's base rate, >= 0) and the
-	// priority (0..10) of class i.
-	SetClass(i int, share float64, priority int) error
-	// SetStrategy switches every client to the named strategy from now on.
-	SetStrategy(name string) error
-	// Restart starts the run again from t=0 with the same seed and scenario (controls reset).
-	Restart()
+	// Control applies one control from now on (ControlEvent says what each does); the
+	// source's event log says what it applied. A control the source cannot apply (an invalid
+	// weight, share or priority, an unknown class or strategy, ControlText) is an error and
+	// changes nothing; a fault the source refuses is a FaultRefused event, not an error.
+	Control(c ControlEvent) error
 	// Close stops the source and releases what it holds (goroutines, connections).
 	Close() error
 }
@@ -55,6 +45,13 @@ type Source interface {
 type Pauser interface {
 	// SetPaused stops (true) or resumes (false) the source.
 	SetPaused(on bool)
+}
+
+// Fleet is implemented by sources whose CORTEX engines may share a fleet (the simulator's
+// shared budget, live --fleet). Its method is safe for concurrent use.
+type Fleet interface {
+	// Fleet says which fleet the run's CORTEX engines join; nil when the run has none.
+	Fleet() *FleetMeta
 }
 
 // Meta describes a run.
@@ -69,10 +66,9 @@ type Meta struct {
 	Duration time.Duration // arrival phase alone (new originals arrive only during it); 0 for an unbounded live run
 	Classes  []ClassMeta
 	Live     bool
-	Fleet    *FleetMeta // the fleet the run's CORTEX engines joined; nil when they are alone
 }
 
-// FleetMeta says which fleet a run's CORTEX engines joined (live --fleet).
+// FleetMeta says which fleet a run's CORTEX engines joined (Fleet).
 type FleetMeta struct {
 	Name     string // the fleet's name: its keys start with cortex:{Name}:
 	Store    string // where the fleet meets, as shown: "redis://127.0.0.1:6379" (no password)
@@ -279,7 +275,7 @@ func (s ServiceState) Serving() bool { return s == ServiceUp || s == ServiceWarm
 
 // ClassTick is one priority class during a tick.
 type ClassTick struct {
-	Priority       int // the class's priority during this tick (SetClass may change it)
+	Priority       int // the class's priority during this tick (a ControlClass may change it)
 	Arrived        int // originals that arrived
 	Succeeded      int // originals that completed
 	Admitted       int // retries admitted
@@ -413,19 +409,39 @@ type CircuitEvent struct {
 	Open, HalfOpen, Clients int
 }
 
-// Control says which control a source applied.
+// Control says which control a ControlEvent is: sent to a source (Source.Control), or applied
+// by it (an EventControl).
 type Control uint8
 
 // The controls of a ControlEvent.
 const (
-	ControlText     Control = iota // applied by the dashboard itself and worded in Event.Text
-	ControlWeights                 // SetWeights: Weights
-	ControlAdaptive                // SetAdaptive: On
-	ControlClass                   // SetClass: Class, Share, Priority
-	ControlStrategy                // SetStrategy: Strategy
+	ControlText     Control = iota // applied by the dashboard itself and worded in Event.Text; not a source's
+	ControlWeights                 // set the CORTEX weights of every client: Weights (any scale; the engines renormalise them)
+	ControlAdaptive                // turn CORTEX adaptive weights on or off: On
+	ControlClass                   // set a class's traffic share and priority: Class (its name), Share, Priority
+	ControlStrategy                // switch every client to a strategy from now on: Strategy
+	ControlInject                  // start Fault now for Fault.Duration (0: until cleared), replacing one of its kind
+	ControlClear                   // end the injected or scheduled fault of kind Fault.Kind, if any
+	ControlClearAll                // end every active fault
+	ControlRestart                 // start the run again from t=0, same seed, scenario and strategy; controls reset
+	numControls
 )
 
-// ControlEvent is a control a source applied.
+var controlNames = [numControls]string{ControlText: "text", ControlWeights: "weights", ControlAdaptive: "adaptive",
+	ControlClass: "class", ControlStrategy: "strategy", ControlInject: "inject", ControlClear: "clear",
+	ControlClearAll: "clear-all", ControlRestart: "restart"}
+
+// String names the control: "weights", "adaptive", "class", "strategy", "inject", "clear",
+// "clear-all", "restart" or "text".
+func (c Control) String() string {
+	if c < numControls {
+		return controlNames[c]
+	}
+	return fmt.Sprintf("Control(%d)", int(c))
+}
+
+// ControlEvent is one control: what Source.Control applies and what an EventControl says a
+// source applied. Only the fields of its Control are set.
 type ControlEvent struct {
 	Control  Control
 	Weights  engine.Weights // ControlWeights: as set (the engines keep them renormalised)
@@ -433,8 +449,44 @@ type ControlEvent struct {
 	Class    string         // ControlClass: the class's name, its new share and priority
 	Share    float64
 	Priority int
-	Strategy string // ControlStrategy: the strategy from now on
+	Strategy string          // ControlStrategy: the strategy from now on
+	Fault    scenarios.Fault // ControlInject: the fault (At is ignored); ControlClear: its Kind
 }
+
+// The controls as values, for Source.Control.
+
+// SetWeights is the control that sets the CORTEX weights of every client.
+func SetWeights(w engine.Weights) ControlEvent {
+	return ControlEvent{Control: ControlWeights, Weights: w}
+}
+
+// SetAdaptive is the control that turns CORTEX adaptive weights on or off.
+func SetAdaptive(on bool) ControlEvent { return ControlEvent{Control: ControlAdaptive, On: on} }
+
+// SetClass is the control that sets class's share (a multiplier of its base rate, >= 0) and
+// priority (0..scenarios.MaxPriority).
+func SetClass(class string, share float64, priority int) ControlEvent {
+	return ControlEvent{Control: ControlClass, Class: class, Share: share, Priority: priority}
+}
+
+// SetStrategy is the control that switches every client to the named strategy.
+func SetStrategy(name string) ControlEvent {
+	return ControlEvent{Control: ControlStrategy, Strategy: name}
+}
+
+// Inject is the control that starts fault f now.
+func Inject(f scenarios.Fault) ControlEvent { return ControlEvent{Control: ControlInject, Fault: f} }
+
+// Clear is the control that ends the fault of kind.
+func Clear(kind scenarios.FaultKind) ControlEvent {
+	return ControlEvent{Control: ControlClear, Fault: scenarios.Fault{Kind: kind}}
+}
+
+// ClearAll is the control that ends every fault.
+func ClearAll() ControlEvent { return ControlEvent{Control: ControlClearAll} }
+
+// Restart is the control that starts the run again from t=0.
+func Restart() ControlEvent { return ControlEvent{Control: ControlRestart} }
 
 // ActiveFault is a fault in effect, with its remaining time (0 = until cleared).
 type ActiveFault struct {
@@ -472,9 +524,9 @@ type Inspector interface {
 	RecentDecisions() []DecisionRecord
 }
 
-// CheckClass validates the share and priority that SetClass gives class name: a share is a
-// finite multiplier >= 0 of the class's base rate, a priority is in 0..scenarios.MaxPriority.
-// Every Source checks its SetClass with it, so the dashboard meets the same rule everywhere.
+// CheckClass validates the share and priority that a ControlClass gives class name: a share is
+// a finite multiplier >= 0 of the class's base rate, a priority is in 0..scenarios.MaxPriority.
+// model.Controls checks every ControlClass with it, and the scenario format its priorities.
 func CheckClass(name string, share float64, priority int) error {
 	if !(share >= 0) || math.IsInf(share, 0) {
 		return fmt.Errorf("class %s: share must be a finite number >= 0 (got %v)", name, share)

@@ -13,8 +13,10 @@ import (
 // Cortex is the CORTEX engine behind the Strategy interface: every outcome feeds the engine's
 // signals, and every retry is decided by its five checks (not retryable, attempt limit,
 // emergency and circuit, priority floor and recovery ramp and token budget, backoff scaled by the
-// pressure score). The client's pending retries are the engine's queue depth (signal Q).
-// Originals are always admitted: CORTEX decides retries only.
+// pressure score). The client's pending retries are the engine's queue depth (signal Q). New
+// requests are admitted by the engine's Admit: while the service queues it sheds the share it
+// cannot complete, lowest priorities first (engine.Config.AdmitOriginals; the article's
+// parameters admit every one).
 //
 // Outcomes: Success is RecordSuccess; Timeout, FastFail, ServerError and Throttled (429) are
 // RecordFailure. A BadRequest is the caller's fault, not the service's: the service answered, so
@@ -127,8 +129,16 @@ func (c *Cortex) Name() string { return c.name }
 // Engine returns the wrapped engine; Cortex implements EngineHolder.
 func (c *Cortex) Engine() *engine.Engine { return c.eng }
 
-// Admit always returns true: CORTEX never refuses an original or a scheduled retry.
-func (*Cortex) Admit(time.Time, int, int) bool { return true }
+// Admit asks the engine's Admit for an original (retry 0): false when it sheds it
+// (SHED_LOW_PRIORITY). A scheduled retry was decided by Decide and always goes.
+func (c *Cortex) Admit(_ time.Time, priority, retry int) bool {
+	if retry > 0 {
+		return true
+	}
+	var d engine.Decision
+	c.eng.AdmitTo(&d, priority)
+	return d.Action == engine.Retry
+}
 
 // Record feeds the outcome to the engine: Success and BadRequest as RecordSuccess, the rest as
 // RecordFailure, with the attempt's latency.

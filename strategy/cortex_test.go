@@ -80,7 +80,7 @@ func TestCortexSetPending(t *testing.T) {
 	c.SetPending(250)
 	c.Decide(t0, 9, 0, ServerError) // some engines refresh signals on decisions
 	assert.InDelta(t, 250.0/float64(engine.DefaultConfig().QueueCapacity), c.Engine().Snapshot().Signals.Q, 1e-9)
-	assert.True(t, c.Admit(t0, 0, 0), "originals always go")
+	assert.True(t, c.Admit(t0, 0, 0), "an idle service sheds nothing")
 }
 
 // TestCortexUsesEnvConfigAndClock asserts that Env.Cortex is used (here a 1-retry limit) and
