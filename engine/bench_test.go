@@ -162,7 +162,7 @@ func fleetBenchEngine(b *testing.B, clock Clock) (*Engine, *FleetReport, *FleetV
 	r, v := new(FleetReport), new(FleetView)
 	e.FleetReport(r)
 	v.Short, v.Long, v.ShortLatency = r.Counts, r.Counts, r.Latency
-	v.Capacity, v.Tokens, v.Granted, v.Instances = 1<<50, 1<<50, 1<<45, 5
+	v.Capacity, v.Tokens, v.Granted, v.Instances, v.Held = 1<<50, 1<<50, 1<<45, 5, 1<<50
 	e.FleetApply(r, v)
 	if e.Snapshot().Fleet != FleetJoint {
 		b.Fatal("the fleet view is not in use")
@@ -221,5 +221,22 @@ func BenchmarkFleetReportApply(b *testing.B) {
 		e.RecordSuccess(25 * time.Millisecond)
 		e.FleetReport(r)
 		e.FleetApply(r, v)
+	}
+}
+
+// BenchmarkAdmit measures one admission of a new request (Admit into a Decision), serial, on
+// both clocks, on an engine in the state a simulator client is in most of the time.
+func BenchmarkAdmit(b *testing.B) {
+	for _, c := range clocks {
+		b.Run(c.name, func(b *testing.B) {
+			e := benchEngine(b, c.new())
+			var d Decision
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; b.Loop(); i++ {
+				e.AdmitTo(&d, i%11)
+			}
+			reportPerOp(b, "admissions/s")
+		})
 	}
 }
