@@ -22,7 +22,7 @@ type eventsPanel struct {
 }
 
 // numEventKinds is how many kinds of event there are (source.EventKind 0..numEventKinds-1).
-const numEventKinds = int(source.EventControl) + 1
+const numEventKinds = int(source.EventTarget) + 1
 
 // logPage is how many lines a log key scrolls.
 const logPage = 5
