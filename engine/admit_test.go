@@ -189,3 +189,121 @@ func TestAdmitAllocatesNothing(t *testing.T) {
 	})
 	assert.Zero(t, allocs)
 }
+
+// TestAdmitRequestHolds asserts AdmitRequest's holds (HoldForProbe): while the circuit is OPEN
+// a protected request is held until the cooldown ends (plus a quarter of it at most, the
+// midpoint in deterministic mode), a new request below the score's floor is shed, one whose
+// deadline leaves no time is refused by the open circuit while a retry then goes; with every
+// HALF_OPEN probe slot taken a request waits an attempt's time; outside the recovery ramp's
+// share a low priority waits for the ramp; without HoldForProbe nothing is held.
+func TestAdmitRequestHolds(t *testing.T) {
+	const cooldown = 5 * time.Second
+	share := (0.5 - rampStartShare) / (1 - rampStartShare) // the ramp's progress at which it admits priority 5
+	rampWait := time.Duration(share * float64(10*time.Second))
+	tests := []struct {
+		name       string
+		mutate     func(c *Config)
+		setup      func(t testing.TB, e *Engine, clock *ManualClock)
+		req        Request
+		wantAction Action
+		wantReason string
+		wantDelay  time.Duration // exact; -1: any positive delay below a second
+	}{
+		{name: "open: held until the probe", setup: func(_ testing.TB, e *Engine, _ *ManualClock) { e.ForceOpen() },
+			req: Request{Priority: 9, Remaining: 25 * time.Second}, wantAction: Retry, wantReason: ReasonHeld,
+			wantDelay: cooldown + cooldown/8},
+		{name: "open: held without a deadline", setup: func(_ testing.TB, e *Engine, _ *ManualClock) { e.ForceOpen() },
+			req: Request{Priority: 9}, wantAction: Retry, wantReason: ReasonHeld, wantDelay: cooldown + cooldown/8},
+		{name: "open: a retry held too", setup: func(t testing.TB, e *Engine, clock *ManualClock) { e.ForceOpen(); clock.Advance(time.Second) },
+			req: Request{Priority: 9, Retry: 1, Remaining: 25 * time.Second}, wantAction: Retry, wantReason: ReasonHeld,
+			wantDelay: cooldown - time.Second + cooldown/8},
+		{name: "open: below the score's floor, shed", setup: func(_ testing.TB, e *Engine, _ *ManualClock) { e.ForceOpen() },
+			req: Request{Priority: 1}, wantAction: Reject, wantReason: ReasonShedLowPriority},
+		{name: "open: no time to wait, refused", setup: func(_ testing.TB, e *Engine, _ *ManualClock) { e.ForceOpen() },
+			req: Request{Priority: 9, Remaining: 2 * time.Second}, wantAction: CircuitOpen, wantReason: ReasonCircuitOpen},
+		{name: "open: a retry with no time to wait goes", setup: func(_ testing.TB, e *Engine, _ *ManualClock) { e.ForceOpen() },
+			req: Request{Priority: 9, Retry: 2, Remaining: 2 * time.Second}, wantAction: Retry, wantReason: ReasonAdmitted},
+		{name: "half-open, probes busy: an attempt's time", mutate: func(c *Config) { c.HalfOpenProbes = 1 },
+			setup: func(t testing.TB, e *Engine, clock *ManualClock) {
+				e.ForceOpen()
+				clock.Advance(cooldown)
+				e.AdmitRequest(Request{Priority: 9}) // the probe
+			},
+			req: Request{Priority: 9, Remaining: 25 * time.Second}, wantAction: Retry, wantReason: ReasonHeld, wantDelay: -1},
+		{name: "recovery ramp: a low priority waits for it",
+			setup: func(t testing.TB, e *Engine, clock *ManualClock) { e.ForceOpen(); closeCircuit(t, e, clock) },
+			req:   Request{Priority: 5, Remaining: 25 * time.Second}, wantAction: Retry, wantReason: ReasonHeld,
+			wantDelay: rampWait + time.Second/2},
+		{name: "recovery ramp: a top priority goes",
+			setup: func(t testing.TB, e *Engine, clock *ManualClock) { e.ForceOpen(); closeCircuit(t, e, clock) },
+			req:   Request{Priority: 9, Remaining: 25 * time.Second}, wantAction: Retry, wantReason: ReasonAdmitted},
+		{name: "without HoldForProbe: sent", mutate: func(c *Config) { c.HoldForProbe = false },
+			setup: func(_ testing.TB, e *Engine, _ *ManualClock) { e.ForceOpen() },
+			req:   Request{Priority: 9}, wantAction: Retry, wantReason: ReasonAdmitted},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e, clock := newTestEngine(t, tt.mutate)
+			for range 100 {
+				clock.Advance(10 * time.Millisecond)
+				e.RecordSuccess(40 * time.Millisecond)
+			}
+			tt.setup(t, e, clock)
+			before := e.Snapshot()
+			d := e.AdmitRequest(tt.req)
+			assert.Equal(t, tt.wantAction, d.Action, "%v", d)
+			assert.Equal(t, tt.wantReason, d.Reason)
+			switch {
+			case tt.wantDelay > 0:
+				assert.Equal(t, tt.wantDelay, d.Delay)
+			case tt.wantDelay < 0:
+				assert.Positive(t, d.Delay)
+				assert.Less(t, d.Delay, time.Second)
+			default:
+				assert.Zero(t, d.Delay)
+			}
+			after := e.Snapshot()
+			if d.Reason == ReasonHeld {
+				assert.Equal(t, before.OriginalsAdmitted+before.OriginalsShed, after.OriginalsAdmitted+after.OriginalsShed,
+					"a held request is counted by its last answer only")
+			}
+		})
+	}
+}
+
+// TestDeadlineAwareRetry asserts that with a deadline (Failure.Remaining) a retry's delay is cut
+// so that it can still be answered in time (the latest successes took 40 ms), that a retry with
+// no time left is refused as DEADLINE_EXCEEDED without spending a token, and that without
+// DeadlineAware the delay is the plain draw.
+func TestDeadlineAwareRetry(t *testing.T) {
+	tests := []struct {
+		name       string
+		off        bool
+		remaining  time.Duration
+		wantReason string
+		wantDelay  time.Duration
+	}{
+		{name: "no deadline", wantReason: ReasonRetry, wantDelay: 250 * time.Millisecond},
+		{name: "a deadline far enough", remaining: 10 * time.Second, wantReason: ReasonRetry, wantDelay: 250 * time.Millisecond},
+		{name: "the delay cut to the deadline", remaining: 100 * time.Millisecond, wantReason: ReasonRetry, wantDelay: 60 * time.Millisecond},
+		{name: "no time left", remaining: 30 * time.Millisecond, wantReason: ReasonDeadline},
+		{name: "DeadlineAware off", off: true, remaining: 30 * time.Millisecond, wantReason: ReasonRetry, wantDelay: 250 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e, clock := newTestEngine(t, func(c *Config) { c.DeadlineAware = !tt.off })
+			for range 100 {
+				clock.Advance(10 * time.Millisecond)
+				e.RecordSuccess(40 * time.Millisecond)
+			}
+			tokens := e.Snapshot().Tokens
+			d := e.Decide(Failure{Priority: 9, Remaining: tt.remaining})
+			assert.Equal(t, tt.wantReason, d.Reason)
+			assert.Equal(t, tt.wantDelay, d.Delay)
+			if d.Reason == ReasonDeadline {
+				assert.Equal(t, Reject, d.Action)
+				assert.Equal(t, tokens, e.Snapshot().Tokens, "no token spent on a retry that cannot be answered in time")
+			}
+		})
+	}
+}

@@ -18,6 +18,7 @@ const (
 	ReasonShedLowPriority    = "SHED_LOW_PRIORITY"     // check 4: priority < floor(CPS*10)
 	ReasonRecoveryRamp       = "RECOVERY_RAMP"         // check 4: outside the recovery ramp's share
 	ReasonBudgetExhausted    = "BUDGET_EXHAUSTED"      // check 4: no retry token left
+	ReasonDeadline           = "DEADLINE_EXCEEDED"     // check 5: no retry could be answered before the request's deadline
 	ReasonInternalError      = "INTERNAL_ERROR"        // even the fallback failed: reject, never panic
 )
 

@@ -122,6 +122,7 @@ func TestEveryActionAndReason(t *testing.T) {
 		},
 		{
 			name: "check 3: circuit open", retryable: true, priority: 10,
+			mutate:     func(c *Config) { c.HoldForProbe = false },
 			setup:      func(_ testing.TB, e *Engine, _ *ManualClock) { e.ForceOpen() },
 			wantAction: CircuitOpen, wantReason: ReasonCircuitOpen,
 		},
@@ -381,7 +382,7 @@ func TestBudgetDryAndRefill(t *testing.T) {
 // sustained, fails retries fast while OPEN, goes HALF_OPEN after the cooldown, closes after the
 // probes, and that each transition is recorded with its time.
 func TestCircuitLifecycle(t *testing.T) {
-	e, clock := newTestEngine(t, nil)
+	e, clock := newTestEngine(t, func(c *Config) { c.HoldForProbe = false }) // the retries the circuit refuses
 	cfg := e.Config()
 	var firstAbove time.Time
 	for firstAbove.IsZero() || e.Snapshot().Circuit == Closed {

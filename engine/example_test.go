@@ -168,8 +168,13 @@ func Example_defaultConfig() {
 	}
 	s = cortex.Snapshot()
 	fmt.Printf("circuit %s after %v of refusals (%s)\n", s.Circuit, s.LastTransition.At.Sub(refusing), s.LastTransition.Reason)
+	// The circuit is open: payment's retry is still decided, and held until the circuit probes
+	// (HoldForProbe); analytics' new requests are shed.
 	open := cortex.Decide(engine.Failure{Priority: 9})
 	fmt.Println(open, open.Reason)
+	held := cortex.AdmitRequest(engine.Request{Priority: 9, Retry: 1, Remaining: 25 * time.Second})
+	fmt.Println(held.Reason, held.Delay.Round(100*time.Millisecond))
+	fmt.Println(cortex.Admit(1).Reason)
 
 	// Output:
 	// RetryDecision[RETRY, delay=250ms, CPS=0.0000, state=HEALTHY, priority=9/0]
@@ -179,5 +184,7 @@ func Example_defaultConfig() {
 	// RetryDecision[RETRY, delay=1500ms, CPS=0.5003, state=CRITICAL, priority=9/5]
 	// tokens=498
 	// circuit OPEN after 1.025s of refusals (FAILURE_RATE)
-	// RetryDecision[CIRCUIT_OPEN, delay=0ms, CPS=0.7006, state=CRITICAL, priority=9/7] CIRCUIT_OPEN
+	// RetryDecision[RETRY, delay=2001ms, CPS=0.7006, state=CRITICAL, priority=9/7] RETRY
+	// HELD 5.6s
+	// SHED_LOW_PRIORITY
 }

@@ -125,6 +125,24 @@ type Failure struct {
 	// its retry costs 1 + 2*SlowdownCost*S tokens instead of 1 + SlowdownCost*S
 	// (Config.SlowdownCost, Snapshot.Slowdown).
 	Timeout bool
+	// Remaining is the time left before the request's deadline when the retry is decided; 0
+	// when it has none. A retry that could not be sent and answered before the deadline (the
+	// delay plus the latest successes' latency) is not worth its tokens: it is refused
+	// (DEADLINE_EXCEEDED), and a longer delay is cut to the latest moment that still leaves
+	// that time.
+	Remaining time.Duration
+}
+
+// Request describes an attempt about to be sent, for Engine.AdmitRequest. The zero value is a
+// new request of priority 0 with no deadline.
+type Request struct {
+	Priority int // 0..10 (clamped)
+	// Retry is 0 for a new request (an original), n for its n-th retry, decided earlier by
+	// Decide (negative counts as 0).
+	Retry int
+	// Remaining is the time left before the request's deadline; 0 when it has none. A request
+	// is held only while it can still be sent and answered before its deadline.
+	Remaining time.Duration
 }
 
 // Decision is the answer of ShouldRetry.
