@@ -8,7 +8,7 @@ STATICCHECK_VERSION := v0.8.2
 FREEZE_VERSION      := v0.2.2
 SCENARIO   ?= black-friday
 # Packages that must stay free of any UI library (Charm, ntcharts).
-CORE_PKGS  := ./engine/... ./sim/... ./strategy/... ./scenarios/... ./source/... ./internal/load/... ./lesson/... ./fleet/...
+CORE_PKGS  := ./engine/... ./model/... ./sim/... ./strategy/... ./scenarios/... ./source/... ./internal/load/... ./lesson/... ./fleet/...
 
 .PHONY: all build run test fmt-check vet check-imports unit bench lint golden screenshots bench-table live-vs-sim clean
 
@@ -36,7 +36,7 @@ check-imports:
 	if [ -n "$$bad" ]; then echo "engine imports non-standard packages:"; echo "$$bad"; exit 1; fi
 	@bad=$$($(GO) list -deps -f '{{.ImportPath}}' $(CORE_PKGS) | grep -E 'charmbracelet|NimbleMarkets|muesli|lipgloss' || true); \
 	if [ -n "$$bad" ]; then echo "core packages import UI libraries:"; echo "$$bad"; exit 1; fi
-	@bad=$$($(GO) list -deps ./sim/... ./source/... | grep -E '/cortex-tui/(report|tui|cli|keymap)$$' || true); \
+	@bad=$$($(GO) list -deps ./sim/... ./source/... ./model/... | grep -E '/cortex-tui/(report|tui|cli|keymap)$$' || true); \
 	if [ -n "$$bad" ]; then echo "the simulator and source emit data only, but import:"; echo "$$bad"; exit 1; fi
 	@echo "check-imports: ok"
 
