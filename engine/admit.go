@@ -3,8 +3,8 @@ package engine
 import "time"
 
 // Reasons of AdmitRequest's answers (Admit's too). A shed request gets Action Reject and
-// ReasonShedLowPriority; one refused by the open circuit, Action CircuitOpen and
-// ReasonCircuitOpen.
+// ReasonShedLowPriority; a retry the bucket can no longer pay when it is sent, Reject and
+// ReasonBudgetExhausted.
 const (
 	ReasonAdmitted = "ADMITTED" // Action Retry, Delay 0: send it now
 	ReasonHeld     = "HELD"     // Action Retry, Delay > 0: send nothing now, ask again after Delay
@@ -181,22 +181,19 @@ func (e *Engine) Admit(priority int) (d Decision) {
 func (e *Engine) AdmitTo(d *Decision, priority int) { e.AdmitRequestTo(d, Request{Priority: priority}) }
 
 // AdmitRequest decides whether an attempt about to be sent may go now: a new request
-// (r.Retry 0) as Admit says, or a retry Decide has decided. With Config.HoldForProbe (the
-// default) the engine holds (Action Retry, Reason HELD, Delay > 0: "ask again after Delay")
-// the requests of the priorities the floors protect while the service has not been probed:
+// (r.Retry 0) as Admit says, or a retry Decide has decided. A retry decided with Failure.Hold
+// (and asked about with Request.Hold) takes its tokens now (BUDGET_EXHAUSTED if the bucket can
+// no longer pay), and with Config.HoldForProbe (the default) it is held (Action Retry, Reason
+// HELD, Delay > 0: "ask again after Delay") while the service has not been probed:
 //
 //   - circuit OPEN: until the cooldown ends (the next probe), plus a draw of up to a quarter of
-//     the cooldown so that the held requests do not all come back at once; new requests below
-//     the score's floor (floor(CPS x 10), the score now) or the admission floor are shed
-//     (SHED_LOW_PRIORITY);
-//   - circuit HALF_OPEN with every probe slot taken: for up to an attempt's time (the latest
-//     successes' latency), then ask again; an attempt sent in HALF_OPEN takes a probe slot;
+//     the cooldown so that the held retries do not all come back at once;
+//   - circuit HALF_OPEN with every probe slot taken: for up to two attempts' time (the latest
+//     successes' latency), then ask again; a retry sent in HALF_OPEN takes a probe slot;
 //   - during the recovery ramp, a priority outside the ramp's share: until the ramp reaches it.
 //
-// A request whose deadline (r.Remaining) leaves no time to wait and still be answered is not
-// held: a new request is refused by the open circuit (CIRCUIT_OPEN), a retry goes. Held
-// requests are counted once, by their last answer. Everything else is as Admit: a retry goes,
-// a new request passes admission. Safe for concurrent use; allocates nothing.
+// A retry whose deadline (r.Remaining) leaves no time to wait and still be answered goes now.
+// A retry decided without Hold has paid and goes. Safe for concurrent use; allocates nothing.
 func (e *Engine) AdmitRequest(r Request) (d Decision) {
 	e.AdmitRequestTo(&d, r)
 	return d
@@ -222,10 +219,17 @@ func (e *Engine) admit(d *Decision, r Request) {
 	a := &e.adm
 	*d = Decision{Priority: r.Priority, Action: Retry, Reason: ReasonAdmitted, Floor: a.floor, CPS: a.cps, Signals: a.sig}
 	d.State = StateFor(a.cps, e.cfg.EmergencyThreshold)
-	if e.cfg.HoldForProbe && e.hold(t, r, d) {
+	if r.Hold && e.cfg.HoldForProbe && r.Retry > 0 && e.hold(t, r, d) {
 		return
 	}
 	if r.Retry > 0 {
+		if r.Hold && e.owed > 0 {
+			e.owed-- // a retry decided while the circuit was OPEN pays now
+			if !e.tb.take(t, e.retryCost(false), e.reserve(r.Priority)) {
+				d.Action, d.Reason = Reject, ReasonBudgetExhausted
+				return
+			}
+		}
 		e.br.probeSent(t) // a held retry sent in HALF_OPEN is a probe (a no-op otherwise)
 		return
 	}
@@ -235,27 +239,14 @@ func (e *Engine) admit(d *Decision, r Request) {
 		return
 	}
 	a.admitted++
-	if e.cfg.HoldForProbe {
-		e.br.probeSent(t)
-	}
 }
 
-// hold writes into d, and reports true, the answer for a request the service has not been
-// probed for (HoldForProbe): held, shed or refused by the open circuit; false when the request
-// is for admission as usual.
+// hold writes into d, and reports true, the hold of a retry the service has not been probed for
+// (HoldForProbe); false when the retry goes.
 func (e *Engine) hold(t time.Duration, r Request, d *Decision) bool {
 	var wait time.Duration
 	switch {
 	case e.br.state == Open:
-		// The score now, not as the last slice closed: the circuit may have opened since.
-		e.fillSignals(t, &d.Signals)
-		d.CPS = clamp01(e.w.dot(&d.Signals))
-		d.State = StateFor(d.CPS, e.cfg.EmergencyThreshold)
-		if r.Retry == 0 && (r.Priority < FloorFor(d.CPS) || r.Priority < e.adm.floor) {
-			e.adm.shed++
-			d.Action, d.Reason = Reject, ReasonShedLowPriority
-			return true
-		}
 		wait = max(0, e.br.openedAt+e.br.cooldown-t) + e.draw(float64(e.br.cooldown)/4)
 	case e.br.probesBusy():
 		wait = max(time.Millisecond, e.draw(2*float64(e.attemptTime())))
@@ -268,13 +259,16 @@ func (e *Engine) hold(t time.Duration, r Request, d *Decision) bool {
 		return false
 	}
 	if r.Remaining > 0 && wait+e.attemptTime() >= r.Remaining {
-		if r.Retry > 0 || e.br.state != Open {
-			return false // no time to wait: it goes now
-		}
-		e.adm.shed++
-		d.Action, d.Reason = CircuitOpen, ReasonCircuitOpen
-		return true
+		return false // no time to wait: it goes now
 	}
 	d.Reason, d.Delay = ReasonHeld, max(wait, time.Millisecond)
 	return true
+}
+
+// paysAtSend reports whether a retry decided with Hold while the circuit is OPEN pays its
+// tokens when it is sent (AdmitRequest) rather than when it is decided: with HoldForProbe, on
+// the engine's own bucket (a fleet's lease is taken when the retry is decided, as the lease's
+// sync expects).
+func (e *Engine) paysAtSend(t time.Duration) bool {
+	return e.cfg.HoldForProbe && !(e.fleetOn && e.fleet.fresh(t))
 }

@@ -86,7 +86,7 @@ func (e *Engine) decide(d *Decision, f Failure) {
 	default:
 		t := e.now()
 		e.advance(t)
-		if !e.unified(t, priority, attempt, f.Timeout, f.Remaining, d) {
+		if !e.unified(t, priority, attempt, f, d) {
 			e.fallback(t, priority, attempt, d)
 		}
 	}
@@ -95,7 +95,7 @@ func (e *Engine) decide(d *Decision, f Failure) {
 // unified runs checks 3 to 5 on the CPS and writes the decision into *d (in place: a Decision
 // is 14 words, and this is the hot path). It returns false when the computation panicked or
 // the CPS is not finite; *d is then undefined and the caller falls back.
-func (e *Engine) unified(t time.Duration, priority, attempt int, timeout bool, remaining time.Duration, d *Decision) (ok bool) {
+func (e *Engine) unified(t time.Duration, priority, attempt int, f Failure, d *Decision) (ok bool) {
 	defer func() {
 		if r := recover(); r != nil {
 			ok = false
@@ -117,17 +117,17 @@ func (e *Engine) unified(t time.Duration, priority, attempt int, timeout bool, r
 	case cps >= e.cfg.EmergencyThreshold: // check 3: emergency, then the circuit
 		e.br.open(t, TransitionEmergency)
 		d.Action, d.Reason = CircuitOpen, ReasonEmergency
-	case e.cfg.HoldForProbe && e.br.state == Open && priority >= d.Floor && priority >= e.adm.floor:
+	case f.Hold && e.cfg.HoldForProbe && e.br.state == Open && priority >= d.Floor && priority >= e.adm.floor:
 		// check 3, held: a retry of a priority the floors protect is not refused by the open
 		// circuit; it is decided as below, and AdmitRequest holds it until the circuit probes.
-		e.spend(t, attempt, e.retryCost(timeout), e.reserve(priority), 1+cps*10, remaining, d)
+		e.spend(t, attempt, e.retryCost(f.Timeout), e.reserve(priority), 1+cps*10, f, d)
 	case e.circuitRefuses(d):
 	case priority < d.Floor || priority < e.adm.floor: // check 4: priority floor, recovery ramp, then the budget
 		d.Action, d.Reason = Reject, ReasonShedLowPriority
 	case !rampAdmits(priority, e.rampShare(t)):
 		d.Action, d.Reason = Reject, ReasonRecoveryRamp
 	default: // check 5: CPS-modulated backoff
-		e.spend(t, attempt, e.retryCost(timeout), e.reserve(priority), 1+cps*10, remaining, d)
+		e.spend(t, attempt, e.retryCost(f.Timeout), e.reserve(priority), 1+cps*10, f, d)
 	}
 	return true
 }
@@ -139,7 +139,7 @@ func (e *Engine) unified(t time.Duration, priority, attempt int, timeout bool, r
 func (e *Engine) fallback(t time.Duration, priority, attempt int, d *Decision) {
 	*d = Decision{Priority: priority, Fallback: true}
 	if !e.circuitRefuses(d) {
-		e.spend(t, attempt, 1, 0, 1, 0, d)
+		e.spend(t, attempt, 1, 0, 1, Failure{}, d)
 	}
 }
 
@@ -162,7 +162,8 @@ func (e *Engine) circuitRefuses(d *Decision) bool {
 // not there, DEADLINE_EXCEEDED (no token taken) when remaining (> 0) leaves no time to send the
 // retry and have it answered: the delay is cut to remaining less the time an attempt takes
 // (attemptTime), and none is left.
-func (e *Engine) spend(t time.Duration, attempt int, cost, reserve, factor float64, remaining time.Duration, d *Decision) {
+func (e *Engine) spend(t time.Duration, attempt int, cost, reserve, factor float64, f Failure, d *Decision) {
+	remaining := f.Remaining
 	delay := e.draw(float64(e.cfg.BackoffBaseDelay) * math.Ldexp(1, min(attempt, 64)) * factor)
 	if remaining > 0 && e.cfg.DeadlineAware {
 		latest := remaining - e.attemptTime()
@@ -173,9 +174,15 @@ func (e *Engine) spend(t time.Duration, attempt int, cost, reserve, factor float
 		delay = min(delay, latest)
 	}
 	var ok bool
-	if e.fleetOn && e.fleet.fresh(t) {
+	switch {
+	case f.Hold && e.paysAtSend(t) && e.br.state == Open:
+		// Held until the circuit probes: it pays when it is sent (AdmitRequest), at the price
+		// of that moment; until then it only counts as owed.
+		ok = true
+		e.owed++
+	case e.fleetOn && e.fleet.fresh(t):
 		ok = e.fleet.take(cost, reserve)
-	} else {
+	default:
 		ok = e.tb.take(t, cost, reserve)
 	}
 	if !ok {

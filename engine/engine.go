@@ -86,7 +86,8 @@ type Engine struct {
 	// a hook that panics or yields NaN exercises the fallback path.
 	signalHook func(Signals) Signals
 
-	adm admission // Admit's state (Config.AdmitOriginals)
+	adm  admission // Admit's state (Config.AdmitOriginals)
+	owed int       // retries decided with Hold while OPEN and not yet sent: each pays when it is (AdmitRequest)
 
 	// fleet is the engine's side of a fleet (Config.Fleet), off when alone. It comes last, so
 	// that the fields the hot path reads keep the offsets (and cache lines) they had without it.
@@ -139,6 +140,7 @@ func (e *Engine) init(origin time.Time) {
 	e.fleetOn = c.Fleet.Enabled
 	e.successes, e.failed, e.decisions, e.fallbacks = 0, 0, [5]uint64{}, 0
 	e.adm = admission{}
+	e.owed = 0
 }
 
 // readOrigin reads the clock for a new origin; for a manual clock it also keeps the clock's

@@ -122,7 +122,6 @@ func TestEveryActionAndReason(t *testing.T) {
 		},
 		{
 			name: "check 3: circuit open", retryable: true, priority: 10,
-			mutate:     func(c *Config) { c.HoldForProbe = false },
 			setup:      func(_ testing.TB, e *Engine, _ *ManualClock) { e.ForceOpen() },
 			wantAction: CircuitOpen, wantReason: ReasonCircuitOpen,
 		},
@@ -382,7 +381,7 @@ func TestBudgetDryAndRefill(t *testing.T) {
 // sustained, fails retries fast while OPEN, goes HALF_OPEN after the cooldown, closes after the
 // probes, and that each transition is recorded with its time.
 func TestCircuitLifecycle(t *testing.T) {
-	e, clock := newTestEngine(t, func(c *Config) { c.HoldForProbe = false }) // the retries the circuit refuses
+	e, clock := newTestEngine(t, nil)
 	cfg := e.Config()
 	var firstAbove time.Time
 	for firstAbove.IsZero() || e.Snapshot().Circuit == Closed {

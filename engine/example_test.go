@@ -168,13 +168,15 @@ func Example_defaultConfig() {
 	}
 	s = cortex.Snapshot()
 	fmt.Printf("circuit %s after %v of refusals (%s)\n", s.Circuit, s.LastTransition.At.Sub(refusing), s.LastTransition.Reason)
-	// The circuit is open: payment's retry is still decided, and held until the circuit probes
-	// (HoldForProbe); analytics' new requests are shed.
 	open := cortex.Decide(engine.Failure{Priority: 9})
 	fmt.Println(open, open.Reason)
-	held := cortex.AdmitRequest(engine.Request{Priority: 9, Retry: 1, Remaining: 25 * time.Second})
+
+	// A caller that asks AdmitRequest before it sends a retry (Hold) gets payment's retry even
+	// while the circuit is open, held until the circuit probes the service (HoldForProbe).
+	retry := cortex.Decide(engine.Failure{Priority: 9, Remaining: 25 * time.Second, Hold: true})
+	fmt.Println(retry, retry.Reason)
+	held := cortex.AdmitRequest(engine.Request{Priority: 9, Retry: 1, Remaining: 25 * time.Second, Hold: true})
 	fmt.Println(held.Reason, held.Delay.Round(100*time.Millisecond))
-	fmt.Println(cortex.Admit(1).Reason)
 
 	// Output:
 	// RetryDecision[RETRY, delay=250ms, CPS=0.0000, state=HEALTHY, priority=9/0]
@@ -184,7 +186,7 @@ func Example_defaultConfig() {
 	// RetryDecision[RETRY, delay=1500ms, CPS=0.5003, state=CRITICAL, priority=9/5]
 	// tokens=498
 	// circuit OPEN after 1.025s of refusals (FAILURE_RATE)
+	// RetryDecision[CIRCUIT_OPEN, delay=0ms, CPS=0.7006, state=CRITICAL, priority=9/7] CIRCUIT_OPEN
 	// RetryDecision[RETRY, delay=2001ms, CPS=0.7006, state=CRITICAL, priority=9/7] RETRY
 	// HELD 5.6s
-	// SHED_LOW_PRIORITY
 }

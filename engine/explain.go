@@ -126,7 +126,7 @@ func (e *Engine) DecideExplained(f Failure, x *Explanation) (d Decision) {
 		if c.TokenBucketCapacity > 0 {
 			x.Cost, x.Keep = priced(x.Cost, e.reserve(priority), float64(c.TokenBucketCapacity))
 		}
-		if !e.unified(t, priority, attempt, f.Timeout, f.Remaining, &d) {
+		if !e.unified(t, priority, attempt, f, &d) {
 			e.fallback(t, priority, attempt, &d)
 		}
 	}
