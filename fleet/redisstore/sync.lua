@@ -121,10 +121,10 @@ local recon = false
 if not fresh then
   out = num(st[3], 0, cap)
   if out == nil then out, recon, bad = 0, true, bad + 1 end
-  tokens = tonumber(st[1])
-  if tokens == nil or tokens ~= tokens then tokens, bad = 0, bad + 1
-  elseif tokens < 0 then tokens, bad = 0, bad + 1
-  elseif tokens > cap then tokens, bad = cap, bad + 1 end
+  -- free tokens that are not a number in [0, capacity] start full, as a bucket Redis lost
+  -- would (the leases then take their share back: free plus leased stay within the capacity)
+  tokens = num(st[1], 0, cap)
+  if tokens == nil then tokens, bad = cap, bad + 1 end
   credit = num(st[2], 0, math.max(1, rate))
   if credit == nil then credit, bad = 0, st[2] and bad + 1 or bad end
   last = num(st[4], now - 3600e6, now + 1e6)
