@@ -20,7 +20,9 @@ type spikeWindow struct {
 }
 
 // rate is class c's successes over its arrivals in the window.
-func (w spikeWindow) rate(c int) float64 { return float64(w.succeeded[c]) / float64(max(1, w.arrived[c])) }
+func (w spikeWindow) rate(c int) float64 {
+	return float64(w.succeeded[c]) / float64(max(1, w.arrived[c]))
+}
 
 // prefetchWindow runs prefetch-spike with strategy and sums its classes' ticks from 70 s to
 // 110 s.
