@@ -141,7 +141,12 @@ func TestHostileTargetCauses(t *testing.T) {
 			_, u := hostileURL(t, tc.name)
 			scn := small()
 			scn.Duration, scn.Drain = 300*time.Millisecond, 300*time.Millisecond
-			scn.Timeout, scn.Deadline = 100*time.Millisecond, 300*time.Millisecond
+			// Generous, so that on a loaded machine no attempt times out but against the
+			// target that never answers.
+			scn.Timeout, scn.Deadline = 10*time.Second, 20*time.Second
+			if tc.cause == source.FailTimeout {
+				scn.Timeout, scn.Deadline = 100*time.Millisecond, 300*time.Millisecond
+			}
 			clk := manual()
 			r := newRun(t, Config{Scenario: scn, Strategy: "none", Clock: clk, Stack: ExternalStack(u, DefaultDrainLimit)})
 			snaps := stepAll(t, r, clk)
