@@ -1,0 +1,92 @@
+package cortexgrpc
+
+import (
+	"context"
+	"sync"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+
+	"github.com/cortex-tui/cortex-tui/strategy"
+)
+
+// unaryCall is what a unary call needs besides its arguments: the trailer its attempts fill in
+// (where the pushback comes from) and the call options with the trailer's added. Pooled, so
+// that a call allocates neither: the options are gRPC's to read during the call only.
+type unaryCall struct {
+	trailer metadata.MD
+	opts    []grpc.CallOption
+}
+
+var unaryCalls = sync.Pool{New: func() any { return &unaryCall{opts: make([]grpc.CallOption, 0, 8)} }}
+
+// release empties c and puts it back in the pool.
+func (c *unaryCall) release() {
+	clear(c.opts)
+	c.opts, c.trailer = c.opts[:0], nil
+	unaryCalls.Put(c)
+}
+
+// unary returns the unary interceptor; retriesOff declares gRPC's own retries off.
+func (ic *Interceptor) unary(retriesOff bool) grpc.UnaryClientInterceptor {
+	return func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+		return ic.invoke(retriesOff, ctx, method, req, reply, cc, invoker, opts)
+	}
+}
+
+// invoke sends a unary call through invoker, retrying it as the strategy decides (see the
+// package doc). It returns nil, the last attempt's error, a *RefusedError when the strategy's
+// Admit refused an attempt, or the context's status when it ended during the wait for a retry.
+func (ic *Interceptor) invoke(retriesOff bool, ctx context.Context, method string, req, reply any,
+	cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts []grpc.CallOption) error {
+	prio := ic.priority(ctx)
+	c := unaryCalls.Get().(*unaryCall)
+	defer c.release()
+	c.opts = append(append(c.opts, opts...), grpc.TrailerCallOption{TrailerAddr: &c.trailer})
+	var last error
+	for retry := 0; ; retry++ {
+		a := Attempt{Method: method, Retry: retry, Priority: prio}
+		start, now := ic.d.Start()
+		if !ic.d.Admit(now, prio, retry) {
+			a.End = EndNotAdmitted
+			ic.emit(&a)
+			return ic.refused(method, prio, retry, last)
+		}
+		c.trailer = nil
+		actx, cancel := ctx, context.CancelFunc(nil)
+		if ic.attemptTimeout > 0 {
+			actx, cancel = context.WithTimeout(ctx, ic.attemptTimeout)
+		}
+		err := invoker(actx, method, req, reply, cc, c.opts...)
+		if cancel != nil {
+			cancel()
+		}
+		a.Sent, a.Err = true, err
+		a.Latency, now = ic.d.End(start)
+		if err == nil {
+			a.Outcome, a.End = strategy.Success, EndSuccess
+			ic.record(now, &a)
+			ic.emit(&a)
+			return nil
+		}
+		a.Code = status.Code(err)
+		if ic.ended(ctx, now, &a) {
+			ic.emit(&a)
+			return err
+		}
+		a.Outcome = classify(a.Code, ic.retryAborted)
+		ic.record(now, &a)
+		// The service config is read after the attempt: a new channel has none before it
+		// resolves its target, which the first attempt waits for.
+		ic.decide(ctx, now, &a, standsAside(retriesOff, cc, method), true, c.trailer)
+		ic.emit(&a)
+		if a.End != EndRetry {
+			return err
+		}
+		if werr := ic.wait(ctx, a.Delay); werr != nil {
+			return werr
+		}
+		last = err
+	}
+}
