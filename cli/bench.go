@@ -27,6 +27,7 @@ type benchOptions struct {
 	format       string
 	allowLarge   bool
 	budgets      []string // --budget: bench every scenario once per budget, named NAME (budget)
+	refusalCosts []string // --refusal-cost: bench every scenario once per cost, named NAME (refusal_cost X)
 }
 
 func init() { subcommands = append(subcommands, newBenchCmd) }
@@ -62,7 +63,8 @@ strategy with its "seeds" and, for each figure, its "mean", "min" and "max" over
   cortex-tui bench --seeds 1-10 --format matrix
   cortex-tui bench --seeds 1-10 --scenario black-friday,metastable
   cortex-tui bench --scenario-file my.toml --format json
-  cortex-tui bench --seeds 1-10 --scenario shared-budget --budget per-client,shared`,
+  cortex-tui bench --seeds 1-10 --scenario shared-budget --budget per-client,shared
+  cortex-tui bench --seeds 1-10 --refusal-cost 0.5,1 --format matrix`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				return &exitError{code: 2, err: fmt.Errorf("bench takes no arguments, got %q (use --scenario and --strategy lists)", args)}
@@ -83,6 +85,7 @@ strategy with its "seeds" and, for each figure, its "mean", "min" and "max" over
 	f.StringVar(&o.seeds, "seeds", "", "seeds to run every scenario x strategy with, printing the mean (min-max) over them: 1-10, 1,3,5 or 1-3,7")
 	f.StringVar(&o.format, "format", "", "output: "+formatHelp(benchFormats))
 	f.StringSliceVar(&o.budgets, "budget", nil, budgetHelp+"; a list benches each scenario once per budget, its rows named \"NAME (budget)\" (default: each scenario's own)")
+	f.StringSliceVar(&o.refusalCosts, "refusal-cost", nil, refusalCostHelp+"; a list benches each scenario once per cost, its rows named \"NAME (refusal_cost X)\" (default: each scenario's own)")
 	addAllowLargeFlag(cmd, &o.allowLarge)
 	return cmd
 }
@@ -145,7 +148,7 @@ func runBench(ctx context.Context, io streams, o benchOptions) error {
 	if err != nil {
 		return err
 	}
-	if scns, froms, err = withBudgets(scns, froms, o.budgets); err != nil {
+	if scns, froms, err = withVariants(scns, froms, o.budgets, o.refusalCosts); err != nil {
 		return err
 	}
 	names := strategy.Names()
@@ -221,27 +224,63 @@ func benchScenarios(o benchOptions) ([]scenarios.Scenario, []string, error) {
 	return out, froms, nil
 }
 
-// withBudgets returns each scenario once per budget of the list, named "NAME (budget)" so that
-// the rows tell them apart; an empty list returns the scenarios as they are.
-func withBudgets(scns []scenarios.Scenario, froms []string, list []string) ([]scenarios.Scenario, []string, error) {
-	if len(list) == 0 {
+// withVariants returns each scenario once per combination of the budgets and the refusal costs
+// of the lists (bench --budget, --refusal-cost), each named after what was changed, like
+// "NAME (shared)", "NAME (refusal_cost 0.5)" or "NAME (shared, refusal_cost 0.5)", so that the
+// rows of every format tell them apart and say what was overridden. Empty lists return the
+// scenarios as they are.
+func withVariants(scns []scenarios.Scenario, froms []string, budgetList, costList []string) ([]scenarios.Scenario, []string, error) {
+	type variant struct {
+		label string
+		apply func(*scenarios.Scenario)
+	}
+	var axes [][]variant
+	if len(budgetList) > 0 {
+		var vs []variant
+		for _, s := range budgetList {
+			b, err := parseBudget(s)
+			if err != nil {
+				return nil, nil, err
+			}
+			vs = append(vs, variant{b.String(), func(scn *scenarios.Scenario) { scn.Budget = b }})
+		}
+		axes = append(axes, vs)
+	}
+	if len(costList) > 0 {
+		var vs []variant
+		for _, s := range costList {
+			c, err := parseRefusalCost(s)
+			if err != nil {
+				return nil, nil, err
+			}
+			vs = append(vs, variant{refusalCostLabel(c), func(scn *scenarios.Scenario) { scn.Service.RefusalCost = c }})
+		}
+		axes = append(axes, vs)
+	}
+	if len(axes) == 0 {
 		return scns, froms, nil
 	}
-	var budgets []scenarios.Budget
-	for _, s := range list {
-		b, err := parseBudget(s)
-		if err != nil {
-			return nil, nil, err
+	combos := [][]variant{nil}
+	for _, axis := range axes {
+		var next [][]variant
+		for _, c := range combos {
+			for _, v := range axis {
+				next = append(next, append(append([]variant(nil), c...), v))
+			}
 		}
-		budgets = append(budgets, b)
+		combos = next
 	}
 	var out []scenarios.Scenario
 	var outFroms []string
 	for i, scn := range scns {
-		for _, b := range budgets {
+		for _, combo := range combos {
 			c := scn
-			c.Budget = b
-			c.Name = fmt.Sprintf("%s (%s)", scn.Name, b)
+			labels := make([]string, len(combo))
+			for j, v := range combo {
+				v.apply(&c)
+				labels[j] = v.label
+			}
+			c.Name = fmt.Sprintf("%s (%s)", scn.Name, strings.Join(labels, ", "))
 			out, outFroms = append(out, c), append(outFroms, froms[i])
 		}
 	}

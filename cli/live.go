@@ -151,7 +151,7 @@ func planLive(io streams, o liveOptions) (livePlan, error) {
 	p.scale = live.ScaleFor(scn, o.scale, o.maxRPS)
 	if p.scale < o.scale {
 		fmt.Fprintf(io.err, "cortex-tui: %s peaks at %.0f requests/s; scaled by %.3g (rates and capacity together) to stay under --max-rps %g\n",
-			scn.Name, scn.BaseRate()*scn.PeakLoad(), p.scale, o.maxRPS)
+			scn.Name, scn.PeakRate(), p.scale, o.maxRPS)
 	}
 	p.cfg = live.Config{Scenario: scn, Strategy: strat, Seed: p.seed, Scale: p.scale, MaxRPS: o.maxRPS,
 		MaxInFlight: o.maxInFlight, Duration: o.duration}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -22,6 +23,7 @@ type runOptions struct {
 	allowLarge   bool
 	guided       bool
 	budget       string // --budget: overrides the scenario's [fleet] budget when set
+	refusalCost  string // --refusal-cost: overrides the scenario's service.refusal_cost when set
 }
 
 func init() { subcommands = append(subcommands, newRunCmd) }
@@ -51,6 +53,14 @@ func newRunCmd(io streams) *cobra.Command {
 					return err
 				}
 			}
+			if o.refusalCost != "" {
+				c, err := parseRefusalCost(o.refusalCost)
+				if err != nil {
+					return err
+				}
+				scn.Service.RefusalCost = c
+				scn.Name += " (" + refusalCostLabel(c) + ")"
+			}
 			if !o.seedSet {
 				o.seed = scn.Seed
 			}
@@ -74,6 +84,7 @@ func newRunCmd(io streams) *cobra.Command {
 	f.StringVar(&o.format, "format", "", "headless output: "+formatHelp(headlessFormats))
 	f.BoolVar(&o.guided, "guided", false, "pause the dashboard at each caption until space is pressed (for a demo)")
 	f.StringVar(&o.budget, "budget", "", budgetHelp+" (default: the scenario's own)")
+	f.StringVar(&o.refusalCost, "refusal-cost", "", refusalCostHelp+"; the run's scenario is then named \"NAME (refusal_cost X)\" (default: the scenario's own)")
 	addAllowLargeFlag(cmd, &o.allowLarge)
 	addKeysFlag(cmd)
 	return cmd
@@ -92,6 +103,28 @@ func parseBudget(s string) (scenarios.Budget, error) {
 		}
 	}
 	return 0, &exitError{code: 2, err: fmt.Errorf("--budget: unknown budget %q (valid: per-client, shared)", s)}
+}
+
+// refusalCostHelp describes --refusal-cost.
+const refusalCostHelp = "the load of a refused attempt (503, 429, 4xx) in service times, 0 to 1, in place of each scenario's service.refusal_cost"
+
+// parseRefusalCost returns the refusal cost written s, checked as service.refusal_cost is
+// (scenarios.CheckRefusalCost), or a usage error naming the flag.
+func parseRefusalCost(s string) (float64, error) {
+	c, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil {
+		return 0, &exitError{code: 2, err: fmt.Errorf("--refusal-cost: %q is not a number (give a fraction of one service time, 0 to 1)", s)}
+	}
+	if msg := scenarios.CheckRefusalCost(c); msg != "" {
+		return 0, &exitError{code: 2, err: fmt.Errorf("--refusal-cost: %s", msg)}
+	}
+	return c, nil
+}
+
+// refusalCostLabel is how a scenario's name says its refusal cost was overridden: the key and
+// the value, like "refusal_cost 0.5".
+func refusalCostLabel(c float64) string {
+	return "refusal_cost " + strconv.FormatFloat(c, 'g', -1, 64)
 }
 
 // loadScenario returns the built-in scenario name or the file path; exactly one must be given.

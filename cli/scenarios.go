@@ -89,7 +89,7 @@ func describeScenario(io streams, s scenarios.Scenario) error {
 		if s.Loop.Closed {
 			unit = "share of users"
 		}
-		fmt.Fprintf(&b, "class     %s priority %2d, %g %s\n", padCells(safetext.Line(c.Name), 18), c.Priority, c.Rate, unit)
+		fmt.Fprintf(&b, "class     %s priority %2d, %g %s%s\n", padCells(safetext.Line(c.Name), 18), c.Priority, c.Rate, unit, classLoad(c))
 	}
 	v := s.Service
 	fmt.Fprintf(&b, "service   %d workers x %s = %.0f req/s, queue %d", v.Workers, scenarios.FormatDuration(v.ServiceTime), v.Capacity(), v.QueueLimit)
@@ -115,6 +115,19 @@ func describeScenario(io streams, s scenarios.Scenario) error {
 	}
 	_, err := io.out.Write([]byte(b.String()))
 	return err
+}
+
+// classLoad describes a class's own load points, like ", its own load x1 at 60s, x12 at 70s";
+// "" for a class without.
+func classLoad(c scenarios.Class) string {
+	if len(c.Load) == 0 {
+		return ""
+	}
+	parts := make([]string, len(c.Load))
+	for i, p := range c.Load {
+		parts[i] = fmt.Sprintf("x%g at %s", p.Factor, scenarios.FormatDuration(p.At))
+	}
+	return ", its own load " + strings.Join(parts, ", ")
 }
 
 // faultValue describes a fault's value with its key, e.g. ", fraction 0.4"; "" for kinds without one.

@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cortex-tui/cortex-tui/live/target"
+	"github.com/cortex-tui/cortex-tui/live/upstream"
 )
 
 // targetOptions are the flags of `cortex-tui target`.
@@ -35,7 +35,7 @@ its address and serves until ctrl+c. Point any client at it, or cortex-tui live 
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg := target.DefaultConfig()
+			cfg := upstream.DefaultConfig()
 			if o.scenario != "" || o.scenarioFile != "" {
 				name, file := o.scenario, o.scenarioFile
 				if file == "" && looksLikeFile(name) {
@@ -45,10 +45,10 @@ its address and serves until ctrl+c. Point any client at it, or cortex-tui live 
 				if err != nil {
 					return err
 				}
-				cfg = target.FromScenario(scn.Service)
+				cfg = upstream.FromScenario(scn.Service)
 			}
 			cfg.Addr = o.addr
-			tg, err := target.New(cfg)
+			tg, err := upstream.New(cfg)
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
@@ -66,6 +66,6 @@ its address and serves until ctrl+c. Point any client at it, or cortex-tui live 
 	f := cmd.Flags()
 	f.StringVar(&o.scenario, "scenario", "", "take the service from this built-in scenario (or scenario file)")
 	f.StringVar(&o.scenarioFile, "scenario-file", "", "take the service from this scenario file")
-	f.StringVar(&o.addr, "addr", target.DefaultAddr, "address to listen on, host:port (port 0: a free port)")
+	f.StringVar(&o.addr, "addr", upstream.DefaultAddr, "address to listen on, host:port (port 0: a free port)")
 	return cmd
 }

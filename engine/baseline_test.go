@@ -165,7 +165,7 @@ func TestLearnedTailIgnoresIncident(t *testing.T) {
 		},
 		{
 			name:   "circuit OPEN",
-			mutate: func(c *Config) { c.CircuitCooldown = time.Hour },
+			mutate: func(c *Config) { c.CircuitCooldown, c.ProbeOnSuccess = time.Hour, false },
 			start:  func(e *Engine, _ *ManualClock) { e.ForceOpen() },
 			record: func(e *Engine, i int) { e.RecordSuccess(3 * lat[i%len(lat)]) },
 		},

@@ -9,6 +9,7 @@ const (
 	TransitionCooldownElapsed = "COOLDOWN_ELAPSED" // OPEN -> HALF_OPEN (or CLOSED with 0 probes)
 	TransitionProbesSucceeded = "PROBES_SUCCEEDED" // HALF_OPEN -> CLOSED
 	TransitionProbeFailed     = "PROBE_FAILED"     // HALF_OPEN -> OPEN
+	TransitionAnswered        = "ANSWERED"         // OPEN -> HALF_OPEN: an attempt sent after the circuit opened succeeded
 	TransitionForced          = "FORCED"           // -> OPEN by Engine.ForceOpen
 	TransitionReset           = "RESET"            // -> CLOSED by Engine.Reset
 )
@@ -29,6 +30,7 @@ type circuitBreaker struct {
 	cooldown    time.Duration
 	minRequests uint64
 	probes      int
+	earlyProbe  bool // Config.ProbeOnSuccess
 
 	state      CircuitState
 	above      bool          // the failure rate is at or above threshold
@@ -50,6 +52,7 @@ func newCircuitBreaker(cfg *Config, origin time.Time) circuitBreaker {
 		cooldown:    cfg.CircuitCooldown,
 		minRequests: uint64(cfg.CircuitMinRequests),
 		probes:      cfg.HalfOpenProbes,
+		earlyProbe:  cfg.ProbeOnSuccess,
 		origin:      origin,
 	}
 }
@@ -95,8 +98,20 @@ func (c *circuitBreaker) tick(t time.Duration) (closed bool) {
 
 // observe takes one recorded outcome at t, with the window's failure rate and outcome count
 // after it, and reports whether the breaker closed.
-func (c *circuitBreaker) observe(t time.Duration, ok bool, rate float64, outcomes uint64) (closed bool) {
+func (c *circuitBreaker) observe(t time.Duration, ok bool, rate float64, outcomes uint64, sent time.Duration) (closed bool) {
 	switch c.state {
+	case Open:
+		// An attempt sent after the circuit opened (an original of a class the floor lets
+		// through) came back a success: the service answers again, so probing starts now
+		// rather than after the rest of the cooldown.
+		if ok && c.earlyProbe && sent >= c.openedAt {
+			c.to(t, HalfOpen, TransitionAnswered)
+			c.probeOK = 1
+			if c.probeOK >= c.probes {
+				c.to(t, Closed, TransitionProbesSucceeded)
+				return true
+			}
+		}
 	case Closed:
 		if rate >= c.threshold && outcomes >= c.minRequests {
 			if !c.above {

@@ -41,7 +41,7 @@ func TestBreakerTrip(t *testing.T) {
 			b := testBreaker(5)
 			for _, o := range tc.obs {
 				b.tick(o.at)
-				b.observe(o.at, false, o.rate, o.outcomes)
+				b.observe(o.at, false, o.rate, o.outcomes, o.at)
 			}
 			assert.Equal(t, tc.want, b.state)
 			if tc.want == Open {
@@ -100,7 +100,7 @@ func TestBreakerRecovery(t *testing.T) {
 				b.tick(cool)
 				for range 3 {
 					b.probeSent(cool)
-					closed = b.observe(cool, true, 0.9, 100)
+					closed = b.observe(cool, true, 0.9, 100, cool)
 				}
 				return closed
 			},
@@ -111,7 +111,7 @@ func TestBreakerRecovery(t *testing.T) {
 			run: func(b *circuitBreaker) (closed bool) {
 				b.tick(cool)
 				for range 2 {
-					closed = b.observe(cool, true, 0.9, 100)
+					closed = b.observe(cool, true, 0.9, 100, cool)
 				}
 				return closed
 			},
@@ -121,8 +121,8 @@ func TestBreakerRecovery(t *testing.T) {
 			name: "a failed probe re-opens", probes: 3,
 			run: func(b *circuitBreaker) bool {
 				b.tick(cool)
-				b.observe(cool, true, 0.9, 100)
-				return b.observe(cool, false, 0.9, 100)
+				b.observe(cool, true, 0.9, 100, cool)
+				return b.observe(cool, false, 0.9, 100, cool)
 			},
 			want: Open, wantLast: TransitionProbeFailed,
 		},
@@ -175,4 +175,59 @@ func TestBreakerHistory(t *testing.T) {
 		assert.Equal(t, b.origin.Add(time.Duration(n-maxTransitions+i)*time.Second), tr.At, "transition %d", i)
 	}
 	assert.Equal(t, h[len(h)-1], b.last())
+}
+
+// TestBreakerFollowsShortOutages asserts that in 3 s outages every 15 s (connection refused,
+// 20 requests a second, each answered within 5 ms) the tuned circuit opens within two seconds
+// of each outage's start and is CLOSED again within half a second of its end, probed by the
+// requests sent after it opened; the article's breaker (10 s sustained, 15 s cooldown) never
+// opens. Before TripFast and ProbeOnSuccess, the circuits opened 2.6-3.2 s into each outage
+// (as the service came back) and stayed open 5 s while it was up.
+func TestBreakerFollowsShortOutages(t *testing.T) {
+	tests := []struct {
+		name     string
+		mutate   func(c *Config)
+		wantOpen bool
+	}{
+		{name: "defaults", wantOpen: true},
+		{name: "article", mutate: onArticle(nil), wantOpen: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e, clock := newTestEngine(t, tt.mutate)
+			every := 50 * time.Millisecond
+			down := func(at time.Duration) bool {
+				return at >= 20*time.Second && (at-20*time.Second)%(15*time.Second) < 3*time.Second
+			}
+			var opened, closed []time.Duration
+			prev := Closed
+			for at := every; at <= 80*time.Second; at += every {
+				clock.SetElapsed(at)
+				if down(at) {
+					e.RecordFailure(time.Millisecond)
+				} else {
+					e.RecordSuccess(5 * time.Millisecond)
+				}
+				c := e.Snapshot().Circuit
+				if c == Open && prev != Open {
+					opened = append(opened, at)
+				}
+				if c == Closed && prev != Closed {
+					closed = append(closed, at)
+				}
+				prev = c
+			}
+			if !tt.wantOpen {
+				assert.Empty(t, opened, "the article's breaker does not open within 3 s")
+				return
+			}
+			require.Len(t, opened, 4, "one trip per outage (at 20, 35, 50 and 65 s)")
+			require.Len(t, closed, 4, "and one close after each")
+			for i := range opened {
+				start := 20*time.Second + time.Duration(i)*15*time.Second
+				assert.LessOrEqual(t, opened[i]-start, 2*time.Second, "outage %d: opened %v after it began", i+1, opened[i]-start)
+				assert.LessOrEqual(t, closed[i]-(start+3*time.Second), 500*time.Millisecond, "outage %d: closed %v after it ended", i+1, closed[i]-start-3*time.Second)
+			}
+		})
+	}
 }

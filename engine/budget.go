@@ -58,21 +58,32 @@ func (b *tokenBucket) refill(t time.Duration) {
 	b.last = t
 }
 
-// take removes cost tokens (at least one, at most the whole capacity) if there are that many
-// and the share reserve of the capacity, rounded down to whole tokens, stays in the bucket after
-// them; it reports whether it did. Rounding down and capping the cost keep a small bucket (a
-// client's share of a large fleet) usable by every priority and at every price.
+// take removes cost tokens if there are that many and the share reserve of the capacity stays
+// in the bucket after them (see priced); it reports whether it did.
 func (b *tokenBucket) take(t time.Duration, cost, reserve float64) bool {
 	if b.capacity == 0 {
 		return true
 	}
 	b.refill(t)
-	cost = min(max(1, cost), b.capacity)
-	if b.tokens < cost || b.tokens-cost < math.Floor(reserve*b.capacity) {
+	cost, keep := priced(cost, reserve, b.capacity)
+	if b.tokens < cost || b.tokens-cost < keep {
 		return false
 	}
 	b.tokens -= cost
 	return true
+}
+
+// priced returns what a retry of price cost actually takes from a bucket of capacity tokens
+// whose priority reserve is the share reserve of it, and the tokens it must leave there: the
+// reserve is rounded down to whole tokens and kept below the capacity, and the cost is at least
+// one token and at most what the bucket can spend above the reserve. So a cost is never above
+// what the bucket can hold, and a full bucket never refuses a retry of any priority at any
+// price (a price of 39 tokens against a client's 25, after slow successes and a timeout, once
+// refused every retry below priority 10 with the bucket full). Rounding down keeps a small
+// bucket (a client's share of a large fleet) usable by every priority.
+func priced(cost, reserve, capacity float64) (take, keep float64) {
+	keep = min(math.Floor(reserve*capacity), capacity-1)
+	return min(max(1, cost), max(1, capacity-keep)), max(0, keep)
 }
 
 // credit counts one success: the bonus goes into the bucket at once, the refill credit into the

@@ -422,3 +422,54 @@ func TestBudgetReserve(t *testing.T) {
 		assert.Equal(t, before-1, e.Snapshot().Tokens)
 	})
 }
+
+// TestPricedNeverAboveTheBucket asserts that a retry's cost is never above what the bucket can
+// spend above the priority reserve, and that a full bucket pays any price for every priority:
+// the defect it fixes priced a timeout's retry at 39 tokens against a client's 25 after slow
+// successes, so no retry below priority 10 could pass while the bucket was full.
+func TestPricedNeverAboveTheBucket(t *testing.T) {
+	tests := []struct {
+		name               string
+		cost, reserve, cap float64
+		wantTake, wantKeep float64
+	}{
+		{name: "a cheap retry", cost: 1, reserve: 0.81, cap: 500, wantTake: 1, wantKeep: 405},
+		{name: "a cost below one costs one", cost: 0.2, reserve: 0, cap: 500, wantTake: 1, wantKeep: 0},
+		{name: "the reserve is rounded down", cost: 3, reserve: 0.81, cap: 25, wantTake: 3, wantKeep: 20},
+		{name: "a price above what the reserve leaves is cut to it", cost: 39, reserve: 0.81, cap: 25, wantTake: 5, wantKeep: 20},
+		{name: "a price above the capacity is cut to it", cost: 39, reserve: 0, cap: 25, wantTake: 25, wantKeep: 0},
+		{name: "a reserve of the whole bucket still leaves one token", cost: 5, reserve: 1, cap: 25, wantTake: 1, wantKeep: 24},
+		{name: "a one-token bucket", cost: 39, reserve: 0.9, cap: 1, wantTake: 1, wantKeep: 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			take, keep := priced(tt.cost, tt.reserve, tt.cap)
+			assert.Equal(t, tt.wantTake, take, "tokens taken")
+			assert.Equal(t, tt.wantKeep, keep, "tokens kept")
+			assert.LessOrEqual(t, take+keep, tt.cap, "a full bucket can pay it")
+		})
+	}
+	for p := MinPriority; p <= MaxPriority; p++ {
+		for _, timeout := range []bool{false, true} {
+			cfg := DefaultConfig().Split(20) // 25 tokens, as a client of black-friday
+			clock := NewManualClock(time.Unix(0, 0))
+			cfg.Clock, cfg.Deterministic = clock, true
+			e, err := New(cfg)
+			require.NoError(t, err)
+			for range 40 { // a baseline of 100 ms, then successes four times slower: S = 1
+				clock.Advance(100 * time.Millisecond)
+				e.RecordSuccess(100 * time.Millisecond)
+			}
+			for range 10 {
+				e.RecordSuccess(2 * time.Second)
+			}
+			require.InDelta(t, 1, e.Snapshot().Slowdown, 1e-9, "the successes are slow: the price is at its highest")
+			require.Equal(t, 25.0, e.Snapshot().Tokens, "the bucket is full")
+			d := e.Decide(Failure{Priority: p, Timeout: timeout})
+			assert.NotEqual(t, ReasonBudgetExhausted, d.Reason, "priority %d, timeout %v: a full bucket never refuses for budget", p, timeout)
+			if p >= d.Floor {
+				assert.Equal(t, Retry, d.Action, "priority %d at or above the floor %d, timeout %v: it retries", p, d.Floor, timeout)
+			}
+		}
+	}
+}

@@ -39,9 +39,17 @@ type Config struct {
 	// and F, L and the retry cost already weigh it (default false; article true).
 	TripOnTimeouts           bool
 	CircuitSustainedDuration time.Duration // ... when sustained this long (default 1s; article 10s)
-	CircuitMinRequests       int           // no trip below this many outcomes in the whole window (default 20)
-	CircuitCooldown          time.Duration // OPEN -> HALF_OPEN after this (default 5s; article 15s)
-	HalfOpenProbes           int           // successes in HALF_OPEN needed to close (default 5)
+	// TripFast makes the breaker read its failure rate over the last one to two window slices
+	// (two seconds of the default window) instead of the short span (FailureHorizon), so that
+	// the seconds before an outage do not dilute its failures (default true; article false).
+	TripFast bool
+	// ProbeOnSuccess makes an OPEN circuit go HALF_OPEN as soon as an attempt sent after it
+	// opened succeeds (counted as the first probe), instead of waiting out CircuitCooldown: the
+	// service answers again (default true; article false).
+	ProbeOnSuccess     bool
+	CircuitMinRequests int           // no trip below this many outcomes in the whole window (default 20)
+	CircuitCooldown    time.Duration // OPEN -> HALF_OPEN after this (default 5s; article 15s)
+	HalfOpenProbes     int           // successes in HALF_OPEN needed to close (default 5)
 
 	BackoffBaseDelay time.Duration // base of the backoff (default 500ms)
 	BackoffMaxDelay  time.Duration // cap on any delay (default 30s)
@@ -81,6 +89,8 @@ func DefaultConfig() Config {
 	c.CircuitSustainedDuration = time.Second
 	c.CircuitCooldown = 5 * time.Second
 	c.RecoveryRamp = 10 * time.Second
+	c.TripFast = true
+	c.ProbeOnSuccess = true
 	return c
 }
 

@@ -54,15 +54,17 @@
 //
 // # Circuit breaker
 //
-// The breaker trips CLOSED -> OPEN when the failure rate over the short span has stayed at or
-// above CircuitFailureThreshold for CircuitSustainedDuration (1 s by default, 10 s in the
-// article) with at least CircuitMinRequests outcomes in the span; this is checked as outcomes
-// are recorded. Unless TripOnTimeouts is set (the article), only answered failures count towards
+// The breaker trips CLOSED -> OPEN when the failure rate over the last one to two window slices
+// (TripFast, the default; the short span in the article) has stayed at or above
+// CircuitFailureThreshold for CircuitSustainedDuration (1 s by default, 10 s in the article)
+// with at least CircuitMinRequests outcomes in the window; this is checked as outcomes are
+// recorded. Unless TripOnTimeouts is set (the article), only answered failures count towards
 // the trip: a timeout does not say the service refuses, and F, L and the retry cost already
-// weigh it. After CircuitCooldown (5 s; 15 s in the article) it goes HALF_OPEN, where it admits
-// at most HalfOpenProbes retries in flight (a probe slot not answered within CircuitCooldown is
-// released), closes after HalfOpenProbes successes and re-opens on any failure. Every transition
-// is kept with its time (Transitions).
+// weigh it. After CircuitCooldown (5 s; 15 s in the article), or at once when an attempt sent
+// after it opened succeeds (ProbeOnSuccess, the default: the service answers again), it goes
+// HALF_OPEN, where it admits at most HalfOpenProbes retries in flight (a probe slot not
+// answered within CircuitCooldown is released), closes after HalfOpenProbes successes and
+// re-opens on any failure. Every transition is kept with its time (Transitions).
 //
 // # Retry budget
 //
@@ -77,8 +79,9 @@
 // server queues, so a retry joins the queue and a timed-out attempt is still being worked on; a
 // lost packet or a DNS failure does not slow the successes, so its retries stay cheap. A retry
 // of priority p may spend only while BudgetReserve*(10-p)/10 of the capacity stays in the bucket
-// after it, so the last tokens are kept for the highest priorities. Capacity 0 disables the
-// budget.
+// after it, so the last tokens are kept for the highest priorities; a price is capped at what the
+// bucket can spend above that reserve, so a full bucket never refuses a retry for budget.
+// Capacity 0 disables the budget.
 //
 // # Recovery ramp
 //

@@ -217,14 +217,22 @@ func (e *Engine) failureRate() float64 {
 // latency of the last FailureHorizon.
 func (e *Engine) p99() time.Duration { return e.win.short.p99() }
 
-// tripRate is the failure rate the breaker trips on, over the short span: every failure over
-// every outcome with TripOnTimeouts, the share of answers that said no otherwise
-// (span.answeredFailureRate).
+// tripRate is the failure rate the breaker trips on, over the last one to two window slices
+// with TripFast (the short span otherwise): every failure over every outcome with
+// TripOnTimeouts, the share of answers that said no otherwise (tally.answeredFailureRate). Over
+// the short span of five seconds, the seconds before an outage diluted its failures: the
+// circuits opened 2.6-3.2 s into 3 s outages, as the service came back.
 func (e *Engine) tripRate() float64 {
-	if e.cfg.TripOnTimeouts {
-		return e.win.short.failureRate()
+	p := &e.win.short.tally
+	var recent tally
+	if e.cfg.TripFast {
+		recent = e.win.recentTally()
+		p = &recent
 	}
-	return e.win.short.answeredFailureRate()
+	if e.cfg.TripOnTimeouts {
+		return p.failureRate()
+	}
+	return p.answeredFailureRate()
 }
 
 // slowdown is S, how much slower than the baseline the latest successes were:
@@ -238,6 +246,11 @@ func (e *Engine) retryCost(timeout bool) float64 {
 		extra *= 2
 	}
 	return 1 + extra
+}
+
+// reserve is the share of the bucket a retry of priority p must leave: BudgetReserve*(10-p)/10.
+func (e *Engine) reserve(p int) float64 {
+	return e.cfg.BudgetReserve * float64(MaxPriority-p) / MaxPriority
 }
 
 // signals computes the five signals at t.
@@ -382,8 +395,7 @@ func (e *Engine) unified(t time.Duration, priority, attempt int, timeout bool, d
 	case !rampAdmits(priority, e.rampShare(t)):
 		d.Action, d.Reason = Reject, ReasonRecoveryRamp
 	default: // check 5: CPS-modulated backoff
-		reserve := e.cfg.BudgetReserve * float64(MaxPriority-priority) / MaxPriority
-		e.spend(t, attempt, e.retryCost(timeout), reserve, 1+cps*10, d)
+		e.spend(t, attempt, e.retryCost(timeout), e.reserve(priority), 1+cps*10, d)
 	}
 	return true
 }
@@ -491,7 +503,7 @@ func (e *Engine) record(o outcome, latency time.Duration) {
 	if e.br.state == Closed {
 		rate = e.tripRate()
 	}
-	if e.br.observe(t, ok, rate, e.win.long.outcomes()) {
+	if e.br.observe(t, ok, rate, e.win.long.outcomes(), t-latency) {
 		e.ramping, e.rampFrom = true, t
 	}
 }

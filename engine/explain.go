@@ -38,8 +38,8 @@ type Explanation struct {
 	RampFloor float64 // the ramp admits priorities >= 10×(1 - RampShare)
 	Tokens    float64 // retry tokens in the bucket before the decision
 	Capacity  int     // Config.TokenBucketCapacity (0: no budget)
-	Cost      float64 // tokens this retry costs: 1 + SlowdownCost×S, twice the extra after a timeout
-	Keep      float64 // tokens this priority must leave in the bucket: floor(BudgetReserve×(10-p)/10×capacity)
+	Cost      float64 // tokens this retry costs: 1 + SlowdownCost×S, twice the extra after a timeout, at most capacity - Keep
+	Keep      float64 // tokens this priority must leave in the bucket: floor(BudgetReserve×(10-p)/10×capacity), below the capacity
 
 	// Check 5: the delay, Random(0, min(MaxDelay, Base × 2^Attempt × Factor)).
 	Base          time.Duration // Config.BackoffBaseDelay
@@ -104,8 +104,10 @@ func (e *Engine) DecideExplained(f Failure, x *Explanation) (d Decision) {
 		x.RampFloor = float64(MaxPriority) * (1 - x.RampShare)
 		e.tb.refill(t)
 		x.Tokens = e.tb.tokens
-		x.Cost = min(max(1, e.retryCost(f.Timeout)), max(1, float64(c.TokenBucketCapacity)))
-		x.Keep = math.Floor(c.BudgetReserve * float64(MaxPriority-priority) / MaxPriority * float64(c.TokenBucketCapacity))
+		x.Cost, x.Keep = e.retryCost(f.Timeout), 0
+		if c.TokenBucketCapacity > 0 {
+			x.Cost, x.Keep = priced(x.Cost, e.reserve(priority), float64(c.TokenBucketCapacity))
+		}
 		if !e.unified(t, priority, attempt, f.Timeout, &d) {
 			e.fallback(t, priority, attempt, &d)
 		}

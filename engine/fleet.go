@@ -250,8 +250,8 @@ func (f *fleetState) take(cost, reserve float64) bool {
 	if f.capacity <= 0 {
 		return true
 	}
-	cost = min(max(1, cost), f.capacity)
-	if f.tokens+max(f.leased-f.spent, f.held)-cost < math.Floor(reserve*f.capacity) {
+	cost, keep := priced(cost, reserve, f.capacity)
+	if f.tokens+max(f.leased-f.spent, f.held)-cost < keep {
 		return false
 	}
 	if f.held < cost {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -220,8 +221,10 @@ func TestP99OverShortSpan(t *testing.T) {
 
 // TestBreakerTripsWithinHorizon asserts that, after healthy traffic, a total run of answered
 // failures (RecordFailure) opens the circuit within FailureHorizon + CircuitSustainedDuration
-// of the first failure, at exactly CircuitSustainedDuration after the short span's answered
-// failure rate first reached the threshold with CircuitMinRequests outcomes in it.
+// of the first failure (within two window slices + CircuitSustainedDuration with TripFast, the
+// default), at exactly CircuitSustainedDuration after the answered failure rate the breaker
+// reads (the last one to two slices with TripFast, the short span without) first reached the
+// threshold with CircuitMinRequests outcomes in the window.
 func TestBreakerTripsWithinHorizon(t *testing.T) {
 	tests := []struct {
 		name               string
@@ -233,6 +236,7 @@ func TestBreakerTripsWithinHorizon(t *testing.T) {
 		{"2 s horizon", 2 * time.Second, 0, 50},
 		{"10 s horizon, 3 s sustained", 10 * time.Second, 3 * time.Second, 20},
 		{"no sustain", 0, -1, 20},
+		{"short span (TripFast off)", 0, 0, 20},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -243,6 +247,7 @@ func TestBreakerTripsWithinHorizon(t *testing.T) {
 				if tc.sustained != 0 {
 					c.CircuitSustainedDuration = max(0, tc.sustained)
 				}
+				c.TripFast = !strings.Contains(tc.name, "TripFast off")
 			})
 			cfg := e.Config()
 			every := time.Second / time.Duration(tc.rate)
@@ -255,8 +260,12 @@ func TestBreakerTripsWithinHorizon(t *testing.T) {
 			for e.Snapshot().Circuit == Closed {
 				clock.Advance(every)
 				e.RecordFailure(time.Millisecond)
-				if firstAbove.IsZero() && e.win.short.answeredFailureRate() >= cfg.CircuitFailureThreshold &&
-					e.win.short.outcomes() >= uint64(cfg.CircuitMinRequests) {
+				rate := e.win.short.answeredFailureRate()
+				if cfg.TripFast {
+					recent := e.win.recentTally()
+					rate = recent.answeredFailureRate()
+				}
+				if firstAbove.IsZero() && rate >= cfg.CircuitFailureThreshold && e.win.long.outcomes() >= uint64(cfg.CircuitMinRequests) {
 					firstAbove = clock.Now()
 				}
 				require.False(t, clock.Now().Sub(start) > time.Minute, "the circuit never opened")
@@ -265,6 +274,10 @@ func TestBreakerTripsWithinHorizon(t *testing.T) {
 			assert.Equal(t, TransitionFailureRate, tr.Reason)
 			assert.LessOrEqual(t, tr.At.Sub(start), cfg.FailureHorizon+cfg.CircuitSustainedDuration,
 				"opened %v after the first failure", tr.At.Sub(start))
+			if cfg.TripFast {
+				assert.LessOrEqual(t, tr.At.Sub(start), 2*cfg.Window/windowBuckets+cfg.CircuitSustainedDuration,
+					"opened %v after the first failure: within two slices and the sustained duration", tr.At.Sub(start))
+			}
 			assert.Equal(t, firstAbove.Add(cfg.CircuitSustainedDuration), tr.At)
 		})
 	}

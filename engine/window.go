@@ -262,6 +262,24 @@ func (s *slidingWindow) expire(cur int64, short bool) {
 	}
 }
 
+// recentTally returns the outcomes of the current slice and of the one before it (between one
+// and two slices of time: two seconds of the default window), what the breaker trips on.
+func (s *slidingWindow) recentTally() (p tally) {
+	for _, e := range [2]int64{s.head, s.head - 1} {
+		if e < 0 {
+			continue
+		}
+		b := &s.buckets[e%windowBuckets]
+		if b.epoch != e {
+			continue
+		}
+		p.successes += b.successes
+		p.failures += b.failures
+		p.timeouts += b.timeouts
+	}
+	return p
+}
+
 // outcome is how a recorded request ended.
 type outcome uint8
 

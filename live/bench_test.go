@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cortex-tui/cortex-tui/live/target"
+	"github.com/cortex-tui/cortex-tui/live/upstream"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 )
 
@@ -22,9 +22,9 @@ var benchRates = []float64{5000, 20000}
 
 // benchTarget starts an embedded target that is never the bottleneck (1,000 workers, 1 ms,
 // a queue of 10,000: a million requests/s) and returns it.
-func benchTarget(b *testing.B) *target.Target {
+func benchTarget(b *testing.B) *upstream.Target {
 	b.Helper()
-	tg, err := target.New(benchTargetConfig())
+	tg, err := upstream.New(benchTargetConfig())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -36,8 +36,8 @@ func benchTarget(b *testing.B) *target.Target {
 }
 
 // benchTargetConfig is the configuration of benchTarget.
-func benchTargetConfig() target.Config {
-	cfg := target.DefaultConfig()
+func benchTargetConfig() upstream.Config {
+	cfg := upstream.DefaultConfig()
 	cfg.Workers, cfg.ServiceTime, cfg.Sigma, cfg.QueueLimit = 1000, time.Millisecond, 0, 10000
 	return cfg
 }

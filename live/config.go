@@ -134,7 +134,7 @@ func ScaleFor(scn scenarios.Scenario, scale, maxRPS float64) float64 {
 	if scale <= 0 {
 		scale = 1
 	}
-	peak := scn.BaseRate() * scn.PeakLoad() * scale
+	peak := scn.PeakRate() * scale
 	if maxRPS > 0 && peak > maxRPS {
 		return scale * maxRPS / peak
 	}

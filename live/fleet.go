@@ -17,12 +17,9 @@ import (
 	"github.com/cortex-tui/cortex-tui/strategy"
 )
 
-// Random streams, the simulator's (package sim): the same seed draws the same arrivals and
-// the same strategy randomness.
-const (
-	streamArrivals = 1
-	streamClient   = 1 << 20 // + client index + switch count << 32
-)
+// streamClient is the simulator's random stream of a client's strategy (package sim): the same
+// seed draws the same strategy randomness (the arrivals' is scenarios.ArrivalStream).
+const streamClient = 1 << 20 // + client index + switch count << 32
 
 // Reasons counted apart in the metrics, as the simulator counts them.
 const (

@@ -17,7 +17,7 @@ import (
 	cfleet "github.com/cortex-tui/cortex-tui/fleet"
 	"github.com/cortex-tui/cortex-tui/fleet/redisstore"
 	"github.com/cortex-tui/cortex-tui/internal/redistest"
-	"github.com/cortex-tui/cortex-tui/live/target"
+	"github.com/cortex-tui/cortex-tui/live/upstream"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
 )
@@ -114,7 +114,7 @@ func fleetSpent(t *testing.T, srv *redistest.Server) float64 {
 func TestThreeInstancesShareOneBudget(t *testing.T) {
 	noLeaks(t)
 	srv := redistest.Start(t)
-	tg, err := target.New(ScaledTarget(stormy().Service, 1, 1))
+	tg, err := upstream.New(ScaledTarget(stormy().Service, 1, 1))
 	require.NoError(t, err)
 	require.NoError(t, tg.Start(context.Background()))
 	t.Cleanup(func() { _ = tg.Close() })
@@ -175,7 +175,7 @@ func TestThreeInstancesShareOneBudget(t *testing.T) {
 func TestInstancesSeeTheSameF(t *testing.T) {
 	noLeaks(t)
 	srv := redistest.Start(t)
-	tg, err := target.New(ScaledTarget(stormy().Service, 1, 1))
+	tg, err := upstream.New(ScaledTarget(stormy().Service, 1, 1))
 	require.NoError(t, err)
 	require.NoError(t, tg.Start(context.Background()))
 	t.Cleanup(func() { _ = tg.Close() })

@@ -42,11 +42,11 @@ type Run struct {
 	weights   *engine.Weights
 	adaptive  *bool
 	classes   []classState
-	cum       []float64
-	arrRand   *rand.Rand
-	arrivals  []arrival // this tick's, in time order
-	next      int       // the first arrival of this tick not sent yet
-	start     time.Time // wall time of t = 0, moved forward by pauses
+	rates     []float64           // rate x share of each class, this tick
+	arr       *scenarios.Arrivals // the scenario's arrivals, drawn as the simulator draws them
+	arrivals  []scenarios.Arrival // this tick's, in time order
+	next      int                 // the first arrival of this tick not sent yet
+	start     time.Time           // wall time of t = 0, moved forward by pauses
 	paused    bool
 	pausedAt  time.Time
 	now       time.Duration // start of the current tick
@@ -79,12 +79,6 @@ type classState struct {
 	priority int
 	rate     float64 // scaled base rate, requests/s
 	share    float64
-}
-
-// arrival is one original request: when, of which class, from which client.
-type arrival struct {
-	at         time.Duration
-	class, cli int
 }
 
 // activeFault is a fault in effect.
@@ -164,7 +158,7 @@ func (r *Run) reset(strategyName string) error {
 	}
 	r.strategy = name
 	r.readEmergency()
-	r.arrRand = rand.New(rand.NewPCG(uint64(r.cfg.Seed), streamArrivals))
+	r.arr = scenarios.NewArrivals(r.scn, rand.New(rand.NewPCG(uint64(r.cfg.Seed), scenarios.ArrivalStream)), len(r.fleet.clients))
 	r.now, r.done, r.next, r.arrivals = 0, false, 0, r.arrivals[:0]
 	r.faults = [scenarios.NumFaultKinds]activeFault{}
 	r.sched = make([]bool, len(r.scn.Faults))
@@ -290,13 +284,13 @@ func (r *Run) elapsed() time.Duration {
 func (r *Run) advanceTo(el time.Duration) time.Duration {
 	for !r.done {
 		end := r.now + r.tick
-		for r.next < len(r.arrivals) && r.arrivals[r.next].at <= el {
+		for r.next < len(r.arrivals) && r.arrivals[r.next].At <= el {
 			r.dispatch(r.arrivals[r.next])
 			r.next++
 		}
 		if el < end {
 			if r.next < len(r.arrivals) {
-				return min(r.arrivals[r.next].at, end)
+				return min(r.arrivals[r.next].At, end)
 			}
 			return end
 		}
@@ -309,9 +303,9 @@ func (r *Run) advanceTo(el time.Duration) time.Duration {
 }
 
 // dispatch sends one arrival.
-func (r *Run) dispatch(a arrival) {
-	r.fleet.tally.arrived(a.class)
-	r.fleet.send(a.class, a.cli, r.classes[a.class].priority)
+func (r *Run) dispatch(a scenarios.Arrival) {
+	r.fleet.tally.arrived(a.Class)
+	r.fleet.send(a.Class, a.Client, r.classes[a.Class].priority)
 }
 
 // beginTick applies what changes when the tick starting at t begins: the faults' ends, the
@@ -349,46 +343,22 @@ func (r *Run) beginTick(t time.Duration) {
 	r.drawArrivals(t)
 }
 
-// drawArrivals draws the arrivals of the tick starting at t exactly as the simulator does: a
-// Poisson process of the total rate at the middle of the tick (capped at MaxRPS), restarted at
-// each tick; each arrival's class in proportion to rate x share, its client uniformly.
+// drawArrivals draws the arrivals of the tick starting at t exactly as the simulator does
+// (scenarios.Arrivals), the total rate capped at MaxRPS.
 func (r *Run) drawArrivals(t time.Duration) {
 	r.arrivals, r.next = r.arrivals[:0], 0
 	if r.arrEnd >= 0 && t >= r.arrEnd {
 		return
 	}
-	r.cum = r.cum[:0]
-	sum := 0.0
+	r.rates = r.rates[:0]
 	for _, c := range r.classes {
-		sum += c.rate * c.share
-		r.cum = append(r.cum, sum)
-	}
-	lambda := min(sum*r.scn.LoadAt(t+r.tick/2), r.cfg.MaxRPS)
-	if !(lambda > 0) {
-		return
+		r.rates = append(r.rates, c.rate*c.share)
 	}
 	limit := t + r.tick
 	if r.arrEnd >= 0 {
 		limit = min(limit, r.arrEnd)
 	}
-	next := t + gap(r.arrRand.ExpFloat64(), lambda)
-	for next < limit {
-		x := r.arrRand.Float64() * r.cum[len(r.cum)-1]
-		cls := 0
-		for _, c := range r.cum[:len(r.cum)-1] {
-			if c <= x {
-				cls++
-			}
-		}
-		cl := r.arrRand.IntN(len(r.fleet.clients))
-		r.arrivals = append(r.arrivals, arrival{at: next, class: cls, cli: cl})
-		next += gap(r.arrRand.ExpFloat64(), lambda)
-	}
-}
-
-// gap converts an Exp(1) draw into a duration at rate lambda per second (at least 1 ns).
-func gap(e, lambda float64) time.Duration {
-	return time.Duration(max(1, int64(e/lambda*float64(time.Second))))
+	r.arrivals = r.arr.Draw(r.arrivals, t, limit, t+r.tick/2, r.rates, r.cfg.MaxRPS)
 }
 
 // closeTick ends the tick at end: the run's end stops the fleet first (its last requests are

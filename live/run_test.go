@@ -15,11 +15,13 @@ import (
 )
 
 // Asserts that a live run draws its arrivals as the simulator does: with the same scenario
-// and seed, every tick has the same number of originals (and of each class).
+// (a load profile, and a class with its own) and seed, every tick has the same number of
+// originals (and of each class).
 func TestArrivalsMatchTheSimulator(t *testing.T) {
 	noLeaks(t)
 	scn := small()
 	scn.Load = []scenarios.LoadPoint{{At: 0, Factor: 1}, {At: 2 * time.Second, Factor: 2}}
+	scn.Classes[1].Load = []scenarios.LoadPoint{{At: time.Second, Factor: 1}, {At: 2 * time.Second, Factor: 6}} // one class surges alone
 	clk := manual()
 	ok := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {})
 	r := newRun(t, Config{Scenario: scn, Strategy: "cortex", Seed: 7, Clock: clk, Stack: handlerStack(t, ok, newFakeFaults())})

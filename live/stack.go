@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/cortex-tui/cortex-tui/live/proxy"
-	"github.com/cortex-tui/cortex-tui/live/target"
+	"github.com/cortex-tui/cortex-tui/live/upstream"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 )
 
@@ -32,7 +32,7 @@ type Faults interface {
 type Stack struct {
 	URL    *url.URL
 	Faults Faults
-	Target *target.Target
+	Target *upstream.Target
 	// Close stops what the builder started (proxy, target); nil when there is nothing to stop.
 	Close func() error
 }
@@ -67,8 +67,8 @@ func maxConns(inFlight int) int { return max(1, min(inFlight/2, 2048)) }
 // ScaledTarget returns the embedded target's configuration for a scenario's service scaled by
 // scale (rates and capacity shrink together): workers and queue limit times scale (at least
 // one worker), the service time and everything else as in the scenario.
-func ScaledTarget(svc scenarios.Service, scale float64, seed int64) target.Config {
-	cfg := target.FromScenario(svc)
+func ScaledTarget(svc scenarios.Service, scale float64, seed int64) upstream.Config {
+	cfg := upstream.FromScenario(svc)
 	if scale > 0 && scale < 1 {
 		cfg.Workers = max(1, int(math.Round(float64(svc.Workers)*scale)))
 		cfg.QueueLimit = int(math.Round(float64(svc.QueueLimit) * scale))
@@ -80,15 +80,15 @@ func ScaledTarget(svc scenarios.Service, scale float64, seed int64) target.Confi
 }
 
 // EmbeddedStack returns a builder that starts an embedded target configured by cfg with the
-// fault injector mounted inside its own server (target.WithMiddleware), wired to the target's
+// fault injector mounted inside its own server (upstream.WithMiddleware), wired to the target's
 // own controls: a capacity fault scales its workers, a latency fault adds to its service time
 // (capacity drops too) and an outage takes the target down (its listener closed: connections
 // refused; it loses its queue and warms up afterwards), as in the simulator. The requests go
 // straight to the target's port: one socket hop, with the faults of the proxy (package
 // live/proxy) acting in the same order. The Stack's URL is the target's.
-func EmbeddedStack(cfg target.Config) StackBuilder {
+func EmbeddedStack(cfg upstream.Config) StackBuilder {
 	return func(ctx context.Context) (*Stack, error) {
-		var tg *target.Target // set before any hook can run: faults are set once the stack is built
+		var tg *upstream.Target // set before any hook can run: faults are set once the stack is built
 		inj := proxy.NewInjector(proxy.InjectorConfig{
 			Capacity: func(f float64) { _ = tg.SetCapacity(f) },
 			Latency:  func(d time.Duration) { _ = tg.SetLatency(d) },
@@ -100,7 +100,7 @@ func EmbeddedStack(cfg target.Config) StackBuilder {
 				}
 			},
 		})
-		tg, err := target.New(cfg, target.WithMiddleware(inj.Wrap))
+		tg, err := upstream.New(cfg, upstream.WithMiddleware(inj.Wrap))
 		if err != nil {
 			return nil, err
 		}

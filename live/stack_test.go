@@ -16,13 +16,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cortex-tui/cortex-tui/live/proxy"
-	"github.com/cortex-tui/cortex-tui/live/target"
+	"github.com/cortex-tui/cortex-tui/live/upstream"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 )
 
 // stackTarget is a small embedded target for the stack's tests: 4 workers, 1 ms of service.
-func stackTarget() target.Config {
-	cfg := target.DefaultConfig()
+func stackTarget() upstream.Config {
+	cfg := upstream.DefaultConfig()
 	cfg.Workers, cfg.QueueLimit, cfg.ServiceTime, cfg.Sigma = 4, 64, time.Millisecond, 0
 	cfg.Warmup = 0
 	return cfg
@@ -82,26 +82,26 @@ func TestEmbeddedStackFaults(t *testing.T) {
 	cases := []struct {
 		kind  scenarios.FaultKind
 		value float64
-		check func(t *testing.T, st *Stack, a answer, before target.Counters)
+		check func(t *testing.T, st *Stack, a answer, before upstream.Counters)
 	}{
-		{scenarios.FaultOutage, 0, func(t *testing.T, st *Stack, a answer, _ target.Counters) {
+		{scenarios.FaultOutage, 0, func(t *testing.T, st *Stack, a answer, _ upstream.Counters) {
 			require.Error(t, a.err)
 			assert.True(t, errors.Is(a.err, syscall.ECONNREFUSED), "connection refused: %v", a.err)
-			assert.Equal(t, target.StateDown, st.Target.Snapshot().State)
+			assert.Equal(t, upstream.StateDown, st.Target.Snapshot().State)
 		}},
-		{scenarios.FaultBlackhole, 0, func(t *testing.T, st *Stack, a answer, before target.Counters) {
+		{scenarios.FaultBlackhole, 0, func(t *testing.T, st *Stack, a answer, before upstream.Counters) {
 			require.Error(t, a.err)
 			assert.True(t, errors.Is(a.err, context.DeadlineExceeded), "held until the client gave up: %v", a.err)
 			assert.Equal(t, before.Accepted, st.Target.Snapshot().Counters.Accepted, "never reached the target")
 		}},
-		{scenarios.FaultErrors, 1, func(t *testing.T, st *Stack, a answer, before target.Counters) {
+		{scenarios.FaultErrors, 1, func(t *testing.T, st *Stack, a answer, before upstream.Counters) {
 			require.NoError(t, a.err)
 			assert.Equal(t, http.StatusInternalServerError, a.status)
 			assert.Equal(t, "errors", a.fault)
 			assert.NotContains(t, a.body, "ok", "the target's body is replaced")
 			assert.Equal(t, before.Accepted+1, st.Target.Snapshot().Counters.Accepted, "the target did the work")
 		}},
-		{scenarios.FaultThrottle, 1e-3, func(t *testing.T, _ *Stack, a answer, _ target.Counters) {
+		{scenarios.FaultThrottle, 1e-3, func(t *testing.T, _ *Stack, a answer, _ upstream.Counters) {
 			// the bucket starts with one token, taken by the request sent right after Set
 			require.NoError(t, a.err)
 			assert.Equal(t, http.StatusTooManyRequests, a.status)
@@ -110,18 +110,18 @@ func TestEmbeddedStackFaults(t *testing.T) {
 			require.NoError(t, err)
 			assert.Greater(t, ra, 900, "about 1,000 s until the next token")
 		}},
-		{scenarios.FaultBadRequests, 1, func(t *testing.T, st *Stack, a answer, before target.Counters) {
+		{scenarios.FaultBadRequests, 1, func(t *testing.T, st *Stack, a answer, before upstream.Counters) {
 			require.NoError(t, a.err)
 			assert.Equal(t, http.StatusBadRequest, a.status)
 			assert.Equal(t, "bad_requests", a.fault)
 			assert.Equal(t, before.Accepted, st.Target.Snapshot().Counters.Accepted, "never reached the target")
 		}},
-		{scenarios.FaultCapacity, 0.5, func(t *testing.T, st *Stack, a answer, _ target.Counters) {
+		{scenarios.FaultCapacity, 0.5, func(t *testing.T, st *Stack, a answer, _ upstream.Counters) {
 			require.NoError(t, a.err)
 			assert.Equal(t, http.StatusOK, a.status)
 			assert.InDelta(t, 2/0.001, st.Target.Snapshot().Capacity, 1e-6, "half of 4 workers")
 		}},
-		{scenarios.FaultLatency, 0.001, func(t *testing.T, st *Stack, a answer, _ target.Counters) {
+		{scenarios.FaultLatency, 0.001, func(t *testing.T, st *Stack, a answer, _ upstream.Counters) {
 			require.NoError(t, a.err)
 			assert.Equal(t, http.StatusOK, a.status)
 			assert.InDelta(t, 4/0.002, st.Target.Snapshot().Capacity, 1e-6, "the service time doubled")

@@ -110,6 +110,9 @@ func Lookup(name string) (Scenario, error) {
 // clone returns a copy of s that shares no slices with it.
 func (s Scenario) clone() Scenario {
 	s.Classes = slices.Clone(s.Classes)
+	for i := range s.Classes {
+		s.Classes[i].Load = slices.Clone(s.Classes[i].Load)
+	}
 	s.Load = slices.Clone(s.Load)
 	s.Faults = slices.Clone(s.Faults)
 	s.Notes = slices.Clone(s.Notes)

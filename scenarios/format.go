@@ -49,6 +49,11 @@ func (s Scenario) MarshalTOML() ([]byte, error) {
 		kv("name", quote(c.Name))
 		kv("priority", strconv.Itoa(c.Priority))
 		kv("rate", number(c.Rate))
+		for _, l := range c.Load {
+			b.WriteString("\n[[class.load]]\n")
+			kv("at", quote(FormatDuration(l.At)))
+			kv("factor", number(l.Factor))
+		}
 	}
 	for _, l := range s.Load {
 		b.WriteString("\n[[load]]\n")

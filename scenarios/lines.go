@@ -39,14 +39,14 @@ func indexLines(text string) lineIndex {
 		case t == "" || t[0] == '#':
 			continue
 		case strings.HasPrefix(t, "[["):
-			name := headerName(t[2:], "]]")
+			name := entryPath(headerName(t[2:], "]]"), counts)
 			counts[name]++
 			table = name + "[" + strconv.Itoa(counts[name]) + "]"
 			ix.add(name, lineNo) // the list as a whole ("class") is where its first entry is
 			ix.add(table, lineNo)
 			continue
 		case t[0] == '[':
-			table = headerName(t[1:], "]")
+			table = entryPath(headerName(t[1:], "]"), counts)
 			ix.add(table, lineNo)
 			continue
 		}
@@ -93,6 +93,18 @@ func (ix lineIndex) lineOf(field string) int {
 		field = field[:cut]
 	}
 	return 0
+}
+
+// entryPath returns the field path of a header's table name: a name under a list of tables
+// belongs to the list's latest entry, so "class.load" after the second [[class]] is
+// "class[2].load" (its own entries then count apart from every other class's).
+func entryPath(name string, counts map[string]int) string {
+	if i := strings.IndexByte(name, '.'); i > 0 {
+		if n := counts[name[:i]]; n > 0 {
+			return name[:i] + "[" + strconv.Itoa(n) + "]" + name[i:]
+		}
+	}
+	return name
 }
 
 // headerName returns the table name of a header line after its opening bracket(s).

@@ -168,13 +168,16 @@ func (t *table) field(key string) string {
 	return t.path + "." + key
 }
 
-// header returns how t's header is written: "[fleet]" or "[[class]]".
+// header returns how t's header is written: "[fleet]", "[[class]]" or "[[class.load]]".
 func (t *table) header() string {
-	if i := strings.IndexByte(t.path, '['); i >= 0 {
-		return "[[" + t.path[:i] + "]]"
+	if strings.HasSuffix(t.path, "]") {
+		return "[[" + entryIndex.ReplaceAllString(t.path, "") + "]]"
 	}
-	return "[" + t.path + "]"
+	return "[" + entryIndex.ReplaceAllString(t.path, "") + "]"
 }
+
+// entryIndex matches the index of a list entry in a field path ("[2]" in "class[2].load").
+var entryIndex = regexp.MustCompile(`\[[0-9]+\]`)
 
 // get returns the raw value of key and marks it read.
 func (t *table) get(key string) (any, bool) {
@@ -361,10 +364,11 @@ func (t *table) list(key string, keys ...string) []*table {
 			maps = append(maps, m)
 		}
 	case map[string]any:
-		t.d.addf(t.field(key), "must be a list of tables: write [[%s]], not [%s]", key, key)
+		name := entryIndex.ReplaceAllString(t.field(key), "") // "load", "class.load"
+		t.d.addf(t.field(key), "must be a list of tables: write [[%s]], not [%s]", name, name)
 		return nil
 	default:
-		t.d.addf(t.field(key), "must be a list of tables ([[%s]]), got %s", key, describe(v))
+		t.d.addf(t.field(key), "must be a list of tables ([[%s]]), got %s", entryIndex.ReplaceAllString(t.field(key), ""), describe(v))
 		return nil
 	}
 	out := make([]*table, len(maps))
@@ -400,7 +404,7 @@ func (t *table) done() {
 var (
 	topKeys     = []string{"name", "summary", "story", "duration", "drain", "tick", "seed", "fleet", "class", "load", "service", "fault", "note"}
 	fleetKeys   = []string{"clients", "loop", "users", "think", "deadline", "timeout", "layers", "budget"}
-	classKeys   = []string{"name", "priority", "rate"}
+	classKeys   = []string{"name", "priority", "rate", "load"}
 	loadKeys    = []string{"at", "factor"}
 	serviceKeys = []string{"workers", "service_time", "sigma", "queue_limit", "drop_expired", "refusal_cost", "crash_factor", "crash_after", "restart_delay", "warm_start", "warmup"}
 	faultKeys   = append([]string{"kind", "at", "duration"}, faultValueKeys...)
@@ -435,18 +439,11 @@ func (d *decoder) scenario(tree map[string]any) Scenario {
 		c.str("name", &cl.Name)
 		c.integer("priority", &cl.Priority, 0, MaxPriority)
 		c.number("rate", &cl.Rate)
+		cl.Load = loadPoints(c)
 		c.done()
 		s.Classes = append(s.Classes, cl)
 	}
-	for _, l := range root.list("load", loadKeys...) {
-		var p LoadPoint
-		l.require("at", `at = "60s"`)
-		l.require("factor", `factor = 1.5`)
-		l.duration("at", &p.At)
-		l.number("factor", &p.Factor)
-		l.done()
-		s.Load = append(s.Load, p)
-	}
+	s.Load = loadPoints(root)
 	if _, ok := tree["service"]; !ok {
 		d.addf("service", "a [service] table is required (at least workers and service_time)")
 	}
@@ -468,6 +465,22 @@ func (d *decoder) scenario(tree map[string]any) Scenario {
 	}
 	root.done()
 	return s
+}
+
+// loadPoints decodes the load profile under t's key "load": the scenario's [[load]] or a
+// class's [[class.load]].
+func loadPoints(t *table) []LoadPoint {
+	var pts []LoadPoint
+	for _, l := range t.list("load", loadKeys...) {
+		var p LoadPoint
+		l.require("at", `at = "60s"`)
+		l.require("factor", `factor = 1.5`)
+		l.duration("at", &p.At)
+		l.number("factor", &p.Factor)
+		l.done()
+		pts = append(pts, p)
+	}
+	return pts
 }
 
 func (d *decoder) fleet(f *table, s *Scenario) {

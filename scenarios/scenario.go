@@ -71,12 +71,17 @@ type Class struct {
 	Name     string  // e.g. "payment"
 	Priority int     // 0..10 (1 analytics ... 9 payment, 10 health check)
 	Rate     float64 // base arrival rate in requests/s (open loop) or share of users (closed loop)
+	// Load is the class's own load profile, piecewise linear like Scenario.Load and multiplied
+	// with it, so one class can surge alone (a prefetch spike beside flat user traffic). No
+	// points: a flat 1.0, the class follows the scenario's profile only.
+	Load []LoadPoint
 }
 
-// LoadPoint is one point of the piecewise-linear load profile.
+// LoadPoint is one point of a piecewise-linear load profile: the scenario's, which multiplies
+// every class's base rate, or a class's own, which multiplies that class's rate on top.
 type LoadPoint struct {
 	At     time.Duration // time of the point
-	Factor float64       // multiplier of every class's base rate (>= 0)
+	Factor float64       // rate multiplier (>= 0)
 }
 
 // Service describes the downstream service.

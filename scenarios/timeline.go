@@ -1,6 +1,9 @@
 package scenarios
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // Default values that Parse fills in for keys a file leaves out.
 const (
@@ -60,8 +63,16 @@ func (s Scenario) NoteAt(t time.Duration, strategy string) string {
 // LoadAt returns the load multiplier at time t: 1 with no load points; otherwise linear
 // between neighbouring points and flat (the first or last point's factor) outside them.
 // Points must be in strictly increasing time order, as Validate requires.
-func (s Scenario) LoadAt(t time.Duration) float64 {
-	pts := s.Load
+func (s Scenario) LoadAt(t time.Duration) float64 { return profileAt(s.Load, t) }
+
+// ClassLoadAt returns the multiplier of class i's own load profile at time t (Class.Load),
+// read as LoadAt reads the scenario's: 1 when the class has no points. The class's rate at t
+// is its base rate times ClassLoadAt(i, t) times LoadAt(t).
+func (s Scenario) ClassLoadAt(i int, t time.Duration) float64 { return profileAt(s.Classes[i].Load, t) }
+
+// profileAt is a piecewise-linear profile at t: 1 with no points, linear between neighbouring
+// points, flat outside them.
+func profileAt(pts []LoadPoint, t time.Duration) float64 {
 	if len(pts) == 0 {
 		return 1
 	}
@@ -132,4 +143,81 @@ func (s Scenario) LoadSeconds() float64 {
 		total += (s.LoadAt(a) + s.LoadAt(b)) / 2 * (b - a).Seconds()
 	}
 	return total
+}
+
+// ClassLoads reports whether any class has load points of its own (Class.Load).
+func (s Scenario) ClassLoads() bool {
+	for _, c := range s.Classes {
+		if len(c.Load) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// PeakRate is the largest open-loop arrival rate during the arrival phase [0, Duration], in
+// requests/s, every class at share 1: the largest value of sum over classes of
+// rate x ClassLoadAt x LoadAt. Without class profiles it is BaseRate() x PeakLoad().
+func (s Scenario) PeakRate() float64 {
+	peak := 0.0
+	s.segments(func(a, b time.Duration, la, lb, ra, rb float64) {
+		peak = max(peak, la*ra, lb*rb)
+		// On the segment the rate is (la + dl x u)(ra + dr x u) for u in [0, 1]: a parabola,
+		// whose top is inside the segment when it opens downwards there.
+		dl, dr := lb-la, rb-ra
+		if dl*dr < 0 {
+			if u := -(la*dr + ra*dl) / (2 * dl * dr); u > 0 && u < 1 {
+				peak = max(peak, (la+dl*u)*(ra+dr*u))
+			}
+		}
+	})
+	return peak
+}
+
+// RateSeconds is the integral of the open-loop arrival rate over the arrival phase, every class
+// at share 1: the expected number of originals of a run. Without class profiles it is
+// BaseRate() x LoadSeconds().
+func (s Scenario) RateSeconds() float64 {
+	total := 0.0
+	s.segments(func(a, b time.Duration, la, lb, ra, rb float64) {
+		// The integral of the product of two linear functions over the segment.
+		total += (b - a).Seconds() * (2*la*ra + la*rb + lb*ra + 2*lb*rb) / 6
+	})
+	return total
+}
+
+// segments calls f for every stretch [a, b] of the arrival phase on which the scenario's
+// profile and every class's are linear (between two consecutive points of any of them), with
+// the scenario's factor at its ends (la, lb) and the sum of the classes' rates times their own
+// factors at its ends (ra, rb).
+func (s Scenario) segments(f func(a, b time.Duration, la, lb, ra, rb float64)) {
+	end := s.Duration
+	if end <= 0 {
+		return
+	}
+	at := []time.Duration{0, end}
+	add := func(pts []LoadPoint) {
+		for _, p := range pts {
+			if p.At > 0 && p.At < end {
+				at = append(at, p.At)
+			}
+		}
+	}
+	add(s.Load)
+	for _, c := range s.Classes {
+		add(c.Load)
+	}
+	slices.Sort(at)
+	at = slices.Compact(at)
+	rates := func(t time.Duration) float64 {
+		sum := 0.0
+		for i, c := range s.Classes {
+			sum += c.Rate * s.ClassLoadAt(i, t)
+		}
+		return sum
+	}
+	for i := 1; i < len(at); i++ {
+		a, b := at[i-1], at[i]
+		f(a, b, s.LoadAt(a), s.LoadAt(b), rates(a), rates(b))
+	}
 }

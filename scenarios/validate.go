@@ -164,18 +164,35 @@ func (s Scenario) validateClasses(p *problems) {
 	switch {
 	case total == 0 && !badRate:
 		p.addf("class", "the rates of all classes sum to 0: no traffic")
-	case !badRate && !s.Loop.Closed && s.loadValid():
+	case !badRate && !s.Loop.Closed && s.loadValid() && !s.ClassLoads():
 		if peak := total * s.PeakLoad(); peak > MaxPeakRate {
 			p.addf("class", "the peak arrival rate, %v requests/s (the class rates sum to %v, times the largest load factor, %v), must be at most %d requests/s",
 				peak, total, s.PeakLoad(), MaxPeakRate)
 		}
+	case !badRate && !s.Loop.Closed && s.loadValid():
+		if peak := s.PeakRate(); peak > MaxPeakRate {
+			p.addf("class", "the peak arrival rate, %v requests/s (at its largest, the sum over classes of rate x the class's own load factor x the load factor), must be at most %d requests/s",
+				peak, MaxPeakRate)
+		}
 	}
 }
 
-// loadValid reports whether every load point has a valid factor, so PeakLoad may be relied on.
+// loadValid reports whether every load point, the scenario's and the classes', has a valid
+// factor, so PeakLoad and PeakRate may be relied on.
 func (s Scenario) loadValid() bool {
-	for _, l := range s.Load {
-		if !finiteAtLeast(l.Factor, 0) || l.Factor > MaxFactor {
+	valid := func(pts []LoadPoint) bool {
+		for _, l := range pts {
+			if !finiteAtLeast(l.Factor, 0) || l.Factor > MaxFactor {
+				return false
+			}
+		}
+		return true
+	}
+	if !valid(s.Load) {
+		return false
+	}
+	for _, c := range s.Classes {
+		if !valid(c.Load) {
 			return false
 		}
 	}
@@ -183,12 +200,21 @@ func (s Scenario) loadValid() bool {
 }
 
 func (s Scenario) validateLoad(p *problems) {
-	for i, l := range s.Load {
-		f := fmt.Sprintf("load[%d]", i+1)
+	validateProfile(p, "load", s.Load)
+	for i, c := range s.Classes {
+		validateProfile(p, fmt.Sprintf("class[%d].load", i+1), c.Load)
+	}
+}
+
+// validateProfile checks the load points pts of the profile at path ("load", "class[2].load"):
+// times from 0, strictly increasing; factors between 0 and MaxFactor.
+func validateProfile(p *problems, path string, pts []LoadPoint) {
+	for i, l := range pts {
+		f := fmt.Sprintf("%s[%d]", path, i+1)
 		if l.At < 0 {
 			p.addf(f+".at", "must not be negative, got %s", FormatDuration(l.At))
-		} else if i > 0 && l.At <= s.Load[i-1].At {
-			p.addf(f+".at", "must be after load[%d].at (%s), got %s", i, FormatDuration(s.Load[i-1].At), FormatDuration(l.At))
+		} else if i > 0 && l.At <= pts[i-1].At {
+			p.addf(f+".at", "must be after %s[%d].at (%s), got %s", path, i, FormatDuration(pts[i-1].At), FormatDuration(l.At))
 		}
 		if !finiteAtLeast(l.Factor, 0) || l.Factor > MaxFactor {
 			p.addf(f+".factor", "must be between 0 and %d, got %v", MaxFactor, l.Factor)
@@ -210,8 +236,8 @@ func (s Scenario) validateService(p *problems) {
 	if v.QueueLimit < 0 || v.QueueLimit > MaxQueueLimit {
 		p.addf("service.queue_limit", "must be between 0 and %d, got %d", MaxQueueLimit, v.QueueLimit)
 	}
-	if !(v.RefusalCost >= 0 && v.RefusalCost <= 1) {
-		p.addf("service.refusal_cost", "must be in [0, 1] (a fraction of one service time), got %v", v.RefusalCost)
+	if msg := CheckRefusalCost(v.RefusalCost); msg != "" {
+		p.addf("service.refusal_cost", "%s", msg)
 	}
 	switch {
 	case !finiteAtLeast(v.CrashFactor, 0):
@@ -323,6 +349,16 @@ func validateStrategies(p *problems, field string, names []string) {
 			p.addf(field, "names %q twice", name)
 		}
 	}
+}
+
+// CheckRefusalCost returns "" when v is a valid service.refusal_cost (in [0, 1], a fraction of
+// one service time), otherwise what is wrong with it, for a message that names the field or the
+// flag (bench --refusal-cost) before it.
+func CheckRefusalCost(v float64) string {
+	if v >= 0 && v <= 1 {
+		return ""
+	}
+	return fmt.Sprintf("must be in [0, 1] (a fraction of one service time), got %v", v)
 }
 
 // finiteAtLeast reports whether v is a finite number >= lo (false for NaN).

@@ -19,15 +19,15 @@ import (
 // (2-core AMD EPYC, Go 1.26) by the benchmarks of cost_bench_test.go. The formulas, with
 //
 //	D = duration, T = duration + drain, dt = tick, ticks = ceil(T / dt), window = max(1, 1s / dt)
-//	rates = the sum of the classes' rates, peak = the load profile's largest factor over [0, D]
+//	rate(t) = the sum over classes of rate x the class's own load factor x the load factor at t
 //	R = the strategy's most retries (0 for none, 3 for every other), L = layers
 //	K = (1 + R) x (1 + TierRetries)^(L-1): attempts per request when every attempt fails
 //	life = min(deadline + timeout, (1 + R) x timeout + R x the strategy's longest delay) + dt
 //
 // are, for the work:
 //
-//	open loop:   mean = rates x the integral of the load profile over [0, D] (LoadSeconds)
-//	             lambda = rates x peak                      (the peak arrival rate)
+//	open loop:   mean = the integral of rate(t) over [0, D]  (RateSeconds)
+//	             lambda = the largest rate(t) over [0, D]     (the peak arrival rate, PeakRate)
 //	closed loop: mean = users x (D / max(think, 10ms) + 1)  (a user sends at most one request
 //	             per think time, which the simulator never lets fall under 10 ms, plus the first)
 //	             lambda = users / max(think, 10ms)
@@ -174,9 +174,8 @@ func estimateOne(scn scenarios.Scenario, sc strategy.Footprint) Cost {
 			checks = users * d // an idle user looks again after at least a second
 		}
 	} else {
-		rates := scn.BaseRate()
-		mean = rates * scn.LoadSeconds()
-		lambda = rates * scn.PeakLoad()
+		mean = scn.RateSeconds()
+		lambda = scn.PeakRate()
 	}
 	var c Cost
 	c.Arrivals = mean + 4*math.Sqrt(mean)
@@ -269,10 +268,7 @@ func trafficAdvice(scn scenarios.Scenario) advice {
 		a.lower = append(a.lower, "fleet.users")
 		a.raise = append(a.raise, "fleet.think")
 	} else {
-		a.lower = append(a.lower, "class[*].rate")
-		if scn.PeakLoad() > 1 {
-			a.lower = append(a.lower, "load[*].factor")
-		}
+		a.lower = append(a.lower, rateFields(scn)...)
 	}
 	if scn.Layers > 1 {
 		a.lower = append(a.lower, "fleet.layers")
@@ -281,15 +277,28 @@ func trafficAdvice(scn scenarios.Scenario) advice {
 	return a
 }
 
+// rateFields names the fields that set an open loop's arrival rate: the classes' rates, and
+// the load factors, the scenario's and the classes' own, that raise it.
+func rateFields(scn scenarios.Scenario) []string {
+	fields := []string{"class[*].rate"}
+	if scn.PeakLoad() > 1 {
+		fields = append(fields, "load[*].factor")
+	}
+	for i := range scn.Classes {
+		if slices.ContainsFunc(scn.Classes[i].Load, func(p scenarios.LoadPoint) bool { return p.Factor > 1 }) {
+			fields = append(fields, "class[*].load[*].factor")
+			break
+		}
+	}
+	return fields
+}
+
 // liveAdvice names the fields that set how many requests are alive at once.
 func liveAdvice(scn scenarios.Scenario) advice {
 	if scn.Loop.Closed {
 		return advice{lower: []string{"fleet.users"}}
 	}
-	a := advice{lower: []string{"class[*].rate"}}
-	if scn.PeakLoad() > 1 {
-		a.lower = append(a.lower, "load[*].factor")
-	}
+	a := advice{lower: rateFields(scn)}
 	if scn.Layers > 1 {
 		a.lower = append(a.lower, "fleet.layers")
 	}

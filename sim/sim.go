@@ -28,10 +28,9 @@ var epochUnix = epoch.Unix()
 // Random streams: each purpose draws from its own PCG stream of the run's seed, so what one
 // part consumes never shifts another (arrivals are identical whatever the strategy).
 const (
-	streamArrivals = 1
-	streamService  = 2
-	streamThink    = 3
-	streamClient   = 1 << 20 // + client index + switch count << 32
+	streamService = 2 // (arrivals: scenarios.ArrivalStream, 1)
+	streamThink   = 3
+	streamClient  = 1 << 20 // + client index + switch count << 32
 )
 
 // Sim is one simulation run: a fleet of clients with their strategies, the arrivals, and the
@@ -56,10 +55,12 @@ type Sim struct {
 	clock   *engine.ManualClock
 	clockAt int64
 
-	arrRand, svcRand, thinkRand *rand.Rand
+	svcRand, thinkRand *rand.Rand
+	arr                *scenarios.Arrivals // open-loop arrivals, from their own stream
+	arrivals           []scenarios.Arrival // this tick's, in time order
+	classRates         []float64           // rate x share of each class, this tick
 
 	classes []classState
-	cum     []float64 // running sums of rate x share, this tick
 	clients []client
 	users   []user // closed loop only
 
@@ -239,6 +240,14 @@ func validate(scn scenarios.Scenario) error {
 		if !(c.Rate >= 0) || math.IsInf(c.Rate, 0) {
 			bad("classes[%d] (%s).rate must be a finite number >= 0 (got %v)", i, c.Name, c.Rate)
 		}
+		for j, p := range c.Load {
+			if !(p.Factor >= 0) || math.IsInf(p.Factor, 0) {
+				bad("classes[%d] (%s).load[%d].factor must be a finite number >= 0 (got %v)", i, c.Name, j, p.Factor)
+			}
+			if j > 0 && p.At < c.Load[j-1].At {
+				bad("classes[%d] (%s).load[%d].at must not be before load[%d].at", i, c.Name, j, j-1)
+			}
+		}
 	}
 	for i, p := range scn.Load {
 		if !(p.Factor >= 0) || math.IsInf(p.Factor, 0) {
@@ -299,7 +308,7 @@ func (s *Sim) reset(strategyName string) error {
 	s.deadline = int64(scn.Deadline)
 	s.clock = engine.NewManualClock(epoch)
 	s.clockAt = 0
-	s.arrRand = rand.New(rand.NewPCG(seed, streamArrivals))
+	s.arr = scenarios.NewArrivals(scn, rand.New(rand.NewPCG(seed, scenarios.ArrivalStream)), scn.Clients)
 	s.svcRand = rand.New(rand.NewPCG(seed, streamService))
 	s.thinkRand = rand.New(rand.NewPCG(seed, streamThink))
 

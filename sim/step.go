@@ -84,20 +84,22 @@ const (
 
 // runEvents processes every event in [start, end) in time order.
 func (s *Sim) runEvents(start, end int64) {
-	// Open-loop arrivals: a Poisson process of total rate lambda (evaluated at the middle of
-	// the tick: base rate x share x load profile, summed over classes); each arrival's class
-	// is drawn in proportion to its rate and its client uniformly. Inter-arrival gaps are
-	// Exp(lambda); the process restarts at each tick boundary, which is exact for a rate that
-	// is constant within the tick (memorylessness).
-	lambda, next := 0.0, int64(math.MaxInt64)
+	// Open-loop arrivals, drawn for the whole tick first (scenarios.Arrivals: a Poisson process
+	// of the classes' rates at the middle of the tick, restarted at each tick boundary), then
+	// taken in time order among the other events. No arrivals after the arrival phase.
+	s.arrivals = s.arrivals[:0]
 	if !s.scn.Loop.Closed && start < s.duration {
-		s.cumulativeShares()
-		lambda = s.totalRate(start + s.tick/2)
-		if lambda > 0 {
-			next = start + gap(s.arrRand.ExpFloat64(), lambda)
+		s.classRates = s.classRates[:0]
+		for _, c := range s.classes {
+			s.classRates = append(s.classRates, c.rate*c.share)
 		}
+		s.arrivals = s.arr.Draw(s.arrivals, time.Duration(start), time.Duration(min(end, s.duration)),
+			time.Duration(start+s.tick/2), s.classRates, 0)
 	}
-	limit := min(end, s.duration) // no arrivals after the arrival phase
+	next, nextArr := int64(math.MaxInt64), 0
+	if len(s.arrivals) > 0 {
+		next = int64(s.arrivals[0].At)
+	}
 	for {
 		t, src := end, srcNone
 		if s.svc.running.len() > 0 && s.svc.running.min().at < t {
@@ -114,7 +116,7 @@ func (s *Sim) runEvents(start, end int64) {
 		if s.timers.len() > 0 && s.timers.min().at < t {
 			t, src = s.timers.min().at, srcTimer
 		}
-		if next < limit && next < t {
+		if next < t {
 			t, src = next, srcArrival
 		}
 		switch src {
@@ -139,10 +141,13 @@ func (s *Sim) runEvents(start, end int64) {
 			s.timers.pop()
 			s.fireTimer(kind, idx, gen, t)
 		case srcArrival:
-			cls := s.pickClass()
-			cl := s.arrRand.IntN(len(s.clients))
-			next += gap(s.arrRand.ExpFloat64(), lambda)
-			s.newRequest(cls, cl, -1, t)
+			a := s.arrivals[nextArr]
+			if nextArr++; nextArr < len(s.arrivals) {
+				next = int64(s.arrivals[nextArr].At)
+			} else {
+				next = math.MaxInt64
+			}
+			s.newRequest(a.Class, a.Client, -1, t)
 		}
 	}
 }
@@ -163,9 +168,6 @@ func (s *Sim) timeoutBefore(t int64) (int64, bool) {
 	}
 	return 0, false
 }
-
-// gap converts an Exp(1) draw into ns at rate lambda per second (at least 1 ns).
-func gap(e, lambda float64) int64 { return max(1, int64(e/lambda*float64(time.Second))) }
 
 // fireTimer handles the timer (kind, idx, gen) due at at: a retry wake-up or the end of a
 // user's think time.
@@ -189,8 +191,9 @@ func (s *Sim) fireTimer(kind uint8, idx int32, gen uint32, at int64) {
 		}
 		u := s.users[idx]
 		// The load profile scales the active population: user i is active while
-		// i < Users x load(t) x share of its class; an idle user checks again after a think time.
-		active := float64(s.scn.Loop.Users) * s.load(at) * s.classes[u.class].share
+		// i < Users x load(t) x share of its class x its class's own load factor; an idle
+		// user checks again after a think time.
+		active := float64(s.scn.Loop.Users) * s.load(at) * s.classes[u.class].share * s.scn.ClassLoadAt(u.class, time.Duration(at))
 		if float64(idx) >= active {
 			s.think(idx, at+max(int64(s.scn.Loop.Think), int64(time.Second))-minThink)
 			return
@@ -202,38 +205,6 @@ func (s *Sim) fireTimer(kind uint8, idx int32, gen uint32, at int64) {
 // load is the load profile at t (ns): piecewise linear between the points, constant before
 // the first and after the last, 1 without points (scenarios.Scenario.LoadAt).
 func (s *Sim) load(t int64) float64 { return s.scn.LoadAt(time.Duration(t)) }
-
-// cumulativeShares computes the running sums of rate x share over the classes, for
-// totalRate and pickClass during the tick.
-func (s *Sim) cumulativeShares() {
-	s.cum = s.cum[:0]
-	sum := 0.0
-	for _, c := range s.classes {
-		sum += c.rate * c.share
-		s.cum = append(s.cum, sum)
-	}
-}
-
-// totalRate is the arrival rate at t, requests/s: sum over classes of rate x share x load(t).
-func (s *Sim) totalRate(t int64) float64 {
-	return s.cum[len(s.cum)-1] * s.load(t)
-}
-
-// pickClass draws a class in proportion to rate x share: the first class whose running sum
-// exceeds the draw x (the last one if none does).
-func (s *Sim) pickClass() int {
-	x := s.arrRand.Float64() * s.cum[len(s.cum)-1]
-	// The running sums never decrease (rates and shares are >= 0), so that class's index is
-	// the number of sums before the last that are <= x. Counting them has no branch on the
-	// random draw, which the search for the first sum > x mispredicted on most arrivals.
-	i := 0
-	for _, c := range s.cum[:len(s.cum)-1] {
-		if c <= x {
-			i++
-		}
-	}
-	return i
-}
 
 // emit appends event e of the tick, at t.
 func (s *Sim) emit(t int64, e source.Event) {

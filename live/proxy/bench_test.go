@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cortex-tui/cortex-tui/live/target"
+	"github.com/cortex-tui/cortex-tui/live/upstream"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 )
 
@@ -55,15 +55,15 @@ func BenchmarkProxy(b *testing.B) {
 }
 
 // BenchmarkProxyEmbeddedTarget is BenchmarkProxy against the embedded target (package
-// live/target) with enough workers and a short enough service time that the machine, not the
+// live/upstream) with enough workers and a short enough service time that the machine, not the
 // target's capacity, is the limit, and 64 requests per CPU in flight (the target's service
 // time is a timer: one request at a time would measure its latency): the requests/s live mode
 // can expect through the proxy.
 func BenchmarkProxyEmbeddedTarget(b *testing.B) {
-	cfg := target.DefaultConfig()
+	cfg := upstream.DefaultConfig()
 	cfg.Workers, cfg.ServiceTime, cfg.Sigma, cfg.QueueLimit = 10000, 100*time.Microsecond, 0, 10000
 	cfg.CrashFactor = 0
-	tg, err := target.New(cfg)
+	tg, err := upstream.New(cfg)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -21,7 +21,7 @@ import (
 // a dead target or one that hangs up FastFail, blackhole and latency Timeout (the client's deadline), errors
 // ServerError, throttle Throttled, bad_requests BadRequest, and no fault Success.
 func TestClientClassifiesLikeTheSimulator(t *testing.T) {
-	up := newUpstream(t, nil)
+	up := newOrigin(t, nil)
 	dead, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	deadURL := &url.URL{Scheme: "http", Host: dead.Addr().String()}
@@ -42,7 +42,7 @@ func TestClientClassifiesLikeTheSimulator(t *testing.T) {
 		{name: "throttle", kind: scenarios.FaultThrottle, value: 1e-3, want: strategy.Throttled},
 		{name: "bad_requests", kind: scenarios.FaultBadRequests, value: 1, want: strategy.BadRequest},
 		{name: "dead target", target: deadURL, want: strategy.FastFail},
-		{name: "target hangs up", target: newUpstream(t, hijackAndClose).url(t), want: strategy.FastFail},
+		{name: "target hangs up", target: newOrigin(t, hijackAndClose).url(t), want: strategy.FastFail},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

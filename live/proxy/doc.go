@@ -2,7 +2,7 @@
 // Injector is an http.Handler middleware (NewInjector, Wrap) that applies them to the requests
 // of any handler; Proxy is an HTTP server on loopback that runs that injector around a
 // net/http/httputil.ReverseProxy in front of one target, any http(s) URL. Live mode mounts the
-// injector inside its embedded target's own server (live/target.WithMiddleware), so that a
+// injector inside its embedded target's own server (live/upstream.WithMiddleware), so that a
 // request makes one socket hop, and puts the Proxy in front of a user's service (--target).
 // Both have the same controls (Set, Clear, ClearAll, Active, Counters) and the same faults in
 // the same order; what differs is what the outage closes: the Proxy closes its own listener,

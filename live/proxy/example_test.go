@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/cortex-tui/cortex-tui/live/proxy"
-	"github.com/cortex-tui/cortex-tui/live/target"
+	"github.com/cortex-tui/cortex-tui/live/upstream"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 )
 
@@ -19,9 +19,9 @@ import (
 // and outage faults act on the target itself, as they do on the simulator's service. Each
 // fault is set, seen by a real request, and cleared.
 func Example() {
-	cfg := target.DefaultConfig()
+	cfg := upstream.DefaultConfig()
 	cfg.ServiceTime, cfg.Sigma, cfg.Warmup = 5*time.Millisecond, 0, 0 // quick, for the example
-	tg, err := target.New(cfg)
+	tg, err := upstream.New(cfg)
 	if err != nil {
 		panic(err)
 	}

@@ -79,7 +79,7 @@ func TestEachFaultEffect(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.kind), func(t *testing.T) {
-			up := newUpstream(t, nil)
+			up := newOrigin(t, nil)
 			clock := engine.NewManualClock(time.Unix(0, 0))
 			p := startProxy(t, Config{Target: up.url(t)}, WithClock(clock))
 			c := client(t)
@@ -113,7 +113,7 @@ func TestEachFaultEffect(t *testing.T) {
 // worth: requests above it are answered 429 with a Retry-After of the whole seconds until the
 // next token, and tokens come back with time (on the injected clock).
 func TestThrottleTokenBucket(t *testing.T) {
-	up := newUpstream(t, nil)
+	up := newOrigin(t, nil)
 	clock := engine.NewManualClock(time.Unix(0, 0))
 	p := startProxy(t, Config{Target: up.url(t)}, WithClock(clock))
 	c := client(t)
@@ -166,7 +166,7 @@ func TestThrottleTokenBucket(t *testing.T) {
 // forwarded), errors on the answer of a request the target served (forwarded).
 func TestFractionsDrawInOrder(t *testing.T) {
 	const n, fBad, fErr = 60, 0.3, 0.5
-	up := newUpstream(t, nil)
+	up := newOrigin(t, nil)
 	p := startProxy(t, Config{Target: up.url(t)}, WithRand(rand.New(rand.NewPCG(7, 8))))
 	c := client(t)
 	require.NoError(t, p.Set(scenarios.FaultBadRequests, fBad))
@@ -202,7 +202,7 @@ func TestFractionsDrawInOrder(t *testing.T) {
 // Asserts that the errors fault strikes only answers the target served: a 503 of the target
 // (queue full) passes unchanged.
 func TestErrorsLeaveRefusalsAlone(t *testing.T) {
-	up := newUpstream(t, func(w http.ResponseWriter, _ *http.Request) {
+	up := newOrigin(t, func(w http.ResponseWriter, _ *http.Request) {
 		http.Error(w, "queue full", http.StatusServiceUnavailable)
 	})
 	p := startProxy(t, Config{Target: up.url(t)})
@@ -219,7 +219,7 @@ func TestErrorsLeaveRefusalsAlone(t *testing.T) {
 // proxy itself adds no delay; the outage hook is called after the proxy stopped listening and
 // before it listens again; without a capacity hook the capacity fault is refused.
 func TestHooks(t *testing.T) {
-	up := newUpstream(t, nil)
+	up := newOrigin(t, nil)
 	var calls []string
 	var p *Proxy
 	refused := func() bool {
@@ -265,7 +265,7 @@ func TestHooks(t *testing.T) {
 // Asserts that Set checks the value against the bounds of the table of fault kinds, with an
 // error naming the field at fault, and leaves the faults as they were.
 func TestSetRejectsBadValues(t *testing.T) {
-	up := newUpstream(t, nil)
+	up := newOrigin(t, nil)
 	p := startProxy(t, Config{Target: up.url(t), Capacity: func(float64) {}})
 	tests := []struct {
 		kind  scenarios.FaultKind
@@ -297,7 +297,7 @@ func TestSetRejectsBadValues(t *testing.T) {
 // Asserts that Active lists the faults in table order whatever the order they were set in,
 // that Set replaces a fault's value, and that Clear and ClearAll end them.
 func TestSetReplaceClear(t *testing.T) {
-	up := newUpstream(t, nil)
+	up := newOrigin(t, nil)
 	p := startProxy(t, Config{Target: up.url(t)})
 	require.NoError(t, p.Set(scenarios.FaultThrottle, 10))
 	require.NoError(t, p.Set(scenarios.FaultErrors, 0.5))

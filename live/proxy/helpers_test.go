@@ -25,17 +25,17 @@ const wait = 10 * time.Second
 // poll is how often a test looks again.
 const poll = 2 * time.Millisecond
 
-// upstream is a target on loopback that counts its requests and answers with handler (200
+// origin is a target on loopback that counts its requests and answers with handler (200
 // "ok" when nil).
-type upstream struct {
+type origin struct {
 	srv  *httptest.Server
 	hits atomic.Int64
 }
 
-// newUpstream starts an upstream, closed when the test ends.
-func newUpstream(t *testing.T, handler http.HandlerFunc) *upstream {
+// newOrigin starts an origin, closed when the test ends.
+func newOrigin(t *testing.T, handler http.HandlerFunc) *origin {
 	t.Helper()
-	u := &upstream{}
+	u := &origin{}
 	if handler == nil {
 		handler = func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok") }
 	}
@@ -47,8 +47,8 @@ func newUpstream(t *testing.T, handler http.HandlerFunc) *upstream {
 	return u
 }
 
-// url is the upstream's URL.
-func (u *upstream) url(t *testing.T) *url.URL {
+// url is the origin's URL.
+func (u *origin) url(t *testing.T) *url.URL {
 	t.Helper()
 	tu, err := url.Parse(u.srv.URL)
 	require.NoError(t, err)

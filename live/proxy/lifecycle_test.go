@@ -72,7 +72,7 @@ func TestConfigErrors(t *testing.T) {
 // before Start begins refused.
 func TestOutageRefusesThenServesOnSamePort(t *testing.T) {
 	release := make(chan struct{})
-	up := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+	up := newOrigin(t, func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/slow" {
 			select {
 			case <-release:
@@ -122,7 +122,7 @@ func TestOutageRefusesThenServesOnSamePort(t *testing.T) {
 // keeps trying until the port is free, then serves on it; and that a new outage stops the
 // retries.
 func TestOutagePortTakenMeanwhile(t *testing.T) {
-	up := newUpstream(t, nil)
+	up := newOrigin(t, nil)
 	p := startProxy(t, Config{Target: up.url(t)})
 	addr := p.URL().Host
 
@@ -159,7 +159,7 @@ func TestOutagePortTakenMeanwhile(t *testing.T) {
 // Asserts that a blackholed request with no client timeout is held until Close, which
 // releases it (the client gets an error, no answer) and leaves no goroutine (TestMain).
 func TestBlackholeHeldUntilClose(t *testing.T) {
-	up := newUpstream(t, nil)
+	up := newOrigin(t, nil)
 	p, err := New(Config{Target: up.url(t)})
 	require.NoError(t, err)
 	require.NoError(t, p.Start(context.Background()))
@@ -195,7 +195,7 @@ func TestBlackholeHeldUntilClose(t *testing.T) {
 // every client gets an error, and that the target sees its requests cancelled.
 func TestCloseWithRequestsInFlight(t *testing.T) {
 	var cancelled sync.WaitGroup
-	up := newUpstream(t, func(_ http.ResponseWriter, r *http.Request) {
+	up := newOrigin(t, func(_ http.ResponseWriter, r *http.Request) {
 		<-r.Context().Done() // never answers; ends when the proxy cancels
 		cancelled.Done()
 	})
@@ -230,7 +230,7 @@ func TestCloseWithRequestsInFlight(t *testing.T) {
 
 // Asserts that cancelling Start's context stops the proxy as Close does.
 func TestStartContextCancel(t *testing.T) {
-	up := newUpstream(t, nil)
+	up := newOrigin(t, nil)
 	p, err := New(Config{Target: up.url(t)})
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -250,7 +250,7 @@ func TestStartContextCancel(t *testing.T) {
 // flows (run with -race), that the counters stay consistent, and that the proxy serves
 // normally once everything is cleared.
 func TestConcurrentSetClearUnderTraffic(t *testing.T) {
-	up := newUpstream(t, nil)
+	up := newOrigin(t, nil)
 	p := startProxy(t, Config{Target: up.url(t), Capacity: func(float64) {}, Latency: func(time.Duration) {}})
 	c := client(t)
 	u := p.URL().String()
@@ -306,8 +306,8 @@ func TestConcurrentSetClearUnderTraffic(t *testing.T) {
 // on any other host before the transport; the default transport refuses to dial any other
 // address.
 func TestOnlyTargetContacted(t *testing.T) {
-	up := newUpstream(t, func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "target "+r.URL.Path) })
-	bystander := newUpstream(t, nil)
+	up := newOrigin(t, func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "target "+r.URL.Path) })
+	bystander := newOrigin(t, nil)
 	p := startProxy(t, Config{Target: up.url(t)})
 	other := bystander.url(t).Host
 
@@ -371,7 +371,7 @@ func TestUpstreamFailures(t *testing.T) {
 	defer func() { _ = garbage.Close(); served.Wait() }()
 	garbageURL := &url.URL{Scheme: "http", Host: garbage.Addr().String()}
 
-	hangUp := newUpstream(t, hijackAndClose).url(t)
+	hangUp := newOrigin(t, hijackAndClose).url(t)
 
 	tests := []struct {
 		name   string
@@ -399,7 +399,7 @@ func TestUpstreamFailures(t *testing.T) {
 // Asserts that a protocol upgrade is refused with 501 without reaching the target: a hijacked
 // connection would outlive an outage and Close.
 func TestUpgradeRefused(t *testing.T) {
-	up := newUpstream(t, nil)
+	up := newOrigin(t, nil)
 	p := startProxy(t, Config{Target: up.url(t)})
 	req, err := http.NewRequest(http.MethodGet, p.URL().String(), nil)
 	require.NoError(t, err)

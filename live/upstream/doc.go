@@ -1,4 +1,4 @@
-// Package target is live mode's embedded downstream service: a real HTTP server on loopback
+// Package upstream is live mode's embedded downstream service: a real HTTP server on loopback
 // that behaves like the simulator's service (package sim, docs/simulator.md), so that real
 // clients with real retry strategies meet the same physics the simulator teaches.
 //
@@ -33,4 +33,4 @@
 // Start's context, which stop every goroutine and timer the target started. The target spawns
 // no goroutine per request: a request waiting for a worker is an entry in the queue, and its
 // handler goroutine (the one the net/http server runs for the connection) parks on a channel.
-package target
+package upstream

@@ -1,4 +1,4 @@
-package target
+package upstream
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 // the same process and share the CPU with the target, as live mode's load generator will.
 // "bare" is the baseline: a net/http server on loopback whose handler answers "ok" at once.
 //
-//	go test -run '^$' -bench Serve -benchtime 5s ./live/target/
+//	go test -run '^$' -bench Serve -benchtime 5s ./live/upstream/
 func BenchmarkServe(b *testing.B) {
 	b.Run("target", func(b *testing.B) {
 		cfg := DefaultConfig()

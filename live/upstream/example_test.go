@@ -1,4 +1,4 @@
-package target_test
+package upstream_test
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/cortex-tui/cortex-tui/live/target"
+	"github.com/cortex-tui/cortex-tui/live/upstream"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 )
 
@@ -18,10 +18,10 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	cfg := target.FromScenario(scn.Service)
+	cfg := upstream.FromScenario(scn.Service)
 	cfg.ServiceTime, cfg.Sigma = 5*time.Millisecond, 0 // quick, for the example
 
-	tg, err := target.New(cfg)
+	tg, err := upstream.New(cfg)
 	if err != nil {
 		panic(err)
 	}
