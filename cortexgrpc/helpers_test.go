@@ -271,6 +271,22 @@ func (f *flaky) desc() *grpc.ServiceDesc {
 	}
 }
 
+// methodBench is the benchmark's method: it answers its request, keeping nothing.
+const methodBench = "/cortex.test.Bench/Call"
+
+// benchDesc is the hand-written ServiceDesc of cortex.test.Bench.
+var benchDesc = grpc.ServiceDesc{
+	ServiceName: "cortex.test.Bench",
+	HandlerType: (*any)(nil),
+	Methods: []grpc.MethodDesc{{MethodName: "Call", Handler: func(_ any, _ context.Context, dec func(any) error, _ grpc.UnaryServerInterceptor) (any, error) {
+		in := new(wrapperspb.StringValue)
+		if err := dec(in); err != nil {
+			return nil, err
+		}
+		return in, nil
+	}}},
+}
+
 // testServer is a real grpc-go server on a free loopback port with the health service and the
 // flaky test service; the test's cleanup stops it.
 type testServer struct {
@@ -288,6 +304,7 @@ func startServer(t testing.TB) *testServer {
 	ts := &testServer{addr: lis.Addr().String(), srv: grpc.NewServer(), health: health.NewServer(), flaky: &flaky{}}
 	healthpb.RegisterHealthServer(ts.srv, ts.health)
 	ts.srv.RegisterService(ts.flaky.desc(), nil)
+	ts.srv.RegisterService(&benchDesc, nil)
 	var done sync.WaitGroup
 	done.Go(func() { _ = ts.srv.Serve(lis) })
 	t.Cleanup(func() {

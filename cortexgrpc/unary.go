@@ -19,6 +19,24 @@ type unaryCall struct {
 	opts    []grpc.CallOption
 }
 
+// trailerOf returns where the attempts of a call with opts leave their trailer: the caller's
+// own grpc.Trailer, when it passed one (gRPC fills in every one), else c.trailer, asked for
+// with an option added to c.opts. Asking costs gRPC two allocations per call (the trailer's
+// copy, and its options' slice growing by one), which a caller's own option or MaxPushback 0
+// (no trailer read) saves.
+func (c *unaryCall) trailerOf(opts []grpc.CallOption, read bool) (*metadata.MD, []grpc.CallOption) {
+	if !read {
+		return nil, opts
+	}
+	for _, o := range opts {
+		if t, ok := o.(grpc.TrailerCallOption); ok && t.TrailerAddr != nil {
+			return t.TrailerAddr, opts
+		}
+	}
+	c.opts = append(append(c.opts, opts...), grpc.TrailerCallOption{TrailerAddr: &c.trailer})
+	return &c.trailer, c.opts
+}
+
 var unaryCalls = sync.Pool{New: func() any { return &unaryCall{opts: make([]grpc.CallOption, 0, 8)} }}
 
 // release empties c and puts it back in the pool.
@@ -43,7 +61,7 @@ func (ic *Interceptor) invoke(retriesOff bool, ctx context.Context, method strin
 	prio := ic.priority(ctx)
 	c := unaryCalls.Get().(*unaryCall)
 	defer c.release()
-	c.opts = append(append(c.opts, opts...), grpc.TrailerCallOption{TrailerAddr: &c.trailer})
+	trailer, opts := c.trailerOf(opts, ic.maxPushback > 0)
 	var last error
 	for retry := 0; ; retry++ {
 		a := Attempt{Method: method, Retry: retry, Priority: prio}
@@ -53,12 +71,14 @@ func (ic *Interceptor) invoke(retriesOff bool, ctx context.Context, method strin
 			ic.emit(&a)
 			return ic.refused(method, prio, retry, last)
 		}
-		c.trailer = nil
+		if trailer != nil {
+			*trailer = nil
+		}
 		actx, cancel := ctx, context.CancelFunc(nil)
 		if ic.attemptTimeout > 0 {
 			actx, cancel = context.WithTimeout(ctx, ic.attemptTimeout)
 		}
-		err := invoker(actx, method, req, reply, cc, c.opts...)
+		err := invoker(actx, method, req, reply, cc, opts...)
 		if cancel != nil {
 			cancel()
 		}
@@ -79,7 +99,11 @@ func (ic *Interceptor) invoke(retriesOff bool, ctx context.Context, method strin
 		ic.record(now, &a)
 		// The service config is read after the attempt: a new channel has none before it
 		// resolves its target, which the first attempt waits for.
-		ic.decide(ctx, now, &a, standsAside(retriesOff, cc, method), true, c.trailer)
+		var md metadata.MD
+		if trailer != nil {
+			md = *trailer
+		}
+		ic.decide(ctx, now, &a, standsAside(retriesOff, cc, method), true, md)
 		ic.emit(&a)
 		if a.End != EndRetry {
 			return err

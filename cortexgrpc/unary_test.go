@@ -158,6 +158,21 @@ func TestPushback(t *testing.T) {
 	}
 }
 
+// Asserts that the pushback is read from the caller's own grpc.Trailer when it passes one (no
+// second trailer asked for), and that the caller still gets its trailer.
+func TestPushbackCallersTrailer(t *testing.T) {
+	ts := startServer(t)
+	ts.flaky.play(fail(codes.Unavailable, "-1"))
+	c := newClient(t, ts, spyConfig(), newSpy(0, 3))
+	var md metadata.MD
+
+	err := c.conn.Invoke(context.Background(), methodCall, wrapperspb.String("x"), new(wrapperspb.StringValue), grpc.Trailer(&md))
+
+	assert.Equal(t, codes.Unavailable, status.Code(err))
+	assert.Equal(t, []cortexgrpc.End{cortexgrpc.EndPushback}, c.seen.ends())
+	assert.Equal(t, []string{"-1"}, md.Get(cortexgrpc.PushbackKey), "the caller's trailer is filled in")
+}
+
 // Asserts that the call's deadline is obeyed: a retry whose delay would end past it is not
 // waited for (the call ends at once with the last status), an attempt the deadline ends is
 // recorded as a Timeout and not retried, and Config.AttemptTimeout bounds each attempt alone

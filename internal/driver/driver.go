@@ -128,16 +128,6 @@ func Fits(ctx context.Context, delay time.Duration) bool {
 	return !ok || time.Until(dl) > delay
 }
 
-// Floor raises delay to the server's floor, capped at limit (limit <= 0: no floor). It returns
-// the delay and the floor as applied.
-func Floor(delay, floor, limit time.Duration) (time.Duration, time.Duration) {
-	if limit <= 0 || floor <= 0 {
-		return max(delay, 0), 0
-	}
-	floor = min(floor, limit)
-	return max(delay, floor), floor
-}
-
 // Wait sleeps delay before a retry, counted as pending, or until ctx is done, whose error it
 // then returns (nil after the full delay). A delay <= 0 only checks ctx. The timer is stopped
 // on every path.

@@ -1,0 +1,203 @@
+package cortexgrpc_test
+
+import (
+	"context"
+	"math/rand/v2"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"google.golang.org/grpc/codes"
+
+	"github.com/cortex-tui/cortex-tui/cortexgrpc"
+	"github.com/cortex-tui/cortex-tui/engine"
+	"github.com/cortex-tui/cortex-tui/fleet"
+	"github.com/cortex-tui/cortex-tui/strategy"
+)
+
+// outcomeOf is the outcome the package doc's table gives a status code (ABORTED not retried):
+// written out here again so that the comparison below does not trust the code it checks.
+var outcomeOf = map[codes.Code]strategy.Outcome{
+	codes.OK:                strategy.Success,
+	codes.Unavailable:       strategy.FastFail,
+	codes.ResourceExhausted: strategy.Throttled,
+	codes.DeadlineExceeded:  strategy.Timeout,
+	codes.Internal:          strategy.BadRequest,
+	codes.NotFound:          strategy.BadRequest,
+	codes.Aborted:           strategy.BadRequest,
+}
+
+// Asserts that the interceptor's decisions are the simulator's: a CORTEX strategy built as the
+// simulator builds it (strategy.New, a seeded random source, a manual clock) decides 60 calls
+// against the real server, whose scripted answers mix successes, retryable and final codes and
+// move the clock on 50 ms per attempt; a second strategy, built the same way, is driven by hand
+// with the outcomes the script says (not the ones the interceptor reported), the same
+// priorities, retry indexes, latencies and clock, as the simulator would drive it. Every
+// admission, verdict (action, reason, delay) and the engines' final state must be equal, and
+// the run must have met more than retries (refusals for budget or priority, final codes).
+func TestDecisionsMatchEngine(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	const tick = 50 * time.Millisecond
+	ecfg := engine.DefaultConfig()
+	ecfg.Deterministic = true
+	ecfg.BackoffBaseDelay = time.Millisecond
+	ecfg.BackoffMaxDelay = 20 * time.Millisecond
+	ecfg.TokenBucketCapacity = 8
+	build := func(clock engine.Clock) strategy.Strategy {
+		s, err := strategy.New(strategy.CortexName, strategy.Env{Clock: clock, Rand: rand.New(rand.NewPCG(7, 7)), Cortex: &ecfg})
+		require.NoError(t, err)
+		return s
+	}
+
+	// The script: 240 answers drawn once from a seeded source.
+	draw := rand.New(rand.NewPCG(3, 3))
+	kinds := []codes.Code{codes.OK, codes.OK, codes.OK, codes.OK, codes.Unavailable, codes.Unavailable,
+		codes.Unavailable, codes.ResourceExhausted, codes.DeadlineExceeded, codes.Internal, codes.NotFound, codes.Aborted}
+	script := make([]codes.Code, 240)
+	for i := range script {
+		script[i] = kinds[draw.IntN(len(kinds))]
+	}
+	prios := []int{1, 5, 9, 3, 7, 10}
+
+	clock := engine.NewManualClock(t0)
+	ts := startServer(t)
+	ts.flaky.clock, ts.flaky.tick = clock, tick
+	for _, code := range script {
+		ts.flaky.play(fail(code))
+	}
+	cfg := cortexgrpc.DefaultConfig()
+	cfg.Clock = clock
+	c := newClient(t, ts, cfg, build(clock))
+	for i := range 60 {
+		_, _ = c.call(cortexgrpc.WithPriority(context.Background(), prios[i%len(prios)]))
+	}
+
+	ref := build(engine.NewManualClock(t0))
+	refClock := ref.(strategy.EngineHolder).Engine().Config().Clock.(*engine.ManualClock)
+	sent, call := 0, -1
+	reasons := map[string]int{}
+	for i, a := range c.seen.list() {
+		if a.Retry == 0 {
+			call++
+		}
+		require.Equal(t, prios[call%len(prios)], a.Priority, "attempt %d: the call's priority", i)
+		admitted := ref.Admit(refClock.Now(), a.Priority, a.Retry)
+		require.Equal(t, admitted, a.End != cortexgrpc.EndNotAdmitted, "attempt %d: admission", i)
+		if !admitted {
+			reasons[cortexgrpc.ReasonNotAdmitted]++
+			continue
+		}
+		refClock.Advance(tick) // the server's clock step for the attempt
+		want := outcomeOf[script[sent]]
+		sent++
+		require.Equal(t, want, a.Outcome, "attempt %d: answered %s", i, script[sent-1])
+		ref.Record(refClock.Now(), want, a.Latency, a.Retry)
+		if want == strategy.Success {
+			require.False(t, a.Decided)
+			continue
+		}
+		v := ref.Decide(refClock.Now(), a.Priority, a.Retry, want)
+		require.True(t, a.Decided, "attempt %d", i)
+		require.Equal(t, v, a.Verdict, "attempt %d: the verdict", i)
+		reasons[v.Reason]++
+		if v.Retry {
+			require.Equal(t, v.Delay, a.Delay, "attempt %d: the wait", i)
+			if v.Delay > 0 { // the interceptor counts the call as pending while it waits
+				ref.SetPending(1)
+				ref.SetPending(0)
+			}
+		}
+	}
+	assert.Equal(t, len(ts.flaky.seen()), sent, "every attempt sent was compared")
+	got := c.ic.Strategy().(strategy.EngineHolder).Engine().Snapshot()
+	want := ref.(strategy.EngineHolder).Engine().Snapshot()
+	assert.Equal(t, want, got, "the engines end in the same state")
+	t.Logf("%d attempts for 60 calls, verdicts by reason: %v", sent, reasons)
+	assert.Positive(t, reasons[engine.ReasonRetry])
+	assert.Positive(t, reasons[engine.ReasonNotRetryable])
+	assert.Positive(t, reasons[engine.ReasonBudgetExhausted]+reasons["SHED_LOW_PRIORITY"], "the budget or the priority floor refused some")
+}
+
+// Asserts that the interceptor works with a fleet member as live mode's clients do: two
+// instances, each an Interceptor on a CORTEX engine that a fleet.Member syncs in the
+// background with one store, share one retry budget (10 tokens, no refill): against a service
+// that fails every call they retry 10 times at most together, while the same two alone, each on
+// its own 10 tokens, retry more.
+func TestFleetMember(t *testing.T) {
+	ecfg := engine.DefaultConfig()
+	ecfg.BackoffBaseDelay = time.Millisecond
+	ecfg.BackoffMaxDelay = 2 * time.Millisecond
+	ecfg.TokenBucketCapacity = 10
+	ecfg.TokenRefillRate = 0.001
+	ecfg.TokenRefillPerSuccess = 0
+	ecfg.BudgetReserve = 0
+	ecfg.CircuitMinRequests = 1 << 30 // no breaker: the budget alone bounds the retries
+	ts := startServer(t)
+
+	run := func(inFleet bool) int {
+		var store *fleet.Memory
+		if inFleet {
+			var err error
+			store, err = fleet.NewMemory(fleet.Options{Budget: fleet.BudgetOf(ecfg)}, nil)
+			require.NoError(t, err)
+		}
+		ctx, stop := context.WithCancel(context.Background())
+		var wg sync.WaitGroup
+		defer func() {
+			stop()
+			wg.Wait()
+		}()
+		var clients []*client
+		for _, name := range []string{"a", "b"} {
+			cfg := ecfg
+			if inFleet {
+				cfg.Fleet = engine.DefaultFleetConfig()
+				cfg.Fleet.Lease, cfg.Fleet.MaxAge = 1, 10*time.Second
+			}
+			eng, err := engine.New(cfg)
+			require.NoError(t, err)
+			s, err := strategy.NewCortex(eng)
+			require.NoError(t, err)
+			if inFleet {
+				m, err := fleet.NewMember(eng, store, fleet.MemberConfig{Instance: name, Timeout: -1})
+				require.NoError(t, err)
+				require.NoError(t, m.Sync(ctx)) // in the fleet before the first call, as live mode joins
+				tick := time.NewTicker(5 * time.Millisecond)
+				wg.Go(func() {
+					defer tick.Stop()
+					m.Run(ctx, tick.C)
+				})
+			}
+			clients = append(clients, newClient(t, ts, cortexgrpc.DefaultConfig(), s))
+		}
+		for range 15 {
+			for _, c := range clients {
+				ts.flaky.play(fail(codes.Unavailable), fail(codes.Unavailable), fail(codes.Unavailable), fail(codes.Unavailable))
+				_, _ = c.call(cortexgrpc.WithPriority(context.Background(), 9))
+				ts.flaky.reset()
+			}
+		}
+		retries := 0
+		for _, c := range clients {
+			for _, a := range c.seen.list() {
+				if a.End == cortexgrpc.EndRetry {
+					retries++
+				}
+			}
+			if inFleet {
+				fs := c.ic.Strategy().(strategy.EngineHolder).Engine().FleetStatus()
+				assert.Equal(t, engine.FleetJoint, fs.Mode, "the engine decided on the fleet's view")
+				assert.Equal(t, 2, fs.Instances)
+			}
+		}
+		return retries
+	}
+
+	together, alone := run(true), run(false)
+	t.Logf("retries: %d in the fleet, %d alone", together, alone)
+	assert.Positive(t, together)
+	assert.LessOrEqual(t, together, 10, "one budget of 10 tokens for both")
+	assert.Greater(t, alone, 15, "two budgets of 10 allow more")
+}
