@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"net/url"
@@ -12,6 +13,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cortex-tui/cortex-tui/fleet"
+	"github.com/cortex-tui/cortex-tui/fleet/redisstore"
 	"github.com/cortex-tui/cortex-tui/live"
 	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/scenarios"
@@ -38,6 +41,7 @@ type liveOptions struct {
 	fleet        string
 	instance     string
 	fleetName    string
+	budget       string
 }
 
 func init() { subcommands = append(subcommands, newLiveCmd) }
@@ -84,7 +88,8 @@ while Redis does not answer they decide alone (LOCAL) and rejoin when it does.`,
 	f.StringVar(&o.target, "target", "", "send the traffic to this http(s) URL, your own service, instead of the embedded target")
 	f.BoolVar(&o.headless, "headless", false, "run without the dashboard and print the per-second rows and the summary")
 	f.StringVar(&o.format, "format", "", "headless output: "+formatHelp(headlessFormats))
-	f.StringVar(&o.fleet, "fleet", "", "join a fleet on this Redis, redis://HOST:PORT: every CORTEX engine shares the fleet's signals and retry budget")
+	f.StringVar(&o.fleet, "fleet", "", "join a fleet on this Redis: redis[s]://[USER[:PASSWORD]@]HOST:PORT[/DB][?addr=HOST:PORT&cluster=1&master=NAME&ca=FILE] (password also from $"+redisstore.PasswordEnv+")")
+	f.StringVar(&o.budget, "budget", "", budgetHelp+"; shared without --fleet: one in-process budget for the run's clients (default: the scenario's own)")
 	f.StringVar(&o.instance, "instance", "", "this process's name in the fleet (default: host name and process id)")
 	f.StringVar(&o.fleetName, "fleet-name", "", "the fleet's name, its Redis keys' prefix (default: the scenario's name)")
 	f.BoolVar(&o.compareSim, "compare-sim", false, "run the scenario live and in the simulator (same seed) and print their summaries side by side (--format table or json)")
@@ -133,7 +138,7 @@ func planLive(io streams, o liveOptions) (livePlan, error) {
 	case o.duration < 0:
 		return livePlan{}, usage("--duration must be >= 0, got %s", o.duration)
 	}
-	fp, err := planFleet(o)
+	fp, err := planFleet(o, scn)
 	if err != nil {
 		return livePlan{}, err
 	}
@@ -171,7 +176,7 @@ func looksLikeFile(s string) bool {
 // or the user's service).
 func (p livePlan) stack(scn scenarios.Scenario, seed int64) live.StackBuilder {
 	if p.target != nil {
-		return live.ExternalStack(p.target)
+		return live.ExternalStack(p.target, live.DefaultDrainLimit)
 	}
 	return live.EmbeddedStack(live.ScaledTarget(scn.Service, p.scale, seed))
 }
@@ -200,10 +205,13 @@ func (s *liveSources) build(scn scenarios.Scenario, name string, seed int64) (so
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.plan.fleet != nil {
-		cfg.Join = s.plan.fleet.join(scn.Name, len(s.runs))
+		cfg.Join = s.plan.fleet.join(scn.Name, len(s.runs), cfg.Clock)
 	}
 	r, err := live.New(cfg)
 	if err != nil {
+		if errors.Is(err, fleet.ErrRefused) {
+			return nil, &exitError{code: 2, err: err}
+		}
 		return nil, err
 	}
 	r.Start(s.ctx)
@@ -234,8 +242,12 @@ func runLive(cmd *cobra.Command, io streams, o liveOptions) error {
 		return err
 	}
 	if p.fleet != nil {
-		if err := p.fleet.check(cmd.Context()); err != nil {
-			fmt.Fprintf(io.err, "cortex-tui: fleet: Redis at %s does not answer (%v); starting LOCAL: each CORTEX engine decides on its own view and budget, and joins the fleet as soon as Redis answers\n", p.fleet.shown, err)
+		warning, err := p.fleet.check(cmd.Context(), p.scn.Name, p.strategy)
+		if err != nil {
+			return err
+		}
+		if warning != "" {
+			fmt.Fprintf(io.err, "cortex-tui: %s\n", warning)
 		}
 	}
 	if o.compareSim {
@@ -286,8 +298,15 @@ func liveHeadlessCommand(o liveOptions) string {
 	if o.target != "" {
 		cmd += " --target " + o.target
 	}
+	if o.budget != "" {
+		cmd += " --budget " + o.budget
+	}
 	if o.fleet != "" {
-		cmd += " --fleet " + o.fleet
+		shown := "URL"
+		if c, err := redisstore.ParseURL(o.fleet, nil); err == nil {
+			shown = c.String() // never the password
+		}
+		cmd += " --fleet " + shown
 		if o.instance != "" {
 			cmd += " --instance " + o.instance
 		}

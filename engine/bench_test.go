@@ -162,7 +162,7 @@ func fleetBenchEngine(b *testing.B, clock Clock) (*Engine, *FleetReport, *FleetV
 	r, v := new(FleetReport), new(FleetView)
 	e.FleetReport(r)
 	v.Short, v.Long, v.ShortLatency = r.Counts, r.Counts, r.Latency
-	v.Capacity, v.Tokens, v.Granted, v.Instances = 1<<50, 1<<50, 1<<45, 5
+	v.Capacity, v.Tokens, v.Granted, v.Instances, v.Held = 1<<50, 1<<50, 1<<45, 5, 1<<50
 	e.FleetApply(r, v)
 	if e.Snapshot().Fleet != FleetJoint {
 		b.Fatal("the fleet view is not in use")

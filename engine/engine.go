@@ -132,7 +132,7 @@ func (e *Engine) init(origin time.Time) {
 	e.bl = newBaseline(c.BaselineLatency, c.LearnTail)
 	e.ramping, e.rampFrom = false, 0
 	e.recentOK = 0
-	e.fleet = fleetState{on: c.Fleet.Enabled, maxAge: c.Fleet.MaxAge, lease: c.Fleet.Lease}
+	e.fleet = newFleetState(c.Fleet)
 	e.fleetOn = c.Fleet.Enabled
 	e.successes, e.failed, e.decisions, e.fallbacks = 0, 0, [5]uint64{}, 0
 }

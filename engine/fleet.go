@@ -83,6 +83,14 @@ type FleetReport struct {
 	// Earned is the refill credit the outcomes earned the fleet's bucket: Successes times
 	// TokenRefillPerSuccess (0 with a flat refill).
 	Earned float64
+	// Leave says that the instance leaves the fleet with this report: Return holds its whole
+	// lease (Held is 0, Want 0), and the store forgets the instance once it has credited them
+	// (FleetLeave fills it).
+	Leave bool
+	// Token is a random number the instance drew when it joined (package fleet's Member): a
+	// store refuses a sync from a second instance of the same name (another token) while the
+	// first is a member. 0 for an engine's own report: the sync loop sets it.
+	Token uint64
 }
 
 // FleetView is a store's answer to a sync: the fleet's outcomes (every instance's reports,
@@ -97,6 +105,15 @@ type FleetView struct {
 	Leased       float64        // tokens leased to instances and not yet spent, the grant included
 	Granted      float64        // tokens granted to this instance by this sync
 	Spent        float64        // tokens the fleet spent over the report's Horizon
+	// Held is the lease the store records for this instance after the sync, the grant
+	// included: at most the report's Held plus Granted. Tokens the instance reported and the
+	// store does not know of (a store restarted empty, a lie) are dropped from its lease, so
+	// the fleet never has more tokens in circulation than its capacity.
+	Held float64
+	// Repaired counts the bad values the store has found in its own state and repaired
+	// (wrong types, non-finite or out-of-range numbers written by something else), since the
+	// store's state was created; never applied.
+	Repaired uint64
 }
 
 // FleetStore is where a fleet's engines meet: Sync publishes one instance's report and answers
@@ -119,14 +136,29 @@ type FleetConfig struct {
 	// Lease is the smallest number of tokens the engine asks to hold (default 4): it asks for
 	// max(Lease, twice what it spent over the last sync interval, the price of the last retry
 	// refused for want of leased tokens), capped at the capacity, and hands back what it holds
-	// above twice that.
+	// above twice that. With a Pool, the pool's sync loop applies it to the pool.
 	Lease float64
+	// Envelope bounds how far the fleet's view may move the engine's own signals: while the
+	// fleet view is fresh, F and L are the fleet's, kept within Envelope of the engine's own F
+	// and L (default 0.3; 1 lets the fleet's replace them whatever they are). A store that
+	// answers garbage, or an instance that lies, moves an honest engine's signals by at most
+	// that much. 0 means the default.
+	Envelope float64
+	// Pool, when set, is the lease the engine draws its fleet tokens from, shared with the
+	// other engines of its process (one member per process, package fleet): the engine's
+	// FleetReport then carries no lease (the pool's owner reports it once for all) and
+	// FleetApply leaves the grant to the pool. nil: the engine holds a lease of its own.
+	Pool *FleetPool
 }
 
+// DefaultEnvelope is FleetConfig.Envelope's default.
+const DefaultEnvelope = 0.3
+
 // DefaultFleetConfig returns a fleet membership switched on with its defaults: views fresh
-// for 500 ms, leases of at least 4 tokens.
+// for 500 ms, leases of at least 4 tokens, the fleet's F and L within 0.3 of the engine's own,
+// a lease of its own.
 func DefaultFleetConfig() FleetConfig {
-	return FleetConfig{Enabled: true, MaxAge: 500 * time.Millisecond, Lease: 4}
+	return FleetConfig{Enabled: true, MaxAge: 500 * time.Millisecond, Lease: 4, Envelope: DefaultEnvelope}
 }
 
 // validate appends the fleet fields' problems to errs (checked only when Enabled).
@@ -139,6 +171,9 @@ func (f FleetConfig) validate(bad func(field, format string, a ...any)) {
 	}
 	if !(f.Lease >= 1) || math.IsInf(f.Lease, 0) {
 		bad("Fleet.Lease", "must be a finite number >= 1 when Fleet.Enabled (got %v)", f.Lease)
+	}
+	if !(f.Envelope >= 0 && f.Envelope <= 1) {
+		bad("Fleet.Envelope", "must be in [0, 1] when Fleet.Enabled (got %v; 0: the default)", f.Envelope)
 	}
 }
 
@@ -179,24 +214,24 @@ type FleetStatus struct {
 	// it would decide alone. Snapshot.CPS is the CPS it decides with (the fleet's F, L and B
 	// while the view is fresh).
 	LocalCPS float64
+	// Local are the engine's own signals, those LocalCPS weighs: while the view is fresh,
+	// Snapshot().Signals' F and L stay within Config.Fleet.Envelope of Local's.
+	Local Signals
 }
 
 // fleetState is the engine's side of a fleet. Not safe for concurrent use: the engine's mutex
-// guards it.
+// guards it (its pool has a mutex of its own).
 type fleetState struct {
-	on     bool
-	maxAge time.Duration
-	lease  float64
+	on       bool
+	maxAge   time.Duration
+	lease    float64
+	envelope float64
+	pool     *FleetPool // the lease: the engine's own, or its process's (Config.Fleet.Pool)
+	shared   bool       // the pool is Config.Fleet.Pool: its owner reports and applies it
 
 	// pending: recorded since the last applied report
 	counts FleetCounts
 	hist   FleetHistogram
-	spent  float64
-	ret    float64 // tokens being handed back
-	need   float64 // the price of the costliest retry refused for want of leased tokens
-	last   float64 // tokens spent over the last applied report
-
-	held float64 // usable leased tokens
 
 	// the last view
 	have      bool          // a view was applied and no sync failed since
@@ -209,6 +244,18 @@ type fleetState struct {
 	leased    float64 // outstanding fleet-wide after the grant
 	instances int
 	failures  uint64
+}
+
+// newFleetState returns the fleet side of an engine configured with c.
+func newFleetState(c FleetConfig) fleetState {
+	f := fleetState{on: c.Enabled, maxAge: c.MaxAge, lease: c.Lease, envelope: c.Envelope, pool: c.Pool, shared: c.Pool != nil}
+	if f.envelope == 0 {
+		f.envelope = DefaultEnvelope
+	}
+	if f.pool == nil {
+		f.pool = NewFleetPool()
+	}
+	return f
 }
 
 // fresh reports whether the fleet view may be read at t.
@@ -232,43 +279,39 @@ func (f *fleetState) record(o outcome, bin int, ns int64) {
 }
 
 // burn is the fleet's B: the share of the fleet bucket neither free nor leased, with this
-// engine's spending since the view counted.
+// engine's (or its pool's) spending since the view counted.
 func (f *fleetState) burn() float64 {
 	if f.capacity <= 0 {
 		return 0
 	}
-	return clamp01(1 - (f.tokens+f.leased-f.spent)/f.capacity)
+	return clamp01(1 - (f.tokens+f.leased-f.pool.spentNow())/f.capacity)
 }
 
-// take spends cost leased tokens if the fleet keeps floor(reserve*capacity) unspent after them
-// (free tokens plus every lease, less what this engine spent since the view: the tokens burn
-// counts as left; at least this engine's own lease, for a store that reports no leases) and the lease holds them; a retry refused for want of leased tokens only is
-// remembered, so the next sync asks for enough. The reserve counts the other instances' leases
-// too: with 150 members, tokens leased out elsewhere are not spent, and counting only the free
-// ones refused low priorities while the bucket was nearly full (burn 0.00).
+// take spends a retry of price cost from the pool if the fleet keeps the priority's reserve
+// unspent after it (both as priced makes them: FleetPool.take).
 func (f *fleetState) take(cost, reserve float64) bool {
 	if f.capacity <= 0 {
 		return true
 	}
 	cost, keep := priced(cost, reserve, f.capacity)
-	if f.tokens+max(f.leased-f.spent, f.held)-cost < keep {
-		return false
-	}
-	if f.held < cost {
-		f.need = max(f.need, cost)
-		return false
-	}
-	f.held -= cost
-	f.spent += cost
-	return true
+	return f.pool.take(cost, f.tokens, f.leased, keep)
 }
 
-// FleetReport fills *r with what the engine publishes now: its outcomes and spending since
-// its last applied report, and its side of the lease (tokens handed back, tokens wanted, tokens
-// held). It changes nothing but the lease (tokens above twice the target move to Return); pass
-// the same report to FleetApply once the store answered, or call FleetLost. On an engine
-// without Config.Fleet.Enabled it fills the spans and zeroes the rest.
-func (e *Engine) FleetReport(r *FleetReport) {
+// FleetReport fills *r with what the engine publishes now: its outcomes since its last
+// applied report and, with a lease of its own, its side of the lease (FleetPool.Report:
+// tokens spent, handed back, wanted, held; with Config.Fleet.Pool those are left zero for the
+// pool's owner to fill). It changes nothing but the lease (tokens above twice the target move
+// to Return); pass the same report to FleetApply once the store answered, or call FleetLost. On
+// an engine without Config.Fleet.Enabled it fills the spans and zeroes the rest.
+func (e *Engine) FleetReport(r *FleetReport) { e.fleetReport(r, false) }
+
+// FleetLeave is FleetReport for the engine's last sync before it leaves its fleet: its own
+// lease goes into Return whole (Held 0, Want 0) and r.Leave is set, so the store credits the
+// tokens back to the bucket and forgets the instance. Pass r to FleetApply as usual.
+func (e *Engine) FleetLeave(r *FleetReport) { e.fleetReport(r, true) }
+
+// fleetReport is FleetReport, or FleetLeave with leave.
+func (e *Engine) fleetReport(r *FleetReport, leave bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	f := &e.fleet
@@ -277,33 +320,25 @@ func (e *Engine) FleetReport(r *FleetReport) {
 	if r.Horizon <= 0 || r.Horizon > r.Window {
 		r.Horizon = r.Window
 	}
+	r.Spent, r.Return, r.Want, r.Held, r.Leave = 0, 0, 0, 0, false
 	if !f.on {
-		r.Counts, r.Latency = FleetCounts{}, FleetHistogram{}
-		r.Spent, r.Return, r.Want, r.Held, r.Earned = 0, 0, 0, 0, 0
+		r.Counts, r.Latency, r.Earned = FleetCounts{}, FleetHistogram{}, 0
 		return
 	}
-	target := max(f.lease, 2*f.last, f.need)
-	if f.capacity > 0 {
-		target = min(target, f.capacity)
-	}
-	if f.held > 2*target {
-		f.ret += f.held - target
-		f.held = target
+	if !f.shared {
+		f.pool.Report(r, f.lease, leave)
 	}
 	r.Counts = f.counts
 	r.Latency = f.hist
-	r.Spent = f.spent
-	r.Return = f.ret
-	r.Held = f.held
-	r.Want = max(0, target-f.held)
 	r.Earned = float64(f.counts.Successes) * e.cfg.TokenRefillPerSuccess
 }
 
 // FleetApply takes the store's answer v to report r (from FleetReport): what r published
-// leaves the pending report, the granted tokens join the lease, and the view becomes the fleet
-// view, fresh for Config.Fleet.MaxAge: F is the fleet's failure rate (short span or window,
-// whichever is higher, as locally), L the deviation of the fleet's P99 from this engine's
-// baseline, B the fleet bucket's burn. A no-op on an engine without Config.Fleet.Enabled.
+// leaves the pending report, the lease takes the grant (FleetPool.Apply; with Config.Fleet.Pool
+// its owner applies it), and the view becomes the fleet view, fresh for Config.Fleet.MaxAge: F is
+// the fleet's failure rate (short span or window, whichever is higher, as locally), L the
+// deviation of the fleet's P99 from this engine's baseline, each kept within Envelope of the
+// engine's own, B the fleet bucket's burn. A no-op on an engine without Config.Fleet.Enabled.
 func (e *Engine) FleetApply(r *FleetReport, v *FleetView) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -321,12 +356,8 @@ func (e *Engine) FleetApply(r *FleetReport, v *FleetView) {
 		sub(&f.hist.Counts[i], r.Latency.Counts[i])
 		sub(&f.hist.Sums[i], r.Latency.Sums[i])
 	}
-	f.spent = max(0, f.spent-r.Spent)
-	f.ret = max(0, f.ret-r.Return)
-	f.last = r.Spent
-	f.need = 0
-	if g := v.Granted; g > 0 && !math.IsInf(g, 0) {
-		f.held += g
+	if !f.shared {
+		f.pool.Apply(r, v)
 	}
 	f.have, f.ever, f.at = true, true, t
 	f.f = max(v.Short.FailureRate(), v.Long.FailureRate())
@@ -357,16 +388,20 @@ func (e *Engine) FleetLost() {
 	}
 }
 
-// fleetSignals replaces F, L and B by the fleet's while the fleet view is fresh at t.
+// fleetSignals replaces F, L and B by the fleet's while the fleet view is fresh at t, F and L
+// kept within the envelope of the engine's own.
 func (e *Engine) fleetSignals(t time.Duration, s *Signals) {
 	f := &e.fleet
 	if !f.fresh(t) {
 		return
 	}
-	s.F = f.f
-	s.L = e.bl.deviation(f.p99)
+	s.F = within(f.f, s.F, f.envelope)
+	s.L = within(e.bl.deviation(f.p99), s.L, f.envelope)
 	s.B = f.burn()
 }
+
+// within returns the fleet's signal v kept within d of the engine's own, local.
+func within(v, local, d float64) float64 { return min(max(v, local-d), local+d) }
 
 // mode returns the fleet mode of an engine in a fleet at t.
 func (f *fleetState) mode(t time.Duration) FleetMode {
@@ -397,9 +432,9 @@ func (e *Engine) FleetStatus() (s FleetStatus) {
 	s.F = f.f
 	s.P99 = f.p99
 	s.Burn = f.burn()
-	s.Held = f.held
+	s.Held = f.pool.Held()
 	s.Failures = f.failures
-	local := Signals{F: e.failureRate(), L: e.bl.deviation(e.p99()), Q: e.qSignal, B: e.tb.burn(t), C: e.br.score()}
-	s.LocalCPS = clamp01(e.w.dot(&local))
+	s.Local = Signals{F: e.failureRate(), L: e.bl.deviation(e.p99()), Q: e.qSignal, B: e.tb.burn(t), C: e.br.score()}
+	s.LocalCPS = clamp01(e.w.dot(&s.Local))
 	return s
 }

@@ -88,6 +88,7 @@ func TestFleetReportPending(t *testing.T) {
 func TestFleetSignalsMerge(t *testing.T) {
 	e, clock := newTestEngine(t, func(c *Config) {
 		inFleet(c)
+		c.Fleet.Envelope = 1 // the fleet's F and L whatever the engine's own
 		c.BaselineLatency = 20 * time.Millisecond
 		c.LearnTail = false
 	})
@@ -132,6 +133,46 @@ func TestFleetSignalsMerge(t *testing.T) {
 	assert.Equal(t, uint64(1), e.FleetStatus().Failures)
 }
 
+// Asserts the envelope: while the view is fresh, the fleet's F and L move the engine's own by
+// at most Fleet.Envelope (0.3 by default), up or down, whatever the store answers; B is the
+// fleet bucket's.
+func TestFleetEnvelope(t *testing.T) {
+	for _, tc := range []struct {
+		name           string
+		localFail      int // of 10 local outcomes
+		fleetS, fleetF uint64
+		lat            time.Duration
+		wantF, wantL   float64
+	}{
+		{"fleet failing, engine healthy", 0, 0, 1000, 80 * time.Millisecond, 0.3, 0.3},
+		{"fleet healthy, engine failing", 10, 1000, 0, 20 * time.Millisecond, 0.7, 0},
+		{"within the envelope", 2, 90, 10, 20 * time.Millisecond, 0.1, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e, _ := newTestEngine(t, func(c *Config) {
+				inFleet(c)
+				c.BaselineLatency = 20 * time.Millisecond
+				c.LearnTail = false
+			})
+			for i := range 10 {
+				if i < tc.localFail {
+					e.RecordFailure(20 * time.Millisecond)
+				} else {
+					e.RecordSuccess(20 * time.Millisecond)
+				}
+			}
+			var r FleetReport
+			e.FleetReport(&r)
+			v := viewOf(tc.fleetS, tc.fleetF, tc.lat, 500, 500, 0)
+			e.FleetApply(&r, &v)
+			s := e.Snapshot()
+			require.Equal(t, FleetJoint, s.Fleet)
+			assert.InDelta(t, tc.wantF, s.Signals.F, 1e-9)
+			assert.InDelta(t, tc.wantL, s.Signals.L, 1e-9)
+		})
+	}
+}
+
 // Asserts the lease: with no leased token a retry is refused and the next report asks for at
 // least its price; granted tokens are spent locally, the fleet's free tokens count for the
 // priority reserve, a stale view spends from the engine's own bucket, and tokens held above
@@ -145,6 +186,7 @@ func TestFleetLease(t *testing.T) {
 	sync := func(v FleetView) FleetReport {
 		var r FleetReport
 		e.FleetReport(&r)
+		v.Held = r.Held + v.Granted // the store records the lease as reported
 		e.FleetApply(&r, &v)
 		return r
 	}

@@ -30,7 +30,7 @@ func benchMember(b *testing.B, store engine.FleetStore, name string) *fleet.Memb
 			e.RecordSuccess(time.Duration(20+i%30) * time.Millisecond)
 		}
 	}
-	m, err := fleet.NewMember(e, store, fleet.MemberConfig{Instance: name})
+	m, err := fleet.NewMember([]*engine.Engine{e}, store, fleet.MemberConfig{Instance: name})
 	if err != nil {
 		b.Fatal(err)
 	}

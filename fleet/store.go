@@ -3,6 +3,7 @@ package fleet
 import (
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"math"
 	"strings"
 	"time"
@@ -41,10 +42,66 @@ type Options struct {
 	// Expiry is how long an instance counts as a member after its last sync (FleetView.Instances)
 	// and keeps its lease; past it the lease is reclaimed (default 2s).
 	Expiry time.Duration
+	// Config names the configuration the fleet's engines run (live: the strategy, "cortex"):
+	// with the budget, the expiry and the report's spans it makes the fleet's fingerprint, and
+	// a store refuses a sync whose fingerprint differs from its members' (ErrRefused). "" is a
+	// name like any other.
+	Config string
+	// MaxRate bounds the outcomes one instance can report per second of its syncs (default
+	// DefaultMaxRate): a report above it counts only that much, so one instance, however it
+	// lies, moves the fleet's figures by at most what that much traffic could.
+	MaxRate float64
 }
 
 // DefaultExpiry is Options.Expiry's default.
 const DefaultExpiry = 2 * time.Second
+
+// DefaultMaxRate is Options.MaxRate's default: 100,000 outcomes per second per instance.
+const DefaultMaxRate = 100_000
+
+// ErrRefused is what a store's Sync returns (wrapped in a *RefusedError) when it refuses the
+// instance: its configuration is not the fleet's, or another instance holds its name. Retrying
+// does not help; errors.Is(err, ErrRefused) tells it from a store that does not answer.
+var ErrRefused = errors.New("refused by the fleet")
+
+// The reasons of a RefusedError.
+const (
+	RefusedConfig    = "config"    // the fleet's members run another configuration
+	RefusedDuplicate = "duplicate" // another instance of the same name is a member
+)
+
+// RefusedError is a sync the store refused. It matches ErrRefused (errors.Is).
+type RefusedError struct {
+	Reason   string // RefusedConfig or RefusedDuplicate
+	Instance string // the instance refused
+	Fleet    string // what the fleet runs (RefusedConfig): its configuration's description
+}
+
+// Error says why, in a sentence that names what to change.
+func (e *RefusedError) Error() string {
+	switch e.Reason {
+	case RefusedConfig:
+		return fmt.Sprintf("fleet: %s refused: the fleet's members run another configuration (%s); give this one its own fleet name", e.Instance, e.Fleet)
+	case RefusedDuplicate:
+		return fmt.Sprintf("fleet: %s refused: another process is a member under the same instance name; give each its own", e.Instance)
+	}
+	return fmt.Sprintf("fleet: %s refused (%s)", e.Instance, e.Reason)
+}
+
+// Is reports whether target is ErrRefused.
+func (e *RefusedError) Is(target error) bool { return target == ErrRefused }
+
+// Fingerprint returns the fingerprint of a fleet's configuration for reports with spans
+// short and long seconds (Spans): a hash of the budget, the expiry, the spans and
+// Options.Config, and a description of them for an error message.
+func Fingerprint(o Options, short, long int64) (fp, desc string) {
+	b := o.Budget
+	desc = fmt.Sprintf("%q: capacity %g, refill %g/s, %g per success, bonus %g, spans %ds/%ds, expiry %s",
+		o.Config, b.Capacity, b.RefillRate, b.RefillPerSuccess, b.SuccessBonus, short, long, o.Expiry)
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(desc))
+	return fmt.Sprintf("%016x", h.Sum64()), desc
+}
 
 // maxSpan bounds the seconds a view sums (an hour), so that a wild Window cannot make a sync
 // read thousands of buckets.
@@ -62,6 +119,10 @@ func (o Options) Check() (Options, error) {
 	check("Budget.RefillRate", o.Budget.RefillRate)
 	check("Budget.RefillPerSuccess", o.Budget.RefillPerSuccess)
 	check("Budget.SuccessBonus", o.Budget.SuccessBonus)
+	check("MaxRate", o.MaxRate)
+	if o.MaxRate == 0 {
+		o.MaxRate = DefaultMaxRate
+	}
 	if o.Expiry < 0 {
 		errs = append(errs, fmt.Sprintf("Expiry must be >= 0 (got %s)", o.Expiry))
 	}
@@ -136,19 +197,29 @@ func (b *bucket) refill(bd Budget, now int64) {
 	}
 }
 
-// exchange records an instance's lease (old: its lease as the bucket knew it), credits what it
-// returns and earned, and grants what it wants; it returns the grant.
-func (b *bucket) exchange(bd Budget, old float64, r *engine.FleetReport) float64 {
-	b.out = max(0, b.out-old+r.Held)
-	b.tokens = max(b.tokens, min(bd.Capacity-b.out, b.tokens+r.Return+bd.SuccessBonus*float64(r.Counts.Successes)))
-	if bd.RefillPerSuccess > 0 && b.tokens+b.out < bd.Capacity {
-		b.earned = min(max(1, bd.RefillRate), b.earned+r.Earned)
+// exchange records an instance's lease (old: its lease as the bucket knew it; held, ret: what
+// it holds and hands back, already bounded by old), credits what it returns and earned, and
+// grants what it wants (nothing when it leaves: its lease goes back whole); it returns the
+// grant and the instance's lease after the sync.
+func (b *bucket) exchange(bd Budget, old, held, ret float64, r *engine.FleetReport, successes uint64, earned float64) (g, lease float64) {
+	c := bd.Capacity
+	b.out = min(c, max(0, b.out-old+held))
+	b.tokens = min(b.tokens, c-b.out)
+	b.tokens = max(b.tokens, min(c-b.out, b.tokens+ret+bd.SuccessBonus*float64(successes)))
+	if bd.RefillPerSuccess > 0 && b.tokens+b.out < c {
+		b.earned = min(max(1, bd.RefillRate), b.earned+earned)
 	}
-	g := max(0, min(r.Want, b.tokens))
-	if bd.Capacity == 0 {
+	g = max(0, min(r.Want, c, b.tokens))
+	if c == 0 || r.Leave {
 		g = 0
 	}
 	b.tokens -= g
 	b.out += g
-	return g
+	lease = held + g
+	if r.Leave {
+		b.out = max(0, b.out-held)
+		b.tokens = min(c-b.out, b.tokens+held)
+		lease = 0
+	}
+	return g, lease
 }

@@ -118,9 +118,15 @@ func newFleet(n int, u *url.URL, base http.RoundTripper, cfg Config, classes int
 // catalog name.
 func (f *fleet) build(name string, seed int64, switches uint64, weights *engine.Weights, adaptive *bool) (string, error) {
 	ms := make([]*member, len(f.clients))
+	var fc *engine.FleetConfig
+	if f.member != nil { // one lease for the build's engines: one member per process
+		c := *f.member
+		c.Pool = engine.NewFleetPool()
+		fc = &c
+	}
 	for i := range ms {
 		r := rand.New(rand.NewPCG(uint64(seed), streamClient+uint64(i)+switches<<32))
-		st, err := strategy.New(name, strategy.Env{Clock: f.clock, Rand: r, Clients: len(f.clients), Fleet: f.member})
+		st, err := strategy.New(name, strategy.Env{Clock: f.clock, Rand: r, Clients: len(f.clients), Fleet: fc})
 		if err != nil {
 			return "", err
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -14,34 +15,37 @@ import (
 	"github.com/cortex-tui/cortex-tui/strategy"
 )
 
-// Join says how a run's CORTEX engines join a fleet (Config.Join): every engine the run builds
-// (at the start, at SetStrategy and at Restart) becomes a fleet.Member named Instance.0,
-// Instance.1, ... (one per client), synced with the fleet's store once before the engines
-// decide anything, then in the background every Interval, each on its own ticker (spread over
-// one interval). Decisions never
-// wait for a sync; an engine whose store fails falls back to its own view at once and rejoins
-// at its next successful sync. Strategies without an engine do not join.
+// Join says how a run's CORTEX engines join a fleet (Config.Join): every build of the run's
+// engines (at the start, at SetStrategy and at Restart) is one fleet.Member named Instance, all
+// its engines (one per client) reporting as one and drawing on one lease (an engine.FleetPool),
+// synced with the fleet's store once before the engines decide anything, then in the
+// background every Interval. Decisions never wait for a sync; engines whose store fails fall
+// back to their own view at once and rejoin at the next successful sync. When the engines are
+// replaced or the run ends, the member leaves: its lease goes back to the fleet's bucket.
+// Strategies without an engine do not join.
 type Join struct {
 	// Open returns the fleet's store with budget b: the whole fleet's bucket of the strategy the
 	// engines run (strategy.FleetConfig, fleet.BudgetOf), which every instance of the fleet
-	// passes alike. The run calls it each time it builds engines and closes what it returned
-	// (when it is an io.Closer) once those engines have left.
-	Open func(b cfleet.Budget) (engine.FleetStore, error)
+	// passes alike, for the strategy called name (the fleet's configuration, fleet.Options.Config).
+	// The run calls it each time it builds engines and closes what it returned (when it is an
+	// io.Closer) once those engines have left.
+	Open func(name string, b cfleet.Budget) (engine.FleetStore, error)
 	// Name and Store are what the run's Meta.Fleet shows: the fleet's name and where it meets
 	// (a URL without its password).
 	Name, Store string
-	// Instance is this process's instance name; with the member numbers appended it must pass
-	// fleet.CheckName.
+	// Instance is this process's instance name (fleet.CheckName).
 	Instance string
 	// Interval is the time between two syncs of a member (default fleet.DefaultInterval).
 	Interval time.Duration
-	// Timeout bounds one sync (default Interval: a slower sync fails, and its engine reads its
+	// Timeout bounds one sync (default Interval: a slower sync fails, and its engines read their
 	// own view until the next one succeeds).
 	Timeout time.Duration
+
+	token uint64 // this process's token in the fleet (fleet.MemberConfig.Token), drawn by check
 }
 
-// check fills j's defaults and reports what is wrong with it for n clients.
-func (j *Join) check(n int) error {
+// check fills j's defaults and reports what is wrong with it.
+func (j *Join) check() error {
 	if j.Open == nil {
 		return errors.New("live: Join.Open is nil (no fleet store)")
 	}
@@ -54,102 +58,91 @@ func (j *Join) check(n int) error {
 	if j.Timeout == 0 {
 		j.Timeout = j.Interval
 	}
-	return cfleet.CheckName("instance", memberName(j.Instance, max(n-1, 0)))
+	j.token = rand.Uint64() | 1
+	return cfleet.CheckName("instance", j.Instance)
 }
 
-// engineConfig is every joining engine's Config.Fleet: its view stays fresh for two and a half
-// sync intervals (at least the engine's default), so one late sync does not drop it to LOCAL;
-// its smallest lease is one token, not the default four: a live fleet has one member per
-// client of every instance (three instances of fifty clients: 150), and 150 leases of four
-// would hold more than a 500-token bucket, leaving no free token for the priority reserve
-// (every retry under priority 10 refused for want of budget while nothing was spent).
+// engineConfig is every joining engine's Config.Fleet, without its Pool (each build of the
+// engines gets a pool of its own): its view stays fresh for two and a half sync intervals (at
+// least the engine's default), so one late sync does not drop it to LOCAL.
 func (j *Join) engineConfig() engine.FleetConfig {
 	c := engine.DefaultFleetConfig()
 	c.MaxAge = max(c.MaxAge, j.Interval*5/2)
-	c.Lease = 1
 	return c
 }
 
-// memberName is the fleet name of client i's engine.
-func memberName(instance string, i int) string { return fmt.Sprintf("%s.%d", instance, i) }
-
-// members are the fleet members of one build of a run's engines, and the store they sync
-// with. Their goroutines run from join to close.
+// members is the fleet member of one build of a run's engines, and the store it syncs with.
+// Its goroutine runs from join to close.
 type members struct {
-	list  []*cfleet.Member
+	m     *cfleet.Member
+	n     int // engines
 	store engine.FleetStore
 	stop  context.CancelFunc
 	wg    sync.WaitGroup
+	leave time.Duration // bounds the last sync at close
 }
 
-// join makes a member of every engine of ms (nil entries have none) and starts their sync
-// loops, or returns nil when the strategy has no engine.
+// join makes one member of every engine of ms (nil entries have none), syncs it once and
+// starts its sync loop, or returns nil when the strategy has no engine. A first sync the fleet
+// refuses (fleet.ErrRefused: another configuration, the instance name taken) is an error: the
+// run does not start.
 func (j *Join) join(strategyName string, ms []*member) (*members, error) {
 	cfg, ok := strategy.FleetConfig(strategyName)
 	if !ok {
 		return nil, nil
 	}
-	store, err := j.Open(cfleet.BudgetOf(cfg))
+	var engines []*engine.Engine
+	for _, m := range ms {
+		if m != nil && m.holder != nil {
+			engines = append(engines, m.holder.Engine())
+		}
+	}
+	if len(engines) == 0 {
+		return nil, nil
+	}
+	store, err := j.Open(strategyName, cfleet.BudgetOf(cfg))
 	if err != nil {
 		return nil, fmt.Errorf("live: fleet store: %w", err)
 	}
-	g := &members{store: store}
-	for i, m := range ms {
-		if m == nil || m.holder == nil {
-			continue
-		}
-		mb, err := cfleet.NewMember(m.holder.Engine(), store, cfleet.MemberConfig{
-			Instance: memberName(j.Instance, i), Interval: j.Interval, Timeout: j.Timeout})
-		if err != nil {
-			g.closeStore()
-			return nil, fmt.Errorf("live: client %d: %w", i, err)
-		}
-		g.list = append(g.list, mb)
+	g := &members{store: store, n: len(engines), leave: j.Timeout}
+	g.m, err = cfleet.NewMember(engines, store, cfleet.MemberConfig{Instance: j.Instance, Interval: j.Interval, Timeout: j.Timeout, Token: j.token})
+	if err != nil {
+		g.closeStore()
+		return nil, fmt.Errorf("live: %w", err)
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	g.stop = stop
-	g.syncAll(ctx)
-	for i, mb := range g.list {
-		delay := j.Interval * time.Duration(i) / time.Duration(len(g.list))
-		g.wg.Go(func() { runMember(ctx, mb, delay, j.Interval) })
+	if err := g.m.Sync(ctx); errors.Is(err, cfleet.ErrRefused) {
+		stop()
+		g.closeStore()
+		return nil, err
 	}
+	g.wg.Go(func() {
+		tick := time.NewTicker(j.Interval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				_ = g.m.Sync(ctx)
+			}
+		}
+	})
 	return g, nil
 }
 
-// syncAll syncs every member once, all at once, and returns when every sync has returned
-// (each within the member's timeout): a run whose store answers starts in the fleet (mode
-// FLEET), with its first leases, before it sends anything.
-func (g *members) syncAll(ctx context.Context) {
-	var wg sync.WaitGroup
-	for _, mb := range g.list {
-		wg.Go(func() { _ = mb.Sync(ctx) })
-	}
-	wg.Wait()
-}
-
-// runMember runs one member's sync loop: its first sync after delay, then one per interval.
-func runMember(ctx context.Context, mb *cfleet.Member, delay, interval time.Duration) {
-	if delay > 0 {
-		t := time.NewTimer(delay)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return
-		case <-t.C:
-		}
-	}
-	tick := time.NewTicker(interval)
-	defer tick.Stop()
-	mb.Run(ctx, tick.C)
-}
-
-// close stops every sync loop, waits for them, and closes the store.
+// close stops the sync loop, waits for it, leaves the fleet (the lease goes back to its
+// bucket; bounded by the sync timeout) and closes the store.
 func (g *members) close() {
 	if g == nil {
 		return
 	}
 	g.stop()
 	g.wg.Wait()
+	ctx, cancel := context.WithTimeout(context.Background(), g.leave)
+	_ = g.m.Leave(ctx)
+	cancel()
 	g.closeStore()
 }
 
@@ -160,32 +153,26 @@ func (g *members) closeStore() {
 	}
 }
 
-// health returns what the members and their engines see of the fleet now.
+// health returns what the member and its engines see of the fleet now.
 func (g *members) health() *source.FleetHealth {
-	h := &source.FleetHealth{Engines: len(g.list)}
-	if len(g.list) == 0 {
-		return h
-	}
-	freshest := time.Duration(-1)
-	for _, mb := range g.list {
-		fs := mb.Engine().FleetStatus()
+	h := &source.FleetHealth{Engines: g.n}
+	st := g.m.Status()
+	for _, e := range g.m.Engines() {
+		fs := e.FleetStatus()
 		if fs.Mode == engine.FleetJoint {
 			h.Joint++
 		}
 		h.LocalCPS += fs.LocalCPS
 		h.Age = max(h.Age, fs.Age)
-		h.Held += fs.Held
-		if fs.Instances > 0 && (freshest < 0 || fs.Age < freshest) {
-			freshest = fs.Age
+		if fs.Instances > 0 {
 			h.Instances, h.F, h.Burn = fs.Instances, fs.F, fs.Burn
 		}
-		st := mb.Status()
-		h.Syncs += st.Syncs
-		h.Failures += st.Failures
-		if !st.Healthy && st.LastError != "" {
-			h.LastError = st.LastError
-		}
 	}
-	h.LocalCPS /= float64(len(g.list))
+	h.LocalCPS /= float64(g.n)
+	h.Held = g.m.Held()
+	h.Syncs, h.Failures, h.Repaired = st.Syncs, st.Failures, st.Repaired
+	if !st.Healthy && st.LastError != "" {
+		h.LastError = st.LastError
+	}
 	return h
 }

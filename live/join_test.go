@@ -44,11 +44,11 @@ func instances(t *testing.T, tgURL *url.URL, srv *redistest.Server) ([][]source.
 	t.Helper()
 	runs := make([]*Run, 3)
 	for i := range runs {
-		cfg := Config{Scenario: stormy(), Strategy: "cortex", Seed: int64(i + 1), Stack: ExternalStack(tgURL)}
+		cfg := Config{Scenario: stormy(), Strategy: "cortex", Seed: int64(i + 1), Stack: ExternalStack(tgURL, DefaultDrainLimit)}
 		if srv != nil {
 			cfg.Join = &Join{
-				Open: func(cfleet.Budget) (engine.FleetStore, error) {
-					return redisstore.Open(srv.URL(), "shop", cfleet.Options{Budget: testBudget}, time.Second)
+				Open: func(string, cfleet.Budget) (engine.FleetStore, error) {
+					return openRedis(srv, "shop", cfleet.Options{Budget: testBudget})
 				},
 				Name: "shop", Store: srv.URL(), Instance: string(rune('a' + i)), Timeout: time.Second, // a loaded test machine
 			}
@@ -81,26 +81,34 @@ func instances(t *testing.T, tgURL *url.URL, srv *redistest.Server) ([][]source.
 	return snaps, time.Since(start), runs
 }
 
+// openRedis opens the store of fleet name on srv.
+func openRedis(srv *redistest.Server, name string, opts cfleet.Options) (engine.FleetStore, error) {
+	c, err := redisstore.ParseURL(srv.URL(), nil)
+	if err != nil {
+		return nil, err
+	}
+	return redisstore.Open(c, name, opts, time.Second)
+}
+
 // fleetSpent sums the tokens the fleet's engines reported spending from their leases: every
-// per-second key of the fleet's window in Redis.
+// second of the fleet's window in Redis (the state's r<slot> entries, "SECOND s f t spent|...").
 func fleetSpent(t *testing.T, srv *redistest.Server) float64 {
 	t.Helper()
 	c := redis.NewClient(&redis.Options{Addr: srv.Addr()})
 	defer c.Close()
-	ctx := context.Background()
-	keys, err := c.Keys(ctx, redisstore.Prefix("shop")+"w:*").Result()
+	h, err := c.HGetAll(context.Background(), redisstore.Keys("shop")[0]).Result()
 	require.NoError(t, err)
 	total := 0.0
-	for _, k := range keys {
-		h, err := c.HGetAll(ctx, k).Result()
-		require.NoError(t, err)
-		for f, v := range h {
-			if strings.EqualFold(f, "spent") {
-				x, err := strconv.ParseFloat(v, 64)
-				require.NoError(t, err)
-				total += x
-			}
+	for f, v := range h {
+		if !strings.HasPrefix(f, "r") {
+			continue
 		}
+		head, _, _ := strings.Cut(v, "|")
+		fs := strings.Fields(head)
+		require.Len(t, fs, 5, "entry %s: %q", f, v)
+		x, err := strconv.ParseFloat(fs[4], 64)
+		require.NoError(t, err)
+		total += x
 	}
 	return total
 }
@@ -135,7 +143,7 @@ func TestThreeInstancesShareOneBudget(t *testing.T) {
 		require.NotNil(t, m.Fleet)
 		assert.Equal(t, "shop", m.Fleet.Name)
 		for _, s := range ss {
-			if fh := s.Cortex.Fleet; fh != nil && fh.Instances == 3*clients {
+			if fh := s.Cortex.Fleet; fh != nil && fh.Instances == 3 {
 				sawAll++
 				break
 			}
@@ -147,7 +155,7 @@ func TestThreeInstancesShareOneBudget(t *testing.T) {
 		assert.Positive(t, last.Fleet.Syncs)
 		assert.Zero(t, last.Fleet.Failures, "Redis answered every sync")
 	}
-	assert.Equal(t, 3, sawAll, "every run counted the three instances' engines as members")
+	assert.Equal(t, 3, sawAll, "every run counted the three instances as members, one per process")
 
 	bound := testBudget.Capacity + testBudget.RefillRate*took.Seconds()
 	spent := fleetSpent(t, srv)
@@ -183,9 +191,9 @@ func TestInstancesSeeTheSameF(t *testing.T) {
 	require.NoError(t, err)
 	var runs []*Run
 	for i := range 2 {
-		cfg := Config{Scenario: stormy(), Strategy: "cortex", Seed: int64(i + 1), Stack: ExternalStack(u), Duration: -1,
-			Join: &Join{Open: func(b cfleet.Budget) (engine.FleetStore, error) {
-				return redisstore.Open(srv.URL(), "same", cfleet.Options{Budget: b}, time.Second)
+		cfg := Config{Scenario: stormy(), Strategy: "cortex", Seed: int64(i + 1), Stack: ExternalStack(u, DefaultDrainLimit), Duration: -1,
+			Join: &Join{Open: func(_ string, b cfleet.Budget) (engine.FleetStore, error) {
+				return openRedis(srv, "same", cfleet.Options{Budget: b})
 			}, Name: "same", Instance: string(rune('a' + i)), Timeout: time.Second}}
 		r, err := New(cfg)
 		require.NoError(t, err)
@@ -227,8 +235,8 @@ type closingStore struct {
 
 func (s closingStore) Close() error { *s.closed++; return nil }
 
-// Asserts the membership's life: every engine joins (one member each, named INSTANCE.i, in
-// the fleet from the start: the first sync runs before New returns), a strategy without an
+// Asserts the membership's life: the engines join as one member named INSTANCE (in the fleet
+// from the start: the first sync runs before New returns), a strategy without an
 // engine leaves the fleet (no members, no fleet health, the store closed), switching back
 // joins again, Restart joins fresh engines, a bad Join is refused with an error naming it, and
 // Close stops every sync loop (goleak) and closes the last store.
@@ -236,7 +244,7 @@ func TestJoinLifecycle(t *testing.T) {
 	noLeaks(t)
 	opened, closed := 0, 0
 	var budgets []cfleet.Budget
-	join := &Join{Name: "shop", Store: "memory", Instance: "a", Open: func(b cfleet.Budget) (engine.FleetStore, error) {
+	join := &Join{Name: "shop", Store: "memory", Instance: "a", Open: func(_ string, b cfleet.Budget) (engine.FleetStore, error) {
 		opened++
 		budgets = append(budgets, b)
 		m, err := cfleet.NewMemory(cfleet.Options{Budget: b}, nil)
@@ -249,11 +257,12 @@ func TestJoinLifecycle(t *testing.T) {
 
 	g := members()
 	require.NotNil(t, g)
-	require.Len(t, g.list, small().Clients)
-	assert.Equal(t, "a.3", g.list[3].Status().Instance)
+	require.Len(t, g.m.Engines(), small().Clients)
+	assert.Equal(t, "a", g.m.Status().Instance)
 	h := g.health()
 	assert.Equal(t, small().Clients, h.Joint, "every engine starts in the fleet")
-	assert.Equal(t, small().Clients, h.Instances)
+	assert.Equal(t, small().Clients, h.Engines)
+	assert.Equal(t, 1, h.Instances, "one member for the process")
 	require.Len(t, budgets, 1)
 	assert.Equal(t, 500.0, budgets[0].Capacity, "the whole fleet's bucket of cortex, not a client's share")
 	assert.Equal(t, &source.FleetMeta{Name: "shop", Store: "memory", Instance: "a"}, r.Meta().Fleet)

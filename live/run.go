@@ -101,7 +101,7 @@ func New(cfg Config) (*Run, error) {
 	cfg.Scenario = scn
 	if cfg.Join != nil {
 		j := *cfg.Join
-		if err := j.check(scn.Clients); err != nil {
+		if err := j.check(); err != nil {
 			return nil, err
 		}
 		cfg.Join = &j

@@ -120,8 +120,10 @@ func EmbeddedStack(cfg upstream.Config) StackBuilder {
 // ExternalStack returns a builder that sends the traffic to a user's service at u through the
 // fault proxy (its faults then act on the traffic to u; a capacity fault is refused: a proxy
 // cannot take workers away). u is checked first: a host that refuses connections, or does not
-// resolve, is an error naming it.
-func ExternalStack(u *url.URL) StackBuilder {
+// resolve, is an error naming it. maxBody is the most bytes of a response body the proxy
+// forwards (proxy.Config.MaxBody): the run's Config.DrainLimit, which its clients never read
+// past (0: no limit).
+func ExternalStack(u *url.URL, maxBody int64) StackBuilder {
 	return func(ctx context.Context) (*Stack, error) {
 		if err := CheckTarget(ctx, u); err != nil {
 			return nil, err
@@ -129,7 +131,7 @@ func ExternalStack(u *url.URL) StackBuilder {
 		// The proxy forwards to the host; the requests carry the URL's path and query, so
 		// that the service sees exactly the URL given.
 		host := &url.URL{Scheme: u.Scheme, Host: u.Host, User: u.User}
-		px, err := startProxy(proxy.Config{Target: host})
+		px, err := startProxy(proxy.Config{Target: host, MaxBody: maxBody})
 		if err != nil {
 			return nil, err
 		}

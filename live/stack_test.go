@@ -198,7 +198,7 @@ func TestExternalStackFaults(t *testing.T) {
 	defer svc.Close()
 	u, err := url.Parse(svc.URL + "/api?x=1")
 	require.NoError(t, err)
-	st := buildStack(t, ExternalStack(u))
+	st := buildStack(t, ExternalStack(u, DefaultDrainLimit))
 	assert.NotEqual(t, u.Host, st.URL.Host, "the proxy's address")
 	assert.Equal(t, "/api", st.URL.Path)
 	c := stackClient(t)

@@ -53,7 +53,7 @@ func (fs *fleetSync) join(clients []client) error {
 		if h == nil {
 			continue
 		}
-		m, err := fleet.NewMember(h.Engine(), fs.store, fleet.MemberConfig{Instance: fmt.Sprintf("client-%d", i), Timeout: -1})
+		m, err := fleet.NewMember([]*engine.Engine{h.Engine()}, fs.store, fleet.MemberConfig{Instance: fmt.Sprintf("client-%d", i), Timeout: -1})
 		if err != nil {
 			return err
 		}

@@ -311,16 +311,17 @@ type CortexView struct {
 // their view is fresh; LocalCPS is the CPS of their own signals.
 type FleetHealth struct {
 	Joint     int           // engines reading a fresh fleet view (mode FLEET); the others read their own (LOCAL)
-	Engines   int           // engines of this run in the fleet
+	Engines   int           // engines of this run in the fleet (one member: the process is one instance)
 	LocalCPS  float64       // mean CPS of the engines' own signals (what they would decide alone)
 	Age       time.Duration // age of the oldest view an engine holds (0 before any)
-	Instances int           // members the store counts, every process's engines included (latest view)
+	Instances int           // members the store counts: instances, one per process (latest view)
 	F         float64       // the fleet's failure rate (latest view)
 	Burn      float64       // the fleet bucket's burn: share neither free nor leased (latest view)
 	Held      float64       // tokens this run's engines hold on lease
 	Syncs     uint64        // successful syncs of this run's engines since the start
 	Failures  uint64        // failed syncs since the start
 	LastError string        // the latest failed sync's error while the store fails ("" once a sync succeeds)
+	Repaired  uint64        // bad values the store found in its own state and repaired (never applied), latest view
 }
 
 // EventKind classifies an event for colour and filtering.

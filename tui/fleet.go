@@ -12,7 +12,7 @@ import (
 // fleetPanel shows the fleet a live run's CORTEX engines joined (live --fleet): the CPS they
 // decide with (the fleet's signals) beside the CPS of their own signals, the fleet's failure
 // rate and budget, and the store's health: FLEET or LOCAL, the view's age, the members, the
-// syncs and the failed ones. It sits in the full dashboard's bottom row, between the decisions
+// syncs and the failed ones, the bad values the store found in its state and repaired. It sits in the full dashboard's bottom row, between the decisions
 // and the events, only while the run is in a fleet (fleetW).
 type fleetPanel struct{ base }
 
@@ -54,8 +54,8 @@ func (p *fleetPanel) render(f *frame) (string, string) {
 	lines := []string{
 		st.Muted.Render("CPS ") + st.Bold.Render(fmtCPS(cps)) + st.Muted.Render(" fleet │ ") + st.Bold.Render(fmtCPS(h.LocalCPS)) + st.Muted.Render(" local"),
 		fmt.Sprintf("F %.2f · burn %.2f · held %.0f tokens", h.F, h.Burn, h.Held),
-		fmt.Sprintf("view %s old · %d members, %d here", fmtAge(h.Age), h.Instances, h.Engines),
-		fmt.Sprintf("syncs %d ok · %d failed", h.Syncs, h.Failures),
+		fmt.Sprintf("view %s old · %d members, %d engines", fmtAge(h.Age), h.Instances, h.Engines),
+		syncsLine(h),
 		st.Muted.Render(fmt.Sprintf("%s as %s", fm.Store, fm.Instance)),
 	}
 	if h.LastError != "" { // in place of the store's address, over the lines left
@@ -70,6 +70,15 @@ func (p *fleetPanel) render(f *frame) (string, string) {
 		body += l
 	}
 	return "Fleet " + fm.Name + " · " + mode, body
+}
+
+// syncsLine counts the syncs, and the bad values the store repaired once there are any.
+func syncsLine(h *source.FleetHealth) string {
+	l := fmt.Sprintf("syncs %d ok · %d failed", h.Syncs, h.Failures)
+	if h.Repaired > 0 {
+		l += fmt.Sprintf(" · %d repaired", h.Repaired)
+	}
+	return l
 }
 
 // fmtAge formats a view's age: 120ms under a second, 3.4s above.

@@ -40,10 +40,10 @@ func (s *fleetFake) Advance(d time.Duration) []source.Snapshot {
 			continue
 		}
 		h := &source.FleetHealth{Joint: 20, Engines: 20, LocalCPS: cv.CPS / 2, Age: 120 * time.Millisecond,
-			Instances: 60, F: 0.25, Burn: 0.4, Held: 31, Syncs: 1234, Failures: 0}
+			Instances: 3, F: 0.25, Burn: 0.4, Held: 31, Syncs: 1234, Failures: 0, Repaired: 2}
 		if s.lost {
 			h.Joint, h.Age, h.Failures = 0, 2100*time.Millisecond, 17
-			h.LastError = "redisstore: sync of a.3: dial tcp 127.0.0.1:6379: connect: connection refused\x1b[2J"
+			h.LastError = "redisstore: sync of a: dial tcp 127.0.0.1:6379: connect: connection refused\x1b[2J"
 		}
 		cv.Fleet = h
 	}
@@ -51,8 +51,8 @@ func (s *fleetFake) Advance(d time.Duration) []source.Snapshot {
 }
 
 // Asserts the fleet panel: a run in a fleet shows it between the decisions and the events
-// with the fleet's and the local CPS side by side, FLEET, the view's age, the members and the
-// syncs (as reviewed in the golden file); when the store fails it says LOCAL and shows the
+// with the fleet's and the local CPS side by side, FLEET, the view's age, the members (one per
+// process), the syncs and the bad values the store repaired (as reviewed in the golden file); when the store fails it says LOCAL and shows the
 // error, made inert; a run alone has no fleet panel (the other goldens).
 func TestFleetPanel(t *testing.T) {
 	var made *fleetFake
@@ -67,7 +67,8 @@ func TestFleetPanel(t *testing.T) {
 	view := m.View()
 	assert.Contains(t, view, "Fleet shop · FLEET")
 	assert.Contains(t, view, "fleet │")
-	assert.Contains(t, view, "60 members, 20 here")
+	assert.Contains(t, view, "3 members, 20 engines")
+	assert.Contains(t, view, "2 repaired", "the bad values the store repaired")
 	golden.RequireEqual(t, view)
 
 	made.mu.Lock()

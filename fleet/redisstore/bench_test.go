@@ -56,7 +56,7 @@ func BenchmarkSyncRedis(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		m, err := fleet.NewMember(e, st, fleet.MemberConfig{Instance: fmt.Sprintf("i%d", i), Timeout: time.Second})
+		m, err := fleet.NewMember([]*engine.Engine{e}, st, fleet.MemberConfig{Instance: fmt.Sprintf("i%d", i), Timeout: time.Second})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -108,7 +108,7 @@ func BenchmarkDecisionWhileRedisStalls(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			m, err := fleet.NewMember(e, st, fleet.MemberConfig{Instance: "i", Interval: 10 * time.Millisecond, Timeout: 20 * time.Millisecond})
+			m, err := fleet.NewMember([]*engine.Engine{e}, st, fleet.MemberConfig{Instance: "i", Interval: 10 * time.Millisecond, Timeout: 20 * time.Millisecond})
 			if err != nil {
 				b.Fatal(err)
 			}

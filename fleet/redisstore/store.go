@@ -1,21 +1,22 @@
 // Package redisstore is the fleet store on Redis (github.com/redis/go-redis/v9): every instance
-// of a fleet, in any process on any machine, syncs with the same Redis. One sync is one EVALSHA
-// of an atomic Lua script (sync.lua) that adds the instance's outcomes to the bucket of Redis's
-// current second (TIME), reclaims the leases of silent instances, refills the fleet's token
-// bucket, grants the tokens asked for, and sums the last seconds into the fleet's view. The
-// rules are package fleet's, which fleet.Memory implements in Go; one test suite runs against
-// both (fleet/storetest).
+// of a fleet, in any process on any machine, syncs with the same Redis: a single server, a
+// Redis Cluster or a master watched by Sentinels, over TLS or not, with an ACL user or not
+// (ParseURL). One sync is one EVALSHA of an atomic Lua script (sync.lua) that adds the
+// instance's outcomes to rolling sums, reclaims the leases of silent instances, refills the
+// fleet's token bucket, grants the tokens asked for, and answers the fleet's view: a constant
+// number of commands inside Redis (at most 20) whatever the window. The rules are package
+// fleet's, which fleet.Memory implements in Go; one test suite runs against both
+// (fleet/storetest).
 //
-// Keys start with "cortex:{FLEET}:" (the hash tag keeps a fleet's keys in one slot), so fleets
-// sharing a Redis never mix: "bucket" (free tokens, refill credit, leased tokens, last refill),
-// "held" (each instance's lease), "seen" (each instance's last sync), and "w:SECOND" (that
-// second's outcomes, latency bins and spending; it expires once no view can read it). The
-// script builds the per-second keys itself, so it suits a single Redis or a replicated one,
-// not Redis Cluster.
+// Keys are "cortex:{FLEET}:state", ":seen" and ":members", all declared to the script and all
+// in the fleet's hash slot (the hash tag), so fleets sharing a Redis never mix and a Cluster
+// routes each sync to one node. The script checks every value it reads (types, finite numbers,
+// ranges) and repairs what is bad rather than apply it, counting each repair
+// (engine.FleetView.Repaired).
 //
-// When Redis fails (down, slow, partitioned, restarted empty) a sync returns an error, and
-// fleet.Member tells the engine, which falls back to its local view; a Redis restarted empty
-// starts a full bucket and an empty window, and the next sync rejoins it.
+// When Redis fails (down, slow, partitioned, restarted empty, failing over) a sync returns an
+// error, and fleet.Member tells the engines, which fall back to their local view; a Redis
+// restarted empty starts a full bucket and an empty window, and the next sync rejoins it.
 package redisstore
 
 import (
@@ -36,14 +37,15 @@ import (
 var syncSource string
 
 // syncScript is loaded once per process; go-redis runs it with EVALSHA and loads it again
-// after NOSCRIPT (a restarted Redis).
+// after NOSCRIPT (a restarted Redis, a failover, another node of a Cluster).
 var syncScript = redis.NewScript(syncSource)
 
 // Store is a fleet's store on Redis. Safe for concurrent use. Build it with New or Open.
 type Store struct {
 	client redis.Scripter
-	prefix string
+	keys   []string
 	opts   fleet.Options
+	conn   *Conn // nil for a store from New
 	closer func() error
 	ping   func(ctx context.Context) error // nil for a store from New
 }
@@ -53,9 +55,16 @@ var _ engine.FleetStore = (*Store)(nil)
 // Prefix returns the key prefix of a fleet: "cortex:{NAME}:".
 func Prefix(name string) string { return "cortex:{" + name + "}:" }
 
-// New returns the store of the fleet called name on client (a *redis.Client, or any client
-// that runs scripts). The name must pass fleet.CheckName; the options are checked like
-// fleet.NewMemory's. Close does not close a client given here.
+// Keys returns the keys of the fleet called name: its state, its members' last syncs and their
+// leases.
+func Keys(name string) []string {
+	p := Prefix(name)
+	return []string{p + "state", p + "seen", p + "members"}
+}
+
+// New returns the store of the fleet called name on client (a *redis.Client, a
+// *redis.ClusterClient, any client that runs scripts). The name must pass fleet.CheckName; the
+// options are checked like fleet.NewMemory's. Close does not close a client given here.
 func New(client redis.Scripter, name string, opts fleet.Options) (*Store, error) {
 	if client == nil {
 		return nil, errors.New("redisstore: the client is nil")
@@ -67,43 +76,50 @@ func New(client redis.Scripter, name string, opts fleet.Options) (*Store, error)
 	if err != nil {
 		return nil, err
 	}
-	return &Store{client: client, prefix: Prefix(name), opts: o}, nil
+	return &Store{client: client, keys: Keys(name), opts: o}, nil
 }
 
-// Open connects to the Redis at url ("redis://[:password@]host:port[/db]", see
-// redis.ParseURL) and returns the store of the fleet called name; Close closes the
-// connection. It does not contact Redis: the first sync does (and fails while Redis is down).
-// Each dial, read and write is bounded by timeout (at least 10 ms).
-func Open(url, name string, opts fleet.Options, timeout time.Duration) (*Store, error) {
-	o, err := redis.ParseURL(url)
-	if err != nil {
-		return nil, fmt.Errorf("redisstore: bad Redis URL %q: %w", url, err)
+// Open returns the store of the fleet called name on the Redis c describes, with a client of
+// its own that Close closes. It does not contact Redis: Check and the first sync do. Each
+// dial, read and write is bounded by timeout (at least 10 ms).
+func Open(c *Conn, name string, opts fleet.Options, timeout time.Duration) (*Store, error) {
+	if c == nil {
+		return nil, errors.New("redisstore: no Redis (nil Conn)")
 	}
-	timeout = max(timeout, 10*time.Millisecond)
-	o.DialTimeout, o.ReadTimeout, o.WriteTimeout = timeout, timeout, timeout
-	o.MaxRetries = -1 // a failed sync is retried by the next tick, never by blocking this one
-	o.ContextTimeoutEnabled = true
-	c := redis.NewClient(o)
-	s, err := New(c, name, opts)
+	client := c.client(max(timeout, 10*time.Millisecond))
+	s, err := New(client, name, opts)
 	if err != nil {
-		_ = c.Close()
+		_ = client.Close()
 		return nil, err
 	}
-	s.closer = c.Close
-	s.ping = func(ctx context.Context) error { return c.Ping(ctx).Err() }
+	s.conn = c
+	s.closer = client.Close
+	s.ping = func(ctx context.Context) error {
+		if err := client.Ping(ctx).Err(); err != nil {
+			return err
+		}
+		return client.Exists(ctx, s.keys[0]).Err()
+	}
 	return s, nil
 }
 
-// Ping asks Redis whether it answers (PING), for a start-up check; it changes nothing in the
-// fleet. A store from New returns nil without asking.
-func (s *Store) Ping(ctx context.Context) error {
+// Check asks Redis whether this store can work (PING, then a read of the fleet's state key),
+// for a start-up check; it changes nothing in the fleet. A Redis that does not answer (refused,
+// timed out, unknown host, no sentinel answering) is an error matching ErrUnreachable: a fleet
+// can start without it and join once it answers. Any other error is a mistake that waiting will
+// not fix, named as such: a password missing or refused (NOAUTH, WRONGPASS), an ACL user
+// without the rights, a database that does not exist, TLS to a plain server or plain to a TLS
+// one, a certificate not trusted, a Cluster addressed as a single server or the reverse. A
+// store from New answers nil without asking.
+func (s *Store) Check(ctx context.Context) error {
 	if s.ping == nil {
 		return nil
 	}
-	if err := s.ping(ctx); err != nil {
-		return fmt.Errorf("redisstore: %w", err)
+	err := s.ping(ctx)
+	if err == nil {
+		return nil
 	}
-	return nil
+	return redactErr(s.conn.explain(ctx, err), s.conn.Password)
 }
 
 // Close closes the connection Open made (a no-op for a store from New).
@@ -114,9 +130,18 @@ func (s *Store) Close() error {
 	return s.closer()
 }
 
+// secret returns the password to keep out of errors ("" for a store from New).
+func (s *Store) secret() string {
+	if s.conn == nil {
+		return ""
+	}
+	return s.conn.Password
+}
+
 // Sync publishes instance's report r and answers the fleet's view into *v in one atomic script
-// run (see the package doc). It returns the error of Redis or of the connection, or one
-// naming a bad instance name, report or reply.
+// run (see the package doc). It returns the error of Redis or of the connection, a
+// *fleet.RefusedError when the fleet refuses the instance, or an error naming a bad instance
+// name, report or reply. No error holds the password.
 func (s *Store) Sync(ctx context.Context, instance string, r *engine.FleetReport, v *engine.FleetView) error {
 	if err := fleet.CheckName("instance", instance); err != nil {
 		return err
@@ -125,10 +150,16 @@ func (s *Store) Sync(ctx context.Context, instance string, r *engine.FleetReport
 		return err
 	}
 	short, long := fleet.Spans(r)
+	fp, desc := fleet.Fingerprint(s.opts, short, long)
 	bd := s.opts.Budget
-	args := make([]any, 0, 18+3*8)
-	args = append(args, s.prefix, instance, short, long, s.opts.Expiry.Microseconds(),
-		f(bd.Capacity), f(bd.RefillRate), f(bd.RefillPerSuccess), f(bd.SuccessBonus),
+	leave := 0
+	if r.Leave {
+		leave = 1
+	}
+	args := make([]any, 0, 23+3*8)
+	args = append(args, instance, strconv.FormatUint(r.Token, 10), short, long, s.opts.Expiry.Microseconds(),
+		f(bd.Capacity), f(bd.RefillRate), f(bd.RefillPerSuccess), f(bd.SuccessBonus), f(s.opts.MaxRate),
+		engine.FleetBins, fp, desc, leave,
 		r.Counts.Successes, r.Counts.Failures, r.Counts.Timeouts,
 		f(r.Spent), f(r.Return), f(r.Want), f(r.Held), f(r.Earned), 0)
 	bins := 0
@@ -138,12 +169,16 @@ func (s *Store) Sync(ctx context.Context, instance string, r *engine.FleetReport
 			bins++
 		}
 	}
-	args[17] = bins
-	res, err := syncScript.Run(ctx, s.client, nil, args...).Slice()
+	args[22] = bins
+	res, err := syncScript.Run(ctx, s.client, s.keys, args...).Slice()
 	if err != nil {
-		return fmt.Errorf("redisstore: sync of %s: %w", instance, err)
+		return redactErr(fmt.Errorf("redisstore: sync of %s: %w", instance, err), s.secret())
 	}
-	if err := parse(res, v); err != nil {
+	if err := parse(res, instance, v); err != nil {
+		var re *fleet.RefusedError
+		if errors.As(err, &re) {
+			return err
+		}
 		return fmt.Errorf("redisstore: sync of %s: %w", instance, err)
 	}
 	v.Capacity = bd.Capacity
@@ -153,9 +188,22 @@ func (s *Store) Sync(ctx context.Context, instance string, r *engine.FleetReport
 // f formats a token figure for the script.
 func f(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 
-// parse reads the script's reply into *v.
-func parse(res []any, v *engine.FleetView) error {
-	if len(res) < 11 || (len(res)-11)%3 != 0 {
+// replyHead is the number of values before the latency triples in the script's reply.
+const replyHead = 14
+
+// parse reads the script's reply into *v, or the refusal it says.
+func parse(res []any, instance string, v *engine.FleetView) error {
+	if len(res) == 2 {
+		reason, _ := res[0].(string)
+		what, _ := res[1].(string)
+		switch reason {
+		case fleet.RefusedConfig:
+			return &fleet.RefusedError{Reason: reason, Instance: instance, Fleet: what}
+		case fleet.RefusedDuplicate:
+			return &fleet.RefusedError{Reason: reason, Instance: instance}
+		}
+	}
+	if len(res) < replyHead || (len(res)-replyHead)%3 != 0 || res[0] != "ok" {
 		return fmt.Errorf("unexpected reply of %d values", len(res))
 	}
 	*v = engine.FleetView{}
@@ -180,11 +228,12 @@ func parse(res []any, v *engine.FleetView) error {
 		}
 		return uint64(n)
 	}
-	v.Tokens, v.Leased, v.Granted, v.Spent = num(0), num(1), num(2), num(3)
-	v.Instances = int(cnt(4))
-	v.Short = engine.FleetCounts{Successes: cnt(5), Failures: cnt(6), Timeouts: cnt(7)}
-	v.Long = engine.FleetCounts{Successes: cnt(8), Failures: cnt(9), Timeouts: cnt(10)}
-	for j := 11; j+2 < len(res); j += 3 {
+	v.Tokens, v.Leased, v.Granted, v.Spent, v.Held = num(1), num(2), num(3), num(4), num(5)
+	v.Instances = int(cnt(6))
+	v.Repaired = cnt(7)
+	v.Short = engine.FleetCounts{Successes: cnt(8), Failures: cnt(9), Timeouts: cnt(10)}
+	v.Long = engine.FleetCounts{Successes: cnt(11), Failures: cnt(12), Timeouts: cnt(13)}
+	for j := replyHead; j+2 < len(res); j += 3 {
 		i := cnt(j)
 		if i >= engine.FleetBins {
 			return fmt.Errorf("reply bin %d out of range", i)
@@ -203,6 +252,6 @@ func (quiet) Printf(context.Context, string, ...any) {}
 
 // SilenceLogs stops go-redis from printing to stderr (its pool logs each failed dial there):
 // a dashboard calls it so that a Redis going down cannot scribble over its screen. Every
-// failure still reaches the caller as Sync's or Ping's error. It changes a process-wide
+// failure still reaches the caller as Sync's or Check's error. It changes a process-wide
 // setting of go-redis.
 func SilenceLogs() { redis.SetLogger(quiet{}) }

@@ -32,7 +32,9 @@ func (s redisServer) url() string  { return s.URL() }
 // open returns the store of fleet name on s, closed when the test ends.
 func (s redisServer) open(t testing.TB, name string, opts fleet.Options) *redisstore.Store {
 	t.Helper()
-	st, err := redisstore.Open(s.url(), name, opts, time.Second)
+	c, err := redisstore.ParseURL(s.url(), nil)
+	require.NoError(t, err)
+	st, err := redisstore.Open(c, name, opts, time.Second)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = st.Close() })
 	return st
@@ -84,7 +86,7 @@ func TestKeysArePrefixed(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, keys)
 	for _, k := range keys {
-		assert.Regexp(t, `^cortex:\{shop\}:(bucket|held|seen|w:\d+)$`, k)
+		assert.Regexp(t, `^cortex:\{shop\}:(state|seen|members)$`, k)
 	}
 	ttl, err := c.TTL(context.Background(), keys[0]).Result()
 	require.NoError(t, err)
@@ -93,27 +95,29 @@ func TestKeysArePrefixed(t *testing.T) {
 
 // Asserts that bad input is refused with an error naming it, before any command is sent.
 func TestBadInput(t *testing.T) {
-	_, err := redisstore.Open("http://nowhere", "f", fleet.Options{}, time.Second)
-	assert.ErrorContains(t, err, "bad Redis URL")
-	_, err = redisstore.Open("redis://127.0.0.1:1", "bad name", fleet.Options{}, time.Second)
+	c, err := redisstore.ParseURL("redis://127.0.0.1:1", nil)
+	require.NoError(t, err)
+	_, err = redisstore.Open(c, "bad name", fleet.Options{}, time.Second)
 	assert.ErrorContains(t, err, "fleet name")
-	_, err = redisstore.Open("redis://127.0.0.1:1", "f", fleet.Options{Budget: fleet.Budget{Capacity: -1}}, time.Second)
+	_, err = redisstore.Open(c, "f", fleet.Options{Budget: fleet.Budget{Capacity: -1}}, time.Second)
 	assert.ErrorContains(t, err, "Budget.Capacity")
-	st, err := redisstore.Open("redis://127.0.0.1:1", "f", fleet.Options{}, time.Second)
+	st, err := redisstore.Open(c, "f", fleet.Options{}, time.Second)
 	require.NoError(t, err)
 	defer st.Close()
 	var v engine.FleetView
 	assert.ErrorContains(t, st.Sync(context.Background(), "a b", &engine.FleetReport{}, &v), "instance name")
 	assert.ErrorContains(t, st.Sync(context.Background(), "a", &engine.FleetReport{Want: -1}, &v), "Want")
 	assert.Error(t, st.Sync(context.Background(), "a", &engine.FleetReport{}, &v), "nothing listens on port 1")
-	assert.Error(t, st.Ping(context.Background()), "nothing listens on port 1")
+	err = st.Check(context.Background())
+	assert.ErrorIs(t, err, redisstore.ErrUnreachable, "nothing listens on port 1: unreachable, not a mistake")
 }
 
-// Asserts that Ping answers nil from a running Redis and an error once it is stopped.
-func TestPing(t *testing.T) {
+// Asserts that Check answers nil from a running Redis and an unreachable error once it is
+// stopped.
+func TestCheck(t *testing.T) {
 	srv := startRedis(t)
 	st := srv.open(t, "f", fleet.Options{})
-	require.NoError(t, st.Ping(context.Background()))
+	require.NoError(t, st.Check(context.Background()))
 	srv.Stop()
-	assert.ErrorContains(t, st.Ping(context.Background()), "redisstore:")
+	assert.ErrorIs(t, st.Check(context.Background()), redisstore.ErrUnreachable)
 }

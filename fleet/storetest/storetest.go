@@ -46,6 +46,12 @@ func Run(t *testing.T, h Harness) {
 	t.Run("FleetsDoNotMix", func(t *testing.T) { fleetsDoNotMix(t, h) })
 	t.Run("Outage", func(t *testing.T) { outage(t, h) })
 	t.Run("Stall", func(t *testing.T) { stall(t, h) })
+	t.Run("ConfigRefused", func(t *testing.T) { configRefused(t, h) })
+	t.Run("DuplicateRefused", func(t *testing.T) { duplicateRefused(t, h) })
+	t.Run("LeaveReturnsLease", func(t *testing.T) { leaveReturnsLease(t, h) })
+	t.Run("OneMemberManyEngines", func(t *testing.T) { oneMemberManyEngines(t, h) })
+	t.Run("BoundedReport", func(t *testing.T) { boundedReport(t, h) })
+	t.Run("RestartForfeitsLeases", func(t *testing.T) { restartForfeitsLeases(t, h) })
 }
 
 // newEngine returns a fleet member's engine on its own manual clock (engine time only ages its
@@ -67,7 +73,7 @@ func members(t *testing.T, store engine.FleetStore, n int, timeout time.Duration
 	t.Helper()
 	ms := make([]*fleet.Member, n)
 	for i := range ms {
-		m, err := fleet.NewMember(newEngine(t, int64(i+1)), store, fleet.MemberConfig{Instance: fmt.Sprintf("i%d", i), Timeout: timeout})
+		m, err := fleet.NewMember([]*engine.Engine{newEngine(t, int64(i+1))}, store, fleet.MemberConfig{Instance: fmt.Sprintf("i%d", i), Timeout: timeout})
 		require.NoError(t, err)
 		ms[i] = m
 	}
@@ -306,7 +312,8 @@ func outage(t *testing.T, h Harness) {
 	require.NoError(t, ms[0].Sync(context.Background()))
 	s = e.Snapshot()
 	assert.Equal(t, engine.FleetJoint, s.Fleet, "rejoined")
-	assert.InDelta(t, 0, s.Signals.F, 1e-12, "the empty store holds the two successes published since")
+	assert.InDelta(t, 0, e.FleetStatus().F, 1e-12, "the empty store holds the two successes published since")
+	assert.InDelta(t, 1.0/3-engine.DefaultEnvelope, s.Signals.F, 1e-12, "the fleet's F within the envelope of the engine's own")
 	assert.True(t, ms[0].Status().Healthy)
 }
 
@@ -355,4 +362,183 @@ type storeFunc func(ctx context.Context, inst string, r *engine.FleetReport, v *
 
 func (f storeFunc) Sync(ctx context.Context, inst string, r *engine.FleetReport, v *engine.FleetView) error {
 	return f(ctx, inst, r, v)
+}
+
+// report returns an empty report of the suite's spans (a minute, 5 s) from the instance that
+// joined with token.
+func report(token uint64) engine.FleetReport {
+	return engine.FleetReport{Window: time.Minute, Horizon: 5 * time.Second, Token: token}
+}
+
+// Asserts that a fleet has one configuration while it has members: an instance whose spans
+// differ is refused with ErrRefused naming what the fleet runs, and takes the fleet over once
+// its members have left.
+func configRefused(t *testing.T, h Harness) {
+	store := h.New(t, "config", fleet.Options{Budget: fleet.Budget{Capacity: 10}, Config: "cortex"})
+	var v engine.FleetView
+	a := report(1)
+	require.NoError(t, store.Sync(context.Background(), "a", &a, &v))
+	b := report(2)
+	b.Window = 30 * time.Second
+	err := store.Sync(context.Background(), "b", &b, &v)
+	require.ErrorIs(t, err, fleet.ErrRefused)
+	var re *fleet.RefusedError
+	require.ErrorAs(t, err, &re)
+	assert.Equal(t, fleet.RefusedConfig, re.Reason)
+	assert.Contains(t, err.Error(), `"cortex": capacity 10`)
+	assert.Contains(t, err.Error(), "60s", "the fleet's own spans")
+
+	a.Leave = true
+	require.NoError(t, store.Sync(context.Background(), "a", &a, &v))
+	require.NoError(t, store.Sync(context.Background(), "b", &b, &v), "an empty fleet takes the new configuration")
+	assert.Equal(t, 1, v.Instances)
+}
+
+// Asserts that two instances of one name (another token) cannot both be members: the second is
+// refused while the first syncs, and may join once the first has left.
+func duplicateRefused(t *testing.T, h Harness) {
+	store := h.New(t, "dup", fleet.Options{Budget: fleet.Budget{Capacity: 10}})
+	var v engine.FleetView
+	one, two := report(11), report(12)
+	require.NoError(t, store.Sync(context.Background(), "web", &one, &v))
+	require.NoError(t, store.Sync(context.Background(), "web", &one, &v), "the same instance again")
+	err := store.Sync(context.Background(), "web", &two, &v)
+	var re *fleet.RefusedError
+	require.ErrorAs(t, err, &re)
+	assert.Equal(t, fleet.RefusedDuplicate, re.Reason)
+	assert.Equal(t, 1, func() int { require.NoError(t, store.Sync(context.Background(), "web", &one, &v)); return v.Instances }())
+	one.Leave = true
+	require.NoError(t, store.Sync(context.Background(), "web", &one, &v))
+	require.NoError(t, store.Sync(context.Background(), "web", &two, &v), "the name is free once its holder left")
+}
+
+// Asserts that a member that leaves hands its whole lease back at once: the tokens are free in
+// the bucket again, nothing stays leased, and the instance is no longer counted.
+func leaveReturnsLease(t *testing.T, h Harness) {
+	store := h.New(t, "leave", fleet.Options{Budget: fleet.Budget{Capacity: 20}})
+	ms := members(t, store, 2, time.Second)
+	for _, m := range ms {
+		m.Engine().ShouldRetry(10, 0, true) // refused for want of a lease: the next sync asks
+	}
+	for range 2 {
+		for _, err := range round(ms) {
+			require.NoError(t, err)
+		}
+	}
+	require.Positive(t, ms[0].Held())
+	require.Positive(t, ms[1].Held())
+	require.NoError(t, ms[0].Leave(context.Background()))
+	assert.Zero(t, ms[0].Held(), "its lease went back")
+	require.NoError(t, ms[1].Sync(context.Background()))
+	s := ms[1].Engine().FleetStatus()
+	assert.Equal(t, 1, s.Instances, "the member that left is not counted")
+	var v engine.FleetView
+	r := report(99)
+	require.NoError(t, store.Sync(context.Background(), "probe", &r, &v))
+	assert.InDelta(t, ms[1].Held(), v.Leased, 1e-9, "only the member that stayed holds a lease")
+	assert.InDelta(t, 20, v.Tokens+v.Leased, 1e-9, "every token is back in circulation")
+}
+
+// Asserts one member per process: three engines sharing one pool sync as one instance, their
+// outcomes summed into one report, the fleet's view applied to each, the lease held once.
+func oneMemberManyEngines(t *testing.T, h Harness) {
+	store := h.New(t, "process", fleet.Options{Budget: fleet.Budget{Capacity: 50, RefillRate: 10}})
+	pool := engine.NewFleetPool()
+	var es []*engine.Engine
+	for i := range 3 {
+		cfg := engine.DefaultConfig()
+		cfg.Clock = engine.NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+		cfg.Seed = int64(i + 1)
+		cfg.BaselineLatency = 20 * time.Millisecond
+		cfg.Fleet = engine.DefaultFleetConfig()
+		cfg.Fleet.Pool = pool
+		e, err := engine.New(cfg)
+		require.NoError(t, err)
+		es = append(es, e)
+	}
+	m, err := fleet.NewMember(es, store, fleet.MemberConfig{Instance: "proc", Timeout: time.Second})
+	require.NoError(t, err)
+	for i, e := range es {
+		e.RecordSuccess(20 * time.Millisecond)
+		for range i {
+			e.RecordFailure(20 * time.Millisecond)
+		}
+		e.ShouldRetry(10, 0, true)
+	}
+	require.NoError(t, m.Sync(context.Background()))
+	require.NoError(t, m.Sync(context.Background()))
+	for i, e := range es {
+		s := e.Snapshot()
+		assert.Equal(t, engine.FleetJoint, s.Fleet, "engine %d", i)
+		assert.Equal(t, 1, e.FleetStatus().Instances, "one instance for the process")
+	}
+	assert.InDelta(t, 0.5, es[0].FleetStatus().F, 1e-9, "3 failures of 6 outcomes, summed")
+	held := m.Held()
+	require.Positive(t, held)
+	require.Equal(t, engine.Retry, es[2].ShouldRetry(10, 0, true).Action, "any engine spends from the pool")
+	assert.InDelta(t, held-1, pool.Held(), 1e-9)
+	var v engine.FleetView
+	r := report(5)
+	require.NoError(t, store.Sync(context.Background(), "probe", &r, &v))
+	assert.InDelta(t, held, v.Leased, 1e-9, "the process holds one lease")
+	_, err = fleet.NewMember([]*engine.Engine{es[0], newEngine(t, 9)}, store, fleet.MemberConfig{Instance: "x"})
+	assert.ErrorContains(t, err, "Pool")
+}
+
+// Asserts bounded influence: an instance that lies cannot put more tokens in circulation than
+// the capacity (holding or returning more than it was granted), nor report more outcomes than
+// Options.MaxRate per second of its syncs.
+func boundedReport(t *testing.T, h Harness) {
+	store := h.New(t, "liar", fleet.Options{Budget: fleet.Budget{Capacity: 10}, MaxRate: 100})
+	var v engine.FleetView
+	r := report(7)
+	r.Want = 4
+	require.NoError(t, store.Sync(context.Background(), "liar", &r, &v))
+	require.Equal(t, 4.0, v.Granted)
+	r = report(7)
+	r.Held, r.Return, r.Spent = 1000, 1000, 1000
+	r.Counts = engine.FleetCounts{Successes: 1e9, Failures: 1e9, Timeouts: 1e9}
+	require.NoError(t, store.Sync(context.Background(), "liar", &r, &v))
+	assert.LessOrEqual(t, v.Tokens+v.Leased, 10.0+1e-9, "never more tokens than the capacity")
+	assert.LessOrEqual(t, v.Held, 4.0, "it holds at most what it was granted")
+	assert.LessOrEqual(t, v.Short.Successes+v.Short.Failures, uint64(2*200+1), "at most MaxRate per second, over at most 2 s")
+	assert.Positive(t, v.Short.Failures)
+}
+
+// Asserts that a store restarted empty does not count the leases the engines held before: the
+// tokens they held are dropped from their leases, so the fleet never has more tokens in
+// circulation than its capacity.
+func restartForfeitsLeases(t *testing.T, h Harness) {
+	if h.Kill == nil {
+		t.Skip("the harness cannot restart its store")
+	}
+	store := h.New(t, "restart", fleet.Options{Budget: fleet.Budget{Capacity: 30}})
+	ms := members(t, store, 3, time.Second)
+	for _, m := range ms {
+		m.Engine().ShouldRetry(10, 0, true)
+	}
+	for range 2 {
+		for _, err := range round(ms) {
+			require.NoError(t, err)
+		}
+	}
+	before := 0.0
+	for _, m := range ms {
+		before += m.Held()
+	}
+	require.Positive(t, before)
+	h.Kill(t)
+	h.Restart(t)
+	for _, err := range round(ms) {
+		require.NoError(t, err)
+	}
+	held := 0.0
+	for _, m := range ms {
+		held += m.Held()
+	}
+	var v engine.FleetView
+	r := report(77)
+	require.NoError(t, store.Sync(context.Background(), "probe", &r, &v))
+	assert.LessOrEqual(t, held, v.Leased+1e-9, "the engines hold no token the store does not count")
+	assert.LessOrEqual(t, v.Tokens+v.Leased, 30.0+1e-9)
 }

@@ -6,6 +6,7 @@ package redistest
 
 import (
 	"context"
+	"crypto/tls"
 	"net"
 	"os"
 	"os/exec"
@@ -22,8 +23,20 @@ type Server struct {
 	bin  string
 	port int
 	dir  string
+	opts Options
 	cmd  *exec.Cmd
 	done chan struct{}
+}
+
+// Options are what StartWith adds to a server: its arguments, and what a client needs to
+// reach it (its password, TLS), so that Restart can tell when it answers.
+type Options struct {
+	Args     []string    // more redis-server arguments ("--requirepass", "s3cret", ...)
+	Password string      // the default user's password, if Args set one
+	TLS      *tls.Config // a client TLS configuration when the server listens with TLS only
+	// PortArg is the argument that takes the server's port ("--port" by default; "--tls-port"
+	// for a TLS-only server, which then gets "--port 0").
+	PortArg string
 }
 
 // Need returns the path of redis-server, or skips the test when it is missing; under CI=true
@@ -52,9 +65,15 @@ func freePort(t testing.TB) int {
 }
 
 // Start starts a redis-server on a free loopback port and stops it when the test ends.
-func Start(t testing.TB) *Server {
+func Start(t testing.TB) *Server { return StartWith(t, Options{}) }
+
+// StartWith is Start with options.
+func StartWith(t testing.TB, o Options) *Server {
 	t.Helper()
-	s := &Server{bin: Need(t), port: freePort(t), dir: t.TempDir()}
+	if o.PortArg == "" {
+		o.PortArg = "--port"
+	}
+	s := &Server{bin: Need(t), port: freePort(t), dir: t.TempDir(), opts: o}
 	s.Restart(t)
 	t.Cleanup(s.Stop)
 	return s
@@ -64,17 +83,21 @@ func Start(t testing.TB) *Server {
 // PING.
 func (s *Server) Restart(t testing.TB) {
 	t.Helper()
-	s.cmd = exec.Command(s.bin,
-		"--bind", "127.0.0.1", "--port", strconv.Itoa(s.port), "--dir", s.dir,
+	args := []string{"--bind", "127.0.0.1", s.opts.PortArg, strconv.Itoa(s.port), "--dir", s.dir,
 		"--save", "", "--appendonly", "no", "--daemonize", "no", "--logfile", "",
-		"--enable-debug-command", "yes", "--loglevel", "warning")
+		"--enable-debug-command", "yes", "--loglevel", "warning"}
+	if s.opts.PortArg != "--port" {
+		args = append(args, "--port", "0")
+	}
+	s.cmd = exec.Command(s.bin, append(args, s.opts.Args...)...)
+	s.cmd.Dir = s.dir
 	require.NoError(t, s.cmd.Start())
 	s.done = make(chan struct{})
 	go func(cmd *exec.Cmd, done chan struct{}) {
 		_ = cmd.Wait()
 		close(done)
 	}(s.cmd, s.done)
-	c := redis.NewClient(&redis.Options{Addr: s.Addr(), MaxRetries: -1})
+	c := redis.NewClient(&redis.Options{Addr: s.Addr(), MaxRetries: -1, Password: s.opts.Password, TLSConfig: s.opts.TLS})
 	defer c.Close()
 	for range 500 {
 		if c.Ping(context.Background()).Err() == nil {

@@ -42,10 +42,24 @@ type Config struct {
 	Outage func(down bool)
 	// Transport sends the forwarded requests to Target. Default: a tuned *http.Transport
 	// (keep-alive, up to DefaultMaxIdleConnsPerHost idle connections, no environment proxy,
-	// a dialer that refuses any address but Target's). Whatever the transport, a request
-	// whose URL is not on Target's scheme and host is refused before it reaches it.
+	// a dialer that refuses any address but Target's, response headers limited to
+	// MaxHeaderBytes). Whatever the transport, a request whose URL is not on Target's scheme
+	// and host is refused before it reaches it.
 	Transport http.RoundTripper
+	// MaxBody, if > 0, is the most bytes of a response body the proxy reads from the target
+	// and forwards: once its client has had that many, the proxy stops reading, closes its
+	// connection to the target and ends the answer's connection (a client reading further
+	// sees the body cut short). Live mode sets it to its clients' drain limit: they never read
+	// more, so a 100 MB or endless body costs the target's connection that much, not what the
+	// socket buffers would have taken. 0: bodies are forwarded whole.
+	MaxBody int64
 }
+
+// MaxHeaderBytes bounds the response headers the default transport reads from the target
+// (status line included): a target sending more is answered 502 (the proxy reads no more), so a
+// flood of headers costs the proxy at most this much per request, not net/http's default of
+// 10 MB. It is what live mode's clients allow too.
+const MaxHeaderBytes = 64 << 10
 
 // DefaultMaxIdleConnsPerHost is the idle connection pool of the default transport to the
 // target: enough to forward thousands of requests/s without opening a connection for each.
@@ -53,7 +67,7 @@ const DefaultMaxIdleConnsPerHost = 1024
 
 // ConfigError is a bad field of a Config.
 type ConfigError struct {
-	Field string // "Target", "Addr"
+	Field string // "Target", "Addr", "MaxBody"
 	Msg   string
 }
 
@@ -71,6 +85,9 @@ func (c Config) Validate() error {
 		return &ConfigError{"Target", fmt.Sprintf("not a hierarchical URL: %q", c.Target.Redacted())}
 	case c.Target.Host == "":
 		return &ConfigError{"Target", fmt.Sprintf("no host in %q", c.Target.Redacted())}
+	}
+	if c.MaxBody < 0 {
+		return &ConfigError{"MaxBody", fmt.Sprintf("must be >= 0 bytes, got %d", c.MaxBody)}
 	}
 	if c.Addr != "" {
 		if _, _, err := net.SplitHostPort(c.Addr); err != nil {
@@ -134,6 +151,8 @@ type Counters struct {
 	ListenErr error
 	// ListenRetries counts the failed attempts to listen again after outages.
 	ListenRetries int64
+	// Truncated counts the answers whose body was cut at Config.MaxBody.
+	Truncated int64
 }
 
 // ListenRetryInterval is how often a Proxy tries again to listen on its port when the end of

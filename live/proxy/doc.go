@@ -28,8 +28,9 @@
 //     answered 500 instead, after the work was done: the simulator's errors fault strikes
 //     processed attempts. A response-writer wrapper sees the status before it is written and
 //     writes the 500 (with none of the target's headers) in its place; the target's body is
-//     read to its end and discarded (the 500 goes out when it ends, so that the connection to
-//     the target is reused; a client that gives up first cancels the read). cortexhttp classifies a 500 as ServerError, the simulator's outcome.
+//     read to its end (or to Config.MaxBody) and discarded (the 500 goes out when it ends, so
+//     that the connection to the target is reused; a client that gives up first cancels the
+//     read). cortexhttp classifies a 500 as ServerError, the simulator's outcome.
 //   - throttle: a token bucket of the value in requests/s (burst one second's worth, at
 //     least 1, full when the fault is set): a request finding no token is answered 429 with a
 //     Retry-After of the whole seconds until the next token (at least 1) without forwarding.
@@ -62,7 +63,12 @@
 // retry idempotent requests behind the strategy's back and churn connections at thousands of
 // requests/s (Envoy answers such failures 503 too). A timeout to the target (dial, TLS
 // handshake) is answered 504 and any other failure (garbage, TLS) 502, both ServerError: a
-// misbehaving server. A client that gives up cancels its request at the target. Protocol
+// misbehaving server. A client that gives up cancels its request at the target.
+//
+// What a target sends is bounded per request: its response headers to MaxHeaderBytes (64 KiB;
+// more is answered 502 without reading on), and with Config.MaxBody its body to that many
+// bytes (live mode: its clients' drain limit), after which the proxy stops reading, closes its
+// connection to the target and ends the answer. Protocol
 // upgrades (WebSocket) are answered 501 and counted nowhere: a hijacked connection would
 // outlive an outage and Close.
 //

@@ -251,8 +251,16 @@ func (e *errorsWriter) WriteHeader(code int) {
 		delete(h, k) // the handler's headers (Content-Length, ...) describe the answer replaced
 	}
 	h.Set(FaultHeader, "errors")
-	http.Error(e.ResponseWriter, "internal server error (injected by the cortex-tui proxy)", http.StatusInternalServerError)
+	// A complete answer of its own length, so that it stands if the handler's body is cut
+	// short afterwards (the proxy's Config.MaxBody flushes it and closes the connection).
+	h.Set("Content-Type", "text/plain; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(len(errorsBody)))
+	e.ResponseWriter.WriteHeader(http.StatusInternalServerError)
+	_, _ = io.WriteString(e.ResponseWriter, errorsBody)
 }
+
+// errorsBody is the body of the errors fault's 500.
+const errorsBody = "internal server error (injected by the cortex-tui proxy)\n"
 
 // Write writes b, or discards it once the answer was replaced.
 func (e *errorsWriter) Write(b []byte) (int, error) {
@@ -270,8 +278,8 @@ func (e *errorsWriter) Flush() {
 	if !e.wroteHeader {
 		e.WriteHeader(http.StatusOK)
 	}
-	if f, ok := e.ResponseWriter.(http.Flusher); ok && !e.struck {
-		f.Flush()
+	if f, ok := e.ResponseWriter.(http.Flusher); ok {
+		f.Flush() // the handler's answer so far, or the whole 500
 	}
 }
 

@@ -204,6 +204,7 @@ func (p *Proxy) Counters() Counters {
 	defer p.mu.Unlock()
 	c.UpstreamRefused, c.UpstreamClosed, c.UpstreamFailed = p.counters.UpstreamRefused, p.counters.UpstreamClosed, p.counters.UpstreamFailed
 	c.ListenErr, c.ListenRetries = p.counters.ListenErr, p.counters.ListenRetries
+	c.Truncated = p.counters.Truncated
 	return c
 }
 
@@ -277,13 +278,17 @@ func (p *Proxy) shutdown() {
 // serveLocked starts a life on ln.
 func (p *Proxy) serveLocked(ln net.Listener) {
 	lf := &life{down: make(chan struct{}), served: make(chan struct{})}
-	lf.handler = p.inj.Wrap(&httputil.ReverseProxy{
+	var rp http.Handler = &httputil.ReverseProxy{
 		Rewrite:      func(pr *httputil.ProxyRequest) { pr.SetURL(p.target) },
 		Transport:    p.guard,
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) { p.upstreamError(w, r, err, lf) },
 		ErrorLog:     log.New(io.Discard, "", 0),
 		BufferPool:   bufferPool{},
-	})
+	}
+	if p.cfg.MaxBody > 0 { // inside the injector: a body the errors fault discards is cut too
+		rp = limitBody(rp, p.cfg.MaxBody, func() { p.count(&p.counters.Truncated) })
+	}
+	lf.handler = p.inj.Wrap(rp)
 	lf.srv = &http.Server{
 		Handler:           http.HandlerFunc(p.handle),
 		ReadHeaderTimeout: 10 * time.Second,

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -44,13 +45,14 @@ func newTransport(addr string) *http.Transport {
 			}
 			return d.DialContext(ctx, network, a)
 		},
-		ForceAttemptHTTP2:     true,
-		MaxIdleConns:          0, // no limit beyond the per-host one
-		MaxIdleConnsPerHost:   DefaultMaxIdleConnsPerHost,
-		IdleConnTimeout:       90 * time.Second,
-		TLSHandshakeTimeout:   10 * time.Second,
-		ExpectContinueTimeout: time.Second,
-		DisableCompression:    true,
+		ForceAttemptHTTP2:      true,
+		MaxIdleConns:           0, // no limit beyond the per-host one
+		MaxIdleConnsPerHost:    DefaultMaxIdleConnsPerHost,
+		IdleConnTimeout:        90 * time.Second,
+		TLSHandshakeTimeout:    10 * time.Second,
+		ExpectContinueTimeout:  time.Second,
+		DisableCompression:     true,
+		MaxResponseHeaderBytes: MaxHeaderBytes,
 	}
 }
 
@@ -66,3 +68,43 @@ type bufferPool struct{}
 
 func (bufferPool) Get() []byte  { return *buffers.Get().(*[]byte) }
 func (bufferPool) Put(b []byte) { buffers.Put(&b) }
+
+// errBodyLimit ends the copy of a response body at Config.MaxBody.
+var errBodyLimit = errors.New("proxy: response body limit reached")
+
+// limitBody returns next with every response body it writes cut at max bytes: the bytes up to
+// the limit are written and flushed, then the write fails, which makes the ReverseProxy
+// abort the answer (its connection closed after what was written) and close its connection to
+// the target. cut is called once per answer cut.
+func limitBody(next http.Handler, max int64, cut func()) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(&bodyLimit{ResponseWriter: w, left: max, cut: cut}, r)
+	})
+}
+
+// bodyLimit is a ResponseWriter that accepts at most left bytes of body.
+type bodyLimit struct {
+	http.ResponseWriter
+	left int64
+	cut  func()
+}
+
+// Write writes b, or as much of it as the limit leaves, flushes it and fails.
+func (l *bodyLimit) Write(b []byte) (int, error) {
+	if int64(len(b)) <= l.left {
+		n, err := l.ResponseWriter.Write(b)
+		l.left -= int64(n)
+		return n, err
+	}
+	n, err := l.ResponseWriter.Write(b[:l.left])
+	l.left -= int64(n)
+	if err != nil {
+		return n, err
+	}
+	_ = http.NewResponseController(l.ResponseWriter).Flush()
+	l.cut()
+	return n, errBodyLimit
+}
+
+// Unwrap returns the underlying writer (http.ResponseController).
+func (l *bodyLimit) Unwrap() http.ResponseWriter { return l.ResponseWriter }

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Measures `cortex-tui live --target` against each hostile server of the catalog with GNU time:
+# the maximum resident set size and the wall time of a headless run at full scale, and its exit
+# status. Prints one markdown table row per server.
+#
+#   internal/hostile/rss.sh BIN [NAME...]      (default: every behaviour of the catalog)
+#
+# RSS_SCENARIO (black-friday), RSS_DURATION (15s) and RSS_ARGS (extra flags) tune the run.
+set -euo pipefail
+bin=$1; shift
+cd "$(dirname "$0")/../.."
+scenario=${RSS_SCENARIO:-black-friday}
+duration=${RSS_DURATION:-15s}
+tmp=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$tmp"' EXIT
+go build -o "$tmp/hostile" ./internal/hostile/cmd/hostile
+names=("$@")
+if [ ${#names[@]} -eq 0 ]; then
+  mapfile -t names < <("$tmp/hostile" -list | awk '{print $1}')
+fi
+echo "| server | URL | max RSS | wall | exit |"
+echo "|---|---|---|---|---|"
+for name in "${names[@]}"; do
+  scheme=""
+  case $name in
+    https-to-plain) name=ok; scheme=https ;;
+    http-to-tls) name=tls; scheme=http ;;
+  esac
+  "$tmp/hostile" "$name" > "$tmp/url" 2> "$tmp/server.log" &
+  srv=$!
+  for _ in $(seq 100); do [ -s "$tmp/url" ] && break; sleep 0.05; done
+  url=$(cat "$tmp/url")
+  if [ -n "$scheme" ]; then url="$scheme://${url#*://}"; fi
+  set +e
+  # shellcheck disable=SC2086
+  /usr/bin/time -v "$bin" live --scenario "$scenario" --target "$url" --headless --duration "$duration" \
+    --format json ${RSS_ARGS:-} > /dev/null 2> "$tmp/time.log"
+  code=$?
+  set -e
+  kill -INT "$srv"; wait "$srv" 2>/dev/null || true
+  rss=$(awk -F': ' '/Maximum resident set size/ {printf "%.0f MB", $2/1024}' "$tmp/time.log")
+  wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {n=split($2,a,":"); s=0; for(i=1;i<=n;i++) s=s*60+a[i]; printf "%.2f s", s}' "$tmp/time.log")
+  echo "| $name | ${url%%://*} | $rss | $wall | $code |"
+  grep -v -e '^\s' -e '^Command' "$tmp/time.log" | grep -v 'Command being timed' | head -3 | sed 's/^/    stderr: /' >&2 || true
+done
