@@ -145,9 +145,13 @@ func TestFleetMember(t *testing.T) {
 		}
 		ctx, stop := context.WithCancel(context.Background())
 		var wg sync.WaitGroup
+		var members []*fleet.Member
 		defer func() {
 			stop()
 			wg.Wait()
+			for _, m := range members {
+				assert.NoError(t, m.Leave(context.Background()), "the lease handed back")
+			}
 		}()
 		var clients []*client
 		for _, name := range []string{"a", "b"} {
@@ -161,8 +165,9 @@ func TestFleetMember(t *testing.T) {
 			s, err := strategy.NewCortex(eng)
 			require.NoError(t, err)
 			if inFleet {
-				m, err := fleet.NewMember(eng, store, fleet.MemberConfig{Instance: name, Timeout: -1})
+				m, err := fleet.NewMember([]*engine.Engine{eng}, store, fleet.MemberConfig{Instance: name, Timeout: -1})
 				require.NoError(t, err)
+				members = append(members, m)
 				require.NoError(t, m.Sync(ctx)) // in the fleet before the first call, as live mode joins
 				tick := time.NewTicker(5 * time.Millisecond)
 				wg.Go(func() {
