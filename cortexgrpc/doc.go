@@ -52,8 +52,9 @@
 //
 // A stream is retried only before its first message is received: while the server has sent
 // nothing, a new attempt is opened and the messages sent so far are sent on it again (at most
-// Config.StreamReplay of them, kept by reference, as gRPC's own retries keep them); a send
-// that meets the failed attempt is not an error, RecvMsg reports the failure or retries it.
+// Config.StreamReplay of them, kept by reference: gRPC forbids changing a message once sent);
+// a send that meets the failed attempt is not an error, RecvMsg reports the failure or
+// retries it.
 // The first message, the stream's end, or a caller that read its headers (Header) commit the
 // stream: what follows, a failure included, reaches the caller as it is. A stream attempt's
 // outcome is its first answer (a message: Success; an end with OK: Success; a failure: its

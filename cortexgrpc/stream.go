@@ -213,7 +213,7 @@ func (s *clientStream) RecvMsg(m any) error {
 		s.mu.Unlock()
 		err := cs.RecvMsg(m)
 		if recorded {
-			if err != nil {
+			if s.over(err) {
 				s.finish()
 			}
 			return err
@@ -229,7 +229,7 @@ func (s *clientStream) RecvMsg(m any) error {
 			ic.record(now, &a)
 			ic.emit(&a)
 			s.commit()
-			if err != nil {
+			if s.over(err) {
 				s.finish()
 			}
 			return err
@@ -259,6 +259,11 @@ func (s *clientStream) RecvMsg(m any) error {
 		}
 	}
 }
+
+// over reports whether the stream is over after a RecvMsg that returned err: it failed or
+// ended, or it answers once (a unary or client-streaming call, whose single message gRPC
+// delivers with its status).
+func (s *clientStream) over(err error) bool { return err != nil || !s.desc.ServerStreams }
 
 // finish commits the stream, which is over, and releases its attempt's context.
 func (s *clientStream) finish() {

@@ -231,6 +231,44 @@ func bounded(t *testing.T) context.Context {
 	return ctx
 }
 
+// Asserts that a client-streaming call (one answer, delivered with its status) is over after
+// that answer: the attempt's context is released without a second RecvMsg, and its replay
+// works as a bidirectional stream's.
+func TestClientStream(t *testing.T) {
+	ts := startServer(t)
+	ts.flaky.play(fail(codes.Unavailable), step{msgs: 1})
+	cfg := spyConfig()
+	cfg.Strategy = newSpy(0, 3)
+	seen := &attempts{}
+	cfg.OnAttempt = seen.add
+	ic, err := cortexgrpc.New(cfg)
+	require.NoError(t, err)
+	var attemptCtx []context.Context // what each attempt's stream was opened with, seen from inside
+	capture := func(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
+		attemptCtx = append(attemptCtx, ctx)
+		return streamer(ctx, desc, cc, method, opts...)
+	}
+	conn := dial(t, ts, grpc.WithChainStreamInterceptor(ic.Stream(), capture))
+	desc := &grpc.StreamDesc{StreamName: "Echo", ClientStreams: true}
+
+	cs, err := conn.NewStream(bounded(t), desc, methodEcho)
+	require.NoError(t, err)
+	for _, v := range []string{"a", "b"} {
+		require.NoError(t, cs.SendMsg(wrapperspb.String(v)))
+	}
+	require.NoError(t, cs.CloseSend())
+	m := new(wrapperspb.StringValue)
+	require.NoError(t, cs.RecvMsg(m))
+
+	assert.Equal(t, "a", m.GetValue())
+	assert.Equal(t, []int{2, 2}, ts.flaky.seen(), "both sends replayed")
+	assert.Equal(t, []cortexgrpc.End{cortexgrpc.EndRetry, cortexgrpc.EndSuccess}, seen.ends())
+	require.Len(t, attemptCtx, 2)
+	for i, ctx := range attemptCtx {
+		assert.Error(t, ctx.Err(), "attempt %d's context is released", i)
+	}
+}
+
 // callEnded reports whether the server has finished call i (it took its step and returned).
 func callEnded(ts *testServer, i int) bool { return len(ts.flaky.seen()) > i && ts.flaky.done(i) }
 
