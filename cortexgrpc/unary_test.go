@@ -195,6 +195,7 @@ func TestDeadline(t *testing.T) {
 		assert.Equal(t, 0, c.ic.Pending())
 	})
 	t.Run("deadline during the attempt", func(t *testing.T) {
+		ts.flaky.reset() // the deadline may pass before the server takes the step
 		ts.flaky.play(step{hold: true})
 		s := newSpy(0, 3)
 		c := newClient(t, ts, spyConfig(), s)
@@ -209,10 +210,11 @@ func TestDeadline(t *testing.T) {
 		assert.Equal(t, []cortexgrpc.End{cortexgrpc.EndDeadline}, c.seen.ends())
 	})
 	t.Run("attempt timeout", func(t *testing.T) {
+		ts.flaky.reset()
 		ts.flaky.play(step{hold: true})
 		cfg := spyConfig()
-		cfg.AttemptTimeout = 50 * time.Millisecond
-		s := newSpy(0, 5) // a retry may also run out of 50 ms on a loaded machine
+		cfg.AttemptTimeout = 200 * time.Millisecond
+		s := newSpy(0, 5) // a retry may also run out of 200 ms on a loaded machine
 		c := newClient(t, ts, cfg, s)
 
 		got, err := c.call(context.Background())
@@ -263,6 +265,7 @@ func TestCancel(t *testing.T) {
 		assert.Equal(t, []cortexgrpc.End{cortexgrpc.EndRetry}, seen.ends())
 	})
 	t.Run("during the attempt", func(t *testing.T) {
+		ts.flaky.reset()
 		ts.flaky.play(step{hold: true})
 		before := len(ts.flaky.seen())
 		ctx, cancel := context.WithCancel(context.Background())
