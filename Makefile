@@ -8,7 +8,7 @@ STATICCHECK_VERSION := v0.8.2
 FREEZE_VERSION      := v0.2.2
 SCENARIO   ?= black-friday
 # Packages that must stay free of any UI library (Charm, ntcharts).
-CORE_PKGS  := ./engine/... ./sim/... ./strategy/... ./scenarios/... ./source/... ./internal/load/... ./lesson/... ./fleet/...
+CORE_PKGS  := ./engine/... ./model/... ./sim/... ./strategy/... ./scenarios/... ./source/... ./internal/load/... ./lesson/... ./fleet/...
 # The libraries a Go service adopts: no UI library either; and only cortexgrpc links gRPC.
 ADOPT_PKGS := ./cortexhttp/... ./cortexgrpc/... ./priority/... ./internal/driver/...
 
@@ -41,7 +41,7 @@ check-imports:
 	if [ -n "$$bad" ]; then echo "core packages import UI libraries:"; echo "$$bad"; exit 1; fi
 	@bad=$$($(GO) list -deps -f '{{.ImportPath}}' $(CORE_PKGS) ./cortexhttp/... ./priority/... ./internal/driver/... | grep -E '^google.golang.org/(grpc|protobuf|genproto)' || true); \
 	if [ -n "$$bad" ]; then echo "only cortexgrpc may import gRPC (the simulator and cortexhttp's users do not link it), but:"; echo "$$bad" | head -5; exit 1; fi
-	@bad=$$($(GO) list -deps ./sim/... ./source/... | grep -E '/cortex-tui/(report|tui|cli|keymap)$$' || true); \
+	@bad=$$($(GO) list -deps ./sim/... ./source/... ./model/... | grep -E '/cortex-tui/(report|tui|cli|keymap)$$' || true); \
 	if [ -n "$$bad" ]; then echo "the simulator and source emit data only, but import:"; echo "$$bad"; exit 1; fi
 	@echo "check-imports: ok"
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -28,6 +29,7 @@ type benchOptions struct {
 	allowLarge   bool
 	budgets      []string // --budget: bench every scenario once per budget, named NAME (budget)
 	refusalCosts []string // --refusal-cost: bench every scenario once per cost, named NAME (refusal_cost X)
+	instances    []string // --instances: bench every scenario once per fleet size, named NAME (N instances)
 }
 
 func init() { subcommands = append(subcommands, newBenchCmd) }
@@ -64,7 +66,8 @@ strategy with its "seeds" and, for each figure, its "mean", "min" and "max" over
   cortex-tui bench --seeds 1-10 --scenario black-friday,metastable
   cortex-tui bench --scenario-file my.toml --format json
   cortex-tui bench --seeds 1-10 --scenario shared-budget --budget per-client,shared
-  cortex-tui bench --seeds 1-10 --refusal-cost 0.5,1 --format matrix`,
+  cortex-tui bench --seeds 1-10 --refusal-cost 0.5,1 --format matrix
+  cortex-tui bench --scenario shared-budget --strategy cortex --budget per-client,shared --instances 50,1000`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				return &exitError{code: 2, err: fmt.Errorf("bench takes no arguments, got %q (use --scenario and --strategy lists)", args)}
@@ -86,6 +89,7 @@ strategy with its "seeds" and, for each figure, its "mean", "min" and "max" over
 	f.StringVar(&o.format, "format", "", "output: "+formatHelp(benchFormats))
 	f.StringSliceVar(&o.budgets, "budget", nil, budgetHelp+"; a list benches each scenario once per budget, its rows named \"NAME (budget)\" (default: each scenario's own)")
 	f.StringSliceVar(&o.refusalCosts, "refusal-cost", nil, refusalCostHelp+"; a list benches each scenario once per cost, its rows named \"NAME (refusal_cost X)\" (default: each scenario's own)")
+	f.StringSliceVar(&o.instances, "instances", nil, fmt.Sprintf("fleet sizes, comma separated: each scenario once per size, its [fleet] clients (the instances: 1 to %d) set to it and its rows named \"NAME (N instances)\"; with --budget shared they share one budget through one in-process fleet store", scenarios.MaxClients))
 	addAllowLargeFlag(cmd, &o.allowLarge)
 	return cmd
 }
@@ -148,7 +152,7 @@ func runBench(ctx context.Context, io streams, o benchOptions) error {
 	if err != nil {
 		return err
 	}
-	if scns, froms, err = withVariants(scns, froms, o.budgets, o.refusalCosts); err != nil {
+	if scns, froms, err = withVariants(scns, froms, o.budgets, o.refusalCosts, o.instances); err != nil {
 		return err
 	}
 	names := strategy.Names()
@@ -224,12 +228,12 @@ func benchScenarios(o benchOptions) ([]scenarios.Scenario, []string, error) {
 	return out, froms, nil
 }
 
-// withVariants returns each scenario once per combination of the budgets and the refusal costs
-// of the lists (bench --budget, --refusal-cost), each named after what was changed, like
-// "NAME (shared)", "NAME (refusal_cost 0.5)" or "NAME (shared, refusal_cost 0.5)", so that the
-// rows of every format tell them apart and say what was overridden. Empty lists return the
-// scenarios as they are.
-func withVariants(scns []scenarios.Scenario, froms []string, budgetList, costList []string) ([]scenarios.Scenario, []string, error) {
+// withVariants returns each scenario once per combination of the budgets, the refusal costs and
+// the fleet sizes of the lists (bench --budget, --refusal-cost, --instances), each named after
+// what was changed, like "NAME (shared)", "NAME (refusal_cost 0.5)" or "NAME (shared, 1000
+// instances)", so that the rows of every format tell them apart and say what was overridden.
+// Empty lists return the scenarios as they are.
+func withVariants(scns []scenarios.Scenario, froms []string, budgetList, costList, sizeList []string) ([]scenarios.Scenario, []string, error) {
 	type variant struct {
 		label string
 		apply func(*scenarios.Scenario)
@@ -254,6 +258,17 @@ func withVariants(scns []scenarios.Scenario, froms []string, budgetList, costLis
 				return nil, nil, err
 			}
 			vs = append(vs, variant{refusalCostLabel(c), func(scn *scenarios.Scenario) { scn.Service.RefusalCost = c }})
+		}
+		axes = append(axes, vs)
+	}
+	if len(sizeList) > 0 {
+		var vs []variant
+		for _, s := range sizeList {
+			n, err := strconv.Atoi(strings.TrimSpace(s))
+			if err != nil || n < 1 || n > scenarios.MaxClients {
+				return nil, nil, &exitError{code: 2, err: fmt.Errorf("--instances: %q is not a fleet size from 1 to %d", s, scenarios.MaxClients)}
+			}
+			vs = append(vs, variant{fmt.Sprintf("%d instances", n), func(scn *scenarios.Scenario) { scn.Clients = n }})
 		}
 		axes = append(axes, vs)
 	}

@@ -27,8 +27,11 @@ type Attempt struct {
 	// Priority is the call's priority, 0..10.
 	Priority int
 	// Sent is false when the attempt was never sent: the strategy's Admit refused it
-	// (EndNotAdmitted).
+	// (EndNotAdmitted) or holds it (EndHeld).
 	Sent bool
+	// Admission is the strategy's answer when it refused the attempt (EndNotAdmitted) or held
+	// it (EndHeld); zero when it admitted it.
+	Admission strategy.Admission
 	// Outcome is the attempt's class (see the package doc), meaningful when Recorded.
 	Outcome strategy.Outcome
 	// Recorded reports that Outcome and Latency were given to the strategy's Record. An
@@ -50,8 +53,8 @@ type Attempt struct {
 	// Pushback is the server's grpc-retry-pushback-ms, capped at Config.MaxPushback (0: none;
 	// read after a retryable failure only).
 	Pushback time.Duration
-	// Delay is the wait before the next attempt: Verdict.Delay raised to Pushback. It is set
-	// only when End is EndRetry.
+	// Delay is the wait before the next attempt: Verdict.Delay raised to Pushback, when End is
+	// EndRetry; the hold (Admission.Wait) when End is EndHeld; 0 otherwise.
 	Delay time.Duration
 	// End says whether the call goes on (EndRetry) or why it ends with this attempt.
 	End End
@@ -65,7 +68,8 @@ const (
 	EndRetry       End = ""             // not the end: the call is retried after Attempt.Delay
 	EndSuccess     End = "SUCCESS"      // the attempt succeeded (a stream: its first message, or its end with OK)
 	EndRefused     End = "REFUSED"      // the strategy's verdict refused the retry (Verdict.Action and Reason say why; NOT_RETRYABLE for a final status)
-	EndNotAdmitted End = "NOT_ADMITTED" // the strategy's Admit refused the attempt: nothing was sent
+	EndNotAdmitted End = "NOT_ADMITTED" // the strategy's Admit refused the attempt, or held it past the deadline: nothing was sent (the call fails with a *RefusedError)
+	EndHeld        End = "HELD"         // not the end: the strategy's Admit holds the attempt; it is asked again after Attempt.Delay
 	EndDeadline    End = "DEADLINE"     // the call's deadline passed during the attempt, or would pass before the retry
 	EndCanceled    End = "CANCELED"     // the call's context was canceled during the attempt
 	EndMaxRetries  End = "MAX_RETRIES"  // Config.MaxRetries retries were made
@@ -84,14 +88,19 @@ const ReasonNotAdmitted = "NOT_ADMITTED"
 // send (or to send again): a *RefusedError.
 var ErrNotAdmitted = errors.New("cortexgrpc: attempt not admitted by the retry strategy")
 
-// Refusal says why a strategy refused an attempt: the engine's Action (Reject for a shed or a
-// spent budget, CircuitOpen for an open circuit) and a machine-readable Reason
-// (SHED_LOW_PRIORITY, CIRCUIT_OPEN, ...), for the call of Method at Priority, attempt Retry.
+// Refusal says why a strategy refused an attempt: the Admission's Action (engine.Reject for a
+// shed priority or a limit, engine.CircuitOpen for an open circuit; Reject for an attempt held
+// past the deadline) and its machine-readable Reason (SHED_LOW_PRIORITY, CIRCUIT_OPEN,
+// LIMIT_EXCEEDED, a hold's RATE_LIMITED, ...), for the call of Method at Priority, attempt
+// Retry.
 type Refusal struct {
 	Strategy string
 	Method   string
 	Action   engine.Action
 	Reason   string
+	// Wait is, for an attempt held past the deadline, the hold the strategy asked for; 0 for a
+	// refusal.
+	Wait     time.Duration
 	Priority int
 	Retry    int
 }
@@ -111,12 +120,16 @@ type RefusedError struct {
 
 // Error says who refused the call and why.
 func (e *RefusedError) Error() string {
+	why := e.Reason
+	if e.Wait > 0 {
+		why = fmt.Sprintf("held %v (%s), past the deadline", e.Wait, e.Reason)
+	}
 	if e.Retry == 0 || e.Last == nil {
 		return fmt.Sprintf("cortexgrpc: the %s strategy refused the call to %s (priority %d): %s",
-			e.Strategy, e.Method, e.Priority, e.Reason)
+			e.Strategy, e.Method, e.Priority, why)
 	}
 	return fmt.Sprintf("cortexgrpc: the %s strategy refused retry %d of the call to %s (priority %d): %s, after: %v",
-		e.Strategy, e.Retry, e.Method, e.Priority, e.Reason, e.Last)
+		e.Strategy, e.Retry, e.Method, e.Priority, why, e.Last)
 }
 
 // GRPCStatus is the call's status: UNAVAILABLE with the refusal in an errdetails.ErrorInfo.
@@ -129,6 +142,9 @@ func (e *RefusedError) GRPCStatus() *status.Status {
 		"priority": strconv.Itoa(e.Priority),
 		"retry":    strconv.Itoa(e.Retry),
 	}}
+	if e.Wait > 0 {
+		info.Metadata["wait"] = e.Wait.String()
+	}
 	if ds, err := st.WithDetails(info); err == nil {
 		return ds
 	}
@@ -163,6 +179,7 @@ func RefusalOf(err error) (r Refusal, ok bool) {
 		r.Action = actionNamed(m["action"])
 		r.Priority, _ = strconv.Atoi(m["priority"])
 		r.Retry, _ = strconv.Atoi(m["retry"])
+		r.Wait, _ = time.ParseDuration(m["wait"])
 		return r, true
 	}
 	return Refusal{}, false

@@ -74,8 +74,9 @@ func TestDecisionsMatchEngine(t *testing.T) {
 		_, _ = c.call(cortexgrpc.WithPriority(context.Background(), prios[i%len(prios)]))
 	}
 
-	ref := build(engine.NewManualClock(t0))
-	refClock := ref.(strategy.EngineHolder).Engine().Config().Clock.(*engine.ManualClock)
+	refClock := engine.NewManualClock(t0)
+	ref := build(refClock)
+	at := func() strategy.Time { return strategy.Time(refClock.Now().Sub(t0)) } // the interceptor's epoch is t0
 	sent, call := 0, -1
 	reasons := map[string]int{}
 	for i, a := range c.seen.list() {
@@ -83,22 +84,24 @@ func TestDecisionsMatchEngine(t *testing.T) {
 			call++
 		}
 		require.Equal(t, prios[call%len(prios)], a.Priority, "attempt %d: the call's priority", i)
-		admitted := ref.Admit(refClock.Now(), a.Priority, a.Retry)
-		require.Equal(t, admitted, a.End != cortexgrpc.EndNotAdmitted, "attempt %d: admission", i)
-		if !admitted {
-			reasons[cortexgrpc.ReasonNotAdmitted]++
+		sa := strategy.Attempt{Priority: a.Priority, Retry: a.Retry}
+		adm := ref.Admit(at(), sa)
+		require.Equal(t, adm.Admitted(), a.End != cortexgrpc.EndNotAdmitted, "attempt %d: admission", i)
+		if !adm.Admitted() {
+			require.Equal(t, adm, a.Admission, "attempt %d: the refusal", i)
+			reasons["admission:"+adm.Reason]++
 			continue
 		}
 		refClock.Advance(tick) // the server's clock step for the attempt
 		want := outcomeOf[script[sent]]
 		sent++
 		require.Equal(t, want, a.Outcome, "attempt %d: answered %s", i, script[sent-1])
-		ref.Record(refClock.Now(), want, a.Latency, a.Retry)
+		ref.Record(at(), sa, want, a.Latency)
 		if want == strategy.Success {
 			require.False(t, a.Decided)
 			continue
 		}
-		v := ref.Decide(refClock.Now(), a.Priority, a.Retry, want)
+		v := ref.Decide(at(), sa, want)
 		require.True(t, a.Decided, "attempt %d", i)
 		require.Equal(t, v, a.Verdict, "attempt %d: the verdict", i)
 		reasons[v.Reason]++
@@ -117,7 +120,8 @@ func TestDecisionsMatchEngine(t *testing.T) {
 	t.Logf("%d attempts for 60 calls, verdicts by reason: %v", sent, reasons)
 	assert.Positive(t, reasons[engine.ReasonRetry])
 	assert.Positive(t, reasons[engine.ReasonNotRetryable])
-	assert.Positive(t, reasons[engine.ReasonBudgetExhausted]+reasons["SHED_LOW_PRIORITY"], "the budget or the priority floor refused some")
+	assert.Positive(t, reasons[engine.ReasonBudgetExhausted]+reasons["SHED_LOW_PRIORITY"]+reasons["admission:SHED_LOW_PRIORITY"],
+		"the budget or the priority floor refused some")
 }
 
 // Asserts that the interceptor works with a fleet member as live mode's clients do: two

@@ -385,18 +385,19 @@ func (c *client) call(ctx context.Context) (string, error) {
 }
 
 // spy is a strategy that retries every retryable failure after delay, up to maxRetries times,
-// admits what admit says (everything when nil) and keeps every call. Safe for concurrent use
-// (a mutex), which the tests declare.
+// answers Admit with what admit says (admits everything when nil) and keeps every call. Safe
+// for concurrent use (a mutex), which the tests declare.
 type spy struct {
 	delay      time.Duration
 	maxRetries int
-	admit      func(prio, retry int) bool
+	admit      func(prio, retry int) strategy.Admission
 
-	mu      sync.Mutex
-	admits  []int // priorities
-	records []strategy.Outcome
-	decides []int // retry indexes
-	pending atomic.Int32
+	mu       sync.Mutex
+	admits   []int // priorities
+	admitted int   // Admit calls that admitted
+	records  []strategy.Outcome
+	decides  []int // retry indexes
+	pending  atomic.Int32
 }
 
 var _ strategy.Strategy = (*spy)(nil)
@@ -407,27 +408,34 @@ func newSpy(delay time.Duration, maxRetries int) *spy {
 
 func (*spy) Name() string { return "spy" }
 
-func (s *spy) Admit(_ time.Time, prio, retry int) bool {
+func (s *spy) Admit(_ strategy.Time, a strategy.Attempt) strategy.Admission {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.admits = append(s.admits, prio)
-	return s.admit == nil || s.admit(prio, retry)
+	s.admits = append(s.admits, a.Priority)
+	var adm strategy.Admission
+	if s.admit != nil {
+		adm = s.admit(a.Priority, a.Retry)
+	}
+	if adm.Admitted() {
+		s.admitted++
+	}
+	return adm
 }
 
-func (s *spy) Record(_ time.Time, o strategy.Outcome, _ time.Duration, _ int) {
+func (s *spy) Record(_ strategy.Time, _ strategy.Attempt, o strategy.Outcome, _ time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.records = append(s.records, o)
 }
 
-func (s *spy) Decide(_ time.Time, _, retry int, o strategy.Outcome) strategy.Verdict {
+func (s *spy) Decide(_ strategy.Time, a strategy.Attempt, o strategy.Outcome) strategy.Verdict {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.decides = append(s.decides, retry)
+	s.decides = append(s.decides, a.Retry)
 	switch {
 	case !o.Retryable():
 		return strategy.Verdict{Action: engine.NotRetryable, Reason: engine.ReasonNotRetryable}
-	case retry >= s.maxRetries:
+	case a.Retry >= s.maxRetries:
 		return strategy.Verdict{Action: engine.MaxRetriesExceeded, Reason: engine.ReasonMaxRetries}
 	}
 	return strategy.Verdict{Retry: true, Delay: s.delay, Action: engine.Retry, Reason: engine.ReasonRetry}
@@ -435,11 +443,48 @@ func (s *spy) Decide(_ time.Time, _, retry int, o strategy.Outcome) strategy.Ver
 
 func (s *spy) SetPending(n int) { s.pending.Store(int32(n)) }
 
-// outcomes returns the outcomes recorded, in order.
+// outcomes returns the outcomes recorded, in order, the releases (Canceled) left out.
 func (s *spy) outcomes() []strategy.Outcome {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]strategy.Outcome(nil), s.records...)
+	var out []strategy.Outcome
+	for _, o := range s.records {
+		if o != strategy.Canceled {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// released returns how many admitted attempts were released without an outcome (Canceled).
+func (s *spy) released() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, o := range s.records {
+		if o == strategy.Canceled {
+			n++
+		}
+	}
+	return n
+}
+
+// balanced fails the test unless every attempt the spy admitted was told its end exactly once
+// (the strategy contract: one Record per admitted attempt), waiting up to 10 s for an end that
+// is told when a context ends.
+func (s *spy) balanced(t testing.TB) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		s.mu.Lock()
+		admitted, told := s.admitted, len(s.records)
+		s.mu.Unlock()
+		if admitted == told || time.Now().After(deadline) {
+			require.Equal(t, admitted, told, "one Record for every admitted attempt")
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
 }
 
 // spyConfig is the default Config with the spy declared safe for concurrent use.

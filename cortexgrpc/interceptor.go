@@ -142,33 +142,65 @@ func standsAside(retriesOff bool, cc *grpc.ClientConn, method string) bool {
 	return !retriesOff && cc != nil && cc.GetMethodConfig(method).RetryPolicy != nil
 }
 
-// ended fills in the end of attempt a when the call's own context is done: a deadline that
-// passed is a Timeout (recorded: the client gave up waiting, as in the simulator), a cancel is
-// not recorded. It reports whether the context was done. A deadline that has passed counts
-// even before the context's timer says so: the server's answer to it (its own deadline, from
-// the grpc-timeout the client sent) can come back first.
-func (ic *Interceptor) ended(ctx context.Context, now time.Time, a *Attempt) bool {
-	cerr := ctx.Err()
-	if cerr == nil {
-		if dl, ok := ctx.Deadline(); !ok || time.Now().Before(dl) {
-			return false
-		}
-		cerr = context.DeadlineExceeded
+// admitted asks the strategy to admit attempt a of a call with ctx, through its holds (each
+// reported as an EndHeld attempt). It returns the attempt as the strategy knows it, its start
+// and the strategy's now; or the call's error: a *RefusedError when the strategy refused the
+// attempt or held it past the deadline (a is reported EndNotAdmitted), the context's status
+// when it ended during a hold. last is the previous attempt's error (nil for an original).
+func (ic *Interceptor) admitted(ctx context.Context, a *Attempt, last error) (strategy.Attempt, time.Time, strategy.Time, error) {
+	held := func(adm strategy.Admission) {
+		a.Admission, a.End, a.Delay = adm, EndHeld, adm.Wait
+		ic.emit(a)
+	}
+	sa, start, now, adm, err := ic.d.Admitted(ctx, a.Priority, a.Retry, held)
+	a.End, a.Delay = EndRetry, 0
+	if err != nil {
+		return sa, start, now, contextStatus(ctx)
+	}
+	if adm.Admitted() {
+		a.Admission = strategy.Admission{}
+		return sa, start, now, nil
+	}
+	a.Admission, a.End = adm, EndNotAdmitted
+	ic.emit(a)
+	return sa, start, now, ic.refused(a, last)
+}
+
+// ended fills in the end of attempt a (sa to the strategy) when the call's own context is
+// done, and tells the strategy through tell: a deadline that passed is a Timeout (recorded:
+// the client gave up waiting, as in the simulator), a cancel is Canceled (not recorded: it says
+// nothing of the service; the strategy only releases the attempt). It reports whether the
+// context was done. A deadline that has passed counts even before the context's timer says
+// so: the server's answer to it (its own deadline, from the grpc-timeout the client sent) can
+// come back first.
+func (ic *Interceptor) ended(ctx context.Context, a *Attempt, tell func(strategy.Outcome)) bool {
+	if !callOver(ctx) {
+		return false
 	}
 	a.End = EndCanceled
-	if cerr == context.DeadlineExceeded {
-		a.Outcome, a.End = strategy.Timeout, EndDeadline
-		ic.record(now, a)
+	o := strategy.Canceled
+	if ctx.Err() != context.Canceled {
+		o, a.End, a.Outcome, a.Recorded = strategy.Timeout, EndDeadline, strategy.Timeout, true
 	}
+	tell(o)
 	return true
 }
 
-// decide fills in what follows the failed attempt a, whose outcome is recorded: the end when
-// gRPC's retries cover the method (aside), the stream cannot be replayed, the retry cap is
-// reached or the server's pushback (from trailer) says not to retry; otherwise the strategy's
-// verdict, the delay (raised to the pushback) and the deadline. a.End stays EndRetry for a
-// retry after a.Delay.
-func (ic *Interceptor) decide(ctx context.Context, now time.Time, a *Attempt, aside, replayable bool, trailer metadata.MD) {
+// callOver reports whether ctx is done or its deadline has passed.
+func callOver(ctx context.Context) bool {
+	if ctx.Err() != nil {
+		return true
+	}
+	dl, ok := ctx.Deadline()
+	return ok && !time.Now().Before(dl)
+}
+
+// decide fills in what follows the failed attempt a (sa to the strategy), whose outcome is
+// recorded: the end when gRPC's retries cover the method (aside), the stream cannot be
+// replayed, the retry cap is reached or the server's pushback (from trailer) says not to
+// retry; otherwise the strategy's verdict, the delay (raised to the pushback) and the
+// deadline. a.End stays EndRetry for a retry after a.Delay.
+func (ic *Interceptor) decide(ctx context.Context, now strategy.Time, sa strategy.Attempt, a *Attempt, aside, replayable bool, trailer metadata.MD) {
 	if aside {
 		a.End = EndStandAside
 		return
@@ -194,7 +226,7 @@ func (ic *Interceptor) decide(ctx context.Context, now time.Time, a *Attempt, as
 		}
 	}
 	a.Decided = true
-	a.Verdict = ic.d.Decide(now, a.Priority, a.Retry, a.Outcome)
+	a.Verdict = ic.d.Decide(now, sa, a.Outcome)
 	if !a.Verdict.Retry {
 		a.End = EndRefused
 		return
@@ -208,29 +240,47 @@ func (ic *Interceptor) decide(ctx context.Context, now time.Time, a *Attempt, as
 }
 
 // record tells the strategy a's outcome and latency.
-func (ic *Interceptor) record(now time.Time, a *Attempt) {
+func (ic *Interceptor) record(now strategy.Time, sa strategy.Attempt, a *Attempt) {
 	a.Recorded = true
-	ic.d.Record(now, a.Outcome, a.Latency, a.Retry)
+	ic.d.Record(now, sa, a.Outcome, a.Latency)
 }
 
-// refused is the error of a call whose attempt retry the strategy's Admit refused; last is the
-// previous attempt's error (nil for an original).
-func (ic *Interceptor) refused(method string, prio, retry int, last error) error {
-	return &RefusedError{Refusal: Refusal{
-		Strategy: ic.d.Strategy().Name(), Method: method,
-		Action: engine.Reject, Reason: ReasonNotAdmitted,
-		Priority: prio, Retry: retry,
-	}, Last: last}
+// tell gives the strategy the end of an attempt it admitted: its outcome and latency, or its
+// release when it ended without one (strategy.Canceled).
+func (ic *Interceptor) tell(now strategy.Time, sa strategy.Attempt, o strategy.Outcome, latency time.Duration) {
+	if o == strategy.Canceled {
+		ic.d.Release(now, sa)
+		return
+	}
+	ic.d.Record(now, sa, o, latency)
+}
+
+// refused is the error of a call whose attempt a the strategy's Admit refused (or held past
+// the deadline); last is the previous attempt's error (nil for an original).
+func (ic *Interceptor) refused(a *Attempt, last error) error {
+	r := Refusal{Strategy: ic.d.Strategy().Name(), Method: a.Method, Action: a.Admission.Action,
+		Reason: a.Admission.Reason, Priority: a.Priority, Retry: a.Retry}
+	if a.Admission.Held() {
+		r.Action, r.Wait = engine.Reject, a.Admission.Wait
+	}
+	if r.Reason == "" {
+		r.Reason = ReasonNotAdmitted
+	}
+	return &RefusedError{Refusal: r, Last: last}
 }
 
 // wait sleeps the delay before a retry within ctx; a ctx done first gives its status error
 // (CANCELED or DEADLINE_EXCEEDED), as gRPC reports a context's end.
 func (ic *Interceptor) wait(ctx context.Context, d time.Duration) error {
-	if err := ic.d.Wait(ctx, d); err != nil {
-		return status.FromContextError(err).Err()
+	if ic.d.Wait(ctx, d) != nil {
+		return contextStatus(ctx)
 	}
 	return nil
 }
+
+// contextStatus is the status error of a call whose context ended: CANCELED or
+// DEADLINE_EXCEEDED, as gRPC reports it.
+func contextStatus(ctx context.Context) error { return status.FromContextError(ctx.Err()).Err() }
 
 // emit hands a to Config.OnAttempt, if set.
 func (ic *Interceptor) emit(a *Attempt) {

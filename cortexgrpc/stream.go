@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"google.golang.org/grpc"
@@ -49,15 +50,36 @@ type clientStream struct {
 	sendMu sync.Mutex // serialises SendMsg, CloseSend and a new attempt's replay
 
 	mu        sync.Mutex // guards the fields below
-	cur       grpc.ClientStream
-	cancel    context.CancelFunc // cur's context
-	retry     int                // cur's retry index
-	start     time.Time          // cur's admission, on the monotonic clock
-	sent      []any              // the messages sent, kept for a replay until committed
-	closed    bool               // CloseSend was called
-	recorded  bool               // cur's outcome was recorded
-	committed bool               // no retry any more
-	overflow  bool               // more than Config.StreamReplay messages were sent
+	cur       *streamAttempt
+	sent      []any // the messages sent, kept for a replay until committed
+	closed    bool  // CloseSend was called
+	committed bool  // no retry any more
+	overflow  bool  // more than Config.StreamReplay messages were sent
+}
+
+// streamAttempt is one attempt of a stream: its gRPC stream and context, and what the strategy
+// knows of it. The strategy is told its end once (told): by RecvMsg when its first answer
+// comes, or, if its context ends first (the caller's cancel or deadline), then.
+type streamAttempt struct {
+	cs     grpc.ClientStream
+	cancel context.CancelFunc
+	stop   func() bool // stops the watch on the context
+	sa     strategy.Attempt
+	start  time.Time
+	told   atomic.Bool
+	// answered: RecvMsg has returned the attempt's first answer (read and written by the
+	// receiving goroutine only).
+	answered bool
+}
+
+// tell gives the strategy the attempt's end (see Interceptor.tell), unless it was told already;
+// it reports whether this call told it.
+func (at *streamAttempt) tell(ic *Interceptor, now strategy.Time, o strategy.Outcome, latency time.Duration) bool {
+	if !at.told.CompareAndSwap(false, true) {
+		return false
+	}
+	ic.tell(now, at.sa, o, latency)
+	return true
 }
 
 // open starts attempt retry, and the retries its failures to open lead to, until one is open:
@@ -67,25 +89,23 @@ func (s *clientStream) open(retry int, last error) error {
 	ic := s.ic
 	for ; ; retry++ {
 		a := Attempt{Method: s.method, Stream: true, Retry: retry, Priority: s.prio}
-		start, now := ic.d.Start()
-		if !ic.d.Admit(now, s.prio, retry) {
-			a.End = EndNotAdmitted
-			ic.emit(&a)
-			return ic.refused(s.method, s.prio, retry, last)
+		sa, start, now, err := ic.admitted(s.ctx, &a, last)
+		if err != nil {
+			return err
 		}
-		err := s.begin(retry, start)
+		err = s.begin(sa, start)
 		if err == nil {
 			return nil
 		}
 		a.Sent, a.Err, a.Code = true, err, status.Code(err)
 		a.Latency, now = ic.d.End(start)
-		if ic.ended(s.ctx, now, &a) {
+		if ic.ended(s.ctx, &a, func(o strategy.Outcome) { ic.tell(now, sa, o, a.Latency) }) {
 			ic.emit(&a)
 			return err
 		}
 		a.Outcome = classify(a.Code, ic.retryAborted)
-		ic.record(now, &a)
-		ic.decide(s.ctx, now, &a, standsAside(s.retriesOff, s.cc, s.method), s.replayable(), nil)
+		ic.record(now, sa, &a)
+		ic.decide(s.ctx, now, sa, &a, standsAside(s.retriesOff, s.cc, s.method), s.replayable(), nil)
 		ic.emit(&a)
 		if a.End != EndRetry {
 			return err
@@ -97,11 +117,12 @@ func (s *clientStream) open(retry int, last error) error {
 	}
 }
 
-// begin opens attempt retry, admitted at start, and makes it the current one: the messages
+// begin opens the attempt sa, admitted at start, and makes it the current one: the messages
 // sent so far are sent on it again, and CloseSend if it was called, with the sending side
 // held, so that no message is sent between the replay and the switch. An attempt that fails
-// during the replay fails at the next RecvMsg.
-func (s *clientStream) begin(retry int, start time.Time) error {
+// during the replay fails at the next RecvMsg. Once open, the attempt's end is told to the
+// strategy if its context ends before its first answer.
+func (s *clientStream) begin(sa strategy.Attempt, start time.Time) error {
 	s.sendMu.Lock()
 	defer s.sendMu.Unlock()
 	actx, cancel := context.WithCancel(s.ctx)
@@ -110,8 +131,17 @@ func (s *clientStream) begin(retry int, start time.Time) error {
 		cancel()
 		return err
 	}
+	at := &streamAttempt{cs: cs, cancel: cancel, sa: sa, start: start}
+	at.stop = context.AfterFunc(actx, func() {
+		latency, now := s.ic.d.End(at.start)
+		o := strategy.Canceled
+		if s.ctx.Err() == context.DeadlineExceeded {
+			o = strategy.Timeout
+		}
+		at.tell(s.ic, now, o, latency)
+	})
 	s.mu.Lock()
-	s.cur, s.cancel, s.retry, s.start, s.recorded = cs, cancel, retry, start, false
+	s.cur = at
 	sent, closed := s.sent, s.closed
 	s.mu.Unlock()
 	replay(cs, sent, closed)
@@ -152,7 +182,7 @@ func (s *clientStream) SendMsg(m any) error {
 	s.sendMu.Lock()
 	defer s.sendMu.Unlock()
 	s.mu.Lock()
-	cs, keep := s.cur, !s.committed && !s.overflow
+	cs, keep := s.cur.cs, !s.committed && !s.overflow
 	if keep {
 		if len(s.sent) >= s.ic.replay {
 			s.overflow, s.sent, keep = true, nil, false
@@ -174,7 +204,7 @@ func (s *clientStream) CloseSend() error {
 	defer s.sendMu.Unlock()
 	s.mu.Lock()
 	s.closed = true
-	cs := s.cur
+	cs := s.cur.cs
 	s.mu.Unlock()
 	return cs.CloseSend()
 }
@@ -182,7 +212,7 @@ func (s *clientStream) CloseSend() error {
 // Header returns the current attempt's headers; once the caller has read them (a server that
 // answered with headers), the stream is committed to this attempt.
 func (s *clientStream) Header() (metadata.MD, error) {
-	md, err := s.current().Header()
+	md, err := s.current().cs.Header()
 	if err == nil && md != nil {
 		s.commit()
 	}
@@ -190,13 +220,13 @@ func (s *clientStream) Header() (metadata.MD, error) {
 }
 
 // Trailer returns the current attempt's trailer.
-func (s *clientStream) Trailer() metadata.MD { return s.current().Trailer() }
+func (s *clientStream) Trailer() metadata.MD { return s.current().cs.Trailer() }
 
 // Context returns the current attempt's context.
-func (s *clientStream) Context() context.Context { return s.current().Context() }
+func (s *clientStream) Context() context.Context { return s.current().cs.Context() }
 
-// current returns the current attempt's stream.
-func (s *clientStream) current() grpc.ClientStream {
+// current returns the current attempt.
+func (s *clientStream) current() *streamAttempt {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.cur
@@ -208,52 +238,51 @@ func (s *clientStream) current() grpc.ClientStream {
 func (s *clientStream) RecvMsg(m any) error {
 	ic := s.ic
 	for {
-		s.mu.Lock()
-		cs, recorded, retry, start := s.cur, s.recorded, s.retry, s.start
-		s.mu.Unlock()
-		err := cs.RecvMsg(m)
-		if recorded {
+		at := s.current()
+		err := at.cs.RecvMsg(m)
+		if at.answered { // the attempt's outcome is told: what follows is the caller's
 			if s.over(err) {
-				s.finish()
+				s.finish(at)
 			}
 			return err
 		}
-		a := Attempt{Method: s.method, Stream: true, Retry: retry, Priority: s.prio, Sent: true}
-		var now time.Time
-		a.Latency, now = ic.d.End(start)
-		s.mu.Lock()
-		s.recorded = true
-		s.mu.Unlock()
+		at.answered = true
+		latency, now := ic.d.End(at.start)
+		a := Attempt{Method: s.method, Stream: true, Retry: at.sa.Retry, Priority: s.prio, Sent: true, Latency: latency}
 		if err == nil || err == io.EOF {
 			a.Outcome, a.End = strategy.Success, EndSuccess
-			ic.record(now, &a)
+			a.Recorded = at.tell(ic, now, strategy.Success, latency)
 			ic.emit(&a)
 			s.commit()
 			if s.over(err) {
-				s.finish()
+				s.finish(at)
 			}
 			return err
 		}
 		a.Err, a.Code = err, status.Code(err)
-		if ic.ended(s.ctx, now, &a) {
+		if ic.ended(s.ctx, &a, func(o strategy.Outcome) { at.tell(ic, now, o, latency) }) {
 			ic.emit(&a)
-			s.finish()
+			s.finish(at)
 			return err
 		}
 		a.Outcome = classify(a.Code, ic.retryAborted)
-		ic.record(now, &a)
-		ic.decide(s.ctx, now, &a, standsAside(s.retriesOff, s.cc, s.method), s.replayable(), cs.Trailer())
-		ic.emit(&a)
-		if a.End != EndRetry {
-			s.finish()
+		if !at.tell(ic, now, a.Outcome, latency) {
+			s.finish(at) // the context ended meanwhile, and said so
 			return err
 		}
-		s.release()
+		a.Recorded = true
+		ic.decide(s.ctx, now, at.sa, &a, standsAside(s.retriesOff, s.cc, s.method), s.replayable(), at.cs.Trailer())
+		ic.emit(&a)
+		if a.End != EndRetry {
+			s.finish(at)
+			return err
+		}
+		at.release()
 		if werr := ic.wait(s.ctx, a.Delay); werr != nil {
 			s.commit()
 			return werr
 		}
-		if oerr := s.open(retry+1, err); oerr != nil {
+		if oerr := s.open(at.sa.Retry+1, err); oerr != nil {
 			s.commit()
 			return oerr
 		}
@@ -265,18 +294,14 @@ func (s *clientStream) RecvMsg(m any) error {
 // delivers with its status).
 func (s *clientStream) over(err error) bool { return err != nil || !s.desc.ServerStreams }
 
-// finish commits the stream, which is over, and releases its attempt's context.
-func (s *clientStream) finish() {
+// finish commits the stream, which is over, and releases attempt at.
+func (s *clientStream) finish(at *streamAttempt) {
 	s.commit()
-	s.release()
+	at.release()
 }
 
-// release cancels the current attempt's context.
-func (s *clientStream) release() {
-	s.mu.Lock()
-	cancel := s.cancel
-	s.mu.Unlock()
-	if cancel != nil {
-		cancel()
-	}
+// release stops watching the attempt's context, then cancels it.
+func (at *streamAttempt) release() {
+	at.stop()
+	at.cancel()
 }

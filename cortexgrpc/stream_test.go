@@ -17,6 +17,7 @@ import (
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/cortex-tui/cortex-tui/cortexgrpc"
+	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/strategy"
 )
 
@@ -219,6 +220,7 @@ func TestStreams(t *testing.T) {
 			for _, a := range c.seen.list() {
 				assert.True(t, a.Stream)
 			}
+			s.balanced(t)
 		})
 	}
 }
@@ -307,7 +309,7 @@ func TestStreamOpen(t *testing.T) {
 
 	ts := startServer(t)
 	refusing := newSpy(0, 3)
-	refusing.admit = func(int, int) bool { return false }
+	refusing.admit = func(int, int) strategy.Admission { return strategy.Refuse(engine.Reject, "SHED_LOW_PRIORITY") }
 	c = newClient(t, ts, spyConfig(), refusing)
 	_, err = c.conn.NewStream(bounded(t), echoDesc, methodEcho)
 	assert.Equal(t, codes.Unavailable, status.Code(err))
@@ -339,6 +341,7 @@ func TestStreamContext(t *testing.T) {
 		assert.Equal(t, codes.DeadlineExceeded, status.Code(err))
 		assert.Equal(t, []strategy.Outcome{strategy.Timeout}, s.outcomes())
 		assert.Equal(t, []cortexgrpc.End{cortexgrpc.EndDeadline}, c.seen.ends())
+		s.balanced(t)
 	})
 	t.Run("cancel during the wait", func(t *testing.T) {
 		ts.flaky.reset()
@@ -363,6 +366,25 @@ func TestStreamContext(t *testing.T) {
 		assert.Equal(t, []cortexgrpc.End{cortexgrpc.EndRetry}, seen.ends())
 		assert.Equal(t, 0, c.ic.Pending())
 	})
+}
+
+// Asserts that a stream whose caller cancels it without ever receiving (grpc-go's rule: cancel
+// the context or receive until an error) is still told to the strategy: its attempt is
+// released, so a concurrency limit never keeps its slot.
+func TestStreamAbandoned(t *testing.T) {
+	ts := startServer(t)
+	ts.flaky.play(step{hold: true})
+	s := newSpy(0, 3)
+	c := newClient(t, ts, spyConfig(), s)
+	ctx, cancel := context.WithCancel(bounded(t))
+
+	_ = c.watch(t, ctx)
+	waitFor(t, func() bool { return len(ts.flaky.seen()) == 1 })
+	cancel()
+
+	s.balanced(t)
+	assert.Equal(t, 1, s.released())
+	assert.Empty(t, s.outcomes())
 }
 
 // Asserts that the health service's Watch, a server stream, goes through the interceptor: its

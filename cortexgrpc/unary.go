@@ -55,7 +55,8 @@ func (ic *Interceptor) unary(retriesOff bool) grpc.UnaryClientInterceptor {
 
 // invoke sends a unary call through invoker, retrying it as the strategy decides (see the
 // package doc). It returns nil, the last attempt's error, a *RefusedError when the strategy's
-// Admit refused an attempt, or the context's status when it ended during the wait for a retry.
+// Admit refused an attempt (or held it past the deadline), or the context's status when it
+// ended during a hold or the wait for a retry.
 func (ic *Interceptor) invoke(retriesOff bool, ctx context.Context, method string, req, reply any,
 	cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts []grpc.CallOption) error {
 	prio := ic.priority(ctx)
@@ -65,11 +66,9 @@ func (ic *Interceptor) invoke(retriesOff bool, ctx context.Context, method strin
 	var last error
 	for retry := 0; ; retry++ {
 		a := Attempt{Method: method, Retry: retry, Priority: prio}
-		start, now := ic.d.Start()
-		if !ic.d.Admit(now, prio, retry) {
-			a.End = EndNotAdmitted
-			ic.emit(&a)
-			return ic.refused(method, prio, retry, last)
+		sa, start, now, err := ic.admitted(ctx, &a, last)
+		if err != nil {
+			return err
 		}
 		if trailer != nil {
 			*trailer = nil
@@ -78,7 +77,7 @@ func (ic *Interceptor) invoke(retriesOff bool, ctx context.Context, method strin
 		if ic.attemptTimeout > 0 {
 			actx, cancel = context.WithTimeout(ctx, ic.attemptTimeout)
 		}
-		err := invoker(actx, method, req, reply, cc, opts...)
+		err = invoker(actx, method, req, reply, cc, opts...)
 		if cancel != nil {
 			cancel()
 		}
@@ -86,24 +85,24 @@ func (ic *Interceptor) invoke(retriesOff bool, ctx context.Context, method strin
 		a.Latency, now = ic.d.End(start)
 		if err == nil {
 			a.Outcome, a.End = strategy.Success, EndSuccess
-			ic.record(now, &a)
+			ic.record(now, sa, &a)
 			ic.emit(&a)
 			return nil
 		}
 		a.Code = status.Code(err)
-		if ic.ended(ctx, now, &a) {
+		if ic.ended(ctx, &a, func(o strategy.Outcome) { ic.tell(now, sa, o, a.Latency) }) {
 			ic.emit(&a)
 			return err
 		}
 		a.Outcome = classify(a.Code, ic.retryAborted)
-		ic.record(now, &a)
-		// The service config is read after the attempt: a new channel has none before it
-		// resolves its target, which the first attempt waits for.
+		ic.record(now, sa, &a)
 		var md metadata.MD
 		if trailer != nil {
 			md = *trailer
 		}
-		ic.decide(ctx, now, &a, standsAside(retriesOff, cc, method), true, md)
+		// The service config is read after the attempt: a new channel has none before it
+		// resolves its target, which the first attempt waits for.
+		ic.decide(ctx, now, sa, &a, standsAside(retriesOff, cc, method), true, md)
 		ic.emit(&a)
 		if a.End != EndRetry {
 			return err

@@ -283,6 +283,8 @@ func TestCancel(t *testing.T) {
 
 		assert.Equal(t, codes.Canceled, status.Code(err))
 		assert.Empty(t, s.outcomes(), "a cancel is not recorded")
+		assert.Equal(t, 1, s.released(), "the attempt is released")
+		s.balanced(t)
 		as := c.seen.list()
 		require.Len(t, as, 1)
 		assert.Equal(t, cortexgrpc.EndCanceled, as[0].End)
@@ -300,7 +302,9 @@ func TestRefused(t *testing.T) {
 	t.Run("original", func(t *testing.T) {
 		before := len(ts.flaky.seen())
 		s := newSpy(0, 3)
-		s.admit = func(int, int) bool { return false }
+		s.admit = func(int, int) strategy.Admission {
+			return strategy.Refuse(engine.CircuitOpen, engine.ReasonCircuitOpen)
+		}
 		c := newClient(t, ts, spyConfig(), s)
 
 		_, err := c.call(priority.With(context.Background(), 2))
@@ -310,15 +314,15 @@ func TestRefused(t *testing.T) {
 		assert.ErrorIs(t, err, cortexgrpc.ErrNotAdmitted)
 		var re *cortexgrpc.RefusedError
 		require.ErrorAs(t, err, &re)
-		assert.Equal(t, cortexgrpc.Refusal{Strategy: "spy", Method: methodCall, Action: engine.Reject,
-			Reason: cortexgrpc.ReasonNotAdmitted, Priority: 2}, re.Refusal)
+		assert.Equal(t, cortexgrpc.Refusal{Strategy: "spy", Method: methodCall, Action: engine.CircuitOpen,
+			Reason: engine.ReasonCircuitOpen, Priority: 2}, re.Refusal)
 		st, _ := status.FromError(err)
 		require.Len(t, st.Details(), 1)
 		info, ok := st.Details()[0].(*errdetails.ErrorInfo)
 		require.True(t, ok)
 		assert.Equal(t, cortexgrpc.ErrorDomain, info.GetDomain())
-		assert.Equal(t, cortexgrpc.ReasonNotAdmitted, info.GetReason())
-		assert.Equal(t, "REJECT", info.GetMetadata()["action"])
+		assert.Equal(t, engine.ReasonCircuitOpen, info.GetReason())
+		assert.Equal(t, "CIRCUIT_OPEN", info.GetMetadata()["action"])
 		assert.Contains(t, st.Message(), "the spy strategy refused the call to "+methodCall)
 		assert.Equal(t, before, len(ts.flaky.seen()), "nothing was sent")
 		assert.Equal(t, []cortexgrpc.End{cortexgrpc.EndNotAdmitted}, c.seen.ends())
@@ -326,7 +330,12 @@ func TestRefused(t *testing.T) {
 	t.Run("retry", func(t *testing.T) {
 		ts.flaky.play(fail(codes.Unavailable))
 		s := newSpy(0, 3)
-		s.admit = func(_, retry int) bool { return retry == 0 }
+		s.admit = func(_, retry int) strategy.Admission {
+			if retry == 0 {
+				return strategy.Admission{}
+			}
+			return strategy.Refuse(engine.Reject, "LIMIT_EXCEEDED")
+		}
 		c := newClient(t, ts, spyConfig(), s)
 
 		_, err := c.call(context.Background())
@@ -334,6 +343,8 @@ func TestRefused(t *testing.T) {
 		var re *cortexgrpc.RefusedError
 		require.ErrorAs(t, err, &re)
 		assert.Equal(t, 1, re.Retry)
+		assert.Equal(t, "LIMIT_EXCEEDED", re.Reason)
+		s.balanced(t)
 		require.Error(t, re.Last)
 		assert.Equal(t, codes.Unavailable, status.Code(errors.Unwrap(err)), "the previous attempt's status")
 		assert.Contains(t, err.Error(), "refused retry 1")
@@ -352,6 +363,79 @@ func TestRefused(t *testing.T) {
 		assert.Equal(t, *relayed, got)
 		_, ok = cortexgrpc.RefusalOf(status.Error(codes.Unavailable, "plain"))
 		assert.False(t, ok)
+	})
+}
+
+// Asserts that an attempt the strategy holds (a rate limiter without a token) waits the hold
+// and asks again, reported as HELD, sending nothing meanwhile; that a hold past the call's
+// deadline fails it at once with the typed refusal (Action Reject, the hold in Wait); and that
+// a cancel during a hold ends the call with CANCELED.
+func TestHeld(t *testing.T) {
+	ts := startServer(t)
+	t.Run("held then admitted", func(t *testing.T) {
+		ts.flaky.reset()
+		holds := 0
+		s := newSpy(0, 3)
+		s.admit = func(int, int) strategy.Admission {
+			if holds < 2 {
+				holds++
+				return strategy.Hold(20*time.Millisecond, "RATE_LIMITED")
+			}
+			return strategy.Admission{}
+		}
+		c := newClient(t, ts, spyConfig(), s)
+		start := time.Now()
+
+		got, err := c.call(context.Background())
+
+		require.NoError(t, err)
+		assert.Equal(t, "re: x", got)
+		assert.GreaterOrEqual(t, time.Since(start), 40*time.Millisecond, "two holds of 20 ms")
+		assert.Equal(t, []cortexgrpc.End{cortexgrpc.EndHeld, cortexgrpc.EndHeld, cortexgrpc.EndSuccess}, c.seen.ends())
+		as := c.seen.list()
+		assert.Equal(t, 20*time.Millisecond, as[0].Delay)
+		assert.Equal(t, "RATE_LIMITED", as[0].Admission.Reason)
+		assert.False(t, as[0].Sent)
+		assert.Len(t, ts.flaky.seen(), 1, "sent once, after the holds")
+		s.balanced(t)
+	})
+	t.Run("held past the deadline", func(t *testing.T) {
+		s := newSpy(0, 3)
+		s.admit = func(int, int) strategy.Admission { return strategy.Hold(time.Hour, "RATE_LIMITED") }
+		c := newClient(t, ts, spyConfig(), s)
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		start := time.Now()
+
+		_, err := c.call(ctx)
+
+		assert.Less(t, time.Since(start), 30*time.Second, "not held at all")
+		var re *cortexgrpc.RefusedError
+		require.ErrorAs(t, err, &re)
+		assert.Equal(t, engine.Reject, re.Action)
+		assert.Equal(t, time.Hour, re.Wait)
+		assert.Contains(t, err.Error(), "held 1h0m0s (RATE_LIMITED), past the deadline")
+		got, ok := cortexgrpc.RefusalOf(status.ErrorProto(status.Convert(err).Proto()))
+		require.True(t, ok, "the refusal read back from the status")
+		assert.Equal(t, time.Hour, got.Wait)
+		assert.Equal(t, []cortexgrpc.End{cortexgrpc.EndNotAdmitted}, c.seen.ends())
+	})
+	t.Run("canceled while held", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		s := newSpy(0, 3)
+		s.admit = func(int, int) strategy.Admission { return strategy.Hold(time.Hour, "RATE_LIMITED") }
+		cfg := spyConfig()
+		cfg.OnAttempt = func(a cortexgrpc.Attempt) {
+			if a.End == cortexgrpc.EndHeld {
+				cancel()
+			}
+		}
+		c := newClient(t, ts, cfg, s)
+
+		_, err := c.call(ctx)
+
+		assert.Equal(t, codes.Canceled, status.Code(err))
 	})
 }
 

@@ -4,13 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net/http"
-	"sync"
-	"sync/atomic"
 	"time"
 
-	"github.com/cortex-tui/cortex-tui/engine"
+	"github.com/cortex-tui/cortex-tui/internal/driver"
 	"github.com/cortex-tui/cortex-tui/strategy"
 )
 
@@ -18,12 +15,8 @@ import (
 // fails, decided on by a retry strategy (see the package doc). Build it with New. It is safe
 // for concurrent use; calls into a strategy that is not are serialised.
 type Transport struct {
-	base     http.RoundTripper
-	strat    strategy.Strategy
-	lock     bool       // serialise calls into strat
-	mu       sync.Mutex // held around every call into strat when lock
-	clock    engine.Clock
-	wallTime bool // clock is the wall clock: now is the time read for the latency
+	base http.RoundTripper
+	d    *driver.Driver // the strategy, its lock, its clock and epoch, the pending retries
 
 	defaultPriority int
 	header          string // canonical header name, "" for none
@@ -32,9 +25,6 @@ type Transport struct {
 	maxRetryAfter   time.Duration
 	drainLimit      int64
 	onAttempt       func(Attempt)
-
-	pendingMu sync.Mutex // orders the updates of pending with the calls to SetPending
-	pending   atomic.Int64
 }
 
 // New returns a Transport configured by cfg, or an error naming every invalid field (see
@@ -43,10 +33,13 @@ func New(cfg Config) (*Transport, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	d, err := driver.New("cortexhttp", cfg.Strategy, cfg.Clock, cfg.ConcurrentStrategy)
+	if err != nil {
+		return nil, err
+	}
 	t := &Transport{
 		base:            cfg.Base,
-		strat:           cfg.Strategy,
-		clock:           cfg.Clock,
+		d:               d,
 		defaultPriority: cfg.DefaultPriority,
 		maxRetries:      cfg.MaxRetries,
 		attemptTimeout:  cfg.AttemptTimeout,
@@ -60,43 +53,18 @@ func New(cfg Config) (*Transport, error) {
 	if t.base == nil {
 		t.base = http.DefaultTransport
 	}
-	if t.clock == nil {
-		t.clock = engine.WallClock{}
-	}
-	_, t.wallTime = t.clock.(engine.WallClock)
-	if t.strat == nil {
-		s, err := strategy.New(strategy.CortexName, strategy.Env{
-			Clock: t.clock,
-			Rand:  rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
-		})
-		if err != nil {
-			return nil, fmt.Errorf("cortexhttp: the default strategy: %w", err)
-		}
-		t.strat = s
-	}
-	t.lock = !cfg.ConcurrentStrategy && !concurrentSafe(t.strat)
 	return t, nil
-}
-
-// concurrentSafe reports whether s is one of the strategies documented as safe for concurrent
-// use. The strategy package has no marker for it; this list follows its doc comments.
-func concurrentSafe(s strategy.Strategy) bool {
-	switch s.(type) {
-	case *strategy.Cortex, *strategy.Naive, *strategy.None:
-		return true
-	}
-	return false
 }
 
 // Strategy returns the transport's strategy, for reading its state (a CORTEX strategy
 // implements strategy.EngineHolder, whose engine's Snapshot is safe to call at any time). A
 // strategy that is not safe for concurrent use must not be called while requests are in flight.
-func (t *Transport) Strategy() strategy.Strategy { return t.strat }
+func (t *Transport) Strategy() strategy.Strategy { return t.d.Strategy() }
 
 // Pending returns the number of requests waiting for a retry (sleeping on a delay > 0; a
 // retry sent at once never waits); it is what the strategy's SetPending is told. Safe for
 // concurrent use.
-func (t *Transport) Pending() int { return int(t.pending.Load()) }
+func (t *Transport) Pending() int { return t.d.Pending() }
 
 // CloseIdleConnections closes the idle connections of the base transport, if it has any
 // (http.Client.CloseIdleConnections calls it).
@@ -107,9 +75,10 @@ func (t *Transport) CloseIdleConnections() {
 }
 
 // RoundTrip sends req, retrying it as the strategy decides (see the package doc). It returns
-// the last attempt's response (any status) or error; an error wrapping ErrNotAdmitted when the
-// strategy refused an attempt; the context's cause when the context was canceled while waiting
-// for a retry. It never modifies req: retries and per-attempt timeouts use shallow copies.
+// the last attempt's response (any status) or error; a *RefusedError (wrapping ErrNotAdmitted)
+// when the strategy refused an attempt, or held it past the request's deadline; the context's
+// cause when the context was canceled while waiting for a retry or a held attempt. It never
+// modifies req: retries and per-attempt timeouts use shallow copies.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
 	prio := t.priority(req)
@@ -117,48 +86,36 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	var prev Attempt // the attempt before this one, for the error of a refused Admit
 	for retry := 0; ; retry++ {
 		a := Attempt{Request: req, Retry: retry, Priority: prio}
-		// One clock read serves as Admit's now and the start of the latency (a clock read
-		// costs 25-100 ns, a third of the transport's own cost; Admit and preparing the
-		// attempt add well under a microsecond to the latency).
-		start := time.Now()
-		now := start
-		if !t.wallTime {
-			now = t.clock.Now()
-		}
-		if !t.admit(now, prio, retry) {
-			if retry == 0 && req.Body != nil {
-				_ = req.Body.Close() // a RoundTripper closes the body, even when it sends nothing
-			}
-			a.End = EndNotAdmitted
-			t.emit(&a)
-			return nil, t.notAdmitted(req, &a, &prev)
+		sa, start, now, err := t.admitted(ctx, req, &a, &prev)
+		if err != nil {
+			return nil, err
 		}
 		out, cancel, err := t.prepare(ctx, req, retry)
 		if err != nil { // GetBody failed: the body cannot be sent again after all
+			t.release(now, sa)
 			a.Err, a.End = err, EndBodyNotReplayable
 			t.emit(&a)
 			return nil, err
 		}
 		resp, err := t.base.RoundTrip(out)
-		end := time.Now()
-		a.Sent, a.Latency, a.Err = true, end.Sub(start), err
-		now = end
-		if !t.wallTime {
-			now = t.clock.Now()
-		}
+		a.Sent, a.Err = true, err
+		a.Latency, now = t.d.End(start)
 
 		if err != nil {
 			if cerr := ctx.Err(); cerr != nil { // the caller's deadline or cancel ended it
 				a.End = EndCanceled
 				if cerr == context.DeadlineExceeded {
 					a.Outcome, a.End = strategy.Timeout, EndDeadline
-					t.record(now, &a)
+					t.record(now, sa, &a)
+				} else {
+					t.release(now, sa)
 				}
 				return t.finish(&a, nil, err, cancel)
 			}
 			var permanent bool
 			a.Outcome, permanent = classifyError(err, cancel != nil && out.Context().Err() != nil)
 			if permanent {
+				t.release(now, sa)
 				a.End = EndPermanent
 				return t.finish(&a, nil, err, cancel)
 			}
@@ -166,13 +123,13 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			a.StatusCode = resp.StatusCode
 			a.Outcome = classifyStatus(resp.StatusCode)
 		}
-		t.record(now, &a)
+		t.record(now, sa, &a)
 		if a.Outcome == strategy.Success {
 			a.End = EndSuccess
 			return t.finish(&a, resp, nil, cancel)
 		}
 
-		t.decide(ctx, now, resp, &a, replayable)
+		t.decide(ctx, now, sa, resp, &a, replayable)
 		if a.End != EndRetry {
 			return t.finish(&a, resp, err, cancel)
 		}
@@ -183,7 +140,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			cancel()
 		}
 		t.emit(&a)
-		if err := t.wait(ctx, a.Delay); err != nil {
+		if err := t.d.Wait(ctx, a.Delay); err != nil {
 			return nil, err
 		}
 		prev = a
@@ -221,7 +178,7 @@ func (t *Transport) prepare(ctx context.Context, req *http.Request, retry int) (
 // decide fills in what follows the failed attempt a: the strategy's verdict when a retry is
 // possible at all, the delay (raised to the Retry-After floor), and a.End. The request's
 // context, the body, the retry cap and the deadline can each end the request.
-func (t *Transport) decide(ctx context.Context, now time.Time, resp *http.Response, a *Attempt, replayable bool) {
+func (t *Transport) decide(ctx context.Context, now strategy.Time, sa strategy.Attempt, resp *http.Response, a *Attempt, replayable bool) {
 	if cerr := ctx.Err(); cerr != nil { // a response came back, but the caller is gone
 		a.End = EndCanceled
 		if cerr == context.DeadlineExceeded {
@@ -240,19 +197,19 @@ func (t *Transport) decide(ctx context.Context, now time.Time, resp *http.Respon
 		}
 	}
 	a.Decided = true
-	a.Verdict = t.verdict(now, a.Priority, a.Retry, a.Outcome)
+	a.Verdict = t.d.Decide(now, sa, a.Outcome)
 	if !a.Verdict.Retry {
 		a.End = EndRefused
 		return
 	}
 	delay := max(a.Verdict.Delay, 0)
 	if resp != nil && t.maxRetryAfter > 0 {
-		if ra, ok := retryAfter(resp.Header, now); ok {
+		if ra, ok := retryAfter(resp.Header, t.d.Clock()); ok {
 			a.RetryAfter = min(ra, t.maxRetryAfter)
 			delay = max(delay, a.RetryAfter)
 		}
 	}
-	if dl, ok := ctx.Deadline(); ok && time.Until(dl) <= delay {
+	if !driver.Fits(ctx, delay) {
 		a.End = EndDeadline // the retry would start at or after the deadline: give up now
 		return
 	}
@@ -276,88 +233,16 @@ func (t *Transport) finish(a *Attempt, resp *http.Response, err error, cancel co
 	return nil, err
 }
 
-// notAdmitted is the error of a request whose attempt a the strategy's Admit refused; prev is
-// the attempt before it (its Sent is false for an original).
-func (t *Transport) notAdmitted(req *http.Request, a, prev *Attempt) error {
-	if !prev.Sent {
-		return fmt.Errorf("%w: %s %s: the %s strategy refused the request (priority %d)",
-			ErrNotAdmitted, req.Method, req.URL.Redacted(), t.strat.Name(), a.Priority)
-	}
-	last := fmt.Sprint(prev.Err)
-	if prev.Err == nil {
-		last = fmt.Sprintf("status %d", prev.StatusCode)
-	}
-	return fmt.Errorf("%w: %s %s: the %s strategy refused retry %d (priority %d) after %s",
-		ErrNotAdmitted, req.Method, req.URL.Redacted(), t.strat.Name(), a.Retry, a.Priority, last)
-}
-
-// wait sleeps d before a retry, counted as pending, or until ctx is done, whose cause it then
-// returns. The timer is stopped on every path.
-func (t *Transport) wait(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		if ctx.Err() != nil {
-			return context.Cause(ctx)
-		}
-		return nil
-	}
-	t.addPending(1)
-	defer t.addPending(-1)
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	case <-timer.C:
-		return nil
-	}
-}
-
-// addPending moves the pending count by d and tells the strategy. pendingMu keeps the calls to
-// SetPending in the order of the updates, so the strategy is never left with a stale count.
-func (t *Transport) addPending(d int64) {
-	t.pendingMu.Lock()
-	n := int(t.pending.Add(d))
-	if t.lock {
-		t.mu.Lock()
-		t.strat.SetPending(n)
-		t.mu.Unlock()
-	} else {
-		t.strat.SetPending(n)
-	}
-	t.pendingMu.Unlock()
-}
-
-// admit asks the strategy's Admit, serialised when the strategy needs it.
-func (t *Transport) admit(now time.Time, prio, retry int) bool {
-	if !t.lock {
-		return t.strat.Admit(now, prio, retry)
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.strat.Admit(now, prio, retry)
-}
-
-// record tells the strategy a's outcome and latency, serialised when the strategy needs it.
-func (t *Transport) record(now time.Time, a *Attempt) {
+// record tells the strategy a's outcome and latency.
+func (t *Transport) record(now strategy.Time, sa strategy.Attempt, a *Attempt) {
 	a.Recorded = true
-	if !t.lock {
-		t.strat.Record(now, a.Outcome, a.Latency, a.Retry)
-		return
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.strat.Record(now, a.Outcome, a.Latency, a.Retry)
+	t.d.Record(now, sa, a.Outcome, a.Latency)
 }
 
-// verdict asks the strategy's Decide, serialised when the strategy needs it.
-func (t *Transport) verdict(now time.Time, prio, retry int, o strategy.Outcome) strategy.Verdict {
-	if !t.lock {
-		return t.strat.Decide(now, prio, retry, o)
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.strat.Decide(now, prio, retry, o)
-}
+// release tells the strategy that the attempt it admitted ended without an outcome
+// (strategy.Canceled): a canceled context, a permanent error, a body that could not be sent
+// again. The strategy only releases what Admit took; the Attempt is not Recorded.
+func (t *Transport) release(now strategy.Time, sa strategy.Attempt) { t.d.Release(now, sa) }
 
 // emit hands a to Config.OnAttempt, if set.
 func (t *Transport) emit(a *Attempt) {

@@ -223,3 +223,20 @@ func BenchmarkFleetReportApply(b *testing.B) {
 		e.FleetApply(r, v)
 	}
 }
+
+// BenchmarkAdmit measures one admission of a new request (Admit into a Decision), serial, on
+// both clocks, on an engine in the state a simulator client is in most of the time.
+func BenchmarkAdmit(b *testing.B) {
+	for _, c := range clocks {
+		b.Run(c.name, func(b *testing.B) {
+			e := benchEngine(b, c.new())
+			var d Decision
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; b.Loop(); i++ {
+				e.AdmitTo(&d, i%11)
+			}
+			reportPerOp(b, "admissions/s")
+		})
+	}
+}

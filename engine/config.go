@@ -66,6 +66,12 @@ type Config struct {
 	Seed          int64 // seeds the engine's own random source; 0 = time-based (default 0)
 	Clock         Clock // injected time source; nil = wall clock
 
+	// AdmitOriginals makes Admit shed new requests while the service queues: it admits a tenth
+	// more than the service completes and sheds the rest, lowest priorities first, and retries
+	// of the priorities it sheds whole are shed too (SHED_LOW_PRIORITY). Off, Admit admits every
+	// request, as in the article, where only retries are decided (default true; article false).
+	AdmitOriginals bool
+
 	// Fleet makes the engine one instance of a fleet that shares its signals and its retry
 	// budget through a FleetStore (see FleetConfig; the zero value is off: alone, as before).
 	Fleet FleetConfig
@@ -91,6 +97,7 @@ func DefaultConfig() Config {
 	c.RecoveryRamp = 10 * time.Second
 	c.TripFast = true
 	c.ProbeOnSuccess = true
+	c.AdmitOriginals = true
 	return c
 }
 

@@ -10,8 +10,8 @@
 // every bad field). After each request call RecordSuccess, RecordFailure (an answer that says
 // no: refused, 5xx, 429) or RecordTimeout (no answer in time) with its latency; after a failure
 // ask ShouldRetry(priority, attempt, retryable), or Decide with a Failure that also says whether
-// it timed out, and follow the Decision. Every method is safe for concurrent use; a single mutex
-// guards the state. Snapshot returns a copy of everything a dashboard shows, and SetQueueDepth,
+// it timed out, and follow the Decision; before sending a new request, ask Admit(priority).
+// Every method is safe for concurrent use; a single mutex guards the state. Snapshot returns a copy of everything a dashboard shows, and SetQueueDepth,
 // SetWeights, SetAdaptive, ForceOpen and Reset are the run-time controls.
 //
 // Two configurations ship: ArticleConfig, the parameters of the article and of the Java original
@@ -82,6 +82,17 @@
 // after it, so the last tokens are kept for the highest priorities; a price is capped at what the
 // bucket can spend above that reserve, so a full bucket never refuses a retry for budget.
 // Capacity 0 disables the budget.
+//
+// # Admission of new requests
+//
+// Admit(priority) is asked before a new request is sent. With AdmitOriginals (the default; off
+// in the article, where every request goes) the engine sheds new requests while the service
+// queues: once per window slice, when even the fastest success of the slice took 2.5 times the
+// baseline latency and the short span shows refusals, failures or a CRITICAL score, it admits a
+// tenth more than the service completed and sheds the rest, lowest priorities first over the
+// recent mix of priorities (the admission floor; at most half of the highest priority present),
+// and retries below the admission floor are shed too. It stops as soon as a success comes back
+// fast. A shed request gets REJECT, SHED_LOW_PRIORITY; Snapshot counts both answers.
 //
 // # Recovery ramp
 //

@@ -85,6 +85,8 @@ type Engine struct {
 	// a hook that panics or yields NaN exercises the fallback path.
 	signalHook func(Signals) Signals
 
+	adm admission // Admit's state (Config.AdmitOriginals)
+
 	// fleet is the engine's side of a fleet (Config.Fleet), off when alone. It comes last, so
 	// that the fields the hot path reads keep the offsets (and cache lines) they had without it.
 	fleet fleetState
@@ -135,6 +137,7 @@ func (e *Engine) init(origin time.Time) {
 	e.fleet = newFleetState(c.Fleet)
 	e.fleetOn = c.Fleet.Enabled
 	e.successes, e.failed, e.decisions, e.fallbacks = 0, 0, [5]uint64{}, 0
+	e.adm = admission{}
 }
 
 // readOrigin reads the clock for a new origin; for a manual clock it also keeps the clock's
@@ -194,6 +197,9 @@ func (e *Engine) advance(t time.Duration) {
 		}
 		if e.adaptive {
 			e.adapt.step(e.signals(t), &e.w)
+		}
+		if e.cfg.AdmitOriginals {
+			e.stepAdmission(t)
 		}
 	}
 }
@@ -277,186 +283,6 @@ func (e *Engine) fillSignalsAt(t, p99 time.Duration, s *Signals) {
 	}
 }
 
-// rampShare returns the share of retries the recovery ramp admits at t (1 outside a ramp).
-func (e *Engine) rampShare(t time.Duration) float64 {
-	if !e.ramping || e.br.state != Closed || e.cfg.RecoveryRamp == 0 {
-		return 1
-	}
-	el := t - e.rampFrom
-	if el >= e.cfg.RecoveryRamp {
-		e.ramping = false
-		return 1
-	}
-	return rampStartShare + (1-rampStartShare)*float64(el)/float64(e.cfg.RecoveryRamp)
-}
-
-// rampAdmits reports whether the ramp admits a retry of priority p when it admits share of
-// retries: p/10 >= 1 - share, so priority 10 and 9 first, priority 0 only at the end.
-func rampAdmits(p int, share float64) bool {
-	return float64(p) >= float64(MaxPriority)*(1-share)-floorEpsilon
-}
-
-// ShouldRetry decides whether a failed request of the given priority (0..10, clamped) should be
-// retried, attempt being the 0-based retry index (negative counts as 0) and retryable whether
-// the error may be retried at all. It runs the five checks in order: retryable, attempt limit,
-// CPS emergency and circuit, priority floor / recovery ramp / token budget, and backoff. A
-// Retry takes its price in tokens (Config.SlowdownCost) and a probe slot in HALF_OPEN. If the
-// unified decision panics or its CPS is not finite, the answer comes from the fallback path
-// (Decision.Fallback). It never panics. Decide is the same with more to say about the failure
-// (a timeout).
-func (e *Engine) ShouldRetry(priority, attempt int, retryable bool) (d Decision) {
-	e.decide(&d, Failure{Priority: priority, Attempt: attempt, NotRetryable: !retryable})
-	return d
-}
-
-// ShouldRetryTo is ShouldRetry writing its decision into *d, every field of it, for callers on
-// a hot path: a Decision is 14 words, and receiving one by value makes the caller copy it whole,
-// which on amd64 stalls behind the stores that just wrote it. A nil d is allowed: the decision
-// is then made and counted, and dropped.
-func (e *Engine) ShouldRetryTo(d *Decision, priority, attempt int, retryable bool) {
-	e.DecideTo(d, Failure{Priority: priority, Attempt: attempt, NotRetryable: !retryable})
-}
-
-// Decide is ShouldRetry for a failure described by f: the same five checks, and a retry after a
-// timeout costs 1 + 2*SlowdownCost*S tokens instead of 1 + SlowdownCost*S (Snapshot.Slowdown).
-func (e *Engine) Decide(f Failure) (d Decision) {
-	e.decide(&d, f)
-	return d
-}
-
-// DecideTo is Decide writing its decision into *d (see ShouldRetryTo). A nil d is allowed.
-func (e *Engine) DecideTo(d *Decision, f Failure) {
-	if d == nil {
-		var drop Decision
-		d = &drop
-	}
-	e.decide(d, f)
-}
-
-// decide is Decide into *d.
-func (e *Engine) decide(d *Decision, f Failure) {
-	priority := min(MaxPriority, max(MinPriority, f.Priority))
-	attempt := max(0, f.Attempt)
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	defer func() {
-		if r := recover(); r != nil {
-			*d = Decision{Action: Reject, Priority: priority, Reason: ReasonInternalError, Fallback: true}
-		}
-		if d.Action >= 0 && int(d.Action) < len(e.decisions) {
-			e.decisions[d.Action]++
-		}
-		if d.Fallback {
-			e.fallbacks++
-		}
-	}()
-	switch {
-	case f.NotRetryable:
-		*d = Decision{Action: NotRetryable, Priority: priority, Reason: ReasonNotRetryable}
-	case attempt >= e.cfg.MaxRetryAttempts:
-		*d = Decision{Action: MaxRetriesExceeded, Priority: priority, Reason: ReasonMaxRetries}
-	default:
-		t := e.now()
-		e.advance(t)
-		if !e.unified(t, priority, attempt, f.Timeout, d) {
-			e.fallback(t, priority, attempt, d)
-		}
-	}
-}
-
-// unified runs checks 3 to 5 on the CPS and writes the decision into *d (in place: a Decision
-// is 14 words, and this is the hot path). It returns false when the computation panicked or
-// the CPS is not finite; *d is then undefined and the caller falls back.
-func (e *Engine) unified(t time.Duration, priority, attempt int, timeout bool, d *Decision) (ok bool) {
-	defer func() {
-		if r := recover(); r != nil {
-			ok = false
-		}
-	}()
-	*d = Decision{Priority: priority}
-	e.fillSignals(t, &d.Signals)
-	if e.signalHook != nil {
-		d.Signals = e.signalHook(d.Signals)
-	}
-	cps := e.w.dot(&d.Signals)
-	if math.IsNaN(cps) || math.IsInf(cps, 0) {
-		return false
-	}
-	cps = clamp01(cps)
-	d.CPS, d.State, d.Floor = cps, StateFor(cps, e.cfg.EmergencyThreshold), FloorFor(cps)
-
-	switch {
-	case cps >= e.cfg.EmergencyThreshold: // check 3: emergency, then the circuit
-		e.br.open(t, TransitionEmergency)
-		d.Action, d.Reason = CircuitOpen, ReasonEmergency
-	case e.circuitRefuses(d):
-	case priority < d.Floor: // check 4: priority floor, recovery ramp, then the budget
-		d.Action, d.Reason = Reject, ReasonShedLowPriority
-	case !rampAdmits(priority, e.rampShare(t)):
-		d.Action, d.Reason = Reject, ReasonRecoveryRamp
-	default: // check 5: CPS-modulated backoff
-		e.spend(t, attempt, e.retryCost(timeout), e.reserve(priority), 1+cps*10, d)
-	}
-	return true
-}
-
-// fallback answers into *d from the independent checks: circuit breaker, then token bucket,
-// then plain exponential backoff with full jitter, Random(0, min(BackoffMaxDelay,
-// base*2^attempt)). They are the unified decision's checks without the CPS: no emergency,
-// floor or ramp, and a backoff factor of 1.
-func (e *Engine) fallback(t time.Duration, priority, attempt int, d *Decision) {
-	*d = Decision{Priority: priority, Fallback: true}
-	if !e.circuitRefuses(d) {
-		e.spend(t, attempt, 1, 0, 1, d)
-	}
-}
-
-// circuitRefuses writes CIRCUIT_OPEN into d and reports true when the circuit is OPEN, or
-// HALF_OPEN with every probe slot taken (reason HALF_OPEN_PROBES_BUSY).
-func (e *Engine) circuitRefuses(d *Decision) bool {
-	switch {
-	case e.br.state == Open:
-		d.Action, d.Reason = CircuitOpen, ReasonCircuitOpen
-	case e.br.probesBusy():
-		d.Action, d.Reason = CircuitOpen, ReasonHalfOpenProbesBusy
-	default:
-		return false
-	}
-	return true
-}
-
-// spend takes cost retry tokens and writes the retry into d: RETRY after a draw below
-// base*2^attempt*factor (a probe slot taken in HALF_OPEN), or BUDGET_EXHAUSTED when the tokens
-// are not there.
-func (e *Engine) spend(t time.Duration, attempt int, cost, reserve, factor float64, d *Decision) {
-	var ok bool
-	if e.fleetOn && e.fleet.fresh(t) {
-		ok = e.fleet.take(cost, reserve)
-	} else {
-		ok = e.tb.take(t, cost, reserve)
-	}
-	if !ok {
-		d.Action, d.Reason = Reject, ReasonBudgetExhausted
-		return
-	}
-	d.Action, d.Reason = Retry, ReasonRetry
-	d.Delay = e.draw(float64(e.cfg.BackoffBaseDelay) * math.Ldexp(1, min(attempt, 64)) * factor)
-	e.br.probeSent(t)
-}
-
-// draw returns Random(0, ceiling) nanoseconds (its midpoint in deterministic mode), capped at
-// BackoffMaxDelay.
-func (e *Engine) draw(ceiling float64) time.Duration {
-	v := ceiling / 2
-	if !e.cfg.Deterministic {
-		v = ceiling * e.rng.Float64()
-	}
-	if !(v < float64(e.cfg.BackoffMaxDelay)) {
-		return e.cfg.BackoffMaxDelay
-	}
-	return time.Duration(v)
-}
-
 // RecordSuccess records a successful request that took latency (negative counts as 0): it
 // enters the window, returns TokenSuccessBonus tokens, may teach the baseline (circuit CLOSED
 // and F < 0.10) and counts towards closing a HALF_OPEN circuit.
@@ -492,6 +318,7 @@ func (e *Engine) record(o outcome, latency time.Duration) {
 		} else {
 			e.recentOK += recentAlpha * (float64(latency) - e.recentOK)
 		}
+		e.adm.recordOK(latency)
 		e.tb.credit(t)
 		if healthy {
 			e.bl.observe(latency)
@@ -506,137 +333,6 @@ func (e *Engine) record(o outcome, latency time.Duration) {
 	if e.br.observe(t, ok, rate, e.win.long.outcomes(), t-latency) {
 		e.ramping, e.rampFrom = true, t
 	}
-}
-
-// Snapshot returns a copy of the engine's state now; it shares no memory with the engine and
-// allocates nothing.
-func (e *Engine) Snapshot() (s Snapshot) {
-	e.SnapshotTo(&s)
-	return s
-}
-
-// SnapshotTo is Snapshot written into *s, every field of it, for callers that read many engines
-// often (the simulator reads every client's engine every tick): a Snapshot is 27 words, and
-// receiving one by value copies it whole behind the stores that just wrote it. The P99 latency
-// is read once, for signal L and for s.P99.
-func (e *Engine) SnapshotTo(s *Snapshot) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	t := e.now()
-	e.advance(t)
-	p99 := e.p99()
-	e.fillSignalsAt(t, p99, &s.Signals)
-	cps := clamp01(e.w.dot(&s.Signals))
-	s.Weights = e.w
-	s.Adaptive = e.adaptive
-	s.CPS = cps
-	s.State = StateFor(cps, e.cfg.EmergencyThreshold)
-	s.Floor = FloorFor(cps)
-	s.Circuit = e.br.state
-	s.Tokens = e.tokens()
-	s.TokenCapacity = e.cfg.TokenBucketCapacity
-	s.Baseline = e.bl.value
-	s.P99 = p99
-	s.Tail = e.bl.tail
-	s.Slowdown = e.slowdown()
-	s.Outcomes = int(e.win.long.outcomes())
-	s.Failures = int(e.win.long.failures)
-	s.RecoveryShare = e.rampShare(t)
-	s.Successes = e.successes
-	s.Failed = e.failed
-	s.Decisions = e.decisions
-	s.Fallbacks = e.fallbacks
-	s.TransitionCount = e.br.count
-	s.LastTransition = e.br.last()
-	s.Fleet = FleetOff
-	if e.fleetOn {
-		s.Fleet = e.fleet.mode(t)
-	}
-}
-
-// tokens returns the tokens left (the capacity when the budget is disabled).
-func (e *Engine) tokens() float64 { return e.tb.tokens }
-
-// Config returns the engine's configuration, with Weights normalised and Clock filled in.
-func (e *Engine) Config() Config {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.cfg
-}
-
-// SetQueueDepth sets the current queue depth n (negative counts as 0): Q = n / QueueCapacity,
-// clamped to 1.
-func (e *Engine) SetQueueDepth(n int) {
-	e.mu.Lock()
-	e.queue = max(0, n)
-	e.qSignal = 0
-	if e.cfg.QueueCapacity > 0 {
-		e.qSignal = clamp01(float64(e.queue) / float64(e.cfg.QueueCapacity))
-	}
-	e.mu.Unlock()
-}
-
-// SetWeights replaces the weights, normalised to sum 1 (and kept within the adaptive bounds when
-// adaptive weights are on). It returns an error naming each bad weight (negative, not finite,
-// or all zero) and then changes nothing. Reset keeps the weights set here.
-func (e *Engine) SetWeights(w Weights) error {
-	n, err := w.Normalized()
-	if err != nil {
-		return err
-	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.base, e.w = n, n
-	if e.adaptive {
-		e.w = bounded(n, AdaptiveMinWeight, AdaptiveMaxWeight)
-	}
-	return nil
-}
-
-// SetAdaptive turns adaptive weights on or off. Turning them on clamps the current weights into
-// [AdaptiveMinWeight, AdaptiveMaxWeight] (renormalised) and starts tracking alarms afresh;
-// turning them off leaves the weights where adaptation put them.
-func (e *Engine) SetAdaptive(on bool) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if on && !e.adaptive {
-		e.w = bounded(e.w, AdaptiveMinWeight, AdaptiveMaxWeight)
-		e.adapt.reset()
-	}
-	e.adaptive = on
-}
-
-// ForceOpen forces the circuit OPEN now (transition reason FORCED), as a trip would: after
-// CircuitCooldown it goes HALF_OPEN and probes as usual. A no-op when already OPEN.
-func (e *Engine) ForceOpen() {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	t := e.now()
-	e.advance(t)
-	e.br.open(t, TransitionForced)
-}
-
-// Reset puts the engine back in its freshly built state, with time starting again at the
-// clock's current reading: empty window, full bucket, no baseline, counters and transition
-// history cleared, the random source re-seeded. It keeps the configuration, the weights last
-// given to SetWeights and the adaptive switch. If the circuit was not CLOSED, the cleared
-// history starts with that transition to CLOSED (reason RESET), so a dashboard can show it.
-func (e *Engine) Reset() {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	prev := e.br.state
-	e.init(e.readOrigin())
-	if prev != Closed {
-		e.br.state = prev
-		e.br.to(0, Closed, TransitionReset)
-	}
-}
-
-// Transitions returns a copy of the recent circuit transitions (at most 32), oldest first.
-func (e *Engine) Transitions() []Transition {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.br.history()
 }
 
 // StateFor returns the band of cps: HEALTHY [0, 0.25), DEGRADED [0.25, 0.50), CRITICAL

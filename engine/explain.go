@@ -47,6 +47,22 @@ type Explanation struct {
 	Ceiling       time.Duration // Base × 2^Attempt × Factor, before the cap
 	MaxDelay      time.Duration // Config.BackoffMaxDelay
 	Deterministic bool          // the draw is the midpoint of its range
+
+	// Admission of a new request (AdmitExplained; zero for a retry's decision): the priority
+	// against the admission floor, set once per window slice from what the service completed
+	// against what was asked while it queues. Check is 4 when the request is shed, 5 when it
+	// goes; Priority, Weights, Signals and CPS are filled as for a retry, Floor is the
+	// admission floor.
+	Original   bool    // the decision is Admit's, for a new request
+	Admission  bool    // Config.AdmitOriginals: off, every new request goes
+	Shedding   bool    // the service queues: the fastest recent success took 2.5 times the baseline or more
+	ShedShare  float64 // share of new requests shed, lowest priorities first
+	AdmitPart  float64 // the share of the floor's own class shed
+	Completed  float64 // successes per window slice, smoothed
+	Asked      float64 // new requests per window slice, smoothed
+	Slowdown   float64 // the slowdown of the fastest success of the last slice (the latest success without one)
+	ShedRetry  bool    // a retry's priority is below the admission floor: shed with the new requests (check 4)
+	AdmitFloor int     // the admission floor when the decision was made (retries below it are shed)
 }
 
 // DecideExplained is Decide, with what the decision saw written into *x (nil is allowed): the
@@ -104,6 +120,8 @@ func (e *Engine) DecideExplained(f Failure, x *Explanation) (d Decision) {
 		x.RampFloor = float64(MaxPriority) * (1 - x.RampShare)
 		e.tb.refill(t)
 		x.Tokens = e.tb.tokens
+		x.AdmitFloor = e.adm.floor
+		x.ShedRetry = e.cfg.AdmitOriginals && priority < e.adm.floor
 		x.Cost, x.Keep = e.retryCost(f.Timeout), 0
 		if c.TokenBucketCapacity > 0 {
 			x.Cost, x.Keep = priced(x.Cost, e.reserve(priority), float64(c.TokenBucketCapacity))
@@ -138,4 +156,36 @@ func checkOf(reason string) int {
 func (x *Explanation) Terms() [5]float64 {
 	w, s := x.Weights, x.Signals
 	return [5]float64{w.F * s.F, w.L * s.L, w.Q * s.Q, w.B * s.B, w.C * s.C}
+}
+
+// AdmitExplained is Admit, with what the decision saw written into *x (nil is allowed): the
+// same answer, the same state changes and counters. Meant for the decisions a reader will look
+// at (the dashboard's inspector).
+func (e *Engine) AdmitExplained(priority int, x *Explanation) (d Decision) {
+	if x == nil {
+		var drop Explanation
+		x = &drop
+	}
+	priority = min(MaxPriority, max(MinPriority, priority))
+	e.mu.Lock()
+	t := e.now()
+	e.advance(t) // the slice the decision falls in is closed before it is read
+	a := &e.adm
+	fastest := a.lastOK
+	if a.okN > 0 {
+		fastest = a.okMin
+	}
+	*x = Explanation{Original: true, Admission: e.cfg.AdmitOriginals, Shedding: a.engaged, ShedShare: a.share,
+		AdmitPart: a.part, Completed: a.doneS, Asked: a.askedS, Slowdown: e.bl.slowdown(fastest),
+		Weights: e.w, Emergency: e.cfg.EmergencyThreshold, Circuit: e.br.state, Priority: priority,
+		AdmitFloor: a.floor, RampShare: 1, Capacity: e.cfg.TokenBucketCapacity}
+	e.mu.Unlock()
+	e.admit(&d, priority)
+	x.Decision = d
+	x.Check = 5
+	if d.Action != Retry {
+		x.Check = 4
+	}
+	x.Signals, x.CPS, x.Floor = d.Signals, d.CPS, d.Floor
+	return d
 }

@@ -191,4 +191,14 @@ type Snapshot struct {
 
 	TransitionCount uint64     // circuit transitions since New or Reset
 	LastTransition  Transition // the latest one (zero if none)
+
+	// Admission of new requests (Admit, Config.AdmitOriginals): whether the engine sheds now
+	// (the service queues), the share of new requests it sheds, lowest priorities first, and the
+	// admission floor (priorities below it shed whole, part of the floor's own class), as of the
+	// last window slice; and Admit's answers since New or Reset.
+	Shedding          bool
+	ShedShare         float64
+	AdmitFloor        int
+	OriginalsAdmitted uint64
+	OriginalsShed     uint64
 }

@@ -12,34 +12,42 @@ import (
 // Apply carries out a step's action on src: the same control the dashboard's key sends. A
 // weight is set to the value and the other four are scaled so that the five sum to 1.
 func Apply(src source.Source, a scenarios.Action) error {
-	meta := src.Meta()
+	c, err := control(src.Meta(), a)
+	if err != nil {
+		return err
+	}
+	return src.Control(c)
+}
+
+// control is the source control that carries out a over a run described by meta.
+func control(meta source.Meta, a scenarios.Action) (source.ControlEvent, error) {
 	switch a.Kind {
 	case scenarios.ActStrategy:
-		return src.SetStrategy(a.Name)
+		return source.SetStrategy(a.Name), nil
 	case scenarios.ActInject:
 		kind := scenarios.FaultKind(a.Name)
 		spec, _ := kind.Spec()
-		src.Inject(scenarios.Fault{Kind: kind, Value: spec.Inject})
+		return source.Inject(scenarios.Fault{Kind: kind, Value: spec.Inject}), nil
 	case scenarios.ActClear:
-		src.Clear(scenarios.FaultKind(a.Name))
+		return source.Clear(scenarios.FaultKind(a.Name)), nil
 	case scenarios.ActClearAll:
-		src.ClearAll()
+		return source.ClearAll(), nil
 	case scenarios.ActRestart:
-		src.Restart()
+		return source.Restart(), nil
 	case scenarios.ActWeight:
-		return src.SetWeights(SetWeight(engine.DefaultWeights(), a.Name, a.Value))
+		return source.SetWeights(SetWeight(engine.DefaultWeights(), a.Name, a.Value)), nil
 	case scenarios.ActShare, scenarios.ActPriority:
 		i := slices.IndexFunc(meta.Classes, func(c source.ClassMeta) bool { return c.Name == a.Name })
 		if i < 0 {
-			return fmt.Errorf("no class %q in %s", a.Name, meta.Scenario)
+			return source.ControlEvent{}, fmt.Errorf("no class %q in %s", a.Name, meta.Scenario)
 		}
 		c := meta.Classes[i]
 		if a.Kind == scenarios.ActShare {
-			return src.SetClass(i, a.Value, c.Priority)
+			return source.SetClass(c.Name, a.Value, c.Priority), nil
 		}
-		return src.SetClass(i, c.Share, int(a.Value))
+		return source.SetClass(c.Name, c.Share, int(a.Value)), nil
 	}
-	return nil
+	return source.ControlEvent{}, fmt.Errorf("unknown action kind %d", a.Kind)
 }
 
 // SetWeight returns w with the weight of signal ("F".."C") set to v in [0, 1] and the others

@@ -76,10 +76,10 @@ func TestInjectAndClear(t *testing.T) {
 	ok := http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})
 	r := newRun(t, Config{Scenario: small(), Strategy: "cortex", Clock: clk, Stack: handlerStack(t, ok, ff)})
 
-	r.Inject(scenarios.Fault{Kind: scenarios.FaultOutage})
-	r.Inject(scenarios.Fault{Kind: scenarios.FaultErrors, Value: 0.5, Duration: 150 * time.Millisecond})
-	r.Inject(scenarios.Fault{Kind: scenarios.FaultCapacity, Value: 0.5})
-	r.Inject(scenarios.Fault{Kind: scenarios.FaultErrors, Value: 7}) // out of range
+	require.NoError(t, r.Control(source.Inject(scenarios.Fault{Kind: scenarios.FaultOutage})))
+	require.NoError(t, r.Control(source.Inject(scenarios.Fault{Kind: scenarios.FaultErrors, Value: 0.5, Duration: 150 * time.Millisecond})))
+	require.NoError(t, r.Control(source.Inject(scenarios.Fault{Kind: scenarios.FaultCapacity, Value: 0.5})))
+	require.NoError(t, r.Control(source.Inject(scenarios.Fault{Kind: scenarios.FaultErrors, Value: 7}))) // out of range
 	clk.Advance(100 * time.Millisecond)
 	snaps := r.Advance(0)
 	require.Len(t, snaps, 1)
@@ -100,11 +100,11 @@ func TestInjectAndClear(t *testing.T) {
 	snaps = r.Advance(0)
 	require.Len(t, snaps, 1)
 	require.Len(t, snaps[0].Faults, 1)
-	r.Clear(scenarios.FaultOutage)
+	require.NoError(t, r.Control(source.Clear(scenarios.FaultOutage)))
 	active, _ = ff.snapshot()
 	assert.Empty(t, active)
-	r.Inject(scenarios.Fault{Kind: scenarios.FaultLatency, Value: 1})
-	r.ClearAll()
+	require.NoError(t, r.Control(source.Inject(scenarios.Fault{Kind: scenarios.FaultLatency, Value: 1})))
+	require.NoError(t, r.Control(source.ClearAll()))
 	active, _ = ff.snapshot()
 	assert.Empty(t, active)
 }
@@ -120,16 +120,16 @@ func TestClientControls(t *testing.T) {
 	require.Equal(t, "naive", r.Meta().Strategy)
 	require.True(t, r.Meta().Live)
 
-	require.NoError(t, r.SetStrategy("cortex"))
+	require.NoError(t, r.Control(source.SetStrategy("cortex")))
 	assert.Equal(t, "cortex", r.Meta().Strategy)
-	assert.Error(t, r.SetStrategy("nope"))
+	assert.Error(t, r.Control(source.SetStrategy("nope")))
 	w := engine.Weights{F: 1, L: 0, Q: 0, B: 0, C: 0}
-	require.NoError(t, r.SetWeights(w))
-	r.SetAdaptive(true)
-	require.NoError(t, r.SetClass(1, 0, 7))
-	assert.Error(t, r.SetClass(5, 1, 1))
-	assert.Error(t, r.SetClass(0, -1, 1))
-	assert.Error(t, r.SetClass(0, 1, 11))
+	require.NoError(t, r.Control(source.SetWeights(w)))
+	require.NoError(t, r.Control(source.SetAdaptive(true)))
+	require.NoError(t, r.Control(source.SetClass("analytics", 0, 7)))
+	assert.Error(t, r.Control(source.SetClass("search", 1, 1)))
+	assert.Error(t, r.Control(source.SetClass("payment", -1, 1)))
+	assert.Error(t, r.Control(source.SetClass("payment", 1, 11)))
 
 	snaps := stepAll(t, r, clk)
 	require.NotEmpty(t, snaps)
@@ -165,10 +165,10 @@ func TestRestart(t *testing.T) {
 		return st, nil
 	}
 	r := newRun(t, Config{Scenario: small(), Strategy: "naive", Clock: clk, Stack: counted})
-	require.NoError(t, r.SetStrategy("cortex"))
+	require.NoError(t, r.Control(source.SetStrategy("cortex")))
 	clk.Advance(time.Second)
 	require.Len(t, r.Advance(0), 10)
-	r.Restart()
+	require.NoError(t, r.Control(source.Restart()))
 	assert.Equal(t, int32(2), built.Load())
 	assert.Equal(t, int32(1), closed.Load())
 	assert.Equal(t, "cortex", r.Meta().Strategy, "the strategy in use when restarted")
@@ -187,7 +187,7 @@ func TestEmbeddedOutage(t *testing.T) {
 	scn.Service.Warmup = time.Hour
 	clk := manual()
 	r := newRun(t, Config{Scenario: scn, Strategy: "none", Clock: clk, Stack: EmbeddedStack(ScaledTarget(scn.Service, 1, 1))})
-	r.Inject(scenarios.Fault{Kind: scenarios.FaultOutage})
+	require.NoError(t, r.Control(source.Inject(scenarios.Fault{Kind: scenarios.FaultOutage})))
 	var snaps []source.Snapshot
 	for range 3 {
 		clk.Advance(r.tick - time.Nanosecond)
@@ -200,7 +200,7 @@ func TestEmbeddedOutage(t *testing.T) {
 	require.Positive(t, c.Attempts)
 	assert.Equal(t, c.Attempts, c.FastFails, "connection refused")
 	assert.Equal(t, source.ServiceDown, snaps[len(snaps)-1].Service.State)
-	r.Clear(scenarios.FaultOutage)
+	require.NoError(t, r.Control(source.Clear(scenarios.FaultOutage)))
 	clk.Advance(r.tick)
 	snaps = r.Advance(0)
 	require.Len(t, snaps, 1)
@@ -250,7 +250,7 @@ func TestProxyFaults(t *testing.T) {
 			scn.Timeout, scn.Deadline = 100*time.Millisecond, 200*time.Millisecond
 			clk := manual()
 			r := newRun(t, Config{Scenario: scn, Strategy: "none", Clock: clk, Stack: EmbeddedStack(ScaledTarget(scn.Service, 1, 1))})
-			r.Inject(tc.fault)
+			require.NoError(t, r.Control(source.Inject(tc.fault)))
 			var snaps []source.Snapshot
 			for range 5 {
 				clk.Advance(r.tick - time.Nanosecond)
@@ -283,24 +283,24 @@ func TestRestartFailure(t *testing.T) {
 		return inner(ctx)
 	}
 	r := newRun(t, Config{Scenario: small(), Strategy: "cortex", Clock: clk, Stack: builder})
-	r.Inject(scenarios.Fault{Kind: scenarios.FaultOutage})
-	r.Restart()
+	require.NoError(t, r.Control(source.Inject(scenarios.Fault{Kind: scenarios.FaultOutage})))
+	require.NoError(t, r.Control(source.Restart()))
 	snaps := r.Advance(0)
 	require.Len(t, snaps, 1)
 	assert.True(t, snaps[0].Done)
 	require.Len(t, snaps[0].Events, 1)
 	assert.Contains(t, snaps[0].Events[0].Text, "port taken")
 	assert.True(t, r.Done())
-	r.Inject(scenarios.Fault{Kind: scenarios.FaultErrors, Value: 0.5})
-	r.Clear(scenarios.FaultOutage)
-	r.ClearAll()
-	assert.NoError(t, r.SetWeights(engine.DefaultWeights()))
-	r.SetAdaptive(true)
-	assert.Error(t, r.SetStrategy("naive"))
+	require.NoError(t, r.Control(source.Inject(scenarios.Fault{Kind: scenarios.FaultErrors, Value: 0.5})))
+	require.NoError(t, r.Control(source.Clear(scenarios.FaultOutage)))
+	require.NoError(t, r.Control(source.ClearAll()))
+	assert.NoError(t, r.Control(source.SetWeights(engine.DefaultWeights())))
+	require.NoError(t, r.Control(source.SetAdaptive(true)))
+	assert.Error(t, r.Control(source.SetStrategy("naive")))
 	r.SetPaused(true)
 	clk.Advance(time.Second)
 	assert.Empty(t, r.Advance(0), "nothing runs")
-	r.Restart() // tries again: the port may be free by now
+	require.NoError(t, r.Control(source.Restart())) // tries again: the port may be free by now
 	snaps = r.Advance(0)
 	require.Len(t, snaps, 1)
 	assert.Contains(t, snaps[0].Events[0].Text, "port taken")
@@ -331,7 +331,7 @@ func TestNotesForTheStrategy(t *testing.T) {
 	}
 	assert.Equal(t, []string{"for everyone"}, notes, "cortex's run logs no naive note")
 	assert.Equal(t, "for everyone", snaps[len(snaps)-1].Note)
-	require.NoError(t, r.SetStrategy("naive"))
+	require.NoError(t, r.Control(source.SetStrategy("naive")))
 	clk.Advance(r.tick)
 	snaps = r.Advance(0)
 	require.NotEmpty(t, snaps)

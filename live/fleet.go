@@ -13,6 +13,7 @@ import (
 
 	"github.com/cortex-tui/cortex-tui/cortexhttp"
 	"github.com/cortex-tui/cortex-tui/engine"
+	"github.com/cortex-tui/cortex-tui/model"
 	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/strategy"
 )
@@ -28,7 +29,7 @@ const (
 	reasonNone   = "NO_RETRIES"
 )
 
-// member is one client's current strategy inside its transport. SetStrategy replaces it;
+// member is one client's current strategy inside its transport. A strategy switch replaces it;
 // requests in flight finish on the transport they started with.
 type member struct {
 	rt     *cortexhttp.Transport
@@ -113,10 +114,10 @@ func newFleet(n int, u *url.URL, base http.RoundTripper, cfg Config, classes int
 }
 
 // build gives every client a fresh strategy called name from seed (switches: how many
-// SetStrategy calls came before, for fresh streams), each inside its own cortexhttp
-// transport; weights and adaptive, when set, apply to new CORTEX engines. It returns the
-// catalog name.
-func (f *fleet) build(name string, seed int64, switches uint64, weights *engine.Weights, adaptive *bool) (string, error) {
+// strategy switches came before, for fresh streams), each inside its own cortexhttp
+// transport; the controls' weights and adaptive switch, when set, apply to new CORTEX engines.
+// It returns the catalog name.
+func (f *fleet) build(name string, seed int64, switches uint64, ctl *model.Controls) (string, error) {
 	ms := make([]*member, len(f.clients))
 	var fc *engine.FleetConfig
 	if f.member != nil { // one lease for the build's engines: one member per process
@@ -133,13 +134,8 @@ func (f *fleet) build(name string, seed int64, switches uint64, weights *engine.
 		m := &member{strat: st}
 		if h, ok := st.(strategy.EngineHolder); ok {
 			m.holder = h
-			if weights != nil {
-				if err := h.Engine().SetWeights(*weights); err != nil {
-					return "", err
-				}
-			}
-			if adaptive != nil {
-				h.Engine().SetAdaptive(*adaptive)
+			if err := ctl.Configure(h.Engine()); err != nil {
+				return "", err
 			}
 		}
 		cfg := cortexhttp.DefaultConfig()
@@ -235,8 +231,8 @@ func (t *tally) sent(retry bool) {
 }
 
 // attempt is every transport's Config.OnAttempt: it counts the attempt's outcome, a refused
-// admission and the strategy's verdict, as the simulator counts them (the attempt itself was
-// counted when sent).
+// or held admission (by reason and class) and the strategy's verdict, as the simulator counts
+// them (the attempt itself was counted when sent).
 func (t *tally) attempt(a cortexhttp.Attempt) {
 	cls := -1
 	if st, ok := a.Request.Context().Value(reqKey{}).(*reqState); ok {
@@ -245,8 +241,20 @@ func (t *tally) attempt(a cortexhttp.Attempt) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	c := &t.c
-	if a.End == cortexhttp.EndNotAdmitted {
-		c.LocalRejects++
+	switch {
+	case a.End == cortexhttp.EndHeld:
+		c.Held++
+	case a.End == cortexhttp.EndNotAdmitted && a.Admission.Held(): // held past the deadline
+		c.HeldExpired++
+		if a.Retry > 0 {
+			c.RetryExpired++
+		}
+	case a.End == cortexhttp.EndNotAdmitted:
+		r := source.ReasonOf(a.Admission.Reason)
+		c.AddRefusal(r, a.Retry > 0)
+		if cls >= 0 && cls < len(t.classes) {
+			t.classes[cls].AddRefusal(r, a.Retry > 0)
+		}
 	}
 	if a.Recorded {
 		c.AddOutcome(a.Outcome, a.Retry > 0)

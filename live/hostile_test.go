@@ -82,7 +82,7 @@ func TestHostileHeapBound(t *testing.T) {
 			base := NewBaseTransport(concurrent)
 			t.Cleanup(base.CloseIdleConnections)
 			f := newFleet(4, st.URL, base, cfg, len(scn.Classes))
-			_, err := f.build("none", 1, 0, nil, nil)
+			_, err := f.build("none", 1, 0, nil)
 			require.NoError(t, err)
 			grew := peakHeap(func() {
 				var wg sync.WaitGroup

@@ -139,9 +139,9 @@ func TestThreeInstancesShareOneBudget(t *testing.T) {
 		for _, s := range ss {
 			retries += s.Counts.Retries
 		}
-		m := runs[i].Meta()
-		require.NotNil(t, m.Fleet)
-		assert.Equal(t, "shop", m.Fleet.Name)
+		fm := runs[i].Fleet()
+		require.NotNil(t, fm)
+		assert.Equal(t, "shop", fm.Name)
 		for _, s := range ss {
 			if fh := s.Cortex.Fleet; fh != nil && fh.Instances == 3 {
 				sawAll++
@@ -265,16 +265,16 @@ func TestJoinLifecycle(t *testing.T) {
 	assert.Equal(t, 1, h.Instances, "one member for the process")
 	require.Len(t, budgets, 1)
 	assert.Equal(t, 500.0, budgets[0].Capacity, "the whole fleet's bucket of cortex, not a client's share")
-	assert.Equal(t, &source.FleetMeta{Name: "shop", Store: "memory", Instance: "a"}, r.Meta().Fleet)
+	assert.Equal(t, &source.FleetMeta{Name: "shop", Store: "memory", Instance: "a"}, r.Fleet())
 
-	require.NoError(t, r.SetStrategy("naive"))
+	require.NoError(t, r.Control(source.SetStrategy("naive")))
 	assert.Nil(t, members(), "naive has no engine to join")
 	assert.Equal(t, 1, closed)
-	require.NoError(t, r.SetStrategy("cortex"))
+	require.NoError(t, r.Control(source.SetStrategy("cortex")))
 	require.NotNil(t, members())
 	assert.Equal(t, 2, opened)
 
-	r.Restart()
+	require.NoError(t, r.Control(source.Restart()))
 	require.NotNil(t, members())
 	assert.NotSame(t, g, members())
 	assert.Equal(t, 3, opened)
@@ -291,4 +291,52 @@ func TestJoinLifecycle(t *testing.T) {
 	bad.Open = nil
 	_, err = New(Config{Scenario: small(), Strategy: "cortex", Stack: handlerStack(t, ok, newFakeFaults()), Join: &bad})
 	assert.ErrorContains(t, err, "Join.Open")
+}
+
+// scriptCalls returns how many scripts Redis has run (EVALSHA and EVAL, INFO commandstats).
+func scriptCalls(t *testing.T, c *redis.Client) int64 {
+	t.Helper()
+	info, err := c.Info(context.Background(), "commandstats").Result()
+	require.NoError(t, err)
+	var n int64
+	for _, line := range strings.Split(info, "\n") {
+		name, rest, ok := strings.Cut(strings.TrimSpace(line), ":calls=")
+		if ok && (name == "cmdstat_evalsha" || name == "cmdstat_eval") {
+			x, err := strconv.ParseInt(rest[:strings.IndexByte(rest, ',')], 10, 64)
+			require.NoError(t, err)
+			n += x
+		}
+	}
+	return n
+}
+
+// Asserts that a process is one member whatever its clients: a run of 50 clients sends Redis
+// one sync per interval (five a second at the default 200 ms), not one per client, and the
+// fleet counts one instance.
+func TestOneSyncPerProcess(t *testing.T) {
+	noLeaks(t)
+	srv := redistest.Start(t)
+	raw := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	defer raw.Close()
+	scn := small()
+	scn.Clients = 50
+	ok := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
+	before := scriptCalls(t, raw)
+	r := newRun(t, Config{Scenario: scn, Strategy: "cortex", Stack: handlerStack(t, ok, newFakeFaults()), Duration: -1,
+		Join: &Join{Open: func(_ string, b cfleet.Budget) (engine.FleetStore, error) {
+			return openRedis(srv, "one", cfleet.Options{Budget: b})
+		}, Name: "one", Instance: "a"}})
+	r.Start(context.Background())
+	start := time.Now()
+	time.Sleep(2 * time.Second)
+	r.mu.Lock()
+	h := r.members.health()
+	r.mu.Unlock()
+	calls := scriptCalls(t, raw) - before
+	perSecond := float64(calls) / time.Since(start).Seconds()
+	t.Logf("50 clients: %d syncs in %s, %.1f a second; %d members", calls, time.Since(start).Round(time.Millisecond), perSecond, h.Instances)
+	assert.Equal(t, 1, h.Instances, "one member for the process")
+	assert.Equal(t, 50, h.Engines)
+	assert.LessOrEqual(t, perSecond, 10.0, "at most 10 Redis commands a second for the process")
+	assert.GreaterOrEqual(t, perSecond, 2.0, "it syncs")
 }

@@ -200,12 +200,12 @@ func TestPortTakenAfterOutage(t *testing.T) {
 	scn := small()
 	clk := manual()
 	r := newRun(t, Config{Scenario: scn, Strategy: "none", Clock: clk, Stack: EmbeddedStack(ScaledTarget(scn.Service, 1, 1))})
-	r.Inject(scenarios.Fault{Kind: scenarios.FaultOutage})
+	require.NoError(t, r.Control(source.Inject(scenarios.Fault{Kind: scenarios.FaultOutage})))
 	clk.Advance(r.tick)
 	r.Advance(0)
 	thief, err := net.Listen("tcp", r.stack.URL.Host)
 	require.NoError(t, err, "the target's port is free during the outage")
-	r.Clear(scenarios.FaultOutage)
+	require.NoError(t, r.Control(source.Clear(scenarios.FaultOutage)))
 	clk.Advance(r.tick)
 	texts := func(snaps []source.Snapshot) string {
 		var b strings.Builder

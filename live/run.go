@@ -3,6 +3,7 @@ package live
 import (
 	"context"
 	"fmt"
+	"iter"
 	"math/rand/v2"
 	"net/http"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cortex-tui/cortex-tui/engine"
+	"github.com/cortex-tui/cortex-tui/model"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
 )
@@ -39,9 +41,7 @@ type Run struct {
 	fleetMode string   // "FLEET" or "LOCAL" as the event log last said it ("" before)
 	strategy  string
 	switches  uint64
-	weights   *engine.Weights
-	adaptive  *bool
-	classes   []classState
+	ctl       model.Controls      // the classes' (scaled) rates, shares and priorities, the CORTEX weights and adaptive switch
 	rates     []float64           // rate x share of each class, this tick
 	arr       *scenarios.Arrivals // the scenario's arrivals, drawn as the simulator draws them
 	arrivals  []scenarios.Arrival // this tick's, in time order
@@ -67,19 +67,12 @@ type Run struct {
 	loopDone chan struct{}
 }
 
-// The live run is a source.Source, and can be paused.
+// The live run is a source.Source, can be paused, and its engines can join a fleet.
 var (
 	_ source.Source = (*Run)(nil)
 	_ source.Pauser = (*Run)(nil)
+	_ source.Fleet  = (*Run)(nil)
 )
-
-// classState is one priority class as currently configured.
-type classState struct {
-	name     string
-	priority int
-	rate     float64 // scaled base rate, requests/s
-	share    float64
-}
 
 // activeFault is a fault in effect.
 type activeFault struct {
@@ -141,14 +134,11 @@ func (r *Run) reset(strategyName string) error {
 		return fmt.Errorf("live: the stack builder returned no URL or no fault controls")
 	}
 	r.stack = st
-	r.classes = make([]classState, len(r.scn.Classes))
-	for i, c := range r.scn.Classes {
-		r.classes[i] = classState{name: c.Name, priority: c.Priority, rate: c.Rate * r.cfg.Scale, share: 1}
-	}
-	r.classTick = make([]source.ClassTick, len(r.classes))
-	r.fleet = newFleet(r.scn.Clients, st.URL, r.cfg.Base, r.cfg, len(r.classes))
-	r.switches, r.weights, r.adaptive = 0, nil, nil
-	name, err := r.fleet.build(strategyName, r.cfg.Seed, 0, nil, nil)
+	r.ctl = model.NewControls(r.scn.Classes, r.cfg.Scale)
+	r.classTick = make([]source.ClassTick, len(r.ctl.Classes))
+	r.fleet = newFleet(r.scn.Clients, st.URL, r.cfg.Base, r.cfg, len(r.ctl.Classes))
+	r.switches = 0
+	name, err := r.fleet.build(strategyName, r.cfg.Seed, 0, &r.ctl)
 	if err == nil {
 		err = r.rejoin(name)
 	}
@@ -305,7 +295,7 @@ func (r *Run) advanceTo(el time.Duration) time.Duration {
 // dispatch sends one arrival.
 func (r *Run) dispatch(a scenarios.Arrival) {
 	r.fleet.tally.arrived(a.Class)
-	r.fleet.send(a.Class, a.Client, r.classes[a.Class].priority)
+	r.fleet.send(a.Class, a.Client, r.ctl.Classes[a.Class].Priority)
 }
 
 // beginTick applies what changes when the tick starting at t begins: the faults' ends, the
@@ -351,8 +341,8 @@ func (r *Run) drawArrivals(t time.Duration) {
 		return
 	}
 	r.rates = r.rates[:0]
-	for _, c := range r.classes {
-		r.rates = append(r.rates, c.rate*c.share)
+	for _, c := range r.ctl.Classes {
+		r.rates = append(r.rates, c.Rate*c.Share)
 	}
 	limit := t + r.tick
 	if r.arrEnd >= 0 {
@@ -372,7 +362,7 @@ func (r *Run) closeTick(end time.Duration) {
 	snap := source.Snapshot{T: end, Dt: r.tick, Done: r.done, Classes: make([]source.ClassTick, len(r.classTick))}
 	snap.Counts = r.fleet.tally.take(r.classTick)
 	for i := range r.classTick {
-		r.classTick[i].Priority = r.classes[i].priority
+		r.classTick[i].Priority = r.ctl.Classes[i].Priority
 	}
 	copy(snap.Classes, r.classTick)
 	snap.Service, snap.Counts.Crashes = r.service(end)
@@ -418,16 +408,19 @@ func (r *Run) Meta() source.Meta {
 		Tick:     r.tick,
 		Total:    max(r.total, 0),
 		Duration: max(r.arrEnd, 0),
-		Classes:  make([]source.ClassMeta, len(r.classes)),
+		Classes:  r.ctl.Meta(),
 		Live:     true,
 	}
-	if j := r.cfg.Join; j != nil {
-		m.Fleet = &source.FleetMeta{Name: j.Name, Store: j.Store, Instance: j.Instance}
-	}
-	for i, c := range r.classes {
-		m.Classes[i] = source.ClassMeta{Name: c.name, Priority: c.priority, Share: c.share, Rate: c.rate}
-	}
 	return m
+}
+
+// Fleet says which fleet the run's CORTEX engines join (Config.Join); nil without one.
+func (r *Run) Fleet() *source.FleetMeta {
+	j := r.cfg.Join // set once, by New
+	if j == nil {
+		return nil
+	}
+	return &source.FleetMeta{Name: j.Name, Store: j.Store, Instance: j.Instance}
 }
 
 // Advance ignores d: the run follows the wall clock. It catches up with the clock (sending the
@@ -474,19 +467,62 @@ func (r *Run) SetPaused(on bool) {
 	r.poke()
 }
 
-// Inject starts fault f now, through the stack's fault controls, for f.Duration or until
-// cleared; a fault the controls refuse (an invalid value, a capacity drop without the embedded
-// target) is reported as a FaultRefused event.
-func (r *Run) Inject(f scenarios.Fault) {
+// Control applies c from now on (source.ControlEvent says what each control does): a fault
+// through the stack's fault controls (one they refuse, such as a capacity drop without the
+// embedded target, is a FaultRefused event), the classes' and the engines' controls through
+// model.Controls, a strategy switch and a restart here. A closed run applies nothing: a
+// strategy switch is then an error, every other control does nothing.
+func (r *Run) Control(c source.ControlEvent) error {
+	if c.Control == source.ControlRestart {
+		r.restart()
+		return nil
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.done || r.gone() {
-		return
+	if r.gone() {
+		if c.Control == source.ControlStrategy {
+			return fmt.Errorf("live: the run is closed")
+		}
+		return nil
 	}
-	if f.Duration < 0 {
-		f.Duration = 0
+	switch c.Control {
+	case source.ControlInject:
+		if !r.done {
+			f := c.Fault
+			f.Duration = max(f.Duration, 0)
+			r.startFault(f, r.now, true)
+		}
+	case source.ControlClear:
+		if k := c.Fault.Kind.Index(); k >= 0 && r.faults[k].on {
+			r.endFault(k, r.now, source.FaultCleared)
+		}
+	case source.ControlClearAll:
+		for k := range r.faults {
+			if r.faults[k].on {
+				r.endFault(k, r.now, source.FaultCleared)
+			}
+		}
+	case source.ControlStrategy:
+		return r.setStrategy(c.Strategy)
+	default:
+		ev, err := r.ctl.Apply(c, r.engines())
+		if err != nil {
+			return err
+		}
+		r.emit(r.now, ev)
 	}
-	r.startFault(f, r.now, true)
+	return nil
+}
+
+// engines yields the clients' current CORTEX engines (none for a strategy without one).
+func (r *Run) engines() iter.Seq[*engine.Engine] {
+	return func(yield func(*engine.Engine) bool) {
+		for i := range r.fleet.clients {
+			if m := r.fleet.clients[i].cur.Load(); m.holder != nil && !yield(m.holder.Engine()) {
+				return
+			}
+		}
+	}
 }
 
 // startFault starts f at t (f.Duration from t; 0 until cleared).
@@ -521,86 +557,6 @@ func (r *Run) endFault(k int, t time.Duration, why source.FaultChange) {
 	r.emit(t, source.Event{Kind: source.EventFault, Fault: source.FaultEvent{Change: why, Kind: kind}})
 }
 
-// Clear ends the fault of that kind, injected or scheduled, if any.
-func (r *Run) Clear(kind scenarios.FaultKind) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if k := kind.Index(); k >= 0 && r.faults[k].on && !r.gone() {
-		r.endFault(k, r.now, source.FaultCleared)
-	}
-}
-
-// ClearAll ends every active fault.
-func (r *Run) ClearAll() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.gone() {
-		return
-	}
-	for k := range r.faults {
-		if r.faults[k].on {
-			r.endFault(k, r.now, source.FaultCleared)
-		}
-	}
-}
-
-// SetWeights replaces the CORTEX weights of every client (and of engines SetStrategy builds
-// later); a no-op for other strategies.
-func (r *Run) SetWeights(w engine.Weights) error {
-	if _, err := w.Normalized(); err != nil {
-		return err
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.gone() {
-		return nil
-	}
-	for i := range r.fleet.clients {
-		if m := r.fleet.clients[i].cur.Load(); m.holder != nil {
-			if err := m.holder.Engine().SetWeights(w); err != nil {
-				return err
-			}
-		}
-	}
-	r.weights = &w
-	r.emit(r.now, source.Event{Kind: source.EventControl, Control: source.ControlEvent{Control: source.ControlWeights, Weights: w}})
-	return nil
-}
-
-// SetAdaptive turns CORTEX adaptive weights on or off for every client.
-func (r *Run) SetAdaptive(on bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.gone() {
-		return
-	}
-	for i := range r.fleet.clients {
-		if m := r.fleet.clients[i].cur.Load(); m.holder != nil {
-			m.holder.Engine().SetAdaptive(on)
-		}
-	}
-	r.adaptive = &on
-	r.emit(r.now, source.Event{Kind: source.EventControl, Control: source.ControlEvent{Control: source.ControlAdaptive, On: on}})
-}
-
-// SetClass changes the share (multiplier of the base rate, >= 0) and the priority (0..10) of
-// class i, from the next tick's arrivals on (the arrival rate stays capped at MaxRPS).
-func (r *Run) SetClass(i int, share float64, priority int) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if i < 0 || i >= len(r.classes) {
-		return fmt.Errorf("class %d does not exist (the scenario has %d classes)", i, len(r.classes))
-	}
-	if err := source.CheckClass(r.classes[i].name, share, priority); err != nil {
-		return err
-	}
-	r.classes[i].share = share
-	r.classes[i].priority = priority
-	r.emit(r.now, source.Event{Kind: source.EventControl, Control: source.ControlEvent{Control: source.ControlClass,
-		Class: r.classes[i].name, Share: share, Priority: priority}})
-	return nil
-}
-
 // note returns the caption of the current strategy: the last note reached that is for it (a
 // switch of strategy shows the new strategy's caption at once), "" before the first. r.mu is
 // held.
@@ -613,15 +569,11 @@ func (r *Run) note() string {
 	return ""
 }
 
-// SetStrategy switches every client to the named strategy from now on: new requests use a
+// setStrategy switches every client to the named strategy from now on: new requests use a
 // fresh strategy in a fresh transport; requests alive finish on the one they started with.
-func (r *Run) SetStrategy(name string) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.gone() {
-		return fmt.Errorf("live: the run is closed")
-	}
-	got, err := r.fleet.build(name, r.cfg.Seed, r.switches+1, r.weights, r.adaptive)
+// r.mu is held.
+func (r *Run) setStrategy(name string) error {
+	got, err := r.fleet.build(name, r.cfg.Seed, r.switches+1, &r.ctl)
 	if err != nil {
 		return err
 	}
@@ -631,14 +583,14 @@ func (r *Run) SetStrategy(name string) error {
 	r.switches++
 	r.strategy = got
 	r.readEmergency()
-	r.emit(r.now, source.Event{Kind: source.EventControl, Control: source.ControlEvent{Control: source.ControlStrategy, Strategy: got}})
+	r.emit(r.now, source.Event{Kind: source.EventControl, Control: source.SetStrategy(got)})
 	return nil
 }
 
-// Restart starts the run again from t = 0 with the same seed, scenario and strategy: every
+// restart starts the run again from t = 0 with the same seed, scenario and strategy: every
 // request alive is cancelled, the stack is built anew (a fresh target), controls and faults
 // reset. If the stack cannot be built again, the run ends.
-func (r *Run) Restart() {
+func (r *Run) restart() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
@@ -654,7 +606,7 @@ func (r *Run) Restart() {
 	r.poke()
 }
 
-// gone reports whether the run has nothing left to control: closed, or a Restart failed to
+// gone reports whether the run has nothing left to control: closed, or a restart failed to
 // build its stack (r.mu held).
 func (r *Run) gone() bool { return r.closed || r.fleet == nil || r.stack == nil }
 

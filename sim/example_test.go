@@ -7,6 +7,7 @@ import (
 	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/sim"
+	"github.com/cortex-tui/cortex-tui/source"
 )
 
 // A small service (20 workers x 100 ms: 200 req/s) with an outage of a third of the run.
@@ -51,7 +52,7 @@ func ExampleNewSource() {
 	defer src.Close()
 	fmt.Println(len(src.Advance(250*time.Millisecond)), "ticks of 100ms, 50ms carried over")
 	fmt.Println(len(src.Advance(250*time.Millisecond)), "ticks")
-	src.Inject(scenarios.Fault{Kind: scenarios.FaultOutage})
+	_ = src.Control(source.Inject(scenarios.Fault{Kind: scenarios.FaultOutage}))
 	snaps := src.Advance(time.Second)
 	fmt.Println(snaps[len(snaps)-1].Service.State, snaps[len(snaps)-1].T)
 	// Output:

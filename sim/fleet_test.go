@@ -9,6 +9,7 @@ import (
 
 	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/scenarios"
+	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/strategy"
 )
 
@@ -97,22 +98,23 @@ func TestSharedBudgetDeterministic(t *testing.T) {
 	require.NoError(t, err)
 	assert.Nil(t, s.fleet, "a strategy without an engine has no fleet")
 	stepFor(s, 5*time.Second)
-	require.NoError(t, s.SetStrategy(strategy.CortexName))
+	require.NoError(t, s.Control(source.SetStrategy(strategy.CortexName)))
 	require.NotNil(t, s.fleet)
 	stepFor(s, 6*time.Second)
 	assert.Equal(t, engine.FleetJoint, s.clients[0].holder.Engine().Snapshot().Fleet)
 }
 
-// Asserts what a shared-budget run tells the dashboard: Meta.Fleet names the in-process fleet,
+// Asserts what a shared-budget run tells the dashboard: its Fleet names the in-process fleet,
 // and each snapshot's CortexView.Fleet counts every client's engine, all on the fleet's view
 // (mode FLEET) once synced, the syncs so far and the fleet's F; per client, neither.
 func TestSharedBudgetFleetHealth(t *testing.T) {
 	src, err := NewSource(sharedScenario(scenarios.BudgetShared), strategy.CortexName, 1)
 	require.NoError(t, err)
 	defer src.Close()
-	m := src.Meta()
-	require.NotNil(t, m.Fleet)
-	assert.Equal(t, testScenario().Name, m.Fleet.Name)
+	require.Implements(t, (*source.Fleet)(nil), src)
+	fm := src.(source.Fleet).Fleet()
+	require.NotNil(t, fm)
+	assert.Equal(t, testScenario().Name, fm.Name)
 	snaps := src.Advance(20 * time.Second)
 	require.NotEmpty(t, snaps)
 	last := snaps[len(snaps)-1].Cortex
@@ -128,7 +130,7 @@ func TestSharedBudgetFleetHealth(t *testing.T) {
 	p, err := NewSource(sharedScenario(scenarios.BudgetPerClient), strategy.CortexName, 1)
 	require.NoError(t, err)
 	defer p.Close()
-	assert.Nil(t, p.Meta().Fleet)
+	assert.Nil(t, p.(source.Fleet).Fleet())
 	ps := p.Advance(time.Second)
 	require.NotEmpty(t, ps)
 	assert.Nil(t, ps[len(ps)-1].Cortex.Fleet)

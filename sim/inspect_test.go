@@ -54,7 +54,7 @@ func TestKeepDecisionsChangesNothing(t *testing.T) {
 				}
 			}
 			assert.Nil(t, plain.RecentDecisions(), "not kept unless asked")
-			kept.Restart()
+			require.NoError(t, kept.Control(source.Restart()))
 			assert.Empty(t, kept.RecentDecisions(), "a restart forgets them")
 		})
 	}

@@ -82,9 +82,9 @@ func TestRandomScenariosKeepTheirBooks(t *testing.T) {
 		for !s.Done() {
 			if n == 20 {
 				spec := scenarios.FaultSpecs()[i%scenarios.NumFaultKinds]
-				s.Inject(scenarios.Fault{Kind: spec.Kind, Value: spec.InjectValue(100), Duration: time.Second})
-				require.NoError(t, s.SetClass(0, 2, 3))
-				require.NoError(t, s.SetStrategy(names[(i+1)%len(names)]))
+				require.NoError(t, s.Control(source.Inject(scenarios.Fault{Kind: spec.Kind, Value: spec.InjectValue(100), Duration: time.Second})))
+				require.NoError(t, s.Control(source.SetClass(scn.Classes[0].Name, 2, 3)))
+				require.NoError(t, s.Control(source.SetStrategy(names[(i+1)%len(names)])))
 			}
 			c := s.Step().Counts
 			n++

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cortex-tui/cortex-tui/engine"
+	"github.com/cortex-tui/cortex-tui/model"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/strategy"
@@ -21,9 +22,6 @@ const TierRetries = 3
 
 // epoch is the virtual clock's reading at t = 0 of every run.
 var epoch = time.Date(2026, time.January, 1, 0, 0, 0, 0, time.UTC)
-
-// epochUnix is epoch in whole Unix seconds (epoch has no fraction of a second).
-var epochUnix = epoch.Unix()
 
 // Random streams: each purpose draws from its own PCG stream of the run's seed, so what one
 // part consumes never shifts another (arrivals are identical whatever the strategy).
@@ -42,7 +40,7 @@ type Sim struct {
 	scn      scenarios.Scenario
 	strategy string
 	seed     int64
-	switches uint64 // SetStrategy calls, to derive fresh strategy streams
+	switches uint64 // strategy switches, to derive fresh strategy streams
 
 	now      int64 // virtual time at the end of the last tick, ns
 	tick     int64 // dt in ns
@@ -60,7 +58,7 @@ type Sim struct {
 	arrivals           []scenarios.Arrival // this tick's, in time order
 	classRates         []float64           // rate x share of each class, this tick
 
-	classes []classState
+	ctl     model.Controls // the classes' shares and priorities, the CORTEX weights and adaptive switch
 	clients []client
 	users   []user // closed loop only
 
@@ -78,35 +76,30 @@ type Sim struct {
 	sched  []bool // scheduled fault i has started
 
 	fleet *fleetSync // the clients' engines sharing one budget (scenario budget = "shared"); nil otherwise
+	// build, when set (tests only), builds each client's strategy instead of strategy.New.
+	build func(name string, env strategy.Env) (strategy.Strategy, error)
 
-	weights      *engine.Weights // control set by SetWeights, applied to new engines too
-	adaptive     *bool
-	noteIdx      int
-	lastCircuits [2]int          // clients with a HALF_OPEN and an OPEN circuit at the end of the previous tick
-	kept         *decisionKeeper // the latest decisions, while KeepDecisions keeps them (nil: off)
-	lastReason   string          // the reason of the last REJECT or CIRCUIT_OPEN verdict counted
-	lastCode     source.Reason   // its code (countVerdict)
-	counts       source.Counts
-	engSnap      engine.Snapshot  // fleetView's buffer for one client's engine snapshot
-	cortexSum    source.CortexSum // fleetView's sum of the engines' snapshots
-	emergency    float64          // the clients' engines' EmergencyThreshold, for the fleet's band
-	classTicks   []source.ClassTick
-	events       []source.Event
-}
-
-// classState is one priority class as currently configured.
-type classState struct {
-	name     string
-	priority int
-	rate     float64 // base rate, requests/s (closed loop: share of users)
-	share    float64 // multiplier set by SetClass
+	noteIdx         int
+	lastCircuits    [2]int          // clients with a HALF_OPEN and an OPEN circuit at the end of the previous tick
+	kept            *decisionKeeper // the latest decisions, while KeepDecisions keeps them (nil: off)
+	lastReason      string          // the reason of the last REJECT or CIRCUIT_OPEN verdict counted
+	lastCode        source.Reason   // its code (countVerdict)
+	lastRefusal     string          // the reason of the last local refusal counted
+	lastRefusalCode source.Reason   // its code (refuse)
+	counts          source.Counts
+	engSnap         engine.Snapshot  // fleetView's buffer for one client's engine snapshot
+	cortexSum       source.CortexSum // fleetView's sum of the engines' snapshots
+	emergency       float64          // the clients' engines' EmergencyThreshold, for the fleet's band
+	classTicks      []source.ClassTick
+	events          []source.Event
 }
 
 // client is one instance of the fleet with its own strategy state.
 type client struct {
 	strat       strategy.Strategy
 	holder      strategy.EngineHolder // non-nil for cortex
-	pending     int                   // retries waiting out their delay
+	pending     int                   // retries waiting out their delay (or held by the strategy when due)
+	held        int                   // originals held by the strategy (Admission.Wait), not yet sent
 	lastPending int
 }
 
@@ -155,8 +148,9 @@ type timeoutEntry struct {
 
 // Timer kinds in the timers heap.
 const (
-	timerRetry uint8 = iota
-	timerThink
+	timerRetry uint8 = iota // a retry's delay ends
+	timerThink              // a closed-loop user's think time ends
+	timerHold               // a held attempt's wait ends (Admission.Wait)
 )
 
 // New builds a simulation of scn with every client running strategyName, from seed. Zero
@@ -312,10 +306,7 @@ func (s *Sim) reset(strategyName string) error {
 	s.svcRand = rand.New(rand.NewPCG(seed, streamService))
 	s.thinkRand = rand.New(rand.NewPCG(seed, streamThink))
 
-	s.classes = make([]classState, len(scn.Classes))
-	for i, c := range scn.Classes {
-		s.classes[i] = classState{name: c.Name, priority: c.Priority, rate: c.Rate, share: 1}
-	}
+	s.ctl = model.NewControls(scn.Classes, 1)
 	s.reqs, s.freeReq, s.atts, s.freeAtt = s.reqs[:0], s.freeReq[:0], s.atts[:0], s.freeAtt[:0]
 	s.svcTimeouts.clear()
 	s.cliTimeouts.clear()
@@ -327,8 +318,7 @@ func (s *Sim) reset(strategyName string) error {
 	s.sched = make([]bool, len(scn.Faults))
 	s.noteIdx = -1
 	s.lastCircuits = [2]int{}
-	s.weights, s.adaptive = nil, nil
-	s.classTicks = make([]source.ClassTick, len(s.classes))
+	s.classTicks = make([]source.ClassTick, len(s.ctl.Classes))
 	s.events = nil
 	s.counts = source.Counts{}
 	if s.kept != nil {
@@ -369,7 +359,11 @@ func (s *Sim) buildClients(name string) error {
 	for i := range clients {
 		// cortex seeds its engine from r and reads the shared virtual clock.
 		r := rand.New(rand.NewPCG(uint64(s.seed), streamClient+uint64(i)+s.switches<<32))
-		st, err := strategy.New(name, strategy.Env{Clock: s.clock, Rand: r, Clients: len(clients), Fleet: member, Shared: shared})
+		build := strategy.New
+		if s.build != nil {
+			build = s.build
+		}
+		st, err := build(name, strategy.Env{Clock: s.clock, Rand: r, Clients: len(clients), Fleet: member, Shared: shared})
 		if err != nil {
 			return err
 		}
@@ -377,17 +371,12 @@ func (s *Sim) buildClients(name string) error {
 		if h, ok := st.(strategy.EngineHolder); ok {
 			clients[i].holder = h
 			s.emergency = h.Engine().Config().EmergencyThreshold
-			if s.weights != nil {
-				if err := h.Engine().SetWeights(*s.weights); err != nil {
-					return err
-				}
-			}
-			if s.adaptive != nil {
-				h.Engine().SetAdaptive(*s.adaptive)
+			if err := s.ctl.Configure(h.Engine()); err != nil {
+				return err
 			}
 		}
 		if s.clients != nil && i < len(s.clients) {
-			clients[i].pending = s.clients[i].pending
+			clients[i].pending, clients[i].held = s.clients[i].pending, s.clients[i].held
 		}
 	}
 	if fs != nil {
@@ -406,15 +395,15 @@ func (s *Sim) startUsers() {
 	n := s.scn.Loop.Users
 	s.users = make([]user, n)
 	total := 0.0
-	for _, c := range s.classes {
-		total += c.rate
+	for _, c := range s.ctl.Classes {
+		total += c.Rate
 	}
 	for u := range s.users {
 		cls := 0
 		if total > 0 {
 			x := (float64(u) + 0.5) / float64(n) * total
-			for cls < len(s.classes)-1 && x > s.classes[cls].rate {
-				x -= s.classes[cls].rate
+			for cls < len(s.ctl.Classes)-1 && x > s.ctl.Classes[cls].Rate {
+				x -= s.ctl.Classes[cls].Rate
 				cls++
 			}
 		}
@@ -435,15 +424,18 @@ func (s *Sim) Meta() source.Meta {
 		Tick:     s.scn.Tick,
 		Total:    s.scn.Duration + s.scn.Drain,
 		Duration: s.scn.Duration,
-		Classes:  make([]source.ClassMeta, len(s.classes)),
-	}
-	for i, c := range s.classes {
-		m.Classes[i] = source.ClassMeta{Name: c.name, Priority: c.priority, Share: c.share, Rate: c.rate}
-	}
-	if s.fleet != nil { // the clients' engines share one budget in an in-process store
-		m.Fleet = &source.FleetMeta{Name: s.scn.Name, Store: "in-process (simulated)", Instance: "client"}
+		Classes:  s.ctl.Meta(),
 	}
 	return m
+}
+
+// Fleet says that the clients' engines share one budget in an in-process store (a shared
+// budget with a CORTEX strategy); nil otherwise.
+func (s *Sim) Fleet() *source.FleetMeta {
+	if s.fleet == nil {
+		return nil
+	}
+	return &source.FleetMeta{Name: s.scn.Name, Store: "in-process (simulated)", Instance: "client"}
 }
 
 // Done reports whether the run is over: the arrival phase and the drain have elapsed.
@@ -452,21 +444,14 @@ func (s *Sim) Done() bool { return s.done }
 // Now returns the virtual time elapsed since the start of the run.
 func (s *Sim) Now() time.Duration { return time.Duration(s.now) }
 
-// setClock returns the virtual time t (ns) as a time.Time and, when the client's strategy
-// reads the shared clock (cortex: its engine), moves the clock there first. The baselines get
-// the time as an argument and never read the clock, so their calls skip moving it.
-func (s *Sim) setClock(t int64, c *client) time.Time {
+// setClock returns the virtual time t (ns) as a strategy.Time (the run's t = 0 is its origin)
+// and, when the client's strategy reads the shared clock (cortex: its engine), moves the clock
+// there first. The baselines get the time as an argument and never read the clock, so their
+// calls skip moving it.
+func (s *Sim) setClock(t int64, c *client) strategy.Time {
 	if c.holder != nil && t != s.clockAt {
 		s.clock.SetElapsed(time.Duration(t)) // reads epoch + t
 		s.clockAt = t
 	}
-	return virtualTime(t)
-}
-
-// virtualTime returns the time.Time of virtual time t (ns, >= 0): the same value as
-// epoch.Add(time.Duration(t)), instant, location (UTC) and all (TestVirtualTime), built from
-// its seconds and nanoseconds by time.Unix instead of Add's overflow-checked arithmetic: about
-// 30 instructions less on every strategy call of the simulator (cachegrind).
-func virtualTime(t int64) time.Time {
-	return time.Unix(epochUnix+t/1e9, t%1e9).UTC()
+	return strategy.Time(t)
 }

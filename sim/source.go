@@ -4,7 +4,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
 )
@@ -17,10 +16,12 @@ type simSource struct {
 	carry time.Duration
 }
 
-// simSource is the simulator's source.Source, and keeps its latest decisions for the inspector.
+// simSource is the simulator's source.Source, keeps its latest decisions for the inspector,
+// and says when its engines share a budget.
 var (
 	_ source.Source    = (*simSource)(nil)
 	_ source.Inspector = (*simSource)(nil)
+	_ source.Fleet     = (*simSource)(nil)
 )
 
 // NewSource returns a source.Source running scn with strategyName from seed. It is safe for
@@ -49,6 +50,13 @@ func (p *simSource) Meta() source.Meta {
 	return p.sim.Meta()
 }
 
+// Fleet says which fleet the clients' engines share, if any.
+func (p *simSource) Fleet() *source.FleetMeta {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.sim.Fleet()
+}
+
 // Advance runs the whole ticks that fit in d plus the carried-over fraction and returns
 // their snapshots, oldest first; nil once the run is over. A negative d counts as 0.
 func (p *simSource) Advance(d time.Duration) []source.Snapshot {
@@ -68,61 +76,14 @@ func (p *simSource) Advance(d time.Duration) []source.Snapshot {
 	return out
 }
 
-// Inject starts a fault now.
-func (p *simSource) Inject(f scenarios.Fault) {
+// Control applies c (Sim.Control); a restart also drops the carried fraction of a tick.
+func (p *simSource) Control(c source.ControlEvent) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.sim.Inject(f)
-}
-
-// Clear ends the fault of that kind.
-func (p *simSource) Clear(kind scenarios.FaultKind) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.sim.Clear(kind)
-}
-
-// ClearAll ends every active fault.
-func (p *simSource) ClearAll() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.sim.ClearAll()
-}
-
-// SetWeights replaces the CORTEX weights of every client.
-func (p *simSource) SetWeights(w engine.Weights) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.sim.SetWeights(w)
-}
-
-// SetAdaptive turns adaptive weights on or off.
-func (p *simSource) SetAdaptive(on bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.sim.SetAdaptive(on)
-}
-
-// SetClass changes a class's share and priority.
-func (p *simSource) SetClass(i int, share float64, priority int) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.sim.SetClass(i, share, priority)
-}
-
-// SetStrategy switches every client to the named strategy.
-func (p *simSource) SetStrategy(name string) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.sim.SetStrategy(name)
-}
-
-// Restart starts the run again from t = 0.
-func (p *simSource) Restart() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.sim.Restart()
-	p.carry = 0
+	if c.Control == source.ControlRestart {
+		p.carry = 0
+	}
+	return p.sim.Control(c)
 }
 
 // Close releases nothing (the simulator holds no goroutines) and returns nil.

@@ -69,7 +69,7 @@ func TestSourceInjectAndClear(t *testing.T) {
 	src, err := NewSource(scn, "none", 1)
 	require.NoError(t, err)
 	src.Advance(time.Second)
-	src.Inject(scenarios.Fault{Kind: scenarios.FaultOutage})
+	require.NoError(t, src.Control(source.Inject(scenarios.Fault{Kind: scenarios.FaultOutage})))
 	snaps := src.Advance(time.Second)
 	assert.Equal(t, source.ServiceDown, snaps[0].Service.State)
 	require.Len(t, snaps[0].Faults, 1)
@@ -80,17 +80,17 @@ func TestSourceInjectAndClear(t *testing.T) {
 		return f.Change == source.FaultStarted && f.Kind == scenarios.FaultOutage && f.Injected && f.Duration == 0
 	}))
 
-	src.Inject(scenarios.Fault{Kind: scenarios.FaultLatency, Value: 0.1, Duration: 2 * time.Second})
+	require.NoError(t, src.Control(source.Inject(scenarios.Fault{Kind: scenarios.FaultLatency, Value: 0.1, Duration: 2 * time.Second})))
 	snaps = src.Advance(time.Second)
 	assert.Len(t, snaps[0].Faults, 2)
-	src.Clear(scenarios.FaultOutage)
+	require.NoError(t, src.Control(source.Clear(scenarios.FaultOutage)))
 	snaps = src.Advance(time.Second)
 	assert.Equal(t, source.ServiceWarming, snaps[0].Service.State)
-	src.ClearAll()
+	require.NoError(t, src.Control(source.ClearAll()))
 	snaps = src.Advance(time.Second)
 	assert.Empty(t, snaps[len(snaps)-1].Faults)
 
-	src.Inject(scenarios.Fault{Kind: "meteor"})
+	require.NoError(t, src.Control(source.Inject(scenarios.Fault{Kind: "meteor"})), "refused as an event")
 	snaps = src.Advance(time.Second)
 	assert.True(t, hasEvent(snaps, source.EventFault, func(e source.Event) bool {
 		return e.Fault.Change == source.FaultRefused && e.Fault.Kind == "meteor" && strings.Contains(e.Fault.Reason, "meteor")
@@ -109,24 +109,24 @@ func hasEvent(snaps []source.Snapshot, k source.EventKind, match func(source.Eve
 	return false
 }
 
-// Asserts SetClass: a share of 0 stops a class's arrivals, the priority changes, and bad
+// Asserts ControlClass: a share of 0 stops a class's arrivals, the priority changes, and bad
 // values are errors naming the class.
 func TestSourceSetClass(t *testing.T) {
 	src, err := NewSource(testScenario(), "none", 1)
 	require.NoError(t, err)
-	require.NoError(t, src.SetClass(1, 0, 3))
+	require.NoError(t, src.Control(source.SetClass("analytics", 0, 3)))
 	assert.Equal(t, 3, src.Meta().Classes[1].Priority)
 	for _, s := range src.Advance(5 * time.Second) {
 		assert.Zero(t, s.Classes[1].Arrived)
 		assert.Equal(t, 3, s.Classes[1].Priority)
 	}
 	for _, c := range []struct {
-		i     int
+		class string
 		share float64
 		prio  int
 		want  string
-	}{{5, 1, 1, "class 5"}, {0, -1, 1, "share"}, {0, 1, 11, "priority"}} {
-		err := src.SetClass(c.i, c.share, c.prio)
+	}{{"search", 1, 1, `no class "search"`}, {"payment", -1, 1, "share"}, {"payment", 1, 11, "priority"}} {
+		err := src.Control(source.SetClass(c.class, c.share, c.prio))
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), c.want)
 	}
@@ -138,21 +138,21 @@ func TestSourceStrategyWeightsRestart(t *testing.T) {
 	src, err := NewSource(testScenario(), "naive", 1)
 	require.NoError(t, err)
 	first := src.Advance(2 * time.Second)
-	require.Error(t, src.SetStrategy("yolo"))
+	require.Error(t, src.Control(source.SetStrategy("yolo")))
 	assert.Equal(t, "naive", src.Meta().Strategy)
-	require.NoError(t, src.SetWeights(engine.Weights{F: 1}), "a no-op without cortex")
-	require.NoError(t, src.SetStrategy("cortex"))
+	require.NoError(t, src.Control(source.SetWeights(engine.Weights{F: 1})), "a no-op without cortex")
+	require.NoError(t, src.Control(source.SetStrategy("cortex")))
 	assert.Equal(t, "cortex", src.Meta().Strategy)
 	snaps := src.Advance(time.Second)
 	require.NotNil(t, snaps[0].Cortex)
-	require.NoError(t, src.SetWeights(engine.Weights{F: 1, L: 1, Q: 1, B: 1, C: 1}))
-	src.SetAdaptive(true)
+	require.NoError(t, src.Control(source.SetWeights(engine.Weights{F: 1, L: 1, Q: 1, B: 1, C: 1})))
+	require.NoError(t, src.Control(source.SetAdaptive(true)))
 	snaps = src.Advance(time.Second)
 	assert.InDelta(t, 0.2, snaps[0].Cortex.Weights.F, 1e-9, "renormalised")
 	assert.True(t, snaps[0].Cortex.Adaptive)
-	assert.Error(t, src.SetWeights(engine.Weights{F: -1}))
+	assert.Error(t, src.Control(source.SetWeights(engine.Weights{F: -1})))
 
-	src.Restart()
+	require.NoError(t, src.Control(source.Restart()))
 	again := src.Advance(2 * time.Second)
 	require.Len(t, again, len(first))
 	assert.Equal(t, time.Duration(0)+src.Meta().Tick, again[0].T)
@@ -178,11 +178,11 @@ func TestSourceConcurrent(t *testing.T) {
 	go func() {
 		defer wg.Done()
 		for i := range 50 {
-			src.Inject(scenarios.Fault{Kind: scenarios.FaultErrors, Value: 0.5})
-			_ = src.SetClass(0, float64(i%3), 5)
-			src.SetAdaptive(i%2 == 0)
+			_ = src.Control(source.Inject(scenarios.Fault{Kind: scenarios.FaultErrors, Value: 0.5}))
+			_ = src.Control(source.SetClass("payment", float64(i%3), 5))
+			_ = src.Control(source.SetAdaptive(i%2 == 0))
 			_ = src.Meta()
-			src.ClearAll()
+			_ = src.Control(source.ClearAll())
 		}
 	}()
 	wg.Wait()

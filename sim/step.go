@@ -90,8 +90,8 @@ func (s *Sim) runEvents(start, end int64) {
 	s.arrivals = s.arrivals[:0]
 	if !s.scn.Loop.Closed && start < s.duration {
 		s.classRates = s.classRates[:0]
-		for _, c := range s.classes {
-			s.classRates = append(s.classRates, c.rate*c.share)
+		for _, c := range s.ctl.Classes {
+			s.classRates = append(s.classRates, c.Rate*c.Share)
 		}
 		s.arrivals = s.arr.Draw(s.arrivals, time.Duration(start), time.Duration(min(end, s.duration)),
 			time.Duration(start+s.tick/2), s.classRates, 0)
@@ -169,8 +169,8 @@ func (s *Sim) timeoutBefore(t int64) (int64, bool) {
 	return 0, false
 }
 
-// fireTimer handles the timer (kind, idx, gen) due at at: a retry wake-up or the end of a
-// user's think time.
+// fireTimer handles the timer (kind, idx, gen) due at at: a retry wake-up, the end of a held
+// attempt's wait, or the end of a user's think time.
 func (s *Sim) fireTimer(kind uint8, idx int32, gen uint32, at int64) {
 	switch kind {
 	case timerRetry:
@@ -185,6 +185,17 @@ func (s *Sim) fireTimer(kind uint8, idx int32, gen uint32, at int64) {
 			return
 		}
 		s.clientSend(idx, int(r.retry), at)
+	case timerHold:
+		r := &s.reqs[idx]
+		if r.gen != gen {
+			return
+		}
+		if c := &s.clients[r.client]; r.retry > 0 {
+			c.pending--
+		} else {
+			c.held--
+		}
+		s.clientSend(idx, int(r.retry), at)
 	case timerThink:
 		if at >= s.duration {
 			return // the arrival phase is over: the user stops
@@ -193,7 +204,7 @@ func (s *Sim) fireTimer(kind uint8, idx int32, gen uint32, at int64) {
 		// The load profile scales the active population: user i is active while
 		// i < Users x load(t) x share of its class x its class's own load factor; an idle
 		// user checks again after a think time.
-		active := float64(s.scn.Loop.Users) * s.load(at) * s.classes[u.class].share * s.scn.ClassLoadAt(u.class, time.Duration(at))
+		active := float64(s.scn.Loop.Users) * s.load(at) * s.ctl.Classes[u.class].Share * s.scn.ClassLoadAt(u.class, time.Duration(at))
 		if float64(idx) >= active {
 			s.think(idx, at+max(int64(s.scn.Loop.Think), int64(time.Second))-minThink)
 			return
@@ -236,9 +247,10 @@ func (s *Sim) snapshot(util float64, over int64) source.Snapshot {
 	snap.Counts.Reasons[source.ReasonRetry] = snap.Counts.Decisions[engine.Retry] // every strategy's RETRY verdict says RETRY
 	for i := range s.clients {
 		snap.Pending += s.clients[i].pending
+		snap.HeldOriginals += s.clients[i].held
 	}
 	for i := range s.classTicks {
-		s.classTicks[i].Priority = s.classes[i].priority
+		s.classTicks[i].Priority = s.ctl.Classes[i].Priority
 	}
 	copy(snap.Classes, s.classTicks)
 	snap.Note = s.note()

@@ -14,36 +14,26 @@ import (
 	"github.com/cortex-tui/cortex-tui/scenarios"
 )
 
-// Source is a stream of snapshots with controls. Implementations are safe for concurrent use:
-// the dashboard calls Advance from a command goroutine and the controls from its Update loop.
+// Source is a stream of snapshots with controls: snapshots out (Advance), controls in
+// (Control), described by Meta. Implementations are safe for concurrent use: the dashboard calls
+// Advance from a command goroutine and Control from its Update loop. What only some sources can
+// do is a small interface of its own, checked with a type assertion: Pauser (a source that runs
+// on its own in real time), Inspector (its latest retry decisions) and Fleet (the fleet its
+// engines joined).
 type Source interface {
-	// Meta describes the run: scenario, strategy, classes, timing. It changes only after
-	// SetStrategy or Restart.
+	// Meta describes the run: scenario, strategy, classes, timing. It changes only after a
+	// ControlClass, ControlStrategy or ControlRestart.
 	Meta() Meta
 	// Advance moves the source forward by d of its own time (virtual time for the simulator,
 	// ignored by live mode, which follows the wall clock) and returns the snapshots of every
 	// whole tick completed, oldest first; it may return none. Fractions of a tick carry over.
 	// After the run is over it returns nil.
 	Advance(d time.Duration) []Snapshot
-	// Inject starts a fault now, lasting until cleared (Duration 0) or for f.Duration.
-	// Injecting a kind that is already active replaces it.
-	Inject(f scenarios.Fault)
-	// Clear ends the injected or scheduled fault of that kind, if any.
-	Clear(kind scenarios.FaultKind)
-	// ClearAll ends every active fault.
-	ClearAll()
-	// SetWeights replaces the CORTEX weights of every client (validated and renormalised).
-	// It is a no-op returning nil for strategies other than cortex.
-	SetWeights(w engine.Weights) error
-	// SetAdaptive turns CORTEX adaptive weights on or off for every client.
-	SetAdaptive(on bool)
-	// SetClass changes the traffic share (a multiplier of the class's base rate, >= 0) and the
-	// priority (0..10) of class i.
-	SetClass(i int, share float64, priority int) error
-	// SetStrategy switches every client to the named strategy from now on.
-	SetStrategy(name string) error
-	// Restart starts the run again from t=0 with the same seed and scenario (controls reset).
-	Restart()
+	// Control applies one control from now on (ControlEvent says what each does); the
+	// source's event log says what it applied. A control the source cannot apply (an invalid
+	// weight, share or priority, an unknown class or strategy, ControlText) is an error and
+	// changes nothing; a fault the source refuses is a FaultRefused event, not an error.
+	Control(c ControlEvent) error
 	// Close stops the source and releases what it holds (goroutines, connections).
 	Close() error
 }
@@ -55,6 +45,13 @@ type Source interface {
 type Pauser interface {
 	// SetPaused stops (true) or resumes (false) the source.
 	SetPaused(on bool)
+}
+
+// Fleet is implemented by sources whose CORTEX engines may share a fleet (the simulator's
+// shared budget, live --fleet). Its method is safe for concurrent use.
+type Fleet interface {
+	// Fleet says which fleet the run's CORTEX engines join; nil when the run has none.
+	Fleet() *FleetMeta
 }
 
 // Meta describes a run.
@@ -69,10 +66,9 @@ type Meta struct {
 	Duration time.Duration // arrival phase alone (new originals arrive only during it); 0 for an unbounded live run
 	Classes  []ClassMeta
 	Live     bool
-	Fleet    *FleetMeta // the fleet the run's CORTEX engines joined; nil when they are alone
 }
 
-// FleetMeta says which fleet a run's CORTEX engines joined (live --fleet).
+// FleetMeta says which fleet a run's CORTEX engines joined (Fleet).
 type FleetMeta struct {
 	Name     string // the fleet's name: its keys start with cortex:{Name}:
 	Store    string // where the fleet meets, as shown: "redis://127.0.0.1:6379" (no password)
@@ -102,8 +98,12 @@ type Snapshot struct {
 	Note    string      // current scenario caption ("" if none)
 	Faults  []ActiveFault
 	// Pending is how many retries were waiting out their delay at the end of the tick: decided,
-	// not yet sent (Counts.RetryLate and the others say why a decided retry is never sent).
+	// not yet sent (Counts.RetryLate and the others say why a decided retry is never sent). A
+	// retry its strategy held when due (Admission.Wait) is still pending.
 	Pending int
+	// HeldOriginals is how many originals their strategy held at the end of the tick
+	// (Admission.Wait: a rate limiter without a token), not yet sent.
+	HeldOriginals int
 }
 
 // Counts are the per-tick counters of the fleet.
@@ -120,7 +120,7 @@ type Counts struct {
 	Throttled    int // 429
 	BadRequests  int // 4xx, not retryable
 
-	LocalRejects int // attempts a strategy refused to send (open breaker, adaptive throttle)
+	LocalRejects int // attempts a strategy refused to send (open breaker, adaptive throttle): Admit refused them
 	Completed    int // originals that finished successfully within their deadline
 	Abandoned    int // originals that gave up (deadline, or no retry allowed)
 
@@ -154,6 +154,16 @@ type Counts struct {
 	// RetryCapped counts RETRY decisions past the simulator's retry cap (a strategy that never
 	// stops): not sent.
 	RetryCapped int
+
+	// Refusals counts the attempts the client's strategy refused to send (LocalRejects), by the
+	// Admission's reason (index = Reason): CIRCUIT_OPEN, SHED_LOW_PRIORITY, LIMIT_EXCEEDED, ...
+	Refusals [NumReasons]int
+	// Held counts the times a strategy held an attempt (Admission.Wait): each hold, not each
+	// attempt; the attempt is asked about again once its wait is over.
+	Held int
+	// HeldExpired counts held attempts whose wait would have ended at or after their request's
+	// deadline: their request is abandoned (not counted in LocalRejects).
+	HeldExpired int
 }
 
 // Reason is why a retry decision went the way it did: the engine's reasons and those of the
@@ -161,28 +171,33 @@ type Counts struct {
 // words ("SHED_LOW_PRIORITY"); ReasonOf maps them back.
 type Reason uint8
 
-// The reasons, in the order of the checks that give them.
+// The reasons, in the order of the checks that give them; LIMIT_EXCEEDED, ADAPTIVE_THROTTLE and
+// RATE_LIMITED are given by Admit only (a local refusal, a hold: Counts.Refusals).
 const (
-	ReasonRetry        Reason = iota // RETRY: every check passed
-	ReasonNotRetryable               // NOT_RETRYABLE: the error may not be retried
-	ReasonMaxRetries                 // MAX_RETRIES_EXCEEDED: the attempt limit is reached
-	ReasonEmergency                  // EMERGENCY: CPS at or above the emergency threshold
-	ReasonCircuitOpen                // CIRCUIT_OPEN: the circuit is OPEN
-	ReasonProbesBusy                 // HALF_OPEN_PROBES_BUSY: every probe slot is taken
-	ReasonShed                       // SHED_LOW_PRIORITY: priority below floor(CPS×10)
-	ReasonRamp                       // RECOVERY_RAMP: outside the recovery ramp's share
-	ReasonBudget                     // BUDGET_EXHAUSTED: no retry token left
-	ReasonThrottled                  // RETRY_THROTTLED: grpc's retry throttle
-	ReasonNoRetries                  // NO_RETRIES: strategy none never retries
-	ReasonOther                      // any other reason (INTERNAL_ERROR, or one unknown here)
-	NumReasons                       // how many reasons there are
+	ReasonRetry            Reason = iota // RETRY: every check passed
+	ReasonNotRetryable                   // NOT_RETRYABLE: the error may not be retried
+	ReasonMaxRetries                     // MAX_RETRIES_EXCEEDED: the attempt limit is reached
+	ReasonEmergency                      // EMERGENCY: CPS at or above the emergency threshold
+	ReasonCircuitOpen                    // CIRCUIT_OPEN: the circuit is OPEN
+	ReasonProbesBusy                     // HALF_OPEN_PROBES_BUSY: every probe slot is taken
+	ReasonShed                           // SHED_LOW_PRIORITY: priority below floor(CPS×10)
+	ReasonRamp                           // RECOVERY_RAMP: outside the recovery ramp's share
+	ReasonBudget                         // BUDGET_EXHAUSTED: no retry token left
+	ReasonThrottled                      // RETRY_THROTTLED: grpc's retry throttle
+	ReasonNoRetries                      // NO_RETRIES: strategy none never retries
+	ReasonLimit                          // LIMIT_EXCEEDED: a concurrency limiter is at its limit (a refusal)
+	ReasonAdaptiveThrottle               // ADAPTIVE_THROTTLE: the throttle's rejection probability (a refusal)
+	ReasonRateLimited                    // RATE_LIMITED: a client-side rate limiter has no token (a hold)
+	ReasonOther                          // any other reason (INTERNAL_ERROR, or one unknown here)
+	NumReasons                           // how many reasons there are
 )
 
 var reasonNames = [NumReasons]string{
 	ReasonRetry: "RETRY", ReasonNotRetryable: "NOT_RETRYABLE", ReasonMaxRetries: "MAX_RETRIES_EXCEEDED",
 	ReasonEmergency: "EMERGENCY", ReasonCircuitOpen: "CIRCUIT_OPEN", ReasonProbesBusy: "HALF_OPEN_PROBES_BUSY",
 	ReasonShed: "SHED_LOW_PRIORITY", ReasonRamp: "RECOVERY_RAMP", ReasonBudget: "BUDGET_EXHAUSTED",
-	ReasonThrottled: "RETRY_THROTTLED", ReasonNoRetries: "NO_RETRIES", ReasonOther: "OTHER",
+	ReasonThrottled: "RETRY_THROTTLED", ReasonNoRetries: "NO_RETRIES", ReasonLimit: "LIMIT_EXCEEDED",
+	ReasonAdaptiveThrottle: "ADAPTIVE_THROTTLE", ReasonRateLimited: "RATE_LIMITED", ReasonOther: "OTHER",
 }
 
 // String returns the reason as decisions write it, e.g. "RECOVERY_RAMP" ("OTHER" for ReasonOther).
@@ -218,6 +233,12 @@ func ReasonOf(s string) Reason {
 		return ReasonThrottled
 	case "NO_RETRIES":
 		return ReasonNoRetries
+	case "LIMIT_EXCEEDED":
+		return ReasonLimit
+	case "ADAPTIVE_THROTTLE":
+		return ReasonAdaptiveThrottle
+	case "RATE_LIMITED":
+		return ReasonRateLimited
 	}
 	return ReasonOther
 }
@@ -279,13 +300,23 @@ func (s ServiceState) Serving() bool { return s == ServiceUp || s == ServiceWarm
 
 // ClassTick is one priority class during a tick.
 type ClassTick struct {
-	Priority       int // the class's priority during this tick (SetClass may change it)
+	Priority       int // the class's priority during this tick (a ControlClass may change it)
 	Arrived        int // originals that arrived
 	Succeeded      int // originals that completed
 	Admitted       int // retries admitted
 	Shed           int // retries shed by priority
 	BudgetRejected int // retries rejected by the budget
 	OtherRejected  int // retries refused for any other reason
+
+	// OriginalsShed counts originals the client's strategy refused to send for their priority
+	// (Admit: SHED_LOW_PRIORITY).
+	OriginalsShed int
+	// OriginalsRefused counts originals the strategy refused to send for any other reason (an
+	// open circuit, a full limit, a throttle).
+	OriginalsRefused int
+	// RetriesRefused counts retries the strategy refused to send when they were due (Admit), any
+	// reason; their decision was counted in Admitted.
+	RetriesRefused int
 }
 
 // CortexView is the CORTEX state averaged over the fleet's clients, with the spread.
@@ -413,19 +444,39 @@ type CircuitEvent struct {
 	Open, HalfOpen, Clients int
 }
 
-// Control says which control a source applied.
+// Control says which control a ControlEvent is: sent to a source (Source.Control), or applied
+// by it (an EventControl).
 type Control uint8
 
 // The controls of a ControlEvent.
 const (
-	ControlText     Control = iota // applied by the dashboard itself and worded in Event.Text
-	ControlWeights                 // SetWeights: Weights
-	ControlAdaptive                // SetAdaptive: On
-	ControlClass                   // SetClass: Class, Share, Priority
-	ControlStrategy                // SetStrategy: Strategy
+	ControlText     Control = iota // applied by the dashboard itself and worded in Event.Text; not a source's
+	ControlWeights                 // set the CORTEX weights of every client: Weights (any scale; the engines renormalise them)
+	ControlAdaptive                // turn CORTEX adaptive weights on or off: On
+	ControlClass                   // set a class's traffic share and priority: Class (its name), Share, Priority
+	ControlStrategy                // switch every client to a strategy from now on: Strategy
+	ControlInject                  // start Fault now for Fault.Duration (0: until cleared), replacing one of its kind
+	ControlClear                   // end the injected or scheduled fault of kind Fault.Kind, if any
+	ControlClearAll                // end every active fault
+	ControlRestart                 // start the run again from t=0, same seed, scenario and strategy; controls reset
+	numControls
 )
 
-// ControlEvent is a control a source applied.
+var controlNames = [numControls]string{ControlText: "text", ControlWeights: "weights", ControlAdaptive: "adaptive",
+	ControlClass: "class", ControlStrategy: "strategy", ControlInject: "inject", ControlClear: "clear",
+	ControlClearAll: "clear-all", ControlRestart: "restart"}
+
+// String names the control: "weights", "adaptive", "class", "strategy", "inject", "clear",
+// "clear-all", "restart" or "text".
+func (c Control) String() string {
+	if c < numControls {
+		return controlNames[c]
+	}
+	return fmt.Sprintf("Control(%d)", int(c))
+}
+
+// ControlEvent is one control: what Source.Control applies and what an EventControl says a
+// source applied. Only the fields of its Control are set.
 type ControlEvent struct {
 	Control  Control
 	Weights  engine.Weights // ControlWeights: as set (the engines keep them renormalised)
@@ -433,8 +484,44 @@ type ControlEvent struct {
 	Class    string         // ControlClass: the class's name, its new share and priority
 	Share    float64
 	Priority int
-	Strategy string // ControlStrategy: the strategy from now on
+	Strategy string          // ControlStrategy: the strategy from now on
+	Fault    scenarios.Fault // ControlInject: the fault (At is ignored); ControlClear: its Kind
 }
+
+// The controls as values, for Source.Control.
+
+// SetWeights is the control that sets the CORTEX weights of every client.
+func SetWeights(w engine.Weights) ControlEvent {
+	return ControlEvent{Control: ControlWeights, Weights: w}
+}
+
+// SetAdaptive is the control that turns CORTEX adaptive weights on or off.
+func SetAdaptive(on bool) ControlEvent { return ControlEvent{Control: ControlAdaptive, On: on} }
+
+// SetClass is the control that sets class's share (a multiplier of its base rate, >= 0) and
+// priority (0..scenarios.MaxPriority).
+func SetClass(class string, share float64, priority int) ControlEvent {
+	return ControlEvent{Control: ControlClass, Class: class, Share: share, Priority: priority}
+}
+
+// SetStrategy is the control that switches every client to the named strategy.
+func SetStrategy(name string) ControlEvent {
+	return ControlEvent{Control: ControlStrategy, Strategy: name}
+}
+
+// Inject is the control that starts fault f now.
+func Inject(f scenarios.Fault) ControlEvent { return ControlEvent{Control: ControlInject, Fault: f} }
+
+// Clear is the control that ends the fault of kind.
+func Clear(kind scenarios.FaultKind) ControlEvent {
+	return ControlEvent{Control: ControlClear, Fault: scenarios.Fault{Kind: kind}}
+}
+
+// ClearAll is the control that ends every fault.
+func ClearAll() ControlEvent { return ControlEvent{Control: ControlClearAll} }
+
+// Restart is the control that starts the run again from t=0.
+func Restart() ControlEvent { return ControlEvent{Control: ControlRestart} }
 
 // ActiveFault is a fault in effect, with its remaining time (0 = until cleared).
 type ActiveFault struct {
@@ -472,9 +559,9 @@ type Inspector interface {
 	RecentDecisions() []DecisionRecord
 }
 
-// CheckClass validates the share and priority that SetClass gives class name: a share is a
-// finite multiplier >= 0 of the class's base rate, a priority is in 0..scenarios.MaxPriority.
-// Every Source checks its SetClass with it, so the dashboard meets the same rule everywhere.
+// CheckClass validates the share and priority that a ControlClass gives class name: a share is
+// a finite multiplier >= 0 of the class's base rate, a priority is in 0..scenarios.MaxPriority.
+// model.Controls checks every ControlClass with it, and the scenario format its priorities.
 func CheckClass(name string, share float64, priority int) error {
 	if !(share >= 0) || math.IsInf(share, 0) {
 		return fmt.Errorf("class %s: share must be a finite number >= 0 (got %v)", name, share)

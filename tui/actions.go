@@ -104,7 +104,7 @@ func (m *Model) restart() tea.Cmd {
 	m.gen++
 	m.whenIdle(func() {
 		for _, r := range m.fr.runs {
-			r.src.Restart()
+			_ = r.src.Control(source.Restart()) // a restart is never refused
 			r.reset()
 		}
 		m.resetControls()
@@ -183,7 +183,7 @@ func (m *Model) nextStrategy(r *run) {
 	var errs []string
 	for step := 1; step < len(names); step++ { // skip strategies the source refuses
 		next := names[(i+step+len(names))%len(names)]
-		if err := r.src.SetStrategy(next); err != nil {
+		if err := r.src.Control(source.SetStrategy(next)); err != nil {
 			errs = append(errs, err.Error())
 			continue
 		}
@@ -252,24 +252,15 @@ func (m *Model) toggleFault(kind scenarios.FaultKind) func() tea.Cmd {
 			m.setStatus(fmt.Sprintf("the run is over: %s runs it again, %s picks another scenario", keyName(m.keys.Restart), keyName(m.keys.Load)), true)
 			return nil
 		}
-		runs := m.fr.runs
 		if m.injected[kind] || m.faultActive(kind) {
-			m.whenIdle(func() {
-				for _, r := range runs {
-					r.src.Clear(kind)
-				}
-			})
+			m.send(source.Clear(kind), nil)
 			delete(m.injected, kind)
 			m.applied(fmt.Sprintf("%s cleared", kind))
 			return nil
 		}
 		spec, _ := kind.Spec()
 		f := scenarios.Fault{Kind: kind, Value: spec.InjectValue(m.capacity())}
-		m.whenIdle(func() {
-			for _, r := range runs {
-				r.src.Inject(f)
-			}
-		})
+		m.send(source.Inject(f), nil)
 		m.injected[kind] = true
 		what := spec.Effect // "latency injected (+1s: added to the service time, ...)"
 		if v := spec.Unit.Show(f.Value); v != "" {
@@ -303,15 +294,26 @@ func (m *Model) capacity() float64 {
 
 // clearFaults ends every active fault.
 func (m *Model) clearFaults() tea.Cmd {
-	runs := m.fr.runs
-	m.whenIdle(func() {
-		for _, r := range runs {
-			r.src.ClearAll()
-		}
-	})
+	m.send(source.ClearAll(), nil)
 	clear(m.injected)
 	m.applied("every fault cleared")
 	return nil
+}
+
+// send applies control c to every run (both sides of compare) once no advance is in flight
+// (whenIdle); the first run that refuses it stops it there and fails, when fail is set, is told why.
+func (m *Model) send(c source.ControlEvent, fail func(error)) {
+	runs := m.fr.runs
+	m.whenIdle(func() {
+		for _, r := range runs {
+			if err := r.src.Control(c); err != nil {
+				if fail != nil {
+					fail(err)
+				}
+				return
+			}
+		}
+	})
 }
 
 // weightSel moves the weight selection by d (wrapping).
@@ -338,15 +340,7 @@ func (m *Model) weightBy(delta float64) func() tea.Cmd {
 			return nil
 		}
 		w = weights.Array()
-		runs := m.fr.runs
-		m.whenIdle(func() {
-			for _, r := range runs {
-				if err := r.src.SetWeights(weights); err != nil {
-					m.setStatus("weights: "+err.Error(), true)
-					return
-				}
-			}
-		})
+		m.send(source.SetWeights(weights), func(err error) { m.setStatus("weights: "+err.Error(), true) })
 		m.fr.weights = w
 		m.applied(fmt.Sprintf("weight of %s (%s) now %.2f, renormalised", s.key, s.name, w[m.fr.selWeight]))
 		m.redrawFor(changedWeights)
@@ -357,12 +351,7 @@ func (m *Model) weightBy(delta float64) func() tea.Cmd {
 // toggleAdaptive turns adaptive weights on or off.
 func (m *Model) toggleAdaptive() tea.Cmd {
 	m.fr.adaptive = !m.fr.adaptive
-	runs, on := m.fr.runs, m.fr.adaptive
-	m.whenIdle(func() {
-		for _, r := range runs {
-			r.src.SetAdaptive(on)
-		}
-	})
+	m.send(source.SetAdaptive(m.fr.adaptive), nil)
 	m.applied(fmt.Sprintf("adaptive weights %s", onOff(m.fr.adaptive)))
 	m.redrawFor(changedWeights)
 	return nil
@@ -410,15 +399,8 @@ func (m *Model) setClass(change func(float64, int) (float64, int)) tea.Cmd {
 			c.Name, share, prio, maxShare, maxPriority), false)
 		return nil
 	}
-	runs, i, name := m.fr.runs, m.fr.selClass, c.Name
-	m.whenIdle(func() {
-		for _, r := range runs {
-			if err := r.src.SetClass(i, share, prio); err != nil {
-				m.setStatus(fmt.Sprintf("class %s: %v", name, err), true)
-				return
-			}
-		}
-	})
+	name := c.Name
+	m.send(source.SetClass(name, share, prio), func(err error) { m.setStatus(fmt.Sprintf("class %s: %v", name, err), true) })
 	c.Share, c.Priority = share, prio
 	m.applied(fmt.Sprintf("class %s: share x%.2f, priority %d", c.Name, share, prio))
 	m.redrawFor(changedClasses)

@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"time"
 
@@ -170,9 +171,40 @@ func (s *fakeSource) control(text string) {
 	s.pending = append(s.pending, source.Event{T: time.Duration(s.n) * s.meta.Tick, Kind: source.EventControl, Text: text})
 }
 
-func (s *fakeSource) Inject(f scenarios.Fault) {
+// Control applies c as the simulator would, recording each call.
+func (s *fakeSource) Control(c source.ControlEvent) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	switch c.Control {
+	case source.ControlInject:
+		s.inject(c.Fault)
+	case source.ControlClear:
+		s.clearKind(c.Fault.Kind)
+	case source.ControlClearAll:
+		clear(s.faults)
+		s.clearAlls++
+	case source.ControlWeights:
+		s.weights = c.Weights
+		s.weightSet = append(s.weightSet, c.Weights)
+	case source.ControlAdaptive:
+		s.adaptive = c.On
+	case source.ControlClass:
+		return s.setClass(c.Class, c.Share, c.Priority)
+	case source.ControlStrategy:
+		if c.Strategy == "grpc" {
+			return fmt.Errorf("strategy %q is not available in the fake", c.Strategy)
+		}
+		s.meta.Strategy = c.Strategy
+	case source.ControlRestart:
+		s.n, s.carry, s.restarts = 0, 0, s.restarts+1
+		clear(s.faults)
+	default:
+		return fmt.Errorf("the fake applies no %s control", c.Control)
+	}
+	return nil
+}
+
+func (s *fakeSource) inject(f scenarios.Fault) {
 	s.faults[f.Kind] = f
 	s.injected = append(s.injected, f)
 	s.control(fmt.Sprintf("%s injected", f.Kind))
@@ -184,9 +216,7 @@ func (s *fakeSource) fault(e source.FaultEvent) {
 	s.pending = append(s.pending, source.Event{T: time.Duration(s.n) * s.meta.Tick, Kind: source.EventFault, Fault: e})
 }
 
-func (s *fakeSource) Clear(kind scenarios.FaultKind) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+func (s *fakeSource) clearKind(kind scenarios.FaultKind) {
 	if _, ok := s.faults[kind]; ok {
 		s.fault(source.FaultEvent{Change: source.FaultCleared, Kind: kind})
 	}
@@ -194,53 +224,14 @@ func (s *fakeSource) Clear(kind scenarios.FaultKind) {
 	s.cleared = append(s.cleared, kind)
 }
 
-func (s *fakeSource) ClearAll() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	clear(s.faults)
-	s.clearAlls++
-}
-
-func (s *fakeSource) SetWeights(w engine.Weights) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.weights = w
-	s.weightSet = append(s.weightSet, w)
-	return nil
-}
-
-func (s *fakeSource) SetAdaptive(on bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.adaptive = on
-}
-
-func (s *fakeSource) SetClass(i int, share float64, priority int) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if i < 0 || i >= len(s.meta.Classes) {
-		return fmt.Errorf("class %d out of range", i)
+func (s *fakeSource) setClass(name string, share float64, priority int) error {
+	i := slices.IndexFunc(s.meta.Classes, func(c source.ClassMeta) bool { return c.Name == name })
+	if i < 0 {
+		return fmt.Errorf("no class %q", name)
 	}
 	s.meta.Classes[i].Share, s.meta.Classes[i].Priority = share, priority
 	s.control(fmt.Sprintf("class %s: share x%.2f, priority %d", s.meta.Classes[i].Name, share, priority))
 	return nil
-}
-
-func (s *fakeSource) SetStrategy(name string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if name == "grpc" {
-		return fmt.Errorf("strategy %q is not available in the fake", name)
-	}
-	s.meta.Strategy = name
-	return nil
-}
-
-func (s *fakeSource) Restart() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.n, s.carry, s.restarts = 0, 0, s.restarts+1
-	clear(s.faults)
 }
 
 func (s *fakeSource) Close() error {

@@ -31,11 +31,11 @@ func (p *fleetPanel) Update(msg tea.Msg) (*fleetPanel, tea.Cmd) {
 // render returns the title and the lines, the most telling first (a short panel keeps them).
 func (p *fleetPanel) render(f *frame) (string, string) {
 	st := p.st
-	if len(f.runs) == 0 || f.runs[0].meta.Fleet == nil {
+	if len(f.runs) == 0 || f.runs[0].fleet == nil {
 		return "Fleet", ""
 	}
 	r := f.runs[0]
-	fm := r.meta.Fleet
+	fm := r.fleet
 	var h *source.FleetHealth
 	cps := 0.0
 	if cv := r.hist.last.Cortex; cv != nil {
@@ -92,7 +92,7 @@ func fmtAge(d time.Duration) string {
 // fleetW is the fleet panel's width: none unless the dashboard shows one run in a fleet, and
 // none in a window too narrow to leave the events 30 columns beside it and the decisions.
 func (m *Model) fleetW(w, h int) int {
-	if len(m.fr.runs) != 1 || m.fr.runs[0].meta.Fleet == nil {
+	if len(m.fr.runs) != 1 || m.fr.runs[0].fleet == nil {
 		return 0
 	}
 	fw := min(max(w*3/10, 36), 46, w-decisionsW(w, h)-30)

@@ -24,10 +24,10 @@ type fleetFake struct {
 	lost bool
 }
 
-func (s *fleetFake) Meta() source.Meta {
-	m := s.liveFake.Meta()
-	m.Fleet = &source.FleetMeta{Name: "shop", Store: "redis://127.0.0.1:6379", Instance: "a"}
-	return m
+var _ source.Fleet = (*fleetFake)(nil)
+
+func (s *fleetFake) Fleet() *source.FleetMeta {
+	return &source.FleetMeta{Name: "shop", Store: "redis://127.0.0.1:6379", Instance: "a"}
 }
 
 func (s *fleetFake) Advance(d time.Duration) []source.Snapshot {

@@ -79,10 +79,11 @@ const (
 
 // run is one source being watched, with what the dashboard remembers of it.
 type run struct {
-	src  source.Source
-	meta source.Meta
-	rec  *report.Recorder // the run's record: its seconds and totals, the summary, the export
-	hist *history         // the dashboard's view of it: chart series, last snapshot, event log
+	src   source.Source
+	meta  source.Meta
+	fleet *source.FleetMeta // the fleet the run's engines join (source.Fleet); nil for none
+	rec   *report.Recorder  // the run's record: its seconds and totals, the summary, the export
+	hist  *history          // the dashboard's view of it: chart series, last snapshot, event log
 	// prioNames are the names of the classes that had each priority at some time of the run
 	// (a class whose priority was changed with { } counts under both), for the summary.
 	prioNames map[int][]string
@@ -99,7 +100,13 @@ func newRun(src source.Source) *run {
 
 // syncMeta takes the source's metadata again (after a change of strategy or a restart), with
 // its texts made inert: this and add are where a source's text enters the dashboard.
-func (r *run) syncMeta() { r.meta = cleanMeta(r.src.Meta()) }
+func (r *run) syncMeta() {
+	r.meta = cleanMeta(r.src.Meta())
+	r.fleet = nil
+	if f, ok := r.src.(source.Fleet); ok {
+		r.fleet = cleanFleet(f.Fleet())
+	}
+}
 
 // add takes one snapshot, its texts made inert, into the history, which sums it into the
 // recorder: one sum for the charts, the panels' figures, the summary and the export.
@@ -113,7 +120,7 @@ func (r *run) add(s source.Snapshot) {
 	}
 }
 
-// reset forgets the run's data (after Restart or SetStrategy).
+// reset forgets the run's data (after a restart or a strategy switch).
 func (r *run) reset() {
 	r.syncMeta()
 	r.rec = report.NewRecorder(r.meta)

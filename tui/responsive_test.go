@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/keymap"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/sim"
@@ -120,19 +119,9 @@ func (g *gateSource) check() {
 	}
 }
 
-func (g *gateSource) Meta() source.Meta                 { g.check(); return g.fakeSource.Meta() }
-func (g *gateSource) Inject(f scenarios.Fault)          { g.check(); g.fakeSource.Inject(f) }
-func (g *gateSource) Clear(k scenarios.FaultKind)       { g.check(); g.fakeSource.Clear(k) }
-func (g *gateSource) ClearAll()                         { g.check(); g.fakeSource.ClearAll() }
-func (g *gateSource) SetWeights(w engine.Weights) error { g.check(); return g.fakeSource.SetWeights(w) }
-func (g *gateSource) SetAdaptive(on bool)               { g.check(); g.fakeSource.SetAdaptive(on) }
-func (g *gateSource) SetStrategy(n string) error        { g.check(); return g.fakeSource.SetStrategy(n) }
-func (g *gateSource) Restart()                          { g.check(); g.fakeSource.Restart() }
-func (g *gateSource) Close() error                      { g.check(); return g.fakeSource.Close() }
-func (g *gateSource) SetClass(i int, share float64, p int) error {
-	g.check()
-	return g.fakeSource.SetClass(i, share, p)
-}
+func (g *gateSource) Meta() source.Meta                   { g.check(); return g.fakeSource.Meta() }
+func (g *gateSource) Control(c source.ControlEvent) error { g.check(); return g.fakeSource.Control(c) }
+func (g *gateSource) Close() error                        { g.check(); return g.fakeSource.Close() }
 
 // Asserts that keys pressed while a frame is being stepped, however long that takes, are
 // handled at once and never wait for the source: Update returns from each key with the

@@ -27,10 +27,15 @@ func cleanMeta(meta source.Meta) source.Meta {
 	for i := range meta.Classes {
 		meta.Classes[i].Name = safetext.Line(meta.Classes[i].Name)
 	}
-	if fm := meta.Fleet; fm != nil {
-		meta.Fleet = &source.FleetMeta{Name: safetext.Line(fm.Name), Store: safetext.Line(fm.Store), Instance: safetext.Line(fm.Instance)}
-	}
 	return meta
+}
+
+// cleanFleet returns a copy of fm with its texts made inert (nil for nil).
+func cleanFleet(fm *source.FleetMeta) *source.FleetMeta {
+	if fm == nil {
+		return nil
+	}
+	return &source.FleetMeta{Name: safetext.Line(fm.Name), Store: safetext.Line(fm.Store), Instance: safetext.Line(fm.Instance)}
 }
 
 // cleanSnapshot makes the texts of s inert, in place: a snapshot shares no memory with its

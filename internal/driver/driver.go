@@ -1,8 +1,9 @@
 // Package driver is what the clients that retry real calls through a strategy share
-// (cortexgrpc, for gRPC calls): the strategy built by default, its calls serialised when it is
-// not safe for concurrent use, the clock read once per attempt, the count of calls waiting for
-// a retry fed to the strategy's SetPending, and the wait before a retry, raced against the
-// call's context and never past its deadline.
+// (cortexhttp for HTTP requests, cortexgrpc for gRPC calls): the strategy built by default, its
+// calls serialised when it is not safe for concurrent use, the clock read once per attempt and
+// turned into the strategy's Time, the admission asked again after each hold within the call's
+// context and deadline, the count of calls waiting for a retry fed to the strategy's
+// SetPending, and the wait before a retry, raced against the call's context.
 package driver
 
 import (
@@ -24,7 +25,8 @@ type Driver struct {
 	lock     bool       // serialise calls into strat
 	mu       sync.Mutex // held around every call into strat when lock
 	clock    engine.Clock
-	wallTime bool // clock is the wall clock: now is the time read for the latency
+	wallTime bool           // clock is the wall clock: now is the time read for the latency
+	epoch    strategy.Epoch // the strategy's Time 0: the clock's reading when New ran
 
 	pendingMu sync.Mutex // orders the updates of pending with the calls to SetPending
 	pending   atomic.Int64
@@ -32,13 +34,13 @@ type Driver struct {
 
 // New returns a driver of s on clock (nil: the wall clock). A nil s is a new CORTEX strategy
 // (engine.DefaultConfig on clock, randomly seeded). concurrent declares s safe for concurrent
-// use; the strategies documented as safe are recognised without it. The error, from building
-// the default strategy, is prefixed with pkg.
+// use; a strategy that says so itself (strategy.IsConcurrent) needs no declaration. The error,
+// from building the default strategy, is prefixed with pkg.
 func New(pkg string, s strategy.Strategy, clock engine.Clock, concurrent bool) (*Driver, error) {
 	if clock == nil {
 		clock = engine.WallClock{}
 	}
-	d := &Driver{strat: s, clock: clock}
+	d := &Driver{strat: s, clock: clock, epoch: strategy.NewEpoch(clock.Now())}
 	_, d.wallTime = clock.(engine.WallClock)
 	if d.strat == nil {
 		st, err := strategy.New(strategy.CortexName, strategy.Env{
@@ -50,72 +52,105 @@ func New(pkg string, s strategy.Strategy, clock engine.Clock, concurrent bool) (
 		}
 		d.strat = st
 	}
-	d.lock = !concurrent && !ConcurrentSafe(d.strat)
+	d.lock = !concurrent && !strategy.IsConcurrent(d.strat)
 	return d, nil
-}
-
-// ConcurrentSafe reports whether s is one of the strategies documented as safe for concurrent
-// use. The strategy package has no marker for it; this list follows its doc comments.
-func ConcurrentSafe(s strategy.Strategy) bool {
-	switch s.(type) {
-	case *strategy.Cortex, *strategy.Naive, *strategy.None:
-		return true
-	}
-	return false
 }
 
 // Strategy returns the strategy driven.
 func (d *Driver) Strategy() strategy.Strategy { return d.strat }
 
+// Clock returns the clock the strategy's Times are read from.
+func (d *Driver) Clock() engine.Clock { return d.clock }
+
 // Start reads the clock at the start of an attempt: start, on the monotonic clock, for its
 // latency, and now, the strategy's time (the same read on the wall clock: a clock read costs
 // 25-100 ns).
-func (d *Driver) Start() (start, now time.Time) {
+func (d *Driver) Start() (start time.Time, now strategy.Time) {
 	start = time.Now()
 	if d.wallTime {
-		return start, start
+		return start, d.epoch.Time(start)
 	}
-	return start, d.clock.Now()
+	return start, d.epoch.Time(d.clock.Now())
 }
 
 // End returns the latency of an attempt that started at start, and the strategy's now.
-func (d *Driver) End(start time.Time) (latency time.Duration, now time.Time) {
+func (d *Driver) End(start time.Time) (latency time.Duration, now strategy.Time) {
 	end := time.Now()
 	if d.wallTime {
-		return end.Sub(start), end
+		return end.Sub(start), d.epoch.Time(end)
 	}
-	return end.Sub(start), d.clock.Now()
+	return end.Sub(start), d.epoch.Time(d.clock.Now())
 }
 
-// Admit asks the strategy's Admit, serialised when the strategy needs it.
-func (d *Driver) Admit(now time.Time, prio, retry int) bool {
+// Admitted asks the strategy's Admit for attempt retry (priority prio) of a call whose context
+// is ctx until it admits or refuses it, sleeping each hold within ctx; held, when not nil, is
+// told of each hold before its sleep. A hold that would end at or after ctx's deadline is the
+// answer itself (adm.Held(): the call fails as refused). It returns the attempt as the strategy
+// knows it (its Deadline is ctx's, on the strategy's clock, measured on the real one), the
+// time the attempt starts (the start of its latency) and the strategy's now at that start, and
+// the last admission; err is ctx's error when it ended during a hold.
+func (d *Driver) Admitted(ctx context.Context, prio, retry int, held func(strategy.Admission)) (
+	sa strategy.Attempt, start time.Time, now strategy.Time, adm strategy.Admission, err error) {
+	dl, hasDeadline := ctx.Deadline()
+	for {
+		start, now = d.Start()
+		sa = strategy.Attempt{Priority: prio, Retry: retry}
+		if hasDeadline {
+			sa.Deadline = now.Add(dl.Sub(start))
+			if sa.Deadline == 0 {
+				sa.Deadline = -1 // 0 would mean none
+			}
+		}
+		adm = d.admit(now, sa)
+		if !adm.Held() || hasDeadline && dl.Sub(start) <= adm.Wait {
+			return sa, start, now, adm, nil
+		}
+		if held != nil {
+			held(adm)
+		}
+		if err := Sleep(ctx, adm.Wait); err != nil {
+			return sa, start, now, adm, err
+		}
+	}
+}
+
+// admit asks the strategy's Admit, serialised when the strategy needs it.
+func (d *Driver) admit(now strategy.Time, sa strategy.Attempt) strategy.Admission {
 	if !d.lock {
-		return d.strat.Admit(now, prio, retry)
+		return d.strat.Admit(now, sa)
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return d.strat.Admit(now, prio, retry)
+	return d.strat.Admit(now, sa)
 }
 
-// Record tells the strategy an attempt's outcome and latency, serialised when it needs it.
-func (d *Driver) Record(now time.Time, o strategy.Outcome, latency time.Duration, retry int) {
+// Record tells the strategy the outcome and latency of an attempt it admitted, serialised when
+// it needs it.
+func (d *Driver) Record(now strategy.Time, sa strategy.Attempt, o strategy.Outcome, latency time.Duration) {
 	if !d.lock {
-		d.strat.Record(now, o, latency, retry)
+		d.strat.Record(now, sa, o, latency)
 		return
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.strat.Record(now, o, latency, retry)
+	d.strat.Record(now, sa, o, latency)
+}
+
+// Release tells the strategy that an attempt it admitted ended without an outcome
+// (strategy.Canceled: a canceled context, an error no retry can cure): it only releases what
+// Admit took.
+func (d *Driver) Release(now strategy.Time, sa strategy.Attempt) {
+	d.Record(now, sa, strategy.Canceled, 0)
 }
 
 // Decide asks the strategy's Decide, serialised when the strategy needs it.
-func (d *Driver) Decide(now time.Time, prio, retry int, o strategy.Outcome) strategy.Verdict {
+func (d *Driver) Decide(now strategy.Time, sa strategy.Attempt, o strategy.Outcome) strategy.Verdict {
 	if !d.lock {
-		return d.strat.Decide(now, prio, retry, o)
+		return d.strat.Decide(now, sa, o)
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return d.strat.Decide(now, prio, retry, o)
+	return d.strat.Decide(now, sa, o)
 }
 
 // Pending returns the number of calls waiting for a retry (sleeping on a delay > 0), what the
@@ -128,20 +163,28 @@ func Fits(ctx context.Context, delay time.Duration) bool {
 	return !ok || time.Until(dl) > delay
 }
 
-// Wait sleeps delay before a retry, counted as pending, or until ctx is done, whose error it
-// then returns (nil after the full delay). A delay <= 0 only checks ctx. The timer is stopped
-// on every path.
+// Wait sleeps delay before a retry, counted as pending, or until ctx is done, whose cause it
+// then returns (nil after the full delay). A delay <= 0 only checks ctx.
 func (d *Driver) Wait(ctx context.Context, delay time.Duration) error {
 	if delay <= 0 {
-		return ctx.Err()
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
+		return nil
 	}
 	d.addPending(1)
 	defer d.addPending(-1)
+	return Sleep(ctx, delay)
+}
+
+// Sleep waits delay, or until ctx is done, whose cause it then returns. The timer is stopped
+// on every path.
+func Sleep(ctx context.Context, delay time.Duration) error {
 	timer := time.NewTimer(delay)
 	defer timer.Stop()
 	select {
 	case <-ctx.Done():
-		return ctx.Err()
+		return context.Cause(ctx)
 	case <-timer.C:
 		return nil
 	}

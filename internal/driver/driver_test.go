@@ -18,7 +18,6 @@ import (
 // overlap is a strategy that notices overlapping calls (it is not safe for concurrent use, on
 // purpose) and keeps the pending counts it is told.
 type overlap struct {
-	strategy.None
 	inside     atomic.Int32
 	overlapped atomic.Bool
 	pending    []int
@@ -32,15 +31,20 @@ func (o *overlap) enter() func() {
 	return func() { o.inside.Add(-1) }
 }
 
-func (o *overlap) Admit(now time.Time, p, r int) bool { defer o.enter()(); return true }
-func (o *overlap) Record(time.Time, strategy.Outcome, time.Duration, int) {
+func (o *overlap) Admit(strategy.Time, strategy.Attempt) strategy.Admission {
+	defer o.enter()()
+	return strategy.Admission{}
+}
+func (o *overlap) Record(strategy.Time, strategy.Attempt, strategy.Outcome, time.Duration) {
 	defer o.enter()()
 }
-func (o *overlap) Decide(now time.Time, p, r int, out strategy.Outcome) strategy.Verdict {
+func (o *overlap) Decide(strategy.Time, strategy.Attempt, strategy.Outcome) strategy.Verdict {
 	defer o.enter()()
 	return strategy.Verdict{}
 }
 func (o *overlap) SetPending(n int) { defer o.enter()(); o.pending = append(o.pending, n) }
+
+func (*overlap) Name() string { return "overlap" }
 
 // Asserts that the calls into a strategy that is not safe for concurrent use never overlap,
 // whatever the callers do at once, and that the pending counts it is told end at zero.
@@ -52,10 +56,9 @@ func TestSerialised(t *testing.T) {
 	for range 8 {
 		wg.Go(func() {
 			for range 50 {
-				_, now := d.Start()
-				d.Admit(now, 5, 0)
-				d.Record(now, strategy.FastFail, time.Millisecond, 0)
-				d.Decide(now, 5, 0, strategy.FastFail)
+				sa, _, now, _, _ := d.Admitted(context.Background(), 5, 0, nil)
+				d.Record(now, sa, strategy.FastFail, time.Millisecond)
+				d.Decide(now, sa, strategy.FastFail)
 				_ = d.Wait(context.Background(), time.Microsecond)
 			}
 		})
@@ -75,16 +78,67 @@ func TestDefaults(t *testing.T) {
 	d, err := driver.New("test", nil, clock, false)
 	require.NoError(t, err)
 	assert.Equal(t, strategy.CortexName, d.Strategy().Name())
-	assert.True(t, driver.ConcurrentSafe(d.Strategy()))
-	assert.True(t, driver.ConcurrentSafe(strategy.NewNaive()))
-	assert.False(t, driver.ConcurrentSafe(&overlap{}))
 
 	start, now := d.Start()
-	assert.Equal(t, clock.Now(), now)
+	assert.Equal(t, strategy.Time(0), now, "Time 0 is the clock's reading at New")
 	clock.Advance(time.Hour)
 	lat, now := d.End(start)
-	assert.Equal(t, clock.Now(), now)
+	assert.Equal(t, strategy.Time(time.Hour), now)
 	assert.Less(t, lat, time.Hour, "the latency is measured on the real clock")
+}
+
+// holder holds the first holds attempts for wait, then admits, and keeps the attempts it saw.
+type holder struct {
+	strategy.None
+	holds int
+	wait  time.Duration
+	seen  []strategy.Attempt
+}
+
+func (h *holder) Admit(_ strategy.Time, a strategy.Attempt) strategy.Admission {
+	h.seen = append(h.seen, a)
+	if len(h.seen) <= h.holds {
+		return strategy.Hold(h.wait, "RATE_LIMITED")
+	}
+	return strategy.Admission{}
+}
+
+// Asserts that Admitted asks again after each hold (telling held of it), that the attempt
+// carries the context's deadline on the strategy's clock, that a hold past the deadline is the
+// answer at once, and that a context ended during a hold is an error.
+func TestAdmitted(t *testing.T) {
+	h := &holder{holds: 2, wait: time.Millisecond}
+	d, err := driver.New("test", h, nil, false)
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+	defer cancel()
+	told := 0
+	sa, _, now, adm, err := d.Admitted(ctx, 7, 1, func(a strategy.Admission) {
+		told++
+		assert.True(t, a.Held())
+	})
+	require.NoError(t, err)
+	assert.True(t, adm.Admitted())
+	assert.Equal(t, 2, told)
+	assert.Len(t, h.seen, 3)
+	assert.Equal(t, strategy.Attempt{Priority: 7, Retry: 1, Deadline: sa.Deadline}, sa)
+	left, ok := sa.Remaining(now)
+	assert.True(t, ok)
+	assert.InDelta(t, float64(time.Hour), float64(left), float64(time.Minute))
+
+	long := &holder{holds: 1, wait: 2 * time.Hour}
+	d, err = driver.New("test", long, nil, false)
+	require.NoError(t, err)
+	_, _, _, adm, err = d.Admitted(ctx, 7, 0, func(strategy.Admission) { t.Error("a hold past the deadline is not slept") })
+	require.NoError(t, err)
+	assert.True(t, adm.Held(), "the hold is the answer")
+
+	stuck := &holder{holds: 1 << 30, wait: time.Hour}
+	d, err = driver.New("test", stuck, nil, false)
+	require.NoError(t, err)
+	cctx, ccancel := context.WithCancel(context.Background())
+	_, _, _, _, err = d.Admitted(cctx, 7, 0, func(strategy.Admission) { ccancel() })
+	assert.ErrorIs(t, err, context.Canceled)
 }
 
 // Asserts that Wait sleeps its delay counted as pending, returns the context's error at once

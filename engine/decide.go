@@ -1,0 +1,186 @@
+package engine
+
+import (
+	"math"
+	"time"
+)
+
+// rampShare returns the share of retries the recovery ramp admits at t (1 outside a ramp).
+func (e *Engine) rampShare(t time.Duration) float64 {
+	if !e.ramping || e.br.state != Closed || e.cfg.RecoveryRamp == 0 {
+		return 1
+	}
+	el := t - e.rampFrom
+	if el >= e.cfg.RecoveryRamp {
+		e.ramping = false
+		return 1
+	}
+	return rampStartShare + (1-rampStartShare)*float64(el)/float64(e.cfg.RecoveryRamp)
+}
+
+// rampAdmits reports whether the ramp admits a retry of priority p when it admits share of
+// retries: p/10 >= 1 - share, so priority 10 and 9 first, priority 0 only at the end.
+func rampAdmits(p int, share float64) bool {
+	return float64(p) >= float64(MaxPriority)*(1-share)-floorEpsilon
+}
+
+// ShouldRetry decides whether a failed request of the given priority (0..10, clamped) should be
+// retried, attempt being the 0-based retry index (negative counts as 0) and retryable whether
+// the error may be retried at all. It runs the five checks in order: retryable, attempt limit,
+// CPS emergency and circuit, priority floor / recovery ramp / token budget, and backoff. A
+// Retry takes its price in tokens (Config.SlowdownCost) and a probe slot in HALF_OPEN. If the
+// unified decision panics or its CPS is not finite, the answer comes from the fallback path
+// (Decision.Fallback). It never panics. Decide is the same with more to say about the failure
+// (a timeout).
+func (e *Engine) ShouldRetry(priority, attempt int, retryable bool) (d Decision) {
+	e.decide(&d, Failure{Priority: priority, Attempt: attempt, NotRetryable: !retryable})
+	return d
+}
+
+// ShouldRetryTo is ShouldRetry writing its decision into *d, every field of it, for callers on
+// a hot path: a Decision is 14 words, and receiving one by value makes the caller copy it whole,
+// which on amd64 stalls behind the stores that just wrote it. A nil d is allowed: the decision
+// is then made and counted, and dropped.
+func (e *Engine) ShouldRetryTo(d *Decision, priority, attempt int, retryable bool) {
+	e.DecideTo(d, Failure{Priority: priority, Attempt: attempt, NotRetryable: !retryable})
+}
+
+// Decide is ShouldRetry for a failure described by f: the same five checks, and a retry after a
+// timeout costs 1 + 2*SlowdownCost*S tokens instead of 1 + SlowdownCost*S (Snapshot.Slowdown).
+func (e *Engine) Decide(f Failure) (d Decision) {
+	e.decide(&d, f)
+	return d
+}
+
+// DecideTo is Decide writing its decision into *d (see ShouldRetryTo). A nil d is allowed.
+func (e *Engine) DecideTo(d *Decision, f Failure) {
+	if d == nil {
+		var drop Decision
+		d = &drop
+	}
+	e.decide(d, f)
+}
+
+// decide is Decide into *d.
+func (e *Engine) decide(d *Decision, f Failure) {
+	priority := min(MaxPriority, max(MinPriority, f.Priority))
+	attempt := max(0, f.Attempt)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	defer func() {
+		if r := recover(); r != nil {
+			*d = Decision{Action: Reject, Priority: priority, Reason: ReasonInternalError, Fallback: true}
+		}
+		if d.Action >= 0 && int(d.Action) < len(e.decisions) {
+			e.decisions[d.Action]++
+		}
+		if d.Fallback {
+			e.fallbacks++
+		}
+	}()
+	switch {
+	case f.NotRetryable:
+		*d = Decision{Action: NotRetryable, Priority: priority, Reason: ReasonNotRetryable}
+	case attempt >= e.cfg.MaxRetryAttempts:
+		*d = Decision{Action: MaxRetriesExceeded, Priority: priority, Reason: ReasonMaxRetries}
+	default:
+		t := e.now()
+		e.advance(t)
+		if !e.unified(t, priority, attempt, f.Timeout, d) {
+			e.fallback(t, priority, attempt, d)
+		}
+	}
+}
+
+// unified runs checks 3 to 5 on the CPS and writes the decision into *d (in place: a Decision
+// is 14 words, and this is the hot path). It returns false when the computation panicked or
+// the CPS is not finite; *d is then undefined and the caller falls back.
+func (e *Engine) unified(t time.Duration, priority, attempt int, timeout bool, d *Decision) (ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			ok = false
+		}
+	}()
+	*d = Decision{Priority: priority}
+	e.fillSignals(t, &d.Signals)
+	if e.signalHook != nil {
+		d.Signals = e.signalHook(d.Signals)
+	}
+	cps := e.w.dot(&d.Signals)
+	if math.IsNaN(cps) || math.IsInf(cps, 0) {
+		return false
+	}
+	cps = clamp01(cps)
+	d.CPS, d.State, d.Floor = cps, StateFor(cps, e.cfg.EmergencyThreshold), FloorFor(cps)
+
+	switch {
+	case cps >= e.cfg.EmergencyThreshold: // check 3: emergency, then the circuit
+		e.br.open(t, TransitionEmergency)
+		d.Action, d.Reason = CircuitOpen, ReasonEmergency
+	case e.circuitRefuses(d):
+	case priority < d.Floor || priority < e.adm.floor: // check 4: priority floor, recovery ramp, then the budget
+		d.Action, d.Reason = Reject, ReasonShedLowPriority
+	case !rampAdmits(priority, e.rampShare(t)):
+		d.Action, d.Reason = Reject, ReasonRecoveryRamp
+	default: // check 5: CPS-modulated backoff
+		e.spend(t, attempt, e.retryCost(timeout), e.reserve(priority), 1+cps*10, d)
+	}
+	return true
+}
+
+// fallback answers into *d from the independent checks: circuit breaker, then token bucket,
+// then plain exponential backoff with full jitter, Random(0, min(BackoffMaxDelay,
+// base*2^attempt)). They are the unified decision's checks without the CPS: no emergency,
+// floor or ramp, and a backoff factor of 1.
+func (e *Engine) fallback(t time.Duration, priority, attempt int, d *Decision) {
+	*d = Decision{Priority: priority, Fallback: true}
+	if !e.circuitRefuses(d) {
+		e.spend(t, attempt, 1, 0, 1, d)
+	}
+}
+
+// circuitRefuses writes CIRCUIT_OPEN into d and reports true when the circuit is OPEN, or
+// HALF_OPEN with every probe slot taken (reason HALF_OPEN_PROBES_BUSY).
+func (e *Engine) circuitRefuses(d *Decision) bool {
+	switch {
+	case e.br.state == Open:
+		d.Action, d.Reason = CircuitOpen, ReasonCircuitOpen
+	case e.br.probesBusy():
+		d.Action, d.Reason = CircuitOpen, ReasonHalfOpenProbesBusy
+	default:
+		return false
+	}
+	return true
+}
+
+// spend takes cost retry tokens and writes the retry into d: RETRY after a draw below
+// base*2^attempt*factor (a probe slot taken in HALF_OPEN), or BUDGET_EXHAUSTED when the tokens
+// are not there.
+func (e *Engine) spend(t time.Duration, attempt int, cost, reserve, factor float64, d *Decision) {
+	var ok bool
+	if e.fleetOn && e.fleet.fresh(t) {
+		ok = e.fleet.take(cost, reserve)
+	} else {
+		ok = e.tb.take(t, cost, reserve)
+	}
+	if !ok {
+		d.Action, d.Reason = Reject, ReasonBudgetExhausted
+		return
+	}
+	d.Action, d.Reason = Retry, ReasonRetry
+	d.Delay = e.draw(float64(e.cfg.BackoffBaseDelay) * math.Ldexp(1, min(attempt, 64)) * factor)
+	e.br.probeSent(t)
+}
+
+// draw returns Random(0, ceiling) nanoseconds (its midpoint in deterministic mode), capped at
+// BackoffMaxDelay.
+func (e *Engine) draw(ceiling float64) time.Duration {
+	v := ceiling / 2
+	if !e.cfg.Deterministic {
+		v = ceiling * e.rng.Float64()
+	}
+	if !(v < float64(e.cfg.BackoffMaxDelay)) {
+		return e.cfg.BackoffMaxDelay
+	}
+	return time.Duration(v)
+}
