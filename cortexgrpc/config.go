@@ -25,11 +25,13 @@ type Config struct {
 	// concurrent use.
 	Strategy strategy.Strategy
 	// ConcurrentStrategy declares that Strategy is safe for concurrent use, so calls into it
-	// are not serialised. It need not be set for the strategies documented as safe
-	// (*strategy.Cortex, *strategy.Naive, *strategy.None), which are recognised. Default false.
+	// are not serialised. It need not be set for a strategy that declares it itself
+	// (strategy.Concurrent: cortex, naive, none). Default false.
 	ConcurrentStrategy bool
-	// Clock gives the now passed to the strategy. Nil means the wall clock. Latencies and the
-	// call's deadline are always measured on the real (monotonic) clock.
+	// Clock gives the now passed to the strategy (as a strategy.Time, 0 at New). Nil means the
+	// wall clock. Latencies and the call's deadline are always measured on the real
+	// (monotonic) clock; the deadline the strategy sees (strategy.Attempt.Deadline) is the
+	// context's, placed on this clock.
 	Clock engine.Clock
 
 	// DefaultPriority is the priority of a call that carries none, 0..10 (default 5).

@@ -30,13 +30,16 @@ var outcomeOf = map[codes.Code]strategy.Outcome{
 }
 
 // Asserts that the interceptor's decisions are the simulator's: a CORTEX strategy built as the
-// simulator builds it (strategy.New, a seeded random source, a manual clock) decides 60 calls
-// against the real server, whose scripted answers mix successes, retryable and final codes and
-// move the clock on 50 ms per attempt; a second strategy, built the same way, is driven by hand
-// with the outcomes the script says (not the ones the interceptor reported), the same
-// priorities, retry indexes, latencies and clock, as the simulator would drive it. Every
-// admission, verdict (action, reason, delay) and the engines' final state must be equal, and
-// the run must have met more than retries (refusals for budget or priority, final codes).
+// simulator builds it (strategy.New, a seeded random source, a manual clock) admits and
+// decides 150 calls against the real server, whose 400 scripted answers are a healthy mix of
+// successes, retryable and final codes, then an overload (most answers fail, every answer takes
+// 10 ms: the service queues), each attempt moving the clock on 50 ms; a second strategy, built
+// the same way, is driven by hand with the outcomes the script says (not the ones the
+// interceptor reported), the same priorities, retry indexes, latencies and clock, as the
+// simulator would drive it. Every admission (the engine sheds originals by priority during the
+// overload), every verdict (action, reason, delay) and the engines' final state must be equal,
+// and the run must have met all of those answers: retries, final codes, refusals for budget,
+// originals shed.
 func TestDecisionsMatchEngine(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	const tick = 50 * time.Millisecond
@@ -45,32 +48,45 @@ func TestDecisionsMatchEngine(t *testing.T) {
 	ecfg.BackoffBaseDelay = time.Millisecond
 	ecfg.BackoffMaxDelay = 20 * time.Millisecond
 	ecfg.TokenBucketCapacity = 8
+	ecfg.CircuitMinRequests = 1 << 30 // no breaker: the overload is left to admission and the budget
+	ecfg.BaselineLatency = 2 * time.Millisecond // the overload's 10 ms answers are 5 times it
 	build := func(clock engine.Clock) strategy.Strategy {
 		s, err := strategy.New(strategy.CortexName, strategy.Env{Clock: clock, Rand: rand.New(rand.NewPCG(7, 7)), Cortex: &ecfg})
 		require.NoError(t, err)
 		return s
 	}
 
-	// The script: 240 answers drawn once from a seeded source.
+	// The script: 400 answers drawn once from a seeded source, a healthy mix first.
 	draw := rand.New(rand.NewPCG(3, 3))
 	kinds := []codes.Code{codes.OK, codes.OK, codes.OK, codes.OK, codes.Unavailable, codes.Unavailable,
 		codes.Unavailable, codes.ResourceExhausted, codes.DeadlineExceeded, codes.Internal, codes.NotFound, codes.Aborted}
-	script := make([]codes.Code, 240)
+	// Then an overload: most answers fail, and every answer is slow (below).
+	overload := []codes.Code{codes.OK, codes.OK, codes.Unavailable, codes.Unavailable, codes.Unavailable,
+		codes.Unavailable, codes.Unavailable, codes.Unavailable, codes.ResourceExhausted, codes.DeadlineExceeded}
+	script := make([]codes.Code, 400)
 	for i := range script {
-		script[i] = kinds[draw.IntN(len(kinds))]
+		if i < 60 {
+			script[i] = kinds[draw.IntN(len(kinds))]
+		} else {
+			script[i] = overload[draw.IntN(len(overload))]
+		}
 	}
 	prios := []int{1, 5, 9, 3, 7, 10}
 
 	clock := engine.NewManualClock(t0)
 	ts := startServer(t)
 	ts.flaky.clock, ts.flaky.tick = clock, tick
-	for _, code := range script {
-		ts.flaky.play(fail(code))
+	for i, code := range script {
+		st := fail(code)
+		if i >= 60 {
+			st.sleep = 10 * time.Millisecond // the service queues: slow answers, which admission sheds for
+		}
+		ts.flaky.play(st)
 	}
 	cfg := cortexgrpc.DefaultConfig()
 	cfg.Clock = clock
 	c := newClient(t, ts, cfg, build(clock))
-	for i := range 60 {
+	for i := range 150 {
 		_, _ = c.call(cortexgrpc.WithPriority(context.Background(), prios[i%len(prios)]))
 	}
 
@@ -117,11 +133,11 @@ func TestDecisionsMatchEngine(t *testing.T) {
 	got := c.ic.Strategy().(strategy.EngineHolder).Engine().Snapshot()
 	want := ref.(strategy.EngineHolder).Engine().Snapshot()
 	assert.Equal(t, want, got, "the engines end in the same state")
-	t.Logf("%d attempts for 60 calls, verdicts by reason: %v", sent, reasons)
+	t.Logf("%d attempts for 150 calls, verdicts by reason: %v", sent, reasons)
 	assert.Positive(t, reasons[engine.ReasonRetry])
 	assert.Positive(t, reasons[engine.ReasonNotRetryable])
-	assert.Positive(t, reasons[engine.ReasonBudgetExhausted]+reasons["SHED_LOW_PRIORITY"]+reasons["admission:SHED_LOW_PRIORITY"],
-		"the budget or the priority floor refused some")
+	assert.Positive(t, reasons[engine.ReasonBudgetExhausted], "the budget refused some retries")
+	assert.Positive(t, reasons["admission:SHED_LOW_PRIORITY"], "admission shed some originals")
 }
 
 // Asserts that the interceptor works with a fleet member as live mode's clients do: two

@@ -12,10 +12,13 @@
 //
 // # What an attempt goes through
 //
-// Before an attempt (the original, retry 0, or retry n) is sent, the strategy's Admit is asked;
-// a refusal fails the call locally with a *RefusedError, and nothing is sent. After the
-// attempt, its outcome (below) and latency (from its admission to its answer, on the monotonic
-// clock) go to the strategy's Record. After a failure the strategy's Decide answers with a
+// Before an attempt (the original, retry 0, or retry n) is sent, the strategy's Admit is asked
+// (with the call's priority, the retry index and the context's deadline): a refusal fails the
+// call locally with a *RefusedError, and nothing is sent; a hold (a rate limiter without a
+// token) is slept within the call's context and Admit asked again, and a hold that would end
+// past the deadline fails the call at once as refused. After the attempt, its outcome (below)
+// and latency (from its admission to its answer, on the monotonic clock) go to the strategy's
+// Record: exactly once for every attempt it admitted, a canceled one as strategy.Canceled. After a failure the strategy's Decide answers with a
 // strategy.Verdict: retry after a delay, or stop. A server's grpc-retry-pushback-ms trailer is
 // a floor on that delay (capped by Config.MaxPushback); a negative or malformed pushback, or
 // several, end the call without asking the strategy, as gRFC A6 and grpc-go's own retries read
@@ -83,8 +86,9 @@
 //
 // # Refusals
 //
-// A call whose attempt the strategy's Admit refuses (an open circuit, a shed priority, a spent
-// limit) fails with a *RefusedError: a gRPC status error, UNAVAILABLE, whose message says which
+// A call whose attempt the strategy's Admit refuses (an open circuit, a shed priority, a full
+// concurrency limit; a hold past the deadline) fails with a *RefusedError carrying the
+// Admission's action and reason: a gRPC status error, UNAVAILABLE, whose message says which
 // strategy refused which call and why, with an errdetails.ErrorInfo (domain ErrorDomain, the
 // reason, the action) in its details. errors.Is(err, ErrNotAdmitted) and errors.As find it; a
 // service that returns it from its own handler answers its client at once with the same
@@ -93,9 +97,9 @@
 // # Concurrency, fleets and observation
 //
 // An Interceptor is safe for concurrent use. Strategies are not, unless they say so: calls
-// into a strategy are serialised by a mutex, except for the strategies documented as safe for
-// concurrent use (cortex and cortex-article, whose engine has its own lock, naive and none), or
-// when Config.ConcurrentStrategy says so. A CORTEX engine that a fleet.Member syncs with a
+// into a strategy are serialised by a mutex, except for a strategy that declares itself safe
+// (strategy.Concurrent: cortex and cortex-article, whose engine has its own lock, naive and
+// none), or when Config.ConcurrentStrategy says so. A CORTEX engine that a fleet.Member syncs with a
 // fleet store (engine.Config.Fleet) is used as is: the interceptor decides on the fleet's view
 // and its shared budget, as live mode's clients do. The number of calls waiting for a retry is
 // fed to the strategy's SetPending (the CORTEX engine's queue signal Q) and read with

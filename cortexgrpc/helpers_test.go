@@ -54,6 +54,7 @@ type step struct {
 	read     int  // Echo: the messages read before answering (0: until the client closes its side)
 	header   bool // send the headers first
 	hold     bool
+	sleep    time.Duration       // Call: answer this much later
 	refuse   *cortexgrpc.Refusal // Call: answer with this refusal's RefusedError, as a service relaying its own client's
 }
 
@@ -188,6 +189,12 @@ func (f *flaky) call(_ any, ctx context.Context, dec func(any) error, _ grpc.Una
 	}
 	if s.refuse != nil {
 		return nil, &cortexgrpc.RefusedError{Refusal: *s.refuse}
+	}
+	if s.sleep > 0 {
+		select {
+		case <-time.After(s.sleep):
+		case <-ctx.Done():
+		}
 	}
 	if err := s.end(func(md metadata.MD) { _ = grpc.SetTrailer(ctx, md) }); err != nil {
 		return nil, err
