@@ -153,7 +153,7 @@ func median(d []time.Duration) time.Duration {
 }
 
 // mustInterceptor is an Interceptor on the default Config with strategy s (nil: CORTEX).
-func mustInterceptor(b *testing.B, s strategy.Strategy) *cortexgrpc.Interceptor {
+func mustInterceptor(b testing.TB, s strategy.Strategy) *cortexgrpc.Interceptor {
 	cfg := cortexgrpc.DefaultConfig()
 	cfg.Strategy = s
 	ic, err := cortexgrpc.New(cfg)
