@@ -48,7 +48,7 @@ func TestDecisionsMatchEngine(t *testing.T) {
 	ecfg.BackoffBaseDelay = time.Millisecond
 	ecfg.BackoffMaxDelay = 20 * time.Millisecond
 	ecfg.TokenBucketCapacity = 8
-	ecfg.CircuitMinRequests = 1 << 30 // no breaker: the overload is left to admission and the budget
+	ecfg.CircuitMinRequests = 1 << 30           // no breaker: the overload is left to admission and the budget
 	ecfg.BaselineLatency = 2 * time.Millisecond // the overload's 10 ms answers are 5 times it
 	build := func(clock engine.Clock) strategy.Strategy {
 		s, err := strategy.New(strategy.CortexName, strategy.Env{Clock: clock, Rand: rand.New(rand.NewPCG(7, 7)), Cortex: &ecfg})
