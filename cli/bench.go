@@ -124,6 +124,7 @@ var benchFormats = []outputFormat[benchResult]{
 // benchJob is one scenario x strategy x seed run.
 type benchJob struct {
 	scn      scenarios.Scenario
+	scnIndex int // which of bench's scenarios: the runs of one scenario and seed share its oracle
 	strategy string
 	seed     int64
 }
@@ -172,7 +173,7 @@ func runBench(ctx context.Context, io streams, o benchOptions) error {
 		}
 	}
 	var jobs []benchJob
-	for _, scn := range scns {
+	for i, scn := range scns {
 		own := []int64{scn.Seed}
 		switch {
 		case seeds != nil:
@@ -182,7 +183,7 @@ func runBench(ctx context.Context, io streams, o benchOptions) error {
 		}
 		for _, n := range names {
 			for _, seed := range own {
-				jobs = append(jobs, benchJob{scn: scn, strategy: n, seed: seed})
+				jobs = append(jobs, benchJob{scn: scn, scnIndex: i, strategy: n, seed: seed})
 			}
 		}
 	}
@@ -316,10 +317,12 @@ func progress(io streams) func(done, total int) {
 	}
 }
 
-// runJobs runs jobs on GOMAXPROCS goroutines and returns their summaries in job order. The
-// first failing run (in job order) is returned as the error. Once ctx is done it starts no
-// other job and returns ctx's cause when those running have ended.
+// runJobs runs jobs on GOMAXPROCS goroutines and returns their summaries in job order, each
+// with the oracle's bound of its scenario and seed (computed once for all the strategies run
+// on them). The first failing run (in job order) is returned as the error. Once ctx is done it
+// starts no other job and returns ctx's cause when those running have ended.
 func runJobs(ctx context.Context, jobs []benchJob, onDone func(done, total int)) ([]report.Summary, error) {
+	var oracles oracleCache
 	out := make([]report.Summary, len(jobs))
 	errs := make([]error, len(jobs))
 	next := make(chan int)
@@ -333,6 +336,9 @@ func runJobs(ctx context.Context, jobs []benchJob, onDone func(done, total int))
 			for i := range next {
 				j := jobs[i]
 				res, err := simulate(j.scn, j.strategy, j.seed)
+				if err == nil {
+					res.Summary.Oracle, err = oracles.get(j.scnIndex, j.scn, j.seed)
+				}
 				if err != nil {
 					errs[i] = fmt.Errorf("%s with %s, seed %d: %w", j.scn.Name, j.strategy, j.seed, err)
 				}
@@ -363,4 +369,35 @@ dispatch:
 		}
 	}
 	return out, nil
+}
+
+// oracleCache computes the oracle of each scenario x seed of a bench once, whichever of its
+// runs asks first; the others wait for it. The zero value is ready; safe for concurrent use.
+type oracleCache struct {
+	mu sync.Mutex
+	m  map[[2]int64]*oracleEntry
+}
+
+// oracleEntry is one scenario x seed's oracle, computed once.
+type oracleEntry struct {
+	once sync.Once
+	o    *report.Oracle
+	err  error
+}
+
+// get returns the oracle of scenario number index (scn) with seed.
+func (c *oracleCache) get(index int, scn scenarios.Scenario, seed int64) (*report.Oracle, error) {
+	c.mu.Lock()
+	if c.m == nil {
+		c.m = map[[2]int64]*oracleEntry{}
+	}
+	key := [2]int64{int64(index), seed}
+	e := c.m[key]
+	if e == nil {
+		e = &oracleEntry{}
+		c.m[key] = e
+	}
+	c.mu.Unlock()
+	e.once.Do(func() { e.o, e.err = oracleOf(scn, seed) })
+	return e.o, e.err
 }
