@@ -12,6 +12,7 @@ import (
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/strategy"
+	"github.com/cortex-tui/cortex-tui/tui/common"
 )
 
 // This file holds what each dashboard key does. Every control goes to every run (both sides of
@@ -81,11 +82,11 @@ func (m *Model) changeSpeed(d int) tea.Cmd {
 	}
 	i := min(max(m.speedIdx+d, 0), len(speeds)-1)
 	if i == m.speedIdx {
-		m.setStatus(fmt.Sprintf("speed x%s is the limit (x%s to x%s)", fmtSpeed(speeds[i]), fmtSpeed(speeds[0]), fmtSpeed(speeds[len(speeds)-1])), false)
+		m.setStatus(fmt.Sprintf("speed x%s is the limit (x%s to x%s)", common.FmtSpeed(speeds[i]), common.FmtSpeed(speeds[0]), common.FmtSpeed(speeds[len(speeds)-1])), false)
 		return nil
 	}
 	m.setSpeed(i)
-	m.logControl(fmt.Sprintf("speed x%s", fmtSpeed(m.fr.speed)))
+	m.logControl(fmt.Sprintf("speed x%s", common.FmtSpeed(m.fr.speed)))
 	return nil
 }
 
@@ -237,7 +238,7 @@ func (m *Model) toggleCompare() tea.Cmd {
 	m.closeRuns()
 	m.screen = screenDashboard
 	m.setRuns(newRun(a), newRun(b))
-	m.setStatus(fmt.Sprintf("comparing %s and %s on the same arrivals and seed %d (%s changes the right side)", left, right, seed, keyName(m.keys.Strategy)), false)
+	m.setStatus(fmt.Sprintf("comparing %s and %s on the same arrivals and seed %d (%s changes the right side)", left, right, seed, common.KeyName(m.keys.Strategy)), false)
 	m.logControl(fmt.Sprintf("compare %s vs %s from t=0, seed %d", left, right, seed))
 	return m.kick()
 }
@@ -249,7 +250,7 @@ func (m *Model) toggleFault(kind scenarios.FaultKind) func() tea.Cmd {
 			return nil
 		}
 		if m.done() {
-			m.setStatus(fmt.Sprintf("the run is over: %s runs it again, %s picks another scenario", keyName(m.keys.Restart), keyName(m.keys.Load)), true)
+			m.setStatus(fmt.Sprintf("the run is over: %s runs it again, %s picks another scenario", common.KeyName(m.keys.Restart), common.KeyName(m.keys.Load)), true)
 			return nil
 		}
 		if m.injected[kind] || m.faultActive(kind) {

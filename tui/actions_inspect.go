@@ -6,6 +6,7 @@ import (
 
 	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/source"
+	"github.com/cortex-tui/cortex-tui/tui/common"
 )
 
 // The keys of the decision inspector and of the event log's scrolling and filter.
@@ -29,7 +30,7 @@ func (m *Model) inspect() tea.Cmd {
 			return
 		}
 		ds := in.RecentDecisions()
-		cleanDecisions(ds)
+		common.CleanDecisions(ds)
 		m.fr.kept, m.fr.decisionAct = ds, 0
 		m.filterDecisions()
 		m.inspecting = true

@@ -9,6 +9,7 @@ import (
 	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/source"
+	"github.com/cortex-tui/cortex-tui/tui/common"
 )
 
 // decisionOrder lists the actions most telling first, so a short panel clips the rare ones.
@@ -37,30 +38,30 @@ var actionReasons = map[engine.Action][]struct {
 // action followed by what it is made of: the reasons of REJECT and CIRCUIT_OPEN, and for RETRY
 // where the decided retries went (sent, the summary's retries; waiting; refused when due;
 // dropped at the deadline), so the totals reconcile with the summary's.
-type decisionsPanel struct{ base }
+type decisionsPanel struct{ common.Base }
 
 // newDecisions returns an empty decisions panel.
-func newDecisions(st Styles) *decisionsPanel { return &decisionsPanel{base{st: st}} }
+func newDecisions(st common.Styles) *decisionsPanel { return &decisionsPanel{common.Base{St: st}} }
 
 // Update redraws the panel on a full redraw.
 func (p *decisionsPanel) Update(msg tea.Msg) (*decisionsPanel, tea.Cmd) {
 	if f, ok := msg.(frameMsg); ok && f.full() {
 		title := "Decisions"
 		if len(f.f.runs) > 0 {
-			title = fitTitle(p.w, "Decisions · last "+fmtTick(f.f.runs[0].meta.Tick)+" tick · total", "Decisions · tick · total")
+			title = common.FitTitle(p.W, "Decisions · last "+fmtTick(f.f.runs[0].meta.Tick)+" tick · total", "Decisions · tick · total")
 		}
-		p.view = box(p.st, title, p.body(f.f), p.w, p.h)
+		p.Rendered = common.Box(p.St, title, p.body(f.f), p.W, p.H)
 	}
 	return p, nil
 }
 
 func (p *decisionsPanel) body(f *frame) string {
-	st := p.st
+	st := p.St
 	if len(f.runs) == 0 {
 		return ""
 	}
 	h := f.runs[0].hist
-	iw, _ := inner(p.w, p.h)
+	iw, _ := common.Inner(p.W, p.H)
 	nameW := min(max(iw-16, 8), 20)
 	t := h.totals()
 	var lines []string
@@ -72,7 +73,7 @@ func (p *decisionsPanel) body(f *frame) string {
 		lines = append(lines, st.Band[decisionBand[a]].Render(fmt.Sprintf("%-*.*s", nameW, nameW, name))+
 			fmt.Sprintf(" %6d %8d", h.last.Counts.Decisions[a], t.Decisions[a]))
 		if why := decisionParts(a, t, h.last.Pending); why != "" {
-			lines = append(lines, st.Muted.Render(ellipsis(" └ "+why, iw)))
+			lines = append(lines, st.Muted.Render(common.Ellipsis(" └ "+why, iw)))
 		}
 	}
 	return strings.Join(lines, "\n")

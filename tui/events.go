@@ -10,6 +10,7 @@ import (
 
 	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/source"
+	"github.com/cortex-tui/cortex-tui/tui/common"
 )
 
 // eventsPanel is the scrolling event log: circuit transitions, crashes and restarts, faults,
@@ -17,7 +18,7 @@ import (
 // their count (a flapping fleet would push everything else out), the log scrolls back with the
 // log keys (the frame's logOffset) and shows one kind of event at a time with the filter key.
 type eventsPanel struct {
-	base
+	common.Base
 	run int // which run of the frame
 }
 
@@ -28,13 +29,15 @@ const numEventKinds = int(source.EventControl) + 1
 const logPage = 5
 
 // newEvents returns an empty event log of run index run.
-func newEvents(st Styles, run int) *eventsPanel { return &eventsPanel{base: base{st: st}, run: run} }
+func newEvents(st common.Styles, run int) *eventsPanel {
+	return &eventsPanel{Base: common.Base{St: st}, run: run}
+}
 
 // Update redraws the log on a full redraw and when a control was logged.
 func (p *eventsPanel) Update(msg tea.Msg) (*eventsPanel, tea.Cmd) {
 	if f, ok := msg.(frameMsg); ok && f.shows(changedLog) {
 		title, body := p.body(f.f)
-		p.view = box(p.st, title, body, p.w, p.h)
+		p.Rendered = common.Box(p.St, title, body, p.W, p.H)
 	}
 	return p, nil
 }
@@ -73,7 +76,7 @@ func (p *eventsPanel) body(f *frame) (string, string) {
 	if p.run >= len(f.runs) {
 		return title, ""
 	}
-	iw, ih := inner(p.w, p.h)
+	iw, ih := common.Inner(p.W, p.H)
 	kind := f.logKind - 1
 	if kind >= 0 {
 		title += " · " + source.EventKind(kind).String() + " only"
@@ -82,22 +85,22 @@ func (p *eventsPanel) body(f *frame) (string, string) {
 	if len(lines) == 0 {
 		empty := "nothing yet: faults, crashes, circuit changes and your controls appear here"
 		if kind >= 0 {
-			empty = fmt.Sprintf("no %s event yet (%s: next kind)", source.EventKind(kind), keyName(f.keyMap().LogFilter))
+			empty = fmt.Sprintf("no %s event yet (%s: next kind)", source.EventKind(kind), common.KeyName(f.keyMap().LogFilter))
 		}
-		text := strings.Split(wrap(empty, max(iw, 1)), "\n")
+		text := strings.Split(common.Wrap(empty, max(iw, 1)), "\n")
 		if len(text) > ih && ih > 0 {
 			text = text[:ih]
 			text[ih-1] = ansi.Truncate(text[ih-1], max(iw-1, 1), "") + "…"
 		}
-		return title, p.st.Muted.Render(strings.Join(text, "\n"))
+		return title, p.St.Muted.Render(strings.Join(text, "\n"))
 	}
 	// The window ends offset lines before the newest; the offset is clamped to what the log holds.
 	offset := min(f.logOffset, max(len(lines)-ih, 0))
 	end := len(lines) - offset
 	start := max(end-ih, 0)
 	if above := start; above > 0 || offset > 0 {
-		title = fitTitle(p.w, fmt.Sprintf("%s · %d above, %d below · %s/%s", title, above, offset,
-			keyName(f.keyMap().LogUp), keyName(f.keyMap().LogDown)), fmt.Sprintf("%s · %d↑ %d↓", title, above, offset), title)
+		title = common.FitTitle(p.W, fmt.Sprintf("%s · %d above, %d below · %s/%s", title, above, offset,
+			common.KeyName(f.keyMap().LogUp), common.KeyName(f.keyMap().LogDown)), fmt.Sprintf("%s · %d↑ %d↓", title, above, offset), title)
 	}
 	out := make([]string, 0, end-start)
 	for _, l := range lines[start:end] {
@@ -110,15 +113,15 @@ func (p *eventsPanel) body(f *frame) (string, string) {
 // circuit events say how many changes since when ("×12 since 41.0s").
 func (p *eventsPanel) line(l logLine) string {
 	e := l.e
-	kind, style := "event", p.st.Text
-	if int(e.Kind) >= 0 && int(e.Kind) < len(p.st.Events) {
-		kind, style = e.Kind.String(), p.st.Events[e.Kind]
+	kind, style := "event", p.St.Text
+	if int(e.Kind) >= 0 && int(e.Kind) < len(p.St.Events) {
+		kind, style = e.Kind.String(), p.St.Events[e.Kind]
 	}
 	text := strings.TrimSpace(eventText(e))
 	if l.n > 1 {
-		text += fmt.Sprintf(" (×%d since %s)", l.n, fmtDur(l.from))
+		text += fmt.Sprintf(" (×%d since %s)", l.n, common.FmtDur(l.from))
 	}
-	return p.st.Muted.Render(fmt.Sprintf("%7s ", fmtDur(e.T))) + style.Render(fmt.Sprintf("%-7s %s", kind, text))
+	return p.St.Muted.Render(fmt.Sprintf("%7s ", common.FmtDur(e.T))) + style.Render(fmt.Sprintf("%-7s %s", kind, text))
 }
 
 // eventText words an event for the log, without its kind (the log's first column): the

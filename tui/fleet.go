@@ -2,11 +2,11 @@ package tui
 
 import (
 	"fmt"
-	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/cortex-tui/cortex-tui/source"
+	"github.com/cortex-tui/cortex-tui/tui/common"
 )
 
 // fleetPanel shows the fleet a live run's CORTEX engines joined (live --fleet): the CPS they
@@ -14,23 +14,23 @@ import (
 // rate and budget, and the store's health: FLEET or LOCAL, the view's age, the members, the
 // syncs and the failed ones, the bad values the store found in its state and repaired. It sits in the full dashboard's bottom row, between the decisions
 // and the events, only while the run is in a fleet (fleetW).
-type fleetPanel struct{ base }
+type fleetPanel struct{ common.Base }
 
 // newFleet returns an empty fleet panel.
-func newFleet(st Styles) *fleetPanel { return &fleetPanel{base{st: st}} }
+func newFleet(st common.Styles) *fleetPanel { return &fleetPanel{common.Base{St: st}} }
 
 // Update redraws the panel on a full redraw.
 func (p *fleetPanel) Update(msg tea.Msg) (*fleetPanel, tea.Cmd) {
 	if f, ok := msg.(frameMsg); ok && f.full() {
 		title, body := p.render(f.f)
-		p.view = box(p.st, title, body, p.w, p.h)
+		p.Rendered = common.Box(p.St, title, body, p.W, p.H)
 	}
 	return p, nil
 }
 
 // render returns the title and the lines, the most telling first (a short panel keeps them).
 func (p *fleetPanel) render(f *frame) (string, string) {
-	st := p.st
+	st := p.St
 	if len(f.runs) == 0 || f.runs[0].fleet == nil {
 		return "Fleet", ""
 	}
@@ -52,15 +52,15 @@ func (p *fleetPanel) render(f *frame) (string, string) {
 		mode = st.FleetLocal.Render(fmt.Sprintf("FLEET %d/%d", h.Joint, h.Engines))
 	}
 	lines := []string{
-		st.Muted.Render("CPS ") + st.Bold.Render(fmtCPS(cps)) + st.Muted.Render(" fleet │ ") + st.Bold.Render(fmtCPS(h.LocalCPS)) + st.Muted.Render(" local"),
+		st.Muted.Render("CPS ") + st.Bold.Render(common.FmtCPS(cps)) + st.Muted.Render(" fleet │ ") + st.Bold.Render(common.FmtCPS(h.LocalCPS)) + st.Muted.Render(" local"),
 		fmt.Sprintf("F %.2f · burn %.2f · held %.0f tokens", h.F, h.Burn, h.Held),
-		fmt.Sprintf("view %s old · %d members, %d engines", fmtAge(h.Age), h.Instances, h.Engines),
+		fmt.Sprintf("view %s old · %d members, %d engines", common.FmtAge(h.Age), h.Instances, h.Engines),
 		syncsLine(h),
 		st.Muted.Render(fmt.Sprintf("%s as %s", fm.Store, fm.Instance)),
 	}
 	if h.LastError != "" { // in place of the store's address, over the lines left
-		iw, _ := inner(p.w, p.h)
-		lines = append(lines[:4], st.FleetLocal.Render(wrap(h.LastError, max(iw, 1))))
+		iw, _ := common.Inner(p.W, p.H)
+		lines = append(lines[:4], st.FleetLocal.Render(common.Wrap(h.LastError, max(iw, 1))))
 	}
 	body := ""
 	for i, l := range lines {
@@ -79,14 +79,6 @@ func syncsLine(h *source.FleetHealth) string {
 		l += fmt.Sprintf(" · %d repaired", h.Repaired)
 	}
 	return l
-}
-
-// fmtAge formats a view's age: 120ms under a second, 3.4s above.
-func fmtAge(d time.Duration) string {
-	if d < time.Second {
-		return fmt.Sprintf("%dms", d.Milliseconds())
-	}
-	return fmtDur(d)
 }
 
 // fleetW is the fleet panel's width: none unless the dashboard shows one run in a fleet, and

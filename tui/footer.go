@@ -14,12 +14,13 @@ import (
 	"github.com/cortex-tui/cortex-tui/internal/safetext"
 	"github.com/cortex-tui/cortex-tui/keymap"
 	"github.com/cortex-tui/cortex-tui/scenarios"
+	"github.com/cortex-tui/cortex-tui/tui/common"
 )
 
 // footer is the bottom line: a status message (an export's path, an error) and the short help
 // rendered by bubbles/help from the keymap's bindings.
 type footer struct {
-	base
+	common.Base
 	help   help.Model
 	keys   keymap.KeyMap
 	status string
@@ -27,10 +28,10 @@ type footer struct {
 }
 
 // newFooter returns a footer for keys.
-func newFooter(st Styles, keys keymap.KeyMap) *footer {
+func newFooter(st common.Styles, keys keymap.KeyMap) *footer {
 	h := help.New()
 	h.Styles = st.Help
-	return &footer{base: base{st: st}, help: h, keys: keys}
+	return &footer{Base: common.Base{St: st}, help: h, keys: keys}
 }
 
 // SetStatus sets the message shown left of the help ("" clears it), made inert on one line: an
@@ -41,21 +42,21 @@ func (p *footer) SetStatus(s string, isErr bool) { p.status, p.isErr = safetext.
 func (p *footer) Update(msg tea.Msg) (*footer, tea.Cmd) {
 	if f, ok := msg.(frameMsg); ok {
 		live := len(f.f.runs) > 0 && f.f.runs[0].meta.Live
-		line := " " + p.shortHelp(p.w-1, live)
+		line := " " + p.shortHelp(p.W-1, live)
 		if p.status != "" {
-			style := p.st.Status
+			style := p.St.Status
 			if p.isErr {
-				style = p.st.Error
+				style = p.St.Error
 			}
 			status := " " + style.Render(p.status)
 			line = status
 			p.help.Width = 0
-			tail := p.help.ShortHelpView([]keyBinding{p.keys.Help, p.keys.Quit})
-			if p.w-ansi.StringWidth(status)-3 >= ansi.StringWidth(tail) {
-				line += p.st.Muted.Render("  │") + tail
+			tail := p.help.ShortHelpView([]key.Binding{p.keys.Help, p.keys.Quit})
+			if p.W-ansi.StringWidth(status)-3 >= ansi.StringWidth(tail) {
+				line += p.St.Muted.Render("  │") + tail
 			}
 		}
-		p.view = fit(line, p.w, p.h)
+		p.Rendered = common.Fit(line, p.W, p.H)
 	}
 	return p, nil
 }
@@ -66,12 +67,12 @@ func (p *footer) Update(msg tea.Msg) (*footer, tea.Cmd) {
 // On live traffic (live) the speed and step keys, which do not apply, are left out.
 func (p *footer) shortHelp(w int, live bool) string {
 	p.help.Width = 0
-	tail := []keyBinding{p.keys.Help, p.keys.Quit}
+	tail := []key.Binding{p.keys.Help, p.keys.Quit}
 	skip := tail
 	if live {
 		skip = append(slices.Clip(skip), notLive(p.keys)...)
 	}
-	sep := p.st.Help.ShortSeparator.Inline(true).Render(p.help.ShortSeparator)
+	sep := p.St.Help.ShortSeparator.Inline(true).Render(p.help.ShortSeparator)
 	tailView := p.help.ShortHelpView(tail)
 	room := w - ansi.StringWidth(tailView)
 	var head []string
@@ -79,7 +80,7 @@ func (p *footer) shortHelp(w int, live bool) string {
 		if sameKeys(skip, b) {
 			continue
 		}
-		item := p.help.ShortHelpView([]keyBinding{b})
+		item := p.help.ShortHelpView([]key.Binding{b})
 		if room-ansi.StringWidth(item+sep) < 0 {
 			break
 		}
@@ -92,17 +93,17 @@ func (p *footer) shortHelp(w int, live bool) string {
 // notLive returns the bindings that do not apply to live traffic (speed and step: real time
 // runs at one speed), which the footer and the help screen leave out on a live run. They stay
 // bound: the dashboard explains them when pressed.
-func notLive(k keymap.KeyMap) []keyBinding { return []keyBinding{k.Faster, k.Slower, k.Step} }
+func notLive(k keymap.KeyMap) []key.Binding { return []key.Binding{k.Faster, k.Slower, k.Step} }
 
 // sameKeys reports whether b is bound to the same keys as one of bs.
-func sameKeys(bs []keyBinding, b keyBinding) bool {
-	return slices.ContainsFunc(bs, func(t keyBinding) bool { return slices.Equal(t.Keys(), b.Keys()) })
+func sameKeys(bs []key.Binding, b key.Binding) bool {
+	return slices.ContainsFunc(bs, func(t key.Binding) bool { return slices.Equal(t.Keys(), b.Keys()) })
 }
 
 // helpScreen is the full help: every binding, grouped, from the same keymap as the footer, with
 // a word on remapping keys. On live traffic it leaves out the keys the footer leaves out.
 type helpScreen struct {
-	base
+	common.Base
 	help   help.Model
 	keys   keymap.KeyMap
 	offset int  // first line shown, when the help is taller than the window
@@ -114,11 +115,11 @@ type helpScreen struct {
 const helpPages = 2
 
 // newHelpScreen returns the full help for keys.
-func newHelpScreen(st Styles, keys keymap.KeyMap) *helpScreen {
+func newHelpScreen(st common.Styles, keys keymap.KeyMap) *helpScreen {
 	h := help.New()
 	h.Styles = st.Help
 	h.ShowAll = true
-	return &helpScreen{base: base{st: st}, help: h, keys: keys}
+	return &helpScreen{Base: common.Base{St: st}, help: h, keys: keys}
 }
 
 // Update redraws the help on a full redraw, scrolls it by a line on the keys that move the
@@ -153,10 +154,10 @@ func (p *helpScreen) Update(msg tea.Msg) (*helpScreen, tea.Cmd) {
 
 // render draws the help into its cached view, from the line at offset.
 func (p *helpScreen) render() {
-	iw, _ := inner(p.w, p.h)
-	muted := func(s string) string { return p.st.Muted.Render(ansi.Wordwrap(s, max(iw, 1), " ")) }
-	closing := p.st.Muted.Render(fmt.Sprintf("Press %s or %s to close, %s for the %s.", keyName(p.keys.Help), keyName(p.keys.Back),
-		keyName(p.keys.NextWeight), [helpPages]string{"glossary", "keys"}[p.page]))
+	iw, _ := common.Inner(p.W, p.H)
+	muted := func(s string) string { return p.St.Muted.Render(ansi.Wordwrap(s, max(iw, 1), " ")) }
+	closing := p.St.Muted.Render(fmt.Sprintf("Press %s or %s to close, %s for the %s.", common.KeyName(p.keys.Help), common.KeyName(p.keys.Back),
+		common.KeyName(p.keys.NextWeight), [helpPages]string{"glossary", "keys"}[p.page]))
 	body := strings.Join([]string{
 		p.groups(iw),
 		"",
@@ -168,9 +169,9 @@ func (p *helpScreen) render() {
 	title := "Help"
 	if p.page == 1 {
 		title = "Glossary"
-		body = glossaryText(p.st, max(iw, 1)) + "\n\n" + closing
+		body = glossaryText(p.St, max(iw, 1)) + "\n\n" + closing
 	}
-	if _, ih := inner(p.w, p.h); ih > 0 {
+	if _, ih := common.Inner(p.W, p.H); ih > 0 {
 		lines := strings.Split(body, "\n")
 		if over := len(lines) - ih; over > 0 {
 			p.offset = min(p.offset, over)
@@ -181,7 +182,7 @@ func (p *helpScreen) render() {
 		}
 		body = strings.Join(lines, "\n")
 	}
-	p.view = box(p.st, title, body, p.w, p.h)
+	p.Rendered = common.Box(p.St, title, body, p.W, p.H)
 }
 
 // notes says what the fault and tuning keys do exactly, naming the keys as bound.
@@ -196,12 +197,12 @@ func (p *helpScreen) notes() string {
 		if spec.Unit == scenarios.UnitRate { // injected as a share of the capacity
 			what = fmt.Sprintf("%s at %s of capacity", spec.Kind, scenarios.UnitFraction.Show(spec.Inject))
 		}
-		faults = append(faults, keyName(k.Fault[i])+" "+what)
+		faults = append(faults, common.KeyName(k.Fault[i])+" "+what)
 	}
 	return fmt.Sprintf("Faults: %s; press again to clear. Weights move by 0.05 and are renormalised at once. "+
 		"Classes: %s/%s select, %s %s share of traffic (x0.25 steps), %s %s priority (0..10).",
 		strings.Join(faults, ", "),
-		keyName(k.ClassUp), keyName(k.ClassDown), keyName(k.ShareDown), keyName(k.ShareUp), keyName(k.PriorityDown), keyName(k.PriorityUp))
+		common.KeyName(k.ClassUp), common.KeyName(k.ClassDown), common.KeyName(k.ShareDown), common.KeyName(k.ShareUp), common.KeyName(k.PriorityDown), common.KeyName(k.PriorityUp))
 }
 
 // groups lays the FullHelp groups out in as few rows as the width allows (4, 2 or 1 per row),

@@ -13,6 +13,7 @@ import (
 	"github.com/cortex-tui/cortex-tui/internal/safetext"
 	"github.com/cortex-tui/cortex-tui/keymap"
 	"github.com/cortex-tui/cortex-tui/scenarios"
+	"github.com/cortex-tui/cortex-tui/tui/common"
 )
 
 // hostileFile is a valid scenario whose name, summary, story, class names and notes are full
@@ -99,7 +100,7 @@ func TestGoldenHostilePicker(t *testing.T) {
 		{"stacked_60x30", 60, 30},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			p := newPicker(DefaultStyles(), keymap.Default(), items)
+			p := newPicker(common.DefaultStyles(), keymap.Default(), items)
 			p.SetSize(c.w, c.h)
 			checkInert(t, p.View(), c.w, c.h, c.name)
 			golden.RequireEqual(t, p.View())

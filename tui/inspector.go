@@ -2,15 +2,14 @@ package tui
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
-	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/source"
+	"github.com/cortex-tui/cortex-tui/tui/common"
 )
 
 // inspectorPanel is the decision inspector: the latest retry decisions of the first run (newest
@@ -20,15 +19,15 @@ import (
 // floor(CPS×10), the recovery ramp's share, the tokens, and for a RETRY the delay's formula
 // filled in. The run is paused while it shows; the frame holds the decisions, read from the
 // source (source.Inspector) when it opened.
-type inspectorPanel struct{ base }
+type inspectorPanel struct{ common.Base }
 
 // newInspector returns an empty inspector.
-func newInspector(st Styles) *inspectorPanel { return &inspectorPanel{base{st: st}} }
+func newInspector(st common.Styles) *inspectorPanel { return &inspectorPanel{common.Base{St: st}} }
 
 // Update redraws the inspector on a full redraw and when the selection moved.
 func (p *inspectorPanel) Update(msg tea.Msg) (*inspectorPanel, tea.Cmd) {
 	if f, ok := msg.(frameMsg); ok && f.shows(changedInspect) {
-		p.view = p.render(f.f)
+		p.Rendered = p.render(f.f)
 	}
 	return p, nil
 }
@@ -43,29 +42,29 @@ func listW(w int) int {
 }
 
 func (p *inspectorPanel) render(f *frame) string {
-	st := p.st
+	st := p.St
 	ds := f.decisions
 	k := f.keyMap()
 	only := "all actions"
 	if a := f.decisionAct - 1; a >= 0 {
 		only = engine.Action(a).String() + " only"
 	}
-	title := fmt.Sprintf("Decision inspector · %s/%s select · %s: %s · %s close", keyName(k.ClassUp), keyName(k.ClassDown), keyName(k.LogFilter), only, keyName(k.Back))
+	title := fmt.Sprintf("Decision inspector · %s/%s select · %s: %s · %s close", common.KeyName(k.ClassUp), common.KeyName(k.ClassDown), common.KeyName(k.LogFilter), only, common.KeyName(k.Back))
 	if len(ds) == 0 {
 		empty := "No decision yet: a decision is made when an attempt fails. Resume, let a fault hit, and inspect again."
 		if f.decisionAct > 0 {
-			empty = fmt.Sprintf("No %s among the latest %d decisions: %s shows the next action.", only[:len(only)-5], len(f.kept), keyName(k.LogFilter))
+			empty = fmt.Sprintf("No %s among the latest %d decisions: %s shows the next action.", only[:len(only)-5], len(f.kept), common.KeyName(k.LogFilter))
 		}
-		return box(st, title, st.Muted.Render(wrap(empty, max(p.w-2, 1))), p.w, p.h)
+		return common.Box(st, title, st.Muted.Render(common.Wrap(empty, max(p.W-2, 1))), p.W, p.H)
 	}
 	sel := min(max(f.selDecision, 0), len(ds)-1)
-	lw := listW(p.w)
-	right := p.w - lw
-	detail := box(st, fitTitle(right, title, fmt.Sprintf("Inspector · %s · %s close", only, keyName(k.Back)), "Inspector"), p.detail(ds[sel], sel, len(ds), f, right-2), right, p.h)
+	lw := listW(p.W)
+	right := p.W - lw
+	detail := common.Box(st, common.FitTitle(right, title, fmt.Sprintf("Inspector · %s · %s close", only, common.KeyName(k.Back)), "Inspector"), p.detail(ds[sel], sel, len(ds), f, right-2), right, p.H)
 	if lw == 0 {
 		return detail
 	}
-	return lipgloss.JoinHorizontal(lipgloss.Top, box(st, "Latest decisions", p.list(ds, sel, lw-2, p.h-2), lw, p.h), detail)
+	return lipgloss.JoinHorizontal(lipgloss.Top, common.Box(st, "Latest decisions", p.list(ds, sel, lw-2, p.H-2), lw, p.H), detail)
 }
 
 // list draws the decisions around the selected one, newest at the bottom, one per line.
@@ -77,14 +76,14 @@ func (p *inspectorPanel) list(ds []source.DecisionRecord, sel, w, h int) string 
 	lines := make([]string, 0, h)
 	for i := start; i < min(start+h, len(ds)); i++ {
 		d := ds[i]
-		line := fitLine(fmt.Sprintf("%7s %-9.9s p%-2d a%d %s", fmtClock(d.T), d.Class, d.Priority, d.Attempt, shortReason(d)), w)
+		line := common.FitLine(fmt.Sprintf("%7s %-9.9s p%-2d a%d %s", common.FmtClock(d.T), d.Class, d.Priority, d.Attempt, shortReason(d)), w)
 		switch {
 		case i == sel:
-			line = p.st.Selected.Render(line)
+			line = p.St.Selected.Render(line)
 		case d.Action == engine.Retry:
-			line = p.st.Band[engine.Healthy].Render(line)
+			line = p.St.Band[engine.Healthy].Render(line)
 		default:
-			line = p.st.Text.Render(line)
+			line = p.St.Text.Render(line)
 		}
 		lines = append(lines, line)
 	}
@@ -94,7 +93,7 @@ func (p *inspectorPanel) list(ds []source.DecisionRecord, sel, w, h int) string 
 // shortReason words a decision in a few cells for the list: "RETRY 2.1s", "shed", "budget".
 func shortReason(d source.DecisionRecord) string {
 	if d.Action == engine.Retry {
-		return "RETRY " + fmtDelay(d.Delay)
+		return "RETRY " + common.FmtDelay(d.Delay)
 	}
 	for _, parts := range actionReasons {
 		for _, r := range parts {
@@ -121,26 +120,26 @@ const (
 
 // detail draws one decision: what failed, the verdict, then the five checks in order.
 func (p *inspectorPanel) detail(d source.DecisionRecord, i, n int, f *frame, w int) string {
-	st := p.st
+	st := p.St
 	strat := ""
 	if len(f.runs) > 0 {
 		strat = f.runs[0].meta.Strategy
 	}
 	head := []string{
 		st.Muted.Render(fmt.Sprintf("decision %d of %d shown (latest %d kept) · %s", i+1, n, len(f.kept), strat)),
-		fmt.Sprintf("t %s · client %d · %s (priority %d) · attempt %d failed: %s", fmtClock(d.T), d.Client, d.Class, d.Priority, d.Attempt, d.Failure),
+		fmt.Sprintf("t %s · client %d · %s (priority %d) · attempt %d failed: %s", common.FmtClock(d.T), d.Client, d.Class, d.Priority, d.Attempt, d.Failure),
 	}
 	verdict := d.Action.String()
 	if d.Reason != "" && d.Reason != verdict { // CIRCUIT_OPEN's reason is CIRCUIT_OPEN: say it once
 		verdict += " · " + d.Reason
 	}
 	if d.Action == engine.Retry {
-		verdict += " after " + fmtDelay(d.Delay)
+		verdict += " after " + common.FmtDelay(d.Delay)
 	}
 	style := st.Band[decisionBand[d.Action]]
 	head = append(head, "→ "+style.Bold(true).Render(verdict), "")
 	if !d.Explained {
-		head = append(head, st.Muted.Render(wrap(fmt.Sprintf("%s decides without the CORTEX checks: it gives its verdict and its reason only. Run cortex (s) to see the five checks of each decision.", strat), max(w, 1))))
+		head = append(head, st.Muted.Render(common.Wrap(fmt.Sprintf("%s decides without the CORTEX checks: it gives its verdict and its reason only. Run cortex (s) to see the five checks of each decision.", strat), max(w, 1))))
 		return strings.Join(head, "\n")
 	}
 	return strings.Join(append(head, p.checks(&d.Why, w)...), "\n")
@@ -183,7 +182,7 @@ func failedStep(reason string) int {
 // checks draws the five checks of an explained decision, one line per step with its values
 // and a mark: passed, the one that decided, or not reached.
 func (p *inspectorPanel) checks(x *engine.Explanation, w int) []string {
-	st := p.st
+	st := p.St
 	failed := failedStep(x.Decision.Reason)
 	var lines []string
 	row := func(step int, label, values string) {
@@ -194,9 +193,9 @@ func (p *inspectorPanel) checks(x *engine.Explanation, w int) []string {
 		case step == failed && step != stepDelay:
 			mark, style = checkFail, st.Band[engine.Emergency]
 		}
-		lines = append(lines, ellipsis(style.Render(mark)+" "+st.Bold.Render(fmt.Sprintf("%-20s", label))+" "+values, w))
+		lines = append(lines, common.Ellipsis(style.Render(mark)+" "+st.Bold.Render(fmt.Sprintf("%-20s", label))+" "+values, w))
 	}
-	sub := func(s string) { lines = append(lines, st.Muted.Render(ellipsis("    "+s, w))) }
+	sub := func(s string) { lines = append(lines, st.Muted.Render(common.Ellipsis("    "+s, w))) }
 
 	retryable := "yes"
 	if !x.Retryable {
@@ -282,22 +281,9 @@ func delayFormula(x *engine.Explanation) string {
 	if x.Deterministic {
 		draw = "Mid"
 	}
-	f := fmt.Sprintf("%s(0, %s × 2^%d × %s)", draw, fmtDelay(x.Base), x.Attempt, factor)
+	f := fmt.Sprintf("%s(0, %s × 2^%d × %s)", draw, common.FmtDelay(x.Base), x.Attempt, factor)
 	if x.Ceiling > x.MaxDelay {
-		f = fmt.Sprintf("min(%s, %s)", fmtDelay(x.MaxDelay), f)
+		f = fmt.Sprintf("min(%s, %s)", common.FmtDelay(x.MaxDelay), f)
 	}
-	return f + " = " + fmtDelay(x.Decision.Delay)
-}
-
-// fmtDelay formats a delay compactly, to the millisecond: 500ms, 1.25s, 30s.
-func fmtDelay(d time.Duration) string {
-	if d < time.Second {
-		return fmt.Sprintf("%dms", d.Round(time.Millisecond).Milliseconds())
-	}
-	ms := d.Round(time.Millisecond).Milliseconds()
-	frac := strings.TrimRight(fmt.Sprintf("%03d", ms%1000), "0")
-	if frac == "" {
-		return strconv.FormatInt(ms/1000, 10) + "s"
-	}
-	return strconv.FormatInt(ms/1000, 10) + "." + frac + "s"
+	return f + " = " + common.FmtDelay(x.Decision.Delay)
 }

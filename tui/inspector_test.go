@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cortex-tui/cortex-tui/engine"
+	"github.com/cortex-tui/cortex-tui/tui/common"
 )
 
 // plainView is the model's screen without styles.
@@ -105,7 +106,7 @@ func TestInspectorWithoutChecks(t *testing.T) {
 func TestFmtDelay(t *testing.T) {
 	for d, want := range map[time.Duration]string{500 * time.Millisecond: "500ms", 1394 * time.Millisecond: "1.394s",
 		1250 * time.Millisecond: "1.25s", 2100 * time.Millisecond: "2.1s", 30 * time.Second: "30s", 1394400 * time.Microsecond: "1.394s"} {
-		assert.Equal(t, want, fmtDelay(d))
+		assert.Equal(t, want, common.FmtDelay(d))
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/strategy"
+	"github.com/cortex-tui/cortex-tui/tui/common"
 )
 
 // Asserts that each time key does what its help says: space pauses and resumes, "." steps one
@@ -532,7 +533,7 @@ func TestFmtClock(t *testing.T) {
 		{600 * time.Second, "10m00.0s"},
 	}
 	for _, tc := range cases {
-		assert.Equal(t, tc.want, fmtClock(tc.d), tc.d)
+		assert.Equal(t, tc.want, common.FmtClock(tc.d), tc.d)
 	}
 }
 

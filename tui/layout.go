@@ -5,6 +5,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/cortex-tui/cortex-tui/keymap"
+	"github.com/cortex-tui/cortex-tui/tui/common"
 )
 
 // layoutID names a screen of the layout table: what fills the window above the footer.
@@ -31,7 +32,7 @@ const (
 // sizes, redraws and joins them through the table, so a new panel is its own file plus an entry
 // here. A panel may appear on several screens (the header); each screen's rows fill the window
 // above the footer.
-func newLayouts(st Styles, keys keymap.KeyMap) [numLayouts][]row {
+func newLayouts(st common.Styles, keys keymap.KeyMap) [numLayouts][]row {
 	header, caption := mount(newHeader(st)), mount(newCaption(st))
 	return [numLayouts][]row{
 		layoutFull: {
@@ -208,7 +209,7 @@ func (m *Model) compose() {
 		}
 		blocks = append(blocks, side(views...))
 	}
-	m.body = fit(stack(blocks...), m.width, max(m.height-1, 0))
+	m.body = common.Fit(stack(blocks...), m.width, max(m.height-1, 0))
 }
 
 // side joins blocks left to right, top-aligned.

@@ -8,10 +8,10 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/cortex-tui/cortex-tui/internal/safetext"
 	"github.com/cortex-tui/cortex-tui/lesson"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
+	"github.com/cortex-tui/cortex-tui/tui/common"
 )
 
 // lessonRun is the lesson followed over the dashboard's first run: its tracker, and whether
@@ -29,7 +29,7 @@ func newLessonRun(l scenarios.Lesson, meta source.Meta) *lessonRun {
 	for i, c := range meta.Classes {
 		names[i] = c.Name
 	}
-	return &lessonRun{tr: lesson.New(cleanLesson(l), names)}
+	return &lessonRun{tr: lesson.New(common.CleanLesson(l), names)}
 }
 
 // lessonH is the height of the lesson panel: its border, the step's text (two lines in a tall
@@ -77,7 +77,7 @@ func (m *Model) observe(s source.Snapshot) bool {
 		for _, e := range s.Events {
 			if e.Kind == source.EventNote {
 				pause = true
-				m.setStatus("guided: paused at a caption; "+keyName(m.keys.Pause)+" goes on", false)
+				m.setStatus("guided: paused at a caption; "+common.KeyName(m.keys.Pause)+" goes on", false)
 			}
 		}
 	}
@@ -107,36 +107,36 @@ func (m *Model) toggleHint() tea.Cmd {
 func (m *Model) LessonDone() bool { return m.fr.lesson != nil && m.fr.lesson.done }
 
 // lessonPanel shows the lesson's current step, its goals with their values now, and the hint.
-type lessonPanel struct{ base }
+type lessonPanel struct{ common.Base }
 
 // newLessonPanel returns an empty lesson panel.
-func newLessonPanel(st Styles) *lessonPanel { return &lessonPanel{base{st: st}} }
+func newLessonPanel(st common.Styles) *lessonPanel { return &lessonPanel{common.Base{St: st}} }
 
 // Update redraws the panel on a full redraw.
 func (p *lessonPanel) Update(msg tea.Msg) (*lessonPanel, tea.Cmd) {
 	f, ok := msg.(frameMsg)
-	if !ok || !f.full() || p.w <= 0 || p.h <= 0 {
+	if !ok || !f.full() || p.W <= 0 || p.H <= 0 {
 		return p, nil
 	}
 	lr := f.f.lesson
 	if lr == nil || len(f.f.runs) == 0 {
-		p.view = blank(p.w, p.h)
+		p.Rendered = common.Blank(p.W, p.H)
 		return p, nil
 	}
 	st := lr.tr.Status(f.f.runs[0].meta.Strategy)
 	l := lr.tr.Lesson()
-	title := fitTitle(p.w, fmt.Sprintf("Lesson · %s · step %d/%d", l.Title, min(st.Step+1, st.Steps), st.Steps), fmt.Sprintf("Lesson · step %d/%d", min(st.Step+1, st.Steps), st.Steps))
-	iw, ih := inner(p.w, p.h)
-	p.view = box(p.st, title, p.body(st, lr, f.f, max(iw, 1), max(ih, 1)), p.w, p.h)
+	title := common.FitTitle(p.W, fmt.Sprintf("Lesson · %s · step %d/%d", l.Title, min(st.Step+1, st.Steps), st.Steps), fmt.Sprintf("Lesson · step %d/%d", min(st.Step+1, st.Steps), st.Steps))
+	iw, ih := common.Inner(p.W, p.H)
+	p.Rendered = common.Box(p.St, title, p.body(st, lr, f.f, max(iw, 1), max(ih, 1)), p.W, p.H)
 	return p, nil
 }
 
 // body is the step's text, its goals and the hint (or the key that shows it).
 func (p *lessonPanel) body(st lesson.Status, lr *lessonRun, f *frame, w, h int) string {
-	s := p.st
+	s := p.St
 	k := f.keyMap()
 	if st.Done {
-		return s.Bold.Render("Lesson complete. ") + s.Muted.Render(fmt.Sprintf("%s another scenario · %s quit · cortex-tui learn for the next lesson", keyName(k.Load), keyName(k.Quit)))
+		return s.Bold.Render("Lesson complete. ") + s.Muted.Render(fmt.Sprintf("%s another scenario · %s quit · cortex-tui learn for the next lesson", common.KeyName(k.Load), common.KeyName(k.Quit)))
 	}
 	var goals []string
 	for _, g := range st.Goals {
@@ -153,11 +153,11 @@ func (p *lessonPanel) body(st lesson.Status, lr *lessonRun, f *frame, w, h int) 
 	tail := []string{strings.Join(goals, s.Muted.Render(" · "))}
 	switch {
 	case st.Ended:
-		tail = append(tail, s.Warn.Render(fmt.Sprintf("The run ended before this step: %s runs it again. Hint: %s", keyName(k.Restart), lessonHint(lr))))
+		tail = append(tail, s.Warn.Render(fmt.Sprintf("The run ended before this step: %s runs it again. Hint: %s", common.KeyName(k.Restart), lessonHint(lr))))
 	case st.Hint != "" || lr.showHint:
 		tail = append(tail, s.Accent.Render("Hint: "+lessonHint(lr)))
 	default: // the key that shows the hint, beside the goals when it fits, to leave the text room
-		key := s.Muted.Render(fmt.Sprintf("%s shows a hint", keyName(k.Hint)))
+		key := s.Muted.Render(fmt.Sprintf("%s shows a hint", common.KeyName(k.Hint)))
 		if joined := tail[0] + s.Muted.Render(" · ") + key; ansi.StringWidth(joined) <= w {
 			tail[0] = joined
 		} else {
@@ -170,10 +170,10 @@ func (p *lessonPanel) body(st lesson.Status, lr *lessonRun, f *frame, w, h int) 
 		}
 	}
 	textH := max(h-len(tail), 1)
-	lines := strings.Split(wrap(st.Text, w), "\n")
+	lines := strings.Split(common.Wrap(st.Text, w), "\n")
 	if len(lines) > textH { // too long for the room: say so rather than cut silently
 		lines = lines[:textH]
-		lines[textH-1] = fitLine(lines[textH-1], w-1) + "…"
+		lines[textH-1] = common.FitLine(lines[textH-1], w-1) + "…"
 	}
 	return strings.Join(append(lines, tail...), "\n")
 }
@@ -219,24 +219,6 @@ func (m *Model) startLesson(scn scenarios.Scenario, l scenarios.Lesson) tea.Cmd 
 	m.layout() // the lesson panel's row takes its height
 	m.redraw()
 	return m.kick()
-}
-
-// cleanLesson returns l with its texts made inert for the terminal (a lesson file given with
-// learn --file is a stranger's text, as a scenario file is: see safe.go).
-func cleanLesson(l scenarios.Lesson) scenarios.Lesson {
-	l.Name = safetext.Line(l.Name)
-	l.Title = safetext.Line(l.Title)
-	l.Summary = safetext.Line(l.Summary)
-	l.Steps = slices.Clone(l.Steps)
-	for i := range l.Steps {
-		s := &l.Steps[i]
-		s.Text, s.Hint = safetext.Line(s.Text), safetext.Line(s.Hint)
-		s.Actions = slices.Clone(s.Actions)
-		for j := range s.Actions {
-			s.Actions[j].Text = safetext.Line(s.Actions[j].Text)
-		}
-	}
-	return l
 }
 
 // guidedStop returns, in guided mode, the test that ends a frame at a snapshot where a caption

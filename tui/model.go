@@ -29,6 +29,7 @@ import (
 	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
+	"github.com/cortex-tui/cortex-tui/tui/common"
 )
 
 // SourceFactory builds a source for a scenario, a strategy name and a seed. The dashboard uses it
@@ -101,17 +102,17 @@ func newRun(src source.Source) *run {
 // syncMeta takes the source's metadata again (after a change of strategy or a restart), with
 // its texts made inert: this and add are where a source's text enters the dashboard.
 func (r *run) syncMeta() {
-	r.meta = cleanMeta(r.src.Meta())
+	r.meta = common.CleanMeta(r.src.Meta())
 	r.fleet = nil
 	if f, ok := r.src.(source.Fleet); ok {
-		r.fleet = cleanFleet(f.Fleet())
+		r.fleet = common.CleanFleet(f.Fleet())
 	}
 }
 
 // add takes one snapshot, its texts made inert, into the history, which sums it into the
 // recorder: one sum for the charts, the panels' figures, the summary and the export.
 func (r *run) add(s source.Snapshot) {
-	cleanSnapshot(&s)
+	common.CleanSnapshot(&s)
 	r.hist.add(s)
 	for i, c := range s.Classes {
 		if i < len(r.meta.Classes) && !slices.Contains(r.prioNames[c.Priority], r.meta.Classes[i].Name) {
@@ -131,7 +132,7 @@ func (r *run) reset() {
 // Model is the dashboard's root model. Build it with New; it implements tea.Model with a
 // pointer receiver. It is driven by the Bubble Tea loop and not safe for concurrent use.
 type Model struct {
-	st   Styles
+	st   common.Styles
 	keys keymap.KeyMap
 	opts Options
 
@@ -165,7 +166,7 @@ type binding struct {
 // New returns the dashboard model for opts. It opens on opts.Scenario, or on the picker when
 // it is nil. A factory error is shown in the footer, not returned.
 func New(opts Options) *Model {
-	st := DefaultStyles()
+	st := common.DefaultStyles()
 	m := &Model{
 		st: st, keys: opts.Keys, opts: opts, speedIdx: defaultSpeed,
 		injected: map[scenarios.FaultKind]bool{},

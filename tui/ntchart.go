@@ -10,6 +10,8 @@ import (
 	"github.com/NimbleMarkets/ntcharts/canvas/runes"
 	"github.com/NimbleMarkets/ntcharts/linechart/streamlinechart"
 	"github.com/charmbracelet/lipgloss"
+
+	"github.com/cortex-tui/cortex-tui/tui/common"
 )
 
 // ntLineChart draws with ntcharts v0.4.0's streamlinechart: one arc rune per column per series,
@@ -33,11 +35,11 @@ func (c *ntLineChart) Resize(w, h int) { c.w, c.h = max(w, 0), max(h, 0) }
 // area rather than taking the terminal down.
 func (c *ntLineChart) Draw(spec chartSpec) (out string) {
 	if c.w < minChartW || c.h < minChartH {
-		return blank(c.w, c.h)
+		return common.Blank(c.w, c.h)
 	}
 	defer func() {
 		if recover() != nil {
-			out = blank(c.w, c.h)
+			out = common.Blank(c.w, c.h)
 		}
 	}()
 	h := c.h
@@ -91,7 +93,7 @@ func (c *ntLineChart) Draw(spec chartSpec) (out string) {
 		streamlinechart.WithAxesStyles(spec.Muted, spec.Muted),
 	)
 	if lc.GraphWidth() < 2 || lc.GraphHeight() < 2 {
-		return blank(c.w, c.h)
+		return common.Blank(c.w, c.h)
 	}
 	origin := lc.Origin()
 	rowY := func(v float64) int { return origin.Y - int(math.Round(min(max(v, 0), ymax)*float64(origin.Y)/ymax)) }
@@ -136,7 +138,7 @@ func (c *ntLineChart) Draw(spec chartSpec) (out string) {
 		lc.DrawDataSets(names)
 	}
 	c.overlay(&lc.Canvas, spec, origin, rowY)
-	out = fit(lc.View(), c.w, h)
+	out = common.Fit(lc.View(), c.w, h)
 	if axis {
 		out += "\n" + timeAxis(spec, origin.X, c.w)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cortex-tui/cortex-tui/keymap"
 	"github.com/cortex-tui/cortex-tui/scenarios"
+	"github.com/cortex-tui/cortex-tui/tui/common"
 )
 
 // Picker layout thresholds, in cells.
@@ -42,7 +43,7 @@ const (
 // list's styles drawn from the palette, picker_keys.go the list's key map and the hint line,
 // picker_story.go the story block beside or under the list.
 type picker struct {
-	st          Styles
+	st          common.Styles
 	keys        keymap.KeyMap
 	help        help.Model
 	list        list.Model
@@ -65,7 +66,7 @@ type picker struct {
 // (cleanScenario: a picked scenario is that clean copy), highlighting the first, with its keys
 // taken from keys and its styles from st. It starts cancellable; call
 // SetCancellable(false) when no scenario is running. Call SetSize before the first View.
-func newPicker(st Styles, keys keymap.KeyMap, items []scenarios.Scenario) *picker {
+func newPicker(st common.Styles, keys keymap.KeyMap, items []scenarios.Scenario) *picker {
 	h := help.New()
 	h.Styles = st.Help
 	p := &picker{
@@ -78,7 +79,7 @@ func newPicker(st Styles, keys keymap.KeyMap, items []scenarios.Scenario) *picke
 	}
 	li := make([]list.Item, len(items))
 	for i, s := range items {
-		li[i] = pickerItem{scn: cleanScenario(s)}
+		li[i] = pickerItem{scn: common.CleanScenario(s)}
 	}
 	p.list = list.New(li, p.delegate, 1, 1)
 	p.list.Title = "Scenarios"
@@ -349,7 +350,7 @@ func (p *picker) render() string {
 	}
 	lst := ""
 	if p.listW > 0 && p.listH > 0 {
-		lst = fit(p.list.View(), p.listW, p.listH)
+		lst = common.Fit(p.list.View(), p.listW, p.listH)
 	}
 	var body string
 	switch {
@@ -369,5 +370,5 @@ func (p *picker) render() string {
 	if p.hint != "" {
 		body += "\n" + p.hint
 	}
-	return fit(body, p.w, p.h)
+	return common.Fit(body, p.w, p.h)
 }

@@ -5,6 +5,8 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/list"
+
+	"github.com/cortex-tui/cortex-tui/tui/common"
 )
 
 // listKeys maps the list's bindings to ours, so a remapped key file drives the list too. The
@@ -71,5 +73,5 @@ func (p *picker) renderHint() string {
 		bindings = append(bindings, p.keys.Quit)
 	}
 	p.help.Width = p.w
-	return fit(p.help.ShortHelpView(bindings), p.w, 1)
+	return common.Fit(p.help.ShortHelpView(bindings), p.w, 1)
 }

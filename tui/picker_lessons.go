@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/bubbles/list"
 
 	"github.com/cortex-tui/cortex-tui/scenarios"
+	"github.com/cortex-tui/cortex-tui/tui/common"
 )
 
 // AddLessons appends the lessons' section to the list, after the scenarios: one item per
@@ -18,8 +19,8 @@ func (p *picker) AddLessons(ls []scenarios.Lesson, done map[string]bool) {
 		if err != nil {
 			continue
 		}
-		l := cleanLesson(ls[i])
-		items = append(items, list.Item(pickerItem{scn: cleanScenario(scn), lesson: &l, n: i + 1, done: done[ls[i].Name]}))
+		l := common.CleanLesson(ls[i])
+		items = append(items, list.Item(pickerItem{scn: common.CleanScenario(scn), lesson: &l, n: i + 1, done: done[ls[i].Name]}))
 	}
 	p.list.SetItems(items)
 	p.list.Title = "Scenarios and lessons"
@@ -73,16 +74,16 @@ func (i pickerItem) summary() string {
 // renderLesson draws the story block of a lesson: its title, scenario, summary and steps.
 func (p *picker) renderLesson(l scenarios.Lesson, w, h int) string {
 	var b strings.Builder
-	b.WriteString(p.st.Title.Render(fitLine(l.Title, w)))
+	b.WriteString(p.st.Title.Render(common.FitLine(l.Title, w)))
 	b.WriteString("\n")
-	b.WriteString(p.st.Muted.Render(wrap(fmt.Sprintf("on %s, starting with %s · %d steps · enter starts it (also: cortex-tui learn %s)", l.Scenario, l.Strategy, len(l.Steps), l.Name), w)))
+	b.WriteString(p.st.Muted.Render(common.Wrap(fmt.Sprintf("on %s, starting with %s · %d steps · enter starts it (also: cortex-tui learn %s)", l.Scenario, l.Strategy, len(l.Steps), l.Name), w)))
 	b.WriteString("\n\n")
-	b.WriteString(p.st.Text.Render(wrap(l.Summary, w)))
+	b.WriteString(p.st.Text.Render(common.Wrap(l.Summary, w)))
 	for i, s := range l.Steps {
 		b.WriteString("\n\n")
-		b.WriteString(p.st.Muted.Render(wrap(fmt.Sprintf("%d. %s", i+1, s.Text), w)))
+		b.WriteString(p.st.Muted.Render(common.Wrap(fmt.Sprintf("%d. %s", i+1, s.Text), w)))
 	}
-	return fit(b.String(), w, h)
+	return common.Fit(b.String(), w, h)
 }
 
 // pickedLessonMsg says the user picked a lesson of the picker's lessons section: its scenario,

@@ -16,6 +16,7 @@ import (
 
 	"github.com/cortex-tui/cortex-tui/keymap"
 	"github.com/cortex-tui/cortex-tui/scenarios"
+	"github.com/cortex-tui/cortex-tui/tui/common"
 )
 
 // pickerFixture is a small catalog with distinctive names, summaries, stories, classes and
@@ -142,7 +143,7 @@ func TestPickerKeys(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := newPicker(DefaultStyles(), keymap.Default(), items)
+			p := newPicker(common.DefaultStyles(), keymap.Default(), items)
 			p.SetCancellable(tt.cancellable)
 			p.SetSize(100, 30)
 			assert.Equal(t, tt.want, press(p, tt.keys))
@@ -171,7 +172,7 @@ func TestPickerFilteringCapturesKeys(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.keys, func(t *testing.T) {
-			p := newPicker(DefaultStyles(), keymap.Default(), pickerFixture())
+			p := newPicker(common.DefaultStyles(), keymap.Default(), pickerFixture())
 			p.SetSize(80, 24)
 			press(p, tt.keys)
 			assert.Equal(t, tt.want, p.Filtering())
@@ -182,7 +183,7 @@ func TestPickerFilteringCapturesKeys(t *testing.T) {
 // TestPickerFilterShowsMatches asserts that the list shows the matches as soon as a key is
 // typed (the picker filters synchronously, no command round trip), with the filter's text.
 func TestPickerFilterShowsMatches(t *testing.T) {
-	p := newPicker(DefaultStyles(), keymap.Default(), pickerFixture())
+	p := newPicker(common.DefaultStyles(), keymap.Default(), pickerFixture())
 	p.SetSize(100, 30)
 	press(p, "/ m e t")
 	v := plain(p)
@@ -215,7 +216,7 @@ func TestPickerRemappedKeys(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.keys, func(t *testing.T) {
-			p := newPicker(DefaultStyles(), km, items)
+			p := newPicker(common.DefaultStyles(), km, items)
 			p.SetSize(100, 30)
 			assert.Contains(t, plain(p), "o pick")
 			assert.Contains(t, plain(p), "f filter")
@@ -230,7 +231,7 @@ func TestPickerPages(t *testing.T) {
 	items := pickerMany(20)
 	for _, size := range [][2]int{{100, 12}, {120, 40}, {60, 20}} {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
-			p := newPicker(DefaultStyles(), keymap.Default(), items)
+			p := newPicker(common.DefaultStyles(), keymap.Default(), items)
 			p.SetSize(size[0], size[1])
 			per := p.list.Paginator.PerPage
 			require.Less(t, per, len(items), "the list must page at this size")
@@ -255,7 +256,7 @@ func TestPickerStoryFollowsHighlight(t *testing.T) {
 	items := pickerFixture()
 	for _, size := range [][2]int{{120, 30}, {60, 30}} {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
-			p := newPicker(DefaultStyles(), keymap.Default(), items)
+			p := newPicker(common.DefaultStyles(), keymap.Default(), items)
 			p.SetSize(size[0], size[1])
 			assert.Contains(t, plain(p), "Shoppers arrive")
 			assert.Contains(t, plain(p), "3 min · 20 clients · payment p9, search p4")
@@ -314,7 +315,7 @@ func TestPickerFaultLinesCut(t *testing.T) {
 	for i := range 12 {
 		faults = append(faults, scenarios.Fault{Kind: scenarios.FaultErrors, At: time.Duration(i) * time.Minute, Duration: 30 * time.Second, Value: 0.5})
 	}
-	p := newPicker(DefaultStyles(), keymap.Default(), []scenarios.Scenario{{Name: "spotty", Summary: "s", Story: "The story.", Faults: faults}})
+	p := newPicker(common.DefaultStyles(), keymap.Default(), []scenarios.Scenario{{Name: "spotty", Summary: "s", Story: "The story.", Faults: faults}})
 	p.SetSize(100, 30)
 	lines := storyLines(p)
 	require.Greater(t, len(lines), 5)
@@ -340,7 +341,7 @@ func TestPickerWrapsStory(t *testing.T) {
 	items := []scenarios.Scenario{{Name: "long", Summary: "long story", Story: strings.Join(words, " "), Clients: 1, Seed: 1}}
 	for _, size := range [][2]int{{160, 40}, {50, 60}} {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
-			p := newPicker(DefaultStyles(), keymap.Default(), items)
+			p := newPicker(common.DefaultStyles(), keymap.Default(), items)
 			p.SetSize(size[0], size[1])
 			require.Greater(t, p.storyW, 0)
 			lines := storyLines(p)
@@ -377,7 +378,7 @@ func TestGoldenPicker(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := newPicker(DefaultStyles(), keymap.Default(), tt.items)
+			p := newPicker(common.DefaultStyles(), keymap.Default(), tt.items)
 			p.SetCancellable(tt.cancellable)
 			p.SetSize(tt.w, tt.h)
 			press(p, tt.keys)
@@ -417,7 +418,7 @@ func TestPickerSizes(t *testing.T) {
 	require.NotEmpty(t, catalog)
 	for _, items := range [][]scenarios.Scenario{catalog, pickerMany(40), nil} {
 		for _, keys := range []string{"", "right", "/ a", "/ a down", "/ z z z enter"} {
-			p := newPicker(DefaultStyles(), keymap.Default(), items)
+			p := newPicker(common.DefaultStyles(), keymap.Default(), items)
 			press(p, keys)
 			for _, w := range widths {
 				for _, h := range heights {
@@ -469,13 +470,13 @@ func TestPickerShowsHighlightedItem(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%dx%d down x%d", tt.w, tt.h, tt.downs), func(t *testing.T) {
-			p := newPicker(DefaultStyles(), keymap.Default(), items)
+			p := newPicker(common.DefaultStyles(), keymap.Default(), items)
 			p.SetSize(tt.w, tt.h)
 			press(p, strings.TrimSpace(strings.Repeat("down ", tt.downs)))
 			scn, ok := p.Selected()
 			require.True(t, ok)
 			assert.Equal(t, items[tt.downs].Name, scn.Name)
-			assert.Contains(t, ansi.Strip(fit(p.list.View(), p.listW, p.listH)), "│ "+scn.Name)
+			assert.Contains(t, ansi.Strip(common.Fit(p.list.View(), p.listW, p.listH)), "│ "+scn.Name)
 		})
 	}
 }
@@ -483,7 +484,7 @@ func TestPickerShowsHighlightedItem(t *testing.T) {
 // TestPickerSelect asserts that Select highlights the named scenario and drops the filter.
 func TestPickerSelect(t *testing.T) {
 	items := pickerFixture()
-	p := newPicker(DefaultStyles(), keymap.Default(), items)
+	p := newPicker(common.DefaultStyles(), keymap.Default(), items)
 	p.SetSize(80, 24)
 	press(p, "/ d n s")
 	p.Select("metastable")
@@ -497,7 +498,7 @@ func TestPickerSelect(t *testing.T) {
 // TestPickerIgnoresOtherMessages asserts that messages other than keys change nothing and
 // return no command while browsing (the root model forwards them while the picker is shown).
 func TestPickerIgnoresOtherMessages(t *testing.T) {
-	p := newPicker(DefaultStyles(), keymap.Default(), pickerFixture())
+	p := newPicker(common.DefaultStyles(), keymap.Default(), pickerFixture())
 	p.SetSize(100, 30)
 	press(p, "down")
 	before := p.View()
@@ -511,7 +512,7 @@ func TestPickerIgnoresOtherMessages(t *testing.T) {
 // BenchmarkPickerKey measures handling one key in the picker at 160x48: moving the highlight
 // redraws the list, the story and the view.
 func BenchmarkPickerKey(b *testing.B) {
-	p := newPicker(DefaultStyles(), keymap.Default(), scenarios.Catalog())
+	p := newPicker(common.DefaultStyles(), keymap.Default(), scenarios.Catalog())
 	p.SetSize(160, 48)
 	down, up := teaKey("down"), teaKey("up")
 	b.ReportAllocs()
@@ -529,7 +530,7 @@ func BenchmarkPickerKey(b *testing.B) {
 // BenchmarkPickerFilterKey measures typing one character of a filter at 160x48: the fuzzy
 // filter over the catalog, then the redraw.
 func BenchmarkPickerFilterKey(b *testing.B) {
-	p := newPicker(DefaultStyles(), keymap.Default(), scenarios.Catalog())
+	p := newPicker(common.DefaultStyles(), keymap.Default(), scenarios.Catalog())
 	p.SetSize(160, 48)
 	p.Update(teaKey("/"))
 	a, bs := teaKey("a"), teaKey("backspace")
@@ -547,7 +548,7 @@ func BenchmarkPickerFilterKey(b *testing.B) {
 
 // BenchmarkPickerView measures View at 160x48, called on every frame while the picker is open.
 func BenchmarkPickerView(b *testing.B) {
-	p := newPicker(DefaultStyles(), keymap.Default(), scenarios.Catalog())
+	p := newPicker(common.DefaultStyles(), keymap.Default(), scenarios.Catalog())
 	p.SetSize(160, 48)
 	b.ReportAllocs()
 	for b.Loop() {

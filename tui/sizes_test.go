@@ -10,6 +10,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/cortex-tui/cortex-tui/tui/common"
 )
 
 // sweepSizes are the window sizes of the sweep: every width and height from 20x5 to 250x80 in
@@ -78,8 +80,8 @@ func TestSizeSweepPanels(t *testing.T) {
 	m.Update(keyMsg("c"))
 	fastForward(m, 5)
 	f := m.frameMsg()
-	panels := []panel{mount(newFooter(DefaultStyles(), testKeys()))}
-	for _, rows := range newLayouts(DefaultStyles(), testKeys()) { // fresh panels, not the model's
+	panels := []panel{mount(newFooter(common.DefaultStyles(), testKeys()))}
+	for _, rows := range newLayouts(common.DefaultStyles(), testKeys()) { // fresh panels, not the model's
 		for _, r := range rows {
 			for _, c := range r.cells {
 				if !slices.Contains(panels, c.p) {

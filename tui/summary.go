@@ -11,14 +11,15 @@ import (
 
 	"github.com/cortex-tui/cortex-tui/keymap"
 	"github.com/cortex-tui/cortex-tui/report"
+	"github.com/cortex-tui/cortex-tui/tui/common"
 )
 
 // summaryPanel is the end-of-run screen: the run's numbers as report.Recorder computes them
 // (the same as the headless summary), one column per run in compare mode.
-type summaryPanel struct{ base }
+type summaryPanel struct{ common.Base }
 
 // newSummary returns an empty summary screen.
-func newSummary(st Styles) *summaryPanel { return &summaryPanel{base{st: st}} }
+func newSummary(st common.Styles) *summaryPanel { return &summaryPanel{common.Base{St: st}} }
 
 // Update redraws the summary on a full redraw.
 func (p *summaryPanel) Update(msg tea.Msg) (*summaryPanel, tea.Cmd) {
@@ -27,7 +28,7 @@ func (p *summaryPanel) Update(msg tea.Msg) (*summaryPanel, tea.Cmd) {
 		return p, nil
 	}
 	if len(f.f.runs) == 0 {
-		p.view = blank(p.w, p.h)
+		p.Rendered = common.Blank(p.W, p.H)
 		return p, nil
 	}
 	sums := make([]report.Summary, len(f.f.runs))
@@ -43,16 +44,16 @@ func (p *summaryPanel) Update(msg tea.Msg) (*summaryPanel, tea.Cmd) {
 		}
 	}
 	m := f.f.runs[0].meta
-	iw, _ := inner(p.w, p.h)
+	iw, _ := common.Inner(p.W, p.H)
 	extra, about := baselineColumns(f.f)
 	sums = append(sums, extra...)
 	if about != "" {
-		about = p.st.Muted.Render(wrap(about, max(iw, 1))) + "\n\n"
+		about = p.St.Muted.Render(common.Wrap(about, max(iw, 1))) + "\n\n"
 	}
-	body := fmt.Sprintf("%s  %s\n\n%s\n\n%s%s", p.st.Bold.Render(m.Scenario), p.st.Muted.Render(fmt.Sprintf("seed %d", m.Seed)),
+	body := fmt.Sprintf("%s  %s\n\n%s\n\n%s%s", p.St.Bold.Render(m.Scenario), p.St.Muted.Render(fmt.Sprintf("seed %d", m.Seed)),
 		p.table(sums, names), about,
-		p.st.Muted.Render(wrap(summaryHint(f.f.keyMap()), max(iw, 1))))
-	p.view = box(p.st, "Run summary", body, p.w, p.h)
+		p.St.Muted.Render(common.Wrap(summaryHint(f.f.keyMap()), max(iw, 1))))
+	p.Rendered = common.Box(p.St, "Run summary", body, p.W, p.H)
 	return p, nil
 }
 
@@ -66,7 +67,7 @@ type summaryRow struct {
 // numbers compare row by row: the strategy as the recorder names it ("cortex+naive" after a
 // switch), each figure, and the success of each priority with the classes that had it.
 func (p *summaryPanel) table(sums []report.Summary, prioNames map[int][]string) string {
-	st := p.st
+	st := p.St
 	each := func(label string, v func(report.Summary) string) summaryRow {
 		r := summaryRow{label: label}
 		for _, s := range sums {
@@ -121,7 +122,7 @@ func (p *summaryPanel) table(sums []report.Summary, prioNames map[int][]string) 
 			lines[j] = st.Muted.Render(r.label)
 			continue
 		}
-		line := st.Muted.Render(fitLine(r.label, labelW)) // padded in cells: class names may be wide
+		line := st.Muted.Render(common.FitLine(r.label, labelW)) // padded in cells: class names may be wide
 		for i, v := range r.vals {
 			style := st.Bold
 			if j == 0 {
@@ -137,7 +138,7 @@ func (p *summaryPanel) table(sums []report.Summary, prioNames map[int][]string) 
 // summaryHint names the keys of the summary screen as bound.
 func summaryHint(k keymap.KeyMap) string {
 	return fmt.Sprintf("%s back to the dashboard · %s run again · %s another scenario · %s export · %s quit",
-		keyName(k.Back), keyName(k.Restart), keyName(k.Load), keyName(k.Export), keyName(k.Quit))
+		common.KeyName(k.Back), common.KeyName(k.Restart), common.KeyName(k.Load), common.KeyName(k.Export), common.KeyName(k.Quit))
 }
 
 // maxStrategyLabel is the widest strategy label of a summary column, in cells: a run switched

@@ -9,26 +9,28 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/cortex-tui/cortex-tui/tui/common"
 )
 
 // trafficPanel charts originals, retries and successes per second against the service's
 // capacity, so amplification shows as the gap between the lines, with the service state.
 type trafficPanel struct {
-	base
+	common.Base
 	run                    int
 	chart                  chart
 	orig, retr, succ, capa []float64
 }
 
 // newTraffic returns an empty traffic panel for run index run.
-func newTraffic(st Styles, run int) *trafficPanel {
-	return &trafficPanel{base: base{st: st}, run: run, chart: newNTLineChart(0, 0)}
+func newTraffic(st common.Styles, run int) *trafficPanel {
+	return &trafficPanel{Base: common.Base{St: st}, run: run, chart: newNTLineChart(0, 0)}
 }
 
 // SetSize sets the outer size and resizes the chart to the space under the legend.
 func (p *trafficPanel) SetSize(w, h int) {
-	p.base.SetSize(w, h)
-	iw, ih := inner(w, h)
+	p.Base.SetSize(w, h)
+	iw, ih := common.Inner(w, h)
 	p.chart.Resize(iw, ih-1)
 }
 
@@ -36,21 +38,21 @@ func (p *trafficPanel) SetSize(w, h int) {
 func (p *trafficPanel) Update(msg tea.Msg) (*trafficPanel, tea.Cmd) {
 	if f, ok := msg.(frameMsg); ok && f.full() {
 		title, body := p.render(f.f)
-		p.view = box(p.st, title, body, p.w, p.h)
+		p.Rendered = common.Box(p.St, title, body, p.W, p.H)
 	}
 	return p, nil
 }
 
 func (p *trafficPanel) render(f *frame) (string, string) {
-	st := p.st
+	st := p.St
 	if p.run >= len(f.runs) {
 		return "Traffic", ""
 	}
 	r := f.runs[p.run]
 	h := r.hist
 	svc := h.last.Service
-	service, ampNow, ampRun := st.service(svc.State), amplificationNow(h.originals.last(), h.retries.last()), h.totals().Amplification()
-	title := fitTitle(p.w,
+	service, ampNow, ampRun := st.Service(svc.State), amplificationNow(h.originals.last(), h.retries.last()), h.totals().Amplification()
+	title := common.FitTitle(p.W,
 		fmt.Sprintf("Traffic /s · service %s · amplification now x%.2f, run x%.2f · queue %d/%d", service, ampNow, ampRun, svc.Queue, svc.QueueLimit),
 		fmt.Sprintf("Traffic /s · service %s · amplification now x%.2f, run x%.2f", service, ampNow, ampRun),
 		fmt.Sprintf("Traffic /s · service %s · amplif. x%.2f now, x%.2f run", service, ampNow, ampRun),
@@ -59,7 +61,7 @@ func (p *trafficPanel) render(f *frame) (string, string) {
 		fmt.Sprintf("Traffic /s · %s · x%.2f", service, ampNow),
 		fmt.Sprintf("%s · x%.2f", service, ampNow))
 	names := [4]string{"originals", "retries", "successes", "capacity"}
-	iw, _ := inner(p.w, p.h)
+	iw, _ := common.Inner(p.W, p.H)
 	if iw < 64 {
 		names = [4]string{"orig", "retry", "ok", "cap"}
 	}

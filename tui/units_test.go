@@ -14,6 +14,7 @@ import (
 	"github.com/cortex-tui/cortex-tui/keymap"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
+	"github.com/cortex-tui/cortex-tui/tui/common"
 )
 
 // Asserts that a ring keeps only its newest values, oldest first, whatever the push count.
@@ -114,7 +115,7 @@ func TestHistoryEventsBounded(t *testing.T) {
 // and the top of the range, a mark draws a horizontal line, and a flat series at 0 stays on the
 // bottom row.
 func TestLineChartDraws(t *testing.T) {
-	st := DefaultStyles()
+	st := common.DefaultStyles()
 	c := newNTLineChart(20, 5)
 	rising := make([]float64, 40)
 	for i := range rising {
@@ -151,25 +152,25 @@ func TestNiceCeilAndSparkline(t *testing.T) {
 
 // Asserts that fit clips and pads to an exact size, ANSI sequences included.
 func TestFit(t *testing.T) {
-	st := DefaultStyles()
-	out := fit(st.Bold.Render("hello world")+"\nb", 5, 3)
+	st := common.DefaultStyles()
+	out := common.Fit(st.Bold.Render("hello world")+"\nb", 5, 3)
 	lines := strings.Split(out, "\n")
 	require.Len(t, lines, 3)
 	for _, l := range lines {
 		assert.Equal(t, 5, ansi.StringWidth(l))
 	}
 	assert.Equal(t, "hello", ansi.Strip(lines[0]))
-	assert.Equal(t, "", fit("x", 0, 3))
+	assert.Equal(t, "", common.Fit("x", 0, 3))
 }
 
 // Asserts that a signal is coloured like the band its value falls in (engine.StateFor with the
 // default thresholds 0.25, 0.50 and 0.75), and that the badge says the band's name.
 func TestLevelAndBadge(t *testing.T) {
-	st := DefaultStyles()
+	st := common.DefaultStyles()
 	for v, want := range map[float64]engine.State{0: engine.Healthy, 0.249: engine.Healthy, 0.25: engine.Degraded,
 		0.5: engine.Critical, 0.74: engine.Critical, 0.75: engine.Emergency, 1: engine.Emergency} {
-		assert.Equal(t, st.Band[want].GetForeground(), st.level(v).GetForeground(), "value %v", v)
-		assert.Contains(t, st.badge(want), want.String())
+		assert.Equal(t, st.Band[want].GetForeground(), st.Level(v).GetForeground(), "value %v", v)
+		assert.Contains(t, st.StateBadge(want), want.String())
 	}
 }
 
@@ -196,7 +197,7 @@ func TestCircuitEventsCollapsePerSecond(t *testing.T) {
 func TestEventsPanelCutsLongLines(t *testing.T) {
 	h := testHistory()
 	h.addEvent(source.Event{T: 3 * time.Second, Kind: source.EventNote, Text: strings.Repeat("a long caption ", 20)})
-	p := newEvents(DefaultStyles(), 0)
+	p := newEvents(common.DefaultStyles(), 0)
 	p.SetSize(60, 6)
 	p, _ = p.Update(frameMsg{f: &frame{runs: []*run{{hist: h}}}})
 	v := p.View()
@@ -219,12 +220,12 @@ func TestDecisionsAndSheddingSayWhatTheyCount(t *testing.T) {
 				Reasons: [source.NumReasons]int{source.ReasonShed: 2, source.ReasonBudget: 3, source.ReasonRamp: 1}}})
 	}
 	f := &frame{runs: []*run{r}, classes: r.meta.Classes}
-	d := newDecisions(DefaultStyles())
+	d := newDecisions(common.DefaultStyles())
 	d.SetSize(44, 10)
 	d, _ = d.Update(frameMsg{f: f})
 	assert.Contains(t, d.View(), "shed 10 · ramp 5 · budget 15")
 	assert.Contains(t, d.View(), "last 0.1s tick")
-	s := newShedding(DefaultStyles())
+	s := newShedding(common.DefaultStyles())
 	s.SetSize(60, 10)
 	s, _ = s.Update(frameMsg{f: f})
 	assert.Contains(t, s.View(), "retries in the last 0.1s tick")
@@ -235,7 +236,7 @@ func TestDecisionsAndSheddingSayWhatTheyCount(t *testing.T) {
 // place of the bindings that do not fit.
 func TestFooterHelpNotCut(t *testing.T) {
 	for w := 30; w <= 250; w++ {
-		p := newFooter(DefaultStyles(), keymap.Default())
+		p := newFooter(common.DefaultStyles(), keymap.Default())
 		p.SetSize(w, 1)
 		p, _ = p.Update(frameMsg{f: &frame{}})
 		line := strings.TrimRight(p.View(), " ")
@@ -255,7 +256,7 @@ func TestSignalsBandLegendWhole(t *testing.T) {
 	r.hist.add(source.Snapshot{T: tick, Dt: tick, Cortex: &source.CortexView{CPS: 0.3}})
 	f := &frame{runs: []*run{r}}
 	for w := 46; w <= 72; w++ {
-		p := newSignals(DefaultStyles())
+		p := newSignals(common.DefaultStyles())
 		p.SetSize(w, 12)
 		p, _ = p.Update(frameMsg{f: f})
 		for _, s := range []string{"HEALTHY .25", "DEGRADED .50", "CRITICAL .75", "EMERGENCY"} {
@@ -282,7 +283,7 @@ func TestCPSTitleAgreesWithBand(t *testing.T) {
 			State: engine.StateFor(tc.cps, engine.DefaultEmergencyThreshold), Floor: engine.FloorFor(tc.cps)}})
 		f := &frame{runs: []*run{r}}
 		for w := 34; w <= 180; w += 7 {
-			p := newCPS(DefaultStyles(), 0)
+			p := newCPS(common.DefaultStyles(), 0)
 			p.SetSize(w, 10)
 			p, _ = p.Update(frameMsg{f: f})
 			top := strings.SplitN(p.View(), "\n", 2)[0]
@@ -326,7 +327,7 @@ func TestCompareNumbersFit(t *testing.T) {
 func TestEventsPlaceholderWraps(t *testing.T) {
 	r := &run{meta: source.Meta{Tick: 100 * time.Millisecond}, hist: testHistory()}
 	for _, size := range [][2]int{{70, 7}, {40, 8}, {40, 3}} {
-		p := newEvents(DefaultStyles(), 0)
+		p := newEvents(common.DefaultStyles(), 0)
 		p.SetSize(size[0], size[1])
 		p, _ = p.Update(frameMsg{f: &frame{runs: []*run{r}}})
 		text := strings.Join(strings.Fields(strings.NewReplacer("│", " ", "╭", " ", "╰", " ", "─", " ", "╮", " ", "╯", " ").Replace(p.View())), " ")
@@ -375,7 +376,7 @@ func TestEventWording(t *testing.T) {
 
 	s := source.Snapshot{Events: []source.Event{{Kind: source.EventControl, Control: source.ControlEvent{Control: source.ControlClass,
 		Class: "evil\x1b[2J"}}, {Kind: source.EventFault, Fault: source.FaultEvent{Change: source.FaultRefused, Reason: "bad\x1b]0;x\x07"}}}}
-	cleanSnapshot(&s)
+	common.CleanSnapshot(&s)
 	assert.NotContains(t, s.Events[0].Control.Class, "\x1b")
 	assert.NotContains(t, s.Events[1].Fault.Reason, "\x1b")
 }
