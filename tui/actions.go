@@ -13,6 +13,7 @@ import (
 	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/strategy"
 	"github.com/cortex-tui/cortex-tui/tui/common"
+	"github.com/cortex-tui/cortex-tui/tui/picker"
 )
 
 // This file holds what each dashboard key does. Every control goes to every run (both sides of
@@ -134,16 +135,16 @@ func (m *Model) openPicker() tea.Cmd {
 // pickerMsg handles the picker's results and forwards other messages to it while it is shown.
 func (m *Model) pickerMsg(msg tea.Msg) (tea.Cmd, bool) {
 	switch msg := msg.(type) {
-	case pickedMsg:
+	case picker.PickedMsg:
 		strat := m.opts.Strategy
 		if len(m.fr.runs) > 0 {
 			strat = m.fr.runs[0].meta.Strategy
 		}
-		m.open(msg.scenario, strat, m.opts.Seed)
+		m.open(msg.Scenario, strat, m.opts.Seed)
 		return m.kick(), true
-	case pickedLessonMsg:
-		return m.startLesson(msg.scenario, msg.lesson), true
-	case pickCancelledMsg:
+	case picker.PickedLessonMsg:
+		return m.startLesson(msg.Scenario, msg.Lesson), true
+	case picker.CancelledMsg:
 		if len(m.fr.runs) == 0 {
 			return nil, true
 		}

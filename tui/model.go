@@ -30,6 +30,7 @@ import (
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/tui/common"
+	"github.com/cortex-tui/cortex-tui/tui/picker"
 )
 
 // SourceFactory builds a source for a scenario, a strategy name and a seed. The dashboard uses it
@@ -150,7 +151,7 @@ type Model struct {
 	pending  []func()
 	injected map[scenarios.FaultKind]bool
 
-	picker   *picker           // the scenario picker, drawn alone over the whole window
+	picker   *picker.Model     // the scenario picker, drawn alone over the whole window
 	footer   *footer           // the status line and short help, under every screen
 	layouts  [numLayouts][]row // every other panel, by screen: the layout table (layout.go)
 	body     string            // the composed screen above the footer, cached
@@ -176,7 +177,7 @@ func New(opts Options) *Model {
 	m.fr.speed = speeds[m.speedIdx]
 	m.fr.keys = &m.keys
 	m.bindings = m.dashboardBindings()
-	m.picker = newPicker(st, opts.Keys, scenarios.Catalog())
+	m.picker = picker.New(st, opts.Keys, scenarios.Catalog())
 	m.picker.AddLessons(scenarios.Lessons(), opts.LessonsDone)
 	m.picker.SetCancellable(false)
 	m.screen = screenPicker

@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/cortex-tui/cortex-tui/keymap"
-	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
 )
 
@@ -21,13 +20,6 @@ type advancedMsg struct {
 	slowed bool  // the frame's budget ran out before its virtual time: the run is slower than asked
 	err    error // set when the advance panicked (recovered)
 }
-
-// pickedMsg says the user picked a scenario in the picker (enter).
-type pickedMsg struct{ scenario scenarios.Scenario }
-
-// pickCancelledMsg says the user left the picker without picking (esc). The root model ignores
-// it when no scenario is running yet.
-type pickCancelledMsg struct{}
 
 // exportedMsg reports where an export went, or why it failed.
 type exportedMsg struct {

@@ -1,4 +1,4 @@
-package tui
+package picker
 
 import (
 	"fmt"
@@ -12,7 +12,7 @@ import (
 
 // AddLessons appends the lessons' section to the list, after the scenarios: one item per
 // lesson whose scenario is in the catalog, named "lesson N: title".
-func (p *picker) AddLessons(ls []scenarios.Lesson, done map[string]bool) {
+func (p *Model) AddLessons(ls []scenarios.Lesson, done map[string]bool) {
 	items := p.list.Items()
 	for i := range ls {
 		scn, err := scenarios.Lookup(ls[i].Scenario)
@@ -30,7 +30,7 @@ func (p *picker) AddLessons(ls []scenarios.Lesson, done map[string]bool) {
 }
 
 // MarkLessonDone marks the lesson called name as completed (✓).
-func (p *picker) MarkLessonDone(name string) {
+func (p *Model) MarkLessonDone(name string) {
 	items := p.list.Items()
 	for i, it := range items {
 		if pi, ok := it.(pickerItem); ok && pi.lesson != nil && pi.lesson.Name == name {
@@ -43,7 +43,7 @@ func (p *picker) MarkLessonDone(name string) {
 }
 
 // selectedLesson returns the highlighted lesson, nil when a scenario (or nothing) is.
-func (p *picker) selectedLesson() *scenarios.Lesson {
+func (p *Model) selectedLesson() *scenarios.Lesson {
 	it, ok := p.list.SelectedItem().(pickerItem)
 	if !ok {
 		return nil
@@ -72,7 +72,7 @@ func (i pickerItem) summary() string {
 }
 
 // renderLesson draws the story block of a lesson: its title, scenario, summary and steps.
-func (p *picker) renderLesson(l scenarios.Lesson, w, h int) string {
+func (p *Model) renderLesson(l scenarios.Lesson, w, h int) string {
 	var b strings.Builder
 	b.WriteString(p.st.Title.Render(common.FitLine(l.Title, w)))
 	b.WriteString("\n")
@@ -86,9 +86,9 @@ func (p *picker) renderLesson(l scenarios.Lesson, w, h int) string {
 	return common.Fit(b.String(), w, h)
 }
 
-// pickedLessonMsg says the user picked a lesson of the picker's lessons section: its scenario,
+// PickedLessonMsg says the user picked a lesson of the picker's lessons section: its scenario,
 // and the lesson to follow over it.
-type pickedLessonMsg struct {
-	scenario scenarios.Scenario
-	lesson   scenarios.Lesson
+type PickedLessonMsg struct {
+	Scenario scenarios.Scenario
+	Lesson   scenarios.Lesson
 }

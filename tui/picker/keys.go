@@ -1,4 +1,4 @@
-package tui
+package picker
 
 import (
 	"strings"
@@ -11,7 +11,7 @@ import (
 
 // listKeys maps the list's bindings to ours, so a remapped key file drives the list too. The
 // list's own bindings without a counterpart here (go to start or end, help, quit) match nothing.
-func (p *picker) listKeys() list.KeyMap {
+func (p *Model) listKeys() list.KeyMap {
 	none := key.NewBinding()
 	return list.KeyMap{
 		CursorUp:             p.up,
@@ -44,7 +44,7 @@ func joinBindings(bs ...key.Binding) key.Binding {
 }
 
 // renderHint draws the picker's one-line key hint.
-func (p *picker) renderHint() string {
+func (p *Model) renderHint() string {
 	if p.h < 3 || p.w <= 0 {
 		return ""
 	}

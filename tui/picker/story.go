@@ -1,4 +1,4 @@
-package tui
+package picker
 
 import (
 	"fmt"
@@ -13,7 +13,7 @@ import (
 )
 
 // renderStory draws the story block of scn, wrapped and clipped to storyW x storyH.
-func (p *picker) renderStory(scn scenarios.Scenario, ok bool) string {
+func (p *Model) renderStory(scn scenarios.Scenario, ok bool) string {
 	w, h := p.storyW, p.storyH
 	if w <= 0 || h <= 0 {
 		return ""
