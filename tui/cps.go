@@ -8,6 +8,7 @@ import (
 
 	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/strategy"
+	"github.com/cortex-tui/cortex-tui/tui/chart"
 	"github.com/cortex-tui/cortex-tui/tui/common"
 )
 
@@ -16,13 +17,13 @@ import (
 type cpsPanel struct {
 	common.Base
 	run   int // which run of the frame (0, or 1 for the right side of compare)
-	chart chart
+	chart chart.Chart
 	buf   []float64
 }
 
 // newCPS returns an empty CPS panel for run index run.
 func newCPS(st common.Styles, run int) *cpsPanel {
-	return &cpsPanel{Base: common.Base{St: st}, run: run, chart: newNTLineChart(0, 0)}
+	return &cpsPanel{Base: common.Base{St: st}, run: run, chart: chart.NewLine(0, 0)}
 }
 
 // SetSize sets the outer size and resizes the chart to the space under the title.
@@ -67,13 +68,13 @@ func (p *cpsPanel) render(f *frame) (string, string) {
 		fmt.Sprintf("CPS %s · floor %d · circuit %s", cps, cv.Floor, circuit),
 		fmt.Sprintf("CPS %s · floor %d", cps, cv.Floor))
 	p.buf = r.hist.cps.tail(p.buf[:0], historyPoints)
-	var marks []mark
+	var marks []chart.Mark
 	for i, y := range engine.BandStarts(engine.DefaultEmergencyThreshold) {
 		// the line where band i+1 begins, in its own glyph, with its letter at the left end
-		marks = append(marks, mark{Y: y, Style: st.Band[i+1], Glyph: bandGlyphs[i+1], Letter: bandLetter(engine.State(i + 1))})
+		marks = append(marks, chart.Mark{Y: y, Style: st.Band[i+1], Glyph: bandGlyphs[i+1], Letter: bandLetter(engine.State(i + 1))})
 	}
-	body := p.chart.Draw(chartSpec{
-		Lines:   []series{{Values: p.buf, Style: st.CPSLine}},
+	body := p.chart.Draw(chart.Spec{
+		Lines:   []chart.Series{{Values: p.buf, Style: st.CPSLine}},
 		Marks:   marks,
 		YMax:    1,
 		Labels:  true,

@@ -6,6 +6,7 @@ import (
 	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
+	"github.com/cortex-tui/cortex-tui/tui/chart"
 )
 
 // historyPoints is how many per-second points a history keeps: more than the widest chart
@@ -67,7 +68,7 @@ const maxFaultSpans = 32
 // faultSpan is when a fault of a kind was on, in whole seconds of the run.
 type faultSpan struct {
 	kind scenarios.FaultKind
-	span
+	chart.Span
 }
 
 // noteFault takes a fault event into the spans: a start opens one, an end or a clearing closes
@@ -76,7 +77,7 @@ func (h *history) noteFault(e source.Event) {
 	sec := int(e.T / time.Second)
 	switch e.Fault.Change {
 	case source.FaultStarted:
-		h.faults = append(h.faults, faultSpan{kind: e.Fault.Kind, span: span{From: sec, To: -1}})
+		h.faults = append(h.faults, faultSpan{kind: e.Fault.Kind, Span: chart.Span{From: sec, To: -1}})
 		if over := len(h.faults) - maxFaultSpans; over > 0 {
 			h.faults = append(h.faults[:0], h.faults[over:]...)
 		}
@@ -91,10 +92,10 @@ func (h *history) noteFault(e source.Event) {
 }
 
 // spans returns the fault spans for a chart's marks.
-func (h *history) spans() []span {
-	out := make([]span, len(h.faults))
+func (h *history) spans() []chart.Span {
+	out := make([]chart.Span, len(h.faults))
 	for i, f := range h.faults {
-		out[i] = f.span
+		out[i] = f.Span
 	}
 	return out
 }

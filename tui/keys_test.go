@@ -17,6 +17,7 @@ import (
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/strategy"
+	"github.com/cortex-tui/cortex-tui/tui/chart"
 	"github.com/cortex-tui/cortex-tui/tui/common"
 )
 
@@ -718,11 +719,11 @@ func TestCompareOffKeepsControls(t *testing.T) {
 
 // countingChart counts the draws of the chart it wraps.
 type countingChart struct {
-	chart
+	chart.Chart
 	draws *int
 }
 
-func (c countingChart) Draw(spec chartSpec) string { *c.draws++; return c.chart.Draw(spec) }
+func (c countingChart) Draw(spec chart.Spec) string { *c.draws++; return c.Chart.Draw(spec) }
 
 // Asserts that the keys that change no data (weight and class selection, weights, adaptive,
 // shares, speed, pause) redraw no chart, in the full layout and in compare mode, while they do

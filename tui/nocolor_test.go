@@ -80,10 +80,3 @@ func TestChartsReadWithoutColour(t *testing.T) {
 	}
 	assert.Contains(t, v, "▲")
 }
-
-// Asserts the time labels: seconds under a minute, then minutes and seconds.
-func TestFmtAxis(t *testing.T) {
-	for sec, want := range map[int]string{10: "10s", 60: "1m", 90: "1m30", 600: "10m", 605: "10m05"} {
-		assert.Equal(t, want, fmtAxis(sec))
-	}
-}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/strategy"
+	"github.com/cortex-tui/cortex-tui/tui/chart"
 	"github.com/cortex-tui/cortex-tui/tui/common"
 )
 
@@ -78,7 +79,7 @@ func (p *signalsPanel) body(f *frame, w int) string {
 		}
 		if sparkW > 0 {
 			buf = r.hist.sig[i].tail(buf[:0], sparkW)
-			line += "  " + st.Level(sig[i]).Render(sparkline(buf, sparkW, 1))
+			line += "  " + st.Level(sig[i]).Render(chart.Sparkline(buf, sparkW, 1))
 		}
 		lines = append(lines, line)
 	}

@@ -6,6 +6,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/cortex-tui/cortex-tui/tui/chart"
 	"github.com/cortex-tui/cortex-tui/tui/common"
 )
 
@@ -39,7 +40,7 @@ func (p *smallPanel) render(f *frame) string {
 			vals := r.hist.cps.tail(nil, p.W)
 			spark := ""
 			if rest := p.W - len(cv.State.String()) - 2 - 19; rest > 0 {
-				spark = st.BandOf(cv.State).Render(sparkline(vals, rest, 1))
+				spark = st.BandOf(cv.State).Render(chart.Sparkline(vals, rest, 1))
 			}
 			lines = append(lines, head+spark)
 			sig := cv.Signals.Array()
@@ -50,7 +51,7 @@ func (p *smallPanel) render(f *frame) string {
 					sel = st.Accent.Render("▸")
 				}
 				lines = append(lines, fmt.Sprintf("%s%s %4.2f w%.2f %s", sel, s.key, sig[i], f.weights[i],
-					st.Level(sig[i]).Render(sparkline(r.hist.sig[i].tail(nil, sparkW), sparkW, 1))))
+					st.Level(sig[i]).Render(chart.Sparkline(r.hist.sig[i].tail(nil, sparkW), sparkW, 1))))
 			}
 		}
 		svc := r.hist.last.Service

@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/cortex-tui/cortex-tui/tui/chart"
 	"github.com/cortex-tui/cortex-tui/tui/common"
 )
 
@@ -18,13 +19,13 @@ import (
 type trafficPanel struct {
 	common.Base
 	run                    int
-	chart                  chart
+	chart                  chart.Chart
 	orig, retr, succ, capa []float64
 }
 
 // newTraffic returns an empty traffic panel for run index run.
 func newTraffic(st common.Styles, run int) *trafficPanel {
-	return &trafficPanel{Base: common.Base{St: st}, run: run, chart: newNTLineChart(0, 0)}
+	return &trafficPanel{Base: common.Base{St: st}, run: run, chart: chart.NewLine(0, 0)}
 }
 
 // SetSize sets the outer size and resizes the chart to the space under the legend.
@@ -99,8 +100,8 @@ func (p *trafficPanel) render(f *frame) (string, string) {
 		// of view still sets it a while.
 		yMax = trafficMax(f.runs, f.width)
 	}
-	chart := p.chart.Draw(chartSpec{
-		Lines: []series{
+	chart := p.chart.Draw(chart.Spec{
+		Lines: []chart.Series{
 			{Values: p.capa, Style: st.Capacity, Glyph: trafficGlyphs[3], Dotted: true},
 			{Values: p.orig, Style: st.Originals, Glyph: trafficGlyphs[0]},
 			{Values: p.retr, Style: st.Retries, Glyph: trafficGlyphs[1]},
@@ -144,7 +145,7 @@ func trafficMax(runs []*run, n int) float64 {
 			}
 		}
 	}
-	return niceCeil(top)
+	return chart.NiceCeil(top)
 }
 
 // rate formats a per-second figure compactly: 950, 1.2k, 35k.

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -109,45 +108,6 @@ func TestHistoryEventsBounded(t *testing.T) {
 			Events: []source.Event{{Text: strings.Repeat("x", n%7)}}})
 	}
 	assert.Len(t, h.events, maxEvents)
-}
-
-// Asserts the chart's drawing: a rising line ends at the top right, labels show 0, the middle
-// and the top of the range, a mark draws a horizontal line, and a flat series at 0 stays on the
-// bottom row.
-func TestLineChartDraws(t *testing.T) {
-	st := common.DefaultStyles()
-	c := newNTLineChart(20, 5)
-	rising := make([]float64, 40)
-	for i := range rising {
-		rising[i] = float64(i) / 39
-	}
-	format := func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
-	out := ansi.Strip(c.Draw(chartSpec{Lines: []series{{Values: rising}}, YMax: 1, Labels: true, Format: format, Muted: st.Muted}))
-	lines := strings.Split(out, "\n")
-	require.Len(t, lines, 5)
-	assert.True(t, strings.HasPrefix(lines[0], "1.0"), lines[0])
-	assert.True(t, strings.HasPrefix(lines[2], "0.5"), lines[2])
-	assert.True(t, strings.HasPrefix(lines[4], "0.0"), lines[4])
-	top := []rune(lines[0])
-	assert.NotEqual(t, ' ', top[len(top)-1], "the newest value (1) is at the top right")
-	assert.Equal(t, ' ', []rune(lines[0])[6], "old values are low, on the left")
-
-	flat := strings.Split(ansi.Strip(c.Draw(chartSpec{Lines: []series{{Values: []float64{0, 0, 0}}}, YMax: 1})), "\n")
-	assert.Equal(t, strings.Repeat(" ", 20), flat[0])
-	assert.NotEqual(t, strings.Repeat(" ", 20), flat[4])
-
-	marked := ansi.Strip(c.Draw(chartSpec{Marks: []mark{{Y: 0.5}}, YMax: 1}))
-	assert.Contains(t, marked, strings.Repeat("─", 15), "a line across the chart")
-}
-
-// Asserts niceCeil's rounding to 1, 2, 5 x 10^n, and the sparkline's scaling and padding.
-func TestNiceCeilAndSparkline(t *testing.T) {
-	for v, want := range map[float64]float64{0: 1, 0.3: 0.5, 1: 1, 1.1: 2, 3: 5, 7: 10, 120: 200, 501: 1000} {
-		assert.Equal(t, want, niceCeil(v), "niceCeil(%v)", v)
-	}
-	assert.Equal(t, "  ▁█", sparkline([]float64{0, 1}, 4, 1))
-	assert.Equal(t, "▁▅█", sparkline([]float64{9, 0, 0.5, 1}, 3, 1), "only the newest fit")
-	assert.Equal(t, "", sparkline([]float64{1}, 0, 1))
 }
 
 // Asserts that fit clips and pads to an exact size, ANSI sequences included.
