@@ -6,6 +6,7 @@ import (
 
 	"github.com/cortex-tui/cortex-tui/keymap"
 	"github.com/cortex-tui/cortex-tui/tui/common"
+	"github.com/cortex-tui/cortex-tui/tui/inspector"
 )
 
 // layoutID names a screen of the layout table: what fills the window above the footer.
@@ -32,7 +33,7 @@ const (
 // sizes, redraws and joins them through the table, so a new panel is its own file plus an entry
 // here. A panel may appear on several screens (the header); each screen's rows fill the window
 // above the footer.
-func newLayouts(st common.Styles, keys keymap.KeyMap) [numLayouts][]row {
+func newLayouts(st common.Styles, keys keymap.KeyMap, insp *inspector.Model) [numLayouts][]row {
 	header, caption := mount(newHeader(st)), mount(newCaption(st))
 	return [numLayouts][]row{
 		layoutFull: {
@@ -58,7 +59,7 @@ func newLayouts(st common.Styles, keys keymap.KeyMap) [numLayouts][]row {
 		layoutHelp:    {{cells: whole(mount(newHelpScreen(st, keys)))}},
 		layoutInspect: {
 			{h: one, cells: whole(header)},
-			{cells: whole(mount(newInspector(st)))},
+			{cells: whole(mount(insp))},
 		},
 	}
 }

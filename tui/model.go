@@ -30,6 +30,7 @@ import (
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/tui/common"
+	"github.com/cortex-tui/cortex-tui/tui/inspector"
 	"github.com/cortex-tui/cortex-tui/tui/picker"
 )
 
@@ -152,6 +153,7 @@ type Model struct {
 	injected map[scenarios.FaultKind]bool
 
 	picker   *picker.Model     // the scenario picker, drawn alone over the whole window
+	insp     *inspector.Model  // the decision inspector, placed by the layout table
 	footer   *footer           // the status line and short help, under every screen
 	layouts  [numLayouts][]row // every other panel, by screen: the layout table (layout.go)
 	body     string            // the composed screen above the footer, cached
@@ -172,8 +174,9 @@ func New(opts Options) *Model {
 		st: st, keys: opts.Keys, opts: opts, speedIdx: defaultSpeed,
 		injected: map[scenarios.FaultKind]bool{},
 		footer:   newFooter(st, opts.Keys),
-		layouts:  newLayouts(st, opts.Keys),
+		insp:     inspector.New(st, opts.Keys),
 	}
+	m.layouts = newLayouts(st, opts.Keys, m.insp)
 	m.fr.speed = speeds[m.speedIdx]
 	m.fr.keys = &m.keys
 	m.bindings = m.dashboardBindings()

@@ -44,7 +44,6 @@ const (
 	changedWeights                    // the weights, their selection, adaptive: signals, the collapsed layout
 	changedClasses                    // a class's share or priority, the class selection: shedding
 	changedLog                        // the event log (a control was logged): the event logs
-	changedInspect                    // the decision inspector's selection
 )
 
 // shows reports whether a panel that shows c redraws on m: on a full redraw, or when c changed.
@@ -72,12 +71,8 @@ type frame struct {
 	lesson    *lessonRun     // the lesson followed over the first run, nil for none
 	baseline  *baseline      // the baseline runs of the summary, nil until asked for
 
-	decisions   []source.DecisionRecord // the decisions the inspector shows: kept, of decisionAct
-	kept        []source.DecisionRecord // every decision the source kept (read when it opened)
-	decisionAct int                     // inspector filter: 0 every action, a+1 only engine.Action(a)
-	selDecision int                     // the one selected
-	logOffset   int                     // event log lines scrolled back from the newest (0: follow)
-	logKind     int                     // event log filter: 0 every kind, k+1 only source.EventKind(k)
+	logOffset int // event log lines scrolled back from the newest (0: follow)
+	logKind   int // event log filter: 0 every kind, k+1 only source.EventKind(k)
 }
 
 // frameInterval is the wall-clock time between two simulation steps: at most 10 redraws a second.

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cortex-tui/cortex-tui/tui/common"
+	"github.com/cortex-tui/cortex-tui/tui/inspector"
 	"github.com/cortex-tui/cortex-tui/tui/internal/tuitest"
 )
 
@@ -54,7 +55,9 @@ func TestSizeSweepPanels(t *testing.T) {
 	fastForward(m, 5)
 	f := m.frameMsg()
 	panels := []panel{mount(newFooter(common.DefaultStyles(), testKeys()))}
-	for _, rows := range newLayouts(common.DefaultStyles(), testKeys()) { // fresh panels, not the model's
+	insp := inspector.New(common.DefaultStyles(), testKeys())
+	insp.Open(fakeDecisions(), "cortex")
+	for _, rows := range newLayouts(common.DefaultStyles(), testKeys(), insp) { // fresh panels, not the model's
 		for _, r := range rows {
 			for _, c := range r.cells {
 				if !slices.Contains(panels, c.p) {

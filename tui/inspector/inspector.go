@@ -1,35 +1,107 @@
-package tui
+// Package inspector is the dashboard's decision inspector, a component of its own: the latest
+// retry decisions of a run (newest at the bottom) and the selected one's five checks with the
+// values that decided them, its own keys to move through them and to show one action at a
+// time (from the key map), its styles from tui/common. The dashboard opens it on the decisions
+// its source kept (source.Inspector), routes the keys to it while it shows and closes it.
+package inspector
 
 import (
 	"fmt"
 	"strings"
 
+	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/cortex-tui/cortex-tui/engine"
+	"github.com/cortex-tui/cortex-tui/keymap"
 	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/tui/common"
 )
 
-// inspectorPanel is the decision inspector: the latest retry decisions of the first run (newest
-// at the bottom) on the left, and on the right the selected one's five checks in order with the
-// values that decided it (engine.Explanation): retryable, the attempt against the limit, the CPS
-// as weight × signal against the emergency threshold and the circuit, the priority against
+// Model is the decision inspector: the latest retry decisions of a run (newest at the bottom)
+// on the left, and on the right the selected one's five checks in order with the values that
+// decided it (engine.Explanation): retryable, the attempt against the limit, the CPS as weight
+// × signal against the emergency threshold and the circuit, the priority against
 // floor(CPS×10), the recovery ramp's share, the tokens, and for a RETRY the delay's formula
-// filled in. The run is paused while it shows; the frame holds the decisions, read from the
-// source (source.Inspector) when it opened.
-type inspectorPanel struct{ common.Base }
+// filled in. It redraws itself when it opens, resizes or moves; its View is that cached
+// drawing. It is used from the Bubble Tea goroutine only.
+type Model struct {
+	common.Base
+	keys     keymap.KeyMap
+	strategy string                  // the run's strategy, named in the detail
+	kept     []source.DecisionRecord // every decision the source kept (read when it opened)
+	shown    []source.DecisionRecord // the decisions of the filter's action
+	act      int                     // the filter: 0 every action, a+1 only engine.Action(a)
+	sel      int                     // the one selected, an index into shown
+}
 
-// newInspector returns an empty inspector.
-func newInspector(st common.Styles) *inspectorPanel { return &inspectorPanel{common.Base{St: st}} }
+// New returns a closed inspector drawn with st, whose keys are keys'.
+func New(st common.Styles, keys keymap.KeyMap) *Model {
+	return &Model{Base: common.Base{St: st}, keys: keys}
+}
 
-// Update redraws the inspector on a full redraw and when the selection moved.
-func (p *inspectorPanel) Update(msg tea.Msg) (*inspectorPanel, tea.Cmd) {
-	if f, ok := msg.(frameMsg); ok && f.shows(changedInspect) {
-		p.Rendered = p.render(f.f)
+// Open shows ds (the latest decisions a source kept, oldest first, their texts made inert),
+// every action, the newest selected, for a run of strategy.
+func (p *Model) Open(ds []source.DecisionRecord, strategy string) {
+	p.kept, p.act, p.strategy = ds, 0, strategy
+	p.filter()
+}
+
+// Close forgets the decisions.
+func (p *Model) Close() { p.kept, p.shown = nil, nil }
+
+// Shown returns the decisions the inspector lists (those of the filter's action) and the
+// index of the selected one.
+func (p *Model) Shown() ([]source.DecisionRecord, int) { return p.shown, p.sel }
+
+// SetSize sets the inspector's outer size in cells and redraws it.
+func (p *Model) SetSize(w, h int) {
+	p.Base.SetSize(w, h)
+	p.Rendered = p.render()
+}
+
+// Update handles the inspector's keys: up and down select a decision (the log keys by ten),
+// the log filter key shows one action at a time. Other messages and keys change nothing.
+func (p *Model) Update(msg tea.Msg) (*Model, tea.Cmd) {
+	km, ok := msg.(tea.KeyMsg)
+	if !ok {
+		return p, nil
+	}
+	switch {
+	case key.Matches(km, p.keys.LogFilter):
+		p.act = (p.act + 1) % (len(engine.Actions) + 1)
+		p.filter()
+	case key.Matches(km, p.keys.ClassUp):
+		p.selectAt(p.sel - 1)
+	case key.Matches(km, p.keys.ClassDown):
+		p.selectAt(p.sel + 1)
+	case key.Matches(km, p.keys.LogUp):
+		p.selectAt(p.sel - 10)
+	case key.Matches(km, p.keys.LogDown):
+		p.selectAt(p.sel + 10)
 	}
 	return p, nil
+}
+
+// filter shows the kept decisions of the filter's action (all for 0), the newest selected.
+func (p *Model) filter() {
+	p.shown = p.kept
+	if a := p.act - 1; a >= 0 {
+		p.shown = nil
+		for _, d := range p.kept {
+			if int(d.Action) == a {
+				p.shown = append(p.shown, d)
+			}
+		}
+	}
+	p.selectAt(len(p.shown) - 1)
+}
+
+// selectAt selects decision i, clamped to the list, and redraws.
+func (p *Model) selectAt(i int) {
+	p.sel = min(max(i, 0), max(len(p.shown)-1, 0))
+	p.Rendered = p.render()
 }
 
 // listW is the width of the decision list: a third of the panel, none below 90 cells (the
@@ -41,26 +113,26 @@ func listW(w int) int {
 	return min(max(w/3, 36), 46)
 }
 
-func (p *inspectorPanel) render(f *frame) string {
+func (p *Model) render() string {
 	st := p.St
-	ds := f.decisions
-	k := f.keyMap()
+	ds := p.shown
+	k := p.keys
 	only := "all actions"
-	if a := f.decisionAct - 1; a >= 0 {
+	if a := p.act - 1; a >= 0 {
 		only = engine.Action(a).String() + " only"
 	}
 	title := fmt.Sprintf("Decision inspector · %s/%s select · %s: %s · %s close", common.KeyName(k.ClassUp), common.KeyName(k.ClassDown), common.KeyName(k.LogFilter), only, common.KeyName(k.Back))
 	if len(ds) == 0 {
 		empty := "No decision yet: a decision is made when an attempt fails. Resume, let a fault hit, and inspect again."
-		if f.decisionAct > 0 {
-			empty = fmt.Sprintf("No %s among the latest %d decisions: %s shows the next action.", only[:len(only)-5], len(f.kept), common.KeyName(k.LogFilter))
+		if p.act > 0 {
+			empty = fmt.Sprintf("No %s among the latest %d decisions: %s shows the next action.", only[:len(only)-5], len(p.kept), common.KeyName(k.LogFilter))
 		}
 		return common.Box(st, title, st.Muted.Render(common.Wrap(empty, max(p.W-2, 1))), p.W, p.H)
 	}
-	sel := min(max(f.selDecision, 0), len(ds)-1)
+	sel := min(max(p.sel, 0), len(ds)-1)
 	lw := listW(p.W)
 	right := p.W - lw
-	detail := common.Box(st, common.FitTitle(right, title, fmt.Sprintf("Inspector · %s · %s close", only, common.KeyName(k.Back)), "Inspector"), p.detail(ds[sel], sel, len(ds), f, right-2), right, p.H)
+	detail := common.Box(st, common.FitTitle(right, title, fmt.Sprintf("Inspector · %s · %s close", only, common.KeyName(k.Back)), "Inspector"), p.detail(ds[sel], sel, len(ds), right-2), right, p.H)
 	if lw == 0 {
 		return detail
 	}
@@ -68,7 +140,7 @@ func (p *inspectorPanel) render(f *frame) string {
 }
 
 // list draws the decisions around the selected one, newest at the bottom, one per line.
-func (p *inspectorPanel) list(ds []source.DecisionRecord, sel, w, h int) string {
+func (p *Model) list(ds []source.DecisionRecord, sel, w, h int) string {
 	if h <= 0 {
 		return ""
 	}
@@ -95,10 +167,10 @@ func shortReason(d source.DecisionRecord) string {
 	if d.Action == engine.Retry {
 		return "RETRY " + common.FmtDelay(d.Delay)
 	}
-	for _, parts := range actionReasons {
+	for _, parts := range common.ActionReasons {
 		for _, r := range parts {
-			if source.ReasonOf(d.Reason) == r.r {
-				return r.name
+			if source.ReasonOf(d.Reason) == r.R {
+				return r.Name
 			}
 		}
 	}
@@ -119,14 +191,11 @@ const (
 )
 
 // detail draws one decision: what failed, the verdict, then the five checks in order.
-func (p *inspectorPanel) detail(d source.DecisionRecord, i, n int, f *frame, w int) string {
+func (p *Model) detail(d source.DecisionRecord, i, n int, w int) string {
 	st := p.St
-	strat := ""
-	if len(f.runs) > 0 {
-		strat = f.runs[0].meta.Strategy
-	}
+	strat := p.strategy
 	head := []string{
-		st.Muted.Render(fmt.Sprintf("decision %d of %d shown (latest %d kept) · %s", i+1, n, len(f.kept), strat)),
+		st.Muted.Render(fmt.Sprintf("decision %d of %d shown (latest %d kept) · %s", i+1, n, len(p.kept), strat)),
 		fmt.Sprintf("t %s · client %d · %s (priority %d) · attempt %d failed: %s", common.FmtClock(d.T), d.Client, d.Class, d.Priority, d.Attempt, d.Failure),
 	}
 	verdict := d.Action.String()
@@ -136,7 +205,7 @@ func (p *inspectorPanel) detail(d source.DecisionRecord, i, n int, f *frame, w i
 	if d.Action == engine.Retry {
 		verdict += " after " + common.FmtDelay(d.Delay)
 	}
-	style := st.Band[decisionBand[d.Action]]
+	style := st.Band[common.ActionBand[d.Action]]
 	head = append(head, "→ "+style.Bold(true).Render(verdict), "")
 	if !d.Explained {
 		head = append(head, st.Muted.Render(common.Wrap(fmt.Sprintf("%s decides without the CORTEX checks: it gives its verdict and its reason only. Run cortex (s) to see the five checks of each decision.", strat), max(w, 1))))
@@ -181,7 +250,7 @@ func failedStep(reason string) int {
 
 // checks draws the five checks of an explained decision, one line per step with its values
 // and a mark: passed, the one that decided, or not reached.
-func (p *inspectorPanel) checks(x *engine.Explanation, w int) []string {
+func (p *Model) checks(x *engine.Explanation, w int) []string {
 	st := p.St
 	failed := failedStep(x.Decision.Reason)
 	var lines []string
