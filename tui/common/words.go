@@ -25,4 +25,3 @@ var ActionReasons = map[engine.Action][]struct {
 	engine.CircuitOpen: {{source.ReasonEmergency, "emergency"}, {source.ReasonCircuitOpen, "circuit"},
 		{source.ReasonProbesBusy, "probes busy"}},
 }
-
