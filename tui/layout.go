@@ -6,7 +6,9 @@ import (
 
 	"github.com/cortex-tui/cortex-tui/keymap"
 	"github.com/cortex-tui/cortex-tui/tui/common"
+	"github.com/cortex-tui/cortex-tui/tui/fleetpanel"
 	"github.com/cortex-tui/cortex-tui/tui/inspector"
+	"github.com/cortex-tui/cortex-tui/tui/lessonpanel"
 )
 
 // layoutID names a screen of the layout table: what fills the window above the footer.
@@ -29,19 +31,22 @@ const (
 )
 
 // newLayouts is the layout table: each screen's panels, top to bottom in rows and left to right
-// in each row, with their sizes. Every panel is built here and named here only: the root model
+// in each row, with their sizes. Every panel is built here and placed here only: the root model
 // sizes, redraws and joins them through the table, so a new panel is its own file plus an entry
 // here. A panel may appear on several screens (the header); each screen's rows fill the window
-// above the footer.
-func newLayouts(st common.Styles, keys keymap.KeyMap, insp *inspector.Model) [numLayouts][]row {
+// above the footer. A panel that is absent has no extent (the lesson's row without a lesson,
+// the fleet's cell without a fleet: their extents read f, the frame), and compose leaves it
+// out. The inspector is the root model's (it opens it); the table places it.
+func newLayouts(st common.Styles, keys keymap.KeyMap, insp *inspector.Model, f *frame) [numLayouts][]row {
 	header, caption := mount(newHeader(st)), mount(newCaption(st))
 	return [numLayouts][]row{
 		layoutFull: {
 			{h: one, cells: whole(header)},
 			{h: captionH, cells: whole(caption)},
+			{h: f.lessonH, cells: whole(mount(lessonCell{lessonpanel.New(st, keys)}))},
 			{h: topH, cells: []cell{{p: mount(newSignals(st)), w: signalsW}, {p: mount(newCPS(st, 0))}}},
 			{cells: []cell{{p: mount(newTraffic(st, 0))}, {p: mount(newShedding(st)), w: sheddingW}}},
-			{h: bottomH, cells: []cell{{p: mount(newDecisions(st)), w: decisionsW}, {p: mount(newEvents(st, 0))}}},
+			{h: bottomH, cells: []cell{{p: mount(newDecisions(st)), w: decisionsW}, {p: mount(fleetCell{fleetpanel.New(st)}), w: f.fleetW}, {p: mount(newEvents(st, 0))}}},
 		},
 		layoutCompare: {
 			{h: one, cells: whole(header)},
@@ -89,8 +94,9 @@ func halves(left, right panel) []cell {
 	return []cell{{p: left, w: func(w, _ int) int { return w / 2 }}, {p: right}}
 }
 
-// The extents of the table. The full layout: header, caption, then signals and CPS on top, the
-// traffic and shedding in the middle (the rest), decisions and events at the bottom.
+// The extents of the table. The full layout: header, caption (and the lesson, when one is
+// followed), then signals and CPS on top, the traffic and shedding in the middle (the rest),
+// decisions (the fleet, when the run is in one) and events at the bottom.
 func one(_, _ int) int { return 1 }
 
 func captionH(_, h int) int {

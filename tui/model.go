@@ -176,7 +176,7 @@ func New(opts Options) *Model {
 		footer:   newFooter(st, opts.Keys),
 		insp:     inspector.New(st, opts.Keys),
 	}
-	m.layouts = newLayouts(st, opts.Keys, m.insp)
+	m.layouts = newLayouts(st, opts.Keys, m.insp, &m.fr)
 	m.fr.speed = speeds[m.speedIdx]
 	m.fr.keys = &m.keys
 	m.bindings = m.dashboardBindings()
@@ -190,8 +190,6 @@ func New(opts Options) *Model {
 	if opts.Lesson != nil && len(m.fr.runs) > 0 {
 		m.fr.lesson = newLessonRun(*opts.Lesson, m.fr.runs[0].meta)
 	}
-	m.addFleetCell()
-	m.addLessonRow()
 	m.resize(80, 24)
 	return m
 }

@@ -57,7 +57,7 @@ func TestSizeSweepPanels(t *testing.T) {
 	panels := []panel{mount(newFooter(common.DefaultStyles(), testKeys()))}
 	insp := inspector.New(common.DefaultStyles(), testKeys())
 	insp.Open(fakeDecisions(), "cortex")
-	for _, rows := range newLayouts(common.DefaultStyles(), testKeys(), insp) { // fresh panels, not the model's
+	for _, rows := range newLayouts(common.DefaultStyles(), testKeys(), insp, f.f) { // fresh panels, not the model's
 		for _, r := range rows {
 			for _, c := range r.cells {
 				if !slices.Contains(panels, c.p) {

@@ -1,0 +1,68 @@
+package tui
+
+import (
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/cortex-tui/cortex-tui/tui/fleetpanel"
+	"github.com/cortex-tui/cortex-tui/tui/lessonpanel"
+)
+
+// The cells of the layout table that hold a component package's panel: each shows on a full
+// redraw what the frame holds for it, and has its extent here.
+
+// fleetCell places the fleet panel: on a full redraw it shows the first run's fleet.
+type fleetCell struct{ *fleetpanel.Model }
+
+// Update shows the first run's fleet and its latest CORTEX view on a full redraw.
+func (c fleetCell) Update(msg tea.Msg) (fleetCell, tea.Cmd) {
+	if f, ok := msg.(frameMsg); ok && f.full() {
+		if len(f.f.runs) == 0 {
+			c.Show(nil, nil)
+		} else {
+			r := f.f.runs[0]
+			c.Show(r.fleet, r.hist.last.Cortex)
+		}
+	}
+	return c, nil
+}
+
+// lessonCell places the lesson panel in the layout table: on a full redraw it shows the lesson
+// the first run follows (blank for none; its row has no height then: lessonH).
+type lessonCell struct{ *lessonpanel.Model }
+
+// Update shows the frame's lesson on a full redraw.
+func (c lessonCell) Update(msg tea.Msg) (lessonCell, tea.Cmd) {
+	if f, ok := msg.(frameMsg); ok && f.full() {
+		if lr := f.f.lesson; lr != nil && len(f.f.runs) > 0 {
+			c.Show(lr.tr, f.f.runs[0].meta.Strategy, lr.showHint)
+		} else {
+			c.Show(nil, "", false)
+		}
+	}
+	return c, nil
+}
+
+// fleetW is the fleet panel's width: none unless the dashboard shows one run in a fleet, and
+// none in a window too narrow to leave the events 30 columns beside it and the decisions.
+func (f *frame) fleetW(w, h int) int {
+	if len(f.runs) != 1 || f.runs[0].fleet == nil {
+		return 0
+	}
+	fw := min(max(w*3/10, 36), 46, w-decisionsW(w, h)-30)
+	if fw < 28 {
+		return 0
+	}
+	return fw
+}
+
+// lessonH is the height of the lesson panel's row: its border, the step's text (two lines in
+// a tall window, one otherwise), the goals and the hint; none when no lesson is followed.
+func (f *frame) lessonH(_, h int) int {
+	switch {
+	case f.lesson == nil:
+		return 0
+	case h >= 36:
+		return 6
+	}
+	return 5
+}
