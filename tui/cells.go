@@ -4,11 +4,27 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/cortex-tui/cortex-tui/tui/fleetpanel"
+	"github.com/cortex-tui/cortex-tui/tui/help"
 	"github.com/cortex-tui/cortex-tui/tui/lessonpanel"
 )
 
 // The cells of the layout table that hold a component package's panel: each shows on a full
 // redraw what the frame holds for it, and has its extent here.
+
+// helpCell places the full help: on a full redraw it learns whether the run is live traffic.
+type helpCell struct{ *help.Model }
+
+// Update hands keys to the help and tells it, on a full redraw, whether the run is live.
+func (c helpCell) Update(msg tea.Msg) (helpCell, tea.Cmd) {
+	if f, ok := msg.(frameMsg); ok {
+		if f.full() {
+			c.SetLive(len(f.f.runs) > 0 && f.f.runs[0].meta.Live)
+		}
+		return c, nil
+	}
+	_, cmd := c.Model.Update(msg)
+	return c, cmd
+}
 
 // fleetCell places the fleet panel: on a full redraw it shows the first run's fleet.
 type fleetCell struct{ *fleetpanel.Model }

@@ -7,6 +7,7 @@ import (
 	"github.com/cortex-tui/cortex-tui/keymap"
 	"github.com/cortex-tui/cortex-tui/tui/common"
 	"github.com/cortex-tui/cortex-tui/tui/fleetpanel"
+	"github.com/cortex-tui/cortex-tui/tui/help"
 	"github.com/cortex-tui/cortex-tui/tui/inspector"
 	"github.com/cortex-tui/cortex-tui/tui/lessonpanel"
 )
@@ -61,7 +62,7 @@ func newLayouts(st common.Styles, keys keymap.KeyMap, insp *inspector.Model, f *
 			{cells: whole(mount(newSmall(st)))},
 		},
 		layoutSummary: {{cells: whole(mount(newSummary(st)))}},
-		layoutHelp:    {{cells: whole(mount(newHelpScreen(st, keys)))}},
+		layoutHelp:    {{cells: whole(mount(helpCell{help.New(st, keys)}))}},
 		layoutInspect: {
 			{h: one, cells: whole(header)},
 			{cells: whole(mount(insp))},
