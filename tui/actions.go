@@ -13,6 +13,7 @@ import (
 	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/strategy"
 	"github.com/cortex-tui/cortex-tui/tui/common"
+	"github.com/cortex-tui/cortex-tui/tui/eventlog"
 	"github.com/cortex-tui/cortex-tui/tui/picker"
 )
 
@@ -354,7 +355,7 @@ func (m *Model) weightBy(delta float64) func() tea.Cmd {
 func (m *Model) toggleAdaptive() tea.Cmd {
 	m.fr.adaptive = !m.fr.adaptive
 	m.send(source.SetAdaptive(m.fr.adaptive), nil)
-	m.applied(fmt.Sprintf("adaptive weights %s", onOff(m.fr.adaptive)))
+	m.applied(fmt.Sprintf("adaptive weights %s", eventlog.OnOff(m.fr.adaptive)))
 	m.redrawFor(changedWeights)
 	return nil
 }
@@ -456,12 +457,4 @@ func exportSummary(paths []string) string {
 		names = append(names, base)
 	}
 	return fmt.Sprintf("exported to %s: %s", dir, strings.Join(names, ", "))
-}
-
-// onOff spells a boolean for the status line.
-func onOff(b bool) string {
-	if b {
-		return "on"
-	}
-	return "off"
 }

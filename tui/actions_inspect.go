@@ -8,7 +8,7 @@ import (
 	"github.com/cortex-tui/cortex-tui/tui/common"
 )
 
-// The keys of the decision inspector and of the event log's scrolling and filter.
+// The keys that open and close the decision inspector.
 
 // inspect pauses the run and opens the decision inspector on the first run's latest decisions,
 // read from its source once no advance is in flight; a source that keeps none (live mode) says
@@ -48,22 +48,5 @@ func (m *Model) onInspectKey(msg tea.KeyMsg) tea.Cmd {
 	}
 	m.insp, _ = m.insp.Update(msg)
 	m.compose()
-	return nil
-}
-
-// logScroll scrolls the event logs by d lines (positive: back in time); 0 is the newest line.
-func (m *Model) logScroll(d int) func() tea.Cmd {
-	return func() tea.Cmd {
-		m.fr.logOffset = max(m.fr.logOffset+d, 0) // the panel clamps it to what it holds
-		m.redrawFor(changedLog)
-		return nil
-	}
-}
-
-// cycleLogFilter shows one kind of event at a time in the event logs, then all again.
-func (m *Model) cycleLogFilter() tea.Cmd {
-	m.fr.logKind = (m.fr.logKind + 1) % (numEventKinds + 1)
-	m.fr.logOffset = 0
-	m.redrawFor(changedLog)
 	return nil
 }

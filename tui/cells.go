@@ -3,6 +3,7 @@ package tui
 import (
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/cortex-tui/cortex-tui/tui/eventlog"
 	"github.com/cortex-tui/cortex-tui/tui/fleetpanel"
 	"github.com/cortex-tui/cortex-tui/tui/help"
 	"github.com/cortex-tui/cortex-tui/tui/lessonpanel"
@@ -10,6 +11,35 @@ import (
 
 // The cells of the layout table that hold a component package's panel: each shows on a full
 // redraw what the frame holds for it, and has its extent here.
+
+// eventsCell places the event log of run index run: it shows the run's log on a full redraw
+// and when a control was logged, and hands the log's keys to it.
+type eventsCell struct {
+	*eventlog.Model
+	run int
+}
+
+// Update shows the run's log, or hands a key to the log.
+func (c eventsCell) Update(msg tea.Msg) (eventsCell, tea.Cmd) {
+	f, ok := msg.(frameMsg)
+	if !ok {
+		_, cmd := c.Model.Update(msg)
+		return c, cmd
+	}
+	if !f.shows(changedLog) {
+		return c, nil
+	}
+	title := "Events"
+	if len(f.f.runs) > 1 && c.run < len(f.f.runs) {
+		title += " · " + f.f.runs[c.run].meta.Strategy
+	}
+	if c.run >= len(f.f.runs) {
+		c.Hide(title)
+	} else {
+		c.Show(f.f.runs[c.run].hist.log(), title)
+	}
+	return c, nil
+}
 
 // helpCell places the full help: on a full redraw it learns whether the run is live traffic.
 type helpCell struct{ *help.Model }

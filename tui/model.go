@@ -160,7 +160,8 @@ type Model struct {
 	bindings []binding
 }
 
-// binding ties a key to what it does on the dashboard.
+// binding ties a key to what it does on the dashboard: do, or with no do, whatever the
+// panels of the current screen do with it (the event log's own keys).
 type binding struct {
 	keys *key.Binding
 	do   func() tea.Cmd
@@ -272,6 +273,11 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 	for _, b := range m.bindings {
 		if key.Matches(msg, *b.keys) {
 			m.clearStatus()
+			if b.do == nil {
+				cmd := m.update(msg)
+				m.compose()
+				return cmd
+			}
 			return b.do()
 		}
 	}
@@ -314,7 +320,7 @@ func (m *Model) dashboardBindings() []binding {
 		{&k.ShareDown, m.shareBy(-shareStep)}, {&k.ShareUp, m.shareBy(shareStep)},
 		{&k.PriorityDown, m.priorityBy(-1)}, {&k.PriorityUp, m.priorityBy(1)},
 		{&k.Export, m.export}, {&k.Inspect, m.inspect},
-		{&k.LogUp, m.logScroll(logPage)}, {&k.LogDown, m.logScroll(-logPage)}, {&k.LogFilter, m.cycleLogFilter},
+		{&k.LogUp, nil}, {&k.LogDown, nil}, {&k.LogFilter, nil},
 		{&k.Hint, m.toggleHint},
 	}
 	for i, kind := range scenarios.FaultKinds { // a kind without a key has an unbound Fault[i]

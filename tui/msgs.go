@@ -71,8 +71,6 @@ type frame struct {
 	lesson    *lessonRun     // the lesson followed over the first run, nil for none
 	baseline  *baseline      // the baseline runs of the summary, nil until asked for
 
-	logOffset int // event log lines scrolled back from the newest (0: follow)
-	logKind   int // event log filter: 0 every kind, k+1 only source.EventKind(k)
 }
 
 // frameInterval is the wall-clock time between two simulation steps: at most 10 redraws a second.
