@@ -22,7 +22,7 @@ func (m *Model) inspect() tea.Cmd {
 		cmd = m.togglePause()
 	}
 	src := m.fr.runs[0].src
-	m.whenIdle(func() {
+	m.ctl.whenIdle(func() {
 		in, ok := src.(source.Inspector)
 		if !ok {
 			m.setStatus("this source keeps no decisions to inspect", true)

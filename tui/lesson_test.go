@@ -129,7 +129,7 @@ func TestLessonsByKeys(t *testing.T) {
 			require.NoError(t, err)
 			m := New(Options{Keys: keymap.Default(), Factory: sim.NewSource, Scenario: &scn, Strategy: l.Strategy, Lesson: &l, Guided: true, ExportDir: t.TempDir()})
 			m.Update(tea.WindowSizeMsg{Width: 140, Height: 40})
-			defer m.closeRuns()
+			defer m.ctl.closeAll()
 			pressActions(t, m, l.Steps[0].Actions)
 			step := 0
 			for frames := 0; frames < 5000 && !m.LessonDone() && !m.done(); frames++ {
