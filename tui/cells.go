@@ -1,12 +1,17 @@
 package tui
 
 import (
+	"slices"
+
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/cortex-tui/cortex-tui/report"
+	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/tui/eventlog"
 	"github.com/cortex-tui/cortex-tui/tui/fleetpanel"
 	"github.com/cortex-tui/cortex-tui/tui/help"
 	"github.com/cortex-tui/cortex-tui/tui/lessonpanel"
+	"github.com/cortex-tui/cortex-tui/tui/summary"
 )
 
 // The cells of the layout table that hold a component package's panel: each shows on a full
@@ -38,6 +43,37 @@ func (c eventsCell) Update(msg tea.Msg) (eventsCell, tea.Cmd) {
 	} else {
 		c.Show(f.f.runs[c.run].hist.log(), title)
 	}
+	return c, nil
+}
+
+// summaryCell places the end-of-run summary: on a full redraw it shows the runs' summaries,
+// then the baselines' beside a single run.
+type summaryCell struct{ *summary.Model }
+
+// Update shows the runs' summaries on a full redraw.
+func (c summaryCell) Update(msg tea.Msg) (summaryCell, tea.Cmd) {
+	f, ok := msg.(frameMsg)
+	if !ok || !f.full() {
+		return c, nil
+	}
+	if len(f.f.runs) == 0 {
+		c.Show(source.Meta{}, nil, nil, "")
+		return c, nil
+	}
+	sums := make([]report.Summary, len(f.f.runs))
+	names := map[int][]string{}
+	for i, r := range f.f.runs {
+		sums[i] = r.rec.Summary()
+		for prio, ns := range r.prioNames {
+			for _, n := range ns {
+				if !slices.Contains(names[prio], n) {
+					names[prio] = append(names[prio], n)
+				}
+			}
+		}
+	}
+	extra, about := baselineColumns(f.f)
+	c.Show(f.f.runs[0].meta, append(sums, extra...), names, about)
 	return c, nil
 }
 

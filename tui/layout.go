@@ -11,6 +11,7 @@ import (
 	"github.com/cortex-tui/cortex-tui/tui/help"
 	"github.com/cortex-tui/cortex-tui/tui/inspector"
 	"github.com/cortex-tui/cortex-tui/tui/lessonpanel"
+	"github.com/cortex-tui/cortex-tui/tui/summary"
 )
 
 // layoutID names a screen of the layout table: what fills the window above the footer.
@@ -62,7 +63,7 @@ func newLayouts(st common.Styles, keys keymap.KeyMap, insp *inspector.Model, f *
 			{h: one, cells: whole(header)},
 			{cells: whole(mount(newSmall(st)))},
 		},
-		layoutSummary: {{cells: whole(mount(newSummary(st)))}},
+		layoutSummary: {{cells: whole(mount(summaryCell{summary.New(st, keys)}))}},
 		layoutHelp:    {{cells: whole(mount(helpCell{help.New(st, keys)}))}},
 		layoutInspect: {
 			{h: one, cells: whole(header)},
