@@ -67,7 +67,7 @@ func (p *cpsPanel) render(f *frame) (string, string) {
 		fmt.Sprintf("CPS %s · floor %d · circuit %s · clients %s..%s", cps, cv.Floor, circuit, common.FmtCPS(cv.CPSMin), common.FmtCPS(cv.CPSMax)),
 		fmt.Sprintf("CPS %s · floor %d · circuit %s", cps, cv.Floor, circuit),
 		fmt.Sprintf("CPS %s · floor %d", cps, cv.Floor))
-	p.buf = r.hist.cps.tail(p.buf[:0], historyPoints)
+	p.buf = r.hist.cps.Tail(p.buf[:0], historyPoints)
 	var marks []chart.Mark
 	for i, y := range engine.BandStarts(engine.DefaultEmergencyThreshold) {
 		// the line where band i+1 begins, in its own glyph, with its letter at the left end

@@ -78,7 +78,7 @@ func (p *signalsPanel) body(f *frame, w int) string {
 			line += st.Muted.Render(fmt.Sprintf(" →%4.2f", f.weights[i]*sig[i]))
 		}
 		if sparkW > 0 {
-			buf = r.hist.sig[i].tail(buf[:0], sparkW)
+			buf = r.hist.sig[i].Tail(buf[:0], sparkW)
 			line += "  " + st.Level(sig[i]).Render(chart.Sparkline(buf, sparkW, 1))
 		}
 		lines = append(lines, line)

@@ -37,7 +37,7 @@ func (p *smallPanel) render(f *frame) string {
 		r := f.runs[0]
 		if cv := r.hist.last.Cortex; cv != nil {
 			head := fmt.Sprintf("%s CPS %s floor %d ", st.StateBadge(cv.State), common.FmtCPS(cv.CPS), cv.Floor)
-			vals := r.hist.cps.tail(nil, p.W)
+			vals := r.hist.cps.Tail(nil, p.W)
 			spark := ""
 			if rest := p.W - len(cv.State.String()) - 2 - 19; rest > 0 {
 				spark = st.BandOf(cv.State).Render(chart.Sparkline(vals, rest, 1))
@@ -51,7 +51,7 @@ func (p *smallPanel) render(f *frame) string {
 					sel = st.Accent.Render("▸")
 				}
 				lines = append(lines, fmt.Sprintf("%s%s %4.2f w%.2f %s", sel, s.key, sig[i], f.weights[i],
-					st.Level(sig[i]).Render(chart.Sparkline(r.hist.sig[i].tail(nil, sparkW), sparkW, 1))))
+					st.Level(sig[i]).Render(chart.Sparkline(r.hist.sig[i].Tail(nil, sparkW), sparkW, 1))))
 			}
 		}
 		svc := r.hist.last.Service

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cortex-tui/cortex-tui/internal/ring"
+
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
@@ -52,7 +54,7 @@ func (p *trafficPanel) render(f *frame) (string, string) {
 	r := f.runs[p.run]
 	h := r.hist
 	svc := h.last.Service
-	service, ampNow, ampRun := st.Service(svc.State), amplificationNow(h.originals.last(), h.retries.last()), h.totals().Amplification()
+	service, ampNow, ampRun := st.Service(svc.State), amplificationNow(h.originals.Last(), h.retries.Last()), h.totals().Amplification()
 	title := common.FitTitle(p.W,
 		fmt.Sprintf("Traffic /s · service %s · amplification now x%.2f, run x%.2f · queue %d/%d", service, ampNow, ampRun, svc.Queue, svc.QueueLimit),
 		fmt.Sprintf("Traffic /s · service %s · amplification now x%.2f, run x%.2f", service, ampNow, ampRun),
@@ -69,10 +71,10 @@ func (p *trafficPanel) render(f *frame) (string, string) {
 	// The legend gives the last point of each line: the last whole simulated second (the
 	// current capacity during the first second).
 	capacity := svc.Capacity
-	if h.capac.len() > 0 {
-		capacity = h.capac.last()
+	if h.capac.Len() > 0 {
+		capacity = h.capac.Last()
 	}
-	values := [4]string{rate(h.originals.last()), rate(h.retries.last()), rate(h.successes.last()), rate(capacity)}
+	values := [4]string{rate(h.originals.Last()), rate(h.retries.Last()), rate(h.successes.Last()), rate(capacity)}
 	styles := [4]lipgloss.Style{st.Originals, st.Retries, st.Successes, st.Capacity}
 	var legend string
 	for _, f := range []struct{ gap, mark string }{{"  ", " "}, {" ", " "}, {" ", ""}} { // narrower, tighter
@@ -89,10 +91,10 @@ func (p *trafficPanel) render(f *frame) (string, string) {
 		legend += st.Muted.Render(q)
 	}
 	n := historyPoints
-	p.orig = h.originals.tail(p.orig[:0], n)
-	p.retr = h.retries.tail(p.retr[:0], n)
-	p.succ = h.successes.tail(p.succ[:0], n)
-	p.capa = h.capac.tail(p.capa[:0], n)
+	p.orig = h.originals.Tail(p.orig[:0], n)
+	p.retr = h.retries.Tail(p.retr[:0], n)
+	p.succ = h.successes.Tail(p.succ[:0], n)
+	p.capa = h.capac.Tail(p.capa[:0], n)
 	yMax := 0.0 // each its own scale, alone
 	if len(f.runs) > 1 {
 		// Compare mode: one scale for both sides, over the newest window-width seconds: more
@@ -138,8 +140,8 @@ func trafficMax(runs []*run, n int) float64 {
 	top := 1.0
 	var buf []float64
 	for _, r := range runs {
-		for _, s := range []*ring{r.hist.originals, r.hist.retries, r.hist.successes, r.hist.capac} {
-			buf = s.tail(buf[:0], n)
+		for _, s := range []*ring.Ring[float64]{r.hist.originals, r.hist.retries, r.hist.successes, r.hist.capac} {
+			buf = s.Tail(buf[:0], n)
 			for _, v := range buf {
 				top = max(top, v)
 			}

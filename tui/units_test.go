@@ -15,28 +15,6 @@ import (
 	"github.com/cortex-tui/cortex-tui/tui/common"
 )
 
-// Asserts that a ring keeps only its newest values, oldest first, whatever the push count.
-func TestRing(t *testing.T) {
-	cases := []struct {
-		size, pushes, tail int
-		want               []float64
-	}{
-		{3, 0, 5, nil},
-		{3, 2, 5, []float64{1, 2}},
-		{3, 5, 5, []float64{3, 4, 5}},
-		{3, 5, 2, []float64{4, 5}},
-		{1, 4, 1, []float64{4}},
-	}
-	for _, c := range cases {
-		r := newRing(c.size)
-		for i := 1; i <= c.pushes; i++ {
-			r.push(float64(i))
-		}
-		assert.Equal(t, c.want, r.tail(nil, c.tail), "size %d pushes %d", c.size, c.pushes)
-		assert.Equal(t, min(c.pushes, c.size), r.len())
-	}
-}
-
 // Asserts that the history turns ticks into one point per simulated second (counts summed into
 // per-second rates, gauges averaged), keeps totals, and stays bounded.
 func TestHistoryPerSecond(t *testing.T) {
@@ -48,12 +26,12 @@ func TestHistoryPerSecond(t *testing.T) {
 			Service: source.Service{Capacity: float64(n)},
 			Cortex:  &source.CortexView{CPS: 0.5, Signals: engine.Signals{F: 1}}})
 	}
-	require.Equal(t, 2, h.originals.len(), "two whole seconds; the third is still open")
-	assert.Equal(t, []float64{20, 20}, h.originals.tail(nil, 5))
-	assert.Equal(t, []float64{10, 10}, h.retries.tail(nil, 5))
-	assert.Equal(t, []float64{5.5, 15.5}, h.capac.tail(nil, 5), "capacity averaged")
-	assert.Equal(t, []float64{0.5, 0.5}, h.cps.tail(nil, 5))
-	assert.Equal(t, []float64{1, 1}, h.sig[0].tail(nil, 5))
+	require.Equal(t, 2, h.originals.Len(), "two whole seconds; the third is still open")
+	assert.Equal(t, []float64{20, 20}, h.originals.Tail(nil, 5))
+	assert.Equal(t, []float64{10, 10}, h.retries.Tail(nil, 5))
+	assert.Equal(t, []float64{5.5, 15.5}, h.capac.Tail(nil, 5), "capacity averaged")
+	assert.Equal(t, []float64{0.5, 0.5}, h.cps.Tail(nil, 5))
+	assert.Equal(t, []float64{1, 1}, h.sig[0].Tail(nil, 5))
 	assert.Equal(t, 50, h.totals().Originals)
 	assert.InDelta(t, 1.5, h.totals().Amplification(), 1e-9)
 	assert.InDelta(t, 1.5, h.rec.PeakAmplification(), 1e-9)
@@ -61,7 +39,7 @@ func TestHistoryPerSecond(t *testing.T) {
 	for n := 26; n <= 26+10*historyPoints*2; n++ {
 		h.add(source.Snapshot{T: time.Duration(n) * tick, Dt: tick})
 	}
-	assert.Equal(t, historyPoints, h.cps.len(), "bounded")
+	assert.Equal(t, historyPoints, h.cps.Len(), "bounded")
 }
 
 // Asserts that the charts' points are the recorder's seconds, the same sums as the timeline's
@@ -84,9 +62,9 @@ func TestHistoryIsTheRecordersSeconds(t *testing.T) {
 	}
 	rows := h.rec.Rows()
 	require.Len(t, rows, 4)
-	require.Equal(t, len(rows), h.originals.len(), "one point per row")
-	originals := h.originals.tail(nil, 10)
-	cps := h.cps.tail(nil, 10)
+	require.Equal(t, len(rows), h.originals.Len(), "one point per row")
+	originals := h.originals.Tail(nil, 10)
+	cps := h.cps.Tail(nil, 10)
 	for i, ticks := range []int{4, 3, 3, 1} {
 		dt := (time.Duration(ticks) * tick).Seconds()
 		assert.InDelta(t, float64(rows[i].Originals)/dt, originals[i], 1e-9, "second %d: a rate over %gs", i, dt)
