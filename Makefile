@@ -10,7 +10,7 @@ SCENARIO   ?= black-friday
 # Packages that must stay free of any UI library (Charm, ntcharts).
 CORE_PKGS  := ./engine/... ./model/... ./sim/... ./strategy/... ./scenarios/... ./source/... ./internal/load/... ./lesson/... ./fleet/...
 
-.PHONY: all build run test fmt-check vet check-imports unit bench lint golden screenshots bench-table live-vs-sim clean
+.PHONY: all build run test fmt-check vet check-imports unit bench lint golden screenshots bench-table fleet-sizing live-vs-sim clean
 
 all: build
 
@@ -40,8 +40,11 @@ check-imports:
 	if [ -n "$$bad" ]; then echo "the simulator and source emit data only, but import:"; echo "$$bad"; exit 1; fi
 	@echo "check-imports: ok"
 
+# The oracle's bound is checked against every built-in scenario x strategy x seeds 1-10 without
+# the race detector, which would make it ten times slower (the test skips itself under it).
 unit:
 	$(GO) test -race -count=1 ./...
+	$(GO) test -count=1 -run '^TestOracleIsABound$$' ./cli/
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
@@ -99,6 +102,22 @@ bench-table: build
 	     /<!-- (bench|matrix):end -->/ { skip = 0 } !skip' README.md > README.md.tmp
 	@mv README.md.tmp README.md; rm -f .bench-table.md .bench-matrix.md
 	@echo "README.md: benchmark tables regenerated"
+
+# The fleet's sizing table in docs/live.md: BenchmarkFleetScale (fleet/redisstore) runs 10, 100
+# and 500 members against one real redis-server for 10 s each (500 also at 100 ms and 500 ms
+# intervals), FLEET_SCALE_RUNS times (default 3), and writes the medians' rows; then the
+# simulator's shared-budget from 50 and 1,000 instances (bench --instances). Needs redis-server.
+FLEET_SCALE_RUNS ?= 3
+fleet-sizing: build
+	@rm -f .fleet-sizing.md
+	FLEET_SCALE_RUNS=$(FLEET_SCALE_RUNS) FLEET_SIZING_OUT=$(CURDIR)/.fleet-sizing.md \
+		$(GO) test ./fleet/redisstore -run '^$$' -bench FleetScale -benchtime=1x -timeout 60m
+	@./$(BIN) bench --scenario shared-budget --strategy cortex,budget --budget per-client,shared --instances 50,1000 --seeds 1-3 --format markdown > .fleet-instances.md
+	@awk '/<!-- (sizing|instances):start -->/ { print; f = ($$0 ~ /sizing/) ? ".fleet-sizing.md" : ".fleet-instances.md"; \
+	       while ((getline line < f) > 0) print line; skip = 1; next } \
+	     /<!-- (sizing|instances):end -->/ { skip = 0 } !skip' docs/live.md > docs/live.md.tmp
+	@mv docs/live.md.tmp docs/live.md; rm -f .fleet-sizing.md .fleet-instances.md
+	@echo "docs/live.md: sizing tables regenerated"
 
 # The simulator checked against live traffic: live/testdata/sim-vs-live.toml run in the
 # simulator and live (real HTTP against the embedded target, in real time: 45 s per strategy),

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -28,6 +29,7 @@ type benchOptions struct {
 	allowLarge   bool
 	budgets      []string // --budget: bench every scenario once per budget, named NAME (budget)
 	refusalCosts []string // --refusal-cost: bench every scenario once per cost, named NAME (refusal_cost X)
+	instances    []string // --instances: bench every scenario once per fleet size, named NAME (N instances)
 }
 
 func init() { subcommands = append(subcommands, newBenchCmd) }
@@ -64,7 +66,8 @@ strategy with its "seeds" and, for each figure, its "mean", "min" and "max" over
   cortex-tui bench --seeds 1-10 --scenario black-friday,metastable
   cortex-tui bench --scenario-file my.toml --format json
   cortex-tui bench --seeds 1-10 --scenario shared-budget --budget per-client,shared
-  cortex-tui bench --seeds 1-10 --refusal-cost 0.5,1 --format matrix`,
+  cortex-tui bench --seeds 1-10 --refusal-cost 0.5,1 --format matrix
+  cortex-tui bench --scenario shared-budget --strategy cortex --budget per-client,shared --instances 50,1000`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				return &exitError{code: 2, err: fmt.Errorf("bench takes no arguments, got %q (use --scenario and --strategy lists)", args)}
@@ -86,6 +89,7 @@ strategy with its "seeds" and, for each figure, its "mean", "min" and "max" over
 	f.StringVar(&o.format, "format", "", "output: "+formatHelp(benchFormats))
 	f.StringSliceVar(&o.budgets, "budget", nil, budgetHelp+"; a list benches each scenario once per budget, its rows named \"NAME (budget)\" (default: each scenario's own)")
 	f.StringSliceVar(&o.refusalCosts, "refusal-cost", nil, refusalCostHelp+"; a list benches each scenario once per cost, its rows named \"NAME (refusal_cost X)\" (default: each scenario's own)")
+	f.StringSliceVar(&o.instances, "instances", nil, fmt.Sprintf("fleet sizes, comma separated: each scenario once per size, its [fleet] clients (the instances: 1 to %d) set to it and its rows named \"NAME (N instances)\"; with --budget shared they share one budget through one in-process fleet store", scenarios.MaxClients))
 	addAllowLargeFlag(cmd, &o.allowLarge)
 	return cmd
 }
@@ -120,6 +124,7 @@ var benchFormats = []outputFormat[benchResult]{
 // benchJob is one scenario x strategy x seed run.
 type benchJob struct {
 	scn      scenarios.Scenario
+	scnIndex int // which of bench's scenarios: the runs of one scenario and seed share its oracle
 	strategy string
 	seed     int64
 }
@@ -148,7 +153,7 @@ func runBench(ctx context.Context, io streams, o benchOptions) error {
 	if err != nil {
 		return err
 	}
-	if scns, froms, err = withVariants(scns, froms, o.budgets, o.refusalCosts); err != nil {
+	if scns, froms, err = withVariants(scns, froms, o.budgets, o.refusalCosts, o.instances); err != nil {
 		return err
 	}
 	names := strategy.Names()
@@ -168,7 +173,7 @@ func runBench(ctx context.Context, io streams, o benchOptions) error {
 		}
 	}
 	var jobs []benchJob
-	for _, scn := range scns {
+	for i, scn := range scns {
 		own := []int64{scn.Seed}
 		switch {
 		case seeds != nil:
@@ -178,7 +183,7 @@ func runBench(ctx context.Context, io streams, o benchOptions) error {
 		}
 		for _, n := range names {
 			for _, seed := range own {
-				jobs = append(jobs, benchJob{scn: scn, strategy: n, seed: seed})
+				jobs = append(jobs, benchJob{scn: scn, scnIndex: i, strategy: n, seed: seed})
 			}
 		}
 	}
@@ -224,12 +229,12 @@ func benchScenarios(o benchOptions) ([]scenarios.Scenario, []string, error) {
 	return out, froms, nil
 }
 
-// withVariants returns each scenario once per combination of the budgets and the refusal costs
-// of the lists (bench --budget, --refusal-cost), each named after what was changed, like
-// "NAME (shared)", "NAME (refusal_cost 0.5)" or "NAME (shared, refusal_cost 0.5)", so that the
-// rows of every format tell them apart and say what was overridden. Empty lists return the
-// scenarios as they are.
-func withVariants(scns []scenarios.Scenario, froms []string, budgetList, costList []string) ([]scenarios.Scenario, []string, error) {
+// withVariants returns each scenario once per combination of the budgets, the refusal costs and
+// the fleet sizes of the lists (bench --budget, --refusal-cost, --instances), each named after
+// what was changed, like "NAME (shared)", "NAME (refusal_cost 0.5)" or "NAME (shared, 1000
+// instances)", so that the rows of every format tell them apart and say what was overridden.
+// Empty lists return the scenarios as they are.
+func withVariants(scns []scenarios.Scenario, froms []string, budgetList, costList, sizeList []string) ([]scenarios.Scenario, []string, error) {
 	type variant struct {
 		label string
 		apply func(*scenarios.Scenario)
@@ -254,6 +259,17 @@ func withVariants(scns []scenarios.Scenario, froms []string, budgetList, costLis
 				return nil, nil, err
 			}
 			vs = append(vs, variant{refusalCostLabel(c), func(scn *scenarios.Scenario) { scn.Service.RefusalCost = c }})
+		}
+		axes = append(axes, vs)
+	}
+	if len(sizeList) > 0 {
+		var vs []variant
+		for _, s := range sizeList {
+			n, err := strconv.Atoi(strings.TrimSpace(s))
+			if err != nil || n < 1 || n > scenarios.MaxClients {
+				return nil, nil, &exitError{code: 2, err: fmt.Errorf("--instances: %q is not a fleet size from 1 to %d", s, scenarios.MaxClients)}
+			}
+			vs = append(vs, variant{fmt.Sprintf("%d instances", n), func(scn *scenarios.Scenario) { scn.Clients = n }})
 		}
 		axes = append(axes, vs)
 	}
@@ -301,10 +317,12 @@ func progress(io streams) func(done, total int) {
 	}
 }
 
-// runJobs runs jobs on GOMAXPROCS goroutines and returns their summaries in job order. The
-// first failing run (in job order) is returned as the error. Once ctx is done it starts no
-// other job and returns ctx's cause when those running have ended.
+// runJobs runs jobs on GOMAXPROCS goroutines and returns their summaries in job order, each
+// with the oracle's bound of its scenario and seed (computed once for all the strategies run
+// on them). The first failing run (in job order) is returned as the error. Once ctx is done it
+// starts no other job and returns ctx's cause when those running have ended.
 func runJobs(ctx context.Context, jobs []benchJob, onDone func(done, total int)) ([]report.Summary, error) {
+	var oracles oracleCache
 	out := make([]report.Summary, len(jobs))
 	errs := make([]error, len(jobs))
 	next := make(chan int)
@@ -318,6 +336,9 @@ func runJobs(ctx context.Context, jobs []benchJob, onDone func(done, total int))
 			for i := range next {
 				j := jobs[i]
 				res, err := simulate(j.scn, j.strategy, j.seed)
+				if err == nil {
+					res.Summary.Oracle, err = oracles.get(j.scnIndex, j.scn, j.seed)
+				}
 				if err != nil {
 					errs[i] = fmt.Errorf("%s with %s, seed %d: %w", j.scn.Name, j.strategy, j.seed, err)
 				}
@@ -348,4 +369,35 @@ dispatch:
 		}
 	}
 	return out, nil
+}
+
+// oracleCache computes the oracle of each scenario x seed of a bench once, whichever of its
+// runs asks first; the others wait for it. The zero value is ready; safe for concurrent use.
+type oracleCache struct {
+	mu sync.Mutex
+	m  map[[2]int64]*oracleEntry
+}
+
+// oracleEntry is one scenario x seed's oracle, computed once.
+type oracleEntry struct {
+	once sync.Once
+	o    *report.Oracle
+	err  error
+}
+
+// get returns the oracle of scenario number index (scn) with seed.
+func (c *oracleCache) get(index int, scn scenarios.Scenario, seed int64) (*report.Oracle, error) {
+	c.mu.Lock()
+	if c.m == nil {
+		c.m = map[[2]int64]*oracleEntry{}
+	}
+	key := [2]int64{int64(index), seed}
+	e := c.m[key]
+	if e == nil {
+		e = &oracleEntry{}
+		c.m[key] = e
+	}
+	c.mu.Unlock()
+	e.once.Do(func() { e.o, e.err = oracleOf(scn, seed) })
+	return e.o, e.err
 }

@@ -182,14 +182,15 @@ func TestBenchSeedsErrors(t *testing.T) {
 }
 
 // TestBenchMatrix asserts that --format matrix prints one row per scenario and one column per
-// strategy, each cell the success rate the JSON of the same runs gives, averaged over the seeds.
+// strategy, each cell the success rate the JSON of the same runs gives, averaged over the seeds,
+// then the scenario's mean oracle bound and cortex's success over it.
 func TestBenchMatrix(t *testing.T) {
 	args := []string{"bench", "--scenario", "metastable,two-layers", "--strategy", "none,cortex", "--seeds", "1-2"}
 	code, out, errOut := execute(append(args, "--format", "matrix")...)
 	require.Equal(t, 0, code, errOut)
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	require.Len(t, lines, 4, out)
-	assert.Equal(t, "| scenario | none | cortex |", lines[0])
+	assert.Equal(t, "| scenario | none | cortex | oracle | cortex/oracle |", lines[0])
 
 	_, js, _ := execute(append(args, "--format", "json")...)
 	var doc struct {
@@ -205,6 +206,12 @@ func TestBenchMatrix(t *testing.T) {
 				row += " (" + strconv.Itoa(c.CrashesTotal) + ")"
 			}
 		}
+		cortex := doc.Cells[2*i+1]
+		require.Equal(t, "cortex", cortex.Strategy)
+		require.NotNil(t, cortex.Oracle)
+		assert.Equal(t, *doc.Cells[2*i].Oracle, *cortex.Oracle, "the scenario's oracle, whatever the strategy")
+		row += " | " + strconv.FormatFloat(100*cortex.Oracle.SuccessRate.Mean, 'f', 1, 64) + "%"
+		row += " | " + strconv.FormatFloat(cortex.SuccessRate.Mean/cortex.Oracle.SuccessRate.Mean, 'f', 2, 64)
 		assert.Equal(t, row+" |", lines[2+i])
 	}
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -39,11 +40,34 @@ func runHeadless(cmd *cobra.Command, io streams, scn scenarios.Scenario, o runOp
 	if err := checkCost(scenarioSource(o.scenario, o.scenarioFile), scn, o.allowLarge, name); err != nil {
 		return err
 	}
-	res, err := await(cmd.Context(), func() (report.Result, error) { return simulate(scn, name, o.seed) })
+	res, err := await(cmd.Context(), func() (report.Result, error) {
+		res, err := simulate(scn, name, o.seed)
+		if err == nil {
+			res.Summary.Oracle, err = oracleOf(scn, o.seed)
+		}
+		return res, err
+	})
 	if err != nil {
 		return err
 	}
 	return format.write(io.out, res)
+}
+
+// oracleOf returns the oracle's bound on a run of scn from seed (sim.Oracle) as report prints
+// it, nil for a closed loop, which has none.
+func oracleOf(scn scenarios.Scenario, seed int64) (*report.Oracle, error) {
+	b, err := sim.Oracle(scn, seed)
+	switch {
+	case errors.Is(err, sim.ErrClosedLoop):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	}
+	prios := make(map[int]float64, len(b.Priorities))
+	for _, p := range b.Priorities {
+		prios[p.Priority] = p.Rate()
+	}
+	return report.NewOracle(b.Rate(), prios), nil
 }
 
 // simulate runs scn with strategy name from seed to the end in the simulator and returns the

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"log"
 	"math"
 	"net/url"
 	"os"
@@ -147,9 +149,9 @@ func planLive(io streams, o liveOptions) (livePlan, error) {
 		p.seed = o.seed
 	}
 	if o.target != "" {
-		u, err := url.Parse(o.target)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return livePlan{}, usage("--target %q: want an http:// or https:// URL with a host, e.g. http://127.0.0.1:8080/api", o.target)
+		u, err := live.ParseTarget(o.target)
+		if err != nil {
+			return livePlan{}, &exitError{code: 2, err: err}
 		}
 		p.target = u
 	}
@@ -241,6 +243,16 @@ func runLive(cmd *cobra.Command, io streams, o liveOptions) error {
 	if err != nil {
 		return err
 	}
+	silenceNetLogs()
+	if p.target != nil {
+		if err := live.CheckTarget(cmd.Context(), p.target); err != nil {
+			code := 1 // the target is down or its TLS is broken
+			if errors.Is(err, live.ErrTargetURL) {
+				code = 2 // the URL is wrong
+			}
+			return &exitError{code: code, err: err}
+		}
+	}
 	if p.fleet != nil {
 		warning, err := p.fleet.check(cmd.Context(), p.scn.Name, p.strategy)
 		if err != nil {
@@ -276,7 +288,7 @@ func runLive(cmd *cobra.Command, io streams, o liveOptions) error {
 	if err != nil {
 		return err
 	}
-	in, out, err := terminal(io, liveHeadlessCommand(o))
+	in, out, err := terminal(io, liveHeadlessCommand(o, p))
 	if err != nil {
 		return err
 	}
@@ -285,8 +297,9 @@ func runLive(cmd *cobra.Command, io streams, o liveOptions) error {
 	return startDashboard(cmd.Context(), opts, in, out)
 }
 
-// liveHeadlessCommand is the headless equivalent of the dashboard run o asked for.
-func liveHeadlessCommand(o liveOptions) string {
+// liveHeadlessCommand is the headless equivalent of the dashboard run o asked for (p is its
+// plan: the target's password is shown as "xxxxx").
+func liveHeadlessCommand(o liveOptions, p livePlan) string {
 	cmd := "cortex-tui live --scenario " + o.scenario
 	if o.scenarioFile != "" {
 		cmd = "cortex-tui live --scenario-file " + o.scenarioFile
@@ -295,8 +308,8 @@ func liveHeadlessCommand(o liveOptions) string {
 	if o.strategy != "" && o.strategy != strategy.CortexName {
 		cmd += " --strategy " + o.strategy
 	}
-	if o.target != "" {
-		cmd += " --target " + o.target
+	if p.target != nil {
+		cmd += " --target " + shellQuote(p.target.Redacted())
 	}
 	if o.budget != "" {
 		cmd += " --budget " + o.budget
@@ -315,6 +328,19 @@ func liveHeadlessCommand(o liveOptions) string {
 		}
 	}
 	return cmd
+}
+
+// silenceNetLogs stops the standard logger, through which net/http's transports log some of a
+// target's misbehaviour (an answer on an idle connection): on stderr it would scribble over the
+// dashboard, and the attempts it fails are counted anyway.
+func silenceNetLogs() { log.SetOutput(io.Discard) }
+
+// shellQuote quotes s for a POSIX shell when it holds a character the shell would act on.
+func shellQuote(s string) string {
+	if s != "" && !strings.ContainsAny(s, " \t\n&?;|<>*$'\"()`\\#!~[]{}") {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // recordLive runs one live source to its end (or ctx's) and records its snapshots as run

@@ -117,6 +117,10 @@ func TestLiveUsageErrors(t *testing.T) {
 		{[]string{"live", "--scenario-file", path, "--headless", "--format", "xml"}, 2, "xml"},
 		{[]string{"live", "--scenario-file", path, "--headless", "--target", "ftp://x"}, 2, "http://"},
 		{[]string{"live", "--scenario-file", path, "--headless", "--target", dead}, 1, "not reachable"},
+		{[]string{"live", "--scenario-file", path, "--headless", "--target", "http://127.0.0.1:99999/"}, 2, "port 99999 is not in 1..65535"},
+		{[]string{"live", "--scenario-file", path, "--headless", "--target", "http://127.0.0.1:-1/"}, 2, "is not a URL"},
+		{[]string{"live", "--scenario-file", path, "--headless", "--target", "http://:8080/"}, 2, "no host name before the port"},
+		{[]string{"live", "--scenario-file", path, "--headless", "--target", "127.0.0.1:8080"}, 2, "did you mean http://127.0.0.1:8080?"},
 		{[]string{"live", "--scenario-file", path}, 2, "needs a terminal"},
 		{[]string{"target", "--addr", "nonsense"}, 2, "addr"},
 		{[]string{"live", "--scenario-file", path, "--compare-sim", "--format", "csv"}, 2, "table or json"},
@@ -203,5 +207,48 @@ func TestLiveCompareSim(t *testing.T) {
 		assert.Equal(t, 1.0, run["success_rate"])
 		assert.Equal(t, 1.0, run["amplification"])
 		assert.Equal(t, 0.0, run["retries"])
+	}
+}
+
+// TestLiveTargetCredentials asserts that the user info of --target reaches the target as basic
+// authentication, and that the password is never printed: not in the run's output, not in the
+// error of a bad scheme or a dead target, not in the no-terminal hint (which shows "xxxxx").
+func TestLiveTargetCredentials(t *testing.T) {
+	auth := make(chan string, 10000)
+	srv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { auth <- r.Header.Get("Authorization") }))
+	defer srv.Close()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	dead := ln.Addr().String()
+	require.NoError(t, ln.Close())
+	path := writeScenario(t, liveScenario)
+	withUser := func(scheme, hostport string) string { return scheme + "://ann:hunter2@" + hostport + "/pay" }
+	live := strings.TrimPrefix(srv.URL, "http://")
+
+	code, out, errOut := execute("live", "--scenario-file", path, "--headless", "--format", "json", "--target", withUser("http", live))
+	require.Equal(t, 0, code, errOut)
+	close(auth)
+	n := 0
+	for a := range auth {
+		assert.Equal(t, "Basic YW5uOmh1bnRlcjI=", a) // ann:hunter2
+		n++
+	}
+	assert.Positive(t, n)
+	assert.NotContains(t, out+errOut, "hunter2")
+
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--headless", "--target", withUser("ftp", live)}, 2, "ftp://ann:xxxxx@"},
+		{[]string{"--headless", "--target", withUser("http", dead)}, 1, "http://ann:xxxxx@" + dead + "/pay is not reachable"},
+		{[]string{"--headless", "--target", withUser("https", live)}, 2, "speaks plain HTTP, not TLS"},
+		{[]string{"--target", withUser("http", live)}, 2, "--target http://ann:xxxxx@" + live + "/pay"},
+	} {
+		code, out, errOut := execute(append([]string{"live", "--scenario-file", path}, c.args...)...)
+		assert.Equal(t, c.code, code, errOut)
+		assert.Contains(t, errOut, c.want)
+		assert.NotContains(t, out+errOut, "hunter2")
 	}
 }

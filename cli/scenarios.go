@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cortex-tui/cortex-tui/internal/safetext"
+	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 )
 
@@ -22,7 +23,8 @@ func newScenariosCmd(io streams) *cobra.Command {
 		Long: `With no argument, scenarios lists the built-in scenarios, one line each: name, duration
 (of the arrivals; the run drains up to 30 s more) and summary.
 
-With a NAME it shows that scenario: its story, traffic, service, fault timeline and notes.
+With a NAME it shows that scenario: its story, traffic, service, fault timeline, the oracle's
+bound on success for its seed (what an omniscient scheduler could achieve; see bench) and notes.
 With --toml it prints the scenario as a file instead, a starting point for your own
 (check it with "cortex-tui validate", run it with "cortex-tui run --scenario-file").`,
 		Example: `  cortex-tui scenarios
@@ -101,7 +103,15 @@ func describeScenario(io streams, s scenarios.Scenario) error {
 	for _, f := range s.Faults {
 		fmt.Fprintf(&b, "fault     %-12s from %s for %s%s\n", f.Kind, scenarios.FormatDuration(f.At), scenarios.FormatDuration(f.Duration), faultValue(f))
 	}
-	b.WriteString("\n")
+	oracle, err := oracleOf(s, s.Seed)
+	if err != nil {
+		return err
+	}
+	if oracle != nil {
+		fmt.Fprintf(&b, "oracle    seed %d: %s\n\n", s.Seed, report.OracleLine(oracle))
+	} else {
+		fmt.Fprintf(&b, "oracle    %s\n\n", report.OracleLine(oracle))
+	}
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	for _, n := range s.Notes {
 		text := n.Text
@@ -113,7 +123,7 @@ func describeScenario(io streams, s scenarios.Scenario) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := io.out.Write([]byte(b.String()))
+	_, err = io.out.Write([]byte(b.String()))
 	return err
 }
 

@@ -20,14 +20,19 @@ type Attempt struct {
 	// Priority is the request's priority, 0..10.
 	Priority int
 	// Sent is false when the attempt was never sent: the strategy's Admit refused it
-	// (EndNotAdmitted), or the request's GetBody failed to give its body again
-	// (EndBodyNotReplayable, Err says why).
+	// (EndNotAdmitted) or holds it (EndHeld), or the request's GetBody failed to give its body
+	// again (EndBodyNotReplayable, Err says why).
 	Sent bool
+	// Admission is the strategy's answer when it refused the attempt (EndNotAdmitted) or held
+	// it (EndHeld); zero when it admitted it.
+	Admission strategy.Admission
 	// Outcome is the attempt's class (see the package doc), meaningful when Recorded.
 	Outcome strategy.Outcome
 	// Recorded reports that Outcome and Latency were given to the strategy's Record. An
 	// attempt that was not sent, was canceled by the caller (EndCanceled) or failed with an
-	// error no retry can cure (EndPermanent) is not recorded: count outcomes only when set.
+	// error no retry can cure (EndPermanent) is not recorded: count outcomes only when set (the
+	// strategy is told strategy.Canceled for such an attempt once admitted, which releases what
+	// its Admit took and teaches it nothing).
 	Recorded bool
 	// StatusCode is the response's status, 0 when the attempt ended in an error.
 	StatusCode int
@@ -43,8 +48,8 @@ type Attempt struct {
 	// RetryAfter is the server's Retry-After, capped at Config.MaxRetryAfter (0: none, or not
 	// read because the verdict refused the retry).
 	RetryAfter time.Duration
-	// Delay is the wait before the next attempt: Verdict.Delay raised to RetryAfter. It is set
-	// only when End is EndRetry.
+	// Delay is the wait before the next attempt: Verdict.Delay raised to RetryAfter when End is
+	// EndRetry; the hold (Admission.Wait) when End is EndHeld; 0 otherwise.
 	Delay time.Duration
 	// End says whether the request goes on (EndRetry) or why it ends with this attempt.
 	End End
@@ -58,7 +63,8 @@ const (
 	EndRetry             End = ""                    // not the end: the request is retried after Attempt.Delay
 	EndSuccess           End = "SUCCESS"             // the attempt succeeded (1xx, 2xx, 3xx)
 	EndRefused           End = "REFUSED"             // the strategy's verdict refused the retry (Verdict.Action and Reason say why; a 4xx is NOT_RETRYABLE)
-	EndNotAdmitted       End = "NOT_ADMITTED"        // the strategy's Admit refused the attempt: nothing was sent
+	EndNotAdmitted       End = "NOT_ADMITTED"        // the strategy's Admit refused the attempt, or held it past the deadline: nothing was sent (RoundTrip returns a *RefusedError)
+	EndHeld              End = "HELD"                // not the end: the strategy's Admit holds the attempt; it is asked again after Attempt.Delay
 	EndDeadline          End = "DEADLINE"            // the context's deadline passed during the attempt, or would pass before the retry
 	EndCanceled          End = "CANCELED"            // the context was canceled during the attempt
 	EndBodyNotReplayable End = "BODY_NOT_REPLAYABLE" // the request's body cannot be sent again (no GetBody, or GetBody failed)
@@ -67,7 +73,8 @@ const (
 )
 
 // ErrNotAdmitted is wrapped by the error RoundTrip returns when the strategy's Admit refuses an
-// attempt (an open circuit breaker, adaptive throttling): the request failed locally.
+// attempt (an open circuit breaker, adaptive throttling): the request failed locally. That
+// error is a *RefusedError, which carries the action and the reason.
 var ErrNotAdmitted = errors.New("cortexhttp: attempt not admitted by the retry strategy")
 
 // ErrAttemptTimeout is the error of an attempt that ran out of Config.AttemptTimeout. It is a

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/strategy"
 )
 
@@ -97,9 +98,9 @@ func isPermanent(err error) bool {
 }
 
 // retryAfter parses the Retry-After header of h (RFC 9110 10.2.3): delay-seconds, or an HTTP
-// date measured from now (a date in the past is 0). ok is false when the header is absent or
-// unparsable (negative seconds included), in which case it is ignored.
-func retryAfter(h http.Header, now time.Time) (d time.Duration, ok bool) {
+// date measured from clk's now, read only then (a date in the past is 0). ok is false when the
+// header is absent or unparsable (negative seconds included), in which case it is ignored.
+func retryAfter(h http.Header, clk engine.Clock) (d time.Duration, ok bool) {
 	v := h["Retry-After"]
 	if len(v) == 0 {
 		return 0, false
@@ -125,5 +126,5 @@ func retryAfter(h http.Header, now time.Time) (d time.Duration, ok bool) {
 	if err != nil {
 		return 0, false
 	}
-	return max(at.Sub(now), 0), true
+	return max(at.Sub(clk.Now()), 0), true
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/strategy"
 )
 
@@ -104,7 +105,7 @@ func TestRetryAfterParse(t *testing.T) {
 			if tc.value != "" {
 				h["Retry-After"] = []string{tc.value}
 			}
-			got, ok := retryAfter(h, now)
+			got, ok := retryAfter(h, engine.NewManualClock(now))
 			assert.Equal(t, tc.ok, ok)
 			assert.Equal(t, tc.want, got)
 		})

@@ -26,12 +26,13 @@ type Config struct {
 	// call it from elsewhere unless it is safe for concurrent use.
 	Strategy strategy.Strategy
 	// ConcurrentStrategy declares that Strategy is safe for concurrent use, so calls into it
-	// are not serialised. It need not be set for the strategies documented as safe
-	// (*strategy.Cortex, *strategy.Naive, *strategy.None), which are recognised. Default false.
+	// are not serialised. It need not be set for a strategy that declares it itself
+	// (strategy.Concurrent: cortex, naive, none). Default false.
 	ConcurrentStrategy bool
-	// Clock gives the now passed to the strategy and the time a Retry-After date is measured
-	// from. Nil means the wall clock. Latencies and the request's context deadline are always
-	// measured on the real (monotonic) clock.
+	// Clock gives the now passed to the strategy (as a strategy.Time, 0 at New) and the time a
+	// Retry-After date is measured from. Nil means the wall clock. Latencies and the request's
+	// context deadline are always measured on the real (monotonic) clock; the deadline the
+	// strategy sees is now plus the time left before it.
 	Clock engine.Clock
 
 	// DefaultPriority is the priority of a request that carries none, 0..10 (default 5).

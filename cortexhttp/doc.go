@@ -9,11 +9,17 @@
 //
 // # What an attempt goes through
 //
-// Before an attempt (the original, retry 0, or retry n) is sent, the strategy's Admit is asked;
-// a refusal fails the request locally with an error wrapping ErrNotAdmitted, and nothing is
-// sent. After the attempt, its outcome (below) and latency (from its admission to the
-// response headers or the error, on the monotonic clock) go to the strategy's Record. After a
-// failure the strategy's Decide answers with a strategy.Verdict: retry after a delay, or stop.
+// Before an attempt (the original, retry 0, or retry n) is sent, the strategy's Admit is asked,
+// with the request's priority, the attempt's index and the context's deadline
+// (strategy.Attempt). A refusal (an open circuit, a shed priority, a full concurrency limit)
+// fails the request locally with a *RefusedError, which wraps ErrNotAdmitted and carries the
+// refusal's action and reason, so that a service can answer its own caller 503 at once (see
+// its example); nothing is sent. A hold (a rate limiter without a token: the strategy asks for
+// a wait) is slept within the request's context, and Admit asked again after it; a hold that
+// would end at or after the context's deadline fails the request at once with a *RefusedError.
+// After the attempt, its outcome (below) and latency (from its admission to the response
+// headers or the error, on the monotonic clock) go to the strategy's Record. After a failure
+// the strategy's Decide answers with a strategy.Verdict: retry after a delay, or stop.
 // A Retry-After response header (delay-seconds or an HTTP date) is a floor on that delay,
 // capped by Config.MaxRetryAfter. The wait is a timer raced against the request's context: a
 // cancel ends it at once (RoundTrip returns the context's cause), and a retry that would start
@@ -46,12 +52,14 @@
 // 501 is not retried, as in hashicorp/go-retryablehttp and failsafe-go: the server says it will
 // never support the request. 408 is the server giving up on a slow request: a Timeout, retried.
 // Errors that a retry cannot cure (an untrusted certificate, an unsupported scheme, an invalid
-// header) are not reported to the strategy at all: they say nothing about the service's health.
+// header) are not reported to the strategy as outcomes: they say nothing about the service's
+// health (the strategy is told strategy.Canceled, which only releases what its Admit took, such
+// as a concurrency limiter's slot).
 //
 // An attempt that the request's own context ends is not a service failure to retry: when the
 // context's deadline passes during an attempt the attempt is recorded as a Timeout (the client
 // gave up waiting, as in the simulator) and RoundTrip returns; when the context is canceled the
-// attempt is not recorded at all.
+// attempt is not recorded (the strategy is told strategy.Canceled).
 //
 // # Methods and bodies
 //
@@ -79,8 +87,9 @@
 //
 // A Transport is safe for concurrent use. Strategies are not, unless they say so: calls into a
 // strategy (Admit, Record, Decide, SetPending) are serialised by a mutex in the Transport,
-// except for the strategies documented as safe for concurrent use (cortex and cortex-article,
-// whose engine has its own lock, naive and none), or when Config.ConcurrentStrategy says so.
+// except for the strategies that declare themselves safe for concurrent use
+// (strategy.Concurrent: cortex and cortex-article, whose engine has its own lock, naive and
+// none), or when Config.ConcurrentStrategy says so.
 // The number of requests waiting for a retry is fed to the strategy's SetPending (the CORTEX
 // engine's queue signal Q) and read with Transport.Pending. Config.OnAttempt is called after
 // every attempt with what happened and what was decided, for dashboards and logs.

@@ -2,8 +2,10 @@ package cortexhttp_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
@@ -85,4 +87,55 @@ func Example() {
 	// attempt 1: status 503, RETRY RETRY, retry in 4.003ms
 	// attempt 2: status 200, SUCCESS
 	// 200 OK hello
+}
+
+// A service in front of a dependency that is down answers its own callers 503 at once once the
+// client's strategy refuses locally: here the Hystrix breaker, opened by 20 failures in a row.
+// The handler finds the *RefusedError with errors.As (through the *url.Error of http.Client)
+// and answers with its reason, without a request to the dependency.
+func ExampleRefusedError() {
+	down := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "down", http.StatusInternalServerError)
+	}))
+	defer down.Close()
+
+	breaker, err := strategy.New("breaker", strategy.Env{Rand: rand.New(rand.NewPCG(1, 2))})
+	if err != nil {
+		panic(err)
+	}
+	cfg := cortexhttp.DefaultConfig()
+	cfg.Strategy = breaker
+	cfg.MaxRetries = 0
+	rt, err := cortexhttp.New(cfg)
+	if err != nil {
+		panic(err)
+	}
+	client := &http.Client{Transport: rt}
+	defer client.CloseIdleConnections()
+
+	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		resp, err := client.Get(down.URL)
+		var refused *cortexhttp.RefusedError
+		switch {
+		case errors.As(err, &refused):
+			w.Header().Set("Retry-After", "5")
+			http.Error(w, "refused locally: "+refused.Reason, http.StatusServiceUnavailable)
+		case err != nil:
+			http.Error(w, err.Error(), http.StatusBadGateway)
+		default:
+			resp.Body.Close()
+			http.Error(w, "dependency failed", http.StatusBadGateway)
+		}
+	})
+	for i := range 21 {
+		rec := httptest.NewRecorder()
+		handler.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
+		if i == 0 || i >= 19 {
+			fmt.Print(i+1, ": ", rec.Code, " ", rec.Body.String())
+		}
+	}
+	// Output:
+	// 1: 502 dependency failed
+	// 20: 502 dependency failed
+	// 21: 503 refused locally: CIRCUIT_OPEN
 }

@@ -23,13 +23,13 @@ import (
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // spy is a strategy that retries every retryable failure after delay, up to maxRetries times,
-// admits what admit says (everything when nil) and keeps every call. It is not safe for
+// answers Admit what admit says (admits everything when nil) and keeps every call. It is not safe for
 // concurrent use, on purpose: it is never locked, and it notices overlapping calls, so a test
 // can prove that the transport serialises it (the race detector sees the rest).
 type spy struct {
 	delay      time.Duration
 	maxRetries int
-	admit      func(prio, retry int) bool
+	admit      func(prio, retry int) strategy.Admission
 
 	inside     atomic.Int32
 	overlapped atomic.Bool
@@ -45,12 +45,15 @@ var _ strategy.Strategy = (*spy)(nil)
 type call struct {
 	prio, retry int
 	o           strategy.Outcome // Decide only
+	now         strategy.Time
+	deadline    strategy.Time
 }
 
 type record struct {
 	o       strategy.Outcome
 	latency time.Duration
 	retry   int
+	prio    int
 }
 
 func newSpy(delay time.Duration, maxRetries int) *spy {
@@ -66,23 +69,27 @@ func (s *spy) exit() { s.inside.Add(-1) }
 
 func (*spy) Name() string { return "spy" }
 
-func (s *spy) Admit(_ time.Time, prio, retry int) bool {
+func (s *spy) Admit(now strategy.Time, a strategy.Attempt) strategy.Admission {
 	s.enter()
 	defer s.exit()
-	s.admits = append(s.admits, call{prio: prio, retry: retry})
-	return s.admit == nil || s.admit(prio, retry)
+	s.admits = append(s.admits, call{prio: a.Priority, retry: a.Retry, now: now, deadline: a.Deadline})
+	if s.admit == nil {
+		return strategy.Admission{}
+	}
+	return s.admit(a.Priority, a.Retry)
 }
 
-func (s *spy) Record(_ time.Time, o strategy.Outcome, latency time.Duration, retry int) {
+func (s *spy) Record(_ strategy.Time, a strategy.Attempt, o strategy.Outcome, latency time.Duration) {
 	s.enter()
 	defer s.exit()
-	s.records = append(s.records, record{o, latency, retry})
+	s.records = append(s.records, record{o, latency, a.Retry, a.Priority})
 }
 
-func (s *spy) Decide(_ time.Time, prio, retry int, o strategy.Outcome) strategy.Verdict {
+func (s *spy) Decide(now strategy.Time, a strategy.Attempt, o strategy.Outcome) strategy.Verdict {
 	s.enter()
 	defer s.exit()
-	s.decides = append(s.decides, call{prio, retry, o})
+	prio, retry := a.Priority, a.Retry
+	s.decides = append(s.decides, call{prio, retry, o, now, a.Deadline})
 	switch {
 	case !o.Retryable():
 		return strategy.Verdict{Action: engine.NotRetryable, Reason: engine.ReasonNotRetryable}

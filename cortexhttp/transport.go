@@ -23,7 +23,8 @@ type Transport struct {
 	lock     bool       // serialise calls into strat
 	mu       sync.Mutex // held around every call into strat when lock
 	clock    engine.Clock
-	wallTime bool // clock is the wall clock: now is the time read for the latency
+	wallTime bool           // clock is the wall clock: now is the time read for the latency
+	epoch    strategy.Epoch // the strategy's Time 0: the clock's reading when New ran
 
 	defaultPriority int
 	header          string // canonical header name, "" for none
@@ -64,6 +65,7 @@ func New(cfg Config) (*Transport, error) {
 		t.clock = engine.WallClock{}
 	}
 	_, t.wallTime = t.clock.(engine.WallClock)
+	t.epoch = strategy.NewEpoch(t.clock.Now())
 	if t.strat == nil {
 		s, err := strategy.New(strategy.CortexName, strategy.Env{
 			Clock: t.clock,
@@ -74,18 +76,8 @@ func New(cfg Config) (*Transport, error) {
 		}
 		t.strat = s
 	}
-	t.lock = !cfg.ConcurrentStrategy && !concurrentSafe(t.strat)
+	t.lock = !cfg.ConcurrentStrategy && !strategy.IsConcurrent(t.strat)
 	return t, nil
-}
-
-// concurrentSafe reports whether s is one of the strategies documented as safe for concurrent
-// use. The strategy package has no marker for it; this list follows its doc comments.
-func concurrentSafe(s strategy.Strategy) bool {
-	switch s.(type) {
-	case *strategy.Cortex, *strategy.Naive, *strategy.None:
-		return true
-	}
-	return false
 }
 
 // Strategy returns the transport's strategy, for reading its state (a CORTEX strategy
@@ -107,9 +99,10 @@ func (t *Transport) CloseIdleConnections() {
 }
 
 // RoundTrip sends req, retrying it as the strategy decides (see the package doc). It returns
-// the last attempt's response (any status) or error; an error wrapping ErrNotAdmitted when the
-// strategy refused an attempt; the context's cause when the context was canceled while waiting
-// for a retry. It never modifies req: retries and per-attempt timeouts use shallow copies.
+// the last attempt's response (any status) or error; a *RefusedError (wrapping ErrNotAdmitted)
+// when the strategy refused an attempt, or held it past the request's deadline; the context's
+// cause when the context was canceled while waiting for a retry or a held attempt. It never
+// modifies req: retries and per-attempt timeouts use shallow copies.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
 	prio := t.priority(req)
@@ -117,24 +110,13 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	var prev Attempt // the attempt before this one, for the error of a refused Admit
 	for retry := 0; ; retry++ {
 		a := Attempt{Request: req, Retry: retry, Priority: prio}
-		// One clock read serves as Admit's now and the start of the latency (a clock read
-		// costs 25-100 ns, a third of the transport's own cost; Admit and preparing the
-		// attempt add well under a microsecond to the latency).
-		start := time.Now()
-		now := start
-		if !t.wallTime {
-			now = t.clock.Now()
-		}
-		if !t.admit(now, prio, retry) {
-			if retry == 0 && req.Body != nil {
-				_ = req.Body.Close() // a RoundTripper closes the body, even when it sends nothing
-			}
-			a.End = EndNotAdmitted
-			t.emit(&a)
-			return nil, t.notAdmitted(req, &a, &prev)
+		sa, start, now, err := t.admitted(ctx, req, &a, &prev)
+		if err != nil {
+			return nil, err
 		}
 		out, cancel, err := t.prepare(ctx, req, retry)
 		if err != nil { // GetBody failed: the body cannot be sent again after all
+			t.release(now, sa)
 			a.Err, a.End = err, EndBodyNotReplayable
 			t.emit(&a)
 			return nil, err
@@ -142,9 +124,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		resp, err := t.base.RoundTrip(out)
 		end := time.Now()
 		a.Sent, a.Latency, a.Err = true, end.Sub(start), err
-		now = end
+		now = t.epoch.Time(end)
 		if !t.wallTime {
-			now = t.clock.Now()
+			now = t.epoch.Time(t.clock.Now())
 		}
 
 		if err != nil {
@@ -152,13 +134,16 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 				a.End = EndCanceled
 				if cerr == context.DeadlineExceeded {
 					a.Outcome, a.End = strategy.Timeout, EndDeadline
-					t.record(now, &a)
+					t.record(now, sa, &a)
+				} else {
+					t.release(now, sa)
 				}
 				return t.finish(&a, nil, err, cancel)
 			}
 			var permanent bool
 			a.Outcome, permanent = classifyError(err, cancel != nil && out.Context().Err() != nil)
 			if permanent {
+				t.release(now, sa)
 				a.End = EndPermanent
 				return t.finish(&a, nil, err, cancel)
 			}
@@ -166,13 +151,13 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			a.StatusCode = resp.StatusCode
 			a.Outcome = classifyStatus(resp.StatusCode)
 		}
-		t.record(now, &a)
+		t.record(now, sa, &a)
 		if a.Outcome == strategy.Success {
 			a.End = EndSuccess
 			return t.finish(&a, resp, nil, cancel)
 		}
 
-		t.decide(ctx, now, resp, &a, replayable)
+		t.decide(ctx, now, sa, resp, &a, replayable)
 		if a.End != EndRetry {
 			return t.finish(&a, resp, err, cancel)
 		}
@@ -221,7 +206,7 @@ func (t *Transport) prepare(ctx context.Context, req *http.Request, retry int) (
 // decide fills in what follows the failed attempt a: the strategy's verdict when a retry is
 // possible at all, the delay (raised to the Retry-After floor), and a.End. The request's
 // context, the body, the retry cap and the deadline can each end the request.
-func (t *Transport) decide(ctx context.Context, now time.Time, resp *http.Response, a *Attempt, replayable bool) {
+func (t *Transport) decide(ctx context.Context, now strategy.Time, sa strategy.Attempt, resp *http.Response, a *Attempt, replayable bool) {
 	if cerr := ctx.Err(); cerr != nil { // a response came back, but the caller is gone
 		a.End = EndCanceled
 		if cerr == context.DeadlineExceeded {
@@ -240,14 +225,14 @@ func (t *Transport) decide(ctx context.Context, now time.Time, resp *http.Respon
 		}
 	}
 	a.Decided = true
-	a.Verdict = t.verdict(now, a.Priority, a.Retry, a.Outcome)
+	a.Verdict = t.verdict(now, sa, a.Outcome)
 	if !a.Verdict.Retry {
 		a.End = EndRefused
 		return
 	}
 	delay := max(a.Verdict.Delay, 0)
 	if resp != nil && t.maxRetryAfter > 0 {
-		if ra, ok := retryAfter(resp.Header, now); ok {
+		if ra, ok := retryAfter(resp.Header, t.clock); ok {
 			a.RetryAfter = min(ra, t.maxRetryAfter)
 			delay = max(delay, a.RetryAfter)
 		}
@@ -276,23 +261,8 @@ func (t *Transport) finish(a *Attempt, resp *http.Response, err error, cancel co
 	return nil, err
 }
 
-// notAdmitted is the error of a request whose attempt a the strategy's Admit refused; prev is
-// the attempt before it (its Sent is false for an original).
-func (t *Transport) notAdmitted(req *http.Request, a, prev *Attempt) error {
-	if !prev.Sent {
-		return fmt.Errorf("%w: %s %s: the %s strategy refused the request (priority %d)",
-			ErrNotAdmitted, req.Method, req.URL.Redacted(), t.strat.Name(), a.Priority)
-	}
-	last := fmt.Sprint(prev.Err)
-	if prev.Err == nil {
-		last = fmt.Sprintf("status %d", prev.StatusCode)
-	}
-	return fmt.Errorf("%w: %s %s: the %s strategy refused retry %d (priority %d) after %s",
-		ErrNotAdmitted, req.Method, req.URL.Redacted(), t.strat.Name(), a.Retry, a.Priority, last)
-}
-
 // wait sleeps d before a retry, counted as pending, or until ctx is done, whose cause it then
-// returns. The timer is stopped on every path.
+// returns.
 func (t *Transport) wait(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		if ctx.Err() != nil {
@@ -302,14 +272,7 @@ func (t *Transport) wait(ctx context.Context, d time.Duration) error {
 	}
 	t.addPending(1)
 	defer t.addPending(-1)
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	case <-timer.C:
-		return nil
-	}
+	return t.sleep(ctx, d)
 }
 
 // addPending moves the pending count by d and tells the strategy. pendingMu keeps the calls to
@@ -328,35 +291,47 @@ func (t *Transport) addPending(d int64) {
 }
 
 // admit asks the strategy's Admit, serialised when the strategy needs it.
-func (t *Transport) admit(now time.Time, prio, retry int) bool {
+func (t *Transport) admit(now strategy.Time, sa strategy.Attempt) strategy.Admission {
 	if !t.lock {
-		return t.strat.Admit(now, prio, retry)
+		return t.strat.Admit(now, sa)
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.strat.Admit(now, prio, retry)
+	return t.strat.Admit(now, sa)
 }
 
 // record tells the strategy a's outcome and latency, serialised when the strategy needs it.
-func (t *Transport) record(now time.Time, a *Attempt) {
+func (t *Transport) record(now strategy.Time, sa strategy.Attempt, a *Attempt) {
 	a.Recorded = true
+	t.tell(now, sa, a.Outcome, a.Latency)
+}
+
+// release tells the strategy that the attempt it admitted ended without an outcome
+// (strategy.Canceled): a canceled context, a permanent error, a body that could not be sent
+// again. The strategy only releases what Admit took; the Attempt is not Recorded.
+func (t *Transport) release(now strategy.Time, sa strategy.Attempt) {
+	t.tell(now, sa, strategy.Canceled, 0)
+}
+
+// tell calls the strategy's Record, serialised when the strategy needs it.
+func (t *Transport) tell(now strategy.Time, sa strategy.Attempt, o strategy.Outcome, latency time.Duration) {
 	if !t.lock {
-		t.strat.Record(now, a.Outcome, a.Latency, a.Retry)
+		t.strat.Record(now, sa, o, latency)
 		return
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.strat.Record(now, a.Outcome, a.Latency, a.Retry)
+	t.strat.Record(now, sa, o, latency)
 }
 
 // verdict asks the strategy's Decide, serialised when the strategy needs it.
-func (t *Transport) verdict(now time.Time, prio, retry int, o strategy.Outcome) strategy.Verdict {
+func (t *Transport) verdict(now strategy.Time, sa strategy.Attempt, o strategy.Outcome) strategy.Verdict {
 	if !t.lock {
-		return t.strat.Decide(now, prio, retry, o)
+		return t.strat.Decide(now, sa, o)
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.strat.Decide(now, prio, retry, o)
+	return t.strat.Decide(now, sa, o)
 }
 
 // emit hands a to Config.OnAttempt, if set.

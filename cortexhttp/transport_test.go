@@ -121,15 +121,16 @@ func TestErrorOutcomes(t *testing.T) {
 		name    string
 		url     string
 		timeout time.Duration
-		want    []strategy.Outcome // recorded: all of them, or the first and the last when the test allows more retries
+		want    []strategy.Outcome // told to Record: all of them, or the first and the last when the test allows more retries
 		status  int                // final status, 0 for an error
 		end     cortexhttp.End     // of the first attempt
 	}{
 		{"refused", refusedURL(t), 0, []strategy.Outcome{strategy.FastFail, strategy.FastFail}, 0, cortexhttp.EndRetry},
 		{"reset", resetSrv.URL, 0, []strategy.Outcome{strategy.FastFail, strategy.Success}, 200, cortexhttp.EndRetry},
 		{"attempt timeout", slowSrv.URL, 10 * time.Millisecond, []strategy.Outcome{strategy.Timeout, strategy.Success}, 200, cortexhttp.EndRetry},
-		{"unsupported scheme", "ftp://127.0.0.1/x", 0, nil, 0, cortexhttp.EndPermanent},
-		{"untrusted certificate", tlsSrv.URL, 0, nil, 0, cortexhttp.EndPermanent},
+		// A permanent error teaches the strategy nothing: it is told Canceled (its admission released).
+		{"unsupported scheme", "ftp://127.0.0.1/x", 0, []strategy.Outcome{strategy.Canceled}, 0, cortexhttp.EndPermanent},
+		{"untrusted certificate", tlsSrv.URL, 0, []strategy.Outcome{strategy.Canceled}, 0, cortexhttp.EndPermanent},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -363,7 +364,7 @@ func TestCancel(t *testing.T) {
 
 		require.ErrorIs(t, err, context.Canceled)
 		assert.Less(t, time.Since(start), 100*time.Millisecond)
-		assert.Empty(t, s.records, "a canceled attempt is not recorded")
+		assert.Equal(t, []strategy.Outcome{strategy.Canceled}, s.outcomes(), "a canceled attempt is not recorded: the strategy is told Canceled")
 		assert.Empty(t, s.decides)
 		as := seen.list()
 		require.Len(t, as, 1)
@@ -552,15 +553,16 @@ func TestPriority(t *testing.T) {
 	})
 }
 
-// Asserts that an attempt the strategy's Admit refuses is not sent and fails locally with an
-// error wrapping ErrNotAdmitted: for the original, whose body is closed (a RoundTripper always
-// closes it), and for a retry, whose error names the failure before it.
+// Asserts that an attempt the strategy's Admit refuses is not sent and fails locally with a
+// *RefusedError wrapping ErrNotAdmitted that carries the Admission's action and reason: for the
+// original, whose body is closed (a RoundTripper always closes it), and for a retry, whose
+// error names the failure before it.
 func TestNotAdmitted(t *testing.T) {
 	t.Run("original", func(t *testing.T) {
 		var calls atomic.Int32
 		srv, _ := server(t, statuses(&calls))
 		s := newSpy(0, 3)
-		s.admit = func(int, int) bool { return false }
+		s.admit = func(int, int) strategy.Admission { return strategy.Refuse(engine.CircuitOpen, "CIRCUIT_OPEN") }
 		rt, seen := newTransport(t, cortexhttp.DefaultConfig(), s)
 		body := &closeTracker{Reader: strings.NewReader("payload")}
 		req, err := http.NewRequest(http.MethodPost, srv.URL, body)
@@ -569,7 +571,13 @@ func TestNotAdmitted(t *testing.T) {
 		resp, err := rt.RoundTrip(req)
 
 		require.ErrorIs(t, err, cortexhttp.ErrNotAdmitted)
-		assert.Contains(t, err.Error(), "spy strategy refused the request (priority 5)")
+		var refused *cortexhttp.RefusedError
+		require.ErrorAs(t, err, &refused)
+		assert.Equal(t, engine.CircuitOpen, refused.Action)
+		assert.Equal(t, "CIRCUIT_OPEN", refused.Reason)
+		assert.Equal(t, 0, refused.Retry)
+		assert.Equal(t, "spy", refused.Strategy)
+		assert.Contains(t, err.Error(), "spy strategy refused the request (priority 5): CIRCUIT_OPEN")
 		assert.Nil(t, resp)
 		assert.Zero(t, calls.Load(), "nothing was sent")
 		assert.True(t, body.closed.Load(), "the request body was closed")
@@ -579,13 +587,19 @@ func TestNotAdmitted(t *testing.T) {
 		assert.False(t, as[0].Sent)
 		assert.False(t, as[0].Recorded)
 		assert.Equal(t, cortexhttp.EndNotAdmitted, as[0].End)
+		assert.Equal(t, "CIRCUIT_OPEN", as[0].Admission.Reason)
 	})
 
 	t.Run("retry", func(t *testing.T) {
 		var calls atomic.Int32
 		srv, _ := server(t, statuses(&calls, http.StatusServiceUnavailable))
 		s := newSpy(0, 3)
-		s.admit = func(_, retry int) bool { return retry == 0 }
+		s.admit = func(_, retry int) strategy.Admission {
+			if retry == 0 {
+				return strategy.Admission{}
+			}
+			return strategy.Refuse(engine.Reject, "LIMIT_EXCEEDED")
+		}
 		rt, seen := newTransport(t, cortexhttp.DefaultConfig(), s)
 		req, err := http.NewRequest(http.MethodGet, srv.URL, nil)
 		require.NoError(t, err)
@@ -593,13 +607,152 @@ func TestNotAdmitted(t *testing.T) {
 		_, err = rt.RoundTrip(req)
 
 		require.ErrorIs(t, err, cortexhttp.ErrNotAdmitted)
-		assert.Contains(t, err.Error(), "refused retry 1 (priority 5) after status 503")
+		var refused *cortexhttp.RefusedError
+		require.ErrorAs(t, err, &refused)
+		assert.Equal(t, engine.Reject, refused.Action)
+		assert.Equal(t, 1, refused.Retry)
+		assert.Equal(t, "status 503", refused.After)
+		assert.Contains(t, err.Error(), "refused retry 1 (priority 5) after status 503: LIMIT_EXCEEDED")
 		assert.Equal(t, int32(1), calls.Load())
 		as := seen.list()
 		require.Len(t, as, 2)
 		assert.Equal(t, cortexhttp.EndRetry, as[0].End)
 		assert.Equal(t, cortexhttp.EndNotAdmitted, as[1].End)
 	})
+
+	t.Run("through an http.Client", func(t *testing.T) {
+		srv, _ := server(t, statuses(new(atomic.Int32)))
+		s := newSpy(0, 3)
+		s.admit = func(int, int) strategy.Admission { return strategy.Refuse(engine.Reject, "SHED_LOW_PRIORITY") }
+		rt, _ := newTransport(t, cortexhttp.DefaultConfig(), s)
+		resp, err := (&http.Client{Transport: rt}).Get(srv.URL)
+		if resp != nil {
+			_ = resp.Body.Close()
+		}
+		var refused *cortexhttp.RefusedError
+		require.ErrorAs(t, err, &refused, "errors.As finds it inside the client's *url.Error")
+		assert.Equal(t, "SHED_LOW_PRIORITY", refused.Reason)
+	})
+}
+
+// Asserts that a held attempt (Admission.Wait) is sent once Admit admits it after the wait,
+// with each hold reported (EndHeld, its wait as Delay) and nothing recorded for it; that a hold
+// that would end at or after the context's deadline fails the request at once with a
+// *RefusedError carrying the wait; and that a context canceled during a hold ends it with its
+// cause, nothing sent.
+func TestHeld(t *testing.T) {
+	t.Run("held, then admitted", func(t *testing.T) {
+		var calls atomic.Int32
+		srv, _ := server(t, statuses(&calls))
+		s := newSpy(0, 3)
+		holds := 2
+		s.admit = func(int, int) strategy.Admission {
+			if holds > 0 {
+				holds--
+				return strategy.Hold(5*time.Millisecond, "RATE_LIMITED")
+			}
+			return strategy.Admission{}
+		}
+		rt, seen := newTransport(t, cortexhttp.DefaultConfig(), s)
+		req, err := http.NewRequest(http.MethodGet, srv.URL, nil)
+		require.NoError(t, err)
+
+		began := time.Now()
+		resp, err := rt.RoundTrip(req)
+		require.NoError(t, err)
+		_ = resp.Body.Close()
+
+		assert.GreaterOrEqual(t, time.Since(began), 10*time.Millisecond, "both holds were slept")
+		assert.Equal(t, int32(1), calls.Load())
+		require.Len(t, s.admits, 3, "Admit asked again after each hold")
+		require.Len(t, s.records, 1)
+		as := seen.list()
+		require.Len(t, as, 3)
+		for _, a := range as[:2] {
+			assert.Equal(t, cortexhttp.EndHeld, a.End)
+			assert.Equal(t, 5*time.Millisecond, a.Delay)
+			assert.Equal(t, "RATE_LIMITED", a.Admission.Reason)
+			assert.False(t, a.Sent)
+		}
+		assert.Equal(t, cortexhttp.EndSuccess, as[2].End)
+	})
+
+	t.Run("held past the deadline", func(t *testing.T) {
+		var calls atomic.Int32
+		srv, _ := server(t, statuses(&calls))
+		s := newSpy(0, 3)
+		s.admit = func(int, int) strategy.Admission { return strategy.Hold(time.Hour, "RATE_LIMITED") }
+		rt, seen := newTransport(t, cortexhttp.DefaultConfig(), s)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
+		require.NoError(t, err)
+
+		began := time.Now()
+		_, err = rt.RoundTrip(req)
+
+		assert.Less(t, time.Since(began), 30*time.Second, "not waited for")
+		var refused *cortexhttp.RefusedError
+		require.ErrorAs(t, err, &refused)
+		assert.Equal(t, engine.Reject, refused.Action)
+		assert.Equal(t, time.Hour, refused.Wait)
+		assert.Contains(t, err.Error(), "held 1h0m0s (RATE_LIMITED), past the deadline")
+		assert.Zero(t, calls.Load())
+		as := seen.list()
+		require.Len(t, as, 1)
+		assert.Equal(t, cortexhttp.EndNotAdmitted, as[0].End)
+	})
+
+	t.Run("canceled during a hold", func(t *testing.T) {
+		var calls atomic.Int32
+		srv, _ := server(t, statuses(&calls))
+		s := newSpy(0, 3)
+		s.admit = func(int, int) strategy.Admission { return strategy.Hold(time.Hour, "RATE_LIMITED") }
+		rt, _ := newTransport(t, cortexhttp.DefaultConfig(), s)
+		ctx, cancel := context.WithCancelCause(context.Background())
+		stop := errors.New("caller went away")
+		time.AfterFunc(20*time.Millisecond, func() { cancel(stop) })
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
+		require.NoError(t, err)
+
+		_, err = rt.RoundTrip(req)
+
+		assert.ErrorIs(t, err, stop)
+		assert.Zero(t, calls.Load())
+	})
+}
+
+// Asserts that Admit, Record and Decide see the request's deadline (the context's, on the
+// strategy's clock: about the timeout after now), and none without one.
+func TestDeadlineSeen(t *testing.T) {
+	var calls atomic.Int32
+	srv, _ := server(t, statuses(&calls, http.StatusServiceUnavailable))
+	s := newSpy(0, 1)
+	rt, _ := newTransport(t, cortexhttp.DefaultConfig(), s)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
+	require.NoError(t, err)
+	resp, err := rt.RoundTrip(req)
+	require.NoError(t, err)
+	_ = resp.Body.Close()
+
+	require.Len(t, s.admits, 2)
+	for _, c := range append(s.admits, s.decides...) {
+		left := c.deadline.Sub(c.now)
+		assert.Greater(t, left, 9*time.Second)
+		assert.LessOrEqual(t, left, 10*time.Second)
+	}
+
+	s2 := newSpy(0, 0)
+	rt2, _ := newTransport(t, cortexhttp.DefaultConfig(), s2)
+	req2, err := http.NewRequest(http.MethodGet, srv.URL, nil)
+	require.NoError(t, err)
+	resp, err = rt2.RoundTrip(req2)
+	require.NoError(t, err)
+	_ = resp.Body.Close()
+	require.NotEmpty(t, s2.admits)
+	assert.Zero(t, s2.admits[0].deadline, "no deadline: 0")
 }
 
 // closeTracker is a request body that remembers being closed (it has no GetBody).

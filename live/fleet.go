@@ -231,8 +231,8 @@ func (t *tally) sent(retry bool) {
 }
 
 // attempt is every transport's Config.OnAttempt: it counts the attempt's outcome, a refused
-// admission and the strategy's verdict, as the simulator counts them (the attempt itself was
-// counted when sent).
+// or held admission (by reason and class) and the strategy's verdict, as the simulator counts
+// them (the attempt itself was counted when sent).
 func (t *tally) attempt(a cortexhttp.Attempt) {
 	cls := -1
 	if st, ok := a.Request.Context().Value(reqKey{}).(*reqState); ok {
@@ -241,8 +241,20 @@ func (t *tally) attempt(a cortexhttp.Attempt) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	c := &t.c
-	if a.End == cortexhttp.EndNotAdmitted {
-		c.LocalRejects++
+	switch {
+	case a.End == cortexhttp.EndHeld:
+		c.Held++
+	case a.End == cortexhttp.EndNotAdmitted && a.Admission.Held(): // held past the deadline
+		c.HeldExpired++
+		if a.Retry > 0 {
+			c.RetryExpired++
+		}
+	case a.End == cortexhttp.EndNotAdmitted:
+		r := source.ReasonOf(a.Admission.Reason)
+		c.AddRefusal(r, a.Retry > 0)
+		if cls >= 0 && cls < len(t.classes) {
+			t.classes[cls].AddRefusal(r, a.Retry > 0)
+		}
 	}
 	if a.Recorded {
 		c.AddOutcome(a.Outcome, a.Retry > 0)

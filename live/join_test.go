@@ -2,10 +2,12 @@ package live
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -40,7 +42,7 @@ func stormy() scenarios.Scenario {
 // instances runs three live runs of stormy, as three instances of a service, against one
 // embedded target, each through its own fault proxy; with srv set their engines join the
 // fleet "shop" on it. It returns their snapshots and how long they ran.
-func instances(t *testing.T, tgURL *url.URL, srv *redistest.Server) ([][]source.Snapshot, time.Duration, []*Run) {
+func instances(t *testing.T, tgURL *url.URL, srv *redistest.Server, g *grants) ([][]source.Snapshot, time.Duration, []*Run) {
 	t.Helper()
 	runs := make([]*Run, 3)
 	for i := range runs {
@@ -48,7 +50,7 @@ func instances(t *testing.T, tgURL *url.URL, srv *redistest.Server) ([][]source.
 		if srv != nil {
 			cfg.Join = &Join{
 				Open: func(string, cfleet.Budget) (engine.FleetStore, error) {
-					return openRedis(srv, "shop", cfleet.Options{Budget: testBudget})
+					return g.counted(openRedis(srv, "shop", cfleet.Options{Budget: testBudget}))
 				},
 				Name: "shop", Store: srv.URL(), Instance: string(rune('a' + i)), Timeout: time.Second, // a loaded test machine
 			}
@@ -90,27 +92,42 @@ func openRedis(srv *redistest.Server, name string, opts cfleet.Options) (engine.
 	return redisstore.Open(c, name, opts, time.Second)
 }
 
-// fleetSpent sums the tokens the fleet's engines reported spending from their leases: every
-// second of the fleet's window in Redis (the state's r<slot> entries, "SECOND s f t spent|...").
-func fleetSpent(t *testing.T, srv *redistest.Server) float64 {
-	t.Helper()
-	c := redis.NewClient(&redis.Options{Addr: srv.Addr()})
-	defer c.Close()
-	h, err := c.HGetAll(context.Background(), redisstore.Keys("shop")[0]).Result()
-	require.NoError(t, err)
-	total := 0.0
-	for f, v := range h {
-		if !strings.HasPrefix(f, "r") {
-			continue
-		}
-		head, _, _ := strings.Cut(v, "|")
-		fs := strings.Fields(head)
-		require.Len(t, fs, 5, "entry %s: %q", f, v)
-		x, err := strconv.ParseFloat(fs[4], 64)
-		require.NoError(t, err)
-		total += x
+// grants counts the tokens a fleet's stores granted, net of those handed back.
+type grants struct {
+	mu  sync.Mutex
+	net float64
+}
+
+// counted returns store with every sync's grant and return counted in g.
+func (g *grants) counted(store engine.FleetStore, err error) (engine.FleetStore, error) {
+	if err != nil {
+		return nil, err
 	}
-	return total
+	return countingStore{FleetStore: store, g: g}, nil
+}
+
+// countingStore is a fleet store whose grants are counted.
+type countingStore struct {
+	engine.FleetStore
+	g *grants
+}
+
+func (s countingStore) Sync(ctx context.Context, inst string, r *engine.FleetReport, v *engine.FleetView) error {
+	err := s.FleetStore.Sync(ctx, inst, r, v)
+	if err == nil {
+		s.g.mu.Lock()
+		s.g.net += v.Granted - r.Return - max(0, r.Held+v.Granted-v.Held)
+		s.g.mu.Unlock()
+	}
+	return err
+}
+
+// Close closes the store under it.
+func (s countingStore) Close() error {
+	if c, ok := s.FleetStore.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
 }
 
 // Asserts the fleet on a real Redis: three runs (three instances of a service, each with its
@@ -131,7 +148,8 @@ func TestThreeInstancesShareOneBudget(t *testing.T) {
 	clients := stormy().Clients
 
 	// In the fleet.
-	snaps, took, runs := instances(t, u, srv)
+	var g grants
+	snaps, took, runs := instances(t, u, srv, &g)
 	retries := 0
 	sawAll := 0
 	for i, ss := range snaps {
@@ -158,14 +176,16 @@ func TestThreeInstancesShareOneBudget(t *testing.T) {
 	assert.Equal(t, 3, sawAll, "every run counted the three instances as members, one per process")
 
 	bound := testBudget.Capacity + testBudget.RefillRate*took.Seconds()
-	spent := fleetSpent(t, srv)
-	t.Logf("fleet: %d retries by three instances in %s, %.1f tokens spent from the fleet's leases; bound %.1f", retries, took.Round(time.Millisecond), spent, bound)
-	assert.Positive(t, spent, "the engines spent leased tokens")
-	assert.LessOrEqual(t, spent, bound, "the fleet never hands out more than its capacity plus refill")
+	g.mu.Lock()
+	granted := g.net
+	g.mu.Unlock()
+	t.Logf("fleet: %d retries by three instances in %s, %.1f tokens granted net of those handed back; bound %.1f", retries, took.Round(time.Millisecond), granted, bound)
+	assert.Positive(t, granted, "the engines leased tokens")
+	assert.LessOrEqual(t, granted, bound, "the fleet never hands out more than its capacity plus refill")
 	assert.LessOrEqual(t, float64(retries), bound, "every retry spends at least a token of the one fleet budget")
 
 	// Alone: each run's engines on their own shares.
-	alone, took2, _ := instances(t, u, nil)
+	alone, took2, _ := instances(t, u, nil, nil)
 	retries2 := 0
 	for _, ss := range alone {
 		for _, s := range ss {
@@ -291,4 +311,52 @@ func TestJoinLifecycle(t *testing.T) {
 	bad.Open = nil
 	_, err = New(Config{Scenario: small(), Strategy: "cortex", Stack: handlerStack(t, ok, newFakeFaults()), Join: &bad})
 	assert.ErrorContains(t, err, "Join.Open")
+}
+
+// scriptCalls returns how many scripts Redis has run (EVALSHA and EVAL, INFO commandstats).
+func scriptCalls(t *testing.T, c *redis.Client) int64 {
+	t.Helper()
+	info, err := c.Info(context.Background(), "commandstats").Result()
+	require.NoError(t, err)
+	var n int64
+	for _, line := range strings.Split(info, "\n") {
+		name, rest, ok := strings.Cut(strings.TrimSpace(line), ":calls=")
+		if ok && (name == "cmdstat_evalsha" || name == "cmdstat_eval") {
+			x, err := strconv.ParseInt(rest[:strings.IndexByte(rest, ',')], 10, 64)
+			require.NoError(t, err)
+			n += x
+		}
+	}
+	return n
+}
+
+// Asserts that a process is one member whatever its clients: a run of 50 clients sends Redis
+// one sync per interval (five a second at the default 200 ms), not one per client, and the
+// fleet counts one instance.
+func TestOneSyncPerProcess(t *testing.T) {
+	noLeaks(t)
+	srv := redistest.Start(t)
+	raw := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	defer raw.Close()
+	scn := small()
+	scn.Clients = 50
+	ok := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
+	before := scriptCalls(t, raw)
+	r := newRun(t, Config{Scenario: scn, Strategy: "cortex", Stack: handlerStack(t, ok, newFakeFaults()), Duration: -1,
+		Join: &Join{Open: func(_ string, b cfleet.Budget) (engine.FleetStore, error) {
+			return openRedis(srv, "one", cfleet.Options{Budget: b})
+		}, Name: "one", Instance: "a"}})
+	r.Start(context.Background())
+	start := time.Now()
+	time.Sleep(2 * time.Second)
+	r.mu.Lock()
+	h := r.members.health()
+	r.mu.Unlock()
+	calls := scriptCalls(t, raw) - before
+	perSecond := float64(calls) / time.Since(start).Seconds()
+	t.Logf("50 clients: %d syncs in %s, %.1f a second; %d members", calls, time.Since(start).Round(time.Millisecond), perSecond, h.Instances)
+	assert.Equal(t, 1, h.Instances, "one member for the process")
+	assert.Equal(t, 50, h.Engines)
+	assert.LessOrEqual(t, perSecond, 10.0, "at most 10 Redis commands a second for the process")
+	assert.GreaterOrEqual(t, perSecond, 2.0, "it syncs")
 }

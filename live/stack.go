@@ -119,15 +119,23 @@ func EmbeddedStack(cfg upstream.Config) StackBuilder {
 
 // ExternalStack returns a builder that sends the traffic to a user's service at u through the
 // fault proxy (its faults then act on the traffic to u; a capacity fault is refused: a proxy
-// cannot take workers away). u is checked first: a host that refuses connections, or does not
-// resolve, is an error naming it. maxBody is the most bytes of a response body the proxy
+// cannot take workers away). u is checked first (as ParseTarget does), then dialled once: a host
+// that refuses connections, or does not resolve, is an error naming it (CheckTarget, which
+// checks its TLS too, is for once before the run, not for each stack). maxBody is the most bytes of a response body the proxy
 // forwards (proxy.Config.MaxBody): the run's Config.DrainLimit, which its clients never read
 // past (0: no limit).
 func ExternalStack(u *url.URL, maxBody int64) StackBuilder {
 	return func(ctx context.Context) (*Stack, error) {
-		if err := CheckTarget(ctx, u); err != nil {
+		if err := checkTargetURL(u); err != nil {
 			return nil, err
 		}
+		dctx, cancel := context.WithTimeout(ctx, checkTimeout)
+		conn, err := dialTarget(dctx, u)
+		cancel()
+		if err != nil {
+			return nil, err
+		}
+		_ = conn.Close()
 		// The proxy forwards to the host; the requests carry the URL's path and query, so
 		// that the service sees exactly the URL given.
 		host := &url.URL{Scheme: u.Scheme, Host: u.Host, User: u.User}
@@ -151,29 +159,6 @@ func startProxy(cfg proxy.Config) (*proxy.Proxy, error) {
 		return nil, fmt.Errorf("starting the fault proxy: %w", err)
 	}
 	return px, nil
-}
-
-// CheckTarget validates a --target URL (http or https, a host) and connects to it once, so
-// that a dead target is a clear error before the run instead of a run of refused attempts.
-func CheckTarget(ctx context.Context, u *url.URL) error {
-	if u == nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("--target %s: want an http:// or https:// URL with a host", u.Redacted())
-	}
-	host := u.Host
-	if u.Port() == "" {
-		port := "80"
-		if u.Scheme == "https" {
-			port = "443"
-		}
-		host = net.JoinHostPort(u.Hostname(), port)
-	}
-	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-	defer cancel()
-	conn, err := (&net.Dialer{}).DialContext(ctx, "tcp", host)
-	if err != nil {
-		return fmt.Errorf("--target %s is not reachable: %w", u.Redacted(), err)
-	}
-	return conn.Close()
 }
 
 // NoFaults refuses every fault: a stack without a fault proxy (benchmarks, tests).

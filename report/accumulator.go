@@ -232,4 +232,9 @@ func addCounts(dst *source.Counts, c source.Counts) {
 	dst.RetryExpired += c.RetryExpired
 	dst.RetryRefused += c.RetryRefused
 	dst.RetryCapped += c.RetryCapped
+	for i, n := range c.Refusals {
+		dst.Refusals[i] += n
+	}
+	dst.Held += c.Held
+	dst.HeldExpired += c.HeldExpired
 }

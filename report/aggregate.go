@@ -36,6 +36,7 @@ type Cell struct {
 	CrashesTotal      int             `json:"crashes_total"`
 	CrashedSeeds      int             `json:"crashed_seeds"`
 	PrioritySuccess   map[string]Stat `json:"priority_success"`
+	Oracle            *OracleCell     `json:"oracle"` // over the seeds; nil unless every run has one
 }
 
 // Aggregate groups runs by scenario and strategy, in the order each pair first appears, and
@@ -101,6 +102,7 @@ func aggregate(runs []Summary) Cell {
 	for p, xs := range prios {
 		c.PrioritySuccess[p] = stat(xs)
 	}
+	c.Oracle = aggregateOracle(runs)
 	return c
 }
 
@@ -169,7 +171,7 @@ func cellTexts(c Cell) []string {
 		prios += "p" + p + " " + percent(c.PrioritySuccess[p].Mean)
 	}
 	return []string{c.Scenario, c.Strategy,
-		spread(c.SuccessRate, pct, "%"),
+		spread(c.SuccessRate, pct, "%"), oracleCellText(c.Oracle),
 		spread(c.Goodput, func(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) }, "/s"),
 		spread(c.PeakAmplification, times, "x"),
 		spread(c.Amplification, times, "x"),

@@ -32,6 +32,8 @@ func syntheticRuns() []Summary {
 			if i == 2 && j == 0 {
 				delete(s.PrioritySuccess, "1")
 			}
+			// The oracle is the scenario x seed's: the same for both strategies.
+			s.Oracle = &Oracle{SuccessRate: 0.9 + 0.02*f, PrioritySuccess: map[string]float64{"9": 1, "1": 0.8 + 0.04*f}}
 			runs = append(runs, s)
 		}
 	}
@@ -139,21 +141,24 @@ func TestCellsPrinters(t *testing.T) {
 		require.Len(t, cols, len(benchColumns))
 		pct := func(x float64) string { return strconv.FormatFloat(100*x, 'f', 1, 64) }
 		assert.Equal(t, pct(c.SuccessRate.Mean)+"% ("+pct(c.SuccessRate.Min)+"-"+pct(c.SuccessRate.Max)+")", cols[2])
+		require.NotNil(t, c.Oracle)
+		assert.Equal(t, "92.0% (90.0-94.0)", cols[3], "the oracle over the seeds")
 		n := strconv.Itoa(len(c.Seeds))
 		if c.Never > 0 {
-			assert.True(t, strings.HasSuffix(cols[8], ", never "+strconv.Itoa(c.Never)+"/"+n), cols[8])
+			assert.True(t, strings.HasSuffix(cols[9], ", never "+strconv.Itoa(c.Never)+"/"+n), cols[9])
 		}
-		assert.True(t, strings.HasPrefix(cols[8], strconv.FormatFloat(c.RecoverySeconds.Mean, 'f', 1, 64)+"s ("), cols[8])
-		assert.Equal(t, strconv.Itoa(c.CrashesTotal)+" in "+strconv.Itoa(c.CrashedSeeds)+"/"+n, cols[9])
-		assert.Contains(t, cols[10], "p9 "+percent(c.PrioritySuccess["9"].Mean))
+		assert.True(t, strings.HasPrefix(cols[9], strconv.FormatFloat(c.RecoverySeconds.Mean, 'f', 1, 64)+"s ("), cols[9])
+		assert.Equal(t, strconv.Itoa(c.CrashesTotal)+" in "+strconv.Itoa(c.CrashedSeeds)+"/"+n, cols[10])
+		assert.Contains(t, cols[11], "p9 "+percent(c.PrioritySuccess["9"].Mean))
 		assert.Contains(t, tb.String(), cols[2], "the table has the same cells")
 	}
 	assert.True(t, strings.HasPrefix(tb.String(), "3 seeds (4-6): "+CellsLegend), "the table says what its cells are")
 
 	same := Aggregate([]Summary{{Scenario: "a", Strategy: "none", Seed: 1, Amplification: 1}, {Scenario: "a", Strategy: "none", Seed: 2, Amplification: 1}})
-	assert.Equal(t, "1.00x", cellTexts(same[0])[5], "every seed alike: the mean alone")
-	assert.Equal(t, "never 2/2", cellTexts(same[0])[8])
-	assert.Equal(t, "0", cellTexts(same[0])[9])
+	assert.Equal(t, "1.00x", cellTexts(same[0])[6], "every seed alike: the mean alone")
+	assert.Equal(t, "never 2/2", cellTexts(same[0])[9])
+	assert.Equal(t, "0", cellTexts(same[0])[10])
+	assert.Equal(t, "-", cellTexts(same[0])[3], "no oracle (a closed loop): a dash")
 }
 
 // Asserts bench's JSON document with cells: "runs" as given, one object per run, and "cells",
@@ -172,9 +177,13 @@ func TestBenchJSONCells(t *testing.T) {
 	c := doc.Cells[0]
 	for _, k := range []string{"scenario", "strategy", "seeds", "success_rate", "goodput", "peak_amplification",
 		"amplification", "retries", "wasted_retries", "recovery_seconds", "recovered", "never", "crashes",
-		"crashes_total", "crashed_seeds", "priority_success"} {
+		"crashes_total", "crashed_seeds", "priority_success", "oracle"} {
 		assert.Contains(t, c, k)
 	}
+	oracle, ok := c["oracle"].(map[string]any)
+	require.True(t, ok, "the cell's oracle: %v", c["oracle"])
+	assert.Equal(t, map[string]any{"mean": 0.92, "min": 0.9, "max": 0.94}, oracle["success_rate"])
+	assert.Equal(t, map[string]any{"mean": 0.84, "min": 0.8, "max": 0.88}, oracle["priority_success"].(map[string]any)["1"])
 	assert.Equal(t, []any{4.0, 5.0, 6.0}, c["seeds"])
 	sr, ok := c["success_rate"].(map[string]any)
 	require.True(t, ok)
@@ -208,7 +217,7 @@ func TestCellsMatrix(t *testing.T) {
 	require.NoError(t, WriteCellsMatrix(&b, cells))
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
 	require.Len(t, lines, 4, b.String())
-	assert.Equal(t, "| scenario | naive | cortex | none |", lines[0])
+	assert.Equal(t, "| scenario | naive | cortex | none | oracle | cortex/oracle |", lines[0])
 	want := func(c Cell) string {
 		text := percent(c.SuccessRate.Mean)
 		if c.CrashesTotal > 0 {
@@ -216,7 +225,8 @@ func TestCellsMatrix(t *testing.T) {
 		}
 		return text
 	}
-	assert.Equal(t, "| s | "+want(cells[0])+" | "+want(cells[1])+" | - |", lines[2])
-	assert.Equal(t, "| t | - | - | "+want(cells[2])+" |", lines[3])
+	ratio := strconv.FormatFloat(cells[1].SuccessRate.Mean/cells[1].Oracle.SuccessRate.Mean, 'f', 2, 64)
+	assert.Equal(t, "| s | "+want(cells[0])+" | "+want(cells[1])+" | - | 92.0% | "+ratio+" |", lines[2])
+	assert.Equal(t, "| t | - | - | "+want(cells[2])+" | 90.0% | - |", lines[3], "no cortex run: no ratio")
 	assert.Positive(t, cells[0].CrashesTotal+cells[1].CrashesTotal, "the synthetic runs crash, so brackets are exercised")
 }

@@ -61,6 +61,9 @@ type Summary struct {
 	RecoverySeconds   *float64           `json:"recovery_seconds"`
 	Crashes           int                `json:"crashes"`
 	PrioritySuccess   map[string]float64 `json:"priority_success"`
+	// Oracle is the oracle's bound on this run's success (null where none is computed: a
+	// closed loop, a run recorded by the dashboard). bench and run --headless fill it.
+	Oracle *Oracle `json:"oracle"`
 }
 
 // Recorder accumulates snapshots into timeline rows (one per simulated second, so a 24 h run

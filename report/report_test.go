@@ -288,15 +288,17 @@ func TestWriteCSV(t *testing.T) {
 // Asserts that the bench printers print every run, in order, with "never" for a null
 // recovery, and that the JSON is {"runs": [...]}.
 func TestBenchPrinters(t *testing.T) {
-	runs := []Summary{{Scenario: "a", Strategy: "naive", SuccessRate: 0.085, Goodput: 41.25}, {Scenario: "a", Strategy: "cortex", RecoverySeconds: ptr(35)}}
+	runs := []Summary{{Scenario: "a", Strategy: "naive", SuccessRate: 0.085, Goodput: 41.25, Oracle: &Oracle{SuccessRate: 0.9307}},
+		{Scenario: "a", Strategy: "cortex", RecoverySeconds: ptr(35)}}
 	var md, tb, js bytes.Buffer
 	require.NoError(t, WriteBenchMarkdown(&md, runs))
 	require.NoError(t, WriteBenchTable(&tb, runs))
 	require.NoError(t, WriteBenchJSON(&js, runs))
 	mdLines := strings.Split(strings.TrimSpace(md.String()), "\n")
 	require.Len(t, mdLines, 4)
-	assert.True(t, strings.HasPrefix(mdLines[0], "| scenario | strategy | success | goodput |"))
-	assert.True(t, strings.HasPrefix(mdLines[2], "| a | naive | 8.5% | "+GoodputText(runs[0].Goodput)+" |"))
+	assert.True(t, strings.HasPrefix(mdLines[0], "| scenario | strategy | success | oracle | goodput |"))
+	assert.True(t, strings.HasPrefix(mdLines[2], "| a | naive | 8.5% | 93.1% | "+GoodputText(runs[0].Goodput)+" |"))
+	assert.True(t, strings.HasPrefix(mdLines[3], "| a | cortex | 0.0% | - |"), "no oracle: a dash")
 	assert.Contains(t, mdLines[2], "| never |")
 	assert.Contains(t, mdLines[3], "| 35.0s |")
 	assert.Less(t, strings.Index(tb.String(), "naive"), strings.Index(tb.String(), "cortex"))

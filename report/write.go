@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -122,6 +123,9 @@ func WriteTable(w io.Writer, meta source.Meta, rows []Row, sum Summary) error {
 	fmt.Fprintf(tw, "wasted retries\t%d\n", sum.WastedRetries)
 	fmt.Fprintf(tw, "recovery\t%s\n", RecoveryText(sum.RecoverySeconds))
 	fmt.Fprintf(tw, "crashes\t%d\n", sum.Crashes)
+	if sum.Oracle != nil {
+		fmt.Fprintf(tw, "oracle\t%s\n", OracleLine(sum.Oracle))
+	}
 	return tw.Flush()
 }
 
@@ -146,11 +150,15 @@ func WriteBenchJSON(w io.Writer, runs []Summary) error {
 	return json.NewEncoder(w).Encode(benchDocument{Runs: runs, Cells: cells})
 }
 
-var benchColumns = []string{"scenario", "strategy", "success", "goodput", "peak amp", "amp", "retries",
+// cortexName is the strategy the matrix measures against the oracle (strategy.CortexName; package
+// report does not import the strategies).
+const cortexName = "cortex"
+
+var benchColumns = []string{"scenario", "strategy", "success", "oracle", "goodput", "peak amp", "amp", "retries",
 	"wasted retries", "recovery", "crashes", "success by priority"}
 
 func benchCells(s Summary) []string {
-	return []string{s.Scenario, s.Strategy, percent(s.SuccessRate), GoodputText(s.Goodput),
+	return []string{s.Scenario, s.Strategy, percent(s.SuccessRate), oracleText(s.Oracle), GoodputText(s.Goodput),
 		strconv.FormatFloat(s.PeakAmplification, 'f', 2, 64) + "x",
 		strconv.FormatFloat(s.Amplification, 'f', 2, 64) + "x",
 		strconv.Itoa(s.Retries), strconv.Itoa(s.WastedRetries), RecoveryText(s.RecoverySeconds),
@@ -248,12 +256,15 @@ func writeTable(w io.Writer, rows [][]string) error {
 }
 
 // MatrixLegend says what WriteCellsMatrix prints, for a caption or a help text.
-const MatrixLegend = "success rate, mean over the seeds; crashes, total over the seeds, in brackets when any"
+const MatrixLegend = "success rate, mean over the seeds; crashes, total over the seeds, in brackets when any; " +
+	"oracle, the mean bound on success over the seeds; cortex/oracle, cortex's mean success over it"
 
 // WriteCellsMatrix writes the cells as a GitHub markdown table with one row per scenario and one
 // column per strategy, in the order they first appear: the mean success rate over the seeds,
 // with the total crashes in brackets when there were any (see MatrixLegend). A scenario that
-// was not run with a strategy gets "-".
+// was not run with a strategy gets "-". Two columns follow: "oracle", the scenario's mean
+// oracle bound over the seeds, and, when cortex is among the strategies, "cortex/oracle", its
+// mean success over that bound ("-" where a scenario has no oracle: a closed loop).
 func WriteCellsMatrix(w io.Writer, cells []Cell) error {
 	var scenarios, strategies []string
 	at := map[[2]string]Cell{}
@@ -269,11 +280,18 @@ func WriteCellsMatrix(w io.Writer, cells []Cell) error {
 		}
 		at[[2]string{c.Scenario, c.Strategy}] = c
 	}
+	columns := append([]string(nil), strategies...)
+	columns = append(columns, "oracle")
+	withCortex := slices.Contains(strategies, cortexName)
+	if withCortex {
+		columns = append(columns, cortexName+"/oracle")
+	}
 	var b strings.Builder
-	b.WriteString("| scenario | " + strings.Join(strategies, " | ") + " |\n")
-	b.WriteString("|---|" + strings.Repeat("---:|", len(strategies)) + "\n")
+	b.WriteString("| scenario | " + strings.Join(columns, " | ") + " |\n")
+	b.WriteString("|---|" + strings.Repeat("---:|", len(columns)) + "\n")
 	for _, sc := range scenarios {
 		b.WriteString("| " + sc)
+		var oracle *OracleCell // the scenario's: the same for every strategy
 		for _, st := range strategies {
 			text := "-"
 			if c, ok := at[[2]string{sc, st}]; ok {
@@ -281,8 +299,23 @@ func WriteCellsMatrix(w io.Writer, cells []Cell) error {
 				if c.CrashesTotal > 0 {
 					text += " (" + strconv.Itoa(c.CrashesTotal) + ")"
 				}
+				if oracle == nil {
+					oracle = c.Oracle
+				}
 			}
 			b.WriteString(" | " + text)
+		}
+		text := "-"
+		if oracle != nil {
+			text = percent(oracle.SuccessRate.Mean)
+		}
+		b.WriteString(" | " + text)
+		if withCortex {
+			ratio := "-"
+			if c, ok := at[[2]string{sc, cortexName}]; ok && oracle != nil && oracle.SuccessRate.Mean > 0 {
+				ratio = strconv.FormatFloat(c.SuccessRate.Mean/oracle.SuccessRate.Mean, 'f', 2, 64)
+			}
+			b.WriteString(" | " + ratio)
 		}
 		b.WriteString(" |\n")
 	}

@@ -90,3 +90,36 @@ func TestMemoryFlat(t *testing.T) {
 	t.Logf("allocations per tick: %.1f", allocs)
 	assert.LessOrEqual(t, allocs, 8.0, "a tick allocates only its snapshot")
 }
+
+// BenchmarkOracle measures the oracle of every built-in open-loop scenario against a run of the
+// same scenario with `none`, the cheapest strategy: bench computes one oracle per scenario x
+// seed for all its strategies, so the ratio (oracle/none, per scenario) is what the oracle
+// adds to a bench of one strategy; with the catalog's fourteen it is a fourteenth of that.
+func BenchmarkOracle(b *testing.B) {
+	var open []scenarios.Scenario
+	for _, scn := range scenarios.Catalog() {
+		if !scn.Loop.Closed {
+			open = append(open, scn)
+		}
+	}
+	var oracle, none time.Duration
+	for b.Loop() {
+		for _, scn := range open {
+			t0 := time.Now()
+			if _, err := Oracle(scn, 1); err != nil {
+				b.Fatal(err)
+			}
+			t1 := time.Now()
+			s, err := New(scn, "none", 1)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for !s.Done() {
+				s.Step()
+			}
+			oracle, none = oracle+t1.Sub(t0), none+time.Since(t1)
+		}
+	}
+	b.ReportMetric(float64(oracle.Microseconds())/float64(b.N*len(open))/1e3, "ms/oracle")
+	b.ReportMetric(oracle.Seconds()/none.Seconds(), "oracle/none")
+}

@@ -59,8 +59,10 @@ func (s *Sim) newRequest(cls, cl int, usr int32, t int64) {
 	s.classTicks[cls].Arrived++
 	prio := int8(s.ctl.Classes[cls].Priority)
 	c := &s.clients[cl]
-	if !c.strat.Admit(s.setClock(t, c), int(prio), 0) {
-		s.counts.LocalRejects++
+	deadline := t + s.deadline
+	adm := c.strat.Admit(s.setClock(t, c), strategy.Attempt{Priority: int(prio), Deadline: strategy.Time(deadline)})
+	if adm.Action != engine.Retry { // refused
+		s.refuse(cls, adm.Reason, false)
 		s.endOriginal(cls, usr, false, t)
 		return
 	}
@@ -70,22 +72,77 @@ func (s *Sim) newRequest(cls, cl int, usr int32, t int64) {
 	// with 16-byte moves, whose loads stall on the narrower stores just made (amd64).
 	gen := r.gen
 	*r = request{}
-	r.gen, r.class, r.prio, r.client, r.user, r.deadline = gen, int16(cls), prio, int32(cl), usr, t+s.deadline
+	r.gen, r.class, r.prio, r.client, r.user, r.deadline = gen, int16(cls), prio, int32(cl), usr, deadline
+	if adm.Wait > 0 {
+		s.hold(ri, 0, adm.Wait, t)
+		return
+	}
 	s.send(ri, 0, t)
 }
 
 // clientSend has the request's client send its attempt number retry at t, if its strategy
-// admits it; a refused attempt ends the request (the caller gets the local error).
+// admits it: a refused attempt ends the request (the caller gets the local error), a held one
+// waits (hold).
 func (s *Sim) clientSend(ri int32, retry int, t int64) {
 	r := &s.reqs[ri]
 	c := &s.clients[r.client]
-	if !c.strat.Admit(s.setClock(t, c), int(r.prio), retry) {
-		s.counts.LocalRejects++
-		s.counts.RetryRefused++ // clientSend sends retries only: originals go through newRequest
+	adm := c.strat.Admit(s.setClock(t, c), s.attemptOf(r, retry))
+	if adm.Action != engine.Retry { // refused
+		s.refuse(int(r.class), adm.Reason, retry > 0)
 		s.endRequest(ri, false, t)
 		return
 	}
+	if adm.Wait > 0 {
+		s.hold(ri, retry, adm.Wait, t)
+		return
+	}
 	s.send(ri, retry, t)
+}
+
+// attemptOf is what a strategy is told about request r's attempt number retry.
+func (s *Sim) attemptOf(r *request, retry int) strategy.Attempt {
+	return strategy.Attempt{Priority: int(r.prio), Retry: retry, Deadline: strategy.Time(r.deadline)}
+}
+
+// refuse counts an attempt of class cls that its strategy refused to send, for reason (the
+// Admission's): by reason and by class, an original or a retry. Refusals come in runs of one
+// constant reason, whose comparison with the last one is a pointer check.
+func (s *Sim) refuse(cls int, reason string, retry bool) {
+	if reason != s.lastRefusal {
+		s.lastRefusal, s.lastRefusalCode = reason, source.ReasonOf(reason)
+	}
+	s.counts.AddRefusal(s.lastRefusalCode, retry)
+	s.classTicks[cls].AddRefusal(s.lastRefusalCode, retry)
+}
+
+// minHold is the shortest hold the simulator makes (1 ms): a strategy that holds attempts for
+// less is asked again after 1 ms, so that a run stays finite work whatever it answers.
+const minHold = int64(time.Millisecond)
+
+// hold holds request ri's attempt number retry at t for wait (at least minHold), after which its
+// strategy is asked again (timerHold), unless the wait would end at or after the request's
+// deadline: the request is then abandoned. A held retry stays counted in its client's pending
+// retries (it is decided, not yet sent); a held original in its client's held originals.
+func (s *Sim) hold(ri int32, retry int, wait time.Duration, t int64) {
+	s.counts.Held++
+	r := &s.reqs[ri]
+	r.retry = int16(retry)
+	at := t + max(int64(wait), minHold)
+	if at >= r.deadline {
+		s.counts.HeldExpired++
+		if retry > 0 {
+			s.counts.RetryExpired++
+		}
+		s.endRequest(ri, false, t)
+		return
+	}
+	c := &s.clients[r.client]
+	if retry > 0 {
+		c.pending++
+	} else {
+		c.held++
+	}
+	s.timers.push(timed{at: at, kind: timerHold, idx: ri, gen: r.gen})
 }
 
 // send sends the client attempt number retry of request ri at t, once its strategy admitted it.
@@ -169,16 +226,17 @@ func (s *Sim) clientOutcome(ri int32, rgen, ep uint32, o strategy.Outcome, t int
 	c := &s.clients[r.client]
 	now := s.setClock(t, c)
 	retry := int(r.retry)
-	c.strat.Record(now, o, timeDur(t-r.sentAt), retry)
+	a := s.attemptOf(r, retry)
+	c.strat.Record(now, a, o, timeDur(t-r.sentAt))
 	if o == strategy.Success {
 		s.endRequest(ri, t <= r.deadline, t)
 		return
 	}
 	if s.kept != nil { // the dashboard keeps its decisions: apart, so this path stays as it was
-		s.verdict(ri, s.decideKept(c, r, retry, o, t), t)
+		s.verdict(ri, s.decideKept(c, r, a, o, t), t)
 		return
 	}
-	v := c.strat.Decide(now, int(r.prio), retry, o)
+	v := c.strat.Decide(now, a, o)
 	s.countVerdict(int(r.class), v)
 	if !v.Retry {
 		s.endRequest(ri, false, t)

@@ -79,20 +79,21 @@ func (s *Sim) RecentDecisions() []source.DecisionRecord {
 	return s.kept.recent()
 }
 
-// decideKept asks client c's strategy for its verdict on request r's failed attempt retry
+// decideKept asks client c's strategy for its verdict on request r's failed attempt a
 // (outcome o, at virtual time t) and keeps the decision, with the engine's checks when the
 // strategy can explain them.
-func (s *Sim) decideKept(c *client, r *request, retry int, o strategy.Outcome, t int64) strategy.Verdict {
+func (s *Sim) decideKept(c *client, r *request, a strategy.Attempt, o strategy.Outcome, t int64) strategy.Verdict {
 	k := s.kept
 	d := &k.cur
 	*d = source.DecisionRecord{}
-	now := virtualTime(t)
+	now := strategy.Time(t)
+	retry := a.Retry
 	var v strategy.Verdict
 	if ex, ok := c.strat.(strategy.Explainer); ok {
-		v = ex.DecideExplained(now, int(r.prio), retry, o, &d.Why)
+		v = ex.DecideExplained(now, a, o, &d.Why)
 		d.Explained = true
 	} else {
-		v = c.strat.Decide(now, int(r.prio), retry, o)
+		v = c.strat.Decide(now, a, o)
 	}
 	k.seq++
 	d.Seq, d.T, d.Client, d.Class, d.Priority, d.Attempt = k.seq, timeDur(t), int(r.client), s.ctl.Classes[r.class].Name, int(r.prio), retry

@@ -25,9 +25,6 @@ const TierRetries = 3
 // epoch is the virtual clock's reading at t = 0 of every run.
 var epoch = time.Date(2026, time.January, 1, 0, 0, 0, 0, time.UTC)
 
-// epochUnix is epoch in whole Unix seconds (epoch has no fraction of a second).
-var epochUnix = epoch.Unix()
-
 // Random streams: each purpose draws from its own PCG stream of the run's seed, so what one
 // part consumes never shifts another (arrivals are identical whatever the strategy).
 const (
@@ -81,25 +78,30 @@ type Sim struct {
 	sched  []bool // scheduled fault i has started
 
 	fleet *fleetSync // the clients' engines sharing one budget (scenario budget = "shared"); nil otherwise
+	// build, when set (tests only), builds each client's strategy instead of strategy.New.
+	build func(name string, env strategy.Env) (strategy.Strategy, error)
 
-	noteIdx      int
-	lastCircuits [2]int          // clients with a HALF_OPEN and an OPEN circuit at the end of the previous tick
-	kept         *decisionKeeper // the latest decisions, while KeepDecisions keeps them (nil: off)
-	lastReason   string          // the reason of the last REJECT or CIRCUIT_OPEN verdict counted
-	lastCode     source.Reason   // its code (countVerdict)
-	counts       source.Counts
-	engSnap      engine.Snapshot  // fleetView's buffer for one client's engine snapshot
-	cortexSum    source.CortexSum // fleetView's sum of the engines' snapshots
-	emergency    float64          // the clients' engines' EmergencyThreshold, for the fleet's band
-	classTicks   []source.ClassTick
-	events       []source.Event
+	noteIdx         int
+	lastCircuits    [2]int          // clients with a HALF_OPEN and an OPEN circuit at the end of the previous tick
+	kept            *decisionKeeper // the latest decisions, while KeepDecisions keeps them (nil: off)
+	lastReason      string          // the reason of the last REJECT or CIRCUIT_OPEN verdict counted
+	lastCode        source.Reason   // its code (countVerdict)
+	lastRefusal     string          // the reason of the last local refusal counted
+	lastRefusalCode source.Reason   // its code (refuse)
+	counts          source.Counts
+	engSnap         engine.Snapshot  // fleetView's buffer for one client's engine snapshot
+	cortexSum       source.CortexSum // fleetView's sum of the engines' snapshots
+	emergency       float64          // the clients' engines' EmergencyThreshold, for the fleet's band
+	classTicks      []source.ClassTick
+	events          []source.Event
 }
 
 // client is one instance of the fleet with its own strategy state.
 type client struct {
 	strat       strategy.Strategy
 	holder      strategy.EngineHolder // non-nil for cortex
-	pending     int                   // retries waiting out their delay
+	pending     int                   // retries waiting out their delay (or held by the strategy when due)
+	held        int                   // originals held by the strategy (Admission.Wait), not yet sent
 	lastPending int
 }
 
@@ -148,8 +150,9 @@ type timeoutEntry struct {
 
 // Timer kinds in the timers heap.
 const (
-	timerRetry uint8 = iota
-	timerThink
+	timerRetry uint8 = iota // a retry's delay ends
+	timerThink              // a closed-loop user's think time ends
+	timerHold               // a held attempt's wait ends (Admission.Wait)
 )
 
 // New builds a simulation of scn with every client running strategyName, from seed. Zero
@@ -358,7 +361,11 @@ func (s *Sim) buildClients(name string) error {
 	for i := range clients {
 		// cortex seeds its engine from r and reads the shared virtual clock.
 		r := rand.New(rand.NewPCG(uint64(s.seed), streamClient+uint64(i)+s.switches<<32))
-		st, err := strategy.New(name, strategy.Env{Clock: s.clock, Rand: r, Clients: len(clients), Fleet: member, Shared: shared})
+		build := strategy.New
+		if s.build != nil {
+			build = s.build
+		}
+		st, err := build(name, strategy.Env{Clock: s.clock, Rand: r, Clients: len(clients), Fleet: member, Shared: shared})
 		if err != nil {
 			return err
 		}
@@ -371,7 +378,7 @@ func (s *Sim) buildClients(name string) error {
 			}
 		}
 		if s.clients != nil && i < len(s.clients) {
-			clients[i].pending = s.clients[i].pending
+			clients[i].pending, clients[i].held = s.clients[i].pending, s.clients[i].held
 		}
 	}
 	if fs != nil {
@@ -439,21 +446,14 @@ func (s *Sim) Done() bool { return s.done }
 // Now returns the virtual time elapsed since the start of the run.
 func (s *Sim) Now() time.Duration { return time.Duration(s.now) }
 
-// setClock returns the virtual time t (ns) as a time.Time and, when the client's strategy
-// reads the shared clock (cortex: its engine), moves the clock there first. The baselines get
-// the time as an argument and never read the clock, so their calls skip moving it.
-func (s *Sim) setClock(t int64, c *client) time.Time {
+// setClock returns the virtual time t (ns) as a strategy.Time (the run's t = 0 is its origin)
+// and, when the client's strategy reads the shared clock (cortex: its engine), moves the clock
+// there first. The baselines get the time as an argument and never read the clock, so their
+// calls skip moving it.
+func (s *Sim) setClock(t int64, c *client) strategy.Time {
 	if c.holder != nil && t != s.clockAt {
 		s.clock.SetElapsed(time.Duration(t)) // reads epoch + t
 		s.clockAt = t
 	}
-	return virtualTime(t)
-}
-
-// virtualTime returns the time.Time of virtual time t (ns, >= 0): the same value as
-// epoch.Add(time.Duration(t)), instant, location (UTC) and all (TestVirtualTime), built from
-// its seconds and nanoseconds by time.Unix instead of Add's overflow-checked arithmetic: about
-// 30 instructions less on every strategy call of the simulator (cachegrind).
-func virtualTime(t int64) time.Time {
-	return time.Unix(epochUnix+t/1e9, t%1e9).UTC()
+	return strategy.Time(t)
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -502,20 +501,5 @@ func TestGoodputFromCounts(t *testing.T) {
 					"goodput = success rate x originals per second of arrivals")
 			})
 		}
-	}
-}
-
-// TestVirtualTime asserts that virtualTime(t) is exactly epoch.Add(t) (the same time.Time value:
-// instant, location, no monotonic reading) at second boundaries, just before and after them,
-// and over random times up to a century, so strategies see the times they saw before.
-func TestVirtualTime(t *testing.T) {
-	ts := []int64{0, 1, 999_999_999, 1e9, 1e9 + 1, 59e9 + 999_999_999, 86_400e9, 100 * 365 * 86_400e9}
-	r := rand.New(rand.NewPCG(3, 3))
-	for range 10_000 {
-		ts = append(ts, r.Int64N(200*86_400e9))
-	}
-	for _, v := range ts {
-		require.Equal(t, epoch.Add(time.Duration(v)), virtualTime(v), "t = %d ns", v)
-		require.True(t, epoch.Add(time.Duration(v)) == virtualTime(v), "t = %d ns: == on time.Time", v)
 	}
 }

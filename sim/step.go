@@ -169,8 +169,8 @@ func (s *Sim) timeoutBefore(t int64) (int64, bool) {
 	return 0, false
 }
 
-// fireTimer handles the timer (kind, idx, gen) due at at: a retry wake-up or the end of a
-// user's think time.
+// fireTimer handles the timer (kind, idx, gen) due at at: a retry wake-up, the end of a held
+// attempt's wait, or the end of a user's think time.
 func (s *Sim) fireTimer(kind uint8, idx int32, gen uint32, at int64) {
 	switch kind {
 	case timerRetry:
@@ -183,6 +183,17 @@ func (s *Sim) fireTimer(kind uint8, idx int32, gen uint32, at int64) {
 			s.counts.RetryExpired++
 			s.endRequest(idx, false, at)
 			return
+		}
+		s.clientSend(idx, int(r.retry), at)
+	case timerHold:
+		r := &s.reqs[idx]
+		if r.gen != gen {
+			return
+		}
+		if c := &s.clients[r.client]; r.retry > 0 {
+			c.pending--
+		} else {
+			c.held--
 		}
 		s.clientSend(idx, int(r.retry), at)
 	case timerThink:
@@ -236,6 +247,7 @@ func (s *Sim) snapshot(util float64, over int64) source.Snapshot {
 	snap.Counts.Reasons[source.ReasonRetry] = snap.Counts.Decisions[engine.Retry] // every strategy's RETRY verdict says RETRY
 	for i := range s.clients {
 		snap.Pending += s.clients[i].pending
+		snap.HeldOriginals += s.clients[i].held
 	}
 	for i := range s.classTicks {
 		s.classTicks[i].Priority = s.ctl.Classes[i].Priority

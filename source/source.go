@@ -98,8 +98,12 @@ type Snapshot struct {
 	Note    string      // current scenario caption ("" if none)
 	Faults  []ActiveFault
 	// Pending is how many retries were waiting out their delay at the end of the tick: decided,
-	// not yet sent (Counts.RetryLate and the others say why a decided retry is never sent).
+	// not yet sent (Counts.RetryLate and the others say why a decided retry is never sent). A
+	// retry its strategy held when due (Admission.Wait) is still pending.
 	Pending int
+	// HeldOriginals is how many originals their strategy held at the end of the tick
+	// (Admission.Wait: a rate limiter without a token), not yet sent.
+	HeldOriginals int
 }
 
 // Counts are the per-tick counters of the fleet.
@@ -116,7 +120,7 @@ type Counts struct {
 	Throttled    int // 429
 	BadRequests  int // 4xx, not retryable
 
-	LocalRejects int // attempts a strategy refused to send (open breaker, adaptive throttle)
+	LocalRejects int // attempts a strategy refused to send (open breaker, adaptive throttle): Admit refused them
 	Completed    int // originals that finished successfully within their deadline
 	Abandoned    int // originals that gave up (deadline, or no retry allowed)
 
@@ -150,6 +154,16 @@ type Counts struct {
 	// RetryCapped counts RETRY decisions past the simulator's retry cap (a strategy that never
 	// stops): not sent.
 	RetryCapped int
+
+	// Refusals counts the attempts the client's strategy refused to send (LocalRejects), by the
+	// Admission's reason (index = Reason): CIRCUIT_OPEN, SHED_LOW_PRIORITY, LIMIT_EXCEEDED, ...
+	Refusals [NumReasons]int
+	// Held counts the times a strategy held an attempt (Admission.Wait): each hold, not each
+	// attempt; the attempt is asked about again once its wait is over.
+	Held int
+	// HeldExpired counts held attempts whose wait would have ended at or after their request's
+	// deadline: their request is abandoned (not counted in LocalRejects).
+	HeldExpired int
 }
 
 // Reason is why a retry decision went the way it did: the engine's reasons and those of the
@@ -157,28 +171,33 @@ type Counts struct {
 // words ("SHED_LOW_PRIORITY"); ReasonOf maps them back.
 type Reason uint8
 
-// The reasons, in the order of the checks that give them.
+// The reasons, in the order of the checks that give them; LIMIT_EXCEEDED, ADAPTIVE_THROTTLE and
+// RATE_LIMITED are given by Admit only (a local refusal, a hold: Counts.Refusals).
 const (
-	ReasonRetry        Reason = iota // RETRY: every check passed
-	ReasonNotRetryable               // NOT_RETRYABLE: the error may not be retried
-	ReasonMaxRetries                 // MAX_RETRIES_EXCEEDED: the attempt limit is reached
-	ReasonEmergency                  // EMERGENCY: CPS at or above the emergency threshold
-	ReasonCircuitOpen                // CIRCUIT_OPEN: the circuit is OPEN
-	ReasonProbesBusy                 // HALF_OPEN_PROBES_BUSY: every probe slot is taken
-	ReasonShed                       // SHED_LOW_PRIORITY: priority below floor(CPS×10)
-	ReasonRamp                       // RECOVERY_RAMP: outside the recovery ramp's share
-	ReasonBudget                     // BUDGET_EXHAUSTED: no retry token left
-	ReasonThrottled                  // RETRY_THROTTLED: grpc's retry throttle
-	ReasonNoRetries                  // NO_RETRIES: strategy none never retries
-	ReasonOther                      // any other reason (INTERNAL_ERROR, or one unknown here)
-	NumReasons                       // how many reasons there are
+	ReasonRetry            Reason = iota // RETRY: every check passed
+	ReasonNotRetryable                   // NOT_RETRYABLE: the error may not be retried
+	ReasonMaxRetries                     // MAX_RETRIES_EXCEEDED: the attempt limit is reached
+	ReasonEmergency                      // EMERGENCY: CPS at or above the emergency threshold
+	ReasonCircuitOpen                    // CIRCUIT_OPEN: the circuit is OPEN
+	ReasonProbesBusy                     // HALF_OPEN_PROBES_BUSY: every probe slot is taken
+	ReasonShed                           // SHED_LOW_PRIORITY: priority below floor(CPS×10)
+	ReasonRamp                           // RECOVERY_RAMP: outside the recovery ramp's share
+	ReasonBudget                         // BUDGET_EXHAUSTED: no retry token left
+	ReasonThrottled                      // RETRY_THROTTLED: grpc's retry throttle
+	ReasonNoRetries                      // NO_RETRIES: strategy none never retries
+	ReasonLimit                          // LIMIT_EXCEEDED: a concurrency limiter is at its limit (a refusal)
+	ReasonAdaptiveThrottle               // ADAPTIVE_THROTTLE: the throttle's rejection probability (a refusal)
+	ReasonRateLimited                    // RATE_LIMITED: a client-side rate limiter has no token (a hold)
+	ReasonOther                          // any other reason (INTERNAL_ERROR, or one unknown here)
+	NumReasons                           // how many reasons there are
 )
 
 var reasonNames = [NumReasons]string{
 	ReasonRetry: "RETRY", ReasonNotRetryable: "NOT_RETRYABLE", ReasonMaxRetries: "MAX_RETRIES_EXCEEDED",
 	ReasonEmergency: "EMERGENCY", ReasonCircuitOpen: "CIRCUIT_OPEN", ReasonProbesBusy: "HALF_OPEN_PROBES_BUSY",
 	ReasonShed: "SHED_LOW_PRIORITY", ReasonRamp: "RECOVERY_RAMP", ReasonBudget: "BUDGET_EXHAUSTED",
-	ReasonThrottled: "RETRY_THROTTLED", ReasonNoRetries: "NO_RETRIES", ReasonOther: "OTHER",
+	ReasonThrottled: "RETRY_THROTTLED", ReasonNoRetries: "NO_RETRIES", ReasonLimit: "LIMIT_EXCEEDED",
+	ReasonAdaptiveThrottle: "ADAPTIVE_THROTTLE", ReasonRateLimited: "RATE_LIMITED", ReasonOther: "OTHER",
 }
 
 // String returns the reason as decisions write it, e.g. "RECOVERY_RAMP" ("OTHER" for ReasonOther).
@@ -214,6 +233,12 @@ func ReasonOf(s string) Reason {
 		return ReasonThrottled
 	case "NO_RETRIES":
 		return ReasonNoRetries
+	case "LIMIT_EXCEEDED":
+		return ReasonLimit
+	case "ADAPTIVE_THROTTLE":
+		return ReasonAdaptiveThrottle
+	case "RATE_LIMITED":
+		return ReasonRateLimited
 	}
 	return ReasonOther
 }
@@ -282,6 +307,16 @@ type ClassTick struct {
 	Shed           int // retries shed by priority
 	BudgetRejected int // retries rejected by the budget
 	OtherRejected  int // retries refused for any other reason
+
+	// OriginalsShed counts originals the client's strategy refused to send for their priority
+	// (Admit: SHED_LOW_PRIORITY).
+	OriginalsShed int
+	// OriginalsRefused counts originals the strategy refused to send for any other reason (an
+	// open circuit, a full limit, a throttle).
+	OriginalsRefused int
+	// RetriesRefused counts retries the strategy refused to send when they were due (Admit), any
+	// reason; their decision was counted in Admitted.
+	RetriesRefused int
 }
 
 // CortexView is the CORTEX state averaged over the fleet's clients, with the spread.

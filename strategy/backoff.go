@@ -75,15 +75,15 @@ func NewBackoff(r *rand.Rand, cfg BackoffConfig) (*Backoff, error) {
 func (*Backoff) Name() string { return "backoff" }
 
 // Admit always returns true.
-func (*Backoff) Admit(time.Time, int, int) bool { return true }
+func (*Backoff) Admit(Time, Attempt) Admission { return Admission{} }
 
 // Record does nothing: backoff keeps no state beyond its random source.
-func (*Backoff) Record(time.Time, Outcome, time.Duration, int) {}
+func (*Backoff) Record(Time, Attempt, Outcome, time.Duration) {}
 
 // Decide answers NotRetryable for a non-retryable outcome, MaxRetriesExceeded once retry >=
 // MaxRetries, and otherwise Retry after U[0, min(Cap, Base*2^retry)).
-func (b *Backoff) Decide(_ time.Time, _, retry int, o Outcome) Verdict {
-	retry = clampRetry(retry)
+func (b *Backoff) Decide(_ Time, a Attempt, o Outcome) Verdict {
+	retry := clampRetry(a.Retry)
 	if v, ok := precheck(o, retry, b.cfg.MaxRetries); !ok {
 		return v
 	}

@@ -24,14 +24,14 @@ func TestBackoffDelays(t *testing.T) {
 	s := must(NewBackoff(newRand(1), DefaultBackoffConfig()))
 	for _, tt := range tests {
 		for range 500 {
-			v := s.Decide(t0, 5, tt.retry, ServerError)
+			v := s.Decide(t0, att(5, tt.retry), ServerError)
 			require.True(t, v.Retry)
 			assert.Equal(t, engine.Retry, v.Action)
 			assert.GreaterOrEqual(t, v.Delay, time.Duration(0))
 			assert.Less(t, v.Delay, tt.ceiling, "retry %d", tt.retry)
 		}
 	}
-	assert.Equal(t, maxRetriesExceeded(), s.Decide(t0, 5, 3, Timeout))
+	assert.Equal(t, maxRetriesExceeded(), s.Decide(t0, att(5, 3), Timeout))
 }
 
 // TestBackoffCap asserts that the delay never exceeds Cap, however many retries are allowed.
@@ -39,7 +39,7 @@ func TestBackoffCap(t *testing.T) {
 	cfg := BackoffConfig{Base: time.Second, Cap: 3 * time.Second, MaxRetries: 100}
 	s := must(NewBackoff(newRand(2), cfg))
 	for retry := range 100 {
-		v := s.Decide(t0, 5, retry, Timeout)
+		v := s.Decide(t0, att(5, retry), Timeout)
 		require.True(t, v.Retry)
 		assert.Less(t, v.Delay, cfg.Cap)
 	}

@@ -14,7 +14,7 @@ func BenchmarkDecideRecord(b *testing.B) {
 	outcomes := []Outcome{Timeout, ServerError, FastFail, Throttled}
 	for _, name := range Names() {
 		b.Run(name, func(b *testing.B) {
-			clk := engine.NewManualClock(t0)
+			clk := engine.NewManualClock(wall0)
 			s, err := New(name, Env{Clock: clk, Rand: newRand(1)})
 			if err != nil {
 				b.Fatal(err)
@@ -25,12 +25,12 @@ func BenchmarkDecideRecord(b *testing.B) {
 				d := time.Duration(i+1) * time.Millisecond
 				clk.SetElapsed(d)
 				now := t0.Add(d)
-				retry := i & 3
-				s.Admit(now, 5, retry)
+				a := Attempt{Priority: 5, Retry: i & 3, Deadline: now.Add(30 * time.Second)}
+				s.Admit(now, a)
 				o := outcomes[i&3]
-				s.Record(now, o, 20*time.Millisecond, retry)
-				s.Decide(now, 5, retry, o)
-				s.Record(now, Success, 20*time.Millisecond, retry)
+				s.Record(now, a, o, 20*time.Millisecond)
+				s.Decide(now, a, o)
+				s.Record(now, a, Success, 20*time.Millisecond)
 			}
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "decisions/s")
 		})

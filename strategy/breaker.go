@@ -78,12 +78,8 @@ type Breaker struct {
 	window *rolling // [0] attempts, [1] errors
 	state  engine.CircuitState
 	// waitEnds is, while Open, the end of the sleep window (when it opened + SleepWindow); while
-	// HalfOpen, when the probe admitted counts as lost (when admitted + SleepWindow). Keeping
-	// the end rather than the start makes the test on every Admit a now.Before(waitEnds)
-	// instead of a now.Sub(start) < SleepWindow, the same comparison (both exact in ns, both on
-	// the monotonic reading when the times have one) at a third of the cost: Sub checks for
-	// overflow with an Add and an Equal.
-	waitEnds time.Time
+	// HalfOpen, when the probe admitted counts as lost (when admitted + SleepWindow).
+	waitEnds Time
 }
 
 func init() {
@@ -113,29 +109,32 @@ func (*Breaker) Name() string { return "breaker" }
 // Admit lets the probe through).
 func (b *Breaker) Circuit() engine.CircuitState { return b.state }
 
-// Admit reports whether an attempt (original or retry) may be sent now: always when closed;
-// when open, only the single probe once SleepWindow has passed.
-func (b *Breaker) Admit(now time.Time, _, _ int) bool {
+// Admit admits an attempt (original or retry) always when closed; when open, only the single
+// probe once SleepWindow has passed. It refuses the others with engine.CircuitOpen, reason
+// CIRCUIT_OPEN while open and HALF_OPEN_PROBES_BUSY while the probe is out.
+func (b *Breaker) Admit(now Time, _ Attempt) Admission {
 	switch b.state {
 	case engine.Open:
-		if now.Before(b.waitEnds) {
-			return false
+		if now < b.waitEnds {
+			return Admission{Action: engine.CircuitOpen, Reason: ReasonCircuitOpen}
 		}
 		b.state, b.waitEnds = engine.HalfOpen, now.Add(b.cfg.SleepWindow)
-		return true
 	case engine.HalfOpen:
-		if now.Before(b.waitEnds) {
-			return false
+		if now < b.waitEnds {
+			return Admission{Action: engine.CircuitOpen, Reason: ReasonHalfOpenProbeBusy}
 		}
 		b.waitEnds = now.Add(b.cfg.SleepWindow) // the probe was lost: let another one through
-		return true
 	}
-	return true
+	return Admission{}
 }
 
 // Record counts a sent attempt's outcome in the window and moves the breaker: a failure while
-// closed may trip it; any answer while half-open closes (success, BadRequest) or re-opens it.
-func (b *Breaker) Record(now time.Time, o Outcome, _ time.Duration, _ int) {
+// closed may trip it; any answer while half-open closes (success, BadRequest) or re-opens it. A
+// Canceled attempt changes nothing (a canceled probe is replaced after SleepWindow, as a lost one).
+func (b *Breaker) Record(now Time, _ Attempt, o Outcome, _ time.Duration) {
+	if o == Canceled {
+		return
+	}
 	failed := o.Retryable()
 	if failed {
 		b.window.add(now, 1, 1)
@@ -158,7 +157,7 @@ func (b *Breaker) Record(now time.Time, o Outcome, _ time.Duration, _ int) {
 }
 
 // open opens the breaker at now for SleepWindow.
-func (b *Breaker) open(now time.Time) {
+func (b *Breaker) open(now Time) {
 	b.state, b.waitEnds = engine.Open, now.Add(b.cfg.SleepWindow)
 }
 
@@ -174,15 +173,15 @@ func (b *Breaker) shouldTrip() bool {
 // Decide answers NotRetryable for a non-retryable outcome, MaxRetriesExceeded once retry >=
 // MaxRetries, CircuitOpen while the breaker is open (reason CIRCUIT_OPEN) or its probe is out
 // (HALF_OPEN_PROBES_BUSY), and otherwise Retry after the full-jitter backoff.
-func (b *Breaker) Decide(now time.Time, _, retry int, o Outcome) Verdict {
-	retry = clampRetry(retry)
+func (b *Breaker) Decide(now Time, a Attempt, o Outcome) Verdict {
+	retry := clampRetry(a.Retry)
 	if v, ok := precheck(o, retry, b.cfg.Backoff.MaxRetries); !ok {
 		return v
 	}
 	switch {
-	case b.state == engine.Open && now.Before(b.waitEnds):
+	case b.state == engine.Open && now < b.waitEnds:
 		return Verdict{Action: engine.CircuitOpen, Reason: ReasonCircuitOpen}
-	case b.state == engine.HalfOpen && now.Before(b.waitEnds):
+	case b.state == engine.HalfOpen && now < b.waitEnds:
 		return Verdict{Action: engine.CircuitOpen, Reason: ReasonHalfOpenProbeBusy}
 	}
 	return retryAfter(b.cfg.Backoff.delay(b.rnd, retry))

@@ -12,14 +12,14 @@ import (
 
 // feed records successes then failures one millisecond apart, starting at t0, and returns the
 // time of the last one.
-func feed(b *Breaker, successes, fails int, fail Outcome) time.Time {
+func feed(b *Breaker, successes, fails int, fail Outcome) Time {
 	now := t0
 	for range successes {
-		b.Record(now, Success, 10*time.Millisecond, 0)
+		b.Record(now, att(0, 0), Success, 10*time.Millisecond)
 		now = now.Add(time.Millisecond)
 	}
 	for range fails {
-		b.Record(now, fail, 10*time.Millisecond, 0)
+		b.Record(now, att(0, 0), fail, 10*time.Millisecond)
 		now = now.Add(time.Millisecond)
 	}
 	return now
@@ -46,7 +46,7 @@ func TestBreakerTrip(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			b := must(NewBreaker(newRand(1), DefaultBreakerConfig()))
 			for range tt.bad {
-				b.Record(t0, BadRequest, time.Millisecond, 0)
+				b.Record(t0, att(0, 0), BadRequest, time.Millisecond)
 			}
 			now := feed(b, tt.successes, tt.failures, ServerError)
 			want := engine.Closed
@@ -54,7 +54,7 @@ func TestBreakerTrip(t *testing.T) {
 				want = engine.Open
 			}
 			assert.Equal(t, want, b.Circuit())
-			assert.Equal(t, !tt.open, b.Admit(now, 5, 0), "an open breaker refuses originals")
+			assert.Equal(t, !tt.open, b.Admit(now, att(5, 0)).Admitted(), "an open breaker refuses originals")
 		})
 	}
 }
@@ -67,25 +67,25 @@ func TestBreakerOpenProbeClose(t *testing.T) {
 	require.Equal(t, engine.Open, b.Circuit())
 
 	justBefore := opened.Add(5*time.Second - time.Millisecond)
-	assert.False(t, b.Admit(justBefore, 10, 0))
-	assert.Equal(t, Verdict{Action: engine.CircuitOpen, Reason: "CIRCUIT_OPEN"}, b.Decide(justBefore, 10, 0, Timeout))
+	assert.Equal(t, Refuse(engine.CircuitOpen, ReasonCircuitOpen), b.Admit(justBefore, att(10, 0)))
+	assert.Equal(t, Verdict{Action: engine.CircuitOpen, Reason: "CIRCUIT_OPEN"}, b.Decide(justBefore, att(10, 0), Timeout))
 
 	probeAt := opened.Add(5 * time.Second)
-	assert.True(t, b.Admit(probeAt, 10, 0), "the probe goes")
+	assert.True(t, b.Admit(probeAt, att(10, 0)).Admitted(), "the probe goes")
 	assert.Equal(t, engine.HalfOpen, b.Circuit())
-	assert.False(t, b.Admit(probeAt, 10, 0), "only one probe")
-	assert.Equal(t, Verdict{Action: engine.CircuitOpen, Reason: "HALF_OPEN_PROBES_BUSY"}, b.Decide(probeAt, 10, 1, Timeout))
+	assert.False(t, b.Admit(probeAt, att(10, 0)).Admitted(), "only one probe")
+	assert.Equal(t, Verdict{Action: engine.CircuitOpen, Reason: "HALF_OPEN_PROBES_BUSY"}, b.Decide(probeAt, att(10, 1), Timeout))
 
-	b.Record(probeAt.Add(20*time.Millisecond), Success, 20*time.Millisecond, 0)
+	b.Record(probeAt.Add(20*time.Millisecond), att(0, 0), Success, 20*time.Millisecond)
 	assert.Equal(t, engine.Closed, b.Circuit())
-	assert.True(t, b.Admit(probeAt.Add(time.Second), 10, 0))
+	assert.True(t, b.Admit(probeAt.Add(time.Second), att(10, 0)).Admitted())
 
 	// The window was emptied: 19 more failures are below the volume threshold.
 	for i := range 19 {
-		b.Record(probeAt.Add(time.Second+time.Duration(i)*time.Millisecond), ServerError, 0, 0)
+		b.Record(probeAt.Add(time.Second+time.Duration(i)*time.Millisecond), att(0, 0), ServerError, 0)
 	}
 	assert.Equal(t, engine.Closed, b.Circuit())
-	v := b.Decide(probeAt.Add(2*time.Second), 10, 0, ServerError)
+	v := b.Decide(probeAt.Add(2*time.Second), att(10, 0), ServerError)
 	assert.True(t, v.Retry)
 	assert.Less(t, v.Delay, 100*time.Millisecond)
 }
@@ -96,32 +96,32 @@ func TestBreakerProbeFailureReopens(t *testing.T) {
 	b := must(NewBreaker(newRand(1), DefaultBreakerConfig()))
 	opened := feed(b, 0, 20, FastFail).Add(-time.Millisecond)
 	probeAt := opened.Add(5 * time.Second)
-	require.True(t, b.Admit(probeAt, 5, 0))
+	require.True(t, b.Admit(probeAt, att(5, 0)).Admitted())
 
 	failedAt := probeAt.Add(time.Second)
-	b.Record(failedAt, Timeout, time.Second, 0)
+	b.Record(failedAt, att(0, 0), Timeout, time.Second)
 	assert.Equal(t, engine.Open, b.Circuit())
-	assert.False(t, b.Admit(failedAt.Add(5*time.Second-time.Nanosecond), 5, 0), "sleep window restarts at the failure")
-	require.True(t, b.Admit(failedAt.Add(5*time.Second), 5, 0), "second probe")
+	assert.False(t, b.Admit(failedAt.Add(5*time.Second-time.Nanosecond), att(5, 0)).Admitted(), "sleep window restarts at the failure")
+	require.True(t, b.Admit(failedAt.Add(5*time.Second), att(5, 0)).Admitted(), "second probe")
 
 	lost := failedAt.Add(5 * time.Second)
-	assert.False(t, b.Admit(lost.Add(4*time.Second), 5, 0))
-	assert.True(t, b.Admit(lost.Add(5*time.Second), 5, 0), "a lost probe is replaced")
+	assert.False(t, b.Admit(lost.Add(4*time.Second), att(5, 0)).Admitted())
+	assert.True(t, b.Admit(lost.Add(5*time.Second), att(5, 0)).Admitted(), "a lost probe is replaced")
 }
 
 // TestBreakerWindowRolls asserts that failures older than the 10 s window no longer count.
 func TestBreakerWindowRolls(t *testing.T) {
 	b := must(NewBreaker(newRand(1), DefaultBreakerConfig()))
 	for range 15 {
-		b.Record(t0, ServerError, 0, 0)
+		b.Record(t0, att(0, 0), ServerError, 0)
 	}
 	later := t0.Add(10 * time.Second)
 	for range 10 {
-		b.Record(later, ServerError, 0, 0)
+		b.Record(later, att(0, 0), ServerError, 0)
 	}
 	assert.Equal(t, engine.Closed, b.Circuit(), "only 10 attempts are in the window")
 	for range 10 {
-		b.Record(later, ServerError, 0, 0)
+		b.Record(later, att(0, 0), ServerError, 0)
 	}
 	assert.Equal(t, engine.Open, b.Circuit(), "20 in the window now")
 }

@@ -141,16 +141,16 @@ func (*Budget) Name() string { return "budget" }
 func (b *Budget) Quota() int { return *b.quota }
 
 // Admit always returns true.
-func (*Budget) Admit(time.Time, int, int) bool { return true }
+func (*Budget) Admit(Time, Attempt) Admission { return Admission{} }
 
 // Record refills the quota after a success: NoRetryIncrement for an original attempt (retry
 // 0), the retry's cost for a retry. Failures change nothing (the cost was paid by Decide).
-func (b *Budget) Record(_ time.Time, o Outcome, _ time.Duration, retry int) {
+func (b *Budget) Record(_ Time, a Attempt, o Outcome, _ time.Duration) {
 	if o != Success {
 		return
 	}
 	refund := b.cfg.NoRetryIncrement
-	if retry = clampRetry(retry); retry > 0 {
+	if retry := clampRetry(a.Retry); retry > 0 {
 		refund = b.cfg.RetryCost
 		if retry < len(b.lastCost) && b.lastCost[retry] > 0 {
 			refund = b.lastCost[retry]
@@ -162,8 +162,8 @@ func (b *Budget) Record(_ time.Time, o Outcome, _ time.Duration, retry int) {
 // Decide answers NotRetryable for a non-retryable outcome, MaxRetriesExceeded once retry >=
 // MaxRetries, Reject "BUDGET_EXHAUSTED" when the quota cannot pay the retry, and otherwise takes
 // the cost and answers Retry after the backoff.
-func (b *Budget) Decide(_ time.Time, _, retry int, o Outcome) Verdict {
-	retry = clampRetry(retry)
+func (b *Budget) Decide(_ Time, a Attempt, o Outcome) Verdict {
+	retry := clampRetry(a.Retry)
 	if v, ok := precheck(o, retry, b.cfg.MaxRetries); !ok {
 		return v
 	}

@@ -25,11 +25,11 @@ func TestBudgetDrain(t *testing.T) {
 	for _, tt := range tests {
 		b := must(NewBudget(newRand(1), DefaultBudgetConfig()))
 		for i := range tt.allowed {
-			v := b.Decide(t0, 5, 0, tt.outcome)
+			v := b.Decide(t0, att(5, 0), tt.outcome)
 			require.True(t, v.Retry, "retry %d of outcome %d", i+1, tt.outcome)
 		}
 		assert.Zero(t, b.Quota(), "outcome %d", tt.outcome)
-		v := b.Decide(t0, 5, 0, tt.outcome)
+		v := b.Decide(t0, att(5, 0), tt.outcome)
 		assert.Equal(t, Verdict{Action: engine.Reject, Reason: "BUDGET_EXHAUSTED"}, v)
 		assert.Zero(t, b.Quota(), "a rejected retry takes nothing")
 	}
@@ -43,25 +43,25 @@ func TestBudgetRefunds(t *testing.T) {
 		run  func(b *Budget)
 		want int
 	}{
-		{"full quota stays at 500", func(b *Budget) { b.Record(t0, Success, 0, 0) }, 500},
+		{"full quota stays at 500", func(b *Budget) { b.Record(t0, att(0, 0), Success, 0) }, 500},
 		{"timeout retry refunded 10", func(b *Budget) {
-			b.Decide(t0, 5, 0, Timeout) // 490
-			b.Record(t0, Success, 0, 1) // +10
+			b.Decide(t0, att(5, 0), Timeout)    // 490
+			b.Record(t0, att(0, 1), Success, 0) // +10
 		}, 500},
 		{"two retries, second refunded 5", func(b *Budget) {
-			b.Decide(t0, 5, 0, Timeout)     // 490
-			b.Decide(t0, 5, 1, ServerError) // 485
-			b.Record(t0, Success, 0, 2)     // +5
+			b.Decide(t0, att(5, 0), Timeout)     // 490
+			b.Decide(t0, att(5, 1), ServerError) // 485
+			b.Record(t0, att(0, 2), Success, 0)  // +5
 		}, 490},
 		{"original success refunds 1", func(b *Budget) {
-			b.Decide(t0, 5, 0, Timeout)     // 490
-			b.Decide(t0, 5, 0, ServerError) // 485
-			b.Record(t0, Success, 0, 0)     // +1
+			b.Decide(t0, att(5, 0), Timeout)     // 490
+			b.Decide(t0, att(5, 0), ServerError) // 485
+			b.Record(t0, att(0, 0), Success, 0)  // +1
 		}, 486},
 		{"failures refund nothing", func(b *Budget) {
-			b.Decide(t0, 5, 0, Timeout) // 490
+			b.Decide(t0, att(5, 0), Timeout) // 490
 			for _, o := range append(failures, BadRequest) {
-				b.Record(t0, o, 0, 1)
+				b.Record(t0, att(0, 1), o, 0)
 			}
 		}, 490},
 	}
@@ -80,9 +80,9 @@ func TestBudgetCostCheckedPerOutcome(t *testing.T) {
 	cfg := DefaultBudgetConfig()
 	cfg.Quota = 7
 	b := must(NewBudget(newRand(1), cfg))
-	assert.Equal(t, engine.Reject, b.Decide(t0, 5, 0, Timeout).Action)
+	assert.Equal(t, engine.Reject, b.Decide(t0, att(5, 0), Timeout).Action)
 	assert.Equal(t, 7, b.Quota())
-	assert.True(t, b.Decide(t0, 5, 0, ServerError).Retry)
+	assert.True(t, b.Decide(t0, att(5, 0), ServerError).Retry)
 	assert.Equal(t, 2, b.Quota())
 }
 
@@ -97,7 +97,7 @@ func TestBudgetBackoff(t *testing.T) {
 	for i, ceiling := range ceilings {
 		var hi time.Duration
 		for range 300 {
-			v := b.Decide(t0, 5, i, ServerError)
+			v := b.Decide(t0, att(5, i), ServerError)
 			require.True(t, v.Retry)
 			assert.LessOrEqual(t, v.Delay, ceiling, "retry %d", i)
 			hi = max(hi, v.Delay)
@@ -106,7 +106,7 @@ func TestBudgetBackoff(t *testing.T) {
 	}
 
 	d := must(NewBudget(newRand(3), DefaultBudgetConfig()))
-	assert.Equal(t, maxRetriesExceeded(), d.Decide(t0, 5, 3, Timeout))
+	assert.Equal(t, maxRetriesExceeded(), d.Decide(t0, att(5, 3), Timeout))
 	assert.Equal(t, 500, d.Quota())
 }
 
@@ -152,16 +152,16 @@ func TestBudget2026(t *testing.T) {
 	for _, tt := range tests {
 		b := must(NewBudget(newRand(1), BudgetConfig2026()))
 		for i := range tt.allowed {
-			require.True(t, b.Decide(t0, 5, 0, tt.outcome).Retry, "retry %d of outcome %d", i+1, tt.outcome)
+			require.True(t, b.Decide(t0, att(5, 0), tt.outcome).Retry, "retry %d of outcome %d", i+1, tt.outcome)
 		}
 		assert.Equal(t, tt.left, b.Quota(), "outcome %d", tt.outcome)
-		assert.False(t, b.Decide(t0, 5, 0, tt.outcome).Retry)
+		assert.False(t, b.Decide(t0, att(5, 0), tt.outcome).Retry)
 	}
 
 	b := must(NewBudget(newRand(1), BudgetConfig2026()))
-	b.Decide(t0, 5, 0, Throttled) // 495
-	b.Record(t0, Success, 0, 1)   // +5
+	b.Decide(t0, att(5, 0), Throttled)  // 495
+	b.Record(t0, att(0, 1), Success, 0) // +5
 	assert.Equal(t, 500, b.Quota())
-	v := b.Decide(t0, 5, 0, ServerError)
+	v := b.Decide(t0, att(5, 0), ServerError)
 	assert.Less(t, v.Delay, 50*time.Millisecond, "first retry within U[0,1)*50ms")
 }

@@ -28,6 +28,15 @@ const (
 	ReasonRetryThrottled    = "RETRY_THROTTLED"               // grpc: tokens <= maxTokens/2
 )
 
+// The reasons of local refusals and holds (Admission), beside CIRCUIT_OPEN and
+// HALF_OPEN_PROBES_BUSY (an open breaker) and SHED_LOW_PRIORITY (a priority shed).
+const (
+	ReasonShed             = engine.ReasonShedLowPriority // "SHED_LOW_PRIORITY": the request's priority is shed
+	ReasonLimitExceeded    = "LIMIT_EXCEEDED"             // a concurrency limiter is at its limit
+	ReasonAdaptiveThrottle = "ADAPTIVE_THROTTLE"          // throttle: refused with the adaptive throttling probability
+	ReasonRateLimited      = "RATE_LIMITED"               // held: a client-side rate limiter has no token yet
+)
+
 // notRetryable is the verdict every strategy gives for an outcome that may not be retried
 // (a 4xx other than 429).
 func notRetryable() Verdict {
@@ -90,61 +99,44 @@ func pow(x float64, n int) float64 {
 // shape Hystrix uses): the window covers the current bucket and the n-1 before it. Adding and
 // reading are O(1) amortised: a running total is kept and expired buckets are subtracted as
 // time moves on. A time earlier than the newest bucket is counted in the newest bucket.
-// Buckets are numbered from the first time the window sees (not from the Unix epoch), so any
-// time.Time works, the zero time included.
+// Buckets are numbered from the first time the window sees, so a clock that starts anywhere
+// works.
 type rolling struct {
-	width   time.Duration
+	width   int64 // ns
 	buckets [][2]int64
-	origin  time.Time // the first time seen: start of bucket 0
-	head    int64     // number of the newest bucket: (time - origin) / width
-	hslot   int       // slot(head)
-	next    time.Time // start of bucket head+1 (valid when hasNext)
-	hasNext bool      // next is representable: a time before it is in the newest bucket
-	// wallNext: hasNext and next has no monotonic clock reading (the simulator's times never
-	// have one). now.Before(next) then compares wall times: it is (nextSec, nextNsec), next's
-	// Unix seconds and nanoseconds, compared with now's, which advance does inline.
-	wallNext bool
-	nextSec  int64
-	nextNsec int
-	started  bool
-	total    [2]int64
+	origin  Time  // the first time seen: start of bucket 0
+	head    int64 // number of the newest bucket: (time - origin) / width
+	hslot   int   // slot(head)
+	next    Time  // start of bucket head+1: a time before it is in the newest bucket (the smallest Time before the first)
+	started bool
+	total   [2]int64
 }
 
 // newRolling returns a window of n buckets of the given width.
 func newRolling(n int, width time.Duration) *rolling {
-	return &rolling{width: width, buckets: make([][2]int64, n)}
+	return &rolling{width: int64(width), buckets: make([][2]int64, n), next: math.MinInt64}
 }
 
 // advance moves the window so that its newest bucket holds now. Its fast path (now before
-// the start of the next bucket, the common case) is one time comparison: now.Before(next) is
-// exactly floorDiv(now-origin, width) <= head, which is what the slow path computes. When
-// next has no monotonic reading, Before compares the wall times, which is done here on the
-// Unix seconds and nanoseconds, inline: the call to Before was about a quarter of the cost
-// of a throttle's Admit.
-func (w *rolling) advance(now time.Time) {
-	if !w.fresh(now) {
+// the start of the next bucket, the common case) is one comparison of integers, which the
+// hot callers (add, Throttle.Admit) write out inline as "if now >= next { roll }".
+func (w *rolling) advance(now Time) {
+	if now >= w.next {
 		w.roll(now)
 	}
 }
 
-// fresh is advance's test of the wall times, small enough to be inlined: the hot callers (add,
-// Throttle.Admit) write advance out as "if !fresh { roll }", saving a call per attempt.
-func (w *rolling) fresh(now time.Time) bool {
-	s := now.Unix()
-	return w.wallNext && (s < w.nextSec || s == w.nextSec && now.Nanosecond() < w.nextNsec)
-}
-
-// roll is advance past its inline test of the wall times.
-func (w *rolling) roll(now time.Time) {
-	if w.hasNext && now.Before(w.next) {
-		return
-	}
+// roll is advance past its inline test.
+func (w *rolling) roll(now Time) {
 	if !w.started {
 		w.started, w.origin = true, now
 		w.setHead(0)
 		return
 	}
-	idx := floorDiv(int64(now.Sub(w.origin)), int64(w.width))
+	if now < w.next {
+		return
+	}
+	idx := floorDiv(int64(now-w.origin), w.width)
 	if idx <= w.head {
 		return
 	}
@@ -164,21 +156,20 @@ func (w *rolling) roll(now time.Time) {
 }
 
 // setHead makes bucket i the newest and caches its slot and the start of the bucket after it
-// (when (i+1)*width fits in a Duration).
+// (the largest Time when that does not fit).
 func (w *rolling) setHead(i int64) {
 	w.head, w.hslot = i, w.slot(i)
-	w.hasNext = i >= 0 && i < math.MaxInt64/int64(w.width)-1
-	w.wallNext = false
-	if w.hasNext {
-		w.next = w.origin.Add(time.Duration(i+1) * w.width)
-		w.wallNext = w.next == w.next.Round(0) // Round(0) strips a monotonic reading
-		w.nextSec, w.nextNsec = w.next.Unix(), w.next.Nanosecond()
+	w.next = Time(math.MaxInt64)
+	if i < math.MaxInt64/w.width-1 {
+		if d := Time((i + 1) * w.width); w.origin <= Time(math.MaxInt64)-d {
+			w.next = w.origin + d
+		}
 	}
 }
 
 // add counts a and b at time now.
-func (w *rolling) add(now time.Time, a, b int64) {
-	if !w.fresh(now) { // advance, inlined
+func (w *rolling) add(now Time, a, b int64) {
+	if now >= w.next { // advance, inlined
 		w.roll(now)
 	}
 	w.bump(a, b)
@@ -201,7 +192,7 @@ func (w *rolling) slot(i int64) int {
 }
 
 // sums returns the two totals over the window ending at now.
-func (w *rolling) sums(now time.Time) (a, b int64) {
+func (w *rolling) sums(now Time) (a, b int64) {
 	w.advance(now)
 	return w.total[0], w.total[1]
 }
@@ -214,7 +205,8 @@ func (w *rolling) totals() (a, b int64) { return w.total[0], w.total[1] }
 func (w *rolling) reset() {
 	clear(w.buckets)
 	w.total = [2]int64{}
-	w.started, w.hasNext, w.wallNext = false, false, false
+	w.started = false
+	w.next = math.MinInt64
 }
 
 // floorDiv is a/b rounded toward negative infinity (b > 0).

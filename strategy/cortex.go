@@ -51,6 +51,7 @@ var (
 	_ Strategy     = (*Cortex)(nil)
 	_ EngineHolder = (*Cortex)(nil)
 	_ Explainer    = (*Cortex)(nil)
+	_ Concurrent   = (*Cortex)(nil)
 )
 
 // NewCortex wraps an existing engine; its Name is "cortex". It returns an error if eng is nil.
@@ -129,21 +130,29 @@ func (c *Cortex) Name() string { return c.name }
 // Engine returns the wrapped engine; Cortex implements EngineHolder.
 func (c *Cortex) Engine() *engine.Engine { return c.eng }
 
-// Admit asks the engine's Admit for an original (retry 0): false when it sheds it
-// (SHED_LOW_PRIORITY). A scheduled retry was decided by Decide and always goes.
-func (c *Cortex) Admit(_ time.Time, priority, retry int) bool {
-	if retry > 0 {
-		return true
+// Admit asks the engine's Admit for an original (retry 0) and answers its refusal (engine.Reject,
+// SHED_LOW_PRIORITY) when it sheds it. A scheduled retry was decided by Decide and always goes.
+func (c *Cortex) Admit(_ Time, a Attempt) Admission {
+	if a.Retry > 0 {
+		return Admission{}
 	}
-	var d engine.Decision
-	c.eng.AdmitTo(&d, priority)
-	return d.Action == engine.Retry
+	var d engine.Decision // filled in place, as in Decide
+	c.eng.AdmitTo(&d, a.Priority)
+	if d.Action == engine.Retry {
+		return Admission{}
+	}
+	return Admission{Action: d.Action, Reason: d.Reason}
 }
 
-// Record feeds the outcome to the engine: Success and BadRequest as RecordSuccess, the rest as
-// RecordFailure, with the attempt's latency.
-func (c *Cortex) Record(_ time.Time, o Outcome, latency time.Duration, _ int) {
+// ConcurrentSafe declares Cortex safe for concurrent use (Concurrent).
+func (*Cortex) ConcurrentSafe() {}
+
+// Record feeds the outcome to the engine: Success and BadRequest as RecordSuccess, a Timeout
+// as RecordTimeout, the other failures as RecordFailure, with the attempt's latency; a Canceled
+// attempt is not recorded.
+func (c *Cortex) Record(_ Time, _ Attempt, o Outcome, latency time.Duration) {
 	switch {
+	case o == Canceled:
 	case o == Timeout:
 		c.eng.RecordTimeout(latency)
 	case o.Retryable():
@@ -158,17 +167,17 @@ func (c *Cortex) Record(_ time.Time, o Outcome, latency time.Duration, _ int) {
 // maps its Decision to a Verdict with the same Action, Delay (non-zero only for a retry) and
 // Reason. A BadRequest, not retryable, gets the engine's check 1: NotRetryable
 // "NOT_RETRYABLE", as from every strategy.
-func (c *Cortex) Decide(_ time.Time, priority, retry int, o Outcome) Verdict {
+func (c *Cortex) Decide(_ Time, a Attempt, o Outcome) Verdict {
 	var d engine.Decision // filled in place: a Decision returned by value is copied whole, which stalls
-	c.eng.DecideTo(&d, engine.Failure{Priority: priority, Attempt: retry, NotRetryable: !o.Retryable(), Timeout: o == Timeout})
+	c.eng.DecideTo(&d, engine.Failure{Priority: a.Priority, Attempt: a.Retry, NotRetryable: !o.Retryable(), Timeout: o == Timeout})
 	return Verdict{Retry: d.Action == engine.Retry, Delay: d.Delay, Action: d.Action, Reason: d.Reason}
 }
 
 // DecideExplained is Decide with what the engine's checks saw written into *x (nil is
 // allowed): the same verdict, the same state changes (engine.Engine.DecideExplained). Cortex
 // implements Explainer.
-func (c *Cortex) DecideExplained(_ time.Time, priority, retry int, o Outcome, x *engine.Explanation) Verdict {
-	d := c.eng.DecideExplained(engine.Failure{Priority: priority, Attempt: retry, NotRetryable: !o.Retryable(), Timeout: o == Timeout}, x)
+func (c *Cortex) DecideExplained(_ Time, a Attempt, o Outcome, x *engine.Explanation) Verdict {
+	d := c.eng.DecideExplained(engine.Failure{Priority: a.Priority, Attempt: a.Retry, NotRetryable: !o.Retryable(), Timeout: o == Timeout}, x)
 	return Verdict{Retry: d.Action == engine.Retry, Delay: d.Delay, Action: d.Action, Reason: d.Reason}
 }
 

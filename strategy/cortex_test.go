@@ -24,7 +24,7 @@ func newTestCortex(t *testing.T, seed uint64) (*Cortex, *engine.ManualClock) {
 func TestCortexRecord(t *testing.T) {
 	c, _ := newTestCortex(t, 1)
 	for _, o := range []Outcome{Success, BadRequest, Timeout, FastFail, ServerError, Throttled} {
-		c.Record(t0, o, 50*time.Millisecond, 0)
+		c.Record(t0, att(0, 0), o, 50*time.Millisecond)
 	}
 	snap := c.Engine().Snapshot()
 	assert.Equal(t, uint64(2), snap.Successes)
@@ -36,20 +36,20 @@ func TestCortexRecord(t *testing.T) {
 // retry 3, NOT_RETRYABLE for a BadRequest, and that the engine counted each decision.
 func TestCortexDecide(t *testing.T) {
 	c, _ := newTestCortex(t, 1)
-	v := c.Decide(t0, 9, 0, ServerError)
+	v := c.Decide(t0, att(9, 0), ServerError)
 	assert.True(t, v.Retry)
 	assert.Equal(t, engine.Retry, v.Action)
 	assert.NotEmpty(t, v.Reason)
 	assert.Positive(t, v.Delay)
 	assert.LessOrEqual(t, v.Delay, engine.DefaultConfig().BackoffMaxDelay)
 
-	v = c.Decide(t0, 9, 3, Timeout)
+	v = c.Decide(t0, att(9, 3), Timeout)
 	assert.Equal(t, engine.MaxRetriesExceeded, v.Action)
 	assert.False(t, v.Retry)
 	assert.Zero(t, v.Delay)
 	assert.NotEmpty(t, v.Reason)
 
-	assert.Equal(t, notRetryable(), c.Decide(t0, 9, 0, BadRequest))
+	assert.Equal(t, notRetryable(), c.Decide(t0, att(9, 0), BadRequest))
 
 	snap := c.Engine().Snapshot()
 	assert.Equal(t, uint64(1), snap.Decisions[engine.Retry])
@@ -63,10 +63,10 @@ func TestCortexSheds(t *testing.T) {
 	c, clk := newTestCortex(t, 1)
 	for range 200 {
 		clk.Advance(10 * time.Millisecond)
-		c.Record(clk.Now(), Timeout, 2*time.Second, 0)
+		c.Record(at(clk), att(0, 0), Timeout, 2*time.Second)
 	}
 	c.SetPending(800)
-	low := c.Decide(clk.Now(), 0, 0, Timeout)
+	low := c.Decide(at(clk), att(0, 0), Timeout)
 	assert.False(t, low.Retry, "priority 0 under full failure: %+v", low)
 	assert.NotEqual(t, engine.Retry, low.Action)
 	assert.NotEmpty(t, low.Reason)
@@ -78,9 +78,9 @@ func TestCortexSheds(t *testing.T) {
 func TestCortexSetPending(t *testing.T) {
 	c, _ := newTestCortex(t, 1)
 	c.SetPending(250)
-	c.Decide(t0, 9, 0, ServerError) // some engines refresh signals on decisions
+	c.Decide(t0, att(9, 0), ServerError) // some engines refresh signals on decisions
 	assert.InDelta(t, 250.0/float64(engine.DefaultConfig().QueueCapacity), c.Engine().Snapshot().Signals.Q, 1e-9)
-	assert.True(t, c.Admit(t0, 0, 0), "an idle service sheds nothing")
+	assert.True(t, c.Admit(t0, att(0, 0)).Admitted(), "an idle service sheds nothing")
 }
 
 // TestCortexUsesEnvConfigAndClock asserts that Env.Cortex is used (here a 1-retry limit) and
@@ -92,14 +92,14 @@ func TestCortexUsesEnvConfigAndClock(t *testing.T) {
 	env.Cortex = &cfg
 	s, err := New("cortex", env)
 	require.NoError(t, err)
-	assert.Equal(t, engine.MaxRetriesExceeded, s.Decide(t0, 9, 1, ServerError).Action)
+	assert.Equal(t, engine.MaxRetriesExceeded, s.Decide(t0, att(9, 1), ServerError).Action)
 	assert.Zero(t, cfg.Seed, "the caller's config is not modified")
 
 	// The circuit trips after failures sustained for 10 s of the manual clock.
 	clk := env.Clock.(*engine.ManualClock)
 	for range 400 {
 		clk.Advance(50 * time.Millisecond)
-		s.Record(clk.Now(), FastFail, time.Millisecond, 0)
+		s.Record(at(clk), att(0, 0), FastFail, time.Millisecond)
 	}
 	assert.Equal(t, engine.Open, s.(EngineHolder).Engine().Snapshot().Circuit)
 }
@@ -120,11 +120,11 @@ func TestCortexConcurrent(t *testing.T) {
 		go func() {
 			defer func() { done <- struct{}{} }()
 			for i := range each {
-				now := clk.Now()
+				now := at(clk)
 				c.SetPending(i)
-				if c.Admit(now, w, 0) {
-					c.Record(now, failures[i%len(failures)], time.Millisecond, i%4)
-					c.Decide(now, w, i%4, Timeout)
+				if c.Admit(now, att(w, 0)).Admitted() {
+					c.Record(now, att(0, i%4), failures[i%len(failures)], time.Millisecond)
+					c.Decide(now, att(w, i%4), Timeout)
 				}
 				clk.Advance(time.Millisecond)
 			}
@@ -148,7 +148,7 @@ func TestCortexTimeouts(t *testing.T) {
 		c, clk := newTestCortex(t, 1)
 		for range 200 {
 			clk.Advance(20 * time.Millisecond)
-			c.Record(t0, tc.o, 10*time.Millisecond, 0)
+			c.Record(t0, att(0, 0), tc.o, 10*time.Millisecond)
 		}
 		assert.Equal(t, tc.want, c.Engine().Snapshot().Circuit, "after 200 outcomes %v", tc.o)
 	}
@@ -157,10 +157,10 @@ func TestCortexTimeouts(t *testing.T) {
 		c, clk := newTestCortex(t, 1)
 		for i := range 40 { // a baseline of 10 ms, then successes ten times slower
 			clk.Advance(10 * time.Millisecond)
-			c.Record(t0, Success, time.Duration(1+9*(i/20))*10*time.Millisecond, 0)
+			c.Record(t0, att(0, 0), Success, time.Duration(1+9*(i/20))*10*time.Millisecond)
 		}
 		before := c.Engine().Snapshot().Tokens
-		v := c.Decide(t0, 10, 0, o)
+		v := c.Decide(t0, att(10, 0), o)
 		require.True(t, v.Retry, "%v", o)
 		return before - c.Engine().Snapshot().Tokens
 	}

@@ -106,10 +106,10 @@ func (*GRPC) Name() string { return "grpc" }
 func (g *GRPC) Tokens() float64 { return float64(g.tokens) / 1000 }
 
 // Admit always returns true.
-func (*GRPC) Admit(time.Time, int, int) bool { return true }
+func (*GRPC) Admit(Time, Attempt) Admission { return Admission{} }
 
 // Record adds TokenRatio after a success and takes 1 after a retryable failure.
-func (g *GRPC) Record(_ time.Time, o Outcome, _ time.Duration, _ int) {
+func (g *GRPC) Record(_ Time, _ Attempt, o Outcome, _ time.Duration) {
 	switch {
 	case o == Success:
 		g.tokens = min(g.max, g.tokens+g.ratio)
@@ -121,8 +121,8 @@ func (g *GRPC) Record(_ time.Time, o Outcome, _ time.Duration, _ int) {
 // Decide answers NotRetryable for a non-retryable outcome, MaxRetriesExceeded once retry >=
 // MaxAttempts-1, Reject "RETRY_THROTTLED" while tokens <= MaxTokens/2, and otherwise Retry
 // after the backoff.
-func (g *GRPC) Decide(_ time.Time, _, retry int, o Outcome) Verdict {
-	retry = clampRetry(retry)
+func (g *GRPC) Decide(_ Time, a Attempt, o Outcome) Verdict {
+	retry := clampRetry(a.Retry)
 	if v, ok := precheck(o, retry, g.cfg.MaxAttempts-1); !ok {
 		return v
 	}

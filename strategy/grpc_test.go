@@ -33,13 +33,13 @@ func TestGRPCTokens(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			g := must(NewGRPC(newRand(1), DefaultGRPCConfig()))
 			for i := range tt.failures {
-				g.Record(t0, failures[i%len(failures)], 0, 0)
+				g.Record(t0, att(0, 0), failures[i%len(failures)], 0)
 			}
 			for range tt.successes {
-				g.Record(t0, Success, 0, 0)
+				g.Record(t0, att(0, 0), Success, 0)
 			}
 			assert.Equal(t, tt.tokens, g.Tokens(), "tokens are kept exactly")
-			v := g.Decide(t0, 5, 0, ServerError)
+			v := g.Decide(t0, att(5, 0), ServerError)
 			assert.Equal(t, tt.retry, v.Retry)
 			if !tt.retry {
 				assert.Equal(t, Verdict{Action: engine.Reject, Reason: "RETRY_THROTTLED"}, v)
@@ -51,9 +51,9 @@ func TestGRPCTokens(t *testing.T) {
 // TestGRPCBadRequestKeepsTokens asserts that a non-retryable failure does not change the tokens.
 func TestGRPCBadRequestKeepsTokens(t *testing.T) {
 	g := must(NewGRPC(newRand(1), DefaultGRPCConfig()))
-	g.Record(t0, ServerError, 0, 0)
+	g.Record(t0, att(0, 0), ServerError, 0)
 	for range 10 {
-		g.Record(t0, BadRequest, 0, 0)
+		g.Record(t0, att(0, 0), BadRequest, 0)
 	}
 	assert.Equal(t, 9.0, g.Tokens())
 }
@@ -69,14 +69,14 @@ func TestGRPCBackoff(t *testing.T) {
 		800 * time.Millisecond, time.Second, time.Second}
 	for n, ceiling := range ceilings {
 		for range 300 {
-			v := g.Decide(t0, 5, n, Timeout)
+			v := g.Decide(t0, att(5, n), Timeout)
 			require.True(t, v.Retry)
 			assert.Less(t, v.Delay, ceiling, "retry %d", n)
 		}
 	}
 	d := must(NewGRPC(newRand(9), DefaultGRPCConfig()))
-	assert.True(t, d.Decide(t0, 5, 2, Timeout).Retry)
-	assert.Equal(t, maxRetriesExceeded(), d.Decide(t0, 5, 3, Timeout))
+	assert.True(t, d.Decide(t0, att(5, 2), Timeout).Retry)
+	assert.Equal(t, maxRetriesExceeded(), d.Decide(t0, att(5, 3), Timeout))
 }
 
 // TestGRPCConfigValidate asserts that each invalid field is reported by name.

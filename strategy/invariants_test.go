@@ -10,8 +10,8 @@ import (
 	"github.com/cortex-tui/cortex-tui/engine"
 )
 
-// allOutcomes lists every outcome, Success included.
-var allOutcomes = []Outcome{Success, Timeout, FastFail, ServerError, Throttled, BadRequest}
+// allOutcomes lists every outcome, Success and Canceled included.
+var allOutcomes = []Outcome{Success, Timeout, FastFail, ServerError, Throttled, BadRequest, Canceled}
 
 // checkVerdict reports what is wrong with a verdict for a failed attempt with outcome o and
 // retry index retry, or "" if nothing is. The strategy's registered footprint bounds its
@@ -37,7 +37,8 @@ func checkVerdict(v Verdict, o Outcome, retry int, fp Footprint) string {
 }
 
 // drive runs a strategy through steps derived from ops (one byte per step: time step, outcome,
-// retry index and priority) and returns the first broken invariant, or "".
+// retry index and priority) as a client would call it: Admit, and only for an admitted attempt
+// one Record, then Decide for a failure. It returns the first broken invariant, or "".
 func drive(s Strategy, clk *engine.ManualClock, ops []byte) string {
 	fp, ok := FootprintOf(s.Name())
 	if !ok {
@@ -50,24 +51,49 @@ func drive(s Strategy, clk *engine.ManualClock, ops []byte) string {
 			step = -step
 		}
 		clk.Advance(step)
-		now := clk.Now()
-		retry := int(op>>6) + (i & 1) // 0..4
+		now := at(clk)
 		o := allOutcomes[int(op)%len(allOutcomes)]
-		prio := int(op) % 12
+		a := Attempt{Priority: int(op) % 12, Retry: int(op>>6) + (i & 1)} // retry 0..4
+		if op&0x30 == 0x10 {
+			a.Deadline = now.Add(time.Duration(op) * 100 * time.Millisecond)
+		}
 		s.SetPending(int(op))
-		if !s.Admit(now, prio, retry) {
+		adm := s.Admit(now, a)
+		if msg := checkAdmission(adm); msg != "" {
+			return msg
+		}
+		if !adm.Admitted() {
 			continue
 		}
-		s.Record(now, o, time.Duration(op)*time.Millisecond, retry)
-		if o == Success {
+		s.Record(now, a, o, time.Duration(op)*time.Millisecond)
+		if msg := checkState(s); msg != "" {
+			return msg
+		}
+		if !o.Retryable() && o != BadRequest {
 			continue
 		}
-		if msg := checkVerdict(s.Decide(now, prio, retry, o), o, retry, fp); msg != "" {
+		if msg := checkVerdict(s.Decide(now, a, o), o, a.Retry, fp); msg != "" {
 			return msg
 		}
 		if msg := checkState(s); msg != "" {
 			return msg
 		}
+	}
+	return ""
+}
+
+// checkAdmission reports what is wrong with an Admission, or "": a refusal is Reject or
+// CircuitOpen with a reason and no wait; a hold has a reason and a wait of at most MaxDelay.
+func checkAdmission(a Admission) string {
+	switch {
+	case a.Refused() && a.Action != engine.Reject && a.Action != engine.CircuitOpen:
+		return "a refusal that is neither Reject nor CircuitOpen"
+	case a.Refused() && (a.Reason == "" || a.Wait != 0):
+		return "a refusal without a reason, or with a wait"
+	case a.Held() && (a.Reason == "" || a.Wait > MaxDelay):
+		return "a hold without a reason, or longer than MaxDelay"
+	case a.Admitted() && (a.Reason != "" || a.Wait != 0):
+		return "an admission with a reason or a negative wait"
 	}
 	return ""
 }
@@ -91,10 +117,12 @@ func checkState(s Strategy) string {
 	return ""
 }
 
-// TestInvariants asserts, for every strategy over long random call sequences, that verdicts are
-// consistent (Retry iff Action Retry, a reason always, delays in [0, 30 s] and within the
-// registered footprint, zero on a refusal, the footprint's retry limit and NOT_RETRYABLE
-// respected) and that quotas, tokens and probabilities stay in range.
+// TestInvariants asserts, for every strategy over long random call sequences, that admissions
+// are well formed (a refusal is Reject or CircuitOpen with a reason, a hold has a reason and a
+// bounded wait), that verdicts are consistent (Retry iff Action Retry, a reason always, delays
+// in [0, 30 s] and within the registered footprint, zero on a refusal, the footprint's retry
+// limit and NOT_RETRYABLE respected) and that quotas, tokens, probabilities and in-flight counts
+// stay in range.
 func TestInvariants(t *testing.T) {
 	for _, name := range Names() {
 		t.Run(name, func(t *testing.T) {

@@ -14,7 +14,13 @@ func init() {
 		build:     func(Env) (Strategy, error) { return NewNaive(), nil }})
 }
 
-var _ Strategy = (*Naive)(nil)
+var (
+	_ Strategy   = (*Naive)(nil)
+	_ Concurrent = (*Naive)(nil)
+)
+
+// ConcurrentSafe declares Naive safe for concurrent use (it has no state).
+func (*Naive) ConcurrentSafe() {}
 
 // NewNaive returns the naive strategy.
 func NewNaive() *Naive { return &Naive{} }
@@ -23,15 +29,15 @@ func NewNaive() *Naive { return &Naive{} }
 func (*Naive) Name() string { return "naive" }
 
 // Admit always returns true.
-func (*Naive) Admit(time.Time, int, int) bool { return true }
+func (*Naive) Admit(Time, Attempt) Admission { return Admission{} }
 
 // Record does nothing: naive keeps no state.
-func (*Naive) Record(time.Time, Outcome, time.Duration, int) {}
+func (*Naive) Record(Time, Attempt, Outcome, time.Duration) {}
 
 // Decide answers NotRetryable for a non-retryable outcome, MaxRetriesExceeded once retry >= 3,
 // and otherwise Retry with no delay.
-func (*Naive) Decide(_ time.Time, _, retry int, o Outcome) Verdict {
-	if v, ok := precheck(o, clampRetry(retry), DefaultMaxRetries); !ok {
+func (*Naive) Decide(_ Time, a Attempt, o Outcome) Verdict {
+	if v, ok := precheck(o, clampRetry(a.Retry), DefaultMaxRetries); !ok {
 		return v
 	}
 	return retryAfter(0)

@@ -24,8 +24,8 @@ func TestNaiveRetriesAtOnce(t *testing.T) {
 	s := NewNaive()
 	for _, tt := range tests {
 		for _, o := range failures {
-			assert.Equal(t, tt.want, s.Decide(t0, 5, tt.retry, o), "retry %d outcome %d", tt.retry, o)
+			assert.Equal(t, tt.want, s.Decide(t0, att(5, tt.retry), o), "retry %d outcome %d", tt.retry, o)
 		}
 	}
-	assert.True(t, s.Admit(t0, 0, 3))
+	assert.True(t, s.Admit(t0, att(0, 3)).Admitted())
 }

@@ -17,7 +17,13 @@ func init() {
 		build:     func(Env) (Strategy, error) { return NewNone(), nil }})
 }
 
-var _ Strategy = (*None)(nil)
+var (
+	_ Strategy   = (*None)(nil)
+	_ Concurrent = (*None)(nil)
+)
+
+// ConcurrentSafe declares None safe for concurrent use (it has no state).
+func (*None) ConcurrentSafe() {}
 
 // NewNone returns the none strategy.
 func NewNone() *None { return &None{} }
@@ -26,14 +32,14 @@ func NewNone() *None { return &None{} }
 func (*None) Name() string { return "none" }
 
 // Admit always returns true.
-func (*None) Admit(time.Time, int, int) bool { return true }
+func (*None) Admit(Time, Attempt) Admission { return Admission{} }
 
 // Record does nothing: none keeps no state.
-func (*None) Record(time.Time, Outcome, time.Duration, int) {}
+func (*None) Record(Time, Attempt, Outcome, time.Duration) {}
 
 // Decide answers NotRetryable ("NOT_RETRYABLE") for a non-retryable outcome and Reject
 // ("NO_RETRIES") for any other.
-func (*None) Decide(_ time.Time, _, _ int, o Outcome) Verdict {
+func (*None) Decide(_ Time, _ Attempt, o Outcome) Verdict {
 	if !o.Retryable() {
 		return notRetryable()
 	}

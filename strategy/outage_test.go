@@ -13,7 +13,7 @@ import (
 
 // retryEvent is a retry scheduled by a verdict.
 type retryEvent struct {
-	at    time.Time
+	at    Time
 	retry int
 }
 
@@ -22,7 +22,7 @@ type retryQueue []retryEvent
 
 // Len, Less, Swap, Push and Pop implement heap.Interface.
 func (q retryQueue) Len() int           { return len(q) }
-func (q retryQueue) Less(i, j int) bool { return q[i].at.Before(q[j].at) }
+func (q retryQueue) Less(i, j int) bool { return q[i].at < q[j].at }
 func (q retryQueue) Swap(i, j int)      { q[i], q[j] = q[j], q[i] }
 func (q *retryQueue) Push(x any)        { *q = append(*q, x.(retryEvent)) }
 func (q *retryQueue) Pop() any {
@@ -33,28 +33,34 @@ func (q *retryQueue) Pop() any {
 }
 
 // outage drives one client through a total outage: an original every 10 ms for 60 s, every
-// attempt answered FastFail at once, retries sent when their verdict says. It returns the
-// originals that arrived, the attempts the strategy let through, and the retries among them.
+// attempt answered FastFail at once, retries sent when their verdict says, a held attempt asked
+// again after its wait. It returns the originals that arrived, the attempts the strategy let
+// through, and the retries among them.
 func outage(s Strategy, clk *engine.ManualClock) (originals, sent, retries int) {
 	var q retryQueue
-	send := func(at time.Time, retry int) {
-		clk.Set(at)
+	send := func(at Time, retry int) {
+		clk.Set(wallAt(at))
 		s.SetPending(q.Len())
-		if !s.Admit(at, 5, retry) {
+		adm := s.Admit(at, att(5, retry))
+		if adm.Held() {
+			heap.Push(&q, retryEvent{at.Add(adm.Wait), retry})
+			return
+		}
+		if adm.Refused() {
 			return
 		}
 		sent++
 		if retry > 0 {
 			retries++
 		}
-		s.Record(at, FastFail, time.Millisecond, retry)
-		if v := s.Decide(at, 5, retry, FastFail); v.Retry {
+		s.Record(at, att(5, retry), FastFail, time.Millisecond)
+		if v := s.Decide(at, att(5, retry), FastFail); v.Retry {
 			heap.Push(&q, retryEvent{at.Add(v.Delay), retry + 1})
 		}
 	}
 	end := t0.Add(60 * time.Second)
-	for next := t0; next.Before(end); next = next.Add(10 * time.Millisecond) {
-		for q.Len() > 0 && !q[0].at.After(next) {
+	for next := t0; next < end; next = next.Add(10 * time.Millisecond) {
+		for q.Len() > 0 && q[0].at <= next {
 			e := heap.Pop(&q).(retryEvent)
 			send(e.at, e.retry)
 		}

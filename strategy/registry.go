@@ -22,7 +22,7 @@ type EngineHolder interface {
 // strategies): DecideExplained decides exactly as Decide, and also fills *x (nil allowed). The
 // simulator calls it instead of Decide only while a reader keeps the recent decisions.
 type Explainer interface {
-	DecideExplained(now time.Time, priority, retry int, o Outcome, x *engine.Explanation) Verdict
+	DecideExplained(now Time, a Attempt, o Outcome, x *engine.Explanation) Verdict
 }
 
 // entry is one strategy of the catalog, as its file registers it.

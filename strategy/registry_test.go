@@ -17,7 +17,7 @@ import (
 
 // testEnv returns an Env with a manual clock at t0 and a random source seeded with seed.
 func testEnv(seed uint64) Env {
-	return Env{Clock: engine.NewManualClock(t0), Rand: newRand(seed)}
+	return Env{Clock: engine.NewManualClock(wall0), Rand: newRand(seed)}
 }
 
 // TestNames asserts the catalog order the CLI and the dashboard show (the CORTEX strategies
@@ -135,26 +135,31 @@ func TestEveryStrategyRefusesBadRequest(t *testing.T) {
 		s, err := New(name, testEnv(1))
 		require.NoError(t, err)
 		for retry := -1; retry < 6; retry++ {
-			v := s.Decide(t0, 5, retry, BadRequest)
+			v := s.Decide(t0, att(5, retry), BadRequest)
 			assert.Equal(t, Verdict{Action: engine.NotRetryable, Reason: "NOT_RETRYABLE"}, v, "%s retry %d", name, retry)
 		}
 	}
 }
 
 // script drives a strategy through a fixed sequence of attempts, outcomes and decisions on
-// the env's clock and returns what it answered.
-func script(s Strategy, clk *engine.ManualClock) (admits []bool, verdicts []Verdict) {
+// the env's clock, as a client would (only an admitted attempt is recorded and decided), and
+// returns what it answered.
+func script(s Strategy, clk *engine.ManualClock) (admits []Admission, verdicts []Verdict) {
 	outcomes := []Outcome{Success, Timeout, ServerError, FastFail, Success, Throttled, Timeout}
 	for i := range 400 {
 		clk.Advance(37 * time.Millisecond)
-		now := clk.Now()
-		retry := i % 4
+		now := at(clk)
+		a := Attempt{Priority: i % 11, Retry: i % 4, Deadline: now.Add(time.Duration(i%7) * time.Second)}
 		s.SetPending(i % 50)
-		admits = append(admits, s.Admit(now, i%11, retry))
+		adm := s.Admit(now, a)
+		admits = append(admits, adm)
+		if !adm.Admitted() {
+			continue
+		}
 		o := outcomes[i%len(outcomes)]
-		s.Record(now, o, time.Duration(i%200)*time.Millisecond, retry)
+		s.Record(now, a, o, time.Duration(i%200)*time.Millisecond)
 		if o != Success {
-			verdicts = append(verdicts, s.Decide(now, i%11, retry, o))
+			verdicts = append(verdicts, s.Decide(now, a, o))
 		}
 	}
 	return admits, verdicts
@@ -167,9 +172,9 @@ func script(s Strategy, clk *engine.ManualClock) (admits []bool, verdicts []Verd
 func TestDeterminism(t *testing.T) {
 	for _, name := range Names() {
 		t.Run(name, func(t *testing.T) {
-			run := func(seed uint64) ([]bool, []Verdict, int) {
+			run := func(seed uint64) ([]Admission, []Verdict, int) {
 				src := &countingSource{Source: rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)}
-				env := Env{Clock: engine.NewManualClock(t0), Rand: rand.New(src)}
+				env := Env{Clock: engine.NewManualClock(wall0), Rand: rand.New(src)}
 				s, err := New(name, env)
 				require.NoError(t, err)
 				admits, verdicts := script(s, env.Clock.(*engine.ManualClock))

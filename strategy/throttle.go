@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"time"
+
+	"github.com/cortex-tui/cortex-tui/engine"
 )
 
 // ThrottleConfig configures client-side adaptive throttling.
@@ -84,7 +86,7 @@ func (*Throttle) Name() string { return "throttle" }
 
 // Probability returns the local rejection probability p over the window ending at now, in
 // [0, 1). It moves the window to now (older buckets expire) but counts nothing.
-func (t *Throttle) Probability(now time.Time) float64 {
+func (t *Throttle) Probability(now Time) float64 {
 	t.window.advance(now)
 	return t.probability()
 }
@@ -102,19 +104,23 @@ func (t *Throttle) probability() float64 {
 }
 
 // Admit counts the attempt as a request and refuses it with probability p (one draw from the
-// random source, made only when p > 0). The window is moved to now once, for p and the count.
-func (t *Throttle) Admit(now time.Time, _, _ int) bool {
-	if !t.window.fresh(now) { // advance, inlined
+// random source, made only when p > 0): engine.Reject, reason ADAPTIVE_THROTTLE. The window is
+// moved to now once, for p and the count.
+func (t *Throttle) Admit(now Time, _ Attempt) Admission {
+	if now >= t.window.next { // advance, inlined
 		t.window.roll(now)
 	}
 	p := t.probability()
 	t.window.bump(1, 0)
-	return p == 0 || t.rnd.Float64() >= p
+	if p == 0 || t.rnd.Float64() >= p {
+		return Admission{}
+	}
+	return Admission{Action: engine.Reject, Reason: ReasonAdaptiveThrottle}
 }
 
 // Record counts a success or a BadRequest as an accept; other outcomes add nothing (the
 // attempt was counted as a request by Admit).
-func (t *Throttle) Record(now time.Time, o Outcome, _ time.Duration, _ int) {
+func (t *Throttle) Record(now Time, _ Attempt, o Outcome, _ time.Duration) {
 	if o == Success || o == BadRequest {
 		t.window.add(now, 0, 1)
 	}
@@ -122,8 +128,8 @@ func (t *Throttle) Record(now time.Time, o Outcome, _ time.Duration, _ int) {
 
 // Decide answers NotRetryable for a non-retryable outcome, MaxRetriesExceeded once retry >=
 // MaxRetries, and otherwise Retry after the full-jitter backoff (Admit may still refuse it).
-func (t *Throttle) Decide(_ time.Time, _, retry int, o Outcome) Verdict {
-	retry = clampRetry(retry)
+func (t *Throttle) Decide(_ Time, a Attempt, o Outcome) Verdict {
+	retry := clampRetry(a.Retry)
 	if v, ok := precheck(o, retry, t.cfg.Backoff.MaxRetries); !ok {
 		return v
 	}

@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/cortex-tui/cortex-tui/engine"
 )
 
 // TestThrottleProbability asserts p = max(0, (requests - 2*accepts) / (requests + 1)) against
@@ -25,10 +27,10 @@ func TestThrottleProbability(t *testing.T) {
 	for _, tt := range tests {
 		s := must(NewThrottle(newRand(1), DefaultThrottleConfig()))
 		for range tt.requests {
-			s.Admit(t0, 5, 0)
+			s.Admit(t0, att(5, 0)).Admitted()
 		}
 		for range tt.accepts {
-			s.Record(t0, Success, time.Millisecond, 0)
+			s.Record(t0, att(0, 0), Success, time.Millisecond)
 		}
 		assert.InDelta(t, tt.want, s.Probability(t0), 1e-12, "%d requests, %d accepts", tt.requests, tt.accepts)
 	}
@@ -40,9 +42,9 @@ func TestThrottleAccepts(t *testing.T) {
 	for _, o := range []Outcome{Success, BadRequest, Timeout, FastFail, ServerError, Throttled} {
 		s := must(NewThrottle(newRand(1), DefaultThrottleConfig()))
 		for range 10 {
-			s.Admit(t0, 5, 0)
+			s.Admit(t0, att(5, 0)).Admitted()
 		}
-		s.Record(t0, o, 0, 0)
+		s.Record(t0, att(0, 0), o, 0)
 		want := 10.0 / 11 // no accept
 		if o == Success || o == BadRequest {
 			want = 8.0 / 11
@@ -52,21 +54,22 @@ func TestThrottleAccepts(t *testing.T) {
 }
 
 // TestThrottleRefuses asserts that Admit always admits while p = 0, refuses most attempts when
-// the backend accepts nothing (p near 1), counts refused attempts as requests, and forgets
-// after the 2-minute window.
+// the backend accepts nothing (p near 1: each refusal a Reject ADAPTIVE_THROTTLE), counts
+// refused attempts as requests, and forgets after the 2-minute window.
 func TestThrottleRefuses(t *testing.T) {
 	s := must(NewThrottle(newRand(5), DefaultThrottleConfig()))
 	for range 1000 {
-		s.Record(t0, Success, 0, 0)
+		s.Record(t0, att(0, 0), Success, 0)
 	}
 	for i := range 1000 {
-		require.True(t, s.Admit(t0, 5, 0), "attempt %d with p = 0", i)
+		require.True(t, s.Admit(t0, att(5, 0)).Admitted(), "attempt %d with p = 0", i)
 	}
 
 	s = must(NewThrottle(newRand(5), DefaultThrottleConfig()))
 	refused := 0
 	for range 1000 {
-		if !s.Admit(t0, 5, 0) {
+		if adm := s.Admit(t0, att(5, 0)); !adm.Admitted() {
+			require.Equal(t, Refuse(engine.Reject, ReasonAdaptiveThrottle), adm)
 			refused++
 		}
 	}
@@ -81,10 +84,10 @@ func TestThrottleRefuses(t *testing.T) {
 // TestThrottleRetries asserts that Decide retries with the full-jitter backoff up to 3 times.
 func TestThrottleRetries(t *testing.T) {
 	s := must(NewThrottle(newRand(1), DefaultThrottleConfig()))
-	v := s.Decide(t0, 5, 1, Timeout)
+	v := s.Decide(t0, att(5, 1), Timeout)
 	require.True(t, v.Retry)
 	assert.Less(t, v.Delay, 200*time.Millisecond)
-	assert.Equal(t, maxRetriesExceeded(), s.Decide(t0, 5, 3, Timeout))
+	assert.Equal(t, maxRetriesExceeded(), s.Decide(t0, att(5, 3), Timeout))
 }
 
 // TestThrottleConfigValidate asserts that each invalid field is reported by name.

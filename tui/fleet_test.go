@@ -68,7 +68,7 @@ func TestFleetPanel(t *testing.T) {
 	assert.Contains(t, view, "Fleet shop · FLEET")
 	assert.Contains(t, view, "fleet │")
 	assert.Contains(t, view, "3 members, 20 engines")
-	assert.Contains(t, view, "2 repaired", "the bad values the store repaired")
+	assert.Contains(t, view, "2 bad values repaired", "the bad values the store repaired")
 	golden.RequireEqual(t, view)
 
 	made.mu.Lock()

@@ -15,8 +15,9 @@ import (
 )
 
 // commandCalls returns the calls Redis counted for every command (INFO commandstats), the
-// commands its scripts ran included, and those of EVALSHA and EVAL alone.
-func commandCalls(b *testing.B, c *redis.Client) (all, scripts int64) {
+// commands its scripts ran included, and those of EVALSHA and EVAL alone, with the
+// microseconds Redis spent in those scripts.
+func commandCalls(b *testing.B, c *redis.Client) (all, scripts int64, usec float64) {
 	b.Helper()
 	info, err := c.Info(context.Background(), "commandstats").Result()
 	if err != nil {
@@ -34,15 +35,21 @@ func commandCalls(b *testing.B, c *redis.Client) (all, scripts int64) {
 		all += n
 		if name == "cmdstat_evalsha" || name == "cmdstat_eval" {
 			scripts += n
+			if _, u, ok := strings.Cut(rest, "usec="); ok {
+				x, _ := strconv.ParseFloat(u[:strings.IndexByte(u, ',')], 64)
+				usec += x
+			}
 		}
 	}
-	return all, scripts
+	return all, scripts, usec
 }
 
 // BenchmarkSyncRedis measures one sync of a member with the Redis store on a local
 // redis-server (five members publishing, each with a few latency bins per sync), and reports
 // the commands a sync sends (client-cmds/sync: one EVALSHA) and the commands Redis runs for it
-// (server-calls/sync, the script's own included). A member syncs every fleet.DefaultInterval
+// (server-calls/sync, the script's own included), the time Redis spent in the script
+// (redis-µs/sync, INFO commandstats) and the CPU time Redis used per sync, everything included
+// (redis-cpu-µs/sync, INFO cpu). A member syncs every fleet.DefaultInterval
 // (200 ms): five syncs a second per instance.
 func BenchmarkSyncRedis(b *testing.B) {
 	srv := startRedis(b)
@@ -64,7 +71,8 @@ func BenchmarkSyncRedis(b *testing.B) {
 	}
 	c := redis.NewClient(&redis.Options{Addr: srv.addr()})
 	defer c.Close()
-	all0, scripts0 := commandCalls(b, c)
+	all0, scripts0, usec0 := commandCalls(b, c)
+	cpu0 := redisCPU(b, c)
 	b.ReportAllocs()
 	b.ResetTimer()
 	n := 0
@@ -85,10 +93,13 @@ func BenchmarkSyncRedis(b *testing.B) {
 		n++
 	}
 	b.StopTimer()
-	all1, scripts1 := commandCalls(b, c)
+	all1, scripts1, usec1 := commandCalls(b, c)
+	cpu1 := redisCPU(b, c)
 	b.ReportMetric(float64(scripts1-scripts0)/float64(n), "client-cmds/sync")
 	b.ReportMetric(float64(all1-all0)/float64(n), "server-calls/sync")
 	b.ReportMetric(float64(scripts1-scripts0)/float64(n)*float64(time.Second/fleet.DefaultInterval), "client-cmds/s/instance")
+	b.ReportMetric((usec1-usec0)/float64(n), "redis-µs/sync")
+	b.ReportMetric((cpu1-cpu0)*1e6/float64(n), "redis-cpu-µs/sync")
 }
 
 // BenchmarkDecisionWhileRedisStalls measures ShouldRetry on a wall-clock engine whose member

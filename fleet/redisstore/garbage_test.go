@@ -2,6 +2,7 @@ package redisstore_test
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"strconv"
@@ -139,6 +140,17 @@ func (h *honest) close() {
 	}
 }
 
+// msgpack encodes numbers as a MessagePack array of float64s, as a second of the script's window
+// is stored (fewer than 16 of them).
+func msgpack(xs ...float64) string {
+	b := []byte{0x90 | byte(len(xs))}
+	for _, x := range xs {
+		b = append(b, 0xcb)
+		b = binary.BigEndian.AppendUint64(b, math.Float64bits(x))
+	}
+	return string(b)
+}
+
 // Asserts that the store cannot be steered by what is written into its keys: for each kind
 // of garbage written mid-run (the values of issue 21: free tokens of -1e308, +Inf or 1e308, a
 // refill time of 1e300, a credit of "abc", a second's failures of 9e18, a key of the wrong type,
@@ -182,8 +194,14 @@ func TestGarbageCannotSteer(t *testing.T) {
 		{"a second's failures 9e18", func() {
 			c := cur()
 			n, _ := strconv.ParseInt(c, 10, 64)
-			raw.HSet(ctx, state, "r"+strconv.FormatInt(n%60, 10), c+" 0 9000000000000000000 0 0|")
+			raw.HSet(ctx, state, "r"+strconv.FormatInt(n%60, 10), msgpack(float64(n), 0, 9e18, 0, 0))
 		}, false},
+		{"a second of text", func() { // the next seconds the short span drops
+			n, _ := strconv.ParseInt(cur(), 10, 64)
+			for d := int64(2); d <= 4; d++ {
+				raw.HSet(ctx, state, "r"+strconv.FormatInt((n-d)%60, 10), strconv.FormatInt(n-d, 10)+" 1 2 3 4")
+			}
+		}, true},
 		{"seconds not numbers", func() { // the next seconds the short span drops
 			n, _ := strconv.ParseInt(cur(), 10, 64)
 			for d := int64(2); d <= 4; d++ {

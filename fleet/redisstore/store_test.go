@@ -2,6 +2,10 @@ package redisstore_test
 
 import (
 	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -120,4 +124,65 @@ func TestCheck(t *testing.T) {
 	require.NoError(t, st.Check(context.Background()))
 	srv.Stop()
 	assert.ErrorIs(t, st.Check(context.Background()), redisstore.ErrUnreachable)
+}
+
+// commands returns the calls Redis has counted for every command but INFO (INFO commandstats):
+// a script's own commands included.
+func commands(t testing.TB, c *redis.Client) int64 {
+	t.Helper()
+	info, err := c.Info(context.Background(), "commandstats").Result()
+	require.NoError(t, err)
+	var all int64
+	for _, line := range strings.Split(info, "\n") {
+		name, rest, ok := strings.Cut(strings.TrimSpace(line), ":calls=")
+		if !ok || name == "cmdstat_info" {
+			continue
+		}
+		n, err := strconv.ParseInt(rest[:strings.IndexByte(rest, ',')], 10, 64)
+		require.NoError(t, err)
+		all += n
+	}
+	return all
+}
+
+// Asserts that a sync runs at most 20 commands inside Redis whatever happens in it: the seconds
+// advancing, a silent member's lease reclaimed, the running sums recomputed after a bad write,
+// and the leases reconciled (every 8 s); and about a dozen in the common case.
+func TestCommandsPerSync(t *testing.T) {
+	srv := startRedis(t)
+	st := srv.open(t, "cmds", fleet.Options{Budget: fleet.Budget{Capacity: 100, RefillRate: 10}, Expiry: 300 * time.Millisecond})
+	raw := redis.NewClient(&redis.Options{Addr: srv.addr()})
+	defer raw.Close()
+	ctx := context.Background()
+	sync := func(inst string) int64 {
+		r := engine.FleetReport{Window: time.Minute, Horizon: 5 * time.Second, Token: 1, Want: 2,
+			Counts: engine.FleetCounts{Successes: 9, Failures: 1}}
+		r.Latency.Counts[20], r.Latency.Sums[20] = 10, 10*2_000_000
+		var v engine.FleetView
+		before := commands(t, raw)
+		require.NoError(t, st.Sync(ctx, inst, &r, &v))
+		return commands(t, raw) - before - 1 // the script's own commands, the EVALSHA left out
+	}
+	var counts []int64
+	for i := range 10 {
+		counts = append(counts, sync(fmt.Sprintf("quiet-%d", i))) // members that then go silent
+	}
+	tm, err := raw.Time(ctx).Result()
+	require.NoError(t, err)
+	// Run until Redis's clock has crossed a multiple of 8 s (the reconcile) and two more seconds.
+	until := tm.Truncate(8 * time.Second).Add(8*time.Second + 2*time.Second)
+	for n := 0; ; n++ {
+		if n == 30 {
+			raw.HSet(ctx, redisstore.Keys("cmds")[0], "sum", "garbage")
+		}
+		counts = append(counts, sync("busy"))
+		if now, _ := raw.Time(ctx).Result(); now.After(until) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	slices.Sort(counts)
+	t.Logf("commands inside Redis per sync over %d syncs: median %d, max %d", len(counts), counts[len(counts)/2], counts[len(counts)-1])
+	assert.LessOrEqual(t, counts[len(counts)-1], int64(20), "at most 20 commands in one sync")
+	assert.LessOrEqual(t, counts[len(counts)/2], int64(12))
 }

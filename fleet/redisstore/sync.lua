@@ -4,8 +4,9 @@
 --   KEYS[1] state   (hash): the bucket (tokens, earned, out, last), the configuration (cfg,
 --                   desc), the window (cur: the second the sums are at; sum: the short span's
 --                   outcomes, spending and latency bins; lsum: the long span's outcomes; r<i>:
---                   the outcomes of one second, i = second mod long), bad (values repaired),
---                   rec (the last second the leases were reconciled)
+--                   the outcomes of second S with S mod long = i: S, successes, failures,
+--                   timeouts, spent, then (bin, count, sum) triples; each a MessagePack array),
+--                   bad (values repaired)
 --   KEYS[2] seen    (sorted set): instance -> its last sync (µs of Redis TIME)
 --   KEYS[3] members (hash): instance -> "held token" (its lease, the token it joined with)
 -- A sync reads a constant number of values whatever the window: the spans are rolling sums,
@@ -63,7 +64,7 @@ local sec = tonumber(tm[1])
 local now = sec * 1000000 + tonumber(tm[2])
 
 -- 1. The state.
-local st = call(KS, 'HMGET', KS, 'tokens', 'earned', 'out', 'last', 'cfg', 'cur', 'sum', 'lsum', 'bad', 'rec') or {}
+local st = call(KS, 'HMGET', KS, 'tokens', 'earned', 'out', 'last', 'cfg', 'cur', 'sum', 'lsum', 'bad') or {}
 local fresh = not st[1] and not st[5]
 
 -- 2. Members: instances silent past the expiry, and ghosts whose last sync is in the future,
@@ -120,10 +121,10 @@ local recon = false
 if not fresh then
   out = num(st[3], 0, cap)
   if out == nil then out, recon, bad = 0, true, bad + 1 end
-  tokens = tonumber(st[1])
-  if tokens == nil or tokens ~= tokens then tokens, bad = 0, bad + 1
-  elseif tokens < 0 then tokens, bad = 0, bad + 1
-  elseif tokens > cap then tokens, bad = cap, bad + 1 end
+  -- free tokens that are not a number in [0, capacity] start full, as a bucket Redis lost
+  -- would (the leases then take their share back: free plus leased stay within the capacity)
+  tokens = num(st[1], 0, cap)
+  if tokens == nil then tokens, bad = cap, bad + 1 end
   credit = num(st[2], 0, math.max(1, rate))
   if credit == nil then credit, bad = 0, st[2] and bad + 1 or bad end
   last = num(st[4], now - 3600e6, now + 1e6)
@@ -144,27 +145,29 @@ local w = sec
 if cur and cur > sec then w = cur end
 local SH, LO = {s = 0, f = 0, t = 0, sp = 0, h = {}}, {s = 0, f = 0, t = 0}
 
--- parse reads "n1 n2 ...|b:c:u b:c:u" with head numbers before the bar (counts: whole numbers
--- up to 2^53, the last may be fractional with frac) and latency bins after it; nil when bad.
+-- parse reads a MessagePack array (cmsgpack, in C: a sync decodes and encodes a few of them):
+-- head numbers (counts: whole numbers up to 2^53, the last may be fractional with frac), then
+-- (bin, count, sum) triples of latency bins; nil when it is anything else.
 local function parse(v, head, frac)
   if type(v) ~= 'string' or #v > 8192 then return nil end
-  local a, b = string.match(v, '^([^|]*)|?(.*)$')
-  local x = {}
-  for word in string.gmatch(a, '%S+') do
-    local z = num(word, 0, MAXC)
-    if z == nil or (z ~= math.floor(z) and not (frac and #x == head - 1)) then return nil end
-    x[#x + 1] = z
+  local ok, x = pcall(cmsgpack.unpack, v)
+  if not ok or type(x) ~= 'table' then return nil end
+  local len = #x
+  if len < head or (len - head) % 3 ~= 0 then return nil end
+  local out = {}
+  for i = 1, head do
+    local z = x[i]
+    if type(z) ~= 'number' or z ~= z or z < 0 or z > MAXC or (z ~= math.floor(z) and not (frac and i == head)) then return nil end
+    out[i] = z
   end
-  if #x ~= head then return nil end
   local h = {}
-  local rest = string.gsub(b, '(%d+):(%d+):(%d+)', function(i, c, u)
-    i, c, u = tonumber(i), tonumber(c), tonumber(u)
-    if i >= nbins or c > MAXC or u > MAXC or h[i] then x = nil; return '' end
+  for j = head + 1, len, 3 do
+    local i, c, u = x[j], x[j + 1], x[j + 2]
+    if type(i) ~= 'number' or type(c) ~= 'number' or type(u) ~= 'number' or i ~= math.floor(i) or i < 0 or i >= nbins
+      or h[i] or not (c >= 0 and c <= MAXC) or not (u >= 0 and u <= MAXC) then return nil end
     h[i] = {c, u}
-    return ''
-  end)
-  if x == nil or string.find(rest, '%S') then return nil end
-  return x, h
+  end
+  return out, h
 end
 
 local recompute = false
@@ -343,12 +346,15 @@ end
 
 -- 9. Write back.
 local function fmt(x) return string.format('%.17g', x) end
-local function enc(e, head)
-  local b = {}
-  for i, cu in pairs(e.h) do
-    if cu[1] > 0 then b[#b + 1] = string.format('%d:%.0f:%.0f', i, cu[1], cu[2]) end
+local function enc(head, h)
+  local m = #head
+  for i, cu in pairs(h) do
+    if cu[1] > 0 then
+      head[m + 1], head[m + 2], head[m + 3] = i, cu[1], cu[2]
+      m = m + 3
+    end
   end
-  return head .. '|' .. table.concat(b, ' ')
+  return cmsgpack.pack(head)
 end
 if leave then
   redis.call('ZREM', KSEEN, inst)
@@ -361,9 +367,9 @@ else
 end
 total = total + bad
 local hset = {'HSET', KS, 'tokens', fmt(tokens), 'earned', fmt(credit), 'out', fmt(out), 'last', fmt(last),
-  'cur', string.format('%.0f', w), 'sum', enc(SH, string.format('%.0f %.0f %.0f %s', SH.s, SH.f, SH.t, fmt(SH.sp))),
-  'lsum', string.format('%.0f %.0f %.0f', LO.s, LO.f, LO.t), 'bad', string.format('%.0f', total),
-  'r' .. slot, enc(now_e, string.format('%.0f %.0f %.0f %.0f %s', w, now_e.s, now_e.f, now_e.t, fmt(now_e.sp)))}
+  'cur', string.format('%.0f', w), 'sum', enc({SH.s, SH.f, SH.t, SH.sp}, SH.h),
+  'lsum', cmsgpack.pack({LO.s, LO.f, LO.t}), 'bad', string.format('%.0f', total),
+  'r' .. slot, enc({w, now_e.s, now_e.f, now_e.t, now_e.sp}, now_e.h)}
 if not cfg or cfg ~= fp then
   local m = #hset
   hset[m + 1], hset[m + 2], hset[m + 3], hset[m + 4] = 'cfg', fp, 'desc', desc

@@ -1,6 +1,7 @@
 package redisstore
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -183,24 +185,57 @@ func (c *Conn) Kind() string {
 }
 
 // client returns go-redis's universal client for c: every dial, read and write bounded by
-// timeout, no retry inside a call (a failed sync is retried by the next tick, never by
-// blocking this one).
+// timeout, and at most one retry inside a call, at once, within the caller's deadline (a
+// pooled connection to a server that restarted fails once, and the retry takes another); a
+// Redis that does not answer fails the sync, which the next tick tries again.
 func (c *Conn) client(timeout time.Duration) redis.UniversalClient {
-	var tc *tls.Config
-	if c.TLS != nil {
-		tc = c.TLS.Clone()
-		if tc.ServerName == "" && !c.Cluster && c.Master == "" {
-			tc.ServerName, _, _ = net.SplitHostPort(c.Addrs[0])
-		}
-	}
 	return redis.NewUniversalClient(&redis.UniversalOptions{
 		Addrs: c.Addrs, Username: c.Username, Password: c.Password, DB: c.DB,
-		MasterName: c.Master, IsClusterMode: c.Cluster, TLSConfig: tc,
+		MasterName: c.Master, IsClusterMode: c.Cluster, Dialer: c.dialer(timeout),
 		DialTimeout: timeout, ReadTimeout: timeout, WriteTimeout: timeout,
-		ContextTimeoutEnabled: true, MaxRetries: -1, MaxRedirects: 3,
+		ContextTimeoutEnabled: true, MaxRetries: 1, MinRetryBackoff: -1, MaxRetryBackoff: -1, MaxRedirects: 3,
 		PoolSize: 4, DisableIdentity: true,
 	})
 }
+
+// dialer dials addr, with TLS when c has it (verifying the name of the host dialled unless the
+// configuration names another). A TLS connection keeps its socket reachable (checkedTLS), so
+// that go-redis's pool can tell, before using it, that the server closed it.
+func (c *Conn) dialer(timeout time.Duration) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		d := net.Dialer{Timeout: timeout, KeepAlive: 5 * time.Minute}
+		raw, err := d.DialContext(ctx, network, addr)
+		if err != nil || c.TLS == nil {
+			return raw, err
+		}
+		tc := c.TLS.Clone()
+		if tc.ServerName == "" {
+			tc.ServerName, _, _ = net.SplitHostPort(addr)
+		}
+		conn := tls.Client(raw, tc)
+		hs, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		if err := conn.HandshakeContext(hs); err != nil {
+			_ = raw.Close()
+			return nil, err
+		}
+		sc, ok := raw.(syscall.Conn)
+		if !ok {
+			return conn, nil
+		}
+		return &checkedTLS{Conn: conn, raw: sc}, nil
+	}
+}
+
+// checkedTLS is a TLS connection whose socket go-redis's pool may peek at (syscall.Conn) to see
+// that the peer closed it, which it cannot do through a *tls.Conn.
+type checkedTLS struct {
+	*tls.Conn
+	raw syscall.Conn
+}
+
+// SyscallConn returns the socket under the TLS connection.
+func (c *checkedTLS) SyscallConn() (syscall.RawConn, error) { return c.raw.SyscallConn() }
 
 // redact replaces every occurrence of secret in s.
 func redact(s, secret string) string {

@@ -1,7 +1,11 @@
-// Package redistest starts a real redis-server for tests: on a free loopback port, in a
-// temporary directory, with no persistence (no RDB, no AOF), so that a restart comes back
-// empty. A test without redis-server on its PATH skips with a message saying how to install
-// it; under CI=true it fails instead, never skips. Only tests import this package.
+// Package redistest starts real Redis servers for tests: a redis-server on a free loopback
+// port, in a temporary directory, with no persistence (no RDB, no AOF), so that a restart comes
+// back empty (Start, StartWith: a password, ACL users, other arguments); a TLS-only one with a CA
+// and a certificate generated for the test (StartTLS); a Redis Cluster of three masters
+// (StartCluster); a master and its replica watched by two Sentinels (StartSentinel). A test
+// without redis-server on its PATH skips with a message saying how to install it (and likewise
+// without redis-cli or redis-sentinel); under CI=true it fails instead, never skips. Only tests
+// import this package.
 package redistest
 
 import (
@@ -32,7 +36,8 @@ type Server struct {
 // reach it (its password, TLS), so that Restart can tell when it answers.
 type Options struct {
 	Args     []string    // more redis-server arguments ("--requirepass", "s3cret", ...)
-	Password string      // the default user's password, if Args set one
+	Password string      // the password readiness checks with, if Args set one
+	Username string      // the ACL user readiness checks with ("": default)
 	TLS      *tls.Config // a client TLS configuration when the server listens with TLS only
 	// PortArg is the argument that takes the server's port ("--port" by default; "--tls-port"
 	// for a TLS-only server, which then gets "--port 0").
@@ -97,7 +102,7 @@ func (s *Server) Restart(t testing.TB) {
 		_ = cmd.Wait()
 		close(done)
 	}(s.cmd, s.done)
-	c := redis.NewClient(&redis.Options{Addr: s.Addr(), MaxRetries: -1, Password: s.opts.Password, TLSConfig: s.opts.TLS})
+	c := redis.NewClient(&redis.Options{Addr: s.Addr(), MaxRetries: -1, Password: s.opts.Password, Username: s.opts.Username, TLSConfig: s.opts.TLS})
 	defer c.Close()
 	for range 500 {
 		if c.Ping(context.Background()).Err() == nil {
@@ -125,5 +130,13 @@ func (s *Server) Stop() {
 // Addr returns the server's address, 127.0.0.1:PORT.
 func (s *Server) Addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(s.port)) }
 
-// URL returns the server's URL, redis://127.0.0.1:PORT.
-func (s *Server) URL() string { return "redis://" + s.Addr() }
+// URL returns the server's URL, redis://127.0.0.1:PORT (rediss:// for a TLS-only server).
+func (s *Server) URL() string {
+	if s.opts.TLS != nil {
+		return "rediss://" + s.Addr()
+	}
+	return "redis://" + s.Addr()
+}
+
+// Dir returns the server's directory (its working directory, where it writes its files).
+func (s *Server) Dir() string { return s.dir }

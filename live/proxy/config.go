@@ -20,7 +20,10 @@ type Config struct {
 	// Target is the URL of the service behind the proxy, http or https, with a host. It is the
 	// only host the proxy ever contacts: every request is sent to its scheme and host, whatever
 	// URL or Host header the client used, and its path (if any) is the base of every request's
-	// path, its query merged into every request's query (httputil.ProxyRequest.SetURL).
+	// path, its query merged into every request's query (httputil.ProxyRequest.SetURL). Its
+	// user info (http://user:password@host/) is sent as HTTP basic authentication on every
+	// request that carries no Authorization header of its own, as http.Client does; it never
+	// appears in an error or a URL the proxy returns.
 	Target *url.URL
 	// Addr is the address to listen on, host:port. Port 0 picks a free port once, at Start;
 	// after an outage the proxy listens again on that same port. Default DefaultAddr.

@@ -99,7 +99,8 @@ func TestProxyStopsReadingBody(t *testing.T) {
 				}()
 			}
 			wg.Wait()
-			assert.Equal(t, int64(requests), p.Counters().Truncated)
+			// With the errors fault the 500 goes out before the proxy is done discarding.
+			eventually(t, func() bool { return p.Counters().Truncated == requests }, "every answer cut")
 			assert.LessOrEqual(t, read.Load(), int64(requests*(maxBody+slack)), "bytes read from the target")
 		})
 	}

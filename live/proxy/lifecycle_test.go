@@ -3,6 +3,7 @@ package proxy
 import (
 	"bufio"
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -420,4 +421,32 @@ func hijackAndClose(w http.ResponseWriter, _ *http.Request) {
 	if err == nil {
 		_ = conn.Close()
 	}
+}
+
+// Asserts that the target URL's user info is sent as basic authentication on requests that
+// carry none, that a request's own Authorization is left alone, and that the password appears
+// in no URL or error of the proxy's.
+func TestTargetUserInfo(t *testing.T) {
+	auth := make(chan string, 2)
+	o := newOrigin(t, func(w http.ResponseWriter, r *http.Request) { auth <- r.Header.Get("Authorization") })
+	tu := o.url(t)
+	tu.User = url.UserPassword("bob", "pa:ss")
+	p := startProxy(t, Config{Target: tu})
+	assert.NotContains(t, p.URL().String(), "pa:ss")
+	c := client(t)
+	require.NoError(t, get(c, p.URL().String(), wait).err)
+	assert.Equal(t, "Basic "+base64.StdEncoding.EncodeToString([]byte("bob:pa:ss")), <-auth)
+	req, err := http.NewRequest(http.MethodGet, p.URL().String(), nil)
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer mine")
+	resp, err := c.Do(req)
+	require.NoError(t, err)
+	require.NoError(t, resp.Body.Close())
+	assert.Equal(t, "Bearer mine", <-auth)
+
+	bad := *tu
+	bad.Scheme = "ftp"
+	_, err = New(Config{Target: &bad})
+	require.Error(t, err)
+	assert.NotContains(t, err.Error(), "pa:ss")
 }

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -66,6 +67,7 @@ const seed = 0x7072_6f78
 type Proxy struct {
 	cfg    Config
 	target *url.URL          // a copy of cfg.Target
+	auth   string            // the Authorization header of cfg.Target's user info, "" for none
 	base   http.RoundTripper // cfg.Transport or the default one, for CloseIdleConnections
 	guard  *guard            // base, refusing any URL but the target's
 	inj    *Injector         // the faults; its Outage hook is the proxy's outage
@@ -140,6 +142,7 @@ func New(cfg Config, opts ...Option) (*Proxy, error) {
 	p := &Proxy{
 		cfg:     cfg,
 		target:  &tu,
+		auth:    basicAuth(tu.User),
 		kick:    make(chan struct{}, 1),
 		closing: make(chan struct{}),
 		done:    make(chan struct{}),
@@ -279,7 +282,7 @@ func (p *Proxy) shutdown() {
 func (p *Proxy) serveLocked(ln net.Listener) {
 	lf := &life{down: make(chan struct{}), served: make(chan struct{})}
 	var rp http.Handler = &httputil.ReverseProxy{
-		Rewrite:      func(pr *httputil.ProxyRequest) { pr.SetURL(p.target) },
+		Rewrite:      p.rewrite,
 		Transport:    p.guard,
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) { p.upstreamError(w, r, err, lf) },
 		ErrorLog:     log.New(io.Discard, "", 0),
@@ -302,6 +305,25 @@ func (p *Proxy) serveLocked(ln net.Listener) {
 		defer close(lf.served)
 		_ = lf.srv.Serve(ln)
 	}()
+}
+
+// rewrite sends a request to the target: its URL's scheme and host, its path as the base of
+// the request's, its query merged, and its user info as basic authentication unless the
+// request carries an Authorization of its own (as http.Client does with a URL's user info).
+func (p *Proxy) rewrite(pr *httputil.ProxyRequest) {
+	pr.SetURL(p.target)
+	if p.auth != "" && pr.Out.Header.Get("Authorization") == "" {
+		pr.Out.Header.Set("Authorization", p.auth)
+	}
+}
+
+// basicAuth is the Authorization header value of user info u (RFC 7617), "" for none.
+func basicAuth(u *url.Userinfo) string {
+	if u == nil {
+		return ""
+	}
+	pass, _ := u.Password()
+	return "Basic " + base64.StdEncoding.EncodeToString([]byte(u.Username()+":"+pass))
 }
 
 // connState counts the open connections (http.Server.ConnState).

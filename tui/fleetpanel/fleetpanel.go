@@ -54,14 +54,18 @@ func (p *Model) render(fm *source.FleetMeta, cv *source.CortexView) (string, str
 	}
 	lines := []string{
 		st.Muted.Render("CPS ") + st.Bold.Render(common.FmtCPS(cps)) + st.Muted.Render(" fleet │ ") + st.Bold.Render(common.FmtCPS(h.LocalCPS)) + st.Muted.Render(" local"),
-		fmt.Sprintf("F %.2f · burn %.2f · held %.0f tokens", h.F, h.Burn, h.Held),
-		fmt.Sprintf("view %s old · %d members, %d engines", common.FmtAge(h.Age), h.Instances, h.Engines),
-		syncsLine(h),
-		st.Muted.Render(fmt.Sprintf("%s as %s", fm.Store, fm.Instance)),
+		fmt.Sprintf("F %.2f · burn %.2f · held %.0f", h.F, h.Burn, h.Held),
+		fmt.Sprintf("view %s · %s, %d engines", common.FmtAge(h.Age), plural(h.Instances, "member"), h.Engines),
+		fmt.Sprintf("syncs %d ok · %d failed", h.Syncs, h.Failures),
+	}
+	if h.Repaired > 0 {
+		lines = append(lines, st.FleetLocal.Render(plural(int(min(h.Repaired, 1<<31)), "bad value")+" repaired"))
 	}
 	if h.LastError != "" { // in place of the store's address, over the lines left
 		iw, _ := common.Inner(p.W, p.H)
-		lines = append(lines[:4], st.FleetLocal.Render(common.Wrap(h.LastError, max(iw, 1))))
+		lines = append(lines, st.FleetLocal.Render(common.Wrap(h.LastError, max(iw, 1))))
+	} else {
+		lines = append(lines, st.Muted.Render(fmt.Sprintf("%s as %s", fm.Store, fm.Instance)))
 	}
 	body := ""
 	for i, l := range lines {
@@ -73,11 +77,10 @@ func (p *Model) render(fm *source.FleetMeta, cv *source.CortexView) (string, str
 	return "Fleet " + fm.Name + " · " + mode, body
 }
 
-// syncsLine counts the syncs, and the bad values the store repaired once there are any.
-func syncsLine(h *source.FleetHealth) string {
-	l := fmt.Sprintf("syncs %d ok · %d failed", h.Syncs, h.Failures)
-	if h.Repaired > 0 {
-		l += fmt.Sprintf(" · %d repaired", h.Repaired)
+// plural is "1 member", "3 members".
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
 	}
-	return l
+	return fmt.Sprintf("%d %ss", n, what)
 }

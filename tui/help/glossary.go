@@ -52,6 +52,9 @@ var glossary = []glossarySection{
 		{"BUDGET_EXHAUSTED", "check 4: not enough tokens left for this priority"},
 		{"RETRY_THROTTLED", "grpc: its retry throttle's tokens are at half or less"},
 		{"NO_RETRIES", "none: the strategy never retries"},
+		{"LIMIT_EXCEEDED", "a concurrency limiter is at its limit: the attempt is refused before it is sent"},
+		{"ADAPTIVE_THROTTLE", "throttle: the attempt is refused before it is sent, with the adaptive throttling probability"},
+		{"RATE_LIMITED", "a client-side rate limiter has no token yet: the attempt is held, then asked about again"},
 	}},
 	{"Summary", []glossaryEntry{
 		{"success rate", "originals completed within their deadline over originals arrived"},
