@@ -1,6 +1,7 @@
 package live
 
 import (
+	"context"
 	"net/url"
 	"runtime"
 	"sync"
@@ -167,6 +168,40 @@ func TestHostileTargetCauses(t *testing.T) {
 			require.Len(t, told, 1, "told once")
 			assert.Contains(t, told[0], tc.told)
 			assert.Contains(t, told[0], "attempts fail as '"+tc.cause.String()+"'")
+		})
+	}
+}
+
+// Asserts that a run in real time against every behaviour of the hostile catalog ends within
+// a second of its duration: from Start to the return of Close (every request cancelled, every
+// goroutine of the run, its fleet and its proxy ended), whatever the target holds, trickles or
+// floods. Against a 1xx flood the proxy used to hold each request until its client gave up, and
+// with 8 MiB of headers per answer the run ended seconds late.
+func TestRunEndsOnTime(t *testing.T) {
+	const duration, slack = 500 * time.Millisecond, time.Second
+	for _, n := range hostile.Catalog {
+		t.Run(n.Name, func(t *testing.T) {
+			noLeaks(t)
+			_, u := hostileURL(t, n.Name)
+			scn := small()
+			scn.Timeout, scn.Deadline = 300*time.Millisecond, 2*time.Second
+			for i := range scn.Classes {
+				scn.Classes[i].Rate *= 4 // 200 requests/s, up to 4 attempts each
+			}
+			r, err := New(Config{Scenario: scn, Strategy: "naive", Duration: duration, Stack: ExternalStack(u, DefaultDrainLimit)})
+			if n.Name == "reset-on-accept" { // refused at once: a dead target is an error before the run
+				require.Error(t, err)
+				return
+			}
+			require.NoError(t, err)
+			start := time.Now()
+			r.Start(context.Background())
+			for !r.Done() {
+				r.Advance(0)
+				time.Sleep(5 * time.Millisecond)
+			}
+			require.NoError(t, r.Close())
+			assert.Less(t, time.Since(start), duration+slack)
 		})
 	}
 }
