@@ -125,13 +125,13 @@ func TestHostileTargetCauses(t *testing.T) {
 		cause source.FailureCause
 		told  string // in the EventTarget
 	}{
-		{"headers-8m", source.FailOversize, "more than 64 KiB of response headers"},
-		{"garbage", source.FailMalformed, "not valid HTTP (malformed HTTP status code"},
-		{"reset", source.FailReset, "closes or resets connections"},
-		{"redirect-loop", source.FailRedirect, "does not follow"},
-		{"cl-short", source.FailBody, "bodies break off"},
-		{"chunk-overflow", source.FailBody, "bodies break off"},
-		{"silent", source.FailTimeout, "does not answer within the attempt timeout (100ms)"},
+		{"headers-8m", source.FailOversize, "the target sends over 64 KiB of headers: attempts fail as 'oversize headers' (the proxy reads no more)"},
+		{"garbage", source.FailMalformed, "not valid HTTP: attempts fail as 'malformed' (malformed HTTP status code"},
+		{"reset", source.FailReset, "closes connections before a whole answer"},
+		{"redirect-loop", source.FailRedirect, "(not followed: point --target at the final URL)"},
+		{"cl-short", source.FailBody, "bodies break off after their head"},
+		{"chunk-overflow", source.FailBody, "bodies break off after their head"},
+		{"silent", source.FailTimeout, "does not answer in time: attempts fail as 'timeout' (no answer within 100ms)"},
 		{"retry-after", source.FailUnavailable, "answers 503"},
 		{"status-999", source.FailServerError, "answers 5xx"},
 		{"1xx-flood", source.FailMalformed, "too many 1xx informational responses"},

@@ -3,7 +3,10 @@
 # the maximum resident set size and the wall time of a headless run at full scale, and its exit
 # status. Prints one markdown table row per server.
 #
-#   internal/hostile/rss.sh BIN [NAME...]      (default: every behaviour of the catalog)
+#   internal/hostile/rss.sh BIN [NAME...]
+#
+# NAME is a behaviour of the catalog (default: every one, then the two scheme mismatches),
+# https-to-plain (an https:// URL to the plain "ok" server) or http-to-tls (http:// to "tls").
 #
 # RSS_SCENARIO (black-friday), RSS_DURATION (15s) and RSS_ARGS (extra flags) tune the run.
 set -euo pipefail
@@ -17,6 +20,7 @@ go build -o "$tmp/hostile" ./internal/hostile/cmd/hostile
 names=("$@")
 if [ ${#names[@]} -eq 0 ]; then
   mapfile -t names < <("$tmp/hostile" -list | awk '{print $1}')
+  names+=(https-to-plain http-to-tls)
 fi
 echo "| server | URL | max RSS | wall | exit |"
 echo "|---|---|---|---|---|"
