@@ -30,10 +30,14 @@ for name in "${names[@]}"; do
     https-to-plain) name=ok; scheme=https ;;
     http-to-tls) name=tls; scheme=http ;;
   esac
+  : > "$tmp/url"
   "$tmp/hostile" "$name" > "$tmp/url" 2> "$tmp/server.log" &
   srv=$!
-  for _ in $(seq 100); do [ -s "$tmp/url" ] && break; sleep 0.05; done
+  for _ in $(seq 600); do [ -s "$tmp/url" ] && break; sleep 0.05; done
   url=$(cat "$tmp/url")
+  if [ -z "$url" ]; then
+    echo "| $name | | the server did not start in 30 s | | |"; kill "$srv" 2>/dev/null || true; continue
+  fi
   if [ -n "$scheme" ]; then url="$scheme://${url#*://}"; fi
   set +e
   # shellcheck disable=SC2086
@@ -41,7 +45,10 @@ for name in "${names[@]}"; do
     --format json ${RSS_ARGS:-} > /dev/null 2> "$tmp/time.log"
   code=$?
   set -e
-  kill -INT "$srv"; wait "$srv" 2>/dev/null || true
+  kill -INT "$srv"
+  if ! wait "$srv"; then
+    echo "    hostile $name did not stop cleanly:" >&2; sed 's/^/    /' "$tmp/server.log" | head -60 >&2
+  fi
   rss=$(awk -F': ' '/Maximum resident set size/ {printf "%.0f MB", $2/1024}' "$tmp/time.log")
   wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {n=split($2,a,":"); s=0; for(i=1;i<=n;i++) s=s*60+a[i]; printf "%.2f s", s}' "$tmp/time.log")
   echo "| $name | ${url%%://*} | $rss | $wall | $code |"
