@@ -8,7 +8,6 @@ import (
 	"log"
 	"math"
 	"net/url"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -116,9 +115,6 @@ type livePlan struct {
 func planLive(io streams, o liveOptions) (livePlan, error) {
 	usage := func(format string, a ...any) error { return &exitError{code: 2, err: fmt.Errorf(format, a...)} }
 	name, file := o.scenario, o.scenarioFile
-	if file == "" && looksLikeFile(name) {
-		name, file = "", name
-	}
 	scn, err := loadScenario(name, file)
 	if err != nil {
 		return livePlan{}, err
@@ -163,15 +159,6 @@ func planLive(io streams, o liveOptions) (livePlan, error) {
 	p.cfg = live.Config{Scenario: scn, Strategy: strat, Seed: p.seed, Scale: p.scale, MaxRPS: o.maxRPS,
 		MaxInFlight: o.maxInFlight, Duration: o.duration}
 	return p, nil
-}
-
-// looksLikeFile reports whether a --scenario value names a file rather than a built-in.
-func looksLikeFile(s string) bool {
-	if !strings.HasSuffix(s, ".toml") && !strings.ContainsRune(s, os.PathSeparator) {
-		return false
-	}
-	_, err := os.Stat(s)
-	return err == nil
 }
 
 // stack returns the stack builder of a source of p running scn (the embedded target, scaled,

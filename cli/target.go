@@ -38,9 +38,6 @@ its address and serves until ctrl+c. Point any client at it, or cortex-tui live 
 			cfg := upstream.DefaultConfig()
 			if o.scenario != "" || o.scenarioFile != "" {
 				name, file := o.scenario, o.scenarioFile
-				if file == "" && looksLikeFile(name) {
-					name, file = "", name
-				}
 				scn, err := loadScenario(name, file)
 				if err != nil {
 					return err

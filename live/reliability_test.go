@@ -228,3 +228,36 @@ func TestPortTakenAfterOutage(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// Asserts that the crash event of a live run says what killed the embedded target, as the
+// simulator's does: the utilisation over the last second, above crash_factor, and how long it
+// had lasted (the target resets both clocks when it crashes; the event used to read the reset
+// ones: "utilisation 0.0x for 0s").
+func TestCrashEventSaysWhy(t *testing.T) {
+	noLeaks(t)
+	scn := small()
+	scn.Faults = nil
+	scn.Classes = []scenarios.Class{{Name: "payment", Priority: 9, Rate: 300}}
+	scn.Service = scenarios.Service{Workers: 2, ServiceTime: 20 * time.Millisecond, QueueLimit: 400, WarmStart: 0.3,
+		RefusalCost: 0.1, CrashFactor: 1.5, CrashAfter: 300 * time.Millisecond, RestartDelay: 5 * time.Second}
+	r, err := New(Config{Scenario: scn, Strategy: "none", Duration: 3 * time.Second,
+		Stack: EmbeddedStack(ScaledTarget(scn.Service, 1, 1))})
+	require.NoError(t, err)
+	r.Start(context.Background())
+	defer func() { require.NoError(t, r.Close()) }()
+	deadline := time.Now().Add(wait)
+	for !r.Done() {
+		require.True(t, time.Now().Before(deadline))
+		for _, s := range r.Advance(0) {
+			for _, e := range s.Events {
+				if e.Kind == source.EventService && e.Service.State == source.ServiceCrashed {
+					assert.Greater(t, e.Service.Utilisation, 1.5, "above crash_factor")
+					assert.GreaterOrEqual(t, e.Service.Overloaded, 300*time.Millisecond, "for crash_after")
+					return
+				}
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("the target never crashed")
+}
