@@ -81,7 +81,7 @@ func newRunCmd(io streams) *cobra.Command {
 	f.StringVar(&o.scenarioFile, "scenario-file", "", "path of a scenario TOML file")
 	f.StringVar(&o.strategy, "strategy", strategy.CortexName, "retry strategy: "+strings.Join(strategy.Names(), ", "))
 	f.Int64Var(&o.seed, "seed", 0, "random seed (default: the scenario's own)")
-	f.BoolVar(&o.headless, "headless", false, "run without the dashboard and print the result")
+	f.BoolVar(&o.headless, "headless", false, "run without the dashboard and print the result: the summary (--format table), the per-second rows (csv) or both (json)")
 	f.StringVar(&o.format, "format", "", "headless output: "+formatHelp(headlessFormats))
 	f.BoolVar(&o.guided, "guided", false, "pause the dashboard at each caption until space is pressed (for a demo)")
 	f.StringVar(&o.budget, "budget", "", budgetHelp+" (default: the scenario's own)")
