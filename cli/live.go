@@ -280,7 +280,7 @@ func runLive(cmd *cobra.Command, io streams, o liveOptions) error {
 		return err
 	}
 	scn := p.scn
-	opts := tui.Options{Keys: keys, Factory: srcs.build, Scenario: &scn, Strategy: p.strategy, Seed: p.seed}
+	opts := tui.Options{Keys: keys, Factory: srcs.build, Scenario: &scn, Strategy: p.strategy, Seed: p.seed, OnQuit: printResults(io.out)}
 	return startDashboard(cmd.Context(), opts, in, out)
 }
 

@@ -24,6 +24,7 @@ import (
 
 	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/keymap"
+	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/tui/common"
@@ -50,6 +51,11 @@ type Options struct {
 	LessonDone func(name string) error
 	// LessonsDone names the lessons the learner completed before (the picker marks them ✓).
 	LessonsDone map[string]bool
+	// OnQuit, when set, is called once the dashboard has ended and restored the terminal, with
+	// the result of every run it showed at the end (both sides of compare; none when no tick
+	// had run), as the export writes them: the command prints them, so that quitting never
+	// loses a run's numbers.
+	OnQuit func(results []report.Result)
 }
 
 // speeds are the selectable speed factors (virtual seconds per wall second).
