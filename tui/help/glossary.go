@@ -24,7 +24,7 @@ var glossary = []glossarySection{
 	{"Signals (each in 0..1)", []glossaryEntry{
 		{"F", "failures: the failure rate over the last 5 s or over the 60 s window, whichever is higher"},
 		{"L", "latency: how far the P99 latency is above the learned healthy P99, in units of 3 × the baseline P50 (1 at most)"},
-		{"Q", "queue: the queue depth over the queue capacity (in the simulator, the client's retries waiting out their delay)"},
+		{"Q", "retries waiting: the client's retries waiting out their delay, over the engine's queue capacity (1000, split over the clients)"},
 		{"B", "budget: the share of the retry budget spent, 1 - tokens / capacity"},
 		{"C", "circuit: CLOSED 0, HALF_OPEN 0.5, OPEN 1"},
 	}},
