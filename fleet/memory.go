@@ -94,7 +94,11 @@ func (m *Memory) Sync(_ context.Context, instance string, r *engine.FleetReport,
 	m.w.add(&b)
 
 	m.b.refill(m.opts.Budget, now)
-	g, lease := m.b.exchange(m.opts.Budget, old, b.held, b.ret, r, b.counts.Successes, b.earned)
+	n := len(m.members)
+	if mb == nil && !r.Leave {
+		n++
+	}
+	g, lease := m.b.exchange(m.opts.Budget, old, b.held, b.ret, r, b.counts.Successes, b.earned, n)
 	switch {
 	case r.Leave:
 		delete(m.members, instance)

@@ -199,9 +199,10 @@ func (b *bucket) refill(bd Budget, now int64) {
 
 // exchange records an instance's lease (old: its lease as the bucket knew it; held, ret: what
 // it holds and hands back, already bounded by old), credits what it returns and earned, and
-// grants what it wants (nothing when it leaves: its lease goes back whole); it returns the
-// grant and the instance's lease after the sync.
-func (b *bucket) exchange(bd Budget, old, held, ret float64, r *engine.FleetReport, successes uint64, earned float64) (g, lease float64) {
+// grants what it wants, at most twice its share of the capacity among members, or a tenth of
+// the free tokens when that is more (nothing when it leaves: its lease goes back whole); it
+// returns the grant and the instance's lease after the sync.
+func (b *bucket) exchange(bd Budget, old, held, ret float64, r *engine.FleetReport, successes uint64, earned float64, members int) (g, lease float64) {
 	c := bd.Capacity
 	b.out = min(c, max(0, b.out-old+held))
 	b.tokens = min(b.tokens, c-b.out)
@@ -209,7 +210,7 @@ func (b *bucket) exchange(bd Budget, old, held, ret float64, r *engine.FleetRepo
 	if bd.RefillPerSuccess > 0 && b.tokens+b.out < c {
 		b.earned = min(max(1, bd.RefillRate), b.earned+earned)
 	}
-	g = max(0, min(r.Want, c, b.tokens))
+	g = max(0, min(r.Want, c, b.tokens, max(2*c/float64(max(1, members)), b.tokens/10)))
 	if c == 0 || r.Leave {
 		g = 0
 	}
