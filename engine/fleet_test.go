@@ -319,33 +319,3 @@ func TestFleetNonsenseView(t *testing.T) {
 		assert.False(t, math.IsNaN(st.Burn) || math.IsNaN(st.F) || math.IsNaN(st.Held))
 	}
 }
-
-// Asserts that the smallest lease shrinks with the fleet: in a view of 500 members sharing 500
-// tokens an idle engine asks for half a token (half its share), not four, so the idle members
-// hold at most half the bucket; a retry refused for want of tokens still gets its price asked
-// for at the next sync.
-func TestFleetLeaseScalesWithTheFleet(t *testing.T) {
-	e, _ := newTestEngine(t, inFleet)
-	sync := func(v FleetView) FleetReport {
-		var r FleetReport
-		e.FleetReport(&r)
-		v.Held = r.Held + v.Granted
-		e.FleetApply(&r, &v)
-		return r
-	}
-	v := viewOf(10, 0, 20*time.Millisecond, 500, 500, 0)
-	v.Instances = 500
-	sync(v)
-	var r FleetReport
-	e.FleetReport(&r)
-	assert.InDelta(t, 0.5, r.Want, 1e-9, "500 tokens over twice 500 members")
-	v.Instances = 3
-	sync(v)
-	e.FleetReport(&r)
-	assert.InDelta(t, 4.0, r.Want, 1e-9, "a small fleet keeps the lease's minimum")
-	v.Instances = 500
-	sync(v)
-	assert.Equal(t, ReasonBudgetExhausted, e.ShouldRetry(10, 0, true).Reason)
-	e.FleetReport(&r)
-	assert.GreaterOrEqual(t, r.Want, 1.0, "the refused retry's price")
-}

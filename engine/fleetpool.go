@@ -15,7 +15,6 @@ type FleetPool struct {
 	need  float64 // the price of the costliest retry refused for want of leased tokens
 	last  float64 // tokens spent over the last applied report
 	cap   float64 // the fleet's capacity in the last view (0 before any)
-	n     int     // the fleet's members in the last view (0 before any)
 }
 
 // NewFleetPool returns an empty pool.
@@ -58,21 +57,14 @@ func (p *FleetPool) take(cost, tokens, leased, floor float64) bool {
 }
 
 // Report fills the lease side of *r (Spent, Return, Held, Want) for a pool whose smallest
-// lease is lease tokens: it asks for max(the smallest lease, twice what it spent over the last
-// sync interval, the price of the costliest retry refused for want of tokens), capped at the
-// capacity of the last view, and moves what it holds above twice that to Return. The smallest
-// lease is lease, or half the pool's share of the capacity when that is less (the capacity over
-// twice the fleet's members): in a fleet of many members the idle ones hold at most half the
-// bucket, and the busy ones lease the rest (500 members of a 500-token bucket hold half a token
-// each while idle, not four). With leave
+// lease is lease tokens: it asks for max(lease, twice what it spent over the last sync
+// interval, the price of the costliest retry refused for want of tokens), capped at the
+// capacity of the last view, and moves what it holds above twice that to Return. With leave
 // it hands its whole lease back instead (Held 0, Want 0, r.Leave set). Pass r to Apply once the
 // store answered; a report that failed stays pending and goes out with the next.
 func (p *FleetPool) Report(r *FleetReport, lease float64, leave bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.cap > 0 && p.n > 0 {
-		lease = min(lease, p.cap/float64(2*p.n))
-	}
 	target := max(lease, 2*p.last, p.need)
 	if p.cap > 0 {
 		target = min(target, p.cap)
@@ -103,7 +95,6 @@ func (p *FleetPool) Apply(r *FleetReport, v *FleetView) {
 	p.last = r.Spent
 	p.need = 0
 	p.cap = finite(v.Capacity)
-	p.n = max(0, v.Instances)
 	g := finite(v.Granted)
 	if excess := r.Held + g - finite(v.Held); excess > 0 {
 		p.held = max(0, p.held-excess)
