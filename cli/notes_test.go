@@ -60,6 +60,11 @@ var noSetupClaim = map[string]string{
 	"400 req/s from fifty pods against 500 req/s of capacity":        "the file's rates and capacity",
 	"Half the answers are 5xx for 30 s, and every retry is load":     "the file's fault and load; arithmetic",
 	"The query gets worse: +60 ms.":                                  "the file's fault (the queue's growth is checked below)",
+	"Evening: 150 plays/s and 50 prefetches/s against":               "the file's rates and capacity",
+	"An outage elsewhere is fixed: every device flushes":             "the file's class load: prefetch at 12x",
+	"750 req/s against 300, and still only 150 of them":              "arithmetic on the file's loads; a question",
+	"The backlog drains: prefetch falls back to its own rate":        "the file's class load",
+	"Compare play and prefetch: Netflix kept plays above 99.4%":      "what to compare; what Netflix reported",
 }
 
 // TestEveryNoteIsChecked asserts that no caption can promise what the run does not do: every

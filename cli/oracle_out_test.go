@@ -63,3 +63,12 @@ func TestOracleInOutputs(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, "oracle    none in a closed loop")
 }
+
+// TestScenariosShowsClassLoad asserts that `scenarios NAME` shows a class's own load points
+// beside its rate, and nothing for a class without.
+func TestScenariosShowsClassLoad(t *testing.T) {
+	code, out, errOut := execute("scenarios", "prefetch-spike")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "prefetch           priority  1, 50 req/s, its own load x1 at 60s, x12 at 65s, x12 at 110s, x1 at 130s\n")
+	assert.Contains(t, out, "play               priority  9, 150 req/s\n")
+}

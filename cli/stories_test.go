@@ -403,7 +403,7 @@ func storyClaims() []storyClaim {
 			}
 		}})
 	}
-	return append(tests, noteClaims()...)
+	return append(append(tests, noteClaims()...), prefetchClaims()...)
 }
 
 // noteStrategies returns the strategies of the note of scn whose text holds claim: nil for a

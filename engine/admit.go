@@ -2,9 +2,13 @@ package engine
 
 import "time"
 
-// ReasonAdmitted is the Reason of Admit's answer when the new request may go: Action Retry
-// ("send it"). A shed request gets Action Reject and ReasonShedLowPriority.
-const ReasonAdmitted = "ADMITTED"
+// Reasons of AdmitRequest's answers (Admit's too). A shed request gets Action Reject and
+// ReasonShedLowPriority; a retry the bucket can no longer pay when it is sent, Reject and
+// ReasonBudgetExhausted.
+const (
+	ReasonAdmitted = "ADMITTED" // Action Retry, Delay 0: send it now
+	ReasonHeld     = "HELD"     // Action Retry, Delay > 0: send nothing now, ask again after Delay
+)
 
 // The constants of admission (Config.AdmitOriginals); docs/engine.md gives the measurements
 // behind each.
@@ -174,27 +178,97 @@ func (e *Engine) Admit(priority int) (d Decision) {
 
 // AdmitTo is Admit writing its decision into *d (see ShouldRetryTo). A nil d is allowed: the
 // decision is then made and counted, and dropped.
-func (e *Engine) AdmitTo(d *Decision, priority int) {
+func (e *Engine) AdmitTo(d *Decision, priority int) { e.AdmitRequestTo(d, Request{Priority: priority}) }
+
+// AdmitRequest decides whether an attempt about to be sent may go now: a new request
+// (r.Retry 0) as Admit says, or a retry Decide has decided. A retry decided with Failure.Hold
+// (and asked about with Request.Hold) takes its tokens now (BUDGET_EXHAUSTED if the bucket can
+// no longer pay), and with Config.HoldForProbe (the default) it is held (Action Retry, Reason
+// HELD, Delay > 0: "ask again after Delay") while the service has not been probed:
+//
+//   - circuit OPEN: until the cooldown ends (the next probe), plus a draw of up to a quarter of
+//     the cooldown so that the held retries do not all come back at once;
+//   - circuit HALF_OPEN with every probe slot taken: for up to two attempts' time (the latest
+//     successes' latency), then ask again; a retry sent in HALF_OPEN takes a probe slot;
+//   - during the recovery ramp, a priority outside the ramp's share: until the ramp reaches it.
+//
+// A retry whose deadline (r.Remaining) leaves no time to wait and still be answered goes now.
+// A retry decided without Hold has paid and goes. Safe for concurrent use; allocates nothing.
+func (e *Engine) AdmitRequest(r Request) (d Decision) {
+	e.AdmitRequestTo(&d, r)
+	return d
+}
+
+// AdmitRequestTo is AdmitRequest writing its decision into *d. A nil d is allowed.
+func (e *Engine) AdmitRequestTo(d *Decision, r Request) {
 	if d == nil {
 		var drop Decision
 		d = &drop
 	}
-	e.admit(d, min(MaxPriority, max(MinPriority, priority)))
+	r.Priority = min(MaxPriority, max(MinPriority, r.Priority))
+	r.Retry = max(0, r.Retry)
+	e.admit(d, r)
 }
 
-// admit is Admit into *d for a clamped priority.
-func (e *Engine) admit(d *Decision, priority int) {
+// admit is AdmitRequest into *d for a clamped request.
+func (e *Engine) admit(d *Decision, r Request) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	t := e.now()
 	e.advance(t)
 	a := &e.adm
-	*d = Decision{Priority: priority, Action: Retry, Reason: ReasonAdmitted, Floor: a.floor, CPS: a.cps, Signals: a.sig}
+	*d = Decision{Priority: r.Priority, Action: Retry, Reason: ReasonAdmitted, Floor: a.floor, CPS: a.cps, Signals: a.sig}
 	d.State = StateFor(a.cps, e.cfg.EmergencyThreshold)
-	if e.cfg.AdmitOriginals && a.sheds(priority) {
+	if r.Hold && e.cfg.HoldForProbe && r.Retry > 0 && e.hold(t, r, d) {
+		return
+	}
+	if r.Retry > 0 {
+		if r.Hold && e.owed > 0 {
+			e.owed-- // a retry decided while the circuit was OPEN pays now
+			if !e.tb.take(t, e.retryCost(false), e.reserve(r.Priority)) {
+				d.Action, d.Reason = Reject, ReasonBudgetExhausted
+				return
+			}
+		}
+		e.br.probeSent(t) // a held retry sent in HALF_OPEN is a probe (a no-op otherwise)
+		return
+	}
+	if e.cfg.AdmitOriginals && a.sheds(r.Priority) {
 		a.shed++
 		d.Action, d.Reason = Reject, ReasonShedLowPriority
 		return
 	}
 	a.admitted++
+}
+
+// hold writes into d, and reports true, the hold of a retry the service has not been probed for
+// (HoldForProbe); false when the retry goes.
+func (e *Engine) hold(t time.Duration, r Request, d *Decision) bool {
+	var wait time.Duration
+	switch {
+	case e.br.state == Open:
+		wait = max(0, e.br.openedAt+e.br.cooldown-t) + e.draw(float64(e.br.cooldown)/4)
+	case e.br.probesBusy():
+		wait = max(time.Millisecond, e.draw(2*float64(e.attemptTime())))
+	case !rampAdmits(r.Priority, e.rampShare(t)):
+		// The ramp admits priority p from share 1 - p/10 on, which it reaches at
+		// rampFrom + RecoveryRamp x ((1 - p/10) - start) / (1 - start).
+		need := (1 - float64(r.Priority)/MaxPriority - rampStartShare) / (1 - rampStartShare)
+		wait = max(0, e.rampFrom+time.Duration(need*float64(e.cfg.RecoveryRamp))-t) + e.draw(float64(time.Second))
+	default:
+		return false
+	}
+	if r.Remaining > 0 && wait+e.attemptTime() >= r.Remaining {
+		return false // no time to wait: it goes now
+	}
+	d.Reason, d.Delay = ReasonHeld, max(wait, time.Millisecond)
+	return true
+}
+
+// paysAtSend reports whether a retry decided with Hold while the circuit is OPEN pays its
+// tokens when it is sent (AdmitRequest) rather than when it is decided: with HoldForProbe, on
+// the engine's own bucket (a fleet's lease is taken when the retry is decided, as the lease's
+// sync expects).
+func (e *Engine) paysAtSend(t time.Duration) bool {
+	return e.cfg.HoldForProbe && !(e.fleetOn && e.fleet.fresh(t))
 }

@@ -189,3 +189,147 @@ func TestAdmitAllocatesNothing(t *testing.T) {
 	})
 	assert.Zero(t, allocs)
 }
+
+// TestAdmitRequestHolds asserts AdmitRequest's holds of a retry decided with Hold
+// (HoldForProbe): while the circuit is OPEN it is held until the cooldown ends (plus a quarter
+// of it at most, the midpoint in deterministic mode); one whose deadline leaves no time goes;
+// with every HALF_OPEN probe slot taken it waits for up to two attempts' time; outside the
+// recovery ramp's share a low priority waits for the ramp; a retry decided without Hold, a new
+// request, or any retry without HoldForProbe, is not held.
+func TestAdmitRequestHolds(t *testing.T) {
+	const cooldown = 5 * time.Second
+	share := (0.5 - rampStartShare) / (1 - rampStartShare) // the ramp's progress at which it admits priority 5
+	rampWait := time.Duration(share * float64(10*time.Second))
+	open := func(_ testing.TB, e *Engine, _ *ManualClock) { e.ForceOpen() }
+	closed := func(t testing.TB, e *Engine, clock *ManualClock) { e.ForceOpen(); closeCircuit(t, e, clock) }
+	tests := []struct {
+		name       string
+		mutate     func(c *Config)
+		setup      func(t testing.TB, e *Engine, clock *ManualClock)
+		req        Request
+		wantReason string
+		wantDelay  time.Duration // exact; -1: any positive delay below a second
+	}{
+		{name: "open: held until the probe", setup: open,
+			req: Request{Priority: 9, Retry: 1, Remaining: 25 * time.Second, Hold: true}, wantReason: ReasonHeld,
+			wantDelay: cooldown + cooldown/8},
+		{name: "open: held without a deadline", setup: open,
+			req: Request{Priority: 9, Retry: 1, Hold: true}, wantReason: ReasonHeld, wantDelay: cooldown + cooldown/8},
+		{name: "open: a second into the cooldown", setup: func(_ testing.TB, e *Engine, clock *ManualClock) { e.ForceOpen(); clock.Advance(time.Second) },
+			req: Request{Priority: 9, Retry: 1, Remaining: 25 * time.Second, Hold: true}, wantReason: ReasonHeld,
+			wantDelay: cooldown - time.Second + cooldown/8},
+		{name: "open: no time to wait, it goes", setup: open,
+			req: Request{Priority: 9, Retry: 2, Remaining: 2 * time.Second, Hold: true}, wantReason: ReasonAdmitted},
+		{name: "open: decided without Hold, it goes", setup: open,
+			req: Request{Priority: 9, Retry: 1}, wantReason: ReasonAdmitted},
+		{name: "open: a new request is not held", setup: open,
+			req: Request{Priority: 9, Hold: true}, wantReason: ReasonAdmitted},
+		{name: "half-open, probes busy: two attempts' time", mutate: func(c *Config) { c.HalfOpenProbes = 1 },
+			setup: func(_ testing.TB, e *Engine, clock *ManualClock) {
+				e.ForceOpen()
+				clock.Advance(cooldown)
+				e.AdmitRequest(Request{Priority: 9, Retry: 1, Hold: true}) // the probe
+			},
+			req: Request{Priority: 9, Retry: 1, Remaining: 25 * time.Second, Hold: true}, wantReason: ReasonHeld, wantDelay: -1},
+		{name: "recovery ramp: a low priority waits for it", setup: closed,
+			req: Request{Priority: 5, Retry: 1, Remaining: 25 * time.Second, Hold: true}, wantReason: ReasonHeld,
+			wantDelay: rampWait + time.Second/2},
+		{name: "recovery ramp: a top priority goes", setup: closed,
+			req: Request{Priority: 9, Retry: 1, Remaining: 25 * time.Second, Hold: true}, wantReason: ReasonAdmitted},
+		{name: "without HoldForProbe: it goes", mutate: func(c *Config) { c.HoldForProbe = false }, setup: open,
+			req: Request{Priority: 9, Retry: 1, Hold: true}, wantReason: ReasonAdmitted},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e, clock := newTestEngine(t, tt.mutate)
+			for range 100 {
+				clock.Advance(10 * time.Millisecond)
+				e.RecordSuccess(40 * time.Millisecond)
+			}
+			tt.setup(t, e, clock)
+			d := e.AdmitRequest(tt.req)
+			assert.Equal(t, Retry, d.Action, "%v", d)
+			assert.Equal(t, tt.wantReason, d.Reason)
+			switch {
+			case tt.wantDelay > 0:
+				assert.Equal(t, tt.wantDelay, d.Delay)
+			case tt.wantDelay < 0:
+				assert.Positive(t, d.Delay)
+				assert.Less(t, d.Delay, time.Second)
+			default:
+				assert.Zero(t, d.Delay)
+			}
+		})
+	}
+}
+
+// TestHoldPaysAtSend asserts that a retry decided with Hold while the circuit is OPEN spends
+// no token when it is decided (it is held until the circuit probes) and pays when AdmitRequest
+// sends it, refused there (BUDGET_EXHAUSTED) if the bucket can no longer pay; that a retry
+// decided while CLOSED pays at once, as in the article, and not again when sent; and that
+// without Hold an OPEN circuit refuses the retry (CIRCUIT_OPEN).
+func TestHoldPaysAtSend(t *testing.T) {
+	e, clock := newTestEngine(t, func(c *Config) { c.TokenBucketCapacity, c.HalfOpenProbes = 3, 0 })
+	for range 100 {
+		clock.Advance(10 * time.Millisecond)
+		e.RecordSuccess(40 * time.Millisecond)
+	}
+	f := Failure{Priority: 10, Remaining: 20 * time.Second, Hold: true}
+	r := Request{Priority: 10, Retry: 1, Remaining: 20 * time.Second, Hold: true}
+	require.Equal(t, ReasonRetry, e.Decide(f).Reason)
+	assert.Equal(t, 2.0, e.Snapshot().Tokens, "decided while CLOSED: paid at once")
+	assert.Equal(t, ReasonAdmitted, e.AdmitRequest(r).Reason)
+	assert.Equal(t, 2.0, e.Snapshot().Tokens, "and not again when sent")
+
+	e.ForceOpen()
+	assert.Equal(t, ReasonCircuitOpen, e.Decide(Failure{Priority: 10}).Reason, "without Hold: the article's CIRCUIT_OPEN")
+	for range 3 {
+		require.Equal(t, ReasonRetry, e.Decide(f).Reason, "OPEN, with Hold: decided")
+	}
+	assert.Equal(t, 2.0, e.Snapshot().Tokens, "not paid while held")
+	assert.Equal(t, ReasonHeld, e.AdmitRequest(r).Reason)
+	clock.Advance(e.Config().CircuitCooldown) // no probes: CLOSED again
+	require.Equal(t, Closed, e.Snapshot().Circuit)
+	r.Priority = MaxPriority // inside the recovery ramp's share
+	assert.Equal(t, ReasonAdmitted, e.AdmitRequest(r).Reason)
+	assert.Equal(t, ReasonAdmitted, e.AdmitRequest(r).Reason)
+	assert.Equal(t, 0.0, e.Snapshot().Tokens, "each held retry paid when sent")
+	assert.Equal(t, ReasonBudgetExhausted, e.AdmitRequest(r).Reason, "the third cannot be paid")
+}
+
+// TestDeadlineAwareRetry asserts that with a deadline (Failure.Remaining) a retry's delay is cut
+// so that it can still be answered in time (the latest successes took 40 ms), that a retry with
+// no time left is refused as DEADLINE_EXCEEDED without spending a token, and that without
+// DeadlineAware the delay is the plain draw.
+func TestDeadlineAwareRetry(t *testing.T) {
+	tests := []struct {
+		name       string
+		off        bool
+		remaining  time.Duration
+		wantReason string
+		wantDelay  time.Duration
+	}{
+		{name: "no deadline", wantReason: ReasonRetry, wantDelay: 250 * time.Millisecond},
+		{name: "a deadline far enough", remaining: 10 * time.Second, wantReason: ReasonRetry, wantDelay: 250 * time.Millisecond},
+		{name: "the delay cut to the deadline", remaining: 100 * time.Millisecond, wantReason: ReasonRetry, wantDelay: 60 * time.Millisecond},
+		{name: "no time left", remaining: 30 * time.Millisecond, wantReason: ReasonDeadline},
+		{name: "DeadlineAware off", off: true, remaining: 30 * time.Millisecond, wantReason: ReasonRetry, wantDelay: 250 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e, clock := newTestEngine(t, func(c *Config) { c.DeadlineAware = !tt.off })
+			for range 100 {
+				clock.Advance(10 * time.Millisecond)
+				e.RecordSuccess(40 * time.Millisecond)
+			}
+			tokens := e.Snapshot().Tokens
+			d := e.Decide(Failure{Priority: 9, Remaining: tt.remaining})
+			assert.Equal(t, tt.wantReason, d.Reason)
+			assert.Equal(t, tt.wantDelay, d.Delay)
+			if d.Reason == ReasonDeadline {
+				assert.Equal(t, Reject, d.Action)
+				assert.Equal(t, tokens, e.Snapshot().Tokens, "no token spent on a retry that cannot be answered in time")
+			}
+		})
+	}
+}

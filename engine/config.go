@@ -71,6 +71,18 @@ type Config struct {
 	// of the priorities it sheds whole are shed too (SHED_LOW_PRIORITY). Off, Admit admits every
 	// request, as in the article, where only retries are decided (default true; article false).
 	AdmitOriginals bool
+	// HoldForProbe holds the requests of the priorities the floors protect while the circuit is
+	// OPEN (and while HALF_OPEN has no probe slot free, and outside the recovery ramp's share),
+	// instead of refusing them: AdmitRequest answers RETRY with a Delay, "ask again then", until
+	// the circuit has probed the service, as long as the request's deadline leaves the time;
+	// Decide gives their retries a RETRY rather than CIRCUIT_OPEN. A request that failed at the
+	// start of an outage then goes once the service is back, within its deadline (default true;
+	// article false).
+	HoldForProbe bool
+	// DeadlineAware cuts a retry's delay to the latest moment that leaves the request time to
+	// be answered before its deadline (Failure.Remaining), and refuses the retry that has none
+	// left (DEADLINE_EXCEEDED) instead of spending tokens on it (default true; article false).
+	DeadlineAware bool
 
 	// Fleet makes the engine one instance of a fleet that shares its signals and its retry
 	// budget through a FleetStore (see FleetConfig; the zero value is off: alone, as before).
@@ -98,6 +110,8 @@ func DefaultConfig() Config {
 	c.TripFast = true
 	c.ProbeOnSuccess = true
 	c.AdmitOriginals = true
+	c.HoldForProbe = true
+	c.DeadlineAware = true
 	return c
 }
 

@@ -86,7 +86,7 @@ func (e *Engine) decide(d *Decision, f Failure) {
 	default:
 		t := e.now()
 		e.advance(t)
-		if !e.unified(t, priority, attempt, f.Timeout, d) {
+		if !e.unified(t, priority, attempt, f, d) {
 			e.fallback(t, priority, attempt, d)
 		}
 	}
@@ -95,7 +95,7 @@ func (e *Engine) decide(d *Decision, f Failure) {
 // unified runs checks 3 to 5 on the CPS and writes the decision into *d (in place: a Decision
 // is 14 words, and this is the hot path). It returns false when the computation panicked or
 // the CPS is not finite; *d is then undefined and the caller falls back.
-func (e *Engine) unified(t time.Duration, priority, attempt int, timeout bool, d *Decision) (ok bool) {
+func (e *Engine) unified(t time.Duration, priority, attempt int, f Failure, d *Decision) (ok bool) {
 	defer func() {
 		if r := recover(); r != nil {
 			ok = false
@@ -117,13 +117,17 @@ func (e *Engine) unified(t time.Duration, priority, attempt int, timeout bool, d
 	case cps >= e.cfg.EmergencyThreshold: // check 3: emergency, then the circuit
 		e.br.open(t, TransitionEmergency)
 		d.Action, d.Reason = CircuitOpen, ReasonEmergency
+	case f.Hold && e.cfg.HoldForProbe && e.br.state == Open && priority >= d.Floor && priority >= e.adm.floor:
+		// check 3, held: a retry of a priority the floors protect is not refused by the open
+		// circuit; it is decided as below, and AdmitRequest holds it until the circuit probes.
+		e.spend(t, attempt, e.retryCost(f.Timeout), e.reserve(priority), 1+cps*10, f, d)
 	case e.circuitRefuses(d):
 	case priority < d.Floor || priority < e.adm.floor: // check 4: priority floor, recovery ramp, then the budget
 		d.Action, d.Reason = Reject, ReasonShedLowPriority
 	case !rampAdmits(priority, e.rampShare(t)):
 		d.Action, d.Reason = Reject, ReasonRecoveryRamp
 	default: // check 5: CPS-modulated backoff
-		e.spend(t, attempt, e.retryCost(timeout), e.reserve(priority), 1+cps*10, d)
+		e.spend(t, attempt, e.retryCost(f.Timeout), e.reserve(priority), 1+cps*10, f, d)
 	}
 	return true
 }
@@ -135,7 +139,7 @@ func (e *Engine) unified(t time.Duration, priority, attempt int, timeout bool, d
 func (e *Engine) fallback(t time.Duration, priority, attempt int, d *Decision) {
 	*d = Decision{Priority: priority, Fallback: true}
 	if !e.circuitRefuses(d) {
-		e.spend(t, attempt, 1, 0, 1, d)
+		e.spend(t, attempt, 1, 0, 1, Failure{}, d)
 	}
 }
 
@@ -154,13 +158,31 @@ func (e *Engine) circuitRefuses(d *Decision) bool {
 }
 
 // spend takes cost retry tokens and writes the retry into d: RETRY after a draw below
-// base*2^attempt*factor (a probe slot taken in HALF_OPEN), or BUDGET_EXHAUSTED when the tokens
-// are not there.
-func (e *Engine) spend(t time.Duration, attempt int, cost, reserve, factor float64, d *Decision) {
+// base*2^attempt*factor (a probe slot taken in HALF_OPEN), BUDGET_EXHAUSTED when the tokens are
+// not there, DEADLINE_EXCEEDED (no token taken) when remaining (> 0) leaves no time to send the
+// retry and have it answered: the delay is cut to remaining less the time an attempt takes
+// (attemptTime), and none is left.
+func (e *Engine) spend(t time.Duration, attempt int, cost, reserve, factor float64, f Failure, d *Decision) {
+	remaining := f.Remaining
+	delay := e.draw(float64(e.cfg.BackoffBaseDelay) * math.Ldexp(1, min(attempt, 64)) * factor)
+	if remaining > 0 && e.cfg.DeadlineAware {
+		latest := remaining - e.attemptTime()
+		if latest <= 0 {
+			d.Action, d.Reason = Reject, ReasonDeadline
+			return
+		}
+		delay = min(delay, latest)
+	}
 	var ok bool
-	if e.fleetOn && e.fleet.fresh(t) {
+	switch {
+	case f.Hold && e.paysAtSend(t) && e.br.state == Open:
+		// Held until the circuit probes: it pays when it is sent (AdmitRequest), at the price
+		// of that moment; until then it only counts as owed.
+		ok = true
+		e.owed++
+	case e.fleetOn && e.fleet.fresh(t):
 		ok = e.fleet.take(cost, reserve)
-	} else {
+	default:
 		ok = e.tb.take(t, cost, reserve)
 	}
 	if !ok {
@@ -168,8 +190,15 @@ func (e *Engine) spend(t time.Duration, attempt int, cost, reserve, factor float
 		return
 	}
 	d.Action, d.Reason = Retry, ReasonRetry
-	d.Delay = e.draw(float64(e.cfg.BackoffBaseDelay) * math.Ldexp(1, min(attempt, 64)) * factor)
+	d.Delay = delay
 	e.br.probeSent(t)
+}
+
+// attemptTime is how long an attempt takes to be answered when it succeeds, as the engine
+// knows it: the moving average of the latest successes' latency, or the baseline before any,
+// at least a millisecond.
+func (e *Engine) attemptTime() time.Duration {
+	return max(time.Millisecond, time.Duration(e.recentOK), e.bl.value)
 }
 
 // draw returns Random(0, ceiling) nanoseconds (its midpoint in deterministic mode), capped at

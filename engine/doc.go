@@ -94,6 +94,16 @@
 // and retries below the admission floor are shed too. It stops as soon as a success comes back
 // fast. A shed request gets REJECT, SHED_LOW_PRIORITY; Snapshot counts both answers.
 //
+// # Retries worth sending
+//
+// A caller that asks AdmitRequest before it sends a retry (Failure.Hold, Request.Hold) gets,
+// with HoldForProbe (the default), the retries of the priorities the floors protect decided
+// RETRY even while the circuit is OPEN, and held by AdmitRequest (HELD, ask again after Delay)
+// until the circuit probes the service, while HALF_OPEN has no probe slot, and outside the
+// recovery ramp's share; a retry decided while OPEN pays its tokens when it is sent. With
+// DeadlineAware a retry's delay is cut to what the request's deadline (Failure.Remaining)
+// leaves, and a retry with no time left is refused (DEADLINE_EXCEEDED) without spending a token.
+//
 // # Recovery ramp
 //
 // When the circuit closes after an outage, the recovery ramp admits a share of retries rising

@@ -18,6 +18,7 @@ const (
 	ReasonShedLowPriority    = "SHED_LOW_PRIORITY"     // check 4: priority < floor(CPS*10)
 	ReasonRecoveryRamp       = "RECOVERY_RAMP"         // check 4: outside the recovery ramp's share
 	ReasonBudgetExhausted    = "BUDGET_EXHAUSTED"      // check 4: no retry token left
+	ReasonDeadline           = "DEADLINE_EXCEEDED"     // check 5: no retry could be answered before the request's deadline
 	ReasonInternalError      = "INTERNAL_ERROR"        // even the fallback failed: reject, never panic
 )
 
@@ -85,7 +86,8 @@ type Engine struct {
 	// a hook that panics or yields NaN exercises the fallback path.
 	signalHook func(Signals) Signals
 
-	adm admission // Admit's state (Config.AdmitOriginals)
+	adm  admission // Admit's state (Config.AdmitOriginals)
+	owed int       // retries decided with Hold while OPEN and not yet sent: each pays when it is (AdmitRequest)
 
 	// fleet is the engine's side of a fleet (Config.Fleet), off when alone. It comes last, so
 	// that the fields the hot path reads keep the offsets (and cache lines) they had without it.
@@ -138,6 +140,7 @@ func (e *Engine) init(origin time.Time) {
 	e.fleetOn = c.Fleet.Enabled
 	e.successes, e.failed, e.decisions, e.fallbacks = 0, 0, [5]uint64{}, 0
 	e.adm = admission{}
+	e.owed = 0
 }
 
 // readOrigin reads the clock for a new origin; for a manual clock it also keeps the clock's

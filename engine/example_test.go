@@ -171,6 +171,13 @@ func Example_defaultConfig() {
 	open := cortex.Decide(engine.Failure{Priority: 9})
 	fmt.Println(open, open.Reason)
 
+	// A caller that asks AdmitRequest before it sends a retry (Hold) gets payment's retry even
+	// while the circuit is open, held until the circuit probes the service (HoldForProbe).
+	retry := cortex.Decide(engine.Failure{Priority: 9, Remaining: 25 * time.Second, Hold: true})
+	fmt.Println(retry, retry.Reason)
+	held := cortex.AdmitRequest(engine.Request{Priority: 9, Retry: 1, Remaining: 25 * time.Second, Hold: true})
+	fmt.Println(held.Reason, held.Delay.Round(100*time.Millisecond))
+
 	// Output:
 	// RetryDecision[RETRY, delay=250ms, CPS=0.0000, state=HEALTHY, priority=9/0]
 	// after 1s: F=0.56
@@ -180,4 +187,6 @@ func Example_defaultConfig() {
 	// tokens=498
 	// circuit OPEN after 1.025s of refusals (FAILURE_RATE)
 	// RetryDecision[CIRCUIT_OPEN, delay=0ms, CPS=0.7006, state=CRITICAL, priority=9/7] CIRCUIT_OPEN
+	// RetryDecision[RETRY, delay=2001ms, CPS=0.7006, state=CRITICAL, priority=9/7] RETRY
+	// HELD 5.6s
 }

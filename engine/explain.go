@@ -126,7 +126,7 @@ func (e *Engine) DecideExplained(f Failure, x *Explanation) (d Decision) {
 		if c.TokenBucketCapacity > 0 {
 			x.Cost, x.Keep = priced(x.Cost, e.reserve(priority), float64(c.TokenBucketCapacity))
 		}
-		if !e.unified(t, priority, attempt, f.Timeout, &d) {
+		if !e.unified(t, priority, attempt, f, &d) {
 			e.fallback(t, priority, attempt, &d)
 		}
 	}
@@ -145,7 +145,7 @@ func checkOf(reason string) int {
 		return 3
 	case ReasonShedLowPriority, ReasonRecoveryRamp, ReasonBudgetExhausted:
 		return 4
-	case ReasonRetry:
+	case ReasonRetry, ReasonDeadline:
 		return 5
 	}
 	return 0
@@ -180,7 +180,7 @@ func (e *Engine) AdmitExplained(priority int, x *Explanation) (d Decision) {
 		Weights: e.w, Emergency: e.cfg.EmergencyThreshold, Circuit: e.br.state, Priority: priority,
 		AdmitFloor: a.floor, RampShare: 1, Capacity: e.cfg.TokenBucketCapacity}
 	e.mu.Unlock()
-	e.admit(&d, priority)
+	e.admit(&d, Request{Priority: priority})
 	x.Decision = d
 	x.Check = 5
 	if d.Action != Retry {

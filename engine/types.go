@@ -125,6 +125,33 @@ type Failure struct {
 	// its retry costs 1 + 2*SlowdownCost*S tokens instead of 1 + SlowdownCost*S
 	// (Config.SlowdownCost, Snapshot.Slowdown).
 	Timeout bool
+	// Remaining is the time left before the request's deadline when the retry is decided; 0
+	// when it has none. A retry that could not be sent and answered before the deadline (the
+	// delay plus the latest successes' latency) is not worth its tokens: it is refused
+	// (DEADLINE_EXCEEDED), and a longer delay is cut to the latest moment that still leaves
+	// that time.
+	Remaining time.Duration
+	// Hold says that the caller asks AdmitRequest (with Request.Hold) before it sends the retry:
+	// the engine may then hold it (Config.HoldForProbe), so a retry of a protected priority is
+	// decided RETRY even while the circuit is OPEN, and its tokens are taken when it is sent
+	// rather than now (the bucket only has to be able to pay). Without Hold the decision is the
+	// article's: CIRCUIT_OPEN while OPEN, the tokens taken now.
+	Hold bool
+}
+
+// Request describes an attempt about to be sent, for Engine.AdmitRequest. The zero value is a
+// new request of priority 0 with no deadline.
+type Request struct {
+	Priority int // 0..10 (clamped)
+	// Retry is 0 for a new request (an original), n for its n-th retry, decided earlier by
+	// Decide (negative counts as 0).
+	Retry int
+	// Remaining is the time left before the request's deadline; 0 when it has none. A request
+	// is held only while it can still be sent and answered before its deadline.
+	Remaining time.Duration
+	// Hold says, for a retry, that it was decided with Failure.Hold: it may be held, and its
+	// tokens are taken now. A retry decided without it has paid, and goes.
+	Hold bool
 }
 
 // Decision is the answer of ShouldRetry.

@@ -23,6 +23,7 @@ var catalogOrder = []string{
 	"api-throttling",
 	"spotty-network",
 	"slow-ledger",
+	"prefetch-spike",
 	"metastable",
 	"two-layers",
 	"closed-loop",

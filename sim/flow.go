@@ -153,7 +153,7 @@ func (s *Sim) send(ri int32, retry int, t int64) {
 	r.sentAt = t
 	r.waiting = true
 	if s.scn.Layers > 1 {
-		s.cliTimeouts.push(timeoutEntry{at: t + s.timeout, idx: ri, gen: r.gen, epoch: r.epoch})
+		s.cliTimeouts.Push(timeoutEntry{at: t + s.timeout, idx: ri, gen: r.gen, epoch: r.epoch})
 	}
 	s.sendAttempt(ri, r.gen, r.epoch, retry, 0, t)
 }
@@ -170,7 +170,7 @@ func (s *Sim) sendAttempt(ri int32, rgen, ep uint32, retry int, tiers uint8, t i
 	gen := a.gen
 	*a = attempt{} // then field by field, as in newRequest
 	a.gen, a.reqGen, a.epoch, a.req, a.retry, a.tiers, a.sentAt = gen, rgen, ep, ri, int16(retry), tiers, t
-	s.svcTimeouts.push(timeoutEntry{at: t + s.timeout, idx: ai, gen: a.gen})
+	s.svcTimeouts.Push(timeoutEntry{at: t + s.timeout, idx: ai, gen: a.gen})
 	s.arrive(ai, t)
 }
 

@@ -130,18 +130,31 @@ func (c *Cortex) Name() string { return c.name }
 // Engine returns the wrapped engine; Cortex implements EngineHolder.
 func (c *Cortex) Engine() *engine.Engine { return c.eng }
 
-// Admit asks the engine's Admit for an original (retry 0) and answers its refusal (engine.Reject,
-// SHED_LOW_PRIORITY) when it sheds it. A scheduled retry was decided by Decide and always goes.
-func (c *Cortex) Admit(_ Time, a Attempt) Admission {
-	if a.Retry > 0 {
-		return Admission{}
-	}
+// Admit asks the engine's AdmitRequest for the attempt (its priority, retry index and the time
+// its deadline leaves): a refusal with the engine's action and reason (Reject SHED_LOW_PRIORITY,
+// CircuitOpen CIRCUIT_OPEN), a hold for the engine's Delay (HELD: the circuit has not probed the
+// service yet, or the recovery ramp has not reached the priority), or an admission.
+func (c *Cortex) Admit(now Time, a Attempt) Admission {
 	var d engine.Decision // filled in place, as in Decide
-	c.eng.AdmitTo(&d, a.Priority)
-	if d.Action == engine.Retry {
-		return Admission{}
+	c.eng.AdmitRequestTo(&d, engine.Request{Priority: a.Priority, Retry: a.Retry, Remaining: remaining(now, a), Hold: true})
+	switch {
+	case d.Action != engine.Retry:
+		return Admission{Action: d.Action, Reason: d.Reason}
+	case d.Delay > 0:
+		return Admission{Reason: d.Reason, Wait: d.Delay}
 	}
-	return Admission{Action: d.Action, Reason: d.Reason}
+	return Admission{}
+}
+
+// remaining is the time left before a's deadline at now, for the engine (engine.Request and
+// engine.Failure: 0 means no deadline, so a deadline already reached counts as a nanosecond
+// left).
+func remaining(now Time, a Attempt) time.Duration {
+	left, ok := a.Remaining(now)
+	if !ok {
+		return 0
+	}
+	return max(left, 1)
 }
 
 // ConcurrentSafe declares Cortex safe for concurrent use (Concurrent).
@@ -167,19 +180,25 @@ func (c *Cortex) Record(_ Time, _ Attempt, o Outcome, latency time.Duration) {
 // maps its Decision to a Verdict with the same Action, Delay (non-zero only for a retry) and
 // Reason. A BadRequest, not retryable, gets the engine's check 1: NotRetryable
 // "NOT_RETRYABLE", as from every strategy.
-func (c *Cortex) Decide(_ Time, a Attempt, o Outcome) Verdict {
+func (c *Cortex) Decide(now Time, a Attempt, o Outcome) Verdict {
 	var d engine.Decision // filled in place: a Decision returned by value is copied whole, which stalls
-	c.eng.DecideTo(&d, engine.Failure{Priority: a.Priority, Attempt: a.Retry, NotRetryable: !o.Retryable(), Timeout: o == Timeout})
+	c.eng.DecideTo(&d, failureOf(now, a, o))
 	return Verdict{Retry: d.Action == engine.Retry, Delay: d.Delay, Action: d.Action, Reason: d.Reason}
 }
 
 // DecideExplained is Decide with what the engine's checks saw written into *x (nil is
 // allowed): the same verdict, the same state changes (engine.Engine.DecideExplained). Cortex
 // implements Explainer.
-func (c *Cortex) DecideExplained(_ Time, a Attempt, o Outcome, x *engine.Explanation) Verdict {
-	d := c.eng.DecideExplained(engine.Failure{Priority: a.Priority, Attempt: a.Retry, NotRetryable: !o.Retryable(), Timeout: o == Timeout}, x)
+func (c *Cortex) DecideExplained(now Time, a Attempt, o Outcome, x *engine.Explanation) Verdict {
+	d := c.eng.DecideExplained(failureOf(now, a, o), x)
 	return Verdict{Retry: d.Action == engine.Retry, Delay: d.Delay, Action: d.Action, Reason: d.Reason}
 }
 
 // SetPending sets the engine's queue depth to n retries (signal Q = n / QueueCapacity).
 func (c *Cortex) SetPending(n int) { c.eng.SetQueueDepth(n) }
+
+// failureOf is the engine's description of attempt a's failure with outcome o at now.
+func failureOf(now Time, a Attempt, o Outcome) engine.Failure {
+	return engine.Failure{Priority: a.Priority, Attempt: a.Retry, NotRetryable: !o.Retryable(), Timeout: o == Timeout,
+		Remaining: remaining(now, a), Hold: true}
+}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/stretchr/testify/assert"
@@ -29,8 +28,9 @@ func TestInspectorShowsTheChecks(t *testing.T) {
 	require.True(t, m.inspecting)
 	assert.True(t, m.fr.paused, "inspecting pauses the run")
 	want := fakeDecisions()
-	require.Len(t, m.fr.decisions, len(want))
-	assert.Equal(t, len(want)-1, m.fr.selDecision, "the newest is selected")
+	shown, sel := m.insp.Shown()
+	require.Len(t, shown, len(want))
+	assert.Equal(t, len(want)-1, sel, "the newest is selected")
 
 	v := plainView(m)
 	assert.Contains(t, v, "REJECT · BUDGET_EXHAUSTED")
@@ -60,7 +60,8 @@ func TestInspectorShowsTheChecks(t *testing.T) {
 
 	m.Update(keyMsg("up"))
 	m.Update(keyMsg("up")) // stays on the oldest
-	assert.Equal(t, 0, m.fr.selDecision)
+	_, sel = m.insp.Shown()
+	assert.Equal(t, 0, sel)
 	v = plainView(m)
 	assert.Contains(t, v, "→ RETRY after 1.25s")
 	assert.Contains(t, v, "✓ 5 delay              Mid(0, 500ms × 2^1 × (1 + 1.5)) = 1.25s", "CPS 0.15: factor 2.5, midpoint of 2.5s")
@@ -68,18 +69,21 @@ func TestInspectorShowsTheChecks(t *testing.T) {
 	assert.Equal(t, engine.Retry, want[0].Action)
 
 	m.Update(keyMsg("v")) // RETRY only: the one retry, selected
-	require.Len(t, m.fr.decisions, 1)
+	shown, _ = m.insp.Shown()
+	require.Len(t, shown, 1)
 	assert.Contains(t, plainView(m), "RETRY only")
 	assert.Contains(t, plainView(m), "→ RETRY after 1.25s")
 	m.Update(keyMsg("v")) // REJECT only: the shed and the budget refusal, the newest selected
-	require.Len(t, m.fr.decisions, 2)
+	shown, _ = m.insp.Shown()
+	require.Len(t, shown, 2)
 	assert.Contains(t, plainView(m), "REJECT · BUDGET_EXHAUSTED")
 	m.Update(keyMsg("v")) // CIRCUIT_OPEN only: none among them
 	assert.Contains(t, plainView(m), "No CIRCUIT_OPEN among the latest 5 decisions")
 	for range len(engine.Actions) + 1 - 3 { // past the other actions, around to every action
 		m.Update(keyMsg("v"))
 	}
-	assert.Len(t, m.fr.decisions, len(want))
+	shown, _ = m.insp.Shown()
+	assert.Len(t, shown, len(want))
 
 	m.Update(keyMsg("esc"))
 	assert.False(t, m.inspecting)
@@ -99,23 +103,4 @@ func TestInspectorWithoutChecks(t *testing.T) {
 	assert.False(t, strings.Contains(v, "5 delay"))
 	m.Update(keyMsg("i"))
 	assert.False(t, m.inspecting)
-}
-
-// Asserts that delays print to the millisecond, with no float noise.
-func TestFmtDelay(t *testing.T) {
-	for d, want := range map[time.Duration]string{500 * time.Millisecond: "500ms", 1394 * time.Millisecond: "1.394s",
-		1250 * time.Millisecond: "1.25s", 2100 * time.Millisecond: "2.1s", 30 * time.Second: "30s", 1394400 * time.Microsecond: "1.394s"} {
-		assert.Equal(t, want, fmtDelay(d))
-	}
-}
-
-// Asserts that the delay's formula is filled in with the engine's figures, Random for a random
-// draw and min(max, ...) when the ceiling passes the cap.
-func TestDelayFormula(t *testing.T) {
-	x := engine.Explanation{Attempt: 1, Base: 500e6, Factor: 5.3, MaxDelay: 30e9,
-		Decision: engine.Decision{Delay: 2100e6}}
-	x.Ceiling = 5300e6
-	assert.Equal(t, "Random(0, 500ms × 2^1 × (1 + 4.3)) = 2.1s", delayFormula(&x))
-	x.Attempt, x.Ceiling, x.Decision.Delay = 6, 500e6*64*5.3, 30e9
-	assert.Equal(t, "min(30s, Random(0, 500ms × 2^6 × (1 + 4.3))) = 30s", delayFormula(&x))
 }

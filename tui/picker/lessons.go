@@ -1,4 +1,4 @@
-package tui
+package picker
 
 import (
 	"fmt"
@@ -7,19 +7,20 @@ import (
 	"github.com/charmbracelet/bubbles/list"
 
 	"github.com/cortex-tui/cortex-tui/scenarios"
+	"github.com/cortex-tui/cortex-tui/tui/common"
 )
 
 // AddLessons appends the lessons' section to the list, after the scenarios: one item per
 // lesson whose scenario is in the catalog, named "lesson N: title".
-func (p *picker) AddLessons(ls []scenarios.Lesson, done map[string]bool) {
+func (p *Model) AddLessons(ls []scenarios.Lesson, done map[string]bool) {
 	items := p.list.Items()
 	for i := range ls {
 		scn, err := scenarios.Lookup(ls[i].Scenario)
 		if err != nil {
 			continue
 		}
-		l := cleanLesson(ls[i])
-		items = append(items, list.Item(pickerItem{scn: cleanScenario(scn), lesson: &l, n: i + 1, done: done[ls[i].Name]}))
+		l := common.CleanLesson(ls[i])
+		items = append(items, list.Item(pickerItem{scn: common.CleanScenario(scn), lesson: &l, n: i + 1, done: done[ls[i].Name]}))
 	}
 	p.list.SetItems(items)
 	p.list.Title = "Scenarios and lessons"
@@ -29,7 +30,7 @@ func (p *picker) AddLessons(ls []scenarios.Lesson, done map[string]bool) {
 }
 
 // MarkLessonDone marks the lesson called name as completed (✓).
-func (p *picker) MarkLessonDone(name string) {
+func (p *Model) MarkLessonDone(name string) {
 	items := p.list.Items()
 	for i, it := range items {
 		if pi, ok := it.(pickerItem); ok && pi.lesson != nil && pi.lesson.Name == name {
@@ -42,7 +43,7 @@ func (p *picker) MarkLessonDone(name string) {
 }
 
 // selectedLesson returns the highlighted lesson, nil when a scenario (or nothing) is.
-func (p *picker) selectedLesson() *scenarios.Lesson {
+func (p *Model) selectedLesson() *scenarios.Lesson {
 	it, ok := p.list.SelectedItem().(pickerItem)
 	if !ok {
 		return nil
@@ -71,23 +72,23 @@ func (i pickerItem) summary() string {
 }
 
 // renderLesson draws the story block of a lesson: its title, scenario, summary and steps.
-func (p *picker) renderLesson(l scenarios.Lesson, w, h int) string {
+func (p *Model) renderLesson(l scenarios.Lesson, w, h int) string {
 	var b strings.Builder
-	b.WriteString(p.st.Title.Render(fitLine(l.Title, w)))
+	b.WriteString(p.st.Title.Render(common.FitLine(l.Title, w)))
 	b.WriteString("\n")
-	b.WriteString(p.st.Muted.Render(wrap(fmt.Sprintf("on %s, starting with %s · %d steps · enter starts it (also: cortex-tui learn %s)", l.Scenario, l.Strategy, len(l.Steps), l.Name), w)))
+	b.WriteString(p.st.Muted.Render(common.Wrap(fmt.Sprintf("on %s, starting with %s · %d steps · enter starts it (also: cortex-tui learn %s)", l.Scenario, l.Strategy, len(l.Steps), l.Name), w)))
 	b.WriteString("\n\n")
-	b.WriteString(p.st.Text.Render(wrap(l.Summary, w)))
+	b.WriteString(p.st.Text.Render(common.Wrap(l.Summary, w)))
 	for i, s := range l.Steps {
 		b.WriteString("\n\n")
-		b.WriteString(p.st.Muted.Render(wrap(fmt.Sprintf("%d. %s", i+1, s.Text), w)))
+		b.WriteString(p.st.Muted.Render(common.Wrap(fmt.Sprintf("%d. %s", i+1, s.Text), w)))
 	}
-	return fit(b.String(), w, h)
+	return common.Fit(b.String(), w, h)
 }
 
-// pickedLessonMsg says the user picked a lesson of the picker's lessons section: its scenario,
+// PickedLessonMsg says the user picked a lesson of the picker's lessons section: its scenario,
 // and the lesson to follow over it.
-type pickedLessonMsg struct {
-	scenario scenarios.Scenario
-	lesson   scenarios.Lesson
+type PickedLessonMsg struct {
+	Scenario scenarios.Scenario
+	Lesson   scenarios.Lesson
 }

@@ -1,15 +1,17 @@
-package tui
+package picker
 
 import (
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/list"
+
+	"github.com/cortex-tui/cortex-tui/tui/common"
 )
 
 // listKeys maps the list's bindings to ours, so a remapped key file drives the list too. The
 // list's own bindings without a counterpart here (go to start or end, help, quit) match nothing.
-func (p *picker) listKeys() list.KeyMap {
+func (p *Model) listKeys() list.KeyMap {
 	none := key.NewBinding()
 	return list.KeyMap{
 		CursorUp:             p.up,
@@ -42,7 +44,7 @@ func joinBindings(bs ...key.Binding) key.Binding {
 }
 
 // renderHint draws the picker's one-line key hint.
-func (p *picker) renderHint() string {
+func (p *Model) renderHint() string {
 	if p.h < 3 || p.w <= 0 {
 		return ""
 	}
@@ -71,5 +73,5 @@ func (p *picker) renderHint() string {
 		bindings = append(bindings, p.keys.Quit)
 	}
 	p.help.Width = p.w
-	return fit(p.help.ShortHelpView(bindings), p.w, 1)
+	return common.Fit(p.help.ShortHelpView(bindings), p.w, 1)
 }

@@ -1,9 +1,11 @@
-package tui
+package help
 
 import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/cortex-tui/cortex-tui/tui/common"
 )
 
 // glossaryEntry is one term of the glossary and its definition, one line of the help's glossary
@@ -70,7 +72,7 @@ var glossary = []glossarySection{
 // glossaryText renders the glossary for the help in w cells: each section's title, then one
 // term per line (in a column as wide as the section's longest term) with its definition
 // wrapped beside it, or under it when the width is too small for two columns.
-func glossaryText(st Styles, w int) string {
+func glossaryText(st common.Styles, w int) string {
 	var lines []string
 	for i, s := range glossary {
 		if i > 0 {
@@ -91,7 +93,7 @@ func glossaryText(st Styles, w int) string {
 				continue
 			}
 			def := strings.Split(ansi.Wordwrap(e.def, defW, " "), "\n")
-			lines = append(lines, st.Bold.Render(fitLine(e.term, termW))+"  "+def[0])
+			lines = append(lines, st.Bold.Render(common.FitLine(e.term, termW))+"  "+def[0])
 			for _, d := range def[1:] {
 				lines = append(lines, strings.Repeat(" ", termW+2)+d)
 			}

@@ -1,4 +1,9 @@
-package tui
+// Package picker is the dashboard's scenario picker, a component of its own as bubbles' list/
+// is: the built-in scenarios (and the lessons) in a filtered list, the highlighted one's story
+// beside or under it, its own keys (from the key map) and styles (from tui/common). The
+// dashboard's root model shows it alone over the whole window and routes every key to it while
+// it is shown; it answers with PickedMsg, PickedLessonMsg or CancelledMsg.
+package picker
 
 import (
 	"strings"
@@ -11,6 +16,7 @@ import (
 
 	"github.com/cortex-tui/cortex-tui/keymap"
 	"github.com/cortex-tui/cortex-tui/scenarios"
+	"github.com/cortex-tui/cortex-tui/tui/common"
 )
 
 // Picker layout thresholds, in cells.
@@ -24,10 +30,10 @@ const (
 	pickerStoryMaxWidth   = 96 // the story wraps at this width at most, to stay readable
 )
 
-// picker is the scenario picker: a bubbles/list of scenarios (name and one-line summary, fuzzy
+// Model is the scenario picker: a bubbles/list of scenarios (name and one-line summary, fuzzy
 // filtering on both with the filter key) with the highlighted scenario's story beside the list
 // (wide windows) or below it (narrow ones), wrapped to the width, and a one-line key hint.
-// Enter picks (pickedMsg), esc drops the filter, then cancels (pickCancelledMsg) when a
+// Enter picks (PickedMsg), esc drops the filter, then cancels (CancelledMsg) when a
 // scenario runs behind the picker. It renders at any size without panicking, and its View is
 // drawn once per change and cached. Like every panel it is used from the Bubble Tea goroutine
 // only.
@@ -37,12 +43,12 @@ const (
 // the picker draws its own hint line. The list filters synchronously (see forward), so a View
 // after Update always shows the filter's matches.
 //
-// Its files follow bubbles' list/: picker.go is the panel (the list's set-up, sizes, keys
-// handled, the whole view), picker_item.go the item and its delegate, picker_styles.go the
-// list's styles drawn from the palette, picker_keys.go the list's key map and the hint line,
-// picker_story.go the story block beside or under the list.
-type picker struct {
-	st          Styles
+// Its files follow bubbles' list/: picker.go is the component (the list's set-up, sizes, keys
+// handled, the whole view), item.go the item and its delegate, styles.go the list's styles
+// drawn from the palette, keys.go the list's key map and the hint line, story.go the story
+// block beside or under the list, lessons.go the lessons section.
+type Model struct {
+	st          common.Styles
 	keys        keymap.KeyMap
 	help        help.Model
 	list        list.Model
@@ -61,14 +67,14 @@ type picker struct {
 	view           string // the whole picker, redrawn by refresh
 }
 
-// newPicker returns a picker over items (usually scenarios.Catalog()), their texts made inert
+// New returns a picker over items (usually scenarios.Catalog()), their texts made inert
 // (cleanScenario: a picked scenario is that clean copy), highlighting the first, with its keys
 // taken from keys and its styles from st. It starts cancellable; call
 // SetCancellable(false) when no scenario is running. Call SetSize before the first View.
-func newPicker(st Styles, keys keymap.KeyMap, items []scenarios.Scenario) *picker {
+func New(st common.Styles, keys keymap.KeyMap, items []scenarios.Scenario) *Model {
 	h := help.New()
 	h.Styles = st.Help
-	p := &picker{
+	p := &Model{
 		st: st, keys: keys, help: h, cancellable: true,
 		delegate: newPickerDelegate(st),
 		roomy:    pickerListStyles(st, true),
@@ -78,7 +84,7 @@ func newPicker(st Styles, keys keymap.KeyMap, items []scenarios.Scenario) *picke
 	}
 	li := make([]list.Item, len(items))
 	for i, s := range items {
-		li[i] = pickerItem{scn: cleanScenario(s)}
+		li[i] = pickerItem{scn: common.CleanScenario(s)}
 	}
 	p.list = list.New(li, p.delegate, 1, 1)
 	p.list.Title = "Scenarios"
@@ -98,24 +104,24 @@ func newPicker(st Styles, keys keymap.KeyMap, items []scenarios.Scenario) *picke
 }
 
 // SetCancellable says whether esc may leave the picker (a scenario is running behind it).
-func (p *picker) SetCancellable(on bool) {
+func (p *Model) SetCancellable(on bool) {
 	p.cancellable = on
 	p.refresh(true)
 }
 
 // Filtering reports whether the user is typing a filter: the root model must then send every
 // key to the picker, so that "q" or "s" are typed rather than acted on.
-func (p *picker) Filtering() bool { return p.list.SettingFilter() }
+func (p *Model) Filtering() bool { return p.list.SettingFilter() }
 
 // Selected returns the highlighted scenario, false when the filter matches nothing.
-func (p *picker) Selected() (scenarios.Scenario, bool) {
+func (p *Model) Selected() (scenarios.Scenario, bool) {
 	it, ok := p.list.SelectedItem().(pickerItem)
 	return it.scn, ok
 }
 
 // Select clears the filter and highlights the scenario named name, if it is in the list (to
 // reopen the picker on the scenario that is running).
-func (p *picker) Select(name string) {
+func (p *Model) Select(name string) {
 	p.list.ResetFilter()
 	p.selectName(name)
 	p.fitChrome()
@@ -124,7 +130,7 @@ func (p *picker) Select(name string) {
 
 // selectName highlights the scenario named name in the visible items; it keeps the highlight
 // when name is not among them.
-func (p *picker) selectName(name string) {
+func (p *Model) selectName(name string) {
 	for i, it := range p.list.VisibleItems() {
 		if it.(pickerItem).scn.Name == name {
 			p.list.Select(i)
@@ -134,7 +140,7 @@ func (p *picker) selectName(name string) {
 }
 
 // SetSize sets the picker's size in cells; non-positive sizes render nothing.
-func (p *picker) SetSize(w, h int) {
+func (p *Model) SetSize(w, h int) {
 	p.w, p.h = max(w, 0), max(h, 0)
 	bodyH := p.h
 	if p.h >= 3 {
@@ -164,7 +170,7 @@ func (p *picker) SetSize(w, h int) {
 // names alone. Items
 // are spaced by a blank line when all of them fit so. The list never gets less than 1x1: it
 // would be drawn with negative widths otherwise, and the picker clips its output anyway.
-func (p *picker) fitList() {
+func (p *Model) fitList() {
 	h := p.listH
 	roomy := h >= pickerRoomyHeight
 	p.list.Styles = p.tight
@@ -197,7 +203,7 @@ func (p *picker) fitList() {
 // per page again until the count holds. bubbles/list counts them with the page dots of the
 // previous count (none on a single page, two lines on several), so after a resize or a
 // filter it can draw a line more than its height, and the dots would be clipped.
-func (p *picker) fitChrome() {
+func (p *Model) fitChrome() {
 	title := p.listH >= pickerTitleMinHeight
 	if p.list.ShowTitle() != title {
 		p.list.SetShowTitle(title)
@@ -215,9 +221,9 @@ func (p *picker) fitChrome() {
 }
 
 // Update handles a key and returns the picker (for chaining, like every panel) and a command:
-// pickedMsg on enter, pickCancelledMsg on esc. Other messages reach the list only while a
+// PickedMsg on enter, CancelledMsg on esc. Other messages reach the list only while a
 // filter is typed (a paste from the clipboard); the rest are ignored.
-func (p *picker) Update(msg tea.Msg) (*picker, tea.Cmd) {
+func (p *Model) Update(msg tea.Msg) (*Model, tea.Cmd) {
 	var cmd tea.Cmd
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
@@ -236,7 +242,7 @@ func (p *picker) Update(msg tea.Msg) (*picker, tea.Cmd) {
 // onKeys handles keys typed faster than the terminal is read ("/dns" arrives as one message)
 // one at a time, as if typed slowly, so the first can open the filter for the others. A paste
 // stays whole.
-func (p *picker) onKeys(km tea.KeyMsg) tea.Cmd {
+func (p *Model) onKeys(km tea.KeyMsg) tea.Cmd {
 	if km.Type != tea.KeyRunes || len(km.Runes) < 2 || km.Paste || p.list.SettingFilter() {
 		return p.onKey(km)
 	}
@@ -254,7 +260,7 @@ func (p *picker) onKeys(km tea.KeyMsg) tea.Cmd {
 // cancels, and the rest goes to the list. A movement key typed in the filter leaves the input
 // with the filter kept and moves; opening the input or dropping the filter keeps the
 // highlighted scenario.
-func (p *picker) onKey(km tea.KeyMsg) tea.Cmd {
+func (p *Model) onKey(km tea.KeyMsg) tea.Cmd {
 	filtering := p.list.SettingFilter()
 	switch {
 	case key.Matches(km, p.keys.Select):
@@ -268,12 +274,12 @@ func (p *picker) onKey(km tea.KeyMsg) tea.Cmd {
 			p.selectName(scn.Name)
 		}
 		if l := p.selectedLesson(); l != nil {
-			return func() tea.Msg { return pickedLessonMsg{scenario: scn, lesson: *l} }
+			return func() tea.Msg { return PickedLessonMsg{Scenario: scn, Lesson: *l} }
 		}
-		return func() tea.Msg { return pickedMsg{scenario: scn} }
+		return func() tea.Msg { return PickedMsg{Scenario: scn} }
 	case key.Matches(km, p.keys.Back) && p.list.FilterState() == list.Unfiltered:
 		if p.cancellable {
-			return func() tea.Msg { return pickCancelledMsg{} }
+			return func() tea.Msg { return CancelledMsg{} }
 		}
 		return nil
 	case filtering && p.list.FilterValue() == "" && key.Matches(km, p.up, p.down):
@@ -306,7 +312,7 @@ func (p *picker) onKey(km tea.KeyMsg) tea.Cmd {
 // forward hands msg to the list. When it changed the filter's text, the picker filters at
 // once (SetFilterText runs the list's fuzzy filter synchronously) and drops the list's
 // command, which would only deliver the same matches later; the input keeps its cursor.
-func (p *picker) forward(msg tea.Msg) tea.Cmd {
+func (p *Model) forward(msg tea.Msg) tea.Cmd {
 	before := p.list.FilterValue()
 	var cmd tea.Cmd
 	p.list, cmd = p.list.Update(msg)
@@ -322,7 +328,7 @@ func (p *picker) forward(msg tea.Msg) tea.Cmd {
 
 // refresh redraws the cached story (when the highlight changed, or always with force), the
 // hint line and the whole view. Every change of state ends with a refresh.
-func (p *picker) refresh(force bool) {
+func (p *Model) refresh(force bool) {
 	scn, ok := p.Selected()
 	name := "\x00none"
 	if ok {
@@ -340,16 +346,16 @@ func (p *picker) refresh(force bool) {
 }
 
 // View returns the picker as last drawn, exactly its size (w x h cells; "" for an empty size).
-func (p *picker) View() string { return p.view }
+func (p *Model) View() string { return p.view }
 
 // render draws the whole picker from the list and the cached story and hint.
-func (p *picker) render() string {
+func (p *Model) render() string {
 	if p.w <= 0 || p.h <= 0 {
 		return ""
 	}
 	lst := ""
 	if p.listW > 0 && p.listH > 0 {
-		lst = fit(p.list.View(), p.listW, p.listH)
+		lst = common.Fit(p.list.View(), p.listW, p.listH)
 	}
 	var body string
 	switch {
@@ -369,5 +375,12 @@ func (p *picker) render() string {
 	if p.hint != "" {
 		body += "\n" + p.hint
 	}
-	return fit(body, p.w, p.h)
+	return common.Fit(body, p.w, p.h)
 }
+
+// PickedMsg says the user picked a scenario in the picker (enter).
+type PickedMsg struct{ Scenario scenarios.Scenario }
+
+// CancelledMsg says the user left the picker without picking (esc). The root model ignores it
+// when no scenario is running yet.
+type CancelledMsg struct{}

@@ -1,4 +1,4 @@
-package tui
+package chart
 
 import (
 	"fmt"
@@ -10,38 +10,40 @@ import (
 	"github.com/NimbleMarkets/ntcharts/canvas/runes"
 	"github.com/NimbleMarkets/ntcharts/linechart/streamlinechart"
 	"github.com/charmbracelet/lipgloss"
+
+	"github.com/cortex-tui/cortex-tui/tui/common"
 )
 
-// ntLineChart draws with ntcharts v0.4.0's streamlinechart: one arc rune per column per series,
+// Line draws with ntcharts v0.4.0's streamlinechart: one arc rune per column per Series,
 // newest value on the right, a Y axis with labels at the bottom, middle and top. Each Draw
 // builds a fresh streamlinechart sized to the area and to the y range of the data, pushes the
 // visible points and renders it: no ntcharts model is kept between draws or copied by value,
 // and the chart's own unbounded auto-range never grows (the range covers every value pushed).
-// Below minChartW x minChartH it draws nothing (ntcharts panics at about one cell). Not safe
+// Below MinW x MinH it draws nothing (ntcharts panics at about one cell). Not safe
 // for concurrent use.
-type ntLineChart struct{ w, h int }
+type Line struct{ w, h int }
 
-var _ chart = (*ntLineChart)(nil)
+var _ Chart = (*Line)(nil)
 
-// newNTLineChart returns a chart of w x h cells.
-func newNTLineChart(w, h int) *ntLineChart { return &ntLineChart{w: max(w, 0), h: max(h, 0)} }
+// NewLine returns a chart of w x h cells.
+func NewLine(w, h int) *Line { return &Line{w: max(w, 0), h: max(h, 0)} }
 
 // Resize implements chart.
-func (c *ntLineChart) Resize(w, h int) { c.w, c.h = max(w, 0), max(h, 0) }
+func (c *Line) Resize(w, h int) { c.w, c.h = max(w, 0), max(h, 0) }
 
 // Draw implements chart. A panic inside ntcharts (it has a few at odd sizes) draws a blank
 // area rather than taking the terminal down.
-func (c *ntLineChart) Draw(spec chartSpec) (out string) {
-	if c.w < minChartW || c.h < minChartH {
-		return blank(c.w, c.h)
+func (c *Line) Draw(spec Spec) (out string) {
+	if c.w < MinW || c.h < MinH {
+		return common.Blank(c.w, c.h)
 	}
 	defer func() {
 		if recover() != nil {
-			out = blank(c.w, c.h)
+			out = common.Blank(c.w, c.h)
 		}
 	}()
 	h := c.h
-	axis := spec.Seconds && h > minChartH // the last line is the time axis
+	axis := spec.Seconds && h > MinH // the last line is the time axis
 	if axis {
 		h--
 	}
@@ -77,7 +79,7 @@ func (c *ntLineChart) Draw(spec chartSpec) (out string) {
 		for _, l := range rowLabels {
 			labelW = max(labelW, len(l))
 		}
-		if c.w-labelW-1 < minChartW/2 {
+		if c.w-labelW-1 < MinW/2 {
 			yStep = 0 // no room for labels: the plot keeps the width
 		}
 	}
@@ -91,7 +93,7 @@ func (c *ntLineChart) Draw(spec chartSpec) (out string) {
 		streamlinechart.WithAxesStyles(spec.Muted, spec.Muted),
 	)
 	if lc.GraphWidth() < 2 || lc.GraphHeight() < 2 {
-		return blank(c.w, c.h)
+		return common.Blank(c.w, c.h)
 	}
 	origin := lc.Origin()
 	rowY := func(v float64) int { return origin.Y - int(math.Round(min(max(v, 0), ymax)*float64(origin.Y)/ymax)) }
@@ -136,20 +138,20 @@ func (c *ntLineChart) Draw(spec chartSpec) (out string) {
 		lc.DrawDataSets(names)
 	}
 	c.overlay(&lc.Canvas, spec, origin, rowY)
-	out = fit(lc.View(), c.w, h)
+	out = common.Fit(lc.View(), c.w, h)
 	if axis {
 		out += "\n" + timeAxis(spec, origin.X, c.w)
 	}
 	return out
 }
 
-// markEvery is how many columns apart a series' glyph marks its line.
+// markEvery is how many columns apart a Series' glyph marks its line.
 const markEvery = 8
 
 // overlay draws what ntcharts cannot: the glyph marks (in the cells the lines left empty, the
-// band's letter at the left end), the faults' vertical marks, the dotted series and the
+// band's letter at the left end), the faults' vertical marks, the dotted Series and the
 // glyphs on the lines, so a chart reads without colour.
-func (c *ntLineChart) overlay(cv *canvas.Model, spec chartSpec, origin canvas.Point, rowY func(float64) int) {
+func (c *Line) overlay(cv *canvas.Model, spec Spec, origin canvas.Point, rowY func(float64) int) {
 	left, right := origin.X+1, cv.Width()-1
 	if origin.X == 0 && !spec.Labels {
 		left = 0
@@ -210,7 +212,7 @@ func (c *ntLineChart) overlay(cv *canvas.Model, spec chartSpec, origin canvas.Po
 // columns ("30s", "1m", "1m30"), then a "▲" under each fault's start and "△" under its end
 // (over a label's cell if need be), in the columns of the plot (gutter left of it), exactly w
 // cells.
-func timeAxis(spec chartSpec, gutter, w int) string {
+func timeAxis(spec Spec, gutter, w int) string {
 	line := []rune(strings.Repeat(" ", max(w, 0)))
 	right := w - 1
 	put := func(x int, text string) bool {
@@ -261,7 +263,7 @@ func fmtAxis(sec int) string {
 }
 
 // yTop is the top of a chart's y axis: spec.YMax, or the largest value rounded up (at least 1).
-func yTop(spec chartSpec) float64 {
+func yTop(spec Spec) float64 {
 	if spec.YMax > 0 {
 		return spec.YMax
 	}
@@ -273,5 +275,5 @@ func yTop(spec chartSpec) float64 {
 			}
 		}
 	}
-	return niceCeil(top)
+	return NiceCeil(top)
 }

@@ -1,4 +1,4 @@
-package tui
+package picker
 
 import (
 	"fmt"
@@ -9,16 +9,17 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/cortex-tui/cortex-tui/scenarios"
+	"github.com/cortex-tui/cortex-tui/tui/common"
 )
 
 // renderStory draws the story block of scn, wrapped and clipped to storyW x storyH.
-func (p *picker) renderStory(scn scenarios.Scenario, ok bool) string {
+func (p *Model) renderStory(scn scenarios.Scenario, ok bool) string {
 	w, h := p.storyW, p.storyH
 	if w <= 0 || h <= 0 {
 		return ""
 	}
 	if !ok {
-		return fit(p.st.Muted.Render(wrap("No scenario matches the filter.", w)), w, h)
+		return common.Fit(p.st.Muted.Render(common.Wrap("No scenario matches the filter.", w)), w, h)
 	}
 	if l := p.selectedLesson(); l != nil {
 		return p.renderLesson(*l, w, h)
@@ -28,7 +29,7 @@ func (p *picker) renderStory(scn scenarios.Scenario, ok bool) string {
 		story = scn.Summary
 	}
 	fleet, faults := pickerFacts(scn)
-	faultLines := strings.Split(wrap(faults, w), "\n")
+	faultLines := strings.Split(common.Wrap(faults, w), "\n")
 	if len(faultLines) > pickerFactsMaxLines {
 		faultLines = faultLines[:pickerFactsMaxLines]
 		last := faultLines[pickerFactsMaxLines-1]
@@ -37,12 +38,12 @@ func (p *picker) renderStory(scn scenarios.Scenario, ok bool) string {
 	var b strings.Builder
 	b.WriteString(p.st.Title.Render(ansi.Truncate(scn.Name, w, "…")))
 	b.WriteString("\n")
-	b.WriteString(p.st.Muted.Render(wrap(fleet, w)))
+	b.WriteString(p.st.Muted.Render(common.Wrap(fleet, w)))
 	b.WriteString("\n")
 	b.WriteString(p.st.Muted.Render(strings.Join(faultLines, "\n")))
 	b.WriteString("\n\n")
-	b.WriteString(p.st.Text.Render(wrap(story, w)))
-	return fit(b.String(), w, h)
+	b.WriteString(p.st.Text.Render(common.Wrap(story, w)))
+	return common.Fit(b.String(), w, h)
 }
 
 // pickerFacts is what the story block says under a scenario's name: its length, fleet and

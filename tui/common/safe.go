@@ -1,4 +1,4 @@
-package tui
+package common
 
 import (
 	"slices"
@@ -16,9 +16,9 @@ import (
 // terminal, and the widths lipgloss measures are the widths the terminal draws, so borders
 // stay straight. See package safetext for what cleaning does.
 
-// cleanMeta returns meta with its texts made inert; the story keeps its line breaks. The
+// CleanMeta returns meta with its texts made inert; the story keeps its line breaks. The
 // classes are copied (nil stays nil), so meta's own slice is left as it was.
-func cleanMeta(meta source.Meta) source.Meta {
+func CleanMeta(meta source.Meta) source.Meta {
 	meta.Scenario = safetext.Line(meta.Scenario)
 	meta.Summary = safetext.Line(meta.Summary)
 	meta.Story = safetext.Text(meta.Story)
@@ -30,18 +30,18 @@ func cleanMeta(meta source.Meta) source.Meta {
 	return meta
 }
 
-// cleanFleet returns a copy of fm with its texts made inert (nil for nil).
-func cleanFleet(fm *source.FleetMeta) *source.FleetMeta {
+// CleanFleet returns a copy of fm with its texts made inert (nil for nil).
+func CleanFleet(fm *source.FleetMeta) *source.FleetMeta {
 	if fm == nil {
 		return nil
 	}
 	return &source.FleetMeta{Name: safetext.Line(fm.Name), Store: safetext.Line(fm.Store), Instance: safetext.Line(fm.Instance)}
 }
 
-// cleanSnapshot makes the texts of s inert, in place: a snapshot shares no memory with its
+// CleanSnapshot makes the texts of s inert, in place: a snapshot shares no memory with its
 // source, so its slices are the dashboard's own. Plain ASCII (the usual case) costs a scan and
 // no allocation.
-func cleanSnapshot(s *source.Snapshot) {
+func CleanSnapshot(s *source.Snapshot) {
 	s.Note = safetext.Line(s.Note)
 	for i := range s.Events {
 		e := &s.Events[i]
@@ -59,10 +59,10 @@ func cleanSnapshot(s *source.Snapshot) {
 	}
 }
 
-// cleanScenario returns a copy of scn with its texts made inert, for the picker; the story
+// CleanScenario returns a copy of scn with its texts made inert, for the picker; the story
 // keeps its line breaks; its slices are copies (nil stays nil). Only texts change: the copy
 // runs exactly as scn would.
-func cleanScenario(scn scenarios.Scenario) scenarios.Scenario {
+func CleanScenario(scn scenarios.Scenario) scenarios.Scenario {
 	scn.Name = safetext.Line(scn.Name)
 	scn.Summary = safetext.Line(scn.Summary)
 	scn.Story = safetext.Text(scn.Story)
@@ -77,12 +77,30 @@ func cleanScenario(scn scenarios.Scenario) scenarios.Scenario {
 	return scn
 }
 
-// cleanDecisions makes the texts of decisions a source kept inert, in place (the slice is the
+// CleanDecisions makes the texts of decisions a source kept inert, in place (the slice is the
 // dashboard's own copy): the class names come from the scenario file.
-func cleanDecisions(ds []source.DecisionRecord) {
+func CleanDecisions(ds []source.DecisionRecord) {
 	for i := range ds {
 		ds[i].Class = safetext.Line(ds[i].Class)
 		ds[i].Failure = safetext.Line(ds[i].Failure)
 		ds[i].Reason = safetext.Line(ds[i].Reason)
 	}
+}
+
+// CleanLesson returns l with its texts made inert for the terminal (a lesson file given with
+// learn --file is a stranger's text, as a scenario file is: see above).
+func CleanLesson(l scenarios.Lesson) scenarios.Lesson {
+	l.Name = safetext.Line(l.Name)
+	l.Title = safetext.Line(l.Title)
+	l.Summary = safetext.Line(l.Summary)
+	l.Steps = slices.Clone(l.Steps)
+	for i := range l.Steps {
+		s := &l.Steps[i]
+		s.Text, s.Hint = safetext.Line(s.Text), safetext.Line(s.Hint)
+		s.Actions = slices.Clone(s.Actions)
+		for j := range s.Actions {
+			s.Actions[j].Text = safetext.Line(s.Actions[j].Text)
+		}
+	}
+	return l
 }

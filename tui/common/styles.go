@@ -1,4 +1,4 @@
-package tui
+package common
 
 import (
 	"github.com/charmbracelet/bubbles/help"
@@ -102,25 +102,25 @@ func DefaultStyles() Styles {
 	return st
 }
 
-// badge renders the state band as a coloured badge, e.g. " HEALTHY " on green.
-func (st Styles) badge(s engine.State) string {
+// StateBadge renders the state band as a coloured badge, e.g. " HEALTHY " on green.
+func (st Styles) StateBadge(s engine.State) string {
 	if s < engine.Healthy || s > engine.Emergency {
 		return st.Muted.Render(" n/a ")
 	}
 	return st.Badge[s].Render(s.String())
 }
 
-// band is the foreground style of a state band.
-func (st Styles) band(s engine.State) lipgloss.Style {
+// BandOf is the foreground style of a state band.
+func (st Styles) BandOf(s engine.State) lipgloss.Style {
 	if s < engine.Healthy || s > engine.Emergency {
 		return st.Muted
 	}
 	return st.Band[s]
 }
 
-// service renders a service state (UP, DOWN, CRASHED, WARMING) in its colour, "-" before
+// Service renders a service state (UP, DOWN, CRASHED, WARMING) in its colour, "-" before
 // the first tick.
-func (st Styles) service(state source.ServiceState) string {
+func (st Styles) Service(state source.ServiceState) string {
 	switch state {
 	case source.ServiceUp:
 		return st.ServiceUp.Render(state.String())
@@ -132,8 +132,8 @@ func (st Styles) service(state source.ServiceState) string {
 	return st.ServiceDown.Render(state.String())
 }
 
-// level is the colour of the band a value in [0,1] (a signal) falls in on the CPS's scale with
+// Level is the colour of the band a value in [0,1] (a signal) falls in on the CPS's scale with
 // the default emergency threshold (engine.StateFor), so a signal's sparkline reads like the CPS.
-func (st Styles) level(v float64) lipgloss.Style {
-	return st.band(engine.StateFor(v, engine.DefaultEmergencyThreshold))
+func (st Styles) Level(v float64) lipgloss.Style {
+	return st.BandOf(engine.StateFor(v, engine.DefaultEmergencyThreshold))
 }

@@ -1,4 +1,4 @@
-package tui
+package picker
 
 import (
 	"fmt"
@@ -16,6 +16,8 @@ import (
 
 	"github.com/cortex-tui/cortex-tui/keymap"
 	"github.com/cortex-tui/cortex-tui/scenarios"
+	"github.com/cortex-tui/cortex-tui/tui/common"
+	"github.com/cortex-tui/cortex-tui/tui/internal/tuitest"
 )
 
 // pickerFixture is a small catalog with distinctive names, summaries, stories, classes and
@@ -68,7 +70,7 @@ func teaKey(k string) tea.KeyMsg {
 
 // press sends the space-separated keys to p and returns the message of the last key's
 // command (nil when it returned none).
-func press(p *picker, keys string) tea.Msg {
+func press(p *Model, keys string) tea.Msg {
 	var last tea.Msg
 	for _, k := range strings.Fields(keys) {
 		var cmd tea.Cmd
@@ -82,7 +84,7 @@ func press(p *picker, keys string) tea.Msg {
 }
 
 // plain is View without colours.
-func plain(p *picker) string { return ansi.Strip(p.View()) }
+func plain(p *Model) string { return ansi.Strip(p.View()) }
 
 // fuzzyRank returns the fixture's scenarios matching filter, best first, as the list's own
 // filter (bubbles/list with sahilm/fuzzy) ranks them: the oracle for moves among matches.
@@ -111,38 +113,38 @@ func TestPickerKeys(t *testing.T) {
 		cancellable bool
 		want        tea.Msg // nil: no command
 	}{
-		{"enter picks the first", "enter", false, pickedMsg{items[0]}},
-		{"down moves", "down enter", false, pickedMsg{items[1]}},
-		{"tab moves too", "tab tab enter", false, pickedMsg{items[2]}},
-		{"shift+tab moves back", "down down shift+tab enter", false, pickedMsg{items[1]}},
-		{"down stops at the end", "down down down down down down enter", false, pickedMsg{items[3]}},
-		{"up stops at the top", "up up enter", false, pickedMsg{items[0]}},
-		{"filter by name picks the best match", "/ d n s enter", false, pickedMsg{items[1]}},
-		{"filter is case-insensitive", "/ M E T A enter", false, pickedMsg{items[3]}},
-		{"filter matches the summary", "/ d i n n e r enter", false, pickedMsg{items[2]}},
-		{"down leaves the input and moves among matches", "/ t h e down enter", false, pickedMsg{the[1]}},
-		{"and on among matches", "/ t h e down down enter", false, pickedMsg{the[2]}},
-		{"keys typed faster than read arrive as one message", "/dns enter", false, pickedMsg{items[1]}},
-		{"and while typing the filter", "/ me ta enter", false, pickedMsg{items[3]}},
-		{"backspace edits the filter", "/ d n s backspace backspace backspace m e t enter", false, pickedMsg{items[3]}},
+		{"enter picks the first", "enter", false, PickedMsg{items[0]}},
+		{"down moves", "down enter", false, PickedMsg{items[1]}},
+		{"tab moves too", "tab tab enter", false, PickedMsg{items[2]}},
+		{"shift+tab moves back", "down down shift+tab enter", false, PickedMsg{items[1]}},
+		{"down stops at the end", "down down down down down down enter", false, PickedMsg{items[3]}},
+		{"up stops at the top", "up up enter", false, PickedMsg{items[0]}},
+		{"filter by name picks the best match", "/ d n s enter", false, PickedMsg{items[1]}},
+		{"filter is case-insensitive", "/ M E T A enter", false, PickedMsg{items[3]}},
+		{"filter matches the summary", "/ d i n n e r enter", false, PickedMsg{items[2]}},
+		{"down leaves the input and moves among matches", "/ t h e down enter", false, PickedMsg{the[1]}},
+		{"and on among matches", "/ t h e down down enter", false, PickedMsg{the[2]}},
+		{"keys typed faster than read arrive as one message", "/dns enter", false, PickedMsg{items[1]}},
+		{"and while typing the filter", "/ me ta enter", false, PickedMsg{items[3]}},
+		{"backspace edits the filter", "/ d n s backspace backspace backspace m e t enter", false, PickedMsg{items[3]}},
 		{"keys that are actions elsewhere are typed", "/ q s enter", false, nil},
 		{"no match: enter does nothing", "/ z z z enter", false, nil},
-		{"esc drops the filter being typed, keeping the highlight", "/ m e t a esc enter", false, pickedMsg{items[3]}},
-		{"opening and leaving the input keeps the highlight", "down down / esc enter", false, pickedMsg{items[2]}},
-		{"down with nothing typed leaves the input and moves", "/ down enter", false, pickedMsg{items[1]}},
+		{"esc drops the filter being typed, keeping the highlight", "/ m e t a esc enter", false, PickedMsg{items[3]}},
+		{"opening and leaving the input keeps the highlight", "down down / esc enter", false, PickedMsg{items[2]}},
+		{"down with nothing typed leaves the input and moves", "/ down enter", false, PickedMsg{items[1]}},
 		{"esc drops an applied filter before cancelling", "/ m e t a down esc", true, nil},
-		{"then esc cancels", "/ m e t a down esc esc", true, pickCancelledMsg{}},
+		{"then esc cancels", "/ m e t a down esc esc", true, CancelledMsg{}},
 		{"esc while typing never cancels", "/ esc", true, nil},
-		{"esc cancels when a scenario runs", "esc", true, pickCancelledMsg{}},
+		{"esc cancels when a scenario runs", "esc", true, CancelledMsg{}},
 		{"esc does nothing on first start", "esc", false, nil},
 		{"the list's own quit and help keys do nothing", "? G g", true, nil},
 		{"q is the root's: the picker emits nothing", "q", true, nil},
 		{"ctrl+c too", "ctrl+c", true, nil},
-		{"ctrl+c while typing drops the filter, keeping the highlight", "/ m e t a ctrl+c enter", false, pickedMsg{items[3]}},
+		{"ctrl+c while typing drops the filter, keeping the highlight", "/ m e t a ctrl+c enter", false, PickedMsg{items[3]}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := newPicker(DefaultStyles(), keymap.Default(), items)
+			p := New(common.DefaultStyles(), keymap.Default(), items)
 			p.SetCancellable(tt.cancellable)
 			p.SetSize(100, 30)
 			assert.Equal(t, tt.want, press(p, tt.keys))
@@ -171,7 +173,7 @@ func TestPickerFilteringCapturesKeys(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.keys, func(t *testing.T) {
-			p := newPicker(DefaultStyles(), keymap.Default(), pickerFixture())
+			p := New(common.DefaultStyles(), keymap.Default(), pickerFixture())
 			p.SetSize(80, 24)
 			press(p, tt.keys)
 			assert.Equal(t, tt.want, p.Filtering())
@@ -182,7 +184,7 @@ func TestPickerFilteringCapturesKeys(t *testing.T) {
 // TestPickerFilterShowsMatches asserts that the list shows the matches as soon as a key is
 // typed (the picker filters synchronously, no command round trip), with the filter's text.
 func TestPickerFilterShowsMatches(t *testing.T) {
-	p := newPicker(DefaultStyles(), keymap.Default(), pickerFixture())
+	p := New(common.DefaultStyles(), keymap.Default(), pickerFixture())
 	p.SetSize(100, 30)
 	press(p, "/ m e t")
 	v := plain(p)
@@ -206,16 +208,16 @@ func TestPickerRemappedKeys(t *testing.T) {
 		want tea.Msg
 	}{
 		{"enter", nil},
-		{"j o", pickedMsg{items[1]}},
-		{"down o", pickedMsg{items[0]}}, // down is no longer a movement key
-		{"f m e t a o", pickedMsg{items[3]}},
-		{"/ o", pickedMsg{items[0]}},           // "/" is no longer the filter key
-		{"f m e t a x o", pickedMsg{items[3]}}, // x drops the filter, keeping the highlight
-		{"x", pickCancelledMsg{}},
+		{"j o", PickedMsg{items[1]}},
+		{"down o", PickedMsg{items[0]}}, // down is no longer a movement key
+		{"f m e t a o", PickedMsg{items[3]}},
+		{"/ o", PickedMsg{items[0]}},           // "/" is no longer the filter key
+		{"f m e t a x o", PickedMsg{items[3]}}, // x drops the filter, keeping the highlight
+		{"x", CancelledMsg{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.keys, func(t *testing.T) {
-			p := newPicker(DefaultStyles(), km, items)
+			p := New(common.DefaultStyles(), km, items)
 			p.SetSize(100, 30)
 			assert.Contains(t, plain(p), "o pick")
 			assert.Contains(t, plain(p), "f filter")
@@ -230,7 +232,7 @@ func TestPickerPages(t *testing.T) {
 	items := pickerMany(20)
 	for _, size := range [][2]int{{100, 12}, {120, 40}, {60, 20}} {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
-			p := newPicker(DefaultStyles(), keymap.Default(), items)
+			p := New(common.DefaultStyles(), keymap.Default(), items)
 			p.SetSize(size[0], size[1])
 			per := p.list.Paginator.PerPage
 			require.Less(t, per, len(items), "the list must page at this size")
@@ -255,7 +257,7 @@ func TestPickerStoryFollowsHighlight(t *testing.T) {
 	items := pickerFixture()
 	for _, size := range [][2]int{{120, 30}, {60, 30}} {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
-			p := newPicker(DefaultStyles(), keymap.Default(), items)
+			p := New(common.DefaultStyles(), keymap.Default(), items)
 			p.SetSize(size[0], size[1])
 			assert.Contains(t, plain(p), "Shoppers arrive")
 			assert.Contains(t, plain(p), "3 min · 20 clients · payment p9, search p4")
@@ -314,7 +316,7 @@ func TestPickerFaultLinesCut(t *testing.T) {
 	for i := range 12 {
 		faults = append(faults, scenarios.Fault{Kind: scenarios.FaultErrors, At: time.Duration(i) * time.Minute, Duration: 30 * time.Second, Value: 0.5})
 	}
-	p := newPicker(DefaultStyles(), keymap.Default(), []scenarios.Scenario{{Name: "spotty", Summary: "s", Story: "The story.", Faults: faults}})
+	p := New(common.DefaultStyles(), keymap.Default(), []scenarios.Scenario{{Name: "spotty", Summary: "s", Story: "The story.", Faults: faults}})
 	p.SetSize(100, 30)
 	lines := storyLines(p)
 	require.Greater(t, len(lines), 5)
@@ -325,7 +327,7 @@ func TestPickerFaultLinesCut(t *testing.T) {
 }
 
 // storyLines is the picker's story block without colours, each line without its padding.
-func storyLines(p *picker) []string {
+func storyLines(p *Model) []string {
 	lines := strings.Split(ansi.Strip(p.story), "\n")
 	for i, l := range lines {
 		lines[i] = strings.TrimRight(l, " ")
@@ -340,7 +342,7 @@ func TestPickerWrapsStory(t *testing.T) {
 	items := []scenarios.Scenario{{Name: "long", Summary: "long story", Story: strings.Join(words, " "), Clients: 1, Seed: 1}}
 	for _, size := range [][2]int{{160, 40}, {50, 60}} {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
-			p := newPicker(DefaultStyles(), keymap.Default(), items)
+			p := New(common.DefaultStyles(), keymap.Default(), items)
 			p.SetSize(size[0], size[1])
 			require.Greater(t, p.storyW, 0)
 			lines := storyLines(p)
@@ -377,7 +379,7 @@ func TestGoldenPicker(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := newPicker(DefaultStyles(), keymap.Default(), tt.items)
+			p := New(common.DefaultStyles(), keymap.Default(), tt.items)
 			p.SetCancellable(tt.cancellable)
 			p.SetSize(tt.w, tt.h)
 			press(p, tt.keys)
@@ -417,7 +419,7 @@ func TestPickerSizes(t *testing.T) {
 	require.NotEmpty(t, catalog)
 	for _, items := range [][]scenarios.Scenario{catalog, pickerMany(40), nil} {
 		for _, keys := range []string{"", "right", "/ a", "/ a down", "/ z z z enter"} {
-			p := newPicker(DefaultStyles(), keymap.Default(), items)
+			p := New(common.DefaultStyles(), keymap.Default(), items)
 			press(p, keys)
 			for _, w := range widths {
 				for _, h := range heights {
@@ -433,7 +435,7 @@ func TestPickerSizes(t *testing.T) {
 
 // checkPickerSize asserts that p's view is exactly w x h cells ("" for an empty size), and
 // that the list inside does not draw more lines than it has (they would be clipped).
-func checkPickerSize(t *testing.T, p *picker, w, h int, keys string) {
+func checkPickerSize(t *testing.T, p *Model, w, h int, keys string) {
 	t.Helper()
 	v := p.View()
 	if p.listH >= 2 { // one line holds the filter's input, or an item
@@ -469,13 +471,13 @@ func TestPickerShowsHighlightedItem(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%dx%d down x%d", tt.w, tt.h, tt.downs), func(t *testing.T) {
-			p := newPicker(DefaultStyles(), keymap.Default(), items)
+			p := New(common.DefaultStyles(), keymap.Default(), items)
 			p.SetSize(tt.w, tt.h)
 			press(p, strings.TrimSpace(strings.Repeat("down ", tt.downs)))
 			scn, ok := p.Selected()
 			require.True(t, ok)
 			assert.Equal(t, items[tt.downs].Name, scn.Name)
-			assert.Contains(t, ansi.Strip(fit(p.list.View(), p.listW, p.listH)), "│ "+scn.Name)
+			assert.Contains(t, ansi.Strip(common.Fit(p.list.View(), p.listW, p.listH)), "│ "+scn.Name)
 		})
 	}
 }
@@ -483,21 +485,21 @@ func TestPickerShowsHighlightedItem(t *testing.T) {
 // TestPickerSelect asserts that Select highlights the named scenario and drops the filter.
 func TestPickerSelect(t *testing.T) {
 	items := pickerFixture()
-	p := newPicker(DefaultStyles(), keymap.Default(), items)
+	p := New(common.DefaultStyles(), keymap.Default(), items)
 	p.SetSize(80, 24)
 	press(p, "/ d n s")
 	p.Select("metastable")
 	assert.False(t, p.Filtering())
 	assert.Contains(t, plain(p), "The fault clears", "the view follows Select")
-	assert.Equal(t, pickedMsg{items[3]}, press(p, "enter"))
+	assert.Equal(t, PickedMsg{items[3]}, press(p, "enter"))
 	p.Select("no-such-scenario")
-	assert.Equal(t, pickedMsg{items[3]}, press(p, "enter"), "an unknown name keeps the highlight")
+	assert.Equal(t, PickedMsg{items[3]}, press(p, "enter"), "an unknown name keeps the highlight")
 }
 
 // TestPickerIgnoresOtherMessages asserts that messages other than keys change nothing and
 // return no command while browsing (the root model forwards them while the picker is shown).
 func TestPickerIgnoresOtherMessages(t *testing.T) {
-	p := newPicker(DefaultStyles(), keymap.Default(), pickerFixture())
+	p := New(common.DefaultStyles(), keymap.Default(), pickerFixture())
 	p.SetSize(100, 30)
 	press(p, "down")
 	before := p.View()
@@ -511,7 +513,7 @@ func TestPickerIgnoresOtherMessages(t *testing.T) {
 // BenchmarkPickerKey measures handling one key in the picker at 160x48: moving the highlight
 // redraws the list, the story and the view.
 func BenchmarkPickerKey(b *testing.B) {
-	p := newPicker(DefaultStyles(), keymap.Default(), scenarios.Catalog())
+	p := New(common.DefaultStyles(), keymap.Default(), scenarios.Catalog())
 	p.SetSize(160, 48)
 	down, up := teaKey("down"), teaKey("up")
 	b.ReportAllocs()
@@ -529,7 +531,7 @@ func BenchmarkPickerKey(b *testing.B) {
 // BenchmarkPickerFilterKey measures typing one character of a filter at 160x48: the fuzzy
 // filter over the catalog, then the redraw.
 func BenchmarkPickerFilterKey(b *testing.B) {
-	p := newPicker(DefaultStyles(), keymap.Default(), scenarios.Catalog())
+	p := New(common.DefaultStyles(), keymap.Default(), scenarios.Catalog())
 	p.SetSize(160, 48)
 	p.Update(teaKey("/"))
 	a, bs := teaKey("a"), teaKey("backspace")
@@ -547,10 +549,51 @@ func BenchmarkPickerFilterKey(b *testing.B) {
 
 // BenchmarkPickerView measures View at 160x48, called on every frame while the picker is open.
 func BenchmarkPickerView(b *testing.B) {
-	p := newPicker(DefaultStyles(), keymap.Default(), scenarios.Catalog())
+	p := New(common.DefaultStyles(), keymap.Default(), scenarios.Catalog())
 	p.SetSize(160, 48)
 	b.ReportAllocs()
 	for b.Loop() {
 		_ = p.View()
 	}
+}
+
+// Asserts that the picker lists and tells a hostile scenario inert, its story on several
+// lines, beside the list and below it.
+func TestGoldenHostilePicker(t *testing.T) {
+	items := append([]scenarios.Scenario{tuitest.HostileScenario(t)}, pickerFixture()...)
+	for _, c := range []struct {
+		name string
+		w, h int
+	}{
+		{"wide_120x30", 120, 30},
+		{"stacked_60x30", 60, 30},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := New(common.DefaultStyles(), keymap.Default(), items)
+			p.SetSize(c.w, c.h)
+			tuitest.CheckInert(t, p.View(), c.w, c.h, c.name)
+			golden.RequireEqual(t, p.View())
+		})
+	}
+}
+
+// Asserts the picker's lessons section: after the scenarios, one entry per built-in lesson,
+// a lesson completed before marked ✓, and MarkLessonDone marking one when it is completed.
+func TestLessons(t *testing.T) {
+	p := New(common.DefaultStyles(), keymap.Default(), scenarios.Catalog())
+	p.AddLessons(scenarios.Lessons(), map[string]bool{"priorities": true})
+	items := p.list.Items()
+	last, ok := items[len(items)-1].(pickerItem)
+	require.True(t, ok)
+	assert.Equal(t, "lesson 6: Priorities: keep payments alive while analytics is shed ✓", last.name(), "a lesson completed before is marked")
+	n := len(scenarios.Catalog())
+	require.Len(t, items, n+len(scenarios.Lessons()), "every scenario, then every lesson")
+	first, ok := items[n].(pickerItem)
+	require.True(t, ok)
+	require.NotNil(t, first.lesson)
+	assert.Equal(t, "retry-storm", first.lesson.Name)
+
+	assert.NotContains(t, p.list.Items()[n+2].(pickerItem).name(), "✓")
+	p.MarkLessonDone("metastable")
+	assert.Equal(t, "lesson 3: A metastable failure ✓", p.list.Items()[n+2].(pickerItem).name(), "marked once completed")
 }

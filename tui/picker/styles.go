@@ -1,10 +1,14 @@
-package tui
+package picker
 
-import "github.com/charmbracelet/bubbles/list"
+import (
+	"github.com/charmbracelet/bubbles/list"
+
+	"github.com/cortex-tui/cortex-tui/tui/common"
+)
 
 // pickerListStyles are the list's styles drawn from the named palette; roomy adds a blank
 // line under the title and under the status bar.
-func pickerListStyles(st Styles, roomy bool) list.Styles {
+func pickerListStyles(st common.Styles, roomy bool) list.Styles {
 	pad := 0
 	if roomy {
 		pad = 1

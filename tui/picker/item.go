@@ -1,4 +1,4 @@
-package tui
+package picker
 
 import (
 	"io"
@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/cortex-tui/cortex-tui/scenarios"
+	"github.com/cortex-tui/cortex-tui/tui/common"
 )
 
 // pickerItem is one scenario in the list, or one lesson (its scenario in scn, the lesson in
@@ -38,7 +39,7 @@ type pickerDelegate struct {
 }
 
 // newPickerDelegate builds the delegate's styles from st (once, not while drawing).
-func newPickerDelegate(st Styles) pickerDelegate {
+func newPickerDelegate(st common.Styles) pickerDelegate {
 	selName := st.Accent.Bold(true)
 	return pickerDelegate{
 		mark: st.Accent, name: st.Text, summary: st.Muted,

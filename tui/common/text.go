@@ -1,4 +1,4 @@
-package tui
+package common
 
 import (
 	"strings"
@@ -9,8 +9,8 @@ import (
 // The text helpers every panel draws with: cells, not runes or bytes, are the unit (a CJK
 // name or an emoji is two cells wide, a styled string carries ANSI sequences of no width).
 
-// blank returns h lines of w spaces (nothing for a non-positive size).
-func blank(w, h int) string {
+// Blank returns h lines of w spaces (nothing for a non-positive size).
+func Blank(w, h int) string {
 	if w <= 0 || h <= 0 {
 		return ""
 	}
@@ -22,8 +22,8 @@ func blank(w, h int) string {
 	return strings.Join(lines, "\n")
 }
 
-// fit clips or pads s to exactly w cells by h lines, so a panel never overflows its slot.
-func fit(s string, w, h int) string {
+// Fit clips or pads s to exactly w cells by h lines, so a panel never overflows its slot.
+func Fit(s string, w, h int) string {
 	if w <= 0 || h <= 0 {
 		return ""
 	}
@@ -32,7 +32,7 @@ func fit(s string, w, h int) string {
 		lines = lines[:h]
 	}
 	for i, l := range lines {
-		lines[i] = fitLine(l, w)
+		lines[i] = FitLine(l, w)
 	}
 	for len(lines) < h {
 		lines = append(lines, strings.Repeat(" ", w))
@@ -40,8 +40,8 @@ func fit(s string, w, h int) string {
 	return strings.Join(lines, "\n")
 }
 
-// fitLine clips or pads one line to exactly w cells.
-func fitLine(l string, w int) string {
+// FitLine clips or pads one line to exactly w cells.
+func FitLine(l string, w int) string {
 	n := ansi.StringWidth(l)
 	if n > w {
 		l = ansi.Truncate(l, w, "")
@@ -53,9 +53,9 @@ func fitLine(l string, w int) string {
 	return l
 }
 
-// wrap wraps text to w cells, keeping its paragraphs (blank lines) and hard-wrapping
+// Wrap wraps text to w cells, keeping its paragraphs (blank lines) and hard-wrapping
 // words longer than the width.
-func wrap(text string, w int) string {
+func Wrap(text string, w int) string {
 	paras := strings.Split(strings.TrimSpace(text), "\n\n")
 	for i, para := range paras {
 		para = strings.Join(strings.Fields(para), " ")
@@ -64,8 +64,8 @@ func wrap(text string, w int) string {
 	return strings.Join(paras, "\n\n")
 }
 
-// ellipsis cuts one line to w cells, ending it with "…" when it was longer.
-func ellipsis(s string, w int) string {
+// Ellipsis cuts one line to w cells, ending it with "…" when it was longer.
+func Ellipsis(s string, w int) string {
 	if w <= 0 {
 		return ""
 	}

@@ -1,36 +1,107 @@
-package tui
+// Package inspector is the dashboard's decision inspector, a component of its own: the latest
+// retry decisions of a run (newest at the bottom) and the selected one's five checks with the
+// values that decided them, its own keys to move through them and to show one action at a
+// time (from the key map), its styles from tui/common. The dashboard opens it on the decisions
+// its source kept (source.Inspector), routes the keys to it while it shows and closes it.
+package inspector
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
-	"time"
 
+	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/cortex-tui/cortex-tui/engine"
+	"github.com/cortex-tui/cortex-tui/keymap"
 	"github.com/cortex-tui/cortex-tui/source"
+	"github.com/cortex-tui/cortex-tui/tui/common"
 )
 
-// inspectorPanel is the decision inspector: the latest retry decisions of the first run (newest
-// at the bottom) on the left, and on the right the selected one's five checks in order with the
-// values that decided it (engine.Explanation): retryable, the attempt against the limit, the CPS
-// as weight × signal against the emergency threshold and the circuit, the priority against
+// Model is the decision inspector: the latest retry decisions of a run (newest at the bottom)
+// on the left, and on the right the selected one's five checks in order with the values that
+// decided it (engine.Explanation): retryable, the attempt against the limit, the CPS as weight
+// × signal against the emergency threshold and the circuit, the priority against
 // floor(CPS×10), the recovery ramp's share, the tokens, and for a RETRY the delay's formula
-// filled in. The run is paused while it shows; the frame holds the decisions, read from the
-// source (source.Inspector) when it opened.
-type inspectorPanel struct{ base }
+// filled in. It redraws itself when it opens, resizes or moves; its View is that cached
+// drawing. It is used from the Bubble Tea goroutine only.
+type Model struct {
+	common.Base
+	keys     keymap.KeyMap
+	strategy string                  // the run's strategy, named in the detail
+	kept     []source.DecisionRecord // every decision the source kept (read when it opened)
+	shown    []source.DecisionRecord // the decisions of the filter's action
+	act      int                     // the filter: 0 every action, a+1 only engine.Action(a)
+	sel      int                     // the one selected, an index into shown
+}
 
-// newInspector returns an empty inspector.
-func newInspector(st Styles) *inspectorPanel { return &inspectorPanel{base{st: st}} }
+// New returns a closed inspector drawn with st, whose keys are keys'.
+func New(st common.Styles, keys keymap.KeyMap) *Model {
+	return &Model{Base: common.Base{St: st}, keys: keys}
+}
 
-// Update redraws the inspector on a full redraw and when the selection moved.
-func (p *inspectorPanel) Update(msg tea.Msg) (*inspectorPanel, tea.Cmd) {
-	if f, ok := msg.(frameMsg); ok && f.shows(changedInspect) {
-		p.view = p.render(f.f)
+// Open shows ds (the latest decisions a source kept, oldest first, their texts made inert),
+// every action, the newest selected, for a run of strategy.
+func (p *Model) Open(ds []source.DecisionRecord, strategy string) {
+	p.kept, p.act, p.strategy = ds, 0, strategy
+	p.filter()
+}
+
+// Close forgets the decisions.
+func (p *Model) Close() { p.kept, p.shown = nil, nil }
+
+// Shown returns the decisions the inspector lists (those of the filter's action) and the
+// index of the selected one.
+func (p *Model) Shown() ([]source.DecisionRecord, int) { return p.shown, p.sel }
+
+// SetSize sets the inspector's outer size in cells and redraws it.
+func (p *Model) SetSize(w, h int) {
+	p.Base.SetSize(w, h)
+	p.Rendered = p.render()
+}
+
+// Update handles the inspector's keys: up and down select a decision (the log keys by ten),
+// the log filter key shows one action at a time. Other messages and keys change nothing.
+func (p *Model) Update(msg tea.Msg) (*Model, tea.Cmd) {
+	km, ok := msg.(tea.KeyMsg)
+	if !ok {
+		return p, nil
+	}
+	switch {
+	case key.Matches(km, p.keys.LogFilter):
+		p.act = (p.act + 1) % (len(engine.Actions) + 1)
+		p.filter()
+	case key.Matches(km, p.keys.ClassUp):
+		p.selectAt(p.sel - 1)
+	case key.Matches(km, p.keys.ClassDown):
+		p.selectAt(p.sel + 1)
+	case key.Matches(km, p.keys.LogUp):
+		p.selectAt(p.sel - 10)
+	case key.Matches(km, p.keys.LogDown):
+		p.selectAt(p.sel + 10)
 	}
 	return p, nil
+}
+
+// filter shows the kept decisions of the filter's action (all for 0), the newest selected.
+func (p *Model) filter() {
+	p.shown = p.kept
+	if a := p.act - 1; a >= 0 {
+		p.shown = nil
+		for _, d := range p.kept {
+			if int(d.Action) == a {
+				p.shown = append(p.shown, d)
+			}
+		}
+	}
+	p.selectAt(len(p.shown) - 1)
+}
+
+// selectAt selects decision i, clamped to the list, and redraws.
+func (p *Model) selectAt(i int) {
+	p.sel = min(max(i, 0), max(len(p.shown)-1, 0))
+	p.Rendered = p.render()
 }
 
 // listW is the width of the decision list: a third of the panel, none below 90 cells (the
@@ -42,34 +113,34 @@ func listW(w int) int {
 	return min(max(w/3, 36), 46)
 }
 
-func (p *inspectorPanel) render(f *frame) string {
-	st := p.st
-	ds := f.decisions
-	k := f.keyMap()
+func (p *Model) render() string {
+	st := p.St
+	ds := p.shown
+	k := p.keys
 	only := "all actions"
-	if a := f.decisionAct - 1; a >= 0 {
+	if a := p.act - 1; a >= 0 {
 		only = engine.Action(a).String() + " only"
 	}
-	title := fmt.Sprintf("Decision inspector · %s/%s select · %s: %s · %s close", keyName(k.ClassUp), keyName(k.ClassDown), keyName(k.LogFilter), only, keyName(k.Back))
+	title := fmt.Sprintf("Decision inspector · %s/%s select · %s: %s · %s close", common.KeyName(k.ClassUp), common.KeyName(k.ClassDown), common.KeyName(k.LogFilter), only, common.KeyName(k.Back))
 	if len(ds) == 0 {
 		empty := "No decision yet: a decision is made when an attempt fails. Resume, let a fault hit, and inspect again."
-		if f.decisionAct > 0 {
-			empty = fmt.Sprintf("No %s among the latest %d decisions: %s shows the next action.", only[:len(only)-5], len(f.kept), keyName(k.LogFilter))
+		if p.act > 0 {
+			empty = fmt.Sprintf("No %s among the latest %d decisions: %s shows the next action.", only[:len(only)-5], len(p.kept), common.KeyName(k.LogFilter))
 		}
-		return box(st, title, st.Muted.Render(wrap(empty, max(p.w-2, 1))), p.w, p.h)
+		return common.Box(st, title, st.Muted.Render(common.Wrap(empty, max(p.W-2, 1))), p.W, p.H)
 	}
-	sel := min(max(f.selDecision, 0), len(ds)-1)
-	lw := listW(p.w)
-	right := p.w - lw
-	detail := box(st, fitTitle(right, title, fmt.Sprintf("Inspector · %s · %s close", only, keyName(k.Back)), "Inspector"), p.detail(ds[sel], sel, len(ds), f, right-2), right, p.h)
+	sel := min(max(p.sel, 0), len(ds)-1)
+	lw := listW(p.W)
+	right := p.W - lw
+	detail := common.Box(st, common.FitTitle(right, title, fmt.Sprintf("Inspector · %s · %s close", only, common.KeyName(k.Back)), "Inspector"), p.detail(ds[sel], sel, len(ds), right-2), right, p.H)
 	if lw == 0 {
 		return detail
 	}
-	return lipgloss.JoinHorizontal(lipgloss.Top, box(st, "Latest decisions", p.list(ds, sel, lw-2, p.h-2), lw, p.h), detail)
+	return lipgloss.JoinHorizontal(lipgloss.Top, common.Box(st, "Latest decisions", p.list(ds, sel, lw-2, p.H-2), lw, p.H), detail)
 }
 
 // list draws the decisions around the selected one, newest at the bottom, one per line.
-func (p *inspectorPanel) list(ds []source.DecisionRecord, sel, w, h int) string {
+func (p *Model) list(ds []source.DecisionRecord, sel, w, h int) string {
 	if h <= 0 {
 		return ""
 	}
@@ -77,14 +148,14 @@ func (p *inspectorPanel) list(ds []source.DecisionRecord, sel, w, h int) string 
 	lines := make([]string, 0, h)
 	for i := start; i < min(start+h, len(ds)); i++ {
 		d := ds[i]
-		line := fitLine(fmt.Sprintf("%7s %-9.9s p%-2d a%d %s", fmtClock(d.T), d.Class, d.Priority, d.Attempt, shortReason(d)), w)
+		line := common.FitLine(fmt.Sprintf("%7s %-9.9s p%-2d a%d %s", common.FmtClock(d.T), d.Class, d.Priority, d.Attempt, shortReason(d)), w)
 		switch {
 		case i == sel:
-			line = p.st.Selected.Render(line)
+			line = p.St.Selected.Render(line)
 		case d.Action == engine.Retry:
-			line = p.st.Band[engine.Healthy].Render(line)
+			line = p.St.Band[engine.Healthy].Render(line)
 		default:
-			line = p.st.Text.Render(line)
+			line = p.St.Text.Render(line)
 		}
 		lines = append(lines, line)
 	}
@@ -94,12 +165,12 @@ func (p *inspectorPanel) list(ds []source.DecisionRecord, sel, w, h int) string 
 // shortReason words a decision in a few cells for the list: "RETRY 2.1s", "shed", "budget".
 func shortReason(d source.DecisionRecord) string {
 	if d.Action == engine.Retry {
-		return "RETRY " + fmtDelay(d.Delay)
+		return "RETRY " + common.FmtDelay(d.Delay)
 	}
-	for _, parts := range actionReasons {
+	for _, parts := range common.ActionReasons {
 		for _, r := range parts {
-			if source.ReasonOf(d.Reason) == r.r {
-				return r.name
+			if source.ReasonOf(d.Reason) == r.R {
+				return r.Name
 			}
 		}
 	}
@@ -120,27 +191,24 @@ const (
 )
 
 // detail draws one decision: what failed, the verdict, then the five checks in order.
-func (p *inspectorPanel) detail(d source.DecisionRecord, i, n int, f *frame, w int) string {
-	st := p.st
-	strat := ""
-	if len(f.runs) > 0 {
-		strat = f.runs[0].meta.Strategy
-	}
+func (p *Model) detail(d source.DecisionRecord, i, n int, w int) string {
+	st := p.St
+	strat := p.strategy
 	head := []string{
-		st.Muted.Render(fmt.Sprintf("decision %d of %d shown (latest %d kept) · %s", i+1, n, len(f.kept), strat)),
-		fmt.Sprintf("t %s · client %d · %s (priority %d) · attempt %d failed: %s", fmtClock(d.T), d.Client, d.Class, d.Priority, d.Attempt, d.Failure),
+		st.Muted.Render(fmt.Sprintf("decision %d of %d shown (latest %d kept) · %s", i+1, n, len(p.kept), strat)),
+		fmt.Sprintf("t %s · client %d · %s (priority %d) · attempt %d failed: %s", common.FmtClock(d.T), d.Client, d.Class, d.Priority, d.Attempt, d.Failure),
 	}
 	verdict := d.Action.String()
 	if d.Reason != "" && d.Reason != verdict { // CIRCUIT_OPEN's reason is CIRCUIT_OPEN: say it once
 		verdict += " · " + d.Reason
 	}
 	if d.Action == engine.Retry {
-		verdict += " after " + fmtDelay(d.Delay)
+		verdict += " after " + common.FmtDelay(d.Delay)
 	}
-	style := st.Band[decisionBand[d.Action]]
+	style := st.Band[common.ActionBand[d.Action]]
 	head = append(head, "→ "+style.Bold(true).Render(verdict), "")
 	if !d.Explained {
-		head = append(head, st.Muted.Render(wrap(fmt.Sprintf("%s decides without the CORTEX checks: it gives its verdict and its reason only. Run cortex (s) to see the five checks of each decision.", strat), max(w, 1))))
+		head = append(head, st.Muted.Render(common.Wrap(fmt.Sprintf("%s decides without the CORTEX checks: it gives its verdict and its reason only. Run cortex (s) to see the five checks of each decision.", strat), max(w, 1))))
 		return strings.Join(head, "\n")
 	}
 	return strings.Join(append(head, p.checks(&d.Why, w)...), "\n")
@@ -182,8 +250,8 @@ func failedStep(reason string) int {
 
 // checks draws the five checks of an explained decision, one line per step with its values
 // and a mark: passed, the one that decided, or not reached.
-func (p *inspectorPanel) checks(x *engine.Explanation, w int) []string {
-	st := p.st
+func (p *Model) checks(x *engine.Explanation, w int) []string {
+	st := p.St
 	failed := failedStep(x.Decision.Reason)
 	var lines []string
 	row := func(step int, label, values string) {
@@ -194,9 +262,9 @@ func (p *inspectorPanel) checks(x *engine.Explanation, w int) []string {
 		case step == failed && step != stepDelay:
 			mark, style = checkFail, st.Band[engine.Emergency]
 		}
-		lines = append(lines, ellipsis(style.Render(mark)+" "+st.Bold.Render(fmt.Sprintf("%-20s", label))+" "+values, w))
+		lines = append(lines, common.Ellipsis(style.Render(mark)+" "+st.Bold.Render(fmt.Sprintf("%-20s", label))+" "+values, w))
 	}
-	sub := func(s string) { lines = append(lines, st.Muted.Render(ellipsis("    "+s, w))) }
+	sub := func(s string) { lines = append(lines, st.Muted.Render(common.Ellipsis("    "+s, w))) }
 
 	retryable := "yes"
 	if !x.Retryable {
@@ -282,22 +350,9 @@ func delayFormula(x *engine.Explanation) string {
 	if x.Deterministic {
 		draw = "Mid"
 	}
-	f := fmt.Sprintf("%s(0, %s × 2^%d × %s)", draw, fmtDelay(x.Base), x.Attempt, factor)
+	f := fmt.Sprintf("%s(0, %s × 2^%d × %s)", draw, common.FmtDelay(x.Base), x.Attempt, factor)
 	if x.Ceiling > x.MaxDelay {
-		f = fmt.Sprintf("min(%s, %s)", fmtDelay(x.MaxDelay), f)
+		f = fmt.Sprintf("min(%s, %s)", common.FmtDelay(x.MaxDelay), f)
 	}
-	return f + " = " + fmtDelay(x.Decision.Delay)
-}
-
-// fmtDelay formats a delay compactly, to the millisecond: 500ms, 1.25s, 30s.
-func fmtDelay(d time.Duration) string {
-	if d < time.Second {
-		return fmt.Sprintf("%dms", d.Round(time.Millisecond).Milliseconds())
-	}
-	ms := d.Round(time.Millisecond).Milliseconds()
-	frac := strings.TrimRight(fmt.Sprintf("%03d", ms%1000), "0")
-	if frac == "" {
-		return strconv.FormatInt(ms/1000, 10) + "s"
-	}
-	return strconv.FormatInt(ms/1000, 10) + "." + frac + "s"
+	return f + " = " + common.FmtDelay(x.Decision.Delay)
 }

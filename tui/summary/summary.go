@@ -1,4 +1,7 @@
-package tui
+// Package summary is the dashboard's end-of-run room: the runs' figures as report.Recorder
+// computes them (the same as the headless summary), one column per run and per baseline, the
+// success of each priority with the classes that had it, and the keys that lead on.
+package summary
 
 import (
 	"fmt"
@@ -6,58 +9,52 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cortex-tui/cortex-tui/source"
+
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/cortex-tui/cortex-tui/keymap"
 	"github.com/cortex-tui/cortex-tui/report"
+	"github.com/cortex-tui/cortex-tui/tui/common"
 )
 
-// summaryPanel is the end-of-run screen: the run's numbers as report.Recorder computes them
-// (the same as the headless summary), one column per run in compare mode.
-type summaryPanel struct{ base }
-
-// newSummary returns an empty summary screen.
-func newSummary(st Styles) *summaryPanel { return &summaryPanel{base{st: st}} }
-
-// Update redraws the summary on a full redraw.
-func (p *summaryPanel) Update(msg tea.Msg) (*summaryPanel, tea.Cmd) {
-	f, ok := msg.(frameMsg)
-	if !ok || !f.full() {
-		return p, nil
-	}
-	if len(f.f.runs) == 0 {
-		p.view = blank(p.w, p.h)
-		return p, nil
-	}
-	sums := make([]report.Summary, len(f.f.runs))
-	names := map[int][]string{}
-	for i, r := range f.f.runs {
-		sums[i] = r.rec.Summary()
-		for prio, ns := range r.prioNames {
-			for _, n := range ns {
-				if !slices.Contains(names[prio], n) {
-					names[prio] = append(names[prio], n)
-				}
-			}
-		}
-	}
-	m := f.f.runs[0].meta
-	iw, _ := inner(p.w, p.h)
-	extra, about := baselineColumns(f.f)
-	sums = append(sums, extra...)
-	if about != "" {
-		about = p.st.Muted.Render(wrap(about, max(iw, 1))) + "\n\n"
-	}
-	body := fmt.Sprintf("%s  %s\n\n%s\n\n%s%s", p.st.Bold.Render(m.Scenario), p.st.Muted.Render(fmt.Sprintf("seed %d", m.Seed)),
-		p.table(sums, names), about,
-		p.st.Muted.Render(wrap(summaryHint(f.f.keyMap()), max(iw, 1))))
-	p.view = box(p.st, "Run summary", body, p.w, p.h)
-	return p, nil
+// Model is the end-of-run screen: the runs' numbers as report.Recorder computes them (the same
+// as the headless summary), one column per run in compare mode, then the baselines beside a
+// single run. It is used from the Bubble Tea goroutine only.
+type Model struct {
+	common.Base
+	keys keymap.KeyMap
 }
 
-// summaryRow is one line of the summary table: a label and a value per run (none for a heading).
-type summaryRow struct {
+// New returns an empty summary screen drawn with st, naming the keys of keys.
+func New(st common.Styles, keys keymap.KeyMap) *Model {
+	return &Model{Base: common.Base{St: st}, keys: keys}
+}
+
+// Update does nothing: the screen draws what Show gives it.
+func (p *Model) Update(tea.Msg) (*Model, tea.Cmd) { return p, nil }
+
+// Show draws the summaries of a run of meta's scenario and seed (one column each: the runs,
+// then the baselines), the classes that had each priority (prioNames), and about, a line on the
+// baselines ("" for none). With no summary it draws a blank screen.
+func (p *Model) Show(meta source.Meta, sums []report.Summary, prioNames map[int][]string, about string) {
+	if len(sums) == 0 {
+		p.Rendered = common.Blank(p.W, p.H)
+		return
+	}
+	iw, _ := common.Inner(p.W, p.H)
+	if about != "" {
+		about = p.St.Muted.Render(common.Wrap(about, max(iw, 1))) + "\n\n"
+	}
+	body := fmt.Sprintf("%s  %s\n\n%s\n\n%s%s", p.St.Bold.Render(meta.Scenario), p.St.Muted.Render(fmt.Sprintf("seed %d", meta.Seed)),
+		p.table(sums, prioNames), about,
+		p.St.Muted.Render(common.Wrap(hint(p.keys), max(iw, 1))))
+	p.Rendered = common.Box(p.St, "Run summary", body, p.W, p.H)
+}
+
+// row is one line of the summary table: a label and a value per run (none for a heading).
+type row struct {
 	label string
 	vals  []string
 }
@@ -65,16 +62,16 @@ type summaryRow struct {
 // table renders the runs' summaries as one table, a column per run right of the labels, so the
 // numbers compare row by row: the strategy as the recorder names it ("cortex+naive" after a
 // switch), each figure, and the success of each priority with the classes that had it.
-func (p *summaryPanel) table(sums []report.Summary, prioNames map[int][]string) string {
-	st := p.st
-	each := func(label string, v func(report.Summary) string) summaryRow {
-		r := summaryRow{label: label}
+func (p *Model) table(sums []report.Summary, prioNames map[int][]string) string {
+	st := p.St
+	each := func(label string, v func(report.Summary) string) row {
+		r := row{label: label}
 		for _, s := range sums {
 			r.vals = append(r.vals, v(s))
 		}
 		return r
 	}
-	rows := []summaryRow{
+	rows := []row{
 		each("", func(s report.Summary) string { return ansi.Truncate(s.Strategy, maxStrategyLabel, "…") }),
 		each("success rate", func(s report.Summary) string { return pct(s.SuccessRate) }),
 		each("amplification", func(s report.Summary) string { return fmt.Sprintf("x%.2f", s.Amplification) }),
@@ -121,7 +118,7 @@ func (p *summaryPanel) table(sums []report.Summary, prioNames map[int][]string) 
 			lines[j] = st.Muted.Render(r.label)
 			continue
 		}
-		line := st.Muted.Render(fitLine(r.label, labelW)) // padded in cells: class names may be wide
+		line := st.Muted.Render(common.FitLine(r.label, labelW)) // padded in cells: class names may be wide
 		for i, v := range r.vals {
 			style := st.Bold
 			if j == 0 {
@@ -134,10 +131,10 @@ func (p *summaryPanel) table(sums []report.Summary, prioNames map[int][]string) 
 	return strings.Join(lines, "\n")
 }
 
-// summaryHint names the keys of the summary screen as bound.
-func summaryHint(k keymap.KeyMap) string {
+// hint names the keys of the summary screen as bound.
+func hint(k keymap.KeyMap) string {
 	return fmt.Sprintf("%s back to the dashboard · %s run again · %s another scenario · %s export · %s quit",
-		keyName(k.Back), keyName(k.Restart), keyName(k.Load), keyName(k.Export), keyName(k.Quit))
+		common.KeyName(k.Back), common.KeyName(k.Restart), common.KeyName(k.Load), common.KeyName(k.Export), common.KeyName(k.Quit))
 }
 
 // maxStrategyLabel is the widest strategy label of a summary column, in cells: a run switched
