@@ -23,6 +23,7 @@ type Memory struct {
 	members map[string]*member
 	sweep   int64 // ns: silent members are looked for again from then on
 	b       bucket
+	fps     Fingerprints
 }
 
 // member is one instance as the store knows it.
@@ -61,10 +62,10 @@ func (m *Memory) Sync(_ context.Context, instance string, r *engine.FleetReport,
 	now := m.clock.Now().UnixNano()
 	sec := floorDiv(now, int64(time.Second))
 	short, long := Spans(r)
-	fp, desc := Fingerprint(m.opts, short, long)
 
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	fp, desc := m.fps.Of(m.opts, short, long)
 	m.expire(now)
 	mb := m.members[instance]
 	others := len(m.members)

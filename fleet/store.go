@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"math"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cortex-tui/cortex-tui/engine"
@@ -90,6 +91,26 @@ func (e *RefusedError) Error() string {
 
 // Is reports whether target is ErrRefused.
 func (e *RefusedError) Is(target error) bool { return target == ErrRefused }
+
+// Fingerprints caches the fingerprint of the spans last asked for: a store computes it at every
+// sync, and the spans seldom change. The zero value is ready; safe for concurrent use.
+type Fingerprints struct {
+	mu          sync.Mutex
+	short, long int64
+	fp, desc    string
+}
+
+// Of returns Fingerprint(o, short, long), computed again only when the spans change (o must be
+// the same at every call).
+func (c *Fingerprints) Of(o Options, short, long int64) (fp, desc string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.fp == "" || c.short != short || c.long != long {
+		c.fp, c.desc = Fingerprint(o, short, long)
+		c.short, c.long = short, long
+	}
+	return c.fp, c.desc
+}
 
 // Fingerprint returns the fingerprint of a fleet's configuration for reports with spans
 // short and long seconds (Spans): a hash of the budget, the expiry, the spans and
