@@ -8,7 +8,6 @@ import (
 	"log"
 	"math"
 	"net/url"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/cortex-tui/cortex-tui/fleet"
 	"github.com/cortex-tui/cortex-tui/fleet/redisstore"
+	"github.com/cortex-tui/cortex-tui/internal/safetext"
 	"github.com/cortex-tui/cortex-tui/live"
 	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/scenarios"
@@ -83,12 +83,12 @@ while Redis does not answer they decide alone (LOCAL) and rejoin when it does.`,
 	f.StringVar(&o.scenarioFile, "scenario-file", "", "path of a scenario TOML file")
 	f.StringVar(&o.strategy, "strategy", strategy.CortexName, "retry strategy: "+strings.Join(strategy.Names(), ", "))
 	f.Int64Var(&o.seed, "seed", 0, "random seed (default: the scenario's own)")
-	f.DurationVar(&o.duration, "duration", 0, "length of the run in wall time (default: the scenario's duration plus its drain)")
+	f.DurationVar(&o.duration, "duration", 0, "length of the run in wall time; the requests alive at its end are waited for, up to the scenario's deadline (default: the scenario's duration plus its drain)")
 	f.Float64Var(&o.scale, "scale", 1, "shrink the scenario's rates and the embedded target's capacity together by this factor, in (0, 1]")
 	f.Float64Var(&o.maxRPS, "max-rps", live.DefaultMaxRPS, "cap on the arrival rate of originals, requests/s (the scale is lowered to keep the scenario's peak under it)")
 	f.IntVar(&o.maxInFlight, "max-inflight", live.DefaultMaxInFlight, "most requests alive at once; an arrival beyond it fails locally")
 	f.StringVar(&o.target, "target", "", "send the traffic to this http(s) URL, your own service, instead of the embedded target")
-	f.BoolVar(&o.headless, "headless", false, "run without the dashboard and print the per-second rows and the summary")
+	f.BoolVar(&o.headless, "headless", false, "run without the dashboard and print the result: the summary (--format table), the per-second rows (csv) or both (json)")
 	f.StringVar(&o.format, "format", "", "headless output: "+formatHelp(headlessFormats))
 	f.StringVar(&o.fleet, "fleet", "", "join a fleet on this Redis: redis[s]://[USER[:PASSWORD]@]HOST:PORT[/DB][?addr=HOST:PORT&cluster=1&master=NAME&ca=FILE] (password also from $"+redisstore.PasswordEnv+")")
 	f.StringVar(&o.budget, "budget", "", budgetHelp+"; shared without --fleet: one in-process budget for the run's clients (default: the scenario's own)")
@@ -116,9 +116,6 @@ type livePlan struct {
 func planLive(io streams, o liveOptions) (livePlan, error) {
 	usage := func(format string, a ...any) error { return &exitError{code: 2, err: fmt.Errorf(format, a...)} }
 	name, file := o.scenario, o.scenarioFile
-	if file == "" && looksLikeFile(name) {
-		name, file = "", name
-	}
 	scn, err := loadScenario(name, file)
 	if err != nil {
 		return livePlan{}, err
@@ -163,15 +160,6 @@ func planLive(io streams, o liveOptions) (livePlan, error) {
 	p.cfg = live.Config{Scenario: scn, Strategy: strat, Seed: p.seed, Scale: p.scale, MaxRPS: o.maxRPS,
 		MaxInFlight: o.maxInFlight, Duration: o.duration}
 	return p, nil
-}
-
-// looksLikeFile reports whether a --scenario value names a file rather than a built-in.
-func looksLikeFile(s string) bool {
-	if !strings.HasSuffix(s, ".toml") && !strings.ContainsRune(s, os.PathSeparator) {
-		return false
-	}
-	_, err := os.Stat(s)
-	return err == nil
 }
 
 // stack returns the stack builder of a source of p running scn (the embedded target, scaled,
@@ -276,7 +264,7 @@ func runLive(cmd *cobra.Command, io streams, o liveOptions) error {
 				return err
 			}
 		}
-		res, err := recordLive(cmd.Context(), srcs, p)
+		res, err := recordLive(cmd.Context(), srcs, p, io.err)
 		if res.Meta.Scenario != "" { // a stop signal prints what was recorded so far
 			if werr := format.write(io.out, res); werr != nil && err == nil {
 				err = werr
@@ -293,7 +281,7 @@ func runLive(cmd *cobra.Command, io streams, o liveOptions) error {
 		return err
 	}
 	scn := p.scn
-	opts := tui.Options{Keys: keys, Factory: srcs.build, Scenario: &scn, Strategy: p.strategy, Seed: p.seed}
+	opts := tui.Options{Keys: keys, Factory: srcs.build, Scenario: &scn, Strategy: p.strategy, Seed: p.seed, OnQuit: printResults(io.out)}
 	return startDashboard(cmd.Context(), opts, in, out)
 }
 
@@ -344,9 +332,10 @@ func shellQuote(s string) string {
 }
 
 // recordLive runs one live source to its end (or ctx's) and records its snapshots as run
-// --headless does: the same rows and summary. On a stop signal it returns what was recorded,
+// --headless does: the same rows and summary; what the target does wrong (each EventTarget,
+// once per cause) goes to told as it happens. On a stop signal it returns what was recorded,
 // with the signal's cause.
-func recordLive(ctx context.Context, srcs *liveSources, p livePlan) (report.Result, error) {
+func recordLive(ctx context.Context, srcs *liveSources, p livePlan, told io.Writer) (report.Result, error) {
 	src, err := srcs.build(p.scn, p.strategy, p.seed)
 	if err != nil {
 		return report.Result{}, err
@@ -361,6 +350,7 @@ func recordLive(ctx context.Context, srcs *liveSources, p livePlan) (report.Resu
 		case <-ctx.Done():
 			for _, s := range src.Advance(0) {
 				rec.Add(s)
+				tell(told, s)
 			}
 			_ = src.Close()
 			return result(), context.Cause(ctx)
@@ -368,9 +358,19 @@ func recordLive(ctx context.Context, srcs *liveSources, p livePlan) (report.Resu
 		}
 		for _, s := range src.Advance(0) {
 			rec.Add(s)
+			tell(told, s)
 			if s.Done {
 				return result(), src.Close()
 			}
+		}
+	}
+}
+
+// tell writes what snapshot s says the target does wrong (its EventTarget texts), one line each.
+func tell(w io.Writer, s source.Snapshot) {
+	for _, e := range s.Events {
+		if e.Kind == source.EventTarget {
+			fmt.Fprintln(w, "cortex-tui:", safetext.Line(e.Text))
 		}
 	}
 }

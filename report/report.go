@@ -64,6 +64,9 @@ type Summary struct {
 	// Oracle is the oracle's bound on this run's success (null where none is computed: a
 	// closed loop, a run recorded by the dashboard). bench and run --headless fill it.
 	Oracle *Oracle `json:"oracle"`
+	// FailureCauses counts the failed attempts by cause (source.FailureCause's words: "timeout",
+	// "oversize headers", ...); live runs only, absent when empty (every simulated run).
+	FailureCauses map[string]int `json:"failure_causes,omitempty"`
 }
 
 // Recorder accumulates snapshots into timeline rows (one per simulated second, so a 24 h run
@@ -187,6 +190,7 @@ func (r *Recorder) timeline() []Row {
 //   - retries and wasted_retries (retries that failed).
 //   - recovery_seconds: see Recovery.
 //   - crashes: overload crashes of the service.
+//   - failure_causes: the failed attempts by cause (live runs).
 func (r *Recorder) Summary() Summary {
 	t := r.acc.Totals()
 	s := Summary{
@@ -214,6 +218,7 @@ func (r *Recorder) Summary() Summary {
 			s.PrioritySuccess[strconv.Itoa(p)] = round(float64(v[1])/float64(v[0]), 4)
 		}
 	}
+	s.FailureCauses = FailureCauses(t.FailureCauses)
 	s.PeakAmplification = round(r.acc.PeakAmplification(), 4)
 	s.RecoverySeconds = r.recovery(r.timeline())
 	return s
@@ -232,7 +237,8 @@ const (
 // measured to the end of the first second of that 10 s hold, in seconds (0.1 s resolution).
 // nil means never (not before the run ended). A run without any fault uses the service's
 // overload crashes as the disturbance (from the first crash to the end of the last one); a
-// run with neither has nothing to recover from and returns 0.
+// run with neither has nothing to recover from and returns 0, which a recovery never is (at
+// least 0.1 s), so RecoveryText can say "none needed".
 func (r *Recorder) recovery(rows []Row) *float64 {
 	var first, last time.Duration
 	switch {
@@ -267,7 +273,7 @@ func (r *Recorder) recovery(rows []Row) *float64 {
 		run++
 		if run == holdWindow {
 			reached := time.Duration(s-holdWindow+2) * time.Second // end of the first held second
-			v := round(math.Max(0, (reached-last).Seconds()), 1)
+			v := round(math.Max(0.1, (reached-last).Seconds()), 1)
 			return &v
 		}
 	}
