@@ -53,7 +53,8 @@ type Summary struct {
 	Strategy          string             `json:"strategy"`
 	Seed              int64              `json:"seed"`
 	SuccessRate       float64            `json:"success_rate"`
-	Goodput           float64            `json:"goodput"` // completed originals per second of the arrival phase
+	Goodput           float64            `json:"goodput"`   // completed originals per second of the arrival phase
+	Originals         int                `json:"originals"` // the original requests that arrived
 	PeakAmplification float64            `json:"peak_amplification"`
 	Amplification     float64            `json:"amplification"`
 	Retries           int                `json:"retries"`
@@ -184,6 +185,7 @@ func (r *Recorder) timeline() []Row {
 //   - peak_amplification = the largest attempts/originals over the 1 s windows of the
 //     timeline, among seconds with at least a tenth of the mean originals per second (so a
 //     near-empty second, e.g. at the end of a ramp, cannot produce a spurious peak).
+//   - originals: the original requests that arrived (refused ones included).
 //   - retries and wasted_retries (retries that failed).
 //   - recovery_seconds: see Recovery.
 //   - crashes: overload crashes of the service.
@@ -193,6 +195,7 @@ func (r *Recorder) Summary() Summary {
 		Scenario:        r.meta.Scenario,
 		Strategy:        r.meta.Strategy,
 		Seed:            r.meta.Seed,
+		Originals:       t.Originals,
 		Retries:         t.Retries,
 		WastedRetries:   t.RetryFailures,
 		Crashes:         t.Crashes,
