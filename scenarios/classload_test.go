@@ -150,6 +150,11 @@ func TestClassLoadErrors(t *testing.T) {
 	_, err := scenarios.Parse("t.toml", []byte(edit(t, "rate = 10\n", "rate = 10\nload = 3\n")))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "t.toml:9: class[1].load: must be a list of tables ([[class.load]]), got the integer 3")
+	orphan := strings.Replace(minimal, "[[class]]\nname = \"a\"\npriority = 5\nrate = 10\n", "[[class.load]]\nat = \"0s\"\nfactor = 1\n", 1)
+	require.NotEqual(t, minimal, orphan)
+	_, err = scenarios.Parse("t.toml", []byte(orphan))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "t.toml:5: class: [[class.load]] must follow the [[class]] it belongs to")
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			require.Contains(t, surge, tt.old)

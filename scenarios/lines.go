@@ -40,6 +40,7 @@ func indexLines(text string) lineIndex {
 			continue
 		case strings.HasPrefix(t, "[["):
 			name := entryPath(headerName(t[2:], "]]"), counts)
+			ix.addParents(name, lineNo)
 			counts[name]++
 			table = name + "[" + strconv.Itoa(counts[name]) + "]"
 			ix.add(name, lineNo) // the list as a whole ("class") is where its first entry is
@@ -105,6 +106,22 @@ func entryPath(name string, counts map[string]int) string {
 		}
 	}
 	return name
+}
+
+// addParents records the line of every dotted prefix of a header's name ("class" for
+// "[[class.load]]"), so that a problem of the table it implies has a line.
+func (ix lineIndex) addParents(name string, line int) {
+	for i := strings.IndexByte(name, '.'); i > 0; i = nextDot(name, i) {
+		ix.add(name[:i], line)
+	}
+}
+
+// nextDot is the index of the next '.' in name after i, or -1.
+func nextDot(name string, i int) int {
+	if j := strings.IndexByte(name[i+1:], '.'); j >= 0 {
+		return i + 1 + j
+	}
+	return -1
 }
 
 // headerName returns the table name of a header line after its opening bracket(s).

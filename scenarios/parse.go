@@ -365,6 +365,12 @@ func (t *table) list(key string, keys ...string) []*table {
 		}
 	case map[string]any:
 		name := entryIndex.ReplaceAllString(t.field(key), "") // "load", "class.load"
+		for sub, v := range a {
+			if _, isList := v.([]map[string]any); isList { // [[class.load]] before any [[class]]
+				t.d.addf(t.field(key), "[[%s.%s]] must follow the [[%s]] it belongs to", name, sub, name)
+				return nil
+			}
+		}
 		t.d.addf(t.field(key), "must be a list of tables: write [[%s]], not [%s]", name, name)
 		return nil
 	default:

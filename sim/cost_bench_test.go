@@ -59,7 +59,7 @@ func BenchmarkCostQueuedAttempt(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				peak := peakHeap(s, base, func(s *Sim) bool { return s.svc.queue.len() >= q })
+				peak := peakHeap(s, base, func(s *Sim) bool { return s.svc.queue.Len() >= q })
 				b.ReportMetric(float64(peak)/float64(q), "B/queued-attempt")
 			}
 		})
@@ -82,7 +82,7 @@ func BenchmarkCostTimeoutEntry(b *testing.B) {
 			b.Fatal(err)
 		}
 		peak := peakHeap(s, base, func(s *Sim) bool { return s.Now() >= 5*time.Second })
-		b.ReportMetric(float64(peak)/float64(s.svcTimeouts.len()), "B/entry")
+		b.ReportMetric(float64(peak)/float64(s.svcTimeouts.Len()), "B/entry")
 	}
 }
 

@@ -260,12 +260,12 @@ func TestEstimateBoundsMemory(t *testing.T) {
 					peak = max(peak, m.HeapAlloc-base)
 				}
 				atts = max(atts, len(s.atts))
-				entries = max(entries, s.svcTimeouts.len())
+				entries = max(entries, s.svcTimeouts.Len())
 				reqs = max(reqs, len(s.reqs))
 			}
 			t.Logf("heap %.1f MB of %.1f MB; attempt slots %d of %.0f; timeout entries %d of %.0f; requests %d of %.0f",
 				float64(peak)/1e6, (c.Memory-bytesBase)/1e6, atts, c.held, entries, c.entries, reqs, c.live)
-			assert.LessOrEqual(t, len(s.svc.queue.buf), tt.scn.Service.QueueLimit, "the queue's ring")
+			assert.LessOrEqual(t, s.svc.queue.Cap(), tt.scn.Service.QueueLimit, "the queue's ring")
 			assert.LessOrEqual(t, float64(atts), c.held, "attempt slots")
 			assert.LessOrEqual(t, float64(entries), c.entries, "timeout entries")
 			assert.LessOrEqual(t, float64(reqs), c.live, "request slots")

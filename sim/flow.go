@@ -147,7 +147,7 @@ func (s *Sim) hold(ri int32, retry int, wait time.Duration, t int64) {
 	} else {
 		c.held++
 	}
-	s.timers.push(timed{at: at, kind: timerHold, idx: ri, gen: r.gen})
+	s.timers.push(timer(at, timerHold, ri, r.gen))
 }
 
 // send sends the client attempt number retry of request ri at t, once its strategy admitted it.
@@ -158,7 +158,7 @@ func (s *Sim) send(ri int32, retry int, t int64) {
 	r.sentAt = t
 	r.waiting = true
 	if s.scn.Layers > 1 {
-		s.cliTimeouts.push(timeoutEntry{at: t + s.timeout, idx: ri, gen: r.gen, epoch: r.epoch})
+		s.cliTimeouts.Push(timeoutEntry{at: t + s.timeout, idx: ri, gen: r.gen, epoch: r.epoch})
 	}
 	s.sendAttempt(ri, r.gen, r.epoch, retry, 0, t)
 }
@@ -175,7 +175,7 @@ func (s *Sim) sendAttempt(ri int32, rgen, ep uint32, retry int, tiers uint8, t i
 	gen := a.gen
 	*a = attempt{} // then field by field, as in newRequest
 	a.gen, a.reqGen, a.epoch, a.req, a.retry, a.tiers, a.sentAt = gen, rgen, ep, ri, int16(retry), tiers, t
-	s.svcTimeouts.push(timeoutEntry{at: t + s.timeout, idx: ai, gen: a.gen})
+	s.svcTimeouts.Push(timeoutEntry{at: t + s.timeout, idx: ai, gen: a.gen})
 	s.arrive(ai, t)
 }
 
@@ -264,7 +264,7 @@ func (s *Sim) clientOutcome(ri int32, rgen, ep uint32, o strategy.Outcome, t int
 	}
 	r.retry = int16(retry + 1)
 	c.pending++
-	s.timers.push(timed{at: at, kind: timerRetry, idx: ri, gen: r.gen})
+	s.timers.push(timer(at, timerRetry, ri, r.gen))
 }
 
 // verdict does what clientOutcome does with verdict v on request ri's failed attempt at t, for
@@ -298,7 +298,7 @@ func (s *Sim) verdict(ri int32, v strategy.Verdict, t int64) {
 	}
 	r.retry = int16(retry + 1)
 	c.pending++
-	s.timers.push(timed{at: at, kind: timerRetry, idx: ri, gen: r.gen})
+	s.timers.push(timer(at, timerRetry, ri, r.gen))
 }
 
 // countVerdict adds a retry decision to the counts.
@@ -369,7 +369,7 @@ func (s *Sim) think(u int32, t int64) {
 	if th := s.scn.Loop.Think; th > 0 {
 		d = int64(s.thinkRand.ExpFloat64() * float64(th))
 	}
-	s.timers.push(timed{at: t + max(d, minThink), kind: timerThink, idx: u})
+	s.timers.push(timer(t+max(d, minThink), timerThink, u, 0))
 }
 
 // minThink is the least time a closed-loop user waits between two requests (10 ms), so a

@@ -85,8 +85,9 @@ func (b Bound) Rate() float64 {
 var ErrClosedLoop = errors.New("no oracle bound in a closed loop: the arrivals depend on the schedule")
 
 // oracleStep is the shortest step of the oracle: finer ticks are summed into steps of at least
-// 100 ms, which keeps its memory small for a run of an hour at 1 ms ticks and loosens the bound
-// by at most a step of each original's reach.
+// 100 ms, and only a timeout's worth of ticks is held at once, which keeps its memory small for
+// a run of an hour at 1 ms ticks; it loosens the bound by at most a step of each original's
+// reach.
 const oracleStep = 100 * time.Millisecond
 
 // Oracle returns the oracle's upper bound on the success of a run of scn from seed, whatever
@@ -166,29 +167,60 @@ func (o *oracleRun) replay(s *Sim, seed int64) {
 		return 0.5 * math.Erfc(-z/math.Sqrt2)
 	}
 	ticks := int((s.total + tick - 1) / tick)
-	type tickState struct {
-		usable   float64 // workers that can take an attempt sent by then
-		meanS    float64 // mean service time, s
-		throttle float64 // the throttle's rate, 0 without one
-		bhFrom   int     // in a blackhole: the last step whose arrivals may use the tick; -2 otherwise
+	const open = math.MinInt // a step any original in reach may use
+	for k := range o.restricted {
+		o.restricted[k] = -2 // not seen yet
 	}
-	states := make([]tickState, ticks)
-	errs := make([]float64, ticks) // the errors fraction of each tick
-	bhStart := int64(-1)           // start of the blackhole in effect
+	prevUsable := 0.0
+	// add counts tick i, with the least errors fraction errMin in its attempts' reach, into its
+	// step; the ticks come in order.
+	add := func(i int, st oracleTick, errMin float64) {
+		k := i / o.perStep
+		starts := st.usable * dt / st.meanS
+		if fresh := st.usable - prevUsable; fresh > 0 {
+			starts += (1 + cv2) * fresh // each worker that becomes usable starts afresh
+		}
+		prevUsable = st.usable
+		o.attempts[k] += starts
+		o.success[k] += starts * within(st.meanS) * (1 - errMin)
+		o.throttle[k] = max(o.throttle[k], st.throttle)
+		switch {
+		case st.bhFrom == -2:
+			o.restricted[k] = open // a step with a tick outside a blackhole is open to all
+		case o.restricted[k] != open:
+			o.restricted[k] = max(o.restricted[k], st.bhFrom)
+		}
+	}
+	// The errors fault acts when an attempt ends, within a timeout of its start: the least
+	// fraction over the next w ticks bounds its success. The ticks wait in a ring of w until
+	// that is known (a sliding minimum, with a deque of increasing fractions), so the memory
+	// is a timeout's worth of ticks, not the run's.
+	w := int((int64(scn.Timeout)+tick-1)/tick) + 1
+	ring := make([]oracleTick, w)
+	var dq []int // ticks in the window whose fraction no later tick undercuts, increasing
+	settle := func(i int) {
+		for dq[0] < i {
+			dq = dq[1:]
+		}
+		add(i, ring[i%w], ring[dq[0]%w].errs)
+	}
+	bhStart := int64(-1) // start of the blackhole in effect
+	prevThrottle := 0.0
 	for i := range ticks {
 		t := int64(i) * tick
 		s.beginTick(t)
 		s.events = s.events[:0]
-		st := tickState{usable: float64(s.svc.eff), meanS: s.svc.meanS, bhFrom: -2}
+		st := oracleTick{usable: float64(s.svc.eff), meanS: s.svc.meanS, bhFrom: -2}
 		if f := s.faults[kErrors]; f.on {
-			errs[i] = f.value
+			st.errs = f.value
 		}
 		if f := s.faults[kThrottle]; f.on {
 			st.throttle = f.value
-			if i == 0 || states[i-1].throttle == 0 {
+			if prevThrottle == 0 {
 				o.burst[i/o.perStep] = true // the bucket starts full
 			}
 		}
+		prevThrottle = st.throttle
 		if f := s.faults[kBad]; f.on {
 			o.refused[i/o.perStep] = max(o.refused[i/o.perStep], f.value)
 		}
@@ -209,32 +241,17 @@ func (o *oracleRun) replay(s *Sim, seed int64) {
 		} else {
 			bhStart = -1
 		}
-		states[i] = st
-	}
-	// The errors fault acts when an attempt ends, within a timeout of its start: the least
-	// fraction in that reach bounds its success.
-	errMin := slidingMin(errs, int((int64(scn.Timeout)+tick-1)/tick)+1)
-	const open = math.MinInt // a step any original in reach may use
-	for k := range o.restricted {
-		o.restricted[k] = -2 // not seen yet
-	}
-	prevUsable := 0.0
-	for i, st := range states {
-		k := i / o.perStep
-		starts := st.usable * dt / st.meanS
-		if fresh := st.usable - prevUsable; fresh > 0 {
-			starts += (1 + cv2) * fresh // each worker that becomes usable starts afresh
+		ring[i%w] = st
+		for len(dq) > 0 && ring[dq[len(dq)-1]%w].errs >= st.errs {
+			dq = dq[:len(dq)-1]
 		}
-		prevUsable = st.usable
-		o.attempts[k] += starts
-		o.success[k] += starts * within(st.meanS) * (1 - errMin[i])
-		o.throttle[k] = max(o.throttle[k], st.throttle)
-		switch {
-		case st.bhFrom == -2:
-			o.restricted[k] = open // a step with a tick outside a blackhole is open to all
-		case o.restricted[k] != open:
-			o.restricted[k] = max(o.restricted[k], st.bhFrom)
+		dq = append(dq, i)
+		if i >= w-1 {
+			settle(i - w + 1)
 		}
+	}
+	for i := max(0, ticks-w+1); i < ticks; i++ {
+		settle(i)
 	}
 	for k := range o.steps {
 		if o.attempts[k] > 0 {
@@ -255,6 +272,15 @@ func (o *oracleRun) replay(s *Sim, seed int64) {
 			o.arrived[o.prioOf[a.Class]][k]++
 		}
 	}
+}
+
+// oracleTick is the service during one tick, as the oracle reads it.
+type oracleTick struct {
+	usable   float64 // workers that can take an attempt sent then
+	meanS    float64 // mean service time, s
+	throttle float64 // the throttle's rate, 0 without one
+	errs     float64 // the errors fraction
+	bhFrom   int     // in a blackhole: the last step whose arrivals may use the tick; -2 otherwise
 }
 
 // slidingMin returns, for each i, the least of xs[i:i+w] (w >= 1), with a monotonic deque.

@@ -62,45 +62,10 @@ func TestEventHeapOrder(t *testing.T) {
 					at += r.Int64N(tt.spread)
 				}
 				q.push(timed{at: at, idx: int32(pushed)})
-				live = append(live, timed{at: at, seq: q.seq, idx: int32(pushed)})
+				live = append(live, timed{at: at, seq: q.seq << kindBits, idx: int32(pushed)})
 				pushed++
 				assert.Equal(t, len(live), q.len(), "the heap holds every entry pushed and not popped")
 			}
 		})
-	}
-}
-
-// TestRingLimit asserts that a ring with a limit keeps FIFO order, grows its storage by
-// doubling but never past the limit (1000 entries take 1000 slots, not 1024), and refuses a
-// push beyond it; without a limit it grows as before.
-func TestRingLimit(t *testing.T) {
-	tests := []struct {
-		limit, fill int
-		wantCap     int
-	}{
-		{limit: 1000, fill: 1000, wantCap: 1000},
-		{limit: 1000, fill: 600, wantCap: 1000}, // 512 slots are not enough for 600
-		{limit: 1000, fill: 500, wantCap: 512},
-		{limit: 10, fill: 10, wantCap: 10}, // below the first allocation of 16
-		{limit: 0, fill: 1000, wantCap: 1024},
-	}
-	for _, tt := range tests {
-		var r ring[int]
-		r.limit = tt.limit
-		for i := range tt.fill {
-			r.push(i)
-		}
-		assert.Len(t, r.buf, tt.wantCap, "limit %d, %d entries", tt.limit, tt.fill)
-		// Cycle through the ring many times at its fill: the order holds and it does not grow.
-		next := 0
-		for i := range 5 * tt.fill {
-			require.Equal(t, next, r.pop())
-			next++
-			r.push(tt.fill + i)
-		}
-		assert.Len(t, r.buf, tt.wantCap, "limit %d: cycling does not grow the ring", tt.limit)
-		if tt.limit > 0 && tt.fill == tt.limit {
-			assert.Panics(t, func() { r.push(-1) }, "a push past the limit")
-		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"math"
 	"time"
 
+	"github.com/cortex-tui/cortex-tui/internal/ring"
+
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/strategy"
@@ -31,7 +33,7 @@ type service struct {
 	state     source.ServiceState
 	busy      int // workers serving an attempt
 	eff       int // effective workers this tick
-	queue     ring[int32]
+	queue     ring.Ring[int32]
 	running   eventHeap    // attempts being served, by finish time
 	restartAt int64        // crashed: when it restarts
 	warmFrom  int64        // warming: start of the warm-up
@@ -126,8 +128,8 @@ func (s *Sim) goDown(t int64, state source.ServiceState) {
 	s.svc.eff = 0
 	s.svc.capacity = 0 // a tick that ends DOWN or CRASHED reports no capacity left
 	s.svc.overload = 0
-	for s.svc.queue.len() > 0 {
-		s.releaseFailed(s.svc.queue.pop(), t)
+	for s.svc.queue.Len() > 0 {
+		s.releaseFailed(s.svc.queue.Pop(), t)
 	}
 	for s.svc.running.len() > 0 {
 		s.releaseFailed(s.svc.running.pop().idx, t)
@@ -238,10 +240,10 @@ func (s *Sim) arrive(ai int32, t int64) {
 	case sv.busy < sv.eff:
 		sv.offered++
 		s.startServing(ai, t)
-	case sv.queue.len() < s.scn.Service.QueueLimit:
+	case sv.queue.Len() < s.scn.Service.QueueLimit:
 		sv.offered++
 		s.atts[ai].inService = true
-		sv.queue.push(ai)
+		sv.queue.Push(ai)
 	default:
 		sv.offered += refused
 		s.answer(ai, strategy.FastFail, t) // 503: queue full
@@ -278,8 +280,8 @@ func (s *Sim) finish(ai int32, t int64) {
 // sender already timed out are skipped.
 func (s *Sim) dispatch(t int64) {
 	sv := &s.svc
-	for sv.busy < sv.eff && sv.queue.len() > 0 {
-		ai := sv.queue.pop()
+	for sv.busy < sv.eff && sv.queue.Len() > 0 {
+		ai := sv.queue.Pop()
 		if s.scn.Service.DropExpired && s.atts[ai].answered {
 			s.atts[ai].inService = false
 			s.freeAttempt(ai)

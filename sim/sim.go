@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cortex-tui/cortex-tui/internal/ring"
+
 	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/model"
 	"github.com/cortex-tui/cortex-tui/scenarios"
@@ -67,9 +69,9 @@ type Sim struct {
 	atts    []attempt
 	freeAtt []int32
 
-	svcTimeouts ring[timeoutEntry] // per-attempt timeouts, in send order
-	cliTimeouts ring[timeoutEntry] // client timeouts when Layers > 1
-	timers      eventHeap          // retry wake-ups, closed-loop think ends
+	svcTimeouts ring.Ring[timeoutEntry] // per-attempt timeouts, in send order
+	cliTimeouts ring.Ring[timeoutEntry] // client timeouts when Layers > 1
+	timers      eventHeap               // retry wake-ups, closed-loop think ends
 
 	svc    service
 	faults [numKinds]activeFault
@@ -308,12 +310,12 @@ func (s *Sim) reset(strategyName string) error {
 
 	s.ctl = model.NewControls(scn.Classes, 1)
 	s.reqs, s.freeReq, s.atts, s.freeAtt = s.reqs[:0], s.freeReq[:0], s.atts[:0], s.freeAtt[:0]
-	s.svcTimeouts.clear()
-	s.cliTimeouts.clear()
+	s.svcTimeouts.Clear()
+	s.cliTimeouts.Clear()
 	s.timers.clear()
 	s.timers.seq = 0
 	s.svc = service{}
-	s.svc.queue.limit = scn.Service.QueueLimit // arrive never queues past it: the ring stays within it
+	s.svc.queue = ring.New[int32](scn.Service.QueueLimit) // arrive never queues past it: the ring stays within it
 	s.faults = [numKinds]activeFault{}
 	s.sched = make([]bool, len(scn.Faults))
 	s.noteIdx = -1
@@ -409,7 +411,7 @@ func (s *Sim) startUsers() {
 		}
 		s.users[u] = user{class: cls, client: u % len(s.clients)}
 		first := s.thinkRand.Float64() * float64(max(int64(s.scn.Loop.Think), s.tick))
-		s.timers.push(timed{at: int64(first), kind: timerThink, idx: int32(u)})
+		s.timers.push(timer(int64(first), timerThink, int32(u), 0))
 	}
 }
 

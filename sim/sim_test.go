@@ -183,14 +183,14 @@ func TestTimedOutAttemptStillOccupiesServer(t *testing.T) {
 		c := stepUntil(s, 1500*time.Millisecond)
 		assert.Equal(t, 2, c.Timeouts, "both time out at 1 s")
 		assert.Equal(t, 1, s.svc.busy, "the worker still serves the timed-out attempt")
-		assert.Equal(t, 1, s.svc.queue.len(), "the second is still queued")
+		assert.Equal(t, 1, s.svc.queue.Len(), "the second is still queued")
 		stepUntil(s, 5500*time.Millisecond)
 		if drop {
 			assert.Equal(t, 0, s.svc.busy, "drop_expired: the expired attempt is skipped")
 		} else {
 			assert.Equal(t, 1, s.svc.busy, "the expired attempt is served anyway")
 		}
-		assert.Zero(t, s.svc.queue.len())
+		assert.Zero(t, s.svc.queue.Len())
 	}
 }
 

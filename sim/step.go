@@ -105,13 +105,13 @@ func (s *Sim) runEvents(start, end int64) {
 		if s.svc.running.len() > 0 && s.svc.running.min().at < t {
 			t, src = s.svc.running.min().at, srcFinish
 		}
-		if s.svcTimeouts.len() > 0 && s.svcTimeouts.front().at < t {
+		if s.svcTimeouts.Len() > 0 && s.svcTimeouts.Front().at < t {
 			if at, ok := s.timeoutBefore(t); ok {
 				t, src = at, srcTimeout
 			}
 		}
-		if s.cliTimeouts.len() > 0 && s.cliTimeouts.front().at < t {
-			t, src = s.cliTimeouts.front().at, srcClientTimeout
+		if s.cliTimeouts.Len() > 0 && s.cliTimeouts.Front().at < t {
+			t, src = s.cliTimeouts.Front().at, srcClientTimeout
 		}
 		if s.timers.len() > 0 && s.timers.min().at < t {
 			t, src = s.timers.min().at, srcTimer
@@ -130,14 +130,14 @@ func (s *Sim) runEvents(start, end int64) {
 			s.svc.running.pop()
 			s.finish(idx, t)
 		case srcTimeout:
-			e := s.svcTimeouts.pop() // still due: timeoutBefore checked it
+			e := s.svcTimeouts.Pop() // still due: timeoutBefore checked it
 			s.answer(e.idx, strategy.Timeout, e.at)
 		case srcClientTimeout:
-			e := s.cliTimeouts.pop()
+			e := s.cliTimeouts.Pop()
 			s.clientOutcome(e.idx, e.gen, e.epoch, strategy.Timeout, e.at)
 		case srcTimer:
 			e := s.timers.min()
-			kind, idx, gen := e.kind, e.idx, e.gen
+			kind, idx, gen := e.kind(), e.idx, e.gen
 			s.timers.pop()
 			s.fireTimer(kind, idx, gen, t)
 		case srcArrival:
@@ -159,12 +159,12 @@ func (s *Sim) runEvents(start, end int64) {
 // stale (a slot's generation only grows), so dropping it early changes nothing else.
 func (s *Sim) timeoutBefore(t int64) (int64, bool) {
 	q := &s.svcTimeouts
-	for q.len() > 0 && q.front().at < t {
-		e := q.front()
+	for q.Len() > 0 && q.Front().at < t {
+		e := q.Front()
 		if a := &s.atts[e.idx]; a.gen == e.gen && !a.answered {
 			return e.at, true
 		}
-		q.pop()
+		q.Pop()
 	}
 	return 0, false
 }
@@ -238,7 +238,7 @@ func (s *Sim) snapshot(util float64, over int64) source.Snapshot {
 		Service: source.Service{
 			State:       s.svc.state,
 			Capacity:    s.svc.capacity,
-			Queue:       s.svc.queue.len(),
+			Queue:       s.svc.queue.Len(),
 			QueueLimit:  s.scn.Service.QueueLimit,
 			Utilisation: util,
 			Overload:    time.Duration(over),

@@ -12,6 +12,9 @@ import (
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/strategy"
+	"github.com/cortex-tui/cortex-tui/tui/common"
+	"github.com/cortex-tui/cortex-tui/tui/eventlog"
+	"github.com/cortex-tui/cortex-tui/tui/picker"
 )
 
 // This file holds what each dashboard key does. Every control goes to every run (both sides of
@@ -26,7 +29,7 @@ func (m *Model) togglePause() tea.Cmd {
 		return nil
 	}
 	m.fr.paused = !m.fr.paused
-	m.pauseSources(m.fr.paused)
+	m.ctl.pause(m.fr.paused)
 	m.redrawFor(changedPlay)
 	if m.fr.paused {
 		m.logControl("paused")
@@ -34,19 +37,6 @@ func (m *Model) togglePause() tea.Cmd {
 		m.logControl("resumed")
 	}
 	return m.kick()
-}
-
-// pauseSources pauses or resumes the sources that run on their own (live traffic): the others
-// stop because they are no longer advanced.
-func (m *Model) pauseSources(on bool) {
-	runs := m.fr.runs
-	m.whenIdle(func() {
-		for _, r := range runs {
-			if p, ok := r.src.(source.Pauser); ok {
-				p.SetPaused(on)
-			}
-		}
-	})
 }
 
 // live reports whether the runs are live traffic, which follows the wall clock: speed and step
@@ -64,7 +54,7 @@ func (m *Model) stepOnce() tea.Cmd {
 	if m.live() {
 		return m.realTime()
 	}
-	if !m.fr.paused || m.inFlight || m.done() || len(m.fr.runs) == 0 {
+	if !m.fr.paused || m.ctl.inFlight || m.done() || len(m.fr.runs) == 0 {
 		return nil
 	}
 	return m.advance(m.fr.runs[0].meta.Tick)
@@ -81,11 +71,11 @@ func (m *Model) changeSpeed(d int) tea.Cmd {
 	}
 	i := min(max(m.speedIdx+d, 0), len(speeds)-1)
 	if i == m.speedIdx {
-		m.setStatus(fmt.Sprintf("speed x%s is the limit (x%s to x%s)", fmtSpeed(speeds[i]), fmtSpeed(speeds[0]), fmtSpeed(speeds[len(speeds)-1])), false)
+		m.setStatus(fmt.Sprintf("speed x%s is the limit (x%s to x%s)", common.FmtSpeed(speeds[i]), common.FmtSpeed(speeds[0]), common.FmtSpeed(speeds[len(speeds)-1])), false)
 		return nil
 	}
 	m.setSpeed(i)
-	m.logControl(fmt.Sprintf("speed x%s", fmtSpeed(m.fr.speed)))
+	m.logControl(fmt.Sprintf("speed x%s", common.FmtSpeed(m.fr.speed)))
 	return nil
 }
 
@@ -101,8 +91,8 @@ func (m *Model) restart() tea.Cmd {
 	if len(m.fr.runs) == 0 {
 		return nil
 	}
-	m.gen++
-	m.whenIdle(func() {
+	m.ctl.gen++
+	m.ctl.whenIdle(func() {
 		for _, r := range m.fr.runs {
 			_ = r.src.Control(source.Restart()) // a restart is never refused
 			r.reset()
@@ -121,7 +111,7 @@ func (m *Model) restart() tea.Cmd {
 // openPicker shows the scenario picker; the run pauses behind it.
 func (m *Model) openPicker() tea.Cmd {
 	m.screen = screenPicker
-	m.pauseSources(true) // the run pauses behind the picker
+	m.ctl.pause(true) // the run pauses behind the picker
 	m.picker.SetCancellable(len(m.fr.runs) > 0)
 	if len(m.fr.runs) > 0 {
 		m.picker.Select(m.fr.runs[0].meta.Scenario)
@@ -133,16 +123,16 @@ func (m *Model) openPicker() tea.Cmd {
 // pickerMsg handles the picker's results and forwards other messages to it while it is shown.
 func (m *Model) pickerMsg(msg tea.Msg) (tea.Cmd, bool) {
 	switch msg := msg.(type) {
-	case pickedMsg:
+	case picker.PickedMsg:
 		strat := m.opts.Strategy
 		if len(m.fr.runs) > 0 {
 			strat = m.fr.runs[0].meta.Strategy
 		}
-		m.open(msg.scenario, strat, m.opts.Seed)
+		m.open(msg.Scenario, strat, m.opts.Seed)
 		return m.kick(), true
-	case pickedLessonMsg:
-		return m.startLesson(msg.scenario, msg.lesson), true
-	case pickCancelledMsg:
+	case picker.PickedLessonMsg:
+		return m.startLesson(msg.Scenario, msg.Lesson), true
+	case picker.CancelledMsg:
 		if len(m.fr.runs) == 0 {
 			return nil, true
 		}
@@ -150,7 +140,7 @@ func (m *Model) pickerMsg(msg tea.Msg) (tea.Cmd, bool) {
 		if m.done() {
 			m.screen = screenSummary
 		}
-		m.pauseSources(m.fr.paused)
+		m.ctl.pause(m.fr.paused)
 		m.redraw()
 		return m.kick(), true
 	}
@@ -169,7 +159,7 @@ func (m *Model) cycleStrategy() tea.Cmd {
 		return nil
 	}
 	r := m.fr.runs[len(m.fr.runs)-1]
-	m.whenIdle(func() { m.nextStrategy(r) })
+	m.ctl.whenIdle(func() { m.nextStrategy(r) })
 	return nil
 }
 
@@ -204,15 +194,15 @@ func (m *Model) toggleCompare() tea.Cmd {
 	}
 	if len(m.fr.runs) == 2 {
 		left, right := m.fr.runs[0], m.fr.runs[1]
-		m.whenIdle(func() { _ = right.src.Close() })
+		m.ctl.whenIdle(func() { _ = right.src.Close() })
 		// The left run goes on with the controls applied to both: keep them on screen as they
 		// are in its source, rather than the scenario's defaults.
-		m.gen++
-		m.whenIdle(func() {
+		m.ctl.gen++
+		m.ctl.whenIdle(func() {
 			left.syncMeta()
 			m.redraw()
 		})
-		m.fr.runs = []*run{left}
+		m.ctl.set(left)
 		m.redraw()
 		m.setStatus("compare off", false)
 		m.logControl("compare off: " + m.fr.runs[0].meta.Strategy + " alone")
@@ -223,21 +213,21 @@ func (m *Model) toggleCompare() tea.Cmd {
 	if right == left {
 		right = compareDefault
 	}
-	a, err := m.build(*m.scn, left, seed)
+	a, err := m.ctl.build(*m.scn, left, seed)
 	if err != nil {
 		m.setStatus(err.Error(), true)
 		return nil
 	}
-	b, err := m.build(*m.scn, right, seed)
+	b, err := m.ctl.build(*m.scn, right, seed)
 	if err != nil {
 		_ = a.Close()
 		m.setStatus(err.Error(), true)
 		return nil
 	}
-	m.closeRuns()
+	m.ctl.closeAll()
 	m.screen = screenDashboard
 	m.setRuns(newRun(a), newRun(b))
-	m.setStatus(fmt.Sprintf("comparing %s and %s on the same arrivals and seed %d (%s changes the right side)", left, right, seed, keyName(m.keys.Strategy)), false)
+	m.setStatus(fmt.Sprintf("comparing %s and %s on the same arrivals and seed %d (%s changes the right side)", left, right, seed, common.KeyName(m.keys.Strategy)), false)
 	m.logControl(fmt.Sprintf("compare %s vs %s from t=0, seed %d", left, right, seed))
 	return m.kick()
 }
@@ -249,18 +239,18 @@ func (m *Model) toggleFault(kind scenarios.FaultKind) func() tea.Cmd {
 			return nil
 		}
 		if m.done() {
-			m.setStatus(fmt.Sprintf("the run is over: %s runs it again, %s picks another scenario", keyName(m.keys.Restart), keyName(m.keys.Load)), true)
+			m.setStatus(fmt.Sprintf("the run is over: %s runs it again, %s picks another scenario", common.KeyName(m.keys.Restart), common.KeyName(m.keys.Load)), true)
 			return nil
 		}
 		if m.injected[kind] || m.faultActive(kind) {
-			m.send(source.Clear(kind), nil)
+			m.ctl.send(source.Clear(kind), nil)
 			delete(m.injected, kind)
 			m.applied(fmt.Sprintf("%s cleared", kind))
 			return nil
 		}
 		spec, _ := kind.Spec()
 		f := scenarios.Fault{Kind: kind, Value: spec.InjectValue(m.capacity())}
-		m.send(source.Inject(f), nil)
+		m.ctl.send(source.Inject(f), nil)
 		m.injected[kind] = true
 		what := spec.Effect // "latency injected (+1s: added to the service time, ...)"
 		if v := spec.Unit.Show(f.Value); v != "" {
@@ -294,26 +284,10 @@ func (m *Model) capacity() float64 {
 
 // clearFaults ends every active fault.
 func (m *Model) clearFaults() tea.Cmd {
-	m.send(source.ClearAll(), nil)
+	m.ctl.send(source.ClearAll(), nil)
 	clear(m.injected)
 	m.applied("every fault cleared")
 	return nil
-}
-
-// send applies control c to every run (both sides of compare) once no advance is in flight
-// (whenIdle); the first run that refuses it stops it there and fails, when fail is set, is told why.
-func (m *Model) send(c source.ControlEvent, fail func(error)) {
-	runs := m.fr.runs
-	m.whenIdle(func() {
-		for _, r := range runs {
-			if err := r.src.Control(c); err != nil {
-				if fail != nil {
-					fail(err)
-				}
-				return
-			}
-		}
-	})
 }
 
 // weightSel moves the weight selection by d (wrapping).
@@ -340,7 +314,7 @@ func (m *Model) weightBy(delta float64) func() tea.Cmd {
 			return nil
 		}
 		w = weights.Array()
-		m.send(source.SetWeights(weights), func(err error) { m.setStatus("weights: "+err.Error(), true) })
+		m.ctl.send(source.SetWeights(weights), func(err error) { m.setStatus("weights: "+err.Error(), true) })
 		m.fr.weights = w
 		m.applied(fmt.Sprintf("weight of %s (%s) now %.2f, renormalised", s.key, s.name, w[m.fr.selWeight]))
 		m.redrawFor(changedWeights)
@@ -351,8 +325,8 @@ func (m *Model) weightBy(delta float64) func() tea.Cmd {
 // toggleAdaptive turns adaptive weights on or off.
 func (m *Model) toggleAdaptive() tea.Cmd {
 	m.fr.adaptive = !m.fr.adaptive
-	m.send(source.SetAdaptive(m.fr.adaptive), nil)
-	m.applied(fmt.Sprintf("adaptive weights %s", onOff(m.fr.adaptive)))
+	m.ctl.send(source.SetAdaptive(m.fr.adaptive), nil)
+	m.applied(fmt.Sprintf("adaptive weights %s", eventlog.OnOff(m.fr.adaptive)))
 	m.redrawFor(changedWeights)
 	return nil
 }
@@ -400,7 +374,7 @@ func (m *Model) setClass(change func(float64, int) (float64, int)) tea.Cmd {
 		return nil
 	}
 	name := c.Name
-	m.send(source.SetClass(name, share, prio), func(err error) { m.setStatus(fmt.Sprintf("class %s: %v", name, err), true) })
+	m.ctl.send(source.SetClass(name, share, prio), func(err error) { m.setStatus(fmt.Sprintf("class %s: %v", name, err), true) })
 	c.Share, c.Priority = share, prio
 	m.applied(fmt.Sprintf("class %s: share x%.2f, priority %d", c.Name, share, prio))
 	m.redrawFor(changedClasses)
@@ -454,12 +428,4 @@ func exportSummary(paths []string) string {
 		names = append(names, base)
 	}
 	return fmt.Sprintf("exported to %s: %s", dir, strings.Join(names, ", "))
-}
-
-// onOff spells a boolean for the status line.
-func onOff(b bool) string {
-	if b {
-		return "on"
-	}
-	return "off"
 }

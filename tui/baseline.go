@@ -37,7 +37,7 @@ func (m *Model) startBaselines() tea.Cmd {
 	if m.screen != screenSummary || len(m.fr.runs) != 1 || m.scn == nil || m.fr.runs[0].meta.Live {
 		return nil
 	}
-	if m.fr.baseline != nil && m.fr.baseline.gen == m.gen {
+	if m.fr.baseline != nil && m.fr.baseline.gen == m.ctl.gen {
 		return nil
 	}
 	meta := m.fr.runs[0].meta
@@ -47,8 +47,8 @@ func (m *Model) startBaselines() tea.Cmd {
 			names = append(names, n)
 		}
 	}
-	m.fr.baseline = &baseline{gen: m.gen}
-	return runBaselines(m.opts.Factory, *m.scn, meta.Seed, names, m.gen)
+	m.fr.baseline = &baseline{gen: m.ctl.gen}
+	return runBaselines(m.opts.Factory, *m.scn, meta.Seed, names, m.ctl.gen)
 }
 
 // runBaselines runs scn to its end with each strategy of names from seed, off the Update
@@ -84,7 +84,7 @@ func runBaselines(factory SourceFactory, scn scenarios.Scenario, seed int64, nam
 
 // onBaselines keeps the baselines of the current run and redraws the summary.
 func (m *Model) onBaselines(msg baselineMsg) {
-	if m.fr.baseline == nil || msg.gen != m.fr.baseline.gen || msg.gen != m.gen {
+	if m.fr.baseline == nil || msg.gen != m.fr.baseline.gen || msg.gen != m.ctl.gen {
 		return // the run was restarted or replaced since
 	}
 	m.fr.baseline.sums, m.fr.baseline.err = msg.sums, msg.err

@@ -5,13 +5,15 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/cortex-tui/cortex-tui/tui/common"
 )
 
 // captionPanel shows the scenario's current note, so the screen explains itself.
-type captionPanel struct{ base }
+type captionPanel struct{ common.Base }
 
 // newCaption returns an empty caption.
-func newCaption(st Styles) *captionPanel { return &captionPanel{base{st: st}} }
+func newCaption(st common.Styles) *captionPanel { return &captionPanel{common.Base{St: st}} }
 
 // Update redraws the caption on a full redraw.
 func (p *captionPanel) Update(msg tea.Msg) (*captionPanel, tea.Cmd) {
@@ -25,15 +27,15 @@ func (p *captionPanel) Update(msg tea.Msg) (*captionPanel, tea.Cmd) {
 			}
 		}
 		text := ""
-		if note != "" && p.w > 0 && p.h > 0 {
-			lines := strings.Split(ansi.Wordwrap("» "+note, max(p.w-1, 1), " "), "\n")
-			if len(lines) > p.h { // too long for the room: say so rather than cut silently
-				lines = lines[:p.h]
-				lines[p.h-1] = ansi.Truncate(lines[p.h-1], max(p.w-2, 1), "") + "…"
+		if note != "" && p.W > 0 && p.H > 0 {
+			lines := strings.Split(ansi.Wordwrap("» "+note, max(p.W-1, 1), " "), "\n")
+			if len(lines) > p.H { // too long for the room: say so rather than cut silently
+				lines = lines[:p.H]
+				lines[p.H-1] = ansi.Truncate(lines[p.H-1], max(p.W-2, 1), "") + "…"
 			}
-			text = p.st.Caption.Render(strings.Join(lines, "\n"))
+			text = p.St.Caption.Render(strings.Join(lines, "\n"))
 		}
-		p.view = fit(text, p.w, p.h)
+		p.Rendered = common.Fit(text, p.W, p.H)
 	}
 	return p, nil
 }

@@ -9,59 +9,41 @@ import (
 	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/source"
+	"github.com/cortex-tui/cortex-tui/tui/common"
 )
 
 // decisionOrder lists the actions most telling first, so a short panel clips the rare ones.
 var decisionOrder = []engine.Action{engine.Retry, engine.Reject, engine.CircuitOpen, engine.MaxRetriesExceeded, engine.NotRetryable}
-
-// decisionBand is the band colour of each action: retry green, reject red, circuit orange.
-var decisionBand = map[engine.Action]engine.State{
-	engine.Retry: engine.Healthy, engine.Reject: engine.Emergency, engine.CircuitOpen: engine.Critical,
-	engine.MaxRetriesExceeded: engine.Degraded, engine.NotRetryable: engine.Degraded,
-}
-
-// actionReasons are the reasons that make up each action's count, in the order of the checks,
-// with the words the panel gives them: every reason an engine or a strategy can give, so the
-// parts always add up to the action's total (TestDecisionsReasonsAddUp).
-var actionReasons = map[engine.Action][]struct {
-	r    source.Reason
-	name string
-}{
-	engine.Reject: {{source.ReasonShed, "shed"}, {source.ReasonRamp, "ramp"}, {source.ReasonBudget, "budget"},
-		{source.ReasonThrottled, "throttled"}, {source.ReasonNoRetries, "no retries"}, {source.ReasonOther, "other"}},
-	engine.CircuitOpen: {{source.ReasonEmergency, "emergency"}, {source.ReasonCircuitOpen, "circuit"},
-		{source.ReasonProbesBusy, "probes busy"}},
-}
 
 // decisionsPanel counts the new requests that arrived and what admission did with them (sent,
 // shed, refused, held), then the retry decisions per action, this tick and since the start, each
 // action followed by what it is made of: the reasons of REJECT and CIRCUIT_OPEN, and for RETRY
 // where the decided retries went (sent, the summary's retries; waiting; refused when due;
 // dropped at the deadline), so the totals reconcile with the summary's.
-type decisionsPanel struct{ base }
+type decisionsPanel struct{ common.Base }
 
 // newDecisions returns an empty decisions panel.
-func newDecisions(st Styles) *decisionsPanel { return &decisionsPanel{base{st: st}} }
+func newDecisions(st common.Styles) *decisionsPanel { return &decisionsPanel{common.Base{St: st}} }
 
 // Update redraws the panel on a full redraw.
 func (p *decisionsPanel) Update(msg tea.Msg) (*decisionsPanel, tea.Cmd) {
 	if f, ok := msg.(frameMsg); ok && f.full() {
 		title := "Decisions"
 		if len(f.f.runs) > 0 {
-			title = fitTitle(p.w, "Decisions · last "+fmtTick(f.f.runs[0].meta.Tick)+" tick · total", "Decisions · tick · total")
+			title = common.FitTitle(p.W, "Decisions · last "+fmtTick(f.f.runs[0].meta.Tick)+" tick · total", "Decisions · tick · total")
 		}
-		p.view = box(p.st, title, p.body(f.f), p.w, p.h)
+		p.Rendered = common.Box(p.St, title, p.body(f.f), p.W, p.H)
 	}
 	return p, nil
 }
 
 func (p *decisionsPanel) body(f *frame) string {
-	st := p.st
+	st := p.St
 	if len(f.runs) == 0 {
 		return ""
 	}
 	h := f.runs[0].hist
-	iw, _ := inner(p.w, p.h)
+	iw, _ := common.Inner(p.W, p.H)
 	nameW := min(max(iw-16, 8), 20)
 	t := h.totals()
 	var lines []string
@@ -69,7 +51,7 @@ func (p *decisionsPanel) body(f *frame) string {
 		lines = append(lines, st.Text.Render(fmt.Sprintf("%-*.*s", nameW, nameW, "NEW"))+
 			fmt.Sprintf(" %6d %8d", h.last.Counts.Originals, t.Originals))
 		if why := newParts(t); why != "" {
-			lines = append(lines, st.Muted.Render(ellipsis(" └ "+why, iw)))
+			lines = append(lines, st.Muted.Render(common.Ellipsis(" └ "+why, iw)))
 		}
 	}
 	for _, a := range decisionOrder {
@@ -77,10 +59,10 @@ func (p *decisionsPanel) body(f *frame) string {
 		if len(name) > nameW && a == engine.MaxRetriesExceeded {
 			name = "MAX_RETRIES"
 		}
-		lines = append(lines, st.Band[decisionBand[a]].Render(fmt.Sprintf("%-*.*s", nameW, nameW, name))+
+		lines = append(lines, st.Band[common.ActionBand[a]].Render(fmt.Sprintf("%-*.*s", nameW, nameW, name))+
 			fmt.Sprintf(" %6d %8d", h.last.Counts.Decisions[a], t.Decisions[a]))
 		if why := decisionParts(a, t, h.last.Pending); why != "" {
-			lines = append(lines, st.Muted.Render(ellipsis(" └ "+why, iw)))
+			lines = append(lines, st.Muted.Render(common.Ellipsis(" └ "+why, iw)))
 		}
 	}
 	return strings.Join(lines, "\n")
@@ -115,8 +97,8 @@ func decisionParts(a engine.Action, t report.Totals, pending int) string {
 	if t.Decisions[a] == 0 {
 		return ""
 	}
-	for _, r := range actionReasons[a] {
-		add(t.Reasons[r.r], r.name)
+	for _, r := range common.ActionReasons[a] {
+		add(t.Reasons[r.R], r.Name)
 	}
 	return strings.Join(parts, " · ")
 }
@@ -130,8 +112,7 @@ func newParts(t report.Totals) string {
 	if shed == 0 && refused == 0 && t.Held == 0 {
 		return ""
 	}
-	var parts []string
-	parts = append(parts, fmt.Sprintf("sent %d", max(0, t.Originals-shed-refused)))
+	parts := []string{fmt.Sprintf("sent %d", max(0, t.Originals-shed-refused))}
 	for _, p := range []struct {
 		n    int
 		name string

@@ -18,6 +18,7 @@ import (
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/sim"
 	"github.com/cortex-tui/cortex-tui/source"
+	"github.com/cortex-tui/cortex-tui/tui/common"
 )
 
 // sumParts adds up the numbers of a decisionParts line before its "; +N by tiers" tail.
@@ -92,7 +93,7 @@ func TestDecisionsReconcileWithSummary(t *testing.T) {
 			require.True(t, m.done())
 			r := m.fr.runs[0]
 			tot, sum := r.hist.totals(), r.rec.Summary()
-			p := newDecisions(DefaultStyles())
+			p := newDecisions(common.DefaultStyles())
 			p.SetSize(44, 12)
 			p, _ = p.Update(frameMsg{f: &m.fr})
 			lines := strings.Split(ansi.Strip(p.View()), "\n")

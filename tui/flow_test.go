@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cortex-tui/cortex-tui/scenarios"
+	"github.com/cortex-tui/cortex-tui/tui/internal/tuitest"
 )
 
 // startFlow runs the dashboard in a teatest program at 140x40 and returns it.
@@ -127,5 +128,5 @@ func TestFlowResize(t *testing.T) {
 	tm.Send(keyMsg("space"))
 	waitFor(t, tm, "paused")
 	m := finalModel(t, tm)
-	checkExact(t, m.View(), 80, 24, "after resize")
+	tuitest.CheckExact(t, m.View(), 80, 24, "after resize")
 }

@@ -1,36 +1,35 @@
 package tui
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
-	"github.com/charmbracelet/bubbles/help"
+	bubbleshelp "github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/cortex-tui/cortex-tui/internal/safetext"
 	"github.com/cortex-tui/cortex-tui/keymap"
-	"github.com/cortex-tui/cortex-tui/scenarios"
+	"github.com/cortex-tui/cortex-tui/tui/common"
+	"github.com/cortex-tui/cortex-tui/tui/help"
 )
 
 // footer is the bottom line: a status message (an export's path, an error) and the short help
 // rendered by bubbles/help from the keymap's bindings.
 type footer struct {
-	base
-	help   help.Model
+	common.Base
+	help   bubbleshelp.Model
 	keys   keymap.KeyMap
 	status string
 	isErr  bool
 }
 
 // newFooter returns a footer for keys.
-func newFooter(st Styles, keys keymap.KeyMap) *footer {
-	h := help.New()
+func newFooter(st common.Styles, keys keymap.KeyMap) *footer {
+	h := bubbleshelp.New()
 	h.Styles = st.Help
-	return &footer{base: base{st: st}, help: h, keys: keys}
+	return &footer{Base: common.Base{St: st}, help: h, keys: keys}
 }
 
 // SetStatus sets the message shown left of the help ("" clears it), made inert on one line: an
@@ -41,21 +40,21 @@ func (p *footer) SetStatus(s string, isErr bool) { p.status, p.isErr = safetext.
 func (p *footer) Update(msg tea.Msg) (*footer, tea.Cmd) {
 	if f, ok := msg.(frameMsg); ok {
 		live := len(f.f.runs) > 0 && f.f.runs[0].meta.Live
-		line := " " + p.shortHelp(p.w-1, live)
+		line := " " + p.shortHelp(p.W-1, live)
 		if p.status != "" {
-			style := p.st.Status
+			style := p.St.Status
 			if p.isErr {
-				style = p.st.Error
+				style = p.St.Error
 			}
 			status := " " + style.Render(p.status)
 			line = status
 			p.help.Width = 0
-			tail := p.help.ShortHelpView([]keyBinding{p.keys.Help, p.keys.Quit})
-			if p.w-ansi.StringWidth(status)-3 >= ansi.StringWidth(tail) {
-				line += p.st.Muted.Render("  │") + tail
+			tail := p.help.ShortHelpView([]key.Binding{p.keys.Help, p.keys.Quit})
+			if p.W-ansi.StringWidth(status)-3 >= ansi.StringWidth(tail) {
+				line += p.St.Muted.Render("  │") + tail
 			}
 		}
-		p.view = fit(line, p.w, p.h)
+		p.Rendered = common.Fit(line, p.W, p.H)
 	}
 	return p, nil
 }
@@ -66,20 +65,20 @@ func (p *footer) Update(msg tea.Msg) (*footer, tea.Cmd) {
 // On live traffic (live) the speed and step keys, which do not apply, are left out.
 func (p *footer) shortHelp(w int, live bool) string {
 	p.help.Width = 0
-	tail := []keyBinding{p.keys.Help, p.keys.Quit}
+	tail := []key.Binding{p.keys.Help, p.keys.Quit}
 	skip := tail
 	if live {
-		skip = append(slices.Clip(skip), notLive(p.keys)...)
+		skip = append(slices.Clip(skip), help.NotLive(p.keys)...)
 	}
-	sep := p.st.Help.ShortSeparator.Inline(true).Render(p.help.ShortSeparator)
+	sep := p.St.Help.ShortSeparator.Inline(true).Render(p.help.ShortSeparator)
 	tailView := p.help.ShortHelpView(tail)
 	room := w - ansi.StringWidth(tailView)
 	var head []string
 	for _, b := range p.keys.ShortHelp() {
-		if sameKeys(skip, b) {
+		if help.SameKeys(skip, b) {
 			continue
 		}
-		item := p.help.ShortHelpView([]keyBinding{b})
+		item := p.help.ShortHelpView([]key.Binding{b})
 		if room-ansi.StringWidth(item+sep) < 0 {
 			break
 		}
@@ -88,162 +87,3 @@ func (p *footer) shortHelp(w int, live bool) string {
 	}
 	return strings.Join(append(head, tailView), sep)
 }
-
-// notLive returns the bindings that do not apply to live traffic (speed and step: real time
-// runs at one speed), which the footer and the help screen leave out on a live run. They stay
-// bound: the dashboard explains them when pressed.
-func notLive(k keymap.KeyMap) []keyBinding { return []keyBinding{k.Faster, k.Slower, k.Step} }
-
-// sameKeys reports whether b is bound to the same keys as one of bs.
-func sameKeys(bs []keyBinding, b keyBinding) bool {
-	return slices.ContainsFunc(bs, func(t keyBinding) bool { return slices.Equal(t.Keys(), b.Keys()) })
-}
-
-// helpScreen is the full help: every binding, grouped, from the same keymap as the footer, with
-// a word on remapping keys. On live traffic it leaves out the keys the footer leaves out.
-type helpScreen struct {
-	base
-	help   help.Model
-	keys   keymap.KeyMap
-	offset int  // first line shown, when the help is taller than the window
-	page   int  // 0 the keys, 1 the glossary
-	live   bool // the run shown is live traffic
-}
-
-// helpPages is how many pages the help has: the keys, then the glossary.
-const helpPages = 2
-
-// newHelpScreen returns the full help for keys.
-func newHelpScreen(st Styles, keys keymap.KeyMap) *helpScreen {
-	h := help.New()
-	h.Styles = st.Help
-	h.ShowAll = true
-	return &helpScreen{base: base{st: st}, help: h, keys: keys}
-}
-
-// Update redraws the help on a full redraw, scrolls it by a line on the keys that move the
-// class selection (up, down), clamped when drawn, and turns the page (keys, glossary) on the
-// keys that select a weight (tab, shift+tab).
-func (p *helpScreen) Update(msg tea.Msg) (*helpScreen, tea.Cmd) {
-	switch msg := msg.(type) {
-	case frameMsg:
-		if !msg.full() {
-			return p, nil
-		}
-		p.live = len(msg.f.runs) > 0 && msg.f.runs[0].meta.Live
-	case tea.KeyMsg:
-		switch {
-		case key.Matches(msg, p.keys.ClassUp):
-			p.offset = max(p.offset-1, 0)
-		case key.Matches(msg, p.keys.ClassDown):
-			p.offset++
-		case key.Matches(msg, p.keys.NextWeight):
-			p.page, p.offset = (p.page+1)%helpPages, 0
-		case key.Matches(msg, p.keys.PrevWeight):
-			p.page, p.offset = (p.page+helpPages-1)%helpPages, 0
-		default:
-			return p, nil
-		}
-	default:
-		return p, nil
-	}
-	p.render()
-	return p, nil
-}
-
-// render draws the help into its cached view, from the line at offset.
-func (p *helpScreen) render() {
-	iw, _ := inner(p.w, p.h)
-	muted := func(s string) string { return p.st.Muted.Render(ansi.Wordwrap(s, max(iw, 1), " ")) }
-	closing := p.st.Muted.Render(fmt.Sprintf("Press %s or %s to close, %s for the %s.", keyName(p.keys.Help), keyName(p.keys.Back),
-		keyName(p.keys.NextWeight), [helpPages]string{"glossary", "keys"}[p.page]))
-	body := strings.Join([]string{
-		p.groups(iw),
-		"",
-		muted(p.notes()),
-		muted("Remap keys in " + keyFileHint() + `, e.g.  pause = ["space", "p"]`),
-		"",
-		closing,
-	}, "\n")
-	title := "Help"
-	if p.page == 1 {
-		title = "Glossary"
-		body = glossaryText(p.st, max(iw, 1)) + "\n\n" + closing
-	}
-	if _, ih := inner(p.w, p.h); ih > 0 {
-		lines := strings.Split(body, "\n")
-		if over := len(lines) - ih; over > 0 {
-			p.offset = min(p.offset, over)
-			lines = lines[p.offset:]
-			title = fmt.Sprintf("%s · %s/%s scroll (%d more lines)", title, p.keys.ClassUp.Help().Key, p.keys.ClassDown.Help().Key, over)
-		} else {
-			p.offset = 0
-		}
-		body = strings.Join(lines, "\n")
-	}
-	p.view = box(p.st, title, body, p.w, p.h)
-}
-
-// notes says what the fault and tuning keys do exactly, naming the keys as bound.
-func (p *helpScreen) notes() string {
-	k := p.keys
-	var faults []string
-	for i, spec := range scenarios.FaultSpecs() {
-		if spec.Binding == "" {
-			continue
-		}
-		what := spec.Label(spec.Inject)
-		if spec.Unit == scenarios.UnitRate { // injected as a share of the capacity
-			what = fmt.Sprintf("%s at %s of capacity", spec.Kind, scenarios.UnitFraction.Show(spec.Inject))
-		}
-		faults = append(faults, keyName(k.Fault[i])+" "+what)
-	}
-	return fmt.Sprintf("Faults: %s; press again to clear. Weights move by 0.05 and are renormalised at once. "+
-		"Classes: %s/%s select, %s %s share of traffic (x0.25 steps), %s %s priority (0..10).",
-		strings.Join(faults, ", "),
-		keyName(k.ClassUp), keyName(k.ClassDown), keyName(k.ShareDown), keyName(k.ShareUp), keyName(k.PriorityDown), keyName(k.PriorityUp))
-}
-
-// groups lays the FullHelp groups out in as few rows as the width allows (4, 2 or 1 per row),
-// since bubbles/help truncates the columns that do not fit.
-func (p *helpScreen) groups(w int) string {
-	p.help.Width = 0
-	all := p.keys.FullHelp()
-	if p.live {
-		skip := notLive(p.keys)
-		for i, g := range all {
-			all[i] = slices.DeleteFunc(slices.Clone(g), func(b key.Binding) bool { return sameKeys(skip, b) })
-		}
-	}
-	cols := make([]string, len(all))
-	for i, g := range all {
-		cols[i] = p.help.FullHelpView([][]key.Binding{g})
-	}
-	const gap = "   "
-	for _, perRow := range []int{len(cols), 2, 1} {
-		var rows []string
-		fits := true
-		for i := 0; i < len(cols); i += perRow {
-			var parts []string
-			for j := i; j < min(i+perRow, len(cols)); j++ {
-				if j > i {
-					parts = append(parts, gap)
-				}
-				parts = append(parts, cols[j])
-			}
-			row := lipgloss.JoinHorizontal(lipgloss.Top, parts...)
-			if lipgloss.Width(row) > w {
-				fits = false
-			}
-			rows = append(rows, row)
-		}
-		if fits || perRow == 1 {
-			return strings.Join(rows, "\n\n")
-		}
-	}
-	return ""
-}
-
-// keyFileHint is where the key file lives, in words that hold on every OS (the real path is
-// os.UserConfigDir()/cortex-tui/keys.toml; the help must not differ from machine to machine).
-func keyFileHint() string { return "<user config dir>/cortex-tui/keys.toml" }

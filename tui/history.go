@@ -3,9 +3,12 @@ package tui
 import (
 	"time"
 
+	"github.com/cortex-tui/cortex-tui/internal/ring"
+
 	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
+	"github.com/cortex-tui/cortex-tui/tui/chart"
 )
 
 // historyPoints is how many per-second points a history keeps: more than the widest chart
@@ -32,9 +35,9 @@ type history struct {
 
 	// Per-second series, one point per simulated second: counts as rates over the time the
 	// second's ticks cover, gauges averaged (CPS and signals over the ticks CORTEX ran).
-	cps                                  *ring
-	sig                                  [5]*ring // F L Q B C
-	originals, retries, successes, capac *ring
+	cps                                  *ring.Ring[float64]
+	sig                                  [5]*ring.Ring[float64] // F L Q B C
+	originals, retries, successes, capac *ring.Ring[float64]
 
 	events []source.Event
 	// lastSec is the second of the newest point of the series (-1 before the first).
@@ -47,15 +50,21 @@ type history struct {
 	pending []source.Event
 }
 
+// newSeries returns an empty per-second series: a ring of the newest historyPoints points.
+func newSeries() *ring.Ring[float64] {
+	r := ring.New[float64](historyPoints)
+	return &r
+}
+
 // newHistory returns an empty history that sums into rec.
 func newHistory(rec *report.Recorder) *history {
 	h := &history{
 		rec: rec,
-		cps: newRing(historyPoints), originals: newRing(historyPoints), retries: newRing(historyPoints),
-		successes: newRing(historyPoints), capac: newRing(historyPoints),
+		cps: newSeries(), originals: newSeries(), retries: newSeries(),
+		successes: newSeries(), capac: newSeries(),
 	}
 	for i := range h.sig {
-		h.sig[i] = newRing(historyPoints)
+		h.sig[i] = newSeries()
 	}
 	h.lastSec = -1
 	return h
@@ -67,7 +76,7 @@ const maxFaultSpans = 32
 // faultSpan is when a fault of a kind was on, in whole seconds of the run.
 type faultSpan struct {
 	kind scenarios.FaultKind
-	span
+	chart.Span
 }
 
 // noteFault takes a fault event into the spans: a start opens one, an end or a clearing closes
@@ -76,7 +85,7 @@ func (h *history) noteFault(e source.Event) {
 	sec := int(e.T / time.Second)
 	switch e.Fault.Change {
 	case source.FaultStarted:
-		h.faults = append(h.faults, faultSpan{kind: e.Fault.Kind, span: span{From: sec, To: -1}})
+		h.faults = append(h.faults, faultSpan{kind: e.Fault.Kind, Span: chart.Span{From: sec, To: -1}})
 		if over := len(h.faults) - maxFaultSpans; over > 0 {
 			h.faults = append(h.faults[:0], h.faults[over:]...)
 		}
@@ -91,10 +100,10 @@ func (h *history) noteFault(e source.Event) {
 }
 
 // spans returns the fault spans for a chart's marks.
-func (h *history) spans() []span {
-	out := make([]span, len(h.faults))
+func (h *history) spans() []chart.Span {
+	out := make([]chart.Span, len(h.faults))
 	for i, f := range h.faults {
-		out[i] = f.span
+		out[i] = f.Span
 	}
 	return out
 }
@@ -161,13 +170,13 @@ func (h *history) push(sec report.Second) {
 		sig = [5]float64{sec.Signals.F / n, sec.Signals.L / n, sec.Signals.Q / n, sec.Signals.B / n, sec.Signals.C / n}
 	}
 	h.lastSec = sec.T
-	h.cps.push(cps)
+	h.cps.Keep(cps)
 	for i := range h.sig {
-		h.sig[i].push(sig[i])
+		h.sig[i].Keep(sig[i])
 	}
 	c := sec.Counts
-	h.originals.push(float64(c.Originals) * perSecond)
-	h.retries.push(float64(c.Retries) * perSecond)
-	h.successes.push(float64(c.Successes) * perSecond)
-	h.capac.push(sec.Capacity / float64(max(sec.Ticks, 1)))
+	h.originals.Keep(float64(c.Originals) * perSecond)
+	h.retries.Keep(float64(c.Retries) * perSecond)
+	h.successes.Keep(float64(c.Successes) * perSecond)
+	h.capac.Keep(sec.Capacity / float64(max(sec.Ticks, 1)))
 }

@@ -2,7 +2,6 @@ package tui
 
 import (
 	"errors"
-	"strings"
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -10,23 +9,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/cortex-tui/cortex-tui/internal/safetext"
 	"github.com/cortex-tui/cortex-tui/keymap"
 	"github.com/cortex-tui/cortex-tui/scenarios"
+	"github.com/cortex-tui/cortex-tui/tui/internal/tuitest"
 )
-
-// hostileFile is a valid scenario whose name, summary, story, class names and notes are full
-// of escape sequences, bidi controls, zero-width characters and combining-mark stacks.
-const hostileFile = "../testdata/hostile/escapes.toml"
-
-// hostileScenario parses hostileFile.
-func hostileScenario(tb testing.TB) scenarios.Scenario {
-	tb.Helper()
-	scn, err := scenarios.ParseFile(hostileFile)
-	require.NoError(tb, err)
-	require.Contains(tb, scn.Classes[0].Name, "\x1b]0;", "the file still holds its escapes")
-	return scn
-}
 
 // newModelOn returns a dashboard on scn (fake sources) at w x h, with its factory.
 func newModelOn(tb testing.TB, scn scenarios.Scenario, w, h int) (*Model, *fakeFactory) {
@@ -36,32 +22,12 @@ func newModelOn(tb testing.TB, scn scenarios.Scenario, w, h int) (*Model, *fakeF
 	return m, ff
 }
 
-// checkInert asserts that view, drawn with the ASCII colour profile, holds no escape byte at
-// all and no other rune a terminal would act on or draw at another width (safetext.Unsafe),
-// but line breaks and the joiners inside an emoji; and that it is exactly w x h cells.
-func checkInert(t *testing.T, view string, w, h int, what string) {
-	t.Helper()
-	assert.NotContains(t, view, "\x1b", "%s: an escape byte", what)
-	for i, r := range view {
-		if safetext.Unsafe(r) && r != '\n' && r != '\u200d' {
-			assert.Fail(t, "unsafe rune", "%s: %U at byte %d", what, r, i)
-			break
-		}
-	}
-	for _, l := range strings.Split(view, "\n") {
-		if strings.ContainsRune(l, '\u200d') {
-			assert.Contains(t, l, "👨\u200d👩\u200d👧", "%s: a joiner outside the family emoji: %q", what, l)
-		}
-	}
-	checkExact(t, view, w, h, what)
-}
-
 // Asserts that the dashboard on a scenario whose texts are full of escapes shows them inert
 // (each sequence one "␛", bidi and zero-width characters gone, combining marks clamped, CJK and
 // emoji whole) on every screen: no escape byte in the view, every line exactly the window's
 // width, and the screen as reviewed in the golden files (`make golden` regenerates them).
 func TestGoldenHostile(t *testing.T) {
-	scn := hostileScenario(t)
+	scn := tuitest.HostileScenario(t)
 	cases := []struct {
 		name  string
 		w, h  int
@@ -81,28 +47,8 @@ func TestGoldenHostile(t *testing.T) {
 			c.setup(m)
 			m.Update(tea.WindowSizeMsg{Width: c.w, Height: c.h})
 			view := m.View()
-			checkInert(t, view, c.w, c.h, c.name)
+			tuitest.CheckInert(t, view, c.w, c.h, c.name)
 			golden.RequireEqual(t, view)
-		})
-	}
-}
-
-// Asserts that the picker lists and tells a hostile scenario inert, its story on several
-// lines, beside the list and below it.
-func TestGoldenHostilePicker(t *testing.T) {
-	items := append([]scenarios.Scenario{hostileScenario(t)}, pickerFixture()...)
-	for _, c := range []struct {
-		name string
-		w, h int
-	}{
-		{"wide_120x30", 120, 30},
-		{"stacked_60x30", 60, 30},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			p := newPicker(DefaultStyles(), keymap.Default(), items)
-			p.SetSize(c.w, c.h)
-			checkInert(t, p.View(), c.w, c.h, c.name)
-			golden.RequireEqual(t, p.View())
 		})
 	}
 }
@@ -111,7 +57,7 @@ func TestGoldenHostilePicker(t *testing.T) {
 // (a name, a strategy, an event, a service state) are cleaned too, and so are the footer's
 // messages that quote them, on every screen and at every size of the sweep.
 func TestHostileSourceTexts(t *testing.T) {
-	scn := hostileScenario(t)
+	scn := tuitest.HostileScenario(t)
 	scn.Name = "evil\x1b]0;PWNED\x07\u202Ename"
 	scn.Summary = "summary \x1b[5mblink\u200b"
 	m, ff := newModelOn(t, scn, 140, 40)
@@ -138,9 +84,9 @@ func TestHostileSourceTexts(t *testing.T) {
 	}
 	for _, sc := range screens {
 		sc.setup(m)
-		for _, sz := range sweepSizes() {
+		for _, sz := range tuitest.SweepSizes() {
 			m.Update(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
-			checkInert(t, m.View(), sz[0], sz[1], sc.name)
+			tuitest.CheckInert(t, m.View(), sz[0], sz[1], sc.name)
 		}
 	}
 	assert.Equal(t, "evil␛name", m.fr.runs[0].meta.Scenario)

@@ -17,6 +17,8 @@ import (
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/strategy"
+	"github.com/cortex-tui/cortex-tui/tui/chart"
+	"github.com/cortex-tui/cortex-tui/tui/common"
 )
 
 // Asserts that each time key does what its help says: space pauses and resumes, "." steps one
@@ -532,7 +534,7 @@ func TestFmtClock(t *testing.T) {
 		{600 * time.Second, "10m00.0s"},
 	}
 	for _, tc := range cases {
-		assert.Equal(t, tc.want, fmtClock(tc.d), tc.d)
+		assert.Equal(t, tc.want, common.FmtClock(tc.d), tc.d)
 	}
 }
 
@@ -717,11 +719,11 @@ func TestCompareOffKeepsControls(t *testing.T) {
 
 // countingChart counts the draws of the chart it wraps.
 type countingChart struct {
-	chart
+	chart.Chart
 	draws *int
 }
 
-func (c countingChart) Draw(spec chartSpec) string { *c.draws++; return c.chart.Draw(spec) }
+func (c countingChart) Draw(spec chart.Spec) string { *c.draws++; return c.Chart.Draw(spec) }
 
 // Asserts that the keys that change no data (weight and class selection, weights, adaptive,
 // shares, speed, pause) redraw no chart, in the full layout and in compare mode, while they do

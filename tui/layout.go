@@ -5,6 +5,13 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/cortex-tui/cortex-tui/keymap"
+	"github.com/cortex-tui/cortex-tui/tui/common"
+	"github.com/cortex-tui/cortex-tui/tui/eventlog"
+	"github.com/cortex-tui/cortex-tui/tui/fleetpanel"
+	"github.com/cortex-tui/cortex-tui/tui/help"
+	"github.com/cortex-tui/cortex-tui/tui/inspector"
+	"github.com/cortex-tui/cortex-tui/tui/lessonpanel"
+	"github.com/cortex-tui/cortex-tui/tui/summary"
 )
 
 // layoutID names a screen of the layout table: what fills the window above the footer.
@@ -27,19 +34,22 @@ const (
 )
 
 // newLayouts is the layout table: each screen's panels, top to bottom in rows and left to right
-// in each row, with their sizes. Every panel is built here and named here only: the root model
+// in each row, with their sizes. Every panel is built here and placed here only: the root model
 // sizes, redraws and joins them through the table, so a new panel is its own file plus an entry
 // here. A panel may appear on several screens (the header); each screen's rows fill the window
-// above the footer.
-func newLayouts(st Styles, keys keymap.KeyMap) [numLayouts][]row {
+// above the footer. A panel that is absent has no extent (the lesson's row without a lesson,
+// the fleet's cell without a fleet: their extents read f, the frame), and compose leaves it
+// out. The inspector is the root model's (it opens it); the table places it.
+func newLayouts(st common.Styles, keys keymap.KeyMap, insp *inspector.Model, f *frame) [numLayouts][]row {
 	header, caption := mount(newHeader(st)), mount(newCaption(st))
 	return [numLayouts][]row{
 		layoutFull: {
 			{h: one, cells: whole(header)},
 			{h: captionH, cells: whole(caption)},
+			{h: f.lessonH, cells: whole(mount(lessonCell{lessonpanel.New(st, keys)}))},
 			{h: topH, cells: []cell{{p: mount(newSignals(st)), w: signalsW}, {p: mount(newCPS(st, 0))}}},
 			{cells: []cell{{p: mount(newTraffic(st, 0))}, {p: mount(newShedding(st)), w: sheddingW}}},
-			{h: bottomH, cells: []cell{{p: mount(newDecisions(st)), w: decisionsW}, {p: mount(newEvents(st, 0))}}},
+			{h: bottomH, cells: []cell{{p: mount(newDecisions(st)), w: decisionsW}, {p: mount(fleetCell{fleetpanel.New(st)}), w: f.fleetW}, {p: mount(eventsCell{eventlog.New(st, keys), 0})}}},
 		},
 		layoutCompare: {
 			{h: one, cells: whole(header)},
@@ -47,17 +57,17 @@ func newLayouts(st Styles, keys keymap.KeyMap) [numLayouts][]row {
 			{h: statsH, cells: halves(mount(newStats(st, 0)), mount(newStats(st, 1)))},
 			{h: compareCPSH, cells: halves(mount(newCPS(st, 0)), mount(newCPS(st, 1)))},
 			{cells: halves(mount(newTraffic(st, 0)), mount(newTraffic(st, 1)))},
-			{h: compareEventsH, cells: halves(mount(newEvents(st, 0)), mount(newEvents(st, 1)))},
+			{h: compareEventsH, cells: halves(mount(eventsCell{eventlog.New(st, keys), 0}), mount(eventsCell{eventlog.New(st, keys), 1}))},
 		},
 		layoutSmall: {
 			{h: one, cells: whole(header)},
 			{cells: whole(mount(newSmall(st)))},
 		},
-		layoutSummary: {{cells: whole(mount(newSummary(st)))}},
-		layoutHelp:    {{cells: whole(mount(newHelpScreen(st, keys)))}},
+		layoutSummary: {{cells: whole(mount(summaryCell{summary.New(st, keys)}))}},
+		layoutHelp:    {{cells: whole(mount(helpCell{help.New(st, keys)}))}},
 		layoutInspect: {
 			{h: one, cells: whole(header)},
-			{cells: whole(mount(newInspector(st)))},
+			{cells: whole(mount(insp))},
 		},
 	}
 }
@@ -87,8 +97,9 @@ func halves(left, right panel) []cell {
 	return []cell{{p: left, w: func(w, _ int) int { return w / 2 }}, {p: right}}
 }
 
-// The extents of the table. The full layout: header, caption, then signals and CPS on top, the
-// traffic and shedding in the middle (the rest), decisions and events at the bottom.
+// The extents of the table. The full layout: header, caption (and the lesson, when one is
+// followed), then signals and CPS on top, the traffic and shedding in the middle (the rest),
+// decisions (the fleet, when the run is in one) and events at the bottom.
 func one(_, _ int) int { return 1 }
 
 func captionH(_, h int) int {
@@ -208,7 +219,7 @@ func (m *Model) compose() {
 		}
 		blocks = append(blocks, side(views...))
 	}
-	m.body = fit(stack(blocks...), m.width, max(m.height-1, 0))
+	m.body = common.Fit(stack(blocks...), m.width, max(m.height-1, 0))
 }
 
 // side joins blocks left to right, top-aligned.

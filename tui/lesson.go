@@ -2,16 +2,13 @@ package tui
 
 import (
 	"fmt"
-	"slices"
-	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/x/ansi"
 
-	"github.com/cortex-tui/cortex-tui/internal/safetext"
 	"github.com/cortex-tui/cortex-tui/lesson"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
+	"github.com/cortex-tui/cortex-tui/tui/common"
 )
 
 // lessonRun is the lesson followed over the dashboard's first run: its tracker, and whether
@@ -29,30 +26,7 @@ func newLessonRun(l scenarios.Lesson, meta source.Meta) *lessonRun {
 	for i, c := range meta.Classes {
 		names[i] = c.Name
 	}
-	return &lessonRun{tr: lesson.New(cleanLesson(l), names)}
-}
-
-// lessonH is the height of the lesson panel: its border, the step's text (two lines in a tall
-// window, one otherwise), the goals and the hint.
-func lessonH(_, h int) int {
-	if h >= 36 {
-		return 6
-	}
-	return 5
-}
-
-// addLessonRow puts the lesson panel under the caption of the full dashboard: a row of no
-// height (left out by compose) when no lesson is followed.
-func (m *Model) addLessonRow() {
-	rows := m.layouts[layoutFull]
-	h := func(w, wh int) int {
-		if m.fr.lesson == nil {
-			return 0
-		}
-		return lessonH(w, wh)
-	}
-	at := min(2, len(rows)) // after the header and the caption
-	m.layouts[layoutFull] = slices.Insert(rows, at, row{h: h, cells: whole(mount(newLessonPanel(m.st)))})
+	return &lessonRun{tr: lesson.New(common.CleanLesson(l), names)}
 }
 
 // observe follows the first run's snapshot s: the lesson's goals, and in guided mode a pause
@@ -77,7 +51,7 @@ func (m *Model) observe(s source.Snapshot) bool {
 		for _, e := range s.Events {
 			if e.Kind == source.EventNote {
 				pause = true
-				m.setStatus("guided: paused at a caption; "+keyName(m.keys.Pause)+" goes on", false)
+				m.setStatus("guided: paused at a caption; "+common.KeyName(m.keys.Pause)+" goes on", false)
 			}
 		}
 	}
@@ -105,87 +79,6 @@ func (m *Model) toggleHint() tea.Cmd {
 // LessonDone reports whether the lesson the dashboard was opened with has been completed (the
 // command saves it in the learner's progress).
 func (m *Model) LessonDone() bool { return m.fr.lesson != nil && m.fr.lesson.done }
-
-// lessonPanel shows the lesson's current step, its goals with their values now, and the hint.
-type lessonPanel struct{ base }
-
-// newLessonPanel returns an empty lesson panel.
-func newLessonPanel(st Styles) *lessonPanel { return &lessonPanel{base{st: st}} }
-
-// Update redraws the panel on a full redraw.
-func (p *lessonPanel) Update(msg tea.Msg) (*lessonPanel, tea.Cmd) {
-	f, ok := msg.(frameMsg)
-	if !ok || !f.full() || p.w <= 0 || p.h <= 0 {
-		return p, nil
-	}
-	lr := f.f.lesson
-	if lr == nil || len(f.f.runs) == 0 {
-		p.view = blank(p.w, p.h)
-		return p, nil
-	}
-	st := lr.tr.Status(f.f.runs[0].meta.Strategy)
-	l := lr.tr.Lesson()
-	title := fitTitle(p.w, fmt.Sprintf("Lesson · %s · step %d/%d", l.Title, min(st.Step+1, st.Steps), st.Steps), fmt.Sprintf("Lesson · step %d/%d", min(st.Step+1, st.Steps), st.Steps))
-	iw, ih := inner(p.w, p.h)
-	p.view = box(p.st, title, p.body(st, lr, f.f, max(iw, 1), max(ih, 1)), p.w, p.h)
-	return p, nil
-}
-
-// body is the step's text, its goals and the hint (or the key that shows it).
-func (p *lessonPanel) body(st lesson.Status, lr *lessonRun, f *frame, w, h int) string {
-	s := p.st
-	k := f.keyMap()
-	if st.Done {
-		return s.Bold.Render("Lesson complete. ") + s.Muted.Render(fmt.Sprintf("%s another scenario · %s quit · cortex-tui learn for the next lesson", keyName(k.Load), keyName(k.Quit)))
-	}
-	var goals []string
-	for _, g := range st.Goals {
-		mark, style := "✗", s.Muted
-		if g.Met {
-			mark, style = "✓", s.Band[0]
-		}
-		now := " (now " + g.Value
-		if g.Met && g.Held < g.For {
-			now += fmt.Sprintf(", held %.0fs of %.0fs", g.Held.Seconds(), g.For.Seconds())
-		}
-		goals = append(goals, style.Render(mark+" "+g.Text)+s.Muted.Render(now+")"))
-	}
-	tail := []string{strings.Join(goals, s.Muted.Render(" · "))}
-	switch {
-	case st.Ended:
-		tail = append(tail, s.Warn.Render(fmt.Sprintf("The run ended before this step: %s runs it again. Hint: %s", keyName(k.Restart), lessonHint(lr))))
-	case st.Hint != "" || lr.showHint:
-		tail = append(tail, s.Accent.Render("Hint: "+lessonHint(lr)))
-	default: // the key that shows the hint, beside the goals when it fits, to leave the text room
-		key := s.Muted.Render(fmt.Sprintf("%s shows a hint", keyName(k.Hint)))
-		if joined := tail[0] + s.Muted.Render(" · ") + key; ansi.StringWidth(joined) <= w {
-			tail[0] = joined
-		} else {
-			tail = append(tail, key)
-		}
-	}
-	for i, l := range tail { // a long hint is cut visibly
-		if ansi.StringWidth(l) > w {
-			tail[i] = ansi.Truncate(l, w, "…")
-		}
-	}
-	textH := max(h-len(tail), 1)
-	lines := strings.Split(wrap(st.Text, w), "\n")
-	if len(lines) > textH { // too long for the room: say so rather than cut silently
-		lines = lines[:textH]
-		lines[textH-1] = fitLine(lines[textH-1], w-1) + "…"
-	}
-	return strings.Join(append(lines, tail...), "\n")
-}
-
-// lessonHint is the current step's hint, whether due or asked for.
-func lessonHint(lr *lessonRun) string {
-	l := lr.tr.Lesson()
-	if i := lr.tr.Step(); i < len(l.Steps) {
-		return l.Steps[i].Hint
-	}
-	return ""
-}
 
 // lessonSavedMsg reports the learner's progress saved after a lesson, or why it was not.
 type lessonSavedMsg struct{ err error }
@@ -219,24 +112,6 @@ func (m *Model) startLesson(scn scenarios.Scenario, l scenarios.Lesson) tea.Cmd 
 	m.layout() // the lesson panel's row takes its height
 	m.redraw()
 	return m.kick()
-}
-
-// cleanLesson returns l with its texts made inert for the terminal (a lesson file given with
-// learn --file is a stranger's text, as a scenario file is: see safe.go).
-func cleanLesson(l scenarios.Lesson) scenarios.Lesson {
-	l.Name = safetext.Line(l.Name)
-	l.Title = safetext.Line(l.Title)
-	l.Summary = safetext.Line(l.Summary)
-	l.Steps = slices.Clone(l.Steps)
-	for i := range l.Steps {
-		s := &l.Steps[i]
-		s.Text, s.Hint = safetext.Line(s.Text), safetext.Line(s.Hint)
-		s.Actions = slices.Clone(s.Actions)
-		for j := range s.Actions {
-			s.Actions[j].Text = safetext.Line(s.Actions[j].Text)
-		}
-	}
-	return l
 }
 
 // guidedStop returns, in guided mode, the test that ends a frame at a snapshot where a caption

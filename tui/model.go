@@ -17,8 +17,6 @@
 package tui
 
 import (
-	"fmt"
-	"slices"
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -26,9 +24,11 @@ import (
 
 	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/keymap"
-	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
+	"github.com/cortex-tui/cortex-tui/tui/common"
+	"github.com/cortex-tui/cortex-tui/tui/inspector"
+	"github.com/cortex-tui/cortex-tui/tui/picker"
 )
 
 // SourceFactory builds a source for a scenario, a strategy name and a seed. The dashboard uses it
@@ -77,61 +77,10 @@ const (
 	screenSummary
 )
 
-// run is one source being watched, with what the dashboard remembers of it.
-type run struct {
-	src   source.Source
-	meta  source.Meta
-	fleet *source.FleetMeta // the fleet the run's engines join (source.Fleet); nil for none
-	rec   *report.Recorder  // the run's record: its seconds and totals, the summary, the export
-	hist  *history          // the dashboard's view of it: chart series, last snapshot, event log
-	// prioNames are the names of the classes that had each priority at some time of the run
-	// (a class whose priority was changed with { } counts under both), for the summary.
-	prioNames map[int][]string
-}
-
-// newRun wraps src.
-func newRun(src source.Source) *run {
-	r := &run{src: src, prioNames: map[int][]string{}}
-	r.syncMeta()
-	r.rec = report.NewRecorder(r.meta)
-	r.hist = newHistory(r.rec)
-	return r
-}
-
-// syncMeta takes the source's metadata again (after a change of strategy or a restart), with
-// its texts made inert: this and add are where a source's text enters the dashboard.
-func (r *run) syncMeta() {
-	r.meta = cleanMeta(r.src.Meta())
-	r.fleet = nil
-	if f, ok := r.src.(source.Fleet); ok {
-		r.fleet = cleanFleet(f.Fleet())
-	}
-}
-
-// add takes one snapshot, its texts made inert, into the history, which sums it into the
-// recorder: one sum for the charts, the panels' figures, the summary and the export.
-func (r *run) add(s source.Snapshot) {
-	cleanSnapshot(&s)
-	r.hist.add(s)
-	for i, c := range s.Classes {
-		if i < len(r.meta.Classes) && !slices.Contains(r.prioNames[c.Priority], r.meta.Classes[i].Name) {
-			r.prioNames[c.Priority] = append(r.prioNames[c.Priority], r.meta.Classes[i].Name)
-		}
-	}
-}
-
-// reset forgets the run's data (after a restart or a strategy switch).
-func (r *run) reset() {
-	r.syncMeta()
-	r.rec = report.NewRecorder(r.meta)
-	r.hist = newHistory(r.rec)
-	r.prioNames = map[int][]string{}
-}
-
 // Model is the dashboard's root model. Build it with New; it implements tea.Model with a
 // pointer receiver. It is driven by the Bubble Tea loop and not safe for concurrent use.
 type Model struct {
-	st   Styles
+	st   common.Styles
 	keys keymap.KeyMap
 	opts Options
 
@@ -143,20 +92,20 @@ type Model struct {
 	scn      *scenarios.Scenario
 	fr       frame
 	speedIdx int
-	tag      int  // current tick-loop tag
-	gen      int  // bumped whenever the runs are reset or replaced
-	inFlight bool // an advance command is running
-	pending  []func()
+	tag      int         // current tick-loop tag
+	ctl      *controller // the runs' sources, and the controls waiting for them
 	injected map[scenarios.FaultKind]bool
 
-	picker   *picker           // the scenario picker, drawn alone over the whole window
+	picker   *picker.Model     // the scenario picker, drawn alone over the whole window
+	insp     *inspector.Model  // the decision inspector, placed by the layout table
 	footer   *footer           // the status line and short help, under every screen
 	layouts  [numLayouts][]row // every other panel, by screen: the layout table (layout.go)
 	body     string            // the composed screen above the footer, cached
 	bindings []binding
 }
 
-// binding ties a key to what it does on the dashboard.
+// binding ties a key to what it does on the dashboard: do, or with no do, whatever the
+// panels of the current screen do with it (the event log's own keys).
 type binding struct {
 	keys *key.Binding
 	do   func() tea.Cmd
@@ -165,17 +114,19 @@ type binding struct {
 // New returns the dashboard model for opts. It opens on opts.Scenario, or on the picker when
 // it is nil. A factory error is shown in the footer, not returned.
 func New(opts Options) *Model {
-	st := DefaultStyles()
+	st := common.DefaultStyles()
 	m := &Model{
 		st: st, keys: opts.Keys, opts: opts, speedIdx: defaultSpeed,
 		injected: map[scenarios.FaultKind]bool{},
 		footer:   newFooter(st, opts.Keys),
-		layouts:  newLayouts(st, opts.Keys),
+		insp:     inspector.New(st, opts.Keys),
 	}
+	m.ctl = &controller{factory: opts.Factory, fr: &m.fr}
+	m.layouts = newLayouts(st, opts.Keys, m.insp, &m.fr)
 	m.fr.speed = speeds[m.speedIdx]
 	m.fr.keys = &m.keys
 	m.bindings = m.dashboardBindings()
-	m.picker = newPicker(st, opts.Keys, scenarios.Catalog())
+	m.picker = picker.New(st, opts.Keys, scenarios.Catalog())
 	m.picker.AddLessons(scenarios.Lessons(), opts.LessonsDone)
 	m.picker.SetCancellable(false)
 	m.screen = screenPicker
@@ -185,8 +136,6 @@ func New(opts Options) *Model {
 	if opts.Lesson != nil && len(m.fr.runs) > 0 {
 		m.fr.lesson = newLessonRun(*opts.Lesson, m.fr.runs[0].meta)
 	}
-	m.addFleetCell()
-	m.addLessonRow()
 	m.resize(80, 24)
 	return m
 }
@@ -269,6 +218,11 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 	for _, b := range m.bindings {
 		if key.Matches(msg, *b.keys) {
 			m.clearStatus()
+			if b.do == nil {
+				cmd := m.update(msg)
+				m.compose()
+				return cmd
+			}
 			return b.do()
 		}
 	}
@@ -311,7 +265,7 @@ func (m *Model) dashboardBindings() []binding {
 		{&k.ShareDown, m.shareBy(-shareStep)}, {&k.ShareUp, m.shareBy(shareStep)},
 		{&k.PriorityDown, m.priorityBy(-1)}, {&k.PriorityUp, m.priorityBy(1)},
 		{&k.Export, m.export}, {&k.Inspect, m.inspect},
-		{&k.LogUp, m.logScroll(logPage)}, {&k.LogDown, m.logScroll(-logPage)}, {&k.LogFilter, m.cycleLogFilter},
+		{&k.LogUp, nil}, {&k.LogDown, nil}, {&k.LogFilter, nil},
 		{&k.Hint, m.toggleHint},
 	}
 	for i, kind := range scenarios.FaultKinds { // a kind without a key has an unbound Fault[i]
@@ -322,7 +276,7 @@ func (m *Model) dashboardBindings() []binding {
 
 // quit closes the sources and ends the program.
 func (m *Model) quit() tea.Cmd {
-	m.closeRuns()
+	m.ctl.closeAll()
 	return tea.Quit
 }
 
@@ -334,12 +288,12 @@ func (m *Model) open(scn scenarios.Scenario, strat string, seed int64) {
 	if seed == 0 {
 		seed = scn.Seed
 	}
-	src, err := m.build(scn, strat, seed)
+	src, err := m.ctl.build(scn, strat, seed)
 	if err != nil {
 		m.setStatus(err.Error(), true)
 		return
 	}
-	m.closeRuns()
+	m.ctl.closeAll()
 	if m.fr.lesson != nil && m.fr.lesson.tr.Lesson().Scenario != scn.Name {
 		m.fr.lesson = nil // another scenario: the lesson is left, and its panel's row
 		defer m.layout()
@@ -349,27 +303,9 @@ func (m *Model) open(scn scenarios.Scenario, strat string, seed int64) {
 	m.screen = screenDashboard
 }
 
-// build calls the factory, turning a missing factory or a panic into an error.
-func (m *Model) build(scn scenarios.Scenario, strat string, seed int64) (src source.Source, err error) {
-	if m.opts.Factory == nil {
-		return nil, fmt.Errorf("no source factory: the dashboard cannot run %q", scn.Name)
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			src, err = nil, fmt.Errorf("building %s with %s panicked: %v", scn.Name, strat, r)
-		}
-	}()
-	src, err = m.opts.Factory(scn, strat, seed)
-	if err == nil && src == nil {
-		err = fmt.Errorf("the factory returned no source for %s with %s", scn.Name, strat)
-	}
-	return src, err
-}
-
 // setRuns replaces the runs, resets the controls to the first run's configuration and redraws.
 func (m *Model) setRuns(runs ...*run) {
-	m.gen++
-	m.fr.runs = runs
+	m.ctl.set(runs...)
 	m.resetControls()
 	m.layout() // a run in a fleet gets the fleet panel (fleetW)
 	m.redraw()
@@ -388,51 +324,14 @@ func (m *Model) resetControls() {
 	m.fr.selClass = min(m.fr.selClass, max(len(m.fr.classes)-1, 0))
 }
 
-// closeRuns closes every source (once no advance is in flight).
-func (m *Model) closeRuns() {
-	runs := m.fr.runs
-	m.whenIdle(func() {
-		for _, r := range runs {
-			_ = r.src.Close()
-		}
-	})
-}
-
-// whenIdle runs fn now, or after the advance in flight returns. Every call from Update to a
-// source goes through it (controls, restart, close), so Update never waits for a source's lock
-// while an advance steps it: a key is handled at once, and takes effect at the next frame.
-func (m *Model) whenIdle(fn func()) {
-	if m.inFlight {
-		m.pending = append(m.pending, fn)
-		return
-	}
-	fn()
-}
-
-// sources returns the sources of the runs, in order.
-func (m *Model) sources() []source.Source {
-	srcs := make([]source.Source, len(m.fr.runs))
-	for i, r := range m.fr.runs {
-		srcs[i] = r.src
-	}
-	return srcs
-}
-
 // done reports whether every run is over.
-func (m *Model) done() bool {
-	for _, r := range m.fr.runs {
-		if !r.hist.last.Done {
-			return false
-		}
-	}
-	return len(m.fr.runs) > 0
-}
+func (m *Model) done() bool { return m.ctl.done() }
 
 // kick starts the tick loop under a new tag, unless paused, finished or on the picker. A tick
 // of an older tag is ignored when it arrives, so there is never more than one loop.
 func (m *Model) kick() tea.Cmd {
 	m.tag++
-	if m.fr.paused || m.screen == screenPicker || len(m.fr.runs) == 0 || m.done() || m.inFlight {
+	if m.fr.paused || m.screen == screenPicker || len(m.fr.runs) == 0 || m.done() || m.ctl.inFlight {
 		return nil // an advance in flight schedules the next tick itself when it returns
 	}
 	return tick(m.tag)
@@ -440,7 +339,7 @@ func (m *Model) kick() tea.Cmd {
 
 // onTick advances the sources by one frame of virtual time at the current speed.
 func (m *Model) onTick(msg tickMsg) tea.Cmd {
-	if msg.tag != m.tag || m.fr.paused || m.inFlight || len(m.fr.runs) == 0 || m.done() {
+	if msg.tag != m.tag || m.fr.paused || m.ctl.inFlight || len(m.fr.runs) == 0 || m.done() {
 		return nil
 	}
 	d := time.Duration(float64(frameInterval) * speeds[m.speedIdx])
@@ -448,33 +347,28 @@ func (m *Model) onTick(msg tickMsg) tea.Cmd {
 }
 
 // advance starts an advance command by d.
-func (m *Model) advance(d time.Duration) tea.Cmd {
-	m.inFlight = true
-	return advanceUntil(m.sources(), d, m.fr.runs[0].meta.Tick, m.gen, m.guidedStop())
-}
+func (m *Model) advance(d time.Duration) tea.Cmd { return m.ctl.advance(d, m.guidedStop()) }
 
 // onAdvanced takes the snapshots in, runs deferred controls, redraws, and schedules the next
 // tick if running.
 func (m *Model) onAdvanced(msg advancedMsg) tea.Cmd {
-	m.inFlight = false
+	pending := m.ctl.advanced()
 	if msg.err != nil {
 		m.fr.paused = true
-		m.pauseSources(true)
+		m.ctl.pause(true)
 		m.setStatus(msg.err.Error(), true)
 	}
-	if msg.gen == m.gen && len(msg.snaps) == len(m.fr.runs) {
+	if msg.gen == m.ctl.gen && len(msg.snaps) == len(m.fr.runs) {
 		if msg.slowed != m.fr.slowed {
 			m.fr.slowed = msg.slowed
 			m.redrawFor(changedPlay)
 		}
 		m.apply(msg.snaps)
 	}
-	pending := m.pending
-	m.pending = nil
 	for _, fn := range pending {
 		fn()
 	}
-	if m.done() && m.screen == screenDashboard && msg.gen == m.gen {
+	if m.done() && m.screen == screenDashboard && msg.gen == m.ctl.gen {
 		m.screen = screenSummary
 		m.redraw()
 	}
@@ -498,7 +392,7 @@ func (m *Model) apply(snaps [][]source.Snapshot) {
 	}
 	if pause && !m.done() {
 		m.fr.paused = true // guided: the tick loop stops in onAdvanced
-		m.pauseSources(true)
+		m.ctl.pause(true)
 	}
 	if !changed {
 		return

@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/cortex-tui/cortex-tui/keymap"
-	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
 )
 
@@ -21,13 +20,6 @@ type advancedMsg struct {
 	slowed bool  // the frame's budget ran out before its virtual time: the run is slower than asked
 	err    error // set when the advance panicked (recovered)
 }
-
-// pickedMsg says the user picked a scenario in the picker (enter).
-type pickedMsg struct{ scenario scenarios.Scenario }
-
-// pickCancelledMsg says the user left the picker without picking (esc). The root model ignores
-// it when no scenario is running yet.
-type pickCancelledMsg struct{}
 
 // exportedMsg reports where an export went, or why it failed.
 type exportedMsg struct {
@@ -52,7 +44,6 @@ const (
 	changedWeights                    // the weights, their selection, adaptive: signals, the collapsed layout
 	changedClasses                    // a class's share or priority, the class selection: shedding
 	changedLog                        // the event log (a control was logged): the event logs
-	changedInspect                    // the decision inspector's selection
 )
 
 // shows reports whether a panel that shows c redraws on m: on a full redraw, or when c changed.
@@ -80,12 +71,6 @@ type frame struct {
 	lesson    *lessonRun     // the lesson followed over the first run, nil for none
 	baseline  *baseline      // the baseline runs of the summary, nil until asked for
 
-	decisions   []source.DecisionRecord // the decisions the inspector shows: kept, of decisionAct
-	kept        []source.DecisionRecord // every decision the source kept (read when it opened)
-	decisionAct int                     // inspector filter: 0 every action, a+1 only engine.Action(a)
-	selDecision int                     // the one selected
-	logOffset   int                     // event log lines scrolled back from the newest (0: follow)
-	logKind     int                     // event log filter: 0 every kind, k+1 only source.EventKind(k)
 }
 
 // frameInterval is the wall-clock time between two simulation steps: at most 10 redraws a second.

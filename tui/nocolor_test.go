@@ -12,6 +12,7 @@ import (
 	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
+	"github.com/cortex-tui/cortex-tui/tui/common"
 )
 
 // chartRun is a run of n seconds whose traffic climbs, with a fault from second 10 to 20.
@@ -43,7 +44,7 @@ func chartRun(n int) *run {
 func TestChartsReadWithoutColour(t *testing.T) {
 	r := chartRun(40)
 	f := &frame{runs: []*run{r}}
-	tr := newTraffic(DefaultStyles(), 0)
+	tr := newTraffic(common.DefaultStyles(), 0)
 	tr.SetSize(80, 16)
 	tr, _ = tr.Update(frameMsg{f: f})
 	v := ansi.Strip(tr.View())
@@ -64,7 +65,7 @@ func TestChartsReadWithoutColour(t *testing.T) {
 	assert.Equal(t, 10, len([]rune(axis[start:end])), "ten columns (seconds) apart")
 	assert.Contains(t, plot, "┊", "marked up the plot")
 
-	cp := newCPS(DefaultStyles(), 0)
+	cp := newCPS(common.DefaultStyles(), 0)
 	cp.SetSize(80, 14)
 	cp, _ = cp.Update(frameMsg{f: f})
 	v = ansi.Strip(cp.View())
@@ -78,11 +79,4 @@ func TestChartsReadWithoutColour(t *testing.T) {
 		assert.NotEmpty(t, line, "the %s line starts with its letter and is drawn in %q", letter, bandGlyphs[i+1])
 	}
 	assert.Contains(t, v, "▲")
-}
-
-// Asserts the time labels: seconds under a minute, then minutes and seconds.
-func TestFmtAxis(t *testing.T) {
-	for sec, want := range map[int]string{10: "10s", 60: "1m", 90: "1m30", 600: "10m", 605: "10m05"} {
-		assert.Equal(t, want, fmtAxis(sec))
-	}
 }

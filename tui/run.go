@@ -47,7 +47,7 @@ func runProgram(ctx context.Context, opts Options, in io.Reader, out io.Writer, 
 	final, err := p.Run()
 	if ctx.Err() != nil {
 		if fm, ok := final.(*Model); ok {
-			fm.closeRuns() // killed: Update never saw a quit key
+			fm.ctl.closeAll() // killed: Update never saw a quit key
 		}
 		return fmt.Errorf("the dashboard stopped: %w", context.Cause(ctx))
 	}

@@ -8,28 +8,30 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/cortex-tui/cortex-tui/tui/common"
 )
 
 // sheddingPanel shows each priority class, highest priority first, with the new requests shed
 // (Admit) and the retries admitted, shed by priority and rejected by the budget this tick, and
 // the floors as lines across the classes: floor(CPS*10), under which retries are shed, and the
 // admission floor, under which new requests are shed while the service queues.
-type sheddingPanel struct{ base }
+type sheddingPanel struct{ common.Base }
 
 // newShedding returns an empty shedding panel.
-func newShedding(st Styles) *sheddingPanel { return &sheddingPanel{base{st: st}} }
+func newShedding(st common.Styles) *sheddingPanel { return &sheddingPanel{common.Base{St: st}} }
 
 // Update redraws the panel on a full redraw and when a class or the selection changed.
 func (p *sheddingPanel) Update(msg tea.Msg) (*sheddingPanel, tea.Cmd) {
 	if f, ok := msg.(frameMsg); ok && f.shows(changedClasses) {
 		title, body := p.render(f.f)
-		p.view = box(p.st, title, body, p.w, p.h)
+		p.Rendered = common.Box(p.St, title, body, p.W, p.H)
 	}
 	return p, nil
 }
 
 func (p *sheddingPanel) render(f *frame) (string, string) {
-	st := p.st
+	st := p.St
 	if len(f.runs) == 0 {
 		return "Shedding", ""
 	}
@@ -39,7 +41,7 @@ func (p *sheddingPanel) render(f *frame) (string, string) {
 	title := "Shedding by priority"
 	if cv := last.Cortex; cv != nil {
 		floor = cv.Floor
-		title = fmt.Sprintf("Shedding  floor %s = floor(CPS×10)", st.band(cv.State).Render(fmt.Sprint(floor)))
+		title = fmt.Sprintf("Shedding  floor %s = floor(CPS×10)", st.BandOf(cv.State).Render(fmt.Sprint(floor)))
 		if cv.Shedding > 0 {
 			admit = cv.AdmitFloor
 			title += fmt.Sprintf(" · new %s", st.Band[3].Render(fmt.Sprintf("%.0f%% shed", 100*cv.ShedShare)))
@@ -51,7 +53,7 @@ func (p *sheddingPanel) render(f *frame) (string, string) {
 	}
 	sort.SliceStable(order, func(a, b int) bool { return f.classes[order[a]].Priority > f.classes[order[b]].Priority })
 
-	iw, _ := inner(p.w, p.h)
+	iw, _ := common.Inner(p.W, p.H)
 	wide, withNew := iw >= 63, iw >= 43
 	header := "  class     pri share   adm  shed  bud"
 	switch {
@@ -93,9 +95,9 @@ func (p *sheddingPanel) render(f *frame) (string, string) {
 			shedNew = st.Band[3].Render(fmt.Sprintf(nums[0], ct.shedNew))
 		}
 		// Cut and padded in cells, not runes: a CJK or emoji name keeps the columns aligned.
-		marker, name := "  ", st.Text.Render(fitLine(c.Name, nameW))
+		marker, name := "  ", st.Text.Render(common.FitLine(c.Name, nameW))
 		if i == f.selClass {
-			marker, name = st.Accent.Render("▸ "), st.Selected.Render(fitLine(c.Name, nameW))
+			marker, name = st.Accent.Render("▸ "), st.Selected.Render(common.FitLine(c.Name, nameW))
 		}
 		row := fmt.Sprintf(format,
 			marker, name, c.Priority, fmt.Sprintf("x%.2f", c.Share),
@@ -114,7 +116,7 @@ func (p *sheddingPanel) render(f *frame) (string, string) {
 	if admit >= 0 && !drawnAdmit {
 		lines = append(lines, p.admitLine(admit, iw))
 	}
-	if _, ih := inner(p.w, p.h); len(lines)+2 <= ih {
+	if _, ih := common.Inner(p.W, p.H); len(lines)+2 <= ih {
 		lines = append(lines, "", p.legend(r.meta.Tick, iw, ih-len(lines)-1))
 	}
 	return title, strings.Join(lines, "\n")
@@ -129,8 +131,8 @@ func (p *sheddingPanel) legend(tick time.Duration, w, h int) string {
 		per + ": new requests shed; retries admitted, shed under the floor, budget out of tokens",
 		per,
 	} {
-		if s = wrap(s, w); strings.Count(s, "\n") < h {
-			return p.st.Muted.Render(s)
+		if s = common.Wrap(s, w); strings.Count(s, "\n") < h {
+			return p.St.Muted.Render(s)
 		}
 	}
 	return ""
@@ -149,7 +151,7 @@ func (p *sheddingPanel) floorLine(floor, w int) string {
 		label = fmt.Sprintf(" floor %d: priority < %d shed ", floor, floor)
 	}
 	n := max(w-len(label)-2, 2)
-	return p.st.Band[2].Render("──" + label + strings.Repeat("─", n))
+	return p.St.Band[2].Render("──" + label + strings.Repeat("─", n))
 }
 
 // admitLine is the separator above the classes whose new requests are shed (the admission
@@ -160,14 +162,14 @@ func (p *sheddingPanel) admitLine(floor, w int) string {
 		label = fmt.Sprintf(" admission %d: new < %d shed ", floor, floor)
 	}
 	n := max(w-len(label)-2, 2)
-	return p.st.Band[3].Render("──" + label + strings.Repeat("─", n))
+	return p.St.Band[3].Render("──" + label + strings.Repeat("─", n))
 }
 
 // bar draws admitted, shed and budget-rejected as one proportional bar of w cells.
 func (p *sheddingPanel) bar(adm, shed, bud, w int) string {
 	total := adm + shed + bud
 	if total == 0 {
-		return p.st.GaugeEmpty.Render(strings.Repeat("·", w))
+		return p.St.GaugeEmpty.Render(strings.Repeat("·", w))
 	}
 	cells := func(n int) int { return int(float64(n)/float64(total)*float64(w) + 0.5) }
 	a, s := cells(adm), cells(shed)
@@ -176,6 +178,6 @@ func (p *sheddingPanel) bar(adm, shed, bud, w int) string {
 		a += b
 		b = 0
 	}
-	return p.st.Successes.Render(strings.Repeat("█", a)) + p.st.Band[3].Render(strings.Repeat("█", s)) +
-		p.st.Band[1].Render(strings.Repeat("█", b))
+	return p.St.Successes.Render(strings.Repeat("█", a)) + p.St.Band[3].Render(strings.Repeat("█", s)) +
+		p.St.Band[1].Render(strings.Repeat("█", b))
 }

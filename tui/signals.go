@@ -9,6 +9,8 @@ import (
 
 	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/strategy"
+	"github.com/cortex-tui/cortex-tui/tui/chart"
+	"github.com/cortex-tui/cortex-tui/tui/common"
 )
 
 // signalNames are the five CPS signals in weight order.
@@ -25,30 +27,30 @@ var signalGlossary = []string{
 
 // signalsPanel shows F, L, Q, B and C: a gauge, the value, the weight (the selected one
 // highlighted) and a sparkline of recent history (one block per simulated second).
-type signalsPanel struct{ base }
+type signalsPanel struct{ common.Base }
 
 // newSignals returns an empty signals panel.
-func newSignals(st Styles) *signalsPanel { return &signalsPanel{base{st: st}} }
+func newSignals(st common.Styles) *signalsPanel { return &signalsPanel{common.Base{St: st}} }
 
 // Update redraws the panel on a full redraw and when the weights or their selection changed.
 func (p *signalsPanel) Update(msg tea.Msg) (*signalsPanel, tea.Cmd) {
 	if f, ok := msg.(frameMsg); ok && f.shows(changedWeights) {
-		iw, _ := inner(p.w, p.h)
-		p.view = box(p.st, "Signals", p.body(f.f, iw), p.w, p.h)
+		iw, _ := common.Inner(p.W, p.H)
+		p.Rendered = common.Box(p.St, "Signals", p.body(f.f, iw), p.W, p.H)
 	}
 	return p, nil
 }
 
 // body draws the signal lines into w columns.
 func (p *signalsPanel) body(f *frame, w int) string {
-	st := p.st
+	st := p.St
 	if len(f.runs) == 0 {
 		return ""
 	}
 	r := f.runs[0]
 	if r.hist.last.Cortex == nil && r.hist.seen {
 		return st.Muted.Render(ansi.Wordwrap(fmt.Sprintf("%s: %s. It computes no signals; only cortex does (%s switches the strategy, %s compares).",
-			r.meta.Strategy, strategy.Describe(r.meta.Strategy), keyName(f.keyMap().Strategy), keyName(f.keyMap().Compare)), max(w, 1), " "))
+			r.meta.Strategy, strategy.Describe(r.meta.Strategy), common.KeyName(f.keyMap().Strategy), common.KeyName(f.keyMap().Compare)), max(w, 1), " "))
 	}
 	var sig [5]float64
 	if cv := r.hist.last.Cortex; cv != nil {
@@ -76,8 +78,8 @@ func (p *signalsPanel) body(f *frame, w int) string {
 			line += st.Muted.Render(fmt.Sprintf(" →%4.2f", f.weights[i]*sig[i]))
 		}
 		if sparkW > 0 {
-			buf = r.hist.sig[i].tail(buf[:0], sparkW)
-			line += "  " + st.level(sig[i]).Render(sparkline(buf, sparkW, 1))
+			buf = r.hist.sig[i].Tail(buf[:0], sparkW)
+			line += "  " + st.Level(sig[i]).Render(chart.Sparkline(buf, sparkW, 1))
 		}
 		lines = append(lines, line)
 	}
@@ -90,10 +92,10 @@ func (p *signalsPanel) body(f *frame, w int) string {
 		formula = "CPS = Σ weight × signal (→) · adaptive " + adaptive
 	}
 	lines = append(lines, st.Muted.Render(formula), p.bands(w))
-	if _, ih := inner(p.w, p.h); ih > 0 { // spare rows: what the letters mean, what the CPS does
+	if _, ih := common.Inner(p.W, p.H); ih > 0 { // spare rows: what the letters mean, what the CPS does
 		used := strings.Count(strings.Join(lines, "\n"), "\n") + 1
 		for _, g := range signalGlossary {
-			g = wrap(g, max(w, 1))
+			g = common.Wrap(g, max(w, 1))
 			if used+strings.Count(g, "\n")+1 > ih {
 				break
 			}
@@ -107,7 +109,7 @@ func (p *signalsPanel) body(f *frame, w int) string {
 // bands is the legend of the state bands, each in its colour, on one line if it fits w cells,
 // else on two, broken between bands.
 func (p *signalsPanel) bands(w int) string {
-	st := p.st
+	st := p.St
 	starts := engine.BandStarts(engine.DefaultEmergencyThreshold)
 	at := func(i int) string {
 		return st.Muted.Render(" " + strings.TrimPrefix(fmt.Sprintf("%.2f", starts[i]), "0") + " ")
@@ -121,7 +123,7 @@ func (p *signalsPanel) bands(w int) string {
 }
 
 // gauge draws v in [0,1] as a bar of w cells.
-func gauge(st Styles, v float64, w int) string {
+func gauge(st common.Styles, v float64, w int) string {
 	full := min(max(int(v*float64(w)+0.5), 0), w)
 	return st.GaugeFull.Render(strings.Repeat("█", full)) + st.GaugeEmpty.Render(strings.Repeat("░", w-full))
 }

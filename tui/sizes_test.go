@@ -7,37 +7,13 @@ import (
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/x/ansi"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/cortex-tui/cortex-tui/tui/common"
+	"github.com/cortex-tui/cortex-tui/tui/inspector"
+	"github.com/cortex-tui/cortex-tui/tui/internal/tuitest"
 )
-
-// sweepSizes are the window sizes of the sweep: every width and height from 20x5 to 250x80 in
-// steps that hit the layout's thresholds (80x24, 36 rows) and their neighbours.
-func sweepSizes() [][2]int {
-	var out [][2]int
-	ws := []int{20, 21, 33, 46, 79, 80, 81, 120, 163, 250}
-	hs := []int{5, 6, 11, 23, 24, 25, 35, 36, 48, 80}
-	for _, w := range ws {
-		for _, h := range hs {
-			out = append(out, [2]int{w, h})
-		}
-	}
-	return out
-}
-
-// checkExact asserts that view is exactly h lines of exactly w cells.
-func checkExact(t *testing.T, view string, w, h int, what string) {
-	t.Helper()
-	lines := strings.Split(view, "\n")
-	require.Len(t, lines, h, "%s at %dx%d: line count", what, w, h)
-	for i, l := range lines {
-		if n := ansi.StringWidth(l); n != w {
-			assert.Equal(t, w, n, "%s at %dx%d: width of line %d %q", what, w, h, i, l)
-			return
-		}
-	}
-}
 
 // Asserts that every screen (dashboard, compare, summary, help, picker) renders at every size
 // of the sweep without panicking, exactly filling the window, and says so when it is small.
@@ -57,10 +33,10 @@ func TestSizeSweepWholeScreen(t *testing.T) {
 		t.Run(sc.name, func(t *testing.T) {
 			m, _ := newTestModel(t, 140, 40, "cortex")
 			sc.setup(m)
-			for _, sz := range sweepSizes() {
+			for _, sz := range tuitest.SweepSizes() {
 				w, h := sz[0], sz[1]
 				require.NotPanics(t, func() { m.Update(tea.WindowSizeMsg{Width: w, Height: h}) }, "%dx%d", w, h)
-				checkExact(t, m.View(), w, h, sc.name)
+				tuitest.CheckExact(t, m.View(), w, h, sc.name)
 				if sc.name == "dashboard" && (w < minFullW || h < minFullH) && h >= 2 && w >= 40 {
 					assert.Contains(t, m.View(), "small window", "%dx%d", w, h)
 				}
@@ -78,8 +54,10 @@ func TestSizeSweepPanels(t *testing.T) {
 	m.Update(keyMsg("c"))
 	fastForward(m, 5)
 	f := m.frameMsg()
-	panels := []panel{mount(newFooter(DefaultStyles(), testKeys()))}
-	for _, rows := range newLayouts(DefaultStyles(), testKeys()) { // fresh panels, not the model's
+	panels := []panel{mount(newFooter(common.DefaultStyles(), testKeys()))}
+	insp := inspector.New(common.DefaultStyles(), testKeys())
+	insp.Open(fakeDecisions(), "cortex")
+	for _, rows := range newLayouts(common.DefaultStyles(), testKeys(), insp, f.f) { // fresh panels, not the model's
 		for _, r := range rows {
 			for _, c := range r.cells {
 				if !slices.Contains(panels, c.p) {
@@ -99,34 +77,9 @@ func TestSizeSweepPanels(t *testing.T) {
 						assert.Empty(t, p.View(), "%dx%d", w, h)
 						continue
 					}
-					checkExact(t, p.View(), w, h, name)
+					tuitest.CheckExact(t, p.View(), w, h, name)
 				}
 			}
 		})
-	}
-}
-
-// Asserts that the chart never panics and always fills its area, for any size and any data
-// (empty, NaN, infinite, negative, huge).
-func TestChartAnySizeAnyData(t *testing.T) {
-	data := [][]float64{nil, {1}, {0, 0, 0}, {-5, 3, 1e12}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}}
-	nan := []float64{0, 1, 2}
-	nan[1] = nan[1] / 0 * 0 // NaN without a constant expression
-	data = append(data, nan)
-	c := newNTLineChart(0, 0)
-	for w := 0; w <= 60; w += 3 {
-		for h := 0; h <= 12; h++ {
-			for i, d := range data {
-				c.Resize(w, h)
-				var out string
-				require.NotPanics(t, func() {
-					out = c.Draw(chartSpec{Lines: []series{{Values: d}}, Marks: []mark{{Y: 0.5}}, Labels: true})
-				}, "%dx%d data %d", w, h, i)
-				if w == 0 || h == 0 {
-					continue
-				}
-				checkExact(t, out, w, h, fmt.Sprintf("chart data %d", i))
-			}
-		}
 	}
 }

@@ -5,55 +5,58 @@ import (
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/cortex-tui/cortex-tui/tui/chart"
+	"github.com/cortex-tui/cortex-tui/tui/common"
 )
 
 // smallPanel is the collapsed layout below minFullW x minFullH, under the header: a note that the
 // window is small (naming the window's size), the CPS with its badge and sparkline, the signals,
 // and the first run's strategy, service, success and amplification, as far as its height goes.
-type smallPanel struct{ base }
+type smallPanel struct{ common.Base }
 
 // newSmall returns an empty collapsed layout.
-func newSmall(st Styles) *smallPanel { return &smallPanel{base{st: st}} }
+func newSmall(st common.Styles) *smallPanel { return &smallPanel{common.Base{St: st}} }
 
 // Update redraws the panel on a full redraw and when the weights or their selection changed.
 func (p *smallPanel) Update(msg tea.Msg) (*smallPanel, tea.Cmd) {
 	if f, ok := msg.(frameMsg); ok && f.shows(changedWeights) {
-		p.view = fit(p.render(f.f), p.w, p.h)
+		p.Rendered = common.Fit(p.render(f.f), p.W, p.H)
 	}
 	return p, nil
 }
 
 func (p *smallPanel) render(f *frame) string {
-	st := p.st
+	st := p.St
 	warn := fmt.Sprintf("small window %dx%d: %dx%d shows every panel", f.width, f.height, minFullW, minFullH)
-	if len(warn) > p.w {
+	if len(warn) > p.W {
 		warn = fmt.Sprintf("small window: %dx%d shows all", minFullW, minFullH)
 	}
 	lines := []string{st.Warn.Render(warn)}
 	if len(f.runs) > 0 {
 		r := f.runs[0]
 		if cv := r.hist.last.Cortex; cv != nil {
-			head := fmt.Sprintf("%s CPS %s floor %d ", st.badge(cv.State), fmtCPS(cv.CPS), cv.Floor)
-			vals := r.hist.cps.tail(nil, p.w)
+			head := fmt.Sprintf("%s CPS %s floor %d ", st.StateBadge(cv.State), common.FmtCPS(cv.CPS), cv.Floor)
+			vals := r.hist.cps.Tail(nil, p.W)
 			spark := ""
-			if rest := p.w - len(cv.State.String()) - 2 - 19; rest > 0 {
-				spark = st.band(cv.State).Render(sparkline(vals, rest, 1))
+			if rest := p.W - len(cv.State.String()) - 2 - 19; rest > 0 {
+				spark = st.BandOf(cv.State).Render(chart.Sparkline(vals, rest, 1))
 			}
 			lines = append(lines, head+spark)
 			sig := cv.Signals.Array()
-			sparkW := max(p.w-15, 0)
+			sparkW := max(p.W-15, 0)
 			for i, s := range signalNames {
 				sel := " "
 				if i == f.selWeight {
 					sel = st.Accent.Render("▸")
 				}
 				lines = append(lines, fmt.Sprintf("%s%s %4.2f w%.2f %s", sel, s.key, sig[i], f.weights[i],
-					st.level(sig[i]).Render(sparkline(r.hist.sig[i].tail(nil, sparkW), sparkW, 1))))
+					st.Level(sig[i]).Render(chart.Sparkline(r.hist.sig[i].Tail(nil, sparkW), sparkW, 1))))
 			}
 		}
 		svc := r.hist.last.Service
 		lines = append(lines, fmt.Sprintf("%s · service %s · success %.0f%% · amplification x%.1f",
-			r.meta.Strategy, st.service(svc.State), 100*r.hist.totals().SuccessRate(), r.hist.totals().Amplification()))
+			r.meta.Strategy, st.Service(svc.State), 100*r.hist.totals().SuccessRate(), r.hist.totals().Amplification()))
 	}
 	return strings.Join(lines, "\n")
 }

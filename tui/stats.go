@@ -6,29 +6,33 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/cortex-tui/cortex-tui/tui/common"
 )
 
 // statsPanel is the key figures of one run, over its column in compare mode: strategy and state
 // badge, success, amplification and its peak, service state, crashes and retries.
 type statsPanel struct {
-	base
+	common.Base
 	run int // which run of the frame (0 left, 1 right)
 }
 
 // newStats returns an empty figures box of run index run.
-func newStats(st Styles, run int) *statsPanel { return &statsPanel{base: base{st: st}, run: run} }
+func newStats(st common.Styles, run int) *statsPanel {
+	return &statsPanel{Base: common.Base{St: st}, run: run}
+}
 
 // Update redraws the box on a full redraw.
 func (p *statsPanel) Update(msg tea.Msg) (*statsPanel, tea.Cmd) {
 	if f, ok := msg.(frameMsg); ok && f.full() {
-		p.view = box(p.st, "", p.numbers(f.f, p.run), p.w, p.h)
+		p.Rendered = common.Box(p.St, "", p.numbers(f.f, p.run), p.W, p.H)
 	}
 	return p, nil
 }
 
 // numbers is the key figures of run i: success, amplification, service state, crashes.
 func (p *statsPanel) numbers(f *frame, i int) string {
-	st := p.st
+	st := p.St
 	if i >= len(f.runs) {
 		return ""
 	}
@@ -36,15 +40,15 @@ func (p *statsPanel) numbers(f *frame, i int) string {
 	t := r.hist.totals()
 	badge := ""
 	if cv := r.hist.last.Cortex; cv != nil {
-		badge = "  " + st.badge(cv.State)
+		badge = "  " + st.StateBadge(cv.State)
 	}
 	peak := ""
 	if p := r.rec.PeakAmplification(); p > 0 { // the summary's figure so far; 0 before any original
 		peak = fmt.Sprintf(" (peak x%.1f)", p)
 	}
-	w, _ := inner(p.w, p.h)
+	w, _ := common.Inner(p.W, p.H)
 	success := st.Bold.Render(fmt.Sprintf("%5.1f%%", 100*t.SuccessRate()))
-	service := st.service(r.hist.last.Service.State)
+	service := st.Service(r.hist.last.Service.State)
 	wasted := fmt.Sprintf(" (%d wasted)", t.RetryFailures)
 	lines := []string{
 		fmt.Sprintf("%s %s   %s x%.2f%s", st.Muted.Render("success"), success, st.Muted.Render("amplification"), t.Amplification(), st.Muted.Render(peak)),

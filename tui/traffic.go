@@ -6,51 +6,67 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cortex-tui/cortex-tui/internal/ring"
+
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/cortex-tui/cortex-tui/report"
+	"github.com/cortex-tui/cortex-tui/tui/chart"
+	"github.com/cortex-tui/cortex-tui/tui/common"
 )
 
 // trafficPanel charts originals, retries and successes per second against the service's
 // capacity, so amplification shows as the gap between the lines, with the service state.
 type trafficPanel struct {
-	base
+	common.Base
 	run                    int
-	chart                  chart
+	chart                  chart.Chart
 	orig, retr, succ, capa []float64
+	causes                 bool // the failure causes' line is shown (under the legend)
 }
 
 // newTraffic returns an empty traffic panel for run index run.
-func newTraffic(st Styles, run int) *trafficPanel {
-	return &trafficPanel{base: base{st: st}, run: run, chart: newNTLineChart(0, 0)}
+func newTraffic(st common.Styles, run int) *trafficPanel {
+	return &trafficPanel{Base: common.Base{St: st}, run: run, chart: chart.NewLine(0, 0)}
 }
 
 // SetSize sets the outer size and resizes the chart to the space under the legend.
 func (p *trafficPanel) SetSize(w, h int) {
-	p.base.SetSize(w, h)
-	iw, ih := inner(w, h)
-	p.chart.Resize(iw, ih-1)
+	p.Base.SetSize(w, h)
+	p.resizeChart()
+}
+
+// resizeChart fits the chart under the legend and, when shown, the causes' line.
+func (p *trafficPanel) resizeChart() {
+	iw, ih := common.Inner(p.W, p.H)
+	lines := 1
+	if p.causes {
+		lines = 2
+	}
+	p.chart.Resize(iw, ih-lines)
 }
 
 // Update redraws the panel on a full redraw.
 func (p *trafficPanel) Update(msg tea.Msg) (*trafficPanel, tea.Cmd) {
 	if f, ok := msg.(frameMsg); ok && f.full() {
 		title, body := p.render(f.f)
-		p.view = box(p.st, title, body, p.w, p.h)
+		p.Rendered = common.Box(p.St, title, body, p.W, p.H)
 	}
 	return p, nil
 }
 
 func (p *trafficPanel) render(f *frame) (string, string) {
-	st := p.st
+	st := p.St
 	if p.run >= len(f.runs) {
 		return "Traffic", ""
 	}
 	r := f.runs[p.run]
 	h := r.hist
 	svc := h.last.Service
-	service, ampNow, ampRun := st.service(svc.State), amplificationNow(h.originals.last(), h.retries.last()), h.totals().Amplification()
-	title := fitTitle(p.w,
+	service, ampNow, ampRun := st.Service(svc.State), amplificationNow(h.originals.Last(), h.retries.Last()), h.totals().Amplification()
+	title := common.FitTitle(p.W,
 		fmt.Sprintf("Traffic /s · service %s · amplification now x%.2f, run x%.2f · queue %d/%d", service, ampNow, ampRun, svc.Queue, svc.QueueLimit),
 		fmt.Sprintf("Traffic /s · service %s · amplification now x%.2f, run x%.2f", service, ampNow, ampRun),
 		fmt.Sprintf("Traffic /s · service %s · amplif. x%.2f now, x%.2f run", service, ampNow, ampRun),
@@ -59,17 +75,17 @@ func (p *trafficPanel) render(f *frame) (string, string) {
 		fmt.Sprintf("Traffic /s · %s · x%.2f", service, ampNow),
 		fmt.Sprintf("%s · x%.2f", service, ampNow))
 	names := [4]string{"originals", "retries", "successes", "capacity"}
-	iw, _ := inner(p.w, p.h)
+	iw, _ := common.Inner(p.W, p.H)
 	if iw < 64 {
 		names = [4]string{"orig", "retry", "ok", "cap"}
 	}
 	// The legend gives the last point of each line: the last whole simulated second (the
 	// current capacity during the first second).
 	capacity := svc.Capacity
-	if h.capac.len() > 0 {
-		capacity = h.capac.last()
+	if h.capac.Len() > 0 {
+		capacity = h.capac.Last()
 	}
-	values := [4]string{rate(h.originals.last()), rate(h.retries.last()), rate(h.successes.last()), rate(capacity)}
+	values := [4]string{rate(h.originals.Last()), rate(h.retries.Last()), rate(h.successes.Last()), rate(capacity)}
 	styles := [4]lipgloss.Style{st.Originals, st.Retries, st.Successes, st.Capacity}
 	var legend string
 	for _, f := range []struct{ gap, mark string }{{"  ", " "}, {" ", " "}, {" ", ""}} { // narrower, tighter
@@ -85,11 +101,21 @@ func (p *trafficPanel) render(f *frame) (string, string) {
 		ansi.StringWidth(legend+q) <= iw {
 		legend += st.Muted.Render(q)
 	}
+	// A live run says why its attempts failed, on a line of its own (the simulator's
+	// failures have no cause to give: the line never shows there).
+	causes := ""
+	if m := report.FailureCauses(h.totals().FailureCauses); m != nil {
+		causes = "\n" + ansi.Truncate(st.Muted.Render("failed: ")+report.CausesText(m), iw, "…")
+	}
+	if show := causes != ""; show != p.causes {
+		p.causes = show
+		p.resizeChart()
+	}
 	n := historyPoints
-	p.orig = h.originals.tail(p.orig[:0], n)
-	p.retr = h.retries.tail(p.retr[:0], n)
-	p.succ = h.successes.tail(p.succ[:0], n)
-	p.capa = h.capac.tail(p.capa[:0], n)
+	p.orig = h.originals.Tail(p.orig[:0], n)
+	p.retr = h.retries.Tail(p.retr[:0], n)
+	p.succ = h.successes.Tail(p.succ[:0], n)
+	p.capa = h.capac.Tail(p.capa[:0], n)
 	yMax := 0.0 // each its own scale, alone
 	if len(f.runs) > 1 {
 		// Compare mode: one scale for both sides, over the newest window-width seconds: more
@@ -97,8 +123,8 @@ func (p *trafficPanel) render(f *frame) (string, string) {
 		// of view still sets it a while.
 		yMax = trafficMax(f.runs, f.width)
 	}
-	chart := p.chart.Draw(chartSpec{
-		Lines: []series{
+	chart := p.chart.Draw(chart.Spec{
+		Lines: []chart.Series{
 			{Values: p.capa, Style: st.Capacity, Glyph: trafficGlyphs[3], Dotted: true},
 			{Values: p.orig, Style: st.Originals, Glyph: trafficGlyphs[0]},
 			{Values: p.retr, Style: st.Retries, Glyph: trafficGlyphs[1]},
@@ -112,7 +138,7 @@ func (p *trafficPanel) render(f *frame) (string, string) {
 		Last:    h.lastSec,
 		Spans:   h.spans(),
 	})
-	return title, legend + "\n" + chart
+	return title, legend + causes + "\n" + chart
 }
 
 // trafficGlyphs mark the lines of originals, retries, successes and capacity, on the chart and
@@ -135,14 +161,14 @@ func trafficMax(runs []*run, n int) float64 {
 	top := 1.0
 	var buf []float64
 	for _, r := range runs {
-		for _, s := range []*ring{r.hist.originals, r.hist.retries, r.hist.successes, r.hist.capac} {
-			buf = s.tail(buf[:0], n)
+		for _, s := range []*ring.Ring[float64]{r.hist.originals, r.hist.retries, r.hist.successes, r.hist.capac} {
+			buf = s.Tail(buf[:0], n)
 			for _, v := range buf {
 				top = max(top, v)
 			}
 		}
 	}
-	return niceCeil(top)
+	return chart.NiceCeil(top)
 }
 
 // rate formats a per-second figure compactly: 950, 1.2k, 35k.

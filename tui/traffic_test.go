@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/cortex-tui/cortex-tui/source"
+	"github.com/cortex-tui/cortex-tui/tui/common"
 )
 
 // Asserts that the traffic panel's "amplification now" is attempts over originals in the last
@@ -38,7 +39,7 @@ func TestTrafficTitleNotCut(t *testing.T) {
 	}
 	f := &frame{runs: []*run{r}}
 	for w := 24; w <= 250; w += 3 {
-		p := newTraffic(DefaultStyles(), 0)
+		p := newTraffic(common.DefaultStyles(), 0)
 		p.SetSize(w, 12)
 		p, _ = p.Update(frameMsg{f: f})
 		top := strings.SplitN(p.View(), "\n", 2)[0]
@@ -63,7 +64,7 @@ func TestTrafficLegendOneSecond(t *testing.T) {
 			Service: source.Service{State: source.ServiceDown, Capacity: capacity}})
 	}
 	f := &frame{runs: []*run{r}}
-	p := newTraffic(DefaultStyles(), 0)
+	p := newTraffic(common.DefaultStyles(), 0)
 	p.SetSize(100, 12)
 	p, _ = p.Update(frameMsg{f: f})
 	legend := strings.Split(p.View(), "\n")[1]
@@ -81,7 +82,7 @@ func TestTrafficLegendFitsNarrow(t *testing.T) {
 			Counts:  source.Counts{Originals: 30, Attempts: 39, Retries: 9, Successes: 1},
 			Service: source.Service{State: source.ServiceUp, Capacity: 500}})
 	}
-	p := newTraffic(DefaultStyles(), 0)
+	p := newTraffic(common.DefaultStyles(), 0)
 	p.SetSize(40, 8)
 	p, _ = p.Update(frameMsg{f: &frame{runs: []*run{r}}})
 	assert.Contains(t, strings.Split(p.View(), "\n")[1], "cap 500")

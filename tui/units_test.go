@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -12,31 +11,9 @@ import (
 
 	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/keymap"
-	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
+	"github.com/cortex-tui/cortex-tui/tui/common"
 )
-
-// Asserts that a ring keeps only its newest values, oldest first, whatever the push count.
-func TestRing(t *testing.T) {
-	cases := []struct {
-		size, pushes, tail int
-		want               []float64
-	}{
-		{3, 0, 5, nil},
-		{3, 2, 5, []float64{1, 2}},
-		{3, 5, 5, []float64{3, 4, 5}},
-		{3, 5, 2, []float64{4, 5}},
-		{1, 4, 1, []float64{4}},
-	}
-	for _, c := range cases {
-		r := newRing(c.size)
-		for i := 1; i <= c.pushes; i++ {
-			r.push(float64(i))
-		}
-		assert.Equal(t, c.want, r.tail(nil, c.tail), "size %d pushes %d", c.size, c.pushes)
-		assert.Equal(t, min(c.pushes, c.size), r.len())
-	}
-}
 
 // Asserts that the history turns ticks into one point per simulated second (counts summed into
 // per-second rates, gauges averaged), keeps totals, and stays bounded.
@@ -49,12 +26,12 @@ func TestHistoryPerSecond(t *testing.T) {
 			Service: source.Service{Capacity: float64(n)},
 			Cortex:  &source.CortexView{CPS: 0.5, Signals: engine.Signals{F: 1}}})
 	}
-	require.Equal(t, 2, h.originals.len(), "two whole seconds; the third is still open")
-	assert.Equal(t, []float64{20, 20}, h.originals.tail(nil, 5))
-	assert.Equal(t, []float64{10, 10}, h.retries.tail(nil, 5))
-	assert.Equal(t, []float64{5.5, 15.5}, h.capac.tail(nil, 5), "capacity averaged")
-	assert.Equal(t, []float64{0.5, 0.5}, h.cps.tail(nil, 5))
-	assert.Equal(t, []float64{1, 1}, h.sig[0].tail(nil, 5))
+	require.Equal(t, 2, h.originals.Len(), "two whole seconds; the third is still open")
+	assert.Equal(t, []float64{20, 20}, h.originals.Tail(nil, 5))
+	assert.Equal(t, []float64{10, 10}, h.retries.Tail(nil, 5))
+	assert.Equal(t, []float64{5.5, 15.5}, h.capac.Tail(nil, 5), "capacity averaged")
+	assert.Equal(t, []float64{0.5, 0.5}, h.cps.Tail(nil, 5))
+	assert.Equal(t, []float64{1, 1}, h.sig[0].Tail(nil, 5))
 	assert.Equal(t, 50, h.totals().Originals)
 	assert.InDelta(t, 1.5, h.totals().Amplification(), 1e-9)
 	assert.InDelta(t, 1.5, h.rec.PeakAmplification(), 1e-9)
@@ -62,7 +39,7 @@ func TestHistoryPerSecond(t *testing.T) {
 	for n := 26; n <= 26+10*historyPoints*2; n++ {
 		h.add(source.Snapshot{T: time.Duration(n) * tick, Dt: tick})
 	}
-	assert.Equal(t, historyPoints, h.cps.len(), "bounded")
+	assert.Equal(t, historyPoints, h.cps.Len(), "bounded")
 }
 
 // Asserts that the charts' points are the recorder's seconds, the same sums as the timeline's
@@ -85,9 +62,9 @@ func TestHistoryIsTheRecordersSeconds(t *testing.T) {
 	}
 	rows := h.rec.Rows()
 	require.Len(t, rows, 4)
-	require.Equal(t, len(rows), h.originals.len(), "one point per row")
-	originals := h.originals.tail(nil, 10)
-	cps := h.cps.tail(nil, 10)
+	require.Equal(t, len(rows), h.originals.Len(), "one point per row")
+	originals := h.originals.Tail(nil, 10)
+	cps := h.cps.Tail(nil, 10)
 	for i, ticks := range []int{4, 3, 3, 1} {
 		dt := (time.Duration(ticks) * tick).Seconds()
 		assert.InDelta(t, float64(rows[i].Originals)/dt, originals[i], 1e-9, "second %d: a rate over %gs", i, dt)
@@ -110,66 +87,27 @@ func TestHistoryEventsBounded(t *testing.T) {
 	assert.Len(t, h.events, maxEvents)
 }
 
-// Asserts the chart's drawing: a rising line ends at the top right, labels show 0, the middle
-// and the top of the range, a mark draws a horizontal line, and a flat series at 0 stays on the
-// bottom row.
-func TestLineChartDraws(t *testing.T) {
-	st := DefaultStyles()
-	c := newNTLineChart(20, 5)
-	rising := make([]float64, 40)
-	for i := range rising {
-		rising[i] = float64(i) / 39
-	}
-	format := func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
-	out := ansi.Strip(c.Draw(chartSpec{Lines: []series{{Values: rising}}, YMax: 1, Labels: true, Format: format, Muted: st.Muted}))
-	lines := strings.Split(out, "\n")
-	require.Len(t, lines, 5)
-	assert.True(t, strings.HasPrefix(lines[0], "1.0"), lines[0])
-	assert.True(t, strings.HasPrefix(lines[2], "0.5"), lines[2])
-	assert.True(t, strings.HasPrefix(lines[4], "0.0"), lines[4])
-	top := []rune(lines[0])
-	assert.NotEqual(t, ' ', top[len(top)-1], "the newest value (1) is at the top right")
-	assert.Equal(t, ' ', []rune(lines[0])[6], "old values are low, on the left")
-
-	flat := strings.Split(ansi.Strip(c.Draw(chartSpec{Lines: []series{{Values: []float64{0, 0, 0}}}, YMax: 1})), "\n")
-	assert.Equal(t, strings.Repeat(" ", 20), flat[0])
-	assert.NotEqual(t, strings.Repeat(" ", 20), flat[4])
-
-	marked := ansi.Strip(c.Draw(chartSpec{Marks: []mark{{Y: 0.5}}, YMax: 1}))
-	assert.Contains(t, marked, strings.Repeat("─", 15), "a line across the chart")
-}
-
-// Asserts niceCeil's rounding to 1, 2, 5 x 10^n, and the sparkline's scaling and padding.
-func TestNiceCeilAndSparkline(t *testing.T) {
-	for v, want := range map[float64]float64{0: 1, 0.3: 0.5, 1: 1, 1.1: 2, 3: 5, 7: 10, 120: 200, 501: 1000} {
-		assert.Equal(t, want, niceCeil(v), "niceCeil(%v)", v)
-	}
-	assert.Equal(t, "  ▁█", sparkline([]float64{0, 1}, 4, 1))
-	assert.Equal(t, "▁▅█", sparkline([]float64{9, 0, 0.5, 1}, 3, 1), "only the newest fit")
-	assert.Equal(t, "", sparkline([]float64{1}, 0, 1))
-}
-
 // Asserts that fit clips and pads to an exact size, ANSI sequences included.
 func TestFit(t *testing.T) {
-	st := DefaultStyles()
-	out := fit(st.Bold.Render("hello world")+"\nb", 5, 3)
+	st := common.DefaultStyles()
+	out := common.Fit(st.Bold.Render("hello world")+"\nb", 5, 3)
 	lines := strings.Split(out, "\n")
 	require.Len(t, lines, 3)
 	for _, l := range lines {
 		assert.Equal(t, 5, ansi.StringWidth(l))
 	}
 	assert.Equal(t, "hello", ansi.Strip(lines[0]))
-	assert.Equal(t, "", fit("x", 0, 3))
+	assert.Equal(t, "", common.Fit("x", 0, 3))
 }
 
 // Asserts that a signal is coloured like the band its value falls in (engine.StateFor with the
 // default thresholds 0.25, 0.50 and 0.75), and that the badge says the band's name.
 func TestLevelAndBadge(t *testing.T) {
-	st := DefaultStyles()
+	st := common.DefaultStyles()
 	for v, want := range map[float64]engine.State{0: engine.Healthy, 0.249: engine.Healthy, 0.25: engine.Degraded,
 		0.5: engine.Critical, 0.74: engine.Critical, 0.75: engine.Emergency, 1: engine.Emergency} {
-		assert.Equal(t, st.Band[want].GetForeground(), st.level(v).GetForeground(), "value %v", v)
-		assert.Contains(t, st.badge(want), want.String())
+		assert.Equal(t, st.Band[want].GetForeground(), st.Level(v).GetForeground(), "value %v", v)
+		assert.Contains(t, st.StateBadge(want), want.String())
 	}
 }
 
@@ -192,20 +130,6 @@ func TestCircuitEventsCollapsePerSecond(t *testing.T) {
 	assert.Equal(t, []string{"5 open", "outage", "7 open", "2 open"}, got)
 }
 
-// Asserts that an event longer than the log's width is cut with "…" and never overflows.
-func TestEventsPanelCutsLongLines(t *testing.T) {
-	h := testHistory()
-	h.addEvent(source.Event{T: 3 * time.Second, Kind: source.EventNote, Text: strings.Repeat("a long caption ", 20)})
-	p := newEvents(DefaultStyles(), 0)
-	p.SetSize(60, 6)
-	p, _ = p.Update(frameMsg{f: &frame{runs: []*run{{hist: h}}}})
-	v := p.View()
-	assert.Contains(t, v, "…")
-	for _, l := range strings.Split(v, "\n") {
-		assert.LessOrEqual(t, ansi.StringWidth(l), 60, l)
-	}
-}
-
 // Asserts that the decisions panel gives every count of its last line (shed, budget, not sent)
 // as a total over the run, like the totals column, and names the tick its first column counts;
 // and that the shedding panel says what its columns count when it has room.
@@ -219,12 +143,12 @@ func TestDecisionsAndSheddingSayWhatTheyCount(t *testing.T) {
 				Reasons: [source.NumReasons]int{source.ReasonShed: 2, source.ReasonBudget: 3, source.ReasonRamp: 1}}})
 	}
 	f := &frame{runs: []*run{r}, classes: r.meta.Classes}
-	d := newDecisions(DefaultStyles())
+	d := newDecisions(common.DefaultStyles())
 	d.SetSize(44, 10)
 	d, _ = d.Update(frameMsg{f: f})
 	assert.Contains(t, d.View(), "shed 10 · ramp 5 · budget 15")
 	assert.Contains(t, d.View(), "last 0.1s tick")
-	s := newShedding(DefaultStyles())
+	s := newShedding(common.DefaultStyles())
 	s.SetSize(60, 10)
 	s, _ = s.Update(frameMsg{f: f})
 	assert.Contains(t, s.View(), "last 0.1s tick: new shed = new requests refused", "the shedding panel counts new requests and retries")
@@ -235,7 +159,7 @@ func TestDecisionsAndSheddingSayWhatTheyCount(t *testing.T) {
 // place of the bindings that do not fit.
 func TestFooterHelpNotCut(t *testing.T) {
 	for w := 30; w <= 250; w++ {
-		p := newFooter(DefaultStyles(), keymap.Default())
+		p := newFooter(common.DefaultStyles(), keymap.Default())
 		p.SetSize(w, 1)
 		p, _ = p.Update(frameMsg{f: &frame{}})
 		line := strings.TrimRight(p.View(), " ")
@@ -255,7 +179,7 @@ func TestSignalsBandLegendWhole(t *testing.T) {
 	r.hist.add(source.Snapshot{T: tick, Dt: tick, Cortex: &source.CortexView{CPS: 0.3}})
 	f := &frame{runs: []*run{r}}
 	for w := 46; w <= 72; w++ {
-		p := newSignals(DefaultStyles())
+		p := newSignals(common.DefaultStyles())
 		p.SetSize(w, 12)
 		p, _ = p.Update(frameMsg{f: f})
 		for _, s := range []string{"HEALTHY .25", "DEGRADED .50", "CRITICAL .75", "EMERGENCY"} {
@@ -282,7 +206,7 @@ func TestCPSTitleAgreesWithBand(t *testing.T) {
 			State: engine.StateFor(tc.cps, engine.DefaultEmergencyThreshold), Floor: engine.FloorFor(tc.cps)}})
 		f := &frame{runs: []*run{r}}
 		for w := 34; w <= 180; w += 7 {
-			p := newCPS(DefaultStyles(), 0)
+			p := newCPS(common.DefaultStyles(), 0)
 			p.SetSize(w, 10)
 			p, _ = p.Update(frameMsg{f: f})
 			top := strings.SplitN(p.View(), "\n", 2)[0]
@@ -321,61 +245,11 @@ func TestCompareNumbersFit(t *testing.T) {
 	}
 }
 
-// Asserts that the empty event log's placeholder is never cut mid-word: it wraps, and ends
-// with "…" only when the panel is too short for it.
-func TestEventsPlaceholderWraps(t *testing.T) {
-	r := &run{meta: source.Meta{Tick: 100 * time.Millisecond}, hist: testHistory()}
-	for _, size := range [][2]int{{70, 7}, {40, 8}, {40, 3}} {
-		p := newEvents(DefaultStyles(), 0)
-		p.SetSize(size[0], size[1])
-		p, _ = p.Update(frameMsg{f: &frame{runs: []*run{r}}})
-		text := strings.Join(strings.Fields(strings.NewReplacer("│", " ", "╭", " ", "╰", " ", "─", " ", "╮", " ", "╯", " ").Replace(p.View())), " ")
-		if size[1] > 3 {
-			assert.Contains(t, text, "your controls appear here", "%v", size)
-		} else {
-			assert.Contains(t, text, "…", "%v", size)
-		}
-	}
-}
-
-// Asserts how the event log words each kind of structured event a source sends, and that text
-// a source passes along (a class name, a refusal) is made inert on the way in.
-func TestEventWording(t *testing.T) {
-	for _, tc := range []struct {
-		e    source.Event
-		want string
-	}{
-		{source.Event{Kind: source.EventNote, Text: "the storm begins"}, "the storm begins"},
-		{source.Event{Kind: source.EventFault, Fault: source.FaultEvent{Change: source.FaultStarted, Kind: scenarios.FaultLatency,
-			Value: 1, Injected: true}}, "injected fault latency +1s started until cleared"},
-		{source.Event{Kind: source.EventFault, Fault: source.FaultEvent{Change: source.FaultStarted, Kind: scenarios.FaultCapacity,
-			Value: 0.3, Duration: 30 * time.Second}}, "scheduled fault capacity x0.3 started for 30s"},
-		{source.Event{Kind: source.EventFault, Fault: source.FaultEvent{Change: source.FaultEnded, Kind: scenarios.FaultOutage}}, "outage fault ended"},
-		{source.Event{Kind: source.EventFault, Fault: source.FaultEvent{Change: source.FaultCleared, Kind: scenarios.FaultErrors}}, "errors fault cleared"},
-		{source.Event{Kind: source.EventFault, Fault: source.FaultEvent{Change: source.FaultRefused, Kind: "meteor", Reason: "unknown kind"}},
-			"inject refused: unknown kind"},
-		{source.Event{Kind: source.EventService, Service: source.ServiceEvent{State: source.ServiceCrashed, Cause: source.CauseOverload,
-			Utilisation: 2.46, Overloaded: 3 * time.Second, RestartIn: 5 * time.Second}}, "CRASHED under overload (utilisation 2.5x for 3s); restart in 5s"},
-		{source.Event{Kind: source.EventService, Service: source.ServiceEvent{State: source.ServiceWarming, Cause: source.CauseRestart,
-			WarmStart: 0.3, Warmup: 20 * time.Second}}, "restarting: capacity 30%, warming up over 20s"},
-		{source.Event{Kind: source.EventService, Service: source.ServiceEvent{State: source.ServiceUp, Cause: source.CauseRestart}}, "restarted"},
-		{source.Event{Kind: source.EventService, Service: source.ServiceEvent{State: source.ServiceUp, Cause: source.CauseWarmedUp}}, "warmed up: full capacity"},
-		{source.Event{Kind: source.EventCircuit, Circuit: source.CircuitEvent{Open: 12, HalfOpen: 3, Clients: 20}}, "12 of 20 clients OPEN, 3 HALF_OPEN"},
-		{source.Event{Kind: source.EventCircuit, Circuit: source.CircuitEvent{Clients: 20}}, "0 of 20 clients OPEN"},
-		{source.Event{Kind: source.EventControl, Control: source.ControlEvent{Control: source.ControlWeights, Weights: engine.DefaultWeights()}},
-			"weights set: F 0.30 L 0.20 Q 0.15 B 0.15 C 0.20"},
-		{source.Event{Kind: source.EventControl, Control: source.ControlEvent{Control: source.ControlAdaptive, On: true}}, "adaptive weights on"},
-		{source.Event{Kind: source.EventControl, Control: source.ControlEvent{Control: source.ControlClass, Class: "search", Share: 1.25, Priority: 6}},
-			"class search: share x1.25, priority 6"},
-		{source.Event{Kind: source.EventControl, Control: source.ControlEvent{Control: source.ControlStrategy, Strategy: "naive"}}, "strategy: naive"},
-		{source.Event{Kind: source.EventControl, Text: "paused"}, "paused"},
-	} {
-		assert.Equal(t, tc.want, eventText(tc.e))
-	}
-
+// Asserts that the texts of a control or a refusal a source sends are made inert.
+func TestEventTextsCleaned(t *testing.T) {
 	s := source.Snapshot{Events: []source.Event{{Kind: source.EventControl, Control: source.ControlEvent{Control: source.ControlClass,
 		Class: "evil\x1b[2J"}}, {Kind: source.EventFault, Fault: source.FaultEvent{Change: source.FaultRefused, Reason: "bad\x1b]0;x\x07"}}}}
-	cleanSnapshot(&s)
+	common.CleanSnapshot(&s)
 	assert.NotContains(t, s.Events[0].Control.Class, "\x1b")
 	assert.NotContains(t, s.Events[1].Fault.Reason, "\x1b")
 }

@@ -63,9 +63,9 @@ func (t *Target) handle(w http.ResponseWriter, r *http.Request) {
 		d := t.drawLocked()
 		t.mu.Unlock()
 		t.serve(w, r, lf, d)
-	case t.queue.len() < t.cfg.QueueLimit:
+	case t.queue.Len() < t.cfg.QueueLimit:
 		wt := &waiter{ready: make(chan struct{}), ctx: r.Context()}
-		t.queue.push(wt)
+		t.queue.Push(wt)
 		t.offered++
 		t.counters.Accepted++
 		t.mu.Unlock()

@@ -12,6 +12,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/cortex-tui/cortex-tui/internal/ring"
 )
 
 // Clock tells the time. engine.WallClock and *engine.ManualClock satisfy it.
@@ -94,11 +96,11 @@ type Target struct {
 	warmFrom  time.Time     // start of the warm-up
 	restartAt time.Time     // CRASHED: when to listen again
 
-	eff      int     // effective workers
-	busy     int     // workers holding a request
-	meanS    float64 // mean service time in effect, seconds
-	capacity float64 // requests/s
-	queue    fifo
+	eff      int                // effective workers
+	busy     int                // workers holding a request
+	meanS    float64            // mean service time in effect, seconds
+	capacity float64            // requests/s
+	queue    ring.Ring[*waiter] // requests waiting for a worker; admission keeps it at or under QueueLimit
 
 	offered  float64   // work offered since the last step: admitted + RefusalCost x refused
 	able     float64   // requests capacity could serve since the last step (accrued at every capacity change)
@@ -322,8 +324,8 @@ func (t *Target) goDownLocked(now time.Time, st State) *life {
 	if lf != nil {
 		close(lf.down)
 	}
-	for t.queue.len() > 0 {
-		w := t.queue.pop()
+	for t.queue.Len() > 0 {
+		w := t.queue.Pop()
 		if t.cfg.DropExpired && w.ctx.Err() != nil {
 			t.counters.Dropped++
 		} else {
@@ -397,8 +399,8 @@ func (t *Target) updateLocked(now time.Time) {
 // dispatchLocked gives free workers to queued requests in FIFO order. With DropExpired, a
 // request whose client has gone is skipped.
 func (t *Target) dispatchLocked() {
-	for t.busy < t.eff && t.queue.len() > 0 {
-		w := t.queue.pop()
+	for t.busy < t.eff && t.queue.Len() > 0 {
+		w := t.queue.Pop()
 		if t.cfg.DropExpired && w.ctx.Err() != nil {
 			t.counters.Dropped++
 			continue
@@ -585,7 +587,7 @@ func (t *Target) Snapshot() Snapshot {
 		Workers:           t.cfg.Workers,
 		Effective:         t.eff,
 		Busy:              t.busy,
-		Queue:             t.queue.len(),
+		Queue:             t.queue.Len(),
 		QueueLimit:        t.cfg.QueueLimit,
 		ServiceTime:       t.cfg.ServiceTime + t.latency,
 		Capacity:          t.capacity,

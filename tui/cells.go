@@ -1,0 +1,150 @@
+package tui
+
+import (
+	"slices"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/cortex-tui/cortex-tui/report"
+	"github.com/cortex-tui/cortex-tui/source"
+	"github.com/cortex-tui/cortex-tui/tui/eventlog"
+	"github.com/cortex-tui/cortex-tui/tui/fleetpanel"
+	"github.com/cortex-tui/cortex-tui/tui/help"
+	"github.com/cortex-tui/cortex-tui/tui/lessonpanel"
+	"github.com/cortex-tui/cortex-tui/tui/summary"
+)
+
+// The cells of the layout table that hold a component package's panel: each shows on a full
+// redraw what the frame holds for it, and has its extent here.
+
+// eventsCell places the event log of run index run: it shows the run's log on a full redraw
+// and when a control was logged, and hands the log's keys to it.
+type eventsCell struct {
+	*eventlog.Model
+	run int
+}
+
+// Update shows the run's log, or hands a key to the log.
+func (c eventsCell) Update(msg tea.Msg) (eventsCell, tea.Cmd) {
+	f, ok := msg.(frameMsg)
+	if !ok {
+		_, cmd := c.Model.Update(msg)
+		return c, cmd
+	}
+	if !f.shows(changedLog) {
+		return c, nil
+	}
+	title := "Events"
+	if len(f.f.runs) > 1 && c.run < len(f.f.runs) {
+		title += " · " + f.f.runs[c.run].meta.Strategy
+	}
+	if c.run >= len(f.f.runs) {
+		c.Hide(title)
+	} else {
+		c.Show(f.f.runs[c.run].hist.log(), title)
+	}
+	return c, nil
+}
+
+// summaryCell places the end-of-run summary: on a full redraw it shows the runs' summaries,
+// then the baselines' beside a single run.
+type summaryCell struct{ *summary.Model }
+
+// Update shows the runs' summaries on a full redraw.
+func (c summaryCell) Update(msg tea.Msg) (summaryCell, tea.Cmd) {
+	f, ok := msg.(frameMsg)
+	if !ok || !f.full() {
+		return c, nil
+	}
+	if len(f.f.runs) == 0 {
+		c.Show(source.Meta{}, nil, nil, "")
+		return c, nil
+	}
+	sums := make([]report.Summary, len(f.f.runs))
+	names := map[int][]string{}
+	for i, r := range f.f.runs {
+		sums[i] = r.rec.Summary()
+		for prio, ns := range r.prioNames {
+			for _, n := range ns {
+				if !slices.Contains(names[prio], n) {
+					names[prio] = append(names[prio], n)
+				}
+			}
+		}
+	}
+	extra, about := baselineColumns(f.f)
+	c.Show(f.f.runs[0].meta, append(sums, extra...), names, about)
+	return c, nil
+}
+
+// helpCell places the full help: on a full redraw it learns whether the run is live traffic.
+type helpCell struct{ *help.Model }
+
+// Update hands keys to the help and tells it, on a full redraw, whether the run is live.
+func (c helpCell) Update(msg tea.Msg) (helpCell, tea.Cmd) {
+	if f, ok := msg.(frameMsg); ok {
+		if f.full() {
+			c.SetLive(len(f.f.runs) > 0 && f.f.runs[0].meta.Live)
+		}
+		return c, nil
+	}
+	_, cmd := c.Model.Update(msg)
+	return c, cmd
+}
+
+// fleetCell places the fleet panel: on a full redraw it shows the first run's fleet.
+type fleetCell struct{ *fleetpanel.Model }
+
+// Update shows the first run's fleet and its latest CORTEX view on a full redraw.
+func (c fleetCell) Update(msg tea.Msg) (fleetCell, tea.Cmd) {
+	if f, ok := msg.(frameMsg); ok && f.full() {
+		if len(f.f.runs) == 0 {
+			c.Show(nil, nil)
+		} else {
+			r := f.f.runs[0]
+			c.Show(r.fleet, r.hist.last.Cortex)
+		}
+	}
+	return c, nil
+}
+
+// lessonCell places the lesson panel in the layout table: on a full redraw it shows the lesson
+// the first run follows (blank for none; its row has no height then: lessonH).
+type lessonCell struct{ *lessonpanel.Model }
+
+// Update shows the frame's lesson on a full redraw.
+func (c lessonCell) Update(msg tea.Msg) (lessonCell, tea.Cmd) {
+	if f, ok := msg.(frameMsg); ok && f.full() {
+		if lr := f.f.lesson; lr != nil && len(f.f.runs) > 0 {
+			c.Show(lr.tr, f.f.runs[0].meta.Strategy, lr.showHint)
+		} else {
+			c.Show(nil, "", false)
+		}
+	}
+	return c, nil
+}
+
+// fleetW is the fleet panel's width: none unless the dashboard shows one run in a fleet, and
+// none in a window too narrow to leave the events 30 columns beside it and the decisions.
+func (f *frame) fleetW(w, h int) int {
+	if len(f.runs) != 1 || f.runs[0].fleet == nil {
+		return 0
+	}
+	fw := min(max(w*3/10, 36), 46, w-decisionsW(w, h)-30)
+	if fw < 28 {
+		return 0
+	}
+	return fw
+}
+
+// lessonH is the height of the lesson panel's row: its border, the step's text (two lines in
+// a tall window, one otherwise), the goals and the hint; none when no lesson is followed.
+func (f *frame) lessonH(_, h int) int {
+	switch {
+	case f.lesson == nil:
+		return 0
+	case h >= 36:
+		return 6
+	}
+	return 5
+}

@@ -1,0 +1,58 @@
+package common
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The formats of the dashboard's figures.
+
+// FmtCPS formats a CPS with two decimals, rounded down, so the figure agrees with its band and
+// with floor(CPS×10): 0.4997 is DEGRADED with floor 4 and shows as 0.49, not 0.50.
+func FmtCPS(v float64) string { return fmt.Sprintf("%.2f", math.Floor(v*100+1e-9)/100) }
+
+// FmtAge formats a view's age: 120ms under a second, 3.4s above.
+func FmtAge(d time.Duration) string {
+	if d < time.Second {
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	}
+	return FmtDur(d)
+}
+
+// FmtDur formats a virtual time: 42.3s, or 2m05s from 100 s on.
+func FmtDur(d time.Duration) string {
+	if d < 100*time.Second {
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	}
+	s := int(d.Round(time.Second).Seconds())
+	return fmt.Sprintf("%dm%02ds", s/60, s%60)
+}
+
+// FmtClock formats the run's current time to the tenth of a second, 42.3s or 2m05.3s, so a
+// step of one 100 ms tick ("." while paused) always changes the header.
+func FmtClock(d time.Duration) string {
+	if d < 100*time.Second {
+		return FmtDur(d)
+	}
+	tenths := int64(d.Round(100*time.Millisecond) / (100 * time.Millisecond))
+	return fmt.Sprintf("%dm%02d.%ds", tenths/600, tenths/10%60, tenths%10)
+}
+
+// FmtSpeed formats a speed factor: 0.25, 0.5, 1, 2 ... 64.
+func FmtSpeed(s float64) string { return strings.TrimSuffix(fmt.Sprintf("%g", s), ".0") }
+
+// FmtDelay formats a delay compactly, to the millisecond: 500ms, 1.25s, 30s.
+func FmtDelay(d time.Duration) string {
+	if d < time.Second {
+		return fmt.Sprintf("%dms", d.Round(time.Millisecond).Milliseconds())
+	}
+	ms := d.Round(time.Millisecond).Milliseconds()
+	frac := strings.TrimRight(fmt.Sprintf("%03d", ms%1000), "0")
+	if frac == "" {
+		return strconv.FormatInt(ms/1000, 10) + "s"
+	}
+	return strconv.FormatInt(ms/1000, 10) + "." + frac + "s"
+}

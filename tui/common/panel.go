@@ -1,0 +1,62 @@
+package common
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// Base holds what every panel has: its styles, its outer size in cells and its cached
+// rendering. A panel embeds it, redraws Rendered during Update and lets View return it. The
+// zero value has no size and draws nothing.
+type Base struct {
+	St       Styles
+	W, H     int    // the outer size in cells, border included
+	Rendered string // the panel as last drawn, exactly W x H cells
+}
+
+// SetSize sets the panel's outer size in cells (border included); negative sizes count as 0.
+func (b *Base) SetSize(w, h int) { b.W, b.H = max(w, 0), max(h, 0) }
+
+// View returns the panel as last drawn, exactly its size.
+func (b *Base) View() string { return b.Rendered }
+
+// KeyName is the key a binding shows in the help ("space", "q/ctrl+c"), so texts that name a
+// key follow a remapped key file.
+func KeyName(b key.Binding) string { return b.Help().Key }
+
+// Box draws body inside the panel border with title set into the top border, exactly w x h
+// cells. Too small for a border (under 4x3), it returns the clipped body alone.
+func Box(st Styles, title, body string, w, h int) string {
+	if w < 4 || h < 3 {
+		return Fit(body, w, h)
+	}
+	iw, ih := w-2, h-2
+	top := st.BorderLine.Render("╭" + strings.Repeat("─", iw) + "╮")
+	if title != "" && iw >= 4 {
+		t := ansi.Truncate(st.Title.Render(title), iw-3, "…")
+		rest := iw - 3 - ansi.StringWidth(t)
+		top = st.BorderLine.Render("╭─ ") + t + st.BorderLine.Render(" "+strings.Repeat("─", rest)+"╮")
+	}
+	return top + "\n" + st.Panel.Render(Fit(body, iw, ih))
+}
+
+// FitTitle returns the first of titles (longest wording first) that fits the top border of a
+// box w cells wide without being cut, or the last one, which Box then cuts.
+func FitTitle(w int, titles ...string) string {
+	for _, t := range titles {
+		if ansi.StringWidth(t) <= w-5 {
+			return t
+		}
+	}
+	return titles[len(titles)-1]
+}
+
+// Inner returns the content size of a box of w x h cells.
+func Inner(w, h int) (int, int) {
+	if w < 4 || h < 3 {
+		return max(w, 0), max(h, 0)
+	}
+	return w - 2, h - 2
+}

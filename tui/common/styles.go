@@ -1,0 +1,139 @@
+package common
+
+import (
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/cortex-tui/cortex-tui/engine"
+	"github.com/cortex-tui/cortex-tui/source"
+)
+
+// The named palette. Every colour of the dashboard comes from here; each adapts to light and
+// dark terminals, and lipgloss drops them all under NO_COLOR or a colourless terminal.
+var (
+	colText      = lipgloss.AdaptiveColor{Light: "#1F2328", Dark: "#E6EDF3"}
+	colMuted     = lipgloss.AdaptiveColor{Light: "#6E7781", Dark: "#8B949E"}
+	colBorder    = lipgloss.AdaptiveColor{Light: "#AFB8C1", Dark: "#3D444D"}
+	colAccent    = lipgloss.AdaptiveColor{Light: "#0550AE", Dark: "#58A6FF"}
+	colHealthy   = lipgloss.AdaptiveColor{Light: "#1A7F37", Dark: "#3FB950"}
+	colDegraded  = lipgloss.AdaptiveColor{Light: "#9A6700", Dark: "#E3B341"}
+	colCritical  = lipgloss.AdaptiveColor{Light: "#BC4C00", Dark: "#F0883E"}
+	colEmergency = lipgloss.AdaptiveColor{Light: "#CF222E", Dark: "#F85149"}
+	colInk       = lipgloss.AdaptiveColor{Light: "#FFFFFF", Dark: "#0D1117"}
+	colOriginals = lipgloss.AdaptiveColor{Light: "#0969DA", Dark: "#79C0FF"}
+	colRetries   = lipgloss.AdaptiveColor{Light: "#8250DF", Dark: "#D2A8FF"}
+	colSuccess   = colHealthy
+	colCapacity  = colMuted
+)
+
+// Styles is every lipgloss style the dashboard renders with, built once by DefaultStyles and
+// handed to each panel, so no panel builds a style while rendering. A Styles is a plain value,
+// safe to copy and to read from several goroutines.
+type Styles struct {
+	Text, Muted, Bold, Accent, Selected lipgloss.Style
+	Title                               lipgloss.Style // panel titles
+	Panel                               lipgloss.Style // rounded border around a panel, top side drawn by box
+	BorderLine                          lipgloss.Style // the top border, drawn by hand to hold the title
+	Header                              lipgloss.Style // the top line
+	Caption                             lipgloss.Style // the scenario's current note
+	Status                              lipgloss.Style // the footer's status message
+	Error                               lipgloss.Style // errors in the footer
+	Warn                                lipgloss.Style // "window is small" and similar
+
+	Badge [4]lipgloss.Style // state badges, indexed by engine.State
+	Band  [4]lipgloss.Style // state band colours as foreground, indexed by engine.State
+
+	Originals, Retries, Successes, Capacity lipgloss.Style // traffic series
+	CPSLine                                 lipgloss.Style // the CPS series
+
+	ServiceUp, ServiceDown, ServiceWarming lipgloss.Style
+
+	FleetJoint, FleetLocal lipgloss.Style // the fleet panel's mode: every engine on the fleet's view, or some on their own
+
+	GaugeFull, GaugeEmpty lipgloss.Style
+	Events                [6]lipgloss.Style // event log lines, indexed by source.EventKind
+
+	Help help.Styles
+}
+
+// DefaultStyles returns the dashboard's styles, built from the named palette.
+func DefaultStyles() Styles {
+	s := lipgloss.NewStyle()
+	fg := func(c lipgloss.TerminalColor) lipgloss.Style { return s.Foreground(c) }
+	badge := func(c lipgloss.TerminalColor) lipgloss.Style {
+		return s.Bold(true).Foreground(colInk).Background(c).Padding(0, 1)
+	}
+	st := Styles{
+		Text:       fg(colText),
+		Muted:      fg(colMuted),
+		Bold:       fg(colText).Bold(true),
+		Accent:     fg(colAccent),
+		Selected:   fg(colAccent).Bold(true).Reverse(true),
+		Title:      fg(colAccent).Bold(true),
+		Panel:      s.Border(lipgloss.RoundedBorder()).BorderTop(false).BorderForeground(colBorder),
+		BorderLine: fg(colBorder),
+		Header:     fg(colText),
+		Caption:    fg(colText).Italic(true),
+		Status:     fg(colAccent),
+		Error:      fg(colEmergency).Bold(true),
+		Warn:       fg(colDegraded).Bold(true),
+		FleetJoint: fg(colHealthy).Bold(true),
+		FleetLocal: fg(colCritical).Bold(true),
+
+		Badge: [4]lipgloss.Style{badge(colHealthy), badge(colDegraded), badge(colCritical), badge(colEmergency)},
+		Band:  [4]lipgloss.Style{fg(colHealthy), fg(colDegraded), fg(colCritical), fg(colEmergency)},
+
+		Originals: fg(colOriginals),
+		Retries:   fg(colRetries),
+		Successes: fg(colSuccess),
+		Capacity:  fg(colCapacity),
+		CPSLine:   fg(colText).Bold(true),
+
+		ServiceUp:      fg(colHealthy).Bold(true),
+		ServiceDown:    fg(colEmergency).Bold(true),
+		ServiceWarming: fg(colDegraded).Bold(true),
+
+		GaugeFull:  fg(colAccent),
+		GaugeEmpty: fg(colBorder),
+		Events:     [6]lipgloss.Style{fg(colText).Italic(true), fg(colCritical), fg(colEmergency), fg(colDegraded), fg(colAccent), fg(colCritical)},
+
+		Help: help.New().Styles,
+	}
+	return st
+}
+
+// StateBadge renders the state band as a coloured badge, e.g. " HEALTHY " on green.
+func (st Styles) StateBadge(s engine.State) string {
+	if s < engine.Healthy || s > engine.Emergency {
+		return st.Muted.Render(" n/a ")
+	}
+	return st.Badge[s].Render(s.String())
+}
+
+// BandOf is the foreground style of a state band.
+func (st Styles) BandOf(s engine.State) lipgloss.Style {
+	if s < engine.Healthy || s > engine.Emergency {
+		return st.Muted
+	}
+	return st.Band[s]
+}
+
+// Service renders a service state (UP, DOWN, CRASHED, WARMING) in its colour, "-" before
+// the first tick.
+func (st Styles) Service(state source.ServiceState) string {
+	switch state {
+	case source.ServiceUp:
+		return st.ServiceUp.Render(state.String())
+	case source.ServiceWarming:
+		return st.ServiceWarming.Render(state.String())
+	case source.ServiceUnknown:
+		return st.Muted.Render("-")
+	}
+	return st.ServiceDown.Render(state.String())
+}
+
+// Level is the colour of the band a value in [0,1] (a signal) falls in on the CPS's scale with
+// the default emergency threshold (engine.StateFor), so a signal's sparkline reads like the CPS.
+func (st Styles) Level(v float64) lipgloss.Style {
+	return st.BandOf(engine.StateFor(v, engine.DefaultEmergencyThreshold))
+}

@@ -1,0 +1,167 @@
+// Package eventlog is the dashboard's event log, a component of its own: a run's events
+// (circuit transitions, crashes and restarts, faults, notes and controls) newest at the
+// bottom, worded here (words.go: the sources send data, the dashboard chooses the words), with
+// its own keys to scroll back and to show one kind of event at a time.
+package eventlog
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+
+	"github.com/cortex-tui/cortex-tui/keymap"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/cortex-tui/cortex-tui/source"
+	"github.com/cortex-tui/cortex-tui/tui/common"
+)
+
+// Model is the scrolling event log: circuit transitions, crashes and restarts, faults, notes
+// and user controls, newest at the bottom. Consecutive circuit events are one line with their
+// count (a flapping fleet would push everything else out), the log scrolls back with the log
+// keys and shows one kind of event at a time with the filter key. It is used from the Bubble
+// Tea goroutine only.
+type Model struct {
+	common.Base
+	keys   keymap.KeyMap
+	events []source.Event // as last shown
+	title  string         // "Events", with the run's strategy in compare mode
+	shown  bool           // Show was called: there is a run
+	offset int            // lines scrolled back from the newest (0: follow)
+	kind   int            // the filter: 0 every kind, k+1 only source.EventKind(k)
+}
+
+// numEventKinds is how many kinds of event there are (source.EventKind 0..numEventKinds-1).
+const numEventKinds = int(source.EventTarget) + 1
+
+// Page is how many lines a log key scrolls.
+const Page = 5
+
+// New returns an empty event log drawn with st, naming the keys of keys.
+func New(st common.Styles, keys keymap.KeyMap) *Model {
+	return &Model{Base: common.Base{St: st}, keys: keys, title: "Events"}
+}
+
+// Show draws events (a run's log, oldest first) under title; the log keeps its scrolling and
+// its filter.
+func (p *Model) Show(events []source.Event, title string) {
+	p.events, p.title, p.shown = events, title, true
+	p.redraw()
+}
+
+// Hide draws the log of no run: its border and title alone.
+func (p *Model) Hide(title string) {
+	p.events, p.title, p.shown = nil, title, false
+	p.redraw()
+}
+
+// Update scrolls the log back (the log up key) and forward (down) by Page lines, and shows one
+// kind of event at a time, then all again (the filter key). Other messages change nothing.
+func (p *Model) Update(msg tea.Msg) (*Model, tea.Cmd) {
+	km, ok := msg.(tea.KeyMsg)
+	if !ok {
+		return p, nil
+	}
+	switch {
+	case key.Matches(km, p.keys.LogUp):
+		p.offset += Page // clamped to what the log holds when drawn
+	case key.Matches(km, p.keys.LogDown):
+		p.offset = max(p.offset-Page, 0)
+	case key.Matches(km, p.keys.LogFilter):
+		p.kind = (p.kind + 1) % (numEventKinds + 1)
+		p.offset = 0
+	default:
+		return p, nil
+	}
+	p.redraw()
+	return p, nil
+}
+
+// redraw draws the log into its cached view.
+func (p *Model) redraw() {
+	title, body := p.body()
+	p.Rendered = common.Box(p.St, title, body, p.W, p.H)
+}
+
+// logLine is one line of the log: an event, or the last of n consecutive circuit events since
+// from.
+type logLine struct {
+	e    source.Event
+	n    int
+	from time.Duration
+}
+
+// logLines returns the lines of the log showing only kind (-1: every kind), consecutive circuit
+// events joined into one.
+func logLines(evs []source.Event, kind int) []logLine {
+	var out []logLine
+	for _, e := range evs {
+		if kind >= 0 && int(e.Kind) != kind {
+			continue
+		}
+		if n := len(out); n > 0 && e.Kind == source.EventCircuit && out[n-1].e.Kind == source.EventCircuit {
+			out[n-1].e = e
+			out[n-1].n++
+			continue
+		}
+		out = append(out, logLine{e: e, n: 1, from: e.T})
+	}
+	return out
+}
+
+func (p *Model) body() (string, string) {
+	title := p.title
+	if !p.shown {
+		return title, ""
+	}
+	iw, ih := common.Inner(p.W, p.H)
+	kind := p.kind - 1
+	if kind >= 0 {
+		title += " · " + source.EventKind(kind).String() + " only"
+	}
+	lines := logLines(p.events, kind)
+	if len(lines) == 0 {
+		empty := "nothing yet: faults, crashes, circuit changes and your controls appear here"
+		if kind >= 0 {
+			empty = fmt.Sprintf("no %s event yet (%s: next kind)", source.EventKind(kind), common.KeyName(p.keys.LogFilter))
+		}
+		text := strings.Split(common.Wrap(empty, max(iw, 1)), "\n")
+		if len(text) > ih && ih > 0 {
+			text = text[:ih]
+			text[ih-1] = ansi.Truncate(text[ih-1], max(iw-1, 1), "") + "…"
+		}
+		return title, p.St.Muted.Render(strings.Join(text, "\n"))
+	}
+	// The window ends offset lines before the newest; the offset is clamped to what the log holds.
+	offset := min(p.offset, max(len(lines)-ih, 0))
+	end := len(lines) - offset
+	start := max(end-ih, 0)
+	if above := start; above > 0 || offset > 0 {
+		title = common.FitTitle(p.W, fmt.Sprintf("%s · %d above, %d below · %s/%s", title, above, offset,
+			common.KeyName(p.keys.LogUp), common.KeyName(p.keys.LogDown)), fmt.Sprintf("%s · %d↑ %d↓", title, above, offset), title)
+	}
+	out := make([]string, 0, end-start)
+	for _, l := range lines[start:end] {
+		out = append(out, ansi.Truncate(p.line(l), iw, "…")) // a long note ends with "…", not mid-word
+	}
+	return title, strings.Join(out, "\n")
+}
+
+// line is one line of the log: time, kind and what happened, in the kind's colour; joined
+// circuit events say how many changes since when ("×12 since 41.0s").
+func (p *Model) line(l logLine) string {
+	e := l.e
+	kind, style := "event", p.St.Text
+	if int(e.Kind) >= 0 && int(e.Kind) < len(p.St.Events) {
+		kind, style = e.Kind.String(), p.St.Events[e.Kind]
+	}
+	text := strings.TrimSpace(Text(e))
+	if l.n > 1 {
+		text += fmt.Sprintf(" (×%d since %s)", l.n, common.FmtDur(l.from))
+	}
+	return p.St.Muted.Render(fmt.Sprintf("%7s ", common.FmtDur(e.T))) + style.Render(fmt.Sprintf("%-7s %s", kind, text))
+}

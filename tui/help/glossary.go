@@ -1,0 +1,103 @@
+package help
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/cortex-tui/cortex-tui/tui/common"
+)
+
+// glossaryEntry is one term of the glossary and its definition, one line of the help's glossary
+// page and of the Glossary section of docs/dashboard.md, in the same words (TestGlossaryInDocs).
+type glossaryEntry struct{ term, def string }
+
+// glossarySection is a group of terms under a heading.
+type glossarySection struct {
+	title   string
+	entries []glossaryEntry
+}
+
+// glossary is every signal, band, circuit state, decision reason and summary metric the
+// dashboard shows, each defined in one line.
+var glossary = []glossarySection{
+	{"Signals (each in 0..1)", []glossaryEntry{
+		{"F", "failures: the failure rate over the last 5 s or over the 60 s window, whichever is higher"},
+		{"L", "latency: how far the P99 latency is above the learned healthy P99, in units of 3 × the baseline P50 (1 at most)"},
+		{"Q", "queue: the queue depth over the queue capacity (in the simulator, the client's retries waiting out their delay)"},
+		{"B", "budget: the share of the retry budget spent, 1 - tokens / capacity"},
+		{"C", "circuit: CLOSED 0, HALF_OPEN 0.5, OPEN 1"},
+	}},
+	{"Score and bands", []glossaryEntry{
+		{"CPS", "Composite Pressure Score: the sum of weight × signal, from 0 to 1; the higher, the fewer retries"},
+		{"floor", "floor(CPS×10): retries of a priority under it are shed"},
+		{"HEALTHY", "CPS under 0.25"},
+		{"DEGRADED", "CPS from 0.25 to 0.50"},
+		{"CRITICAL", "CPS from 0.50 to 0.75"},
+		{"EMERGENCY", "CPS at 0.75 or more: the circuit is forced OPEN and no retry goes (check 3, reason EMERGENCY)"},
+		{"CLOSED", "circuit state: retries may go"},
+		{"OPEN", "circuit state: every retry fails fast until the cooldown ends"},
+		{"HALF_OPEN", "circuit state: a few probe retries test the service; their successes close the circuit, a failure opens it again"},
+		{"recovery ramp", "after the circuit closes, the share of retries admitted grows from 10% to 100% over 10 s, highest priorities first"},
+		{"tokens", "the retry budget: each retry spends 1 or more (more when the service is slow), and the lower a priority the more it must leave"},
+	}},
+	{"Decision reasons", []glossaryEntry{
+		{"RETRY", "every check passed: the retry goes after its delay"},
+		{"NOT_RETRYABLE", "check 1: the error may not be retried (a 4xx is the caller's error)"},
+		{"MAX_RETRIES_EXCEEDED", "check 2: the attempt limit is reached"},
+		{"CIRCUIT_OPEN", "check 3: the circuit is OPEN"},
+		{"HALF_OPEN_PROBES_BUSY", "check 3: the circuit is HALF_OPEN and every probe slot is taken"},
+		{"SHED_LOW_PRIORITY", "check 4: the priority is under the floor"},
+		{"RECOVERY_RAMP", "check 4: the recovery ramp does not admit this priority yet"},
+		{"BUDGET_EXHAUSTED", "check 4: not enough tokens left for this priority"},
+		{"RETRY_THROTTLED", "grpc: its retry throttle's tokens are at half or less"},
+		{"NO_RETRIES", "none: the strategy never retries"},
+		{"LIMIT_EXCEEDED", "a concurrency limiter is at its limit: the attempt is refused before it is sent"},
+		{"ADAPTIVE_THROTTLE", "throttle: the attempt is refused before it is sent, with the adaptive throttling probability"},
+		{"RATE_LIMITED", "a client-side rate limiter has no token yet: the attempt is held, then asked about again"},
+	}},
+	{"Summary", []glossaryEntry{
+		{"success rate", "originals completed within their deadline over originals arrived"},
+		{"goodput", "originals completed within their deadline per second of the arrival phase"},
+		{"amplification", "attempts reaching the service over originals: 1 means no retries"},
+		{"peak amplification", "the largest amplification of one second of the run"},
+		{"retries", "retry attempts sent to the service"},
+		{"wasted retries", "retries that failed"},
+		{"recovery", "time from the end of the last fault until the service is UP and its success ratio is back to 90% of its level before, for 10 s"},
+		{"crashes", "times the service crashed under overload"},
+		{"success by priority", "the success rate of the originals of each priority"},
+	}},
+}
+
+// glossaryText renders the glossary for the help in w cells: each section's title, then one
+// term per line (in a column as wide as the section's longest term) with its definition
+// wrapped beside it, or under it when the width is too small for two columns.
+func glossaryText(st common.Styles, w int) string {
+	var lines []string
+	for i, s := range glossary {
+		if i > 0 {
+			lines = append(lines, "")
+		}
+		lines = append(lines, st.Title.Render(s.title))
+		termW := 0
+		for _, e := range s.entries {
+			termW = max(termW, len(e.term))
+		}
+		defW := w - termW - 2
+		for _, e := range s.entries {
+			if defW < 24 {
+				lines = append(lines, st.Bold.Render(e.term))
+				for _, d := range strings.Split(ansi.Wordwrap(e.def, max(w-2, 1), " "), "\n") {
+					lines = append(lines, "  "+d)
+				}
+				continue
+			}
+			def := strings.Split(ansi.Wordwrap(e.def, defW, " "), "\n")
+			lines = append(lines, st.Bold.Render(common.FitLine(e.term, termW))+"  "+def[0])
+			for _, d := range def[1:] {
+				lines = append(lines, strings.Repeat(" ", termW+2)+d)
+			}
+		}
+	}
+	return strings.Join(lines, "\n")
+}

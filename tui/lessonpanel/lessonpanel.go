@@ -1,0 +1,105 @@
+// Package lessonpanel is the dashboard's lesson panel, a component of its own: the current step
+// of the lesson followed over a run (package lesson's Tracker), its goals with their values now
+// and the hint, with the keys that act on it named from the key map.
+package lessonpanel
+
+import (
+	"fmt"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/cortex-tui/cortex-tui/keymap"
+	"github.com/cortex-tui/cortex-tui/lesson"
+	"github.com/cortex-tui/cortex-tui/tui/common"
+)
+
+// Model shows a lesson's current step, its goals with their values now, and the hint. It is
+// used from the Bubble Tea goroutine only.
+type Model struct {
+	common.Base
+	keys keymap.KeyMap
+}
+
+// New returns an empty lesson panel drawn with st, naming the keys of keys.
+func New(st common.Styles, keys keymap.KeyMap) *Model {
+	return &Model{Base: common.Base{St: st}, keys: keys}
+}
+
+// Update does nothing: the panel draws what Show gives it.
+func (p *Model) Update(tea.Msg) (*Model, tea.Cmd) { return p, nil }
+
+// Show draws the step tr (the lesson followed over a run of strategy) is at, with its hint
+// when it is due or showHint asks for it; a nil tr draws a blank panel.
+func (p *Model) Show(tr *lesson.Tracker, strategy string, showHint bool) {
+	if p.W <= 0 || p.H <= 0 {
+		p.Rendered = ""
+		return
+	}
+	if tr == nil {
+		p.Rendered = common.Blank(p.W, p.H)
+		return
+	}
+	st := tr.Status(strategy)
+	l := tr.Lesson()
+	title := common.FitTitle(p.W, fmt.Sprintf("Lesson · %s · step %d/%d", l.Title, min(st.Step+1, st.Steps), st.Steps), fmt.Sprintf("Lesson · step %d/%d", min(st.Step+1, st.Steps), st.Steps))
+	iw, ih := common.Inner(p.W, p.H)
+	p.Rendered = common.Box(p.St, title, p.body(st, tr, showHint, max(iw, 1), max(ih, 1)), p.W, p.H)
+}
+
+// body is the step's text, its goals and the hint (or the key that shows it).
+func (p *Model) body(st lesson.Status, tr *lesson.Tracker, showHint bool, w, h int) string {
+	s := p.St
+	k := p.keys
+	if st.Done {
+		return s.Bold.Render("Lesson complete. ") + s.Muted.Render(fmt.Sprintf("%s another scenario · %s quit · cortex-tui learn for the next lesson", common.KeyName(k.Load), common.KeyName(k.Quit)))
+	}
+	var goals []string
+	for _, g := range st.Goals {
+		mark, style := "✗", s.Muted
+		if g.Met {
+			mark, style = "✓", s.Band[0]
+		}
+		now := " (now " + g.Value
+		if g.Met && g.Held < g.For {
+			now += fmt.Sprintf(", held %.0fs of %.0fs", g.Held.Seconds(), g.For.Seconds())
+		}
+		goals = append(goals, style.Render(mark+" "+g.Text)+s.Muted.Render(now+")"))
+	}
+	tail := []string{strings.Join(goals, s.Muted.Render(" · "))}
+	switch {
+	case st.Ended:
+		tail = append(tail, s.Warn.Render(fmt.Sprintf("The run ended before this step: %s runs it again. Hint: %s", common.KeyName(k.Restart), stepHint(tr))))
+	case st.Hint != "" || showHint:
+		tail = append(tail, s.Accent.Render("Hint: "+stepHint(tr)))
+	default: // the key that shows the hint, beside the goals when it fits, to leave the text room
+		key := s.Muted.Render(fmt.Sprintf("%s shows a hint", common.KeyName(k.Hint)))
+		if joined := tail[0] + s.Muted.Render(" · ") + key; ansi.StringWidth(joined) <= w {
+			tail[0] = joined
+		} else {
+			tail = append(tail, key)
+		}
+	}
+	for i, l := range tail { // a long hint is cut visibly
+		if ansi.StringWidth(l) > w {
+			tail[i] = ansi.Truncate(l, w, "…")
+		}
+	}
+	textH := max(h-len(tail), 1)
+	lines := strings.Split(common.Wrap(st.Text, w), "\n")
+	if len(lines) > textH { // too long for the room: say so rather than cut silently
+		lines = lines[:textH]
+		lines[textH-1] = common.FitLine(lines[textH-1], w-1) + "…"
+	}
+	return strings.Join(append(lines, tail...), "\n")
+}
+
+// stepHint is the current step's hint, whether due or asked for.
+func stepHint(tr *lesson.Tracker) string {
+	l := tr.Lesson()
+	if i := tr.Step(); i < len(l.Steps) {
+		return l.Steps[i].Hint
+	}
+	return ""
+}
