@@ -246,7 +246,8 @@ const (
 // measured to the end of the first second of that 10 s hold, in seconds (0.1 s resolution).
 // nil means never (not before the run ended). A run without any fault uses the service's
 // overload crashes as the disturbance (from the first crash to the end of the last one); a
-// run with neither has nothing to recover from and returns 0.
+// run with neither has nothing to recover from and returns 0, which a recovery never is (at
+// least 0.1 s), so RecoveryText can say "none needed".
 func (r *Recorder) recovery(rows []Row) *float64 {
 	var first, last time.Duration
 	switch {
@@ -281,7 +282,7 @@ func (r *Recorder) recovery(rows []Row) *float64 {
 		run++
 		if run == holdWindow {
 			reached := time.Duration(s-holdWindow+2) * time.Second // end of the first held second
-			v := round(math.Max(0, (reached-last).Seconds()), 1)
+			v := round(math.Max(0.1, (reached-last).Seconds()), 1)
 			return &v
 		}
 	}
