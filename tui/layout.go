@@ -122,7 +122,8 @@ func decisionsW(w, _ int) int { return min(max(w/3, 36), 44) }
 
 // The full layout's bands, in rows with their borders. A CPS chart needs 8 (five plot rows,
 // so that 0, the three band thresholds and 1 each have a row of their own, the time axis and
-// the border); the middle band the shedding panel's header, every class, the floor line and
+// the border); the middle band the shedding panel's header, every class, the floor and the
+// admission lines and
 // the border, and a traffic chart of three rows under its legend.
 const (
 	topMinH       = 8
@@ -140,7 +141,7 @@ const (
 // bottom shrink to their least, and then the bottom goes.
 func (f *frame) bands(w, h int) (top, middle, bottom int) {
 	body := max(bodyH(w, h)-f.lessonH(w, h), 0)
-	need := min(max(len(f.classes), 1), maxClassesFit) + 4
+	need := min(max(len(f.classes), 1), maxClassesFit) + 5 // the header, the floor and admission lines, the border
 	need = max(need, middleMinH)
 	bottom = min(max(body*3/10, 6), bottomMaxH)
 	topMin := topMinH
