@@ -139,6 +139,9 @@ func (p *Model) body() (string, string) {
 	// The window ends offset events before the newest; the offset is clamped to what the log
 	// holds. Each event is wrapped onto as many lines as its words take (continued under its
 	// text, never cut mid-word), and the window holds the newest whole events that fit.
+	if ih <= 0 {
+		return title, ""
+	}
 	fill, rowsUsed := 0, 0 // the oldest events that fill the log: scrolled back no further
 	for fill < len(lines) {
 		n := len(p.wrapped(lines[fill], iw))
