@@ -156,7 +156,7 @@ func (m *Model) pickerMsg(msg tea.Msg) (tea.Cmd, bool) {
 // cycleStrategy switches the run (the right side in compare mode) to the next strategy, once
 // no advance is in flight (whenIdle).
 func (m *Model) cycleStrategy() tea.Cmd {
-	if len(m.fr.runs) == 0 {
+	if len(m.fr.runs) == 0 || m.over() {
 		return nil
 	}
 	r := m.fr.runs[len(m.fr.runs)-1]
@@ -239,8 +239,7 @@ func (m *Model) toggleFault(kind scenarios.FaultKind) func() tea.Cmd {
 		if len(m.fr.runs) == 0 {
 			return nil
 		}
-		if m.done() {
-			m.setStatus(fmt.Sprintf("the run is over: %s runs it again, %s picks another scenario", common.KeyName(m.keys.Restart), common.KeyName(m.keys.Load)), true)
+		if m.over() {
 			return nil
 		}
 		if m.injected[kind] || m.faultActive(kind) {
@@ -264,6 +263,18 @@ func (m *Model) toggleFault(kind scenarios.FaultKind) func() tea.Cmd {
 	}
 }
 
+// over reports whether every run is over, and then says in the footer that a control changes
+// nothing any more: a finished run's results must never change (a strategy switched on the
+// summary relabelled them, and the export named a strategy that never ran).
+func (m *Model) over() bool {
+	if !m.done() {
+		return false
+	}
+	m.setStatus(fmt.Sprintf("the run is over: its results stay as they are; %s runs it again, %s picks another scenario",
+		common.KeyName(m.keys.Restart), common.KeyName(m.keys.Load)), true)
+	return true
+}
+
 // faultActive reports whether the latest snapshot shows a fault of kind in effect.
 func (m *Model) faultActive(kind scenarios.FaultKind) bool {
 	for _, f := range m.fr.runs[0].hist.last.Faults {
@@ -285,6 +296,9 @@ func (m *Model) capacity() float64 {
 
 // clearFaults ends every active fault.
 func (m *Model) clearFaults() tea.Cmd {
+	if m.over() {
+		return nil
+	}
 	m.ctl.send(source.ClearAll(), nil)
 	clear(m.injected)
 	m.applied("every fault cleared")
@@ -303,6 +317,9 @@ func (m *Model) weightSel(d int) func() tea.Cmd {
 // weightBy changes the selected weight by delta, renormalises and applies the weights.
 func (m *Model) weightBy(delta float64) func() tea.Cmd {
 	return func() tea.Cmd {
+		if m.over() {
+			return nil
+		}
 		w := m.fr.weights
 		s := signalNames[m.fr.selWeight]
 		if v := w[m.fr.selWeight]; (delta < 0 && v <= 0) || (delta > 0 && v >= 1) {
@@ -325,6 +342,9 @@ func (m *Model) weightBy(delta float64) func() tea.Cmd {
 
 // toggleAdaptive turns adaptive weights on or off.
 func (m *Model) toggleAdaptive() tea.Cmd {
+	if m.over() {
+		return nil
+	}
 	m.fr.adaptive = !m.fr.adaptive
 	m.ctl.send(source.SetAdaptive(m.fr.adaptive), nil)
 	m.applied(fmt.Sprintf("adaptive weights %s", eventlog.OnOff(m.fr.adaptive)))
@@ -364,7 +384,7 @@ func (m *Model) priorityBy(d int) func() tea.Cmd {
 
 // setClass applies change to the selected class on every run.
 func (m *Model) setClass(change func(float64, int) (float64, int)) tea.Cmd {
-	if m.fr.selClass >= len(m.fr.classes) {
+	if m.fr.selClass >= len(m.fr.classes) || m.over() {
 		return nil
 	}
 	c := &m.fr.classes[m.fr.selClass]

@@ -758,3 +758,28 @@ func btoi(b bool) int {
 	}
 	return 0
 }
+
+// Asserts that a finished run's results never change: after a compare run has ended, the
+// controls that would change a run (strategy, weights, adaptive, a class, a fault, clearing
+// them) change no summary, reach no source, and each says the run is over (s on the summary
+// used to relabel both runs with strategies that never ran, and e exported them so).
+func TestFinishedResultsNeverChange(t *testing.T) {
+	m, ff := newTestModel(t, 140, 40, "cortex")
+	m.Update(keyMsg("c"))
+	m.setSpeed(len(speeds) - 1)
+	advanceFrames(m, 40)
+	require.True(t, m.done())
+	require.Equal(t, screenSummary, m.screen)
+	before, body := m.results(), m.body
+	for _, k := range []string{"s", "right", "a", "]", "}", "1", "0"} {
+		m.Update(keyMsg(k))
+		assert.Contains(t, m.View(), "the run is over", "%s says so", k)
+	}
+	assert.Equal(t, before, m.results(), "the results are those of the runs as they ran")
+	for _, r := range m.fr.runs {
+		assert.NotContains(t, r.rec.Summary().Strategy, "+", "no strategy added to a finished run")
+	}
+	assert.Equal(t, body, m.body, "the summary as it was")
+	_, _, injected, _ := ff.last().calls()
+	assert.Empty(t, injected)
+}
