@@ -783,3 +783,34 @@ func TestFinishedResultsNeverChange(t *testing.T) {
 	_, _, injected, _ := ff.last().calls()
 	assert.Empty(t, injected)
 }
+
+// Asserts that the summary screen's footer names the keys that lead on from a finished run
+// (back to the dashboard, run again, another scenario, export), not the run's (pause, speed).
+func TestSummaryFooterKeys(t *testing.T) {
+	m, _ := newTestModel(t, 140, 40, "cortex")
+	m.setSpeed(len(speeds) - 1)
+	advanceFrames(m, 20)
+	require.Equal(t, screenSummary, m.screen)
+	lines := strings.Split(m.View(), "\n")
+	footer := lines[len(lines)-1]
+	for _, want := range []string{"esc the dashboard", "r run again", "e export"} {
+		assert.Contains(t, footer, want)
+	}
+	assert.NotContains(t, footer, "speed up")
+	m.Update(keyMsg("esc"))
+	lines = strings.Split(m.View(), "\n")
+	assert.Contains(t, lines[len(lines)-1], "speed up", "the dashboard's own keys again")
+}
+
+// Asserts that r restarts at x1 whatever the speed was (at x64 a restarted run flew past its
+// opening captions), and that . while running says what it does instead of nothing.
+func TestRestartSpeedAndStepWhileRunning(t *testing.T) {
+	m, _ := newTestModel(t, 140, 40, "cortex")
+	m.setSpeed(len(speeds) - 1)
+	advanceFrames(m, 2)
+	m.Update(keyMsg("r"))
+	assert.Equal(t, 1.0, m.fr.speed)
+	assert.Contains(t, m.View(), "restarted with the same seed, at x1")
+	m.Update(keyMsg("."))
+	assert.Contains(t, m.View(), ". steps one tick while paused: space pauses")
+}

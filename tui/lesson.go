@@ -58,6 +58,18 @@ func (m *Model) observe(s source.Snapshot) bool {
 	return pause
 }
 
+// nextLesson is the built-in lesson after the one followed, in the lessons' order: the one the
+// panel offers once it is complete; nil after the last (or for a lesson of one's own).
+func (lr *lessonRun) nextLesson() *scenarios.Lesson {
+	ls := scenarios.Lessons()
+	for i, l := range ls {
+		if l.Name == lr.tr.Lesson().Name && i+1 < len(ls) {
+			return &ls[i+1]
+		}
+	}
+	return nil
+}
+
 // lessonRestarted tells the lesson the run started again from t=0.
 func (m *Model) lessonRestarted() {
 	if m.fr.lesson != nil {

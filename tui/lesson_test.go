@@ -236,3 +236,26 @@ func TestOpenOnLessons(t *testing.T) {
 	require.True(t, ok, "a lesson is highlighted")
 	assert.Equal(t, ls[1].Name, picked.Lesson.Name, "the first lesson not done")
 }
+
+// Asserts that a completed lesson offers the next one: the panel names it and the key that
+// opens it, and that key opens the picker with it highlighted, so enter starts it.
+func TestCompletedLessonOffersTheNext(t *testing.T) {
+	ls := scenarios.Lessons()
+	l := fakeLesson(t)
+	l.Name = ls[0].Name // as if it were the first built-in lesson
+	m := newLessonModel(t, 140, 40, l, false)
+	for i := 0; i < 60 && m.fr.lesson.tr.Step() == 0; i++ {
+		fastForward(m, 1)
+	}
+	switchTo(t, m, "naive")
+	advanceFrames(m, 1)
+	require.True(t, m.LessonDone())
+	assert.Contains(t, m.View(), "Next: "+ls[1].Title)
+	m.Update(keyMsg("l"))
+	require.Equal(t, screenPicker, m.screen)
+	_, cmd := m.Update(keyMsg("enter"))
+	require.NotNil(t, cmd)
+	picked, ok := cmd().(picker.PickedLessonMsg)
+	require.True(t, ok)
+	assert.Equal(t, ls[1].Name, picked.Lesson.Name)
+}

@@ -66,14 +66,15 @@ func (p *trafficPanel) render(f *frame) (string, string) {
 	h := r.hist
 	svc := h.last.Service
 	service, ampNow, ampRun := st.Service(svc.State), amplificationNow(h.originals.Last(), h.retries.Last()), h.totals().Amplification()
+	now, all := common.FmtAmp(ampNow), common.FmtAmp(ampRun)
 	title := common.FitTitle(p.W,
-		fmt.Sprintf("Traffic /s · service %s · amplification now x%.2f, run x%.2f · queue %d/%d", service, ampNow, ampRun, svc.Queue, svc.QueueLimit),
-		fmt.Sprintf("Traffic /s · service %s · amplification now x%.2f, run x%.2f", service, ampNow, ampRun),
-		fmt.Sprintf("Traffic /s · service %s · amplif. x%.2f now, x%.2f run", service, ampNow, ampRun),
-		fmt.Sprintf("Traffic /s · %s · x%.2f now, x%.2f run", service, ampNow, ampRun),
-		fmt.Sprintf("Traffic /s · %s · amplif. x%.2f", service, ampNow),
-		fmt.Sprintf("Traffic /s · %s · x%.2f", service, ampNow),
-		fmt.Sprintf("%s · x%.2f", service, ampNow))
+		fmt.Sprintf("Traffic /s · service %s · amplification now %s, run %s · queue %d/%d", service, now, all, svc.Queue, svc.QueueLimit),
+		fmt.Sprintf("Traffic /s · service %s · amplification now %s, run %s", service, now, all),
+		fmt.Sprintf("Traffic /s · service %s · amplif. %s now, %s run", service, now, all),
+		fmt.Sprintf("Traffic /s · %s · %s now, %s run", service, now, all),
+		fmt.Sprintf("Traffic /s · %s · amplif. %s", service, now),
+		fmt.Sprintf("Traffic /s · %s · %s", service, now),
+		fmt.Sprintf("%s · %s", service, now))
 	names := [4]string{"originals", "retries", "successes", "capacity"}
 	iw, _ := common.Inner(p.W, p.H)
 	if iw < 64 {

@@ -44,7 +44,7 @@ func TestTrafficTitleNotCut(t *testing.T) {
 		p, _ = p.Update(frameMsg{f: f})
 		top := strings.SplitN(p.View(), "\n", 2)[0]
 		assert.NotContains(t, top, "…", "width %d: %s", w, top)
-		assert.Contains(t, top, "x2.40", "width %d: %s", w, top)
+		assert.Contains(t, top, "2.40x", "width %d: %s", w, top)
 	}
 }
 
