@@ -48,8 +48,13 @@ func (p *queuePanel) render(f *frame) (string, string) {
 	}
 	r := f.runs[p.run]
 	svc := r.hist.last.Service
+	iw, _ := common.Inner(p.W, p.H)
+	say := func(s string) string { return p.St.Muted.Render(common.Wrap(s, max(iw, 1))) }
+	if svc.Unmeasured {
+		return "Queue", say("the service is your own (--target): its queue is not known here; the traffic shows what it answers")
+	}
 	if svc.QueueLimit <= 0 && svc.Queue == 0 && r.hist.seen {
-		return "Queue", p.St.Muted.Render("the service has no queue: an attempt that finds every worker busy is refused at once")
+		return "Queue", say("the service has no queue: an attempt that finds every worker busy is refused at once")
 	}
 	title := common.FitTitle(p.W,
 		fmt.Sprintf("Service queue %d/%d · attempts waiting for a worker", svc.Queue, svc.QueueLimit),
