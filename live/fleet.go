@@ -23,7 +23,6 @@ import (
 // seed draws the same strategy randomness (the arrivals' is scenarios.ArrivalStream).
 const streamClient = 1 << 20 // + client index + switch count << 32
 
-
 // member is one client's current strategy inside its transport. A strategy switch replaces it;
 // requests in flight finish on the transport they started with.
 type member struct {

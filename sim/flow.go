@@ -12,7 +12,6 @@ import (
 // 3), so a faulty strategy cannot recurse without end through zero-delay retries.
 const retryCap = 100
 
-
 // allocRequest returns a free request slot.
 func (s *Sim) allocRequest() int32 {
 	if n := len(s.freeReq); n > 0 {

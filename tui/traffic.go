@@ -141,7 +141,7 @@ func (p *trafficPanel) render(f *frame) (string, string) {
 		lines = lines[1:]
 	}
 	chart := p.chart.Draw(chart.Spec{
-		Lines: lines,
+		Lines:   lines,
 		YMax:    yMax,
 		Labels:  true,
 		Format:  rate,
