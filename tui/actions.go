@@ -191,6 +191,7 @@ func (m *Model) nextStrategy(r *run) {
 		r.rec.SwitchStrategy(next)
 		m.applied(fmt.Sprintf("strategy %s from now on (%s)", next, strategy.Describe(next)))
 		m.redraw()
+		m.lessonControl(source.SetStrategy(next))
 		return
 	}
 	m.setStatus("no other strategy available: "+strings.Join(errs, "; "), true)
@@ -345,6 +346,7 @@ func (m *Model) weightBy(delta float64) func() tea.Cmd {
 		m.fr.weights = w
 		m.applied(fmt.Sprintf("weight of %s (%s) now %.2f, renormalised", s.key, s.name, w[m.fr.selWeight]))
 		m.redrawFor(changedWeights)
+		m.lessonControl(source.SetWeights(weights))
 		return nil
 	}
 }

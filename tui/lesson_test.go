@@ -259,3 +259,24 @@ func TestCompletedLessonOffersTheNext(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, ls[1].Name, picked.Lesson.Name)
 }
+
+// Asserts that a control applied while a lesson's run is paused is checked at once: the goal's
+// value follows the weight on screen and the step completes without the run going on.
+func TestLessonSeesControlsWhilePaused(t *testing.T) {
+	l := scenarios.Lesson{Name: "w", Title: "Weights", Scenario: "fake-storm", Strategy: "cortex", HintAt: time.Minute,
+		Steps: []scenarios.Step{
+			{Text: "Raise L.", Hint: "tab, right.", Goals: []scenarios.Goal{{Metric: metricNamed(t, "weight.L"), Op: scenarios.OpGreaterEq, Num: 0.26}}},
+			{Text: "Then wait.", Hint: "wait.", Goals: []scenarios.Goal{{Metric: metricNamed(t, "t"), Op: scenarios.OpGreater, Num: 1e6}}},
+		}}
+	m := newLessonModel(t, 140, 40, l, false)
+	fastForward(m, 3)
+	m.Update(keyMsg("space"))
+	require.True(t, m.fr.paused)
+	m.Update(keyMsg("tab")) // L
+	m.Update(keyMsg("right"))
+	assert.Contains(t, m.View(), "weight.L >= 0.26 (now 0.24)", "the weight as on screen, while paused")
+	assert.Equal(t, 0, m.fr.lesson.tr.Step())
+	m.Update(keyMsg("right"))
+	assert.Equal(t, 1, m.fr.lesson.tr.Step(), "the step done at once")
+	assert.True(t, m.fr.paused, "still paused")
+}

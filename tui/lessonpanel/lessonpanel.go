@@ -63,11 +63,14 @@ func (p *Model) body(st lesson.Status, tr *lesson.Tracker, showHint bool, next s
 	var goals []string
 	for _, g := range st.Goals {
 		mark, style := "✗", s.Muted
-		if g.Met {
+		switch {
+		case g.Met:
 			mark, style = "✓", s.Band[0]
+		case g.Holding: // holds, not yet for its time: neither met nor failed
+			mark, style = "…", s.Band[1]
 		}
 		now := " (now " + g.Value
-		if g.Met && g.Held < g.For {
+		if g.Holding {
 			now += fmt.Sprintf(", held %.0fs of %.0fs", g.Held.Seconds(), g.For.Seconds())
 		}
 		goals = append(goals, style.Render(mark+" "+g.Text)+s.Muted.Render(now+")"))
