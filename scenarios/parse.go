@@ -432,7 +432,7 @@ var (
 	loadKeys    = []string{"at", "factor"}
 	serviceKeys = []string{"workers", "service_time", "sigma", "queue_limit", "drop_expired", "refusal_cost", "crash_factor", "crash_after", "restart_delay", "warm_start", "warmup"}
 	faultKeys   = append([]string{"kind", "at", "duration"}, faultValueKeys...)
-	noteKeys    = []string{"at", "text", "strategies"}
+	noteKeys    = []string{"at", "text", "strategies", "except"}
 )
 
 // scenario decodes the whole tree over Defaults().
@@ -484,6 +484,7 @@ func (d *decoder) scenario(tree map[string]any) Scenario {
 		n.duration("at", &note.At)
 		n.str("text", &note.Text)
 		n.strs("strategies", &note.Strategies)
+		n.strs("except", &note.Except)
 		n.done()
 		s.Notes = append(s.Notes, note)
 	}

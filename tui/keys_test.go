@@ -814,3 +814,20 @@ func TestRestartSpeedAndStepWhileRunning(t *testing.T) {
 	m.Update(keyMsg("."))
 	assert.Contains(t, m.View(), ". steps one tick while paused: space pauses")
 }
+
+// Asserts that while a fault injected at run time is on, the caption says what it does instead
+// of the scenario's note, which was written without it ("Everything is green" over a service
+// DOWN from an injected outage), and that the note comes back once the fault is cleared.
+func TestCaptionSaysWhatWasInjected(t *testing.T) {
+	m, _ := newTestModel(t, 140, 40, "cortex")
+	fastForward(m, 3)
+	m.Update(keyMsg("1"))
+	fastForward(m, 1)
+	caption := strings.Split(m.View(), "\n")[1]
+	assert.Contains(t, caption, "outage injected since ")
+	assert.Contains(t, caption, "connection refused, every attempt fails fast (1 clears it)")
+	assert.NotContains(t, caption, "note at")
+	m.Update(keyMsg("1"))
+	fastForward(m, 1)
+	assert.Contains(t, strings.Split(m.View(), "\n")[1], "note at", "the scenario's note again")
+}
