@@ -9,6 +9,8 @@ FREEZE_VERSION      := v0.2.2
 SCENARIO   ?= black-friday
 # Packages that must stay free of any UI library (Charm, ntcharts).
 CORE_PKGS  := ./engine/... ./model/... ./sim/... ./strategy/... ./scenarios/... ./source/... ./internal/load/... ./lesson/... ./fleet/...
+# The libraries a Go service adopts: no UI library either; and only cortexgrpc links gRPC.
+ADOPT_PKGS := ./cortexhttp/... ./cortexgrpc/... ./priority/... ./internal/driver/...
 
 .PHONY: all build run test fmt-check vet check-imports unit bench lint golden screenshots bench-table fleet-sizing live-vs-sim clean
 
@@ -29,13 +31,16 @@ fmt-check:
 vet:
 	$(GO) vet ./...
 
-# The engine may import the standard library only; the core packages nothing from a UI library;
-# the simulator and package source nothing that words or prints their data.
+# The engine may import the standard library only; the core packages and the adoptable
+# libraries nothing from a UI library, and none but cortexgrpc anything from gRPC; the simulator
+# and package source nothing that words or prints their data.
 check-imports:
 	@bad=$$($(GO) list -deps -f '{{if not .Standard}}{{.ImportPath}}{{end}}' ./engine/... | grep -v '^github.com/cortex-tui/cortex-tui/engine' || true); \
 	if [ -n "$$bad" ]; then echo "engine imports non-standard packages:"; echo "$$bad"; exit 1; fi
-	@bad=$$($(GO) list -deps -f '{{.ImportPath}}' $(CORE_PKGS) | grep -E 'charmbracelet|NimbleMarkets|muesli|lipgloss' || true); \
+	@bad=$$($(GO) list -deps -f '{{.ImportPath}}' $(CORE_PKGS) $(ADOPT_PKGS) | grep -E 'charmbracelet|NimbleMarkets|muesli|lipgloss' || true); \
 	if [ -n "$$bad" ]; then echo "core packages import UI libraries:"; echo "$$bad"; exit 1; fi
+	@bad=$$($(GO) list -deps -f '{{.ImportPath}}' $(CORE_PKGS) ./cortexhttp/... ./priority/... ./internal/driver/... | grep -E '^google.golang.org/(grpc|protobuf|genproto)' || true); \
+	if [ -n "$$bad" ]; then echo "only cortexgrpc may import gRPC (the simulator and cortexhttp's users do not link it), but:"; echo "$$bad" | head -5; exit 1; fi
 	@bad=$$($(GO) list -deps ./sim/... ./source/... ./model/... | grep -E '/cortex-tui/(report|tui|cli|keymap)$$' || true); \
 	if [ -n "$$bad" ]; then echo "the simulator and source emit data only, but import:"; echo "$$bad"; exit 1; fi
 	@echo "check-imports: ok"

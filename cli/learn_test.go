@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cortex-tui/cortex-tui/scenarios"
+	"github.com/cortex-tui/cortex-tui/strategy"
 )
 
 // configHome points os.UserConfigDir at a fresh directory and returns where the progress file goes.
@@ -83,7 +84,7 @@ func TestValidateLesson(t *testing.T) {
 	bad := write(t, "bad.toml", "name = \"x\"\ntitle = \"X\"\nscenario = \"black-friday\"\nstrategy = \"naiv\"\n\n[[step]]\ntext = \"t\"\nhint = \"h\"\ngoal = [{ metric = \"service\", op = \">\", value = \"UP\" }]\n")
 	code, _, errOut = execute("validate", bad)
 	assert.Equal(t, 1, code)
-	assert.Equal(t, bad+`:4: strategy: unknown strategy "naiv" (did you mean "naive"?); valid: cortex, cortex-article, naive, backoff, breaker, budget, throttle, grpc, none`+"\n"+
+	assert.Equal(t, bad+`:4: strategy: unknown strategy "naiv" (did you mean "naive"?); valid: `+strings.Join(strategy.Names(), ", ")+"\n"+
 		bad+`:9: step[1].goal[1].op: must be one of == != for service, got ">"`+"\n"+
 		"cortex-tui: 1 of 1 file(s) invalid\n", errOut)
 }

@@ -70,56 +70,38 @@ func (e *RefusedError) Error() string {
 func (e *RefusedError) Unwrap() error { return ErrNotAdmitted }
 
 // admitted asks the strategy's Admit for attempt a until it admits or refuses it, sleeping each
-// hold within the request's context (a hold that would end at or after the context's deadline
-// fails the request at once). It returns the attempt as the strategy knows it, the time the
-// attempt starts (the start of its latency) and the strategy's now at that start; or the error
-// RoundTrip returns: a *RefusedError, or the context's cause when it ended during a hold.
+// hold within the request's context (each reported as an EndHeld attempt; a hold that would
+// end at or after the context's deadline fails the request at once). It returns the attempt as
+// the strategy knows it, the time the attempt starts (the start of its latency) and the
+// strategy's now at that start; or the error RoundTrip returns: a *RefusedError, or the
+// context's cause when it ended during a hold.
 func (t *Transport) admitted(ctx context.Context, req *http.Request, a, prev *Attempt) (strategy.Attempt, time.Time, strategy.Time, error) {
-	dl, hasDeadline := ctx.Deadline()
-	for {
-		// One clock read serves as Admit's now and the start of the latency (a clock read
-		// costs 25-100 ns, a third of the transport's own cost; Admit and preparing the
-		// attempt add well under a microsecond to the latency).
-		start := time.Now()
-		now := t.epoch.Time(start)
-		if !t.wallTime {
-			now = t.epoch.Time(t.clock.Now())
-		}
-		sa := strategy.Attempt{Priority: a.Priority, Retry: a.Retry}
-		if hasDeadline {
-			sa.Deadline = now.Add(dl.Sub(start)) // on the strategy's clock, measured on the real one
-			if sa.Deadline == 0 {
-				sa.Deadline = -1 // 0 would mean none
-			}
-		}
-		adm := t.admit(now, sa)
-		if adm.Admitted() {
-			return sa, start, now, nil
-		}
-		a.Admission = adm
-		if adm.Held() {
-			if !hasDeadline || dl.Sub(start) > adm.Wait {
-				a.End, a.Delay = EndHeld, adm.Wait
-				t.emit(a)
-				if err := t.sleep(ctx, adm.Wait); err != nil {
-					return sa, start, now, err
-				}
-				continue
-			}
-		}
-		if a.Retry == 0 && req.Body != nil {
-			_ = req.Body.Close() // a RoundTripper closes the body, even when it sends nothing
-		}
-		a.End, a.Delay = EndNotAdmitted, 0
+	held := func(adm strategy.Admission) {
+		a.Admission, a.End, a.Delay = adm, EndHeld, adm.Wait
 		t.emit(a)
-		return sa, start, now, t.refused(req, a, prev)
 	}
+	sa, start, now, adm, err := t.d.Admitted(ctx, a.Priority, a.Retry, held)
+	a.End, a.Delay = EndRetry, 0
+	if err != nil {
+		return sa, start, now, err
+	}
+	if adm.Admitted() {
+		a.Admission = strategy.Admission{}
+		return sa, start, now, nil
+	}
+	a.Admission = adm
+	if a.Retry == 0 && req.Body != nil {
+		_ = req.Body.Close() // a RoundTripper closes the body, even when it sends nothing
+	}
+	a.End = EndNotAdmitted
+	t.emit(a)
+	return sa, start, now, t.refused(req, a, prev)
 }
 
 // refused is the error of a request whose attempt a the strategy's Admit refused (or held past
 // the deadline); prev is the attempt before it (its Sent is false for an original).
 func (t *Transport) refused(req *http.Request, a, prev *Attempt) error {
-	e := &RefusedError{Action: a.Admission.Action, Reason: a.Admission.Reason, Strategy: t.strat.Name(),
+	e := &RefusedError{Action: a.Admission.Action, Reason: a.Admission.Reason, Strategy: t.d.Strategy().Name(),
 		Method: req.Method, URL: req.URL.Redacted(), Priority: a.Priority, Retry: a.Retry}
 	if a.Admission.Held() {
 		e.Action, e.Wait = engine.Reject, a.Admission.Wait
@@ -131,17 +113,4 @@ func (t *Transport) refused(req *http.Request, a, prev *Attempt) error {
 		}
 	}
 	return e
-}
-
-// sleep waits d for a held attempt, or until ctx is done, whose cause it then returns. The
-// timer is stopped on every path.
-func (t *Transport) sleep(ctx context.Context, d time.Duration) error {
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	case <-timer.C:
-		return nil
-	}
 }

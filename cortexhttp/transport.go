@@ -4,13 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net/http"
-	"sync"
-	"sync/atomic"
 	"time"
 
-	"github.com/cortex-tui/cortex-tui/engine"
+	"github.com/cortex-tui/cortex-tui/internal/driver"
 	"github.com/cortex-tui/cortex-tui/strategy"
 )
 
@@ -18,13 +15,8 @@ import (
 // fails, decided on by a retry strategy (see the package doc). Build it with New. It is safe
 // for concurrent use; calls into a strategy that is not are serialised.
 type Transport struct {
-	base     http.RoundTripper
-	strat    strategy.Strategy
-	lock     bool       // serialise calls into strat
-	mu       sync.Mutex // held around every call into strat when lock
-	clock    engine.Clock
-	wallTime bool           // clock is the wall clock: now is the time read for the latency
-	epoch    strategy.Epoch // the strategy's Time 0: the clock's reading when New ran
+	base http.RoundTripper
+	d    *driver.Driver // the strategy, its lock, its clock and epoch, the pending retries
 
 	defaultPriority int
 	header          string // canonical header name, "" for none
@@ -33,9 +25,6 @@ type Transport struct {
 	maxRetryAfter   time.Duration
 	drainLimit      int64
 	onAttempt       func(Attempt)
-
-	pendingMu sync.Mutex // orders the updates of pending with the calls to SetPending
-	pending   atomic.Int64
 }
 
 // New returns a Transport configured by cfg, or an error naming every invalid field (see
@@ -44,10 +33,13 @@ func New(cfg Config) (*Transport, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	d, err := driver.New("cortexhttp", cfg.Strategy, cfg.Clock, cfg.ConcurrentStrategy)
+	if err != nil {
+		return nil, err
+	}
 	t := &Transport{
 		base:            cfg.Base,
-		strat:           cfg.Strategy,
-		clock:           cfg.Clock,
+		d:               d,
 		defaultPriority: cfg.DefaultPriority,
 		maxRetries:      cfg.MaxRetries,
 		attemptTimeout:  cfg.AttemptTimeout,
@@ -61,34 +53,18 @@ func New(cfg Config) (*Transport, error) {
 	if t.base == nil {
 		t.base = http.DefaultTransport
 	}
-	if t.clock == nil {
-		t.clock = engine.WallClock{}
-	}
-	_, t.wallTime = t.clock.(engine.WallClock)
-	t.epoch = strategy.NewEpoch(t.clock.Now())
-	if t.strat == nil {
-		s, err := strategy.New(strategy.CortexName, strategy.Env{
-			Clock: t.clock,
-			Rand:  rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
-		})
-		if err != nil {
-			return nil, fmt.Errorf("cortexhttp: the default strategy: %w", err)
-		}
-		t.strat = s
-	}
-	t.lock = !cfg.ConcurrentStrategy && !strategy.IsConcurrent(t.strat)
 	return t, nil
 }
 
 // Strategy returns the transport's strategy, for reading its state (a CORTEX strategy
 // implements strategy.EngineHolder, whose engine's Snapshot is safe to call at any time). A
 // strategy that is not safe for concurrent use must not be called while requests are in flight.
-func (t *Transport) Strategy() strategy.Strategy { return t.strat }
+func (t *Transport) Strategy() strategy.Strategy { return t.d.Strategy() }
 
 // Pending returns the number of requests waiting for a retry (sleeping on a delay > 0; a
 // retry sent at once never waits); it is what the strategy's SetPending is told. Safe for
 // concurrent use.
-func (t *Transport) Pending() int { return int(t.pending.Load()) }
+func (t *Transport) Pending() int { return t.d.Pending() }
 
 // CloseIdleConnections closes the idle connections of the base transport, if it has any
 // (http.Client.CloseIdleConnections calls it).
@@ -122,12 +98,8 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, err
 		}
 		resp, err := t.base.RoundTrip(out)
-		end := time.Now()
-		a.Sent, a.Latency, a.Err = true, end.Sub(start), err
-		now = t.epoch.Time(end)
-		if !t.wallTime {
-			now = t.epoch.Time(t.clock.Now())
-		}
+		a.Sent, a.Err = true, err
+		a.Latency, now = t.d.End(start)
 
 		if err != nil {
 			if cerr := ctx.Err(); cerr != nil { // the caller's deadline or cancel ended it
@@ -168,7 +140,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			cancel()
 		}
 		t.emit(&a)
-		if err := t.wait(ctx, a.Delay); err != nil {
+		if err := t.d.Wait(ctx, a.Delay); err != nil {
 			return nil, err
 		}
 		prev = a
@@ -225,19 +197,19 @@ func (t *Transport) decide(ctx context.Context, now strategy.Time, sa strategy.A
 		}
 	}
 	a.Decided = true
-	a.Verdict = t.verdict(now, sa, a.Outcome)
+	a.Verdict = t.d.Decide(now, sa, a.Outcome)
 	if !a.Verdict.Retry {
 		a.End = EndRefused
 		return
 	}
 	delay := max(a.Verdict.Delay, 0)
 	if resp != nil && t.maxRetryAfter > 0 {
-		if ra, ok := retryAfter(resp.Header, t.clock); ok {
+		if ra, ok := retryAfter(resp.Header, t.d.Clock()); ok {
 			a.RetryAfter = min(ra, t.maxRetryAfter)
 			delay = max(delay, a.RetryAfter)
 		}
 	}
-	if dl, ok := ctx.Deadline(); ok && time.Until(dl) <= delay {
+	if !driver.Fits(ctx, delay) {
 		a.End = EndDeadline // the retry would start at or after the deadline: give up now
 		return
 	}
@@ -261,78 +233,16 @@ func (t *Transport) finish(a *Attempt, resp *http.Response, err error, cancel co
 	return nil, err
 }
 
-// wait sleeps d before a retry, counted as pending, or until ctx is done, whose cause it then
-// returns.
-func (t *Transport) wait(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		if ctx.Err() != nil {
-			return context.Cause(ctx)
-		}
-		return nil
-	}
-	t.addPending(1)
-	defer t.addPending(-1)
-	return t.sleep(ctx, d)
-}
-
-// addPending moves the pending count by d and tells the strategy. pendingMu keeps the calls to
-// SetPending in the order of the updates, so the strategy is never left with a stale count.
-func (t *Transport) addPending(d int64) {
-	t.pendingMu.Lock()
-	n := int(t.pending.Add(d))
-	if t.lock {
-		t.mu.Lock()
-		t.strat.SetPending(n)
-		t.mu.Unlock()
-	} else {
-		t.strat.SetPending(n)
-	}
-	t.pendingMu.Unlock()
-}
-
-// admit asks the strategy's Admit, serialised when the strategy needs it.
-func (t *Transport) admit(now strategy.Time, sa strategy.Attempt) strategy.Admission {
-	if !t.lock {
-		return t.strat.Admit(now, sa)
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.strat.Admit(now, sa)
-}
-
-// record tells the strategy a's outcome and latency, serialised when the strategy needs it.
+// record tells the strategy a's outcome and latency.
 func (t *Transport) record(now strategy.Time, sa strategy.Attempt, a *Attempt) {
 	a.Recorded = true
-	t.tell(now, sa, a.Outcome, a.Latency)
+	t.d.Record(now, sa, a.Outcome, a.Latency)
 }
 
 // release tells the strategy that the attempt it admitted ended without an outcome
 // (strategy.Canceled): a canceled context, a permanent error, a body that could not be sent
 // again. The strategy only releases what Admit took; the Attempt is not Recorded.
-func (t *Transport) release(now strategy.Time, sa strategy.Attempt) {
-	t.tell(now, sa, strategy.Canceled, 0)
-}
-
-// tell calls the strategy's Record, serialised when the strategy needs it.
-func (t *Transport) tell(now strategy.Time, sa strategy.Attempt, o strategy.Outcome, latency time.Duration) {
-	if !t.lock {
-		t.strat.Record(now, sa, o, latency)
-		return
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.strat.Record(now, sa, o, latency)
-}
-
-// verdict asks the strategy's Decide, serialised when the strategy needs it.
-func (t *Transport) verdict(now strategy.Time, sa strategy.Attempt, o strategy.Outcome) strategy.Verdict {
-	if !t.lock {
-		return t.strat.Decide(now, sa, o)
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.strat.Decide(now, sa, o)
-}
+func (t *Transport) release(now strategy.Time, sa strategy.Attempt) { t.d.Release(now, sa) }
 
 // emit hands a to Config.OnAttempt, if set.
 func (t *Transport) emit(a *Attempt) {

@@ -677,6 +677,36 @@ func TestHeld(t *testing.T) {
 		assert.Equal(t, cortexhttp.EndSuccess, as[2].End)
 	})
 
+	t.Run("held, admitted, failed and retried", func(t *testing.T) {
+		var calls atomic.Int32
+		srv, _ := server(t, statuses(&calls, http.StatusServiceUnavailable))
+		s := newSpy(0, 3)
+		held := false
+		s.admit = func(int, int) strategy.Admission {
+			if !held {
+				held = true
+				return strategy.Hold(time.Millisecond, "RATE_LIMITED")
+			}
+			return strategy.Admission{}
+		}
+		rt, seen := newTransport(t, cortexhttp.DefaultConfig(), s)
+		req, err := http.NewRequest(http.MethodGet, srv.URL, nil)
+		require.NoError(t, err)
+
+		resp, err := rt.RoundTrip(req)
+		require.NoError(t, err)
+		_ = resp.Body.Close()
+
+		assert.Equal(t, http.StatusOK, resp.StatusCode, "the 503 after the hold was retried")
+		assert.Equal(t, int32(2), calls.Load())
+		var ends []cortexhttp.End
+		for _, a := range seen.list() {
+			ends = append(ends, a.End)
+		}
+		assert.Equal(t, []cortexhttp.End{cortexhttp.EndHeld, cortexhttp.EndRetry, cortexhttp.EndSuccess}, ends)
+		assert.Zero(t, seen.list()[1].Admission, "an admitted attempt carries no admission")
+	})
+
 	t.Run("held past the deadline", func(t *testing.T) {
 		var calls atomic.Int32
 		srv, _ := server(t, statuses(&calls))

@@ -42,7 +42,9 @@ func runCounts(t *testing.T, scn scenarios.Scenario, strat string) (source.Count
 }
 
 // Asserts that the retry decisions reconcile with the retries sent, in every built-in scenario
-// and for strategies that drop decided retries in each way: every RETRY decision is a retry
+// and for strategies that drop decided retries in each way or hold attempts (aws-adaptive's rate
+// limiter, failsafe's queue: a held retry is pending, one held past its deadline expired): every
+// RETRY decision is a retry
 // sent by its client, or one dropped because its delay would end after the deadline, expired
 // while waiting, refused by the strategy when due, capped, or still waiting when the run ends;
 // and the retries sent are the clients' plus the intermediate tiers'. It also asserts that the
@@ -50,7 +52,7 @@ func runCounts(t *testing.T, scn scenarios.Scenario, strat string) (source.Count
 // retries + other, CIRCUIT_OPEN is emergency + circuit open + probes busy.
 func TestDecisionsReconcile(t *testing.T) {
 	for _, scn := range scenarios.Catalog() {
-		for _, strat := range []string{"cortex", "naive", "breaker", "grpc"} {
+		for _, strat := range []string{"cortex", "naive", "breaker", "grpc", "aws-adaptive", "failsafe"} {
 			t.Run(scn.Name+"/"+strat, func(t *testing.T) {
 				c, pending := runCounts(t, scn, strat)
 				r := c.Reasons

@@ -109,8 +109,12 @@ var _ Strategy = (*Budget)(nil)
 
 // newBudgetFromEnv builds the catalog's budget: its own quota, or the fleet's one quota when
 // env.Shared is set.
-func newBudgetFromEnv(env Env) (Strategy, error) {
-	b, err := NewBudget(env.Rand, DefaultBudgetConfig())
+func newBudgetFromEnv(env Env) (Strategy, error) { return newBudgetWith(env, DefaultBudgetConfig()) }
+
+// newBudgetWith builds a budget configured by cfg for env: its own quota, or the fleet's one
+// quota when env.Shared is set (the AWS retry quota of budget and aws-adaptive alike).
+func newBudgetWith(env Env, cfg BudgetConfig) (*Budget, error) {
+	b, err := NewBudget(env.Rand, cfg)
 	if err != nil {
 		return nil, err
 	}

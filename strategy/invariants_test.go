@@ -113,6 +113,33 @@ func checkState(s Strategy) string {
 		if p := x.Probability(x.window.lastTime()); p < 0 || p >= 1 {
 			return "throttle probability out of [0, 1)"
 		}
+	case *AWSAdaptive:
+		if q := x.Quota(); q < 0 || q > x.cfg.Standard.Quota {
+			return "aws-adaptive quota out of [0, Quota]"
+		}
+		if fill, on := x.FillRate(); on && !(fill >= x.cfg.MinFillRate) {
+			return "aws-adaptive fill rate under MinFillRate"
+		}
+	case *Envoy:
+		if p := x.Probability(x.window.lastTime()); p < 0 || p > x.cfg.MaxRejection || x.active < 0 || x.inflight < 0 {
+			return "envoy probability out of [0, MaxRejection], or a negative count"
+		}
+	case *Finagle:
+		if x.Balance(x.bucket.lastTime()) < 0 {
+			return "finagle balance negative"
+		}
+	case *Gradient2:
+		if l := x.Limit(); l < x.g.cfg.MinLimit || l > x.g.cfg.MaxConcurrency || x.Inflight() < 0 {
+			return "gradient2 limit out of [MinLimit, MaxConcurrency], or negative in flight"
+		}
+	case *Vegas:
+		if l := x.Limit(); l < 1 || l > x.v.cfg.MaxConcurrency || x.Inflight() < 0 {
+			return "vegas limit out of [1, MaxConcurrency], or negative in flight"
+		}
+	case *Failsafe:
+		if x.limit < float64(x.cfg.MinLimit) || x.limit > float64(x.cfg.MaxLimit) || x.used < 0 || x.executions < 0 || x.retries < 0 {
+			return "failsafe limit out of [MinLimit, MaxLimit], or a negative count"
+		}
 	}
 	return ""
 }

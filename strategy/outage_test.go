@@ -83,6 +83,14 @@ func outage(s Strategy, clk *engine.ManualClock) (originals, sent, retries int) 
 //   - breaker lets the 20 attempts of its volume threshold through, then only a probe every
 //     5 s: at most 20 + 12;
 //   - throttle lets through about H(n) = ln n attempts once nothing is accepted;
+//   - aws-adaptive is budget here: no 429, so its rate limiter never turns on;
+//   - envoy's admission control refuses 80% of the originals once failures fill its window
+//     (p = n/(n+1), capped at 0.8): about 1,200 go, each with at most its one retry;
+//   - finagle's budget pays 20% of the last 10 s of requests plus 100 in reserve: about
+//     6 x (200 + 100) = 1,800 retries over the minute;
+//   - gradient2, vegas and failsafe never reach their limits (every answer is instant: at most
+//     one call in flight), so they send every retry: 3 each for the Netflix ones (backoff), 2
+//     for failsafe (its retry policy's default);
 //   - cortex retries for at most FailureHorizon + CircuitSustainedDuration (every original is
 //     refused at once, so the breaker trips on the answers; one retry per original before it,
 //     and never more than the budget), then only the HALF_OPEN probes, HalfOpenProbes per
@@ -104,6 +112,12 @@ func TestOutageAmplification(t *testing.T) {
 		{"throttle", 1, 50, -1},
 		{"cortex", originals, originals + cortexOutageRetries(engine.DefaultConfig()), -1},
 		{"cortex-article", originals, 2 * originals, -1},
+		{"aws-adaptive", originals + 100, originals + 100, 100},
+		{"envoy", 1050, 2 * 1350, -1},
+		{"finagle", originals + 1500, originals + 1900, -1},
+		{"gradient2", 4 * originals, 4 * originals, 3 * originals},
+		{"vegas", 4 * originals, 4 * originals, 3 * originals},
+		{"failsafe", 3 * originals, 3 * originals, 2 * originals},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
