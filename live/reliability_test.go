@@ -228,3 +228,39 @@ func TestPortTakenAfterOutage(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// Asserts that a crash of the embedded target under overload reaches the event log with the
+// figures that set it off, as the simulator reports them: the utilisation over the last second
+// (above crash_factor) and how long it had stayed above (at least crash_after), and the
+// restart delay.
+func TestCrashEventCarriesItsFigures(t *testing.T) {
+	noLeaks(t)
+	scn := small()
+	scn.Faults, scn.Notes = nil, nil
+	scn.Duration, scn.Drain = 5*time.Second, 0
+	scn.Classes = []scenarios.Class{{Name: "payment", Priority: 9, Rate: 400}} // 4x the capacity
+	scn.Service = scenarios.Service{Workers: 2, ServiceTime: 20 * time.Millisecond, QueueLimit: 10, RefusalCost: 1,
+		CrashFactor: 1.5, CrashAfter: 300 * time.Millisecond, RestartDelay: 2 * time.Second, WarmStart: 0.5}
+	r, err := New(Config{Scenario: scn, Strategy: "none", Stack: EmbeddedStack(ScaledTarget(scn.Service, 1, 1))})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, r.Close()) })
+	r.Start(context.Background())
+	var crash *source.ServiceEvent
+	deadline := time.Now().Add(wait)
+	for crash == nil && !r.Done() {
+		require.True(t, time.Now().Before(deadline), "no crash after %s", wait)
+		for _, s := range r.Advance(0) {
+			for _, e := range s.Events {
+				if e.Kind == source.EventService && e.Service.Cause == source.CauseOverload {
+					crash = &e.Service
+				}
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	require.NotNil(t, crash, "the target crashed")
+	assert.Equal(t, source.ServiceCrashed, crash.State)
+	assert.Greater(t, crash.Utilisation, 1.5, "the utilisation that set the crash off")
+	assert.GreaterOrEqual(t, crash.Overloaded, 300*time.Millisecond, "how long it had been overloaded")
+	assert.Positive(t, crash.RestartIn)
+}

@@ -117,11 +117,12 @@ func (s *Service) Admit(queued int) Admission {
 // body too large).
 func (s *Service) Refused() { s.Offered += s.cfg.RefusalCost }
 
-// Down takes the service down at now in state (CRASHED or DOWN): no worker, no capacity, the
-// crash clock and the utilisation window reset (a restarted process remembers nothing of the
-// load that killed it). The owner loses its queue and the requests in service.
+// Down takes the service down in state (CRASHED or DOWN): no worker, no capacity, the crash
+// clock and the utilisation window reset (a restarted process remembers nothing of the load
+// that killed it). The owner loses its queue and the requests in service, and sets Busy to 0
+// once it has counted them.
 func (s *Service) Down(state source.ServiceState) {
-	s.State, s.Eff, s.Capacity, s.Busy, s.Warm = state, 0, 0, 0, 0
+	s.State, s.Eff, s.Capacity, s.Warm = state, 0, 0, 0
 	s.overload = 0
 	clear(s.win)
 }
@@ -168,11 +169,12 @@ func (s *Service) RestartIn(now time.Duration) time.Duration {
 }
 
 // Sample closes the sample of the elapsed time ending at now, in which capacity could serve
-// able requests: it returns the sample's own utilisation (0 without capacity) and the clock of
-// the crash rule (how long the utilisation over the last second has stayed above
-// crash_factor: the value that crashed it on a crash), and crash when the service crashed now:
-// DOWN as Down does, restarting restart_delay later.
-func (s *Service) Sample(now, elapsed time.Duration, able float64) (util float64, over time.Duration, crash *Crash) {
+// able requests: it returns the sample's own utilisation (0 without capacity), the utilisation
+// over the last second (the window the crash rule reads; +Inf for work with no capacity), the
+// clock of the crash rule (how long that has stayed above crash_factor: the value that
+// crashed it on a crash), and crash when the service crashed now: DOWN as Down does,
+// restarting restart_delay later.
+func (s *Service) Sample(now, elapsed time.Duration, able float64) (util, window float64, over time.Duration, crash *Crash) {
 	if able > 0 {
 		util = s.Offered / able
 	}
@@ -184,7 +186,6 @@ func (s *Service) Sample(now, elapsed time.Duration, able float64) (util float64
 		offered += w.offered
 		capable += w.able
 	}
-	window := 0.0
 	if capable > 0 {
 		window = offered / capable
 	} else if offered > 0 {
@@ -193,16 +194,16 @@ func (s *Service) Sample(now, elapsed time.Duration, able float64) (util float64
 	cf := s.cfg.CrashFactor
 	if !(cf > 0 && s.State.Serving() && window > cf) {
 		s.overload = 0
-		return util, 0, nil
+		return util, window, 0, nil
 	}
 	s.overload += elapsed
 	over = s.overload
 	if s.overload >= s.cfg.CrashAfter {
 		s.Down(source.ServiceCrashed)
 		s.restartAt = now + s.cfg.RestartDelay
-		return util, over, &Crash{Utilisation: window, Overloaded: over}
+		return util, window, over, &Crash{Utilisation: window, Overloaded: over}
 	}
-	return util, over, nil
+	return util, window, over, nil
 }
 
 // Overload is the crash rule's clock: how long the utilisation over the last second has

@@ -133,7 +133,7 @@ func (tl *Timeline) start(f scenarios.Fault, t time.Duration, injected bool) {
 	if f.Duration > 0 {
 		next[k].Until = t + f.Duration
 	}
-	effects := effectsOf(&next)
+	effects := EffectsOf(&next)
 	if err := tl.side.Start(t, f, effects); err != nil {
 		tl.side.Emit(refused(f, t, err))
 		return
@@ -147,7 +147,7 @@ func (tl *Timeline) start(f scenarios.Fault, t time.Duration, injected bool) {
 func (tl *Timeline) end(k int, t time.Duration, change source.FaultChange) {
 	kind := scenarios.FaultKinds[k]
 	tl.active[k] = Active{}
-	tl.fx = effectsOf(&tl.active)
+	tl.fx = EffectsOf(&tl.active)
 	tl.side.Emit(source.Event{T: t, Kind: source.EventFault, Fault: source.FaultEvent{Change: change, Kind: kind}})
 	tl.side.End(t, kind, tl.fx)
 }
@@ -158,8 +158,9 @@ func refused(f scenarios.Fault, t time.Duration, err error) source.Event {
 		Kind: f.Kind, Value: f.Value, Reason: err.Error()}}
 }
 
-// effectsOf is what the faults in effect do: each one's lever (scenarios.FaultSpec.Lever).
-func effectsOf(active *[scenarios.NumFaultKinds]Active) scenarios.Effects {
+// EffectsOf is what the faults in effect (those On, indexed as scenarios.FaultKinds) do: each
+// one's lever (scenarios.FaultSpec.Lever) with its value.
+func EffectsOf(active *[scenarios.NumFaultKinds]Active) scenarios.Effects {
 	fx := scenarios.NoEffects()
 	specs := scenarios.FaultSpecs()
 	for k, a := range active {

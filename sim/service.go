@@ -63,6 +63,7 @@ func (s *Sim) goDown(t int64, state source.ServiceState) {
 	for s.svc.running.len() > 0 {
 		s.releaseFailed(s.svc.running.pop().idx, t)
 	}
+	s.svc.Busy = 0
 }
 
 // releaseFailed takes attempt ai out of the service and fails it fast at t if its sender
@@ -183,7 +184,7 @@ func (s *Sim) dispatch(t int64) {
 func (s *Sim) endOfTick(t int64) (float64, int64) {
 	sv := &s.svc
 	able := sv.Capacity * float64(s.tick) / float64(time.Second)
-	util, over, crash := sv.Sample(time.Duration(t), time.Duration(s.tick), able)
+	util, _, over, crash := sv.Sample(time.Duration(t), time.Duration(s.tick), able)
 	if crash != nil {
 		s.counts.Crashes++
 		s.goDown(t, source.ServiceCrashed)

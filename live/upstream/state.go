@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/cortex-tui/cortex-tui/model"
 	"github.com/cortex-tui/cortex-tui/source"
 )
 
@@ -51,8 +52,20 @@ func (s State) Service() source.ServiceState {
 	return source.ServiceUnknown
 }
 
-// serving reports whether the target is listening and serving in state s.
-func (s State) serving() bool { return s == StateUp || s == StateWarming }
+// stateOf is the target's State of a service state: StateStopped for ServiceUnknown.
+func stateOf(s source.ServiceState) State {
+	switch s {
+	case source.ServiceUp:
+		return StateUp
+	case source.ServiceDown:
+		return StateDown
+	case source.ServiceCrashed:
+		return StateCrashed
+	case source.ServiceWarming:
+		return StateWarming
+	}
+	return StateStopped
+}
 
 // Counters are the target's running totals since Start. A request is counted once in Accepted,
 // Refused or TooLarge when it is answered or admitted, and an accepted one once more when it
@@ -96,6 +109,9 @@ type Snapshot struct {
 	// RestartIn is, while CRASHED, the time left before the restart (0 once it is due: a
 	// restart that failed to listen is retried every tick, see Err).
 	RestartIn time.Duration
+	// LastCrash is the latest overload crash's: the utilisation over the last second that set
+	// it off and how long it had stayed above CrashFactor (zero before the first crash).
+	LastCrash model.Crash
 	// Outage is true between Down and a successful Up.
 	Outage bool
 	// Err is the last failure to listen again on Addr after a crash (the port taken by
