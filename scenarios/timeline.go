@@ -47,7 +47,9 @@ func (s Scenario) End() time.Duration { return s.Duration + s.Drain }
 // NoteAt returns the caption to show at time t to a run of strategy: the text of the last note
 // for that strategy (Note.For) whose At is at or before t, or "" before the first one (and
 // when there are none). Notes must be in time order, as Validate requires.
-func (s Scenario) NoteAt(t time.Duration, strategy string) string { return NoteAt(s.Notes, t, strategy) }
+func (s Scenario) NoteAt(t time.Duration, strategy string) string {
+	return NoteAt(s.Notes, t, strategy)
+}
 
 // NoteAt is Scenario.NoteAt over notes (in time order): the caption at time t for a run of
 // strategy, "" before the first note for it.
