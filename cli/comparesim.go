@@ -36,7 +36,7 @@ func compareSim(ctx context.Context, io streams, p livePlan, format string) erro
 	}
 	srcs := &liveSources{ctx: ctx, plan: p}
 	defer srcs.closeAll()
-	liveRes, err := recordLive(ctx, srcs, p)
+	liveRes, err := recordLive(ctx, srcs, p, io.err)
 	if err != nil {
 		return err
 	}

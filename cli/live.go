@@ -17,6 +17,7 @@ import (
 
 	"github.com/cortex-tui/cortex-tui/fleet"
 	"github.com/cortex-tui/cortex-tui/fleet/redisstore"
+	"github.com/cortex-tui/cortex-tui/internal/safetext"
 	"github.com/cortex-tui/cortex-tui/live"
 	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/scenarios"
@@ -276,7 +277,7 @@ func runLive(cmd *cobra.Command, io streams, o liveOptions) error {
 				return err
 			}
 		}
-		res, err := recordLive(cmd.Context(), srcs, p)
+		res, err := recordLive(cmd.Context(), srcs, p, io.err)
 		if res.Meta.Scenario != "" { // a stop signal prints what was recorded so far
 			if werr := format.write(io.out, res); werr != nil && err == nil {
 				err = werr
@@ -344,9 +345,10 @@ func shellQuote(s string) string {
 }
 
 // recordLive runs one live source to its end (or ctx's) and records its snapshots as run
-// --headless does: the same rows and summary. On a stop signal it returns what was recorded,
+// --headless does: the same rows and summary; what the target does wrong (each EventTarget,
+// once per cause) goes to told as it happens. On a stop signal it returns what was recorded,
 // with the signal's cause.
-func recordLive(ctx context.Context, srcs *liveSources, p livePlan) (report.Result, error) {
+func recordLive(ctx context.Context, srcs *liveSources, p livePlan, told io.Writer) (report.Result, error) {
 	src, err := srcs.build(p.scn, p.strategy, p.seed)
 	if err != nil {
 		return report.Result{}, err
@@ -361,6 +363,7 @@ func recordLive(ctx context.Context, srcs *liveSources, p livePlan) (report.Resu
 		case <-ctx.Done():
 			for _, s := range src.Advance(0) {
 				rec.Add(s)
+				tell(told, s)
 			}
 			_ = src.Close()
 			return result(), context.Cause(ctx)
@@ -368,9 +371,19 @@ func recordLive(ctx context.Context, srcs *liveSources, p livePlan) (report.Resu
 		}
 		for _, s := range src.Advance(0) {
 			rec.Add(s)
+			tell(told, s)
 			if s.Done {
 				return result(), src.Close()
 			}
+		}
+	}
+}
+
+// tell writes what snapshot s says the target does wrong (its EventTarget texts), one line each.
+func tell(w io.Writer, s source.Snapshot) {
+	for _, e := range s.Events {
+		if e.Kind == source.EventTarget {
+			fmt.Fprintln(w, "cortex-tui:", safetext.Line(e.Text))
 		}
 	}
 }

@@ -1,7 +1,11 @@
 package cli
 
 import (
+	"context"
 	"fmt"
+	"net"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -13,6 +17,7 @@ type targetOptions struct {
 	scenario     string
 	scenarioFile string
 	addr         string
+	public       bool
 }
 
 func init() { subcommands = append(subcommands, newTargetCmd) }
@@ -25,9 +30,12 @@ func newTargetCmd(io streams) *cobra.Command {
 		Long: `target runs live mode's embedded service on its own: workers, a bounded queue, a service time
 distribution, overload crashes that close the listener and a warm-up, configured from a
 scenario's [service] (or the defaults: 50 workers, 100 ms, a queue of 100, no crash). It prints
-its address and serves until ctrl+c. Point any client at it, or cortex-tui live --target.`,
+the addresses it listens on and serves until ctrl+c. Point any client at it, or cortex-tui live
+--target. It listens on loopback only unless --public says otherwise: a service that crashes
+on purpose should not be reachable from the network by accident.`,
 		Example: `  cortex-tui target
-  cortex-tui target --scenario black-friday --addr 127.0.0.1:8080`,
+  cortex-tui target --scenario black-friday --addr 127.0.0.1:8080
+  cortex-tui target --addr 0.0.0.0:8080 --public      # every interface: other machines too`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				return &exitError{code: 2, err: fmt.Errorf("target takes no arguments, got %q", args)}
@@ -52,13 +60,16 @@ its address and serves until ctrl+c. Point any client at it, or cortex-tui live 
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
+			if err := checkLoopback(cmd.Context(), o.addr, o.public); err != nil {
+				return &exitError{code: 2, err: err}
+			}
 			if err := tg.Start(cmd.Context()); err != nil {
 				return fmt.Errorf("cannot listen on %s: %w", o.addr, err)
 			}
 			defer tg.Close()
 			c := tg.Config()
 			fmt.Fprintf(io.out, "target listening on %s (%d workers, %s service time, queue %d); ctrl+c stops it\n",
-				tg.URL(), c.Workers, c.ServiceTime, c.QueueLimit)
+				listenURLs(tg.Addr()), c.Workers, c.ServiceTime, c.QueueLimit)
 			<-tg.Done()
 			return nil
 		},
@@ -66,6 +77,80 @@ its address and serves until ctrl+c. Point any client at it, or cortex-tui live 
 	f := cmd.Flags()
 	f.StringVar(&o.scenario, "scenario", "", "take the service from this built-in scenario (or scenario file)")
 	f.StringVar(&o.scenarioFile, "scenario-file", "", "take the service from this scenario file")
-	f.StringVar(&o.addr, "addr", upstream.DefaultAddr, "address to listen on, host:port (port 0: a free port)")
+	f.StringVar(&o.addr, "addr", upstream.DefaultAddr, "address to listen on, host:port (port 0: a free port); loopback unless --public")
+	f.BoolVar(&o.public, "public", false, "allow an --addr other machines can reach (another interface, or 0.0.0.0 / [::] for every one)")
 	return cmd
+}
+
+// checkLoopback refuses an address that is not loopback only (a wildcard, another interface's
+// address, a name resolving to one) unless public allows it.
+func checkLoopback(ctx context.Context, addr string, public bool) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil || public {
+		return nil // upstream.Config.Validate has said what is wrong with it
+	}
+	var ips []net.IP
+	if ip := net.ParseIP(host); ip != nil || host == "" {
+		ips = []net.IP{ip}
+	} else {
+		ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		defer cancel()
+		found, err := net.DefaultResolver.LookupIPAddr(ctx, host)
+		if err != nil {
+			return fmt.Errorf("--addr %s: cannot resolve %s: %w", addr, host, err)
+		}
+		for _, a := range found {
+			ips = append(ips, a.IP)
+		}
+	}
+	for _, ip := range ips {
+		switch {
+		case ip == nil || ip.IsUnspecified():
+			return fmt.Errorf("--addr %s listens on every interface, IPv4 and IPv6: other machines could reach a service that crashes on purpose; "+
+				"use 127.0.0.1:%s, or add --public if that is what you want", addr, port)
+		case !ip.IsLoopback():
+			return fmt.Errorf("--addr %s is not a loopback address (%s): other machines could reach a service that crashes on purpose; "+
+				"use 127.0.0.1:%s, or add --public if that is what you want", addr, ip, port)
+		}
+	}
+	return nil
+}
+
+// listenURLs names the URLs a listener on addr (its resolved address) is reachable at: its own
+// for one address, and for a wildcard every address of every interface up, of the families it
+// accepts ("[::]" takes IPv4 too: Go listens dual-stack).
+func listenURLs(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	ip := net.ParseIP(host)
+	if err != nil || ip == nil || !ip.IsUnspecified() {
+		return "http://" + addr
+	}
+	v4only := ip.To4() != nil
+	var urls []string
+	ifs, _ := net.Interfaces()
+	for _, ifc := range ifs {
+		if ifc.Flags&net.FlagUp == 0 {
+			continue
+		}
+		addrs, _ := ifc.Addrs()
+		for _, a := range addrs {
+			n, ok := a.(*net.IPNet)
+			if !ok || (v4only && n.IP.To4() == nil) {
+				continue
+			}
+			h := n.IP.String()
+			if n.IP.IsLinkLocalUnicast() && n.IP.To4() == nil {
+				h += "%" + ifc.Name
+			}
+			urls = append(urls, "http://"+net.JoinHostPort(h, port))
+		}
+	}
+	what := "every interface, IPv4 and IPv6"
+	if v4only {
+		what = "every IPv4 interface"
+	}
+	if len(urls) == 0 {
+		return "http://" + addr + " (" + what + ")"
+	}
+	return addr + " (" + what + "): " + strings.Join(urls, ", ")
 }

@@ -71,6 +71,10 @@ type flaky struct {
 	priority []string // per call, the x-cortex-priority metadata it carried
 	clock    *engine.ManualClock
 	tick     time.Duration
+	// byValue, when set, answers Call by its request's value instead of the script, and
+	// counts the attempts of each value in perValue.
+	byValue  func(v string) codes.Code
+	perValue map[string]int
 }
 
 // play sets the script of the next calls.
@@ -180,6 +184,15 @@ func (f *flaky) call(_ any, ctx context.Context, dec func(any) error, _ grpc.Una
 	in := new(wrapperspb.StringValue)
 	if err := dec(in); err != nil {
 		return nil, err
+	}
+	if f.byValue != nil {
+		f.mu.Lock()
+		f.perValue[in.GetValue()]++
+		f.mu.Unlock()
+		if code := f.byValue(in.GetValue()); code != codes.OK {
+			return nil, status.Error(code, "by value")
+		}
+		return wrapperspb.String("re: " + in.GetValue()), nil
 	}
 	s := f.next(ctx)
 	f.received()

@@ -36,6 +36,10 @@ type Attempt struct {
 	Recorded bool
 	// StatusCode is the response's status, 0 when the attempt ended in an error.
 	StatusCode int
+	// Cause is what the attempt met, finer than Outcome (see Cause): the error's
+	// (ErrorCause) or the status's (StatusCause); CauseNone for a 1xx or 2xx answer, an attempt
+	// not sent, or one the caller canceled.
+	Cause Cause
 	// Err is the attempt's error, nil when a response came back.
 	Err error
 	// Latency is the time from the attempt's admission to its response headers or its error,
@@ -61,7 +65,8 @@ type End string
 // Why a request ends after an attempt.
 const (
 	EndRetry             End = ""                    // not the end: the request is retried after Attempt.Delay
-	EndSuccess           End = "SUCCESS"             // the attempt succeeded (1xx, 2xx, 3xx)
+	EndSuccess           End = "SUCCESS"             // the attempt succeeded (1xx, 2xx, a 3xx that is not a redirect)
+	EndRedirect          End = "REDIRECT"            // the attempt was answered with a redirect (Cause CauseRedirect): recorded as a Success (the service answered) but the request has not got its resource; the response is returned, for http.Client (or the caller) to follow
 	EndRefused           End = "REFUSED"             // the strategy's verdict refused the retry (Verdict.Action and Reason say why; a 4xx is NOT_RETRYABLE)
 	EndNotAdmitted       End = "NOT_ADMITTED"        // the strategy's Admit refused the attempt, or held it past the deadline: nothing was sent (RoundTrip returns a *RefusedError)
 	EndHeld              End = "HELD"                // not the end: the strategy's Admit holds the attempt; it is asked again after Attempt.Delay

@@ -3,7 +3,6 @@ package cortexhttp
 import (
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"net"
 	"net/http"
@@ -77,24 +76,8 @@ var permanentMessages = []string{
 // isPermanent reports whether err is one that a retry cannot cure: a certificate the client
 // does not trust, a server that does not speak TLS, or a request net/http refuses to send.
 func isPermanent(err error) bool {
-	var (
-		unknownAuthority x509.UnknownAuthorityError
-		hostname         x509.HostnameError
-		invalid          x509.CertificateInvalidError
-		verification     *tls.CertificateVerificationError
-		recordHeader     tls.RecordHeaderError
-	)
-	if errors.As(err, &unknownAuthority) || errors.As(err, &hostname) || errors.As(err, &invalid) ||
-		errors.As(err, &verification) || errors.As(err, &recordHeader) {
-		return true
-	}
-	msg := err.Error()
-	for _, m := range permanentMessages {
-		if strings.Contains(msg, m) {
-			return true
-		}
-	}
-	return false
+	var recordHeader tls.RecordHeaderError
+	return isCertificate(err) || errors.As(err, &recordHeader) || containsAny(err.Error(), permanentMessages)
 }
 
 // retryAfter parses the Retry-After header of h (RFC 9110 10.2.3): delay-seconds, or an HTTP

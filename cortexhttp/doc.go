@@ -35,7 +35,7 @@
 //
 // The strategy knows five failure kinds (strategy.Outcome). An attempt is classified as:
 //
-//	1xx, 2xx, 3xx                                    Success
+//	1xx, 2xx, 3xx                                    Success     (a redirect ends EndRedirect)
 //	408 Request Timeout                              Timeout     (retryable)
 //	429 Too Many Requests                            Throttled   (retryable)
 //	503 Service Unavailable                          FastFail    (retryable)
@@ -55,6 +55,30 @@
 // header) are not reported to the strategy as outcomes: they say nothing about the service's
 // health (the strategy is told strategy.Canceled, which only releases what its Admit took, such
 // as a concurrency limiter's slot).
+//
+// # Redirects
+//
+// The transport never follows a redirect (301, 302, 303, 307, 308): like any
+// http.RoundTripper it returns the response, and http.Client follows it above the transport (each hop is a request of its own
+// through the transport, admitted and recorded on its own), within its CheckRedirect policy. For
+// the strategy a 3xx is a Success: the service answered, well and quickly, and sending the same
+// request again would get the same answer. But it is not the resource the request asked for:
+// the attempt's End is EndRedirect (not EndSuccess) and its Cause CauseRedirect, so that a
+// caller which does not follow redirects (a client whose CheckRedirect returns
+// http.ErrUseLastResponse, or one calling RoundTrip itself, as live mode does) counts such a
+// request as failed. Live mode counts the attempt as a bad request (not retryable: the URL must
+// change) and the request as not completed.
+//
+// # Causes
+//
+// Attempt.Cause says what the attempt met, finer than the five outcomes: a timeout, headers
+// over the base transport's limit, a TLS failure, a malformed answer (garbage, HTTP/0.9, a bad
+// status line, header, Content-Length or transfer coding), a refused or reset connection, an
+// unreachable host, a request net/http refuses to send, a redirect, or the status's class
+// (503, 429, 5xx, 4xx). ErrorCause names the cause of any error from a RoundTripper or a
+// body's Read (a body cut short is a reset, a bad chunk malformed), and StatusCause a status's.
+// The transport classifies an attempt at its response headers: a body that breaks afterwards
+// is the caller's to see.
 //
 // An attempt that the request's own context ends is not a service failure to retry: when the
 // context's deadline passes during an attempt the attempt is recorded as a Timeout (the client

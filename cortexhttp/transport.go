@@ -105,7 +105,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			if cerr := ctx.Err(); cerr != nil { // the caller's deadline or cancel ended it
 				a.End = EndCanceled
 				if cerr == context.DeadlineExceeded {
-					a.Outcome, a.End = strategy.Timeout, EndDeadline
+					a.Outcome, a.End, a.Cause = strategy.Timeout, EndDeadline, CauseTimeout
 					t.record(now, sa, &a)
 				} else {
 					t.release(now, sa)
@@ -113,7 +113,11 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 				return t.finish(&a, nil, err, cancel)
 			}
 			var permanent bool
-			a.Outcome, permanent = classifyError(err, cancel != nil && out.Context().Err() != nil)
+			expired := cancel != nil && out.Context().Err() != nil
+			a.Outcome, permanent = classifyError(err, expired)
+			if a.Cause = ErrorCause(err); expired {
+				a.Cause = CauseTimeout
+			}
 			if permanent {
 				t.release(now, sa)
 				a.End = EndPermanent
@@ -121,11 +125,14 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 		} else {
 			a.StatusCode = resp.StatusCode
-			a.Outcome = classifyStatus(resp.StatusCode)
+			a.Outcome, a.Cause = classifyStatus(resp.StatusCode), StatusCause(resp.StatusCode)
 		}
 		t.record(now, sa, &a)
 		if a.Outcome == strategy.Success {
 			a.End = EndSuccess
+			if a.Cause == CauseRedirect {
+				a.End = EndRedirect
+			}
 			return t.finish(&a, resp, nil, cancel)
 		}
 

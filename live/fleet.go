@@ -13,6 +13,7 @@ import (
 
 	"github.com/cortex-tui/cortex-tui/cortexhttp"
 	"github.com/cortex-tui/cortex-tui/engine"
+	"github.com/cortex-tui/cortex-tui/live/proxy"
 	"github.com/cortex-tui/cortex-tui/model"
 	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/strategy"
@@ -45,11 +46,17 @@ type client struct {
 // reqKey is the context key of a request's reqState.
 type reqKey struct{}
 
-// reqState is what the fleet's hooks read back from a request's context: its class, and how
-// many of its attempts were sent.
+// reqState is what the fleet's hooks read back from a request's context: its class, how many
+// of its attempts were sent, what the proxy's FaultHeader said of the last one's answer, and
+// whether its last attempt's success waits for its body to be counted. The request's goroutine
+// alone writes it (the hooks run on it, inside RoundTrip).
 type reqState struct {
 	class int
 	sent  atomic.Int32
+	fault string // the last answer's FaultHeader ("" for none)
+	// headOK is set when the last attempt succeeded at its head: do counts it once the body
+	// is read (a success, or a failure of the body); retry says whether it was a retry.
+	headOK, retry bool
 }
 
 // counting is the base transport seen by every client's cortexhttp transport: it counts each
@@ -60,12 +67,20 @@ type counting struct {
 	tally *tally
 }
 
-// RoundTrip counts the attempt, original or retry, and sends it.
+// RoundTrip counts the attempt, original or retry, sends it, and notes the proxy's FaultHeader
+// on its answer.
 func (c counting) RoundTrip(req *http.Request) (*http.Response, error) {
-	if st, ok := req.Context().Value(reqKey{}).(*reqState); ok {
-		c.tally.sent(st.sent.Add(1) > 1)
+	st, ok := req.Context().Value(reqKey{}).(*reqState)
+	if !ok {
+		return c.base.RoundTrip(req)
 	}
-	return c.base.RoundTrip(req)
+	c.tally.sent(st.sent.Add(1) > 1)
+	resp, err := c.base.RoundTrip(req)
+	st.fault = ""
+	if resp != nil {
+		st.fault = resp.Header.Get(proxy.FaultHeader)
+	}
+	return resp, err
 }
 
 // fleet is the clients, the requests they have alive, and the tally of their outcomes. Its
@@ -189,21 +204,28 @@ func (f *fleet) send(cls, cl, prio int) bool {
 }
 
 // do sends one request through the client's transport, reads at most DrainLimit bytes of the
-// answer and tallies how the request ended: completed (a success within the deadline) or
-// abandoned.
+// answer and tallies how the request ended: completed (a success within the deadline, its body
+// read without error up to the limit) or abandoned (a redirect, which is not followed, among
+// them). The last attempt's success is counted once its body is read: a body that breaks off
+// makes it a failure of cause FailBody.
 func (f *fleet) do(cls, cl, prio int) {
 	ctx, cancel := context.WithTimeout(f.ctx, f.deadline)
 	defer cancel()
-	ctx = context.WithValue(cortexhttp.WithPriority(ctx, prio), reqKey{}, &reqState{class: cls})
+	st := &reqState{class: cls}
+	ctx = context.WithValue(cortexhttp.WithPriority(ctx, prio), reqKey{}, st)
 	m := f.clients[cl].cur.Load()
 	resp, err := m.rt.RoundTrip(f.tmpl.WithContext(ctx))
-	completed := false
+	var bodyErr error
 	if err == nil {
-		completed = resp.StatusCode < 400 && ctx.Err() == nil
-		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, f.drain))
+		_, bodyErr = io.Copy(io.Discard, io.LimitReader(resp.Body, f.drain))
 		_ = resp.Body.Close()
 	}
-	f.tally.end(cls, completed)
+	if f.ctx.Err() != nil {
+		bodyErr = nil // the run ended: its head was all it got to say
+	}
+	completed := err == nil && bodyErr == nil && ctx.Err() == nil && resp.StatusCode < 400 &&
+		cortexhttp.StatusCause(resp.StatusCode) == cortexhttp.CauseNone
+	f.tally.end(st, completed, bodyErr)
 }
 
 // close cancels every request alive and waits for their goroutines.
@@ -234,9 +256,10 @@ func (t *tally) sent(retry bool) {
 // or held admission (by reason and class) and the strategy's verdict, as the simulator counts
 // them (the attempt itself was counted when sent).
 func (t *tally) attempt(a cortexhttp.Attempt) {
-	cls := -1
-	if st, ok := a.Request.Context().Value(reqKey{}).(*reqState); ok {
-		cls = st.class
+	cls, fault := -1, ""
+	st, ok := a.Request.Context().Value(reqKey{}).(*reqState)
+	if ok {
+		cls, fault = st.class, st.fault
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -256,8 +279,18 @@ func (t *tally) attempt(a cortexhttp.Attempt) {
 			t.classes[cls].AddRefusal(r, a.Retry > 0)
 		}
 	}
-	if a.Recorded {
+	switch {
+	case !a.Recorded:
+	case a.End == cortexhttp.EndSuccess && st != nil: // counted when its body is read (end)
+		st.headOK, st.retry = true, a.Retry > 0
+	case a.End == cortexhttp.EndRedirect: // not followed: not the resource asked for
+		c.AddOutcome(strategy.BadRequest, a.Retry > 0)
+		c.FailureCauses[source.FailRedirect]++
+	default:
 		c.AddOutcome(a.Outcome, a.Retry > 0)
+		if a.Outcome != strategy.Success {
+			c.FailureCauses[failureCause(a, fault)]++
+		}
 	}
 	if a.Decided && cls >= 0 && cls < len(t.classes) {
 		t.verdict(cls, a.Verdict)
@@ -302,13 +335,28 @@ func (t *tally) rejected() {
 	t.mu.Unlock()
 }
 
-// end counts a request that ended, completed or abandoned.
-func (t *tally) end(cls int, completed bool) {
+// end counts a request that ended, completed or abandoned, and the outcome of its last attempt
+// if it waited for the body (st.headOK): a success, or a failure of the body that broke off
+// (bodyErr: a timeout, or FailBody counted as a server error).
+func (t *tally) end(st *reqState, completed bool, bodyErr error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if st.headOK {
+		o, cause := strategy.Success, source.FailBody
+		if bodyErr != nil {
+			o = strategy.ServerError
+			if cortexhttp.ErrorCause(bodyErr) == cortexhttp.CauseTimeout {
+				o, cause = strategy.Timeout, source.FailTimeout
+			}
+		}
+		t.c.AddOutcome(o, st.retry)
+		if o != strategy.Success {
+			t.c.FailureCauses[cause]++
+		}
+	}
 	if completed {
 		t.c.Completed++
-		t.classes[cls].Succeeded++
+		t.classes[st.class].Succeeded++
 		return
 	}
 	t.c.Abandoned++

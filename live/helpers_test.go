@@ -162,6 +162,9 @@ func sum(snaps []source.Snapshot) source.Counts {
 		c.Abandoned += x.Abandoned
 		c.RetryFailures += x.RetryFailures
 		c.Crashes += x.Crashes
+		for i, n := range x.FailureCauses {
+			c.FailureCauses[i] += n
+		}
 	}
 	return c
 }

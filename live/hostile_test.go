@@ -112,3 +112,61 @@ func TestHostileHeapBound(t *testing.T) {
 		})
 	}
 }
+
+// Asserts that a run against a --target that misbehaves counts every attempt's failure by its
+// cause and tells the cause once, as an EventTarget naming what the target does: one
+// behaviour of the hostile catalog per cause, each attempt sent once (strategy none) through
+// ExternalStack. Every attempt is classified (successes and failures add up to the attempts,
+// the causes to the failures), and a target that only redirects completes nothing.
+func TestHostileTargetCauses(t *testing.T) {
+	cases := []struct {
+		name  string
+		cause source.FailureCause
+		told  string // in the EventTarget
+	}{
+		{"headers-8m", source.FailOversize, "more than 64 KiB of response headers"},
+		{"garbage", source.FailMalformed, "not valid HTTP (malformed HTTP status code"},
+		{"reset", source.FailReset, "closes or resets connections"},
+		{"redirect-loop", source.FailRedirect, "does not follow"},
+		{"cl-short", source.FailBody, "bodies break off"},
+		{"chunk-overflow", source.FailBody, "bodies break off"},
+		{"silent", source.FailTimeout, "does not answer within the attempt timeout (100ms)"},
+		{"retry-after", source.FailUnavailable, "answers 503"},
+		{"status-999", source.FailServerError, "answers 5xx"},
+		{"1xx-flood", source.FailMalformed, "too many 1xx informational responses"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			noLeaks(t)
+			_, u := hostileURL(t, tc.name)
+			scn := small()
+			scn.Duration, scn.Drain = 300*time.Millisecond, 300*time.Millisecond
+			// Generous, so that on a loaded machine no attempt times out but against the
+			// target that never answers.
+			scn.Timeout, scn.Deadline = 10*time.Second, 20*time.Second
+			if tc.cause == source.FailTimeout {
+				scn.Timeout, scn.Deadline = 100*time.Millisecond, 300*time.Millisecond
+			}
+			clk := manual()
+			r := newRun(t, Config{Scenario: scn, Strategy: "none", Clock: clk, Stack: ExternalStack(u, DefaultDrainLimit)})
+			snaps := stepAll(t, r, clk)
+			c := sum(snaps)
+			require.Positive(t, c.Attempts)
+			assert.Equal(t, c.Attempts, c.Successes+c.Failures, "every attempt classified: %+v", c)
+			assert.Equal(t, c.Failures, c.FailureCauses[tc.cause], "every failure of its cause: %v", c.FailureCauses)
+			assert.Equal(t, c.Attempts, c.Failures)
+			assert.Zero(t, c.Completed)
+			var told []string
+			for _, s := range snaps {
+				for _, e := range s.Events {
+					if e.Kind == source.EventTarget {
+						told = append(told, e.Text)
+					}
+				}
+			}
+			require.Len(t, told, 1, "told once")
+			assert.Contains(t, told[0], tc.told)
+			assert.Contains(t, told[0], "attempts fail as '"+tc.cause.String()+"'")
+		})
+	}
+}

@@ -55,6 +55,7 @@ type Run struct {
 	events    []source.Event
 	out       []source.Snapshot
 	svc       serviceWatch
+	told      [source.NumFailureCauses]bool // the causes of failure diagnose has told
 	circuits  [2]int
 	emergency float64
 	classTick []source.ClassTick
@@ -142,6 +143,7 @@ func (r *Run) reset(strategyName string) error {
 	r.tl = model.NewTimeline(ScaledScenario(r.scn, r.cfg.Scale).Faults, r.scn.Notes, runSide{r}) // a rate limit shrinks with the rates
 	r.events, r.out = nil, nil
 	r.svc = serviceWatch{}
+	r.told = [source.NumFailureCauses]bool{}
 	r.circuits = [2]int{}
 	r.fleetMode = ""
 	r.start = r.cfg.Clock.Now()
@@ -323,6 +325,7 @@ func (r *Run) closeTick(end time.Duration) {
 	}
 	snap := source.Snapshot{T: end, Dt: r.tick, Done: r.done, Classes: make([]source.ClassTick, len(r.classTick))}
 	snap.Counts = r.fleet.tally.take(r.classTick)
+	r.diagnose(end, &snap.Counts)
 	for i := range r.classTick {
 		r.classTick[i].Priority = r.ctl.Classes[i].Priority
 	}

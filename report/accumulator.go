@@ -235,6 +235,9 @@ func addCounts(dst *source.Counts, c source.Counts) {
 	for i, n := range c.Refusals {
 		dst.Refusals[i] += n
 	}
+	for i, n := range c.FailureCauses {
+		dst.FailureCauses[i] += n
+	}
 	dst.Held += c.Held
 	dst.HeldExpired += c.HeldExpired
 }

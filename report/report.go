@@ -64,6 +64,9 @@ type Summary struct {
 	// Oracle is the oracle's bound on this run's success (null where none is computed: a
 	// closed loop, a run recorded by the dashboard). bench and run --headless fill it.
 	Oracle *Oracle `json:"oracle"`
+	// FailureCauses counts the failed attempts by cause (source.FailureCause's words: "timeout",
+	// "oversize headers", ...); live runs only, absent when empty (every simulated run).
+	FailureCauses map[string]int `json:"failure_causes,omitempty"`
 }
 
 // Recorder accumulates snapshots into timeline rows (one per simulated second, so a 24 h run
@@ -187,6 +190,7 @@ func (r *Recorder) timeline() []Row {
 //   - retries and wasted_retries (retries that failed).
 //   - recovery_seconds: see Recovery.
 //   - crashes: overload crashes of the service.
+//   - failure_causes: the failed attempts by cause (live runs).
 func (r *Recorder) Summary() Summary {
 	t := r.acc.Totals()
 	s := Summary{
@@ -214,6 +218,7 @@ func (r *Recorder) Summary() Summary {
 			s.PrioritySuccess[strconv.Itoa(p)] = round(float64(v[1])/float64(v[0]), 4)
 		}
 	}
+	s.FailureCauses = FailureCauses(t.FailureCauses)
 	s.PeakAmplification = round(r.acc.PeakAmplification(), 4)
 	s.RecoverySeconds = r.recovery(r.timeline())
 	return s

@@ -328,3 +328,30 @@ func TestRecorderSwitchStrategy(t *testing.T) {
 	r.SwitchStrategy("budget")
 	assert.Equal(t, "cortex+naive+budget", r.Summary().Strategy)
 }
+
+// Asserts that the failures by cause of a live run reach the summary (failure_causes, by the
+// cause's words) and the table (the most frequent first), and that a run without any (every
+// simulated run) has neither the key nor the line.
+func TestSummaryFailureCauses(t *testing.T) {
+	var c source.Counts
+	c.FailureCauses[source.FailTimeout] = 3
+	c.FailureCauses[source.FailOversize] = 40
+	c.FailureCauses[source.FailRedirect] = 3
+	r := NewRecorder(testMeta)
+	r.Add(tick(0, c, source.ServiceUp))
+	r.Add(tick(1, c, source.ServiceUp))
+	sum := r.Summary()
+	assert.Equal(t, map[string]int{"timeout": 6, "oversize headers": 80, "redirect": 6}, sum.FailureCauses)
+	var b bytes.Buffer
+	require.NoError(t, WriteTable(&b, source.Meta{Live: true}, r.Rows(), sum))
+	assert.Contains(t, b.String(), "failures by cause    80 oversize headers · 6 timeout · 6 redirect\n")
+
+	plain := NewRecorder(testMeta)
+	plain.Add(tick(0, source.Counts{Originals: 1}, source.ServiceUp))
+	b.Reset()
+	require.NoError(t, WriteJSON(&b, testMeta, plain.Rows(), plain.Summary()))
+	assert.NotContains(t, b.String(), "failure_causes")
+	b.Reset()
+	require.NoError(t, WriteTable(&b, testMeta, plain.Rows(), plain.Summary()))
+	assert.NotContains(t, b.String(), "failures by cause")
+}

@@ -126,7 +126,58 @@ func WriteTable(w io.Writer, meta source.Meta, rows []Row, sum Summary) error {
 	if sum.Oracle != nil {
 		fmt.Fprintf(tw, "oracle\t%s\n", OracleLine(sum.Oracle))
 	}
+	if len(sum.FailureCauses) > 0 {
+		fmt.Fprintf(tw, "failures by cause\t%s\n", CausesText(sum.FailureCauses))
+	}
 	return tw.Flush()
+}
+
+// FailureCauses returns the counts of c by cause's words (source.FailureCause.String), the
+// causes with none left out; nil when there is none (the summary's failure_causes).
+func FailureCauses(c [source.NumFailureCauses]int) map[string]int {
+	var m map[string]int
+	for i, n := range c {
+		if n > 0 {
+			if m == nil {
+				m = map[string]int{}
+			}
+			m[source.FailureCause(i).String()] = n
+		}
+	}
+	return m
+}
+
+// CauseCount is a cause of failure and how many attempts failed of it.
+type CauseCount struct {
+	Cause string
+	N     int
+}
+
+// SortedCauses returns the causes of m (a Summary's FailureCauses), the most frequent first
+// (ties in the order of source.FailureCause).
+func SortedCauses(m map[string]int) []CauseCount {
+	out := make([]CauseCount, 0, len(m))
+	for c, n := range m {
+		out = append(out, CauseCount{c, n})
+	}
+	rank := func(s string) int { c, _ := source.FailureCauseOf(s); return int(c) }
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].N != out[j].N {
+			return out[i].N > out[j].N
+		}
+		return rank(out[i].Cause) < rank(out[j].Cause)
+	})
+	return out
+}
+
+// CausesText formats the causes of m like "1204 oversize headers · 12 timeout", the most
+// frequent first.
+func CausesText(m map[string]int) string {
+	var parts []string
+	for _, c := range SortedCauses(m) {
+		parts = append(parts, strconv.Itoa(c.N)+" "+c.Cause)
+	}
+	return strings.Join(parts, " · ")
 }
 
 // benchDocument is bench's JSON document.

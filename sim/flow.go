@@ -142,7 +142,7 @@ func (s *Sim) hold(ri int32, retry int, wait time.Duration, t int64) {
 	} else {
 		c.held++
 	}
-	s.timers.push(timed{at: at, kind: timerHold, idx: ri, gen: r.gen})
+	s.timers.push(timer(at, timerHold, ri, r.gen))
 }
 
 // send sends the client attempt number retry of request ri at t, once its strategy admitted it.
@@ -259,7 +259,7 @@ func (s *Sim) clientOutcome(ri int32, rgen, ep uint32, o strategy.Outcome, t int
 	}
 	r.retry = int16(retry + 1)
 	c.pending++
-	s.timers.push(timed{at: at, kind: timerRetry, idx: ri, gen: r.gen})
+	s.timers.push(timer(at, timerRetry, ri, r.gen))
 }
 
 // verdict does what clientOutcome does with verdict v on request ri's failed attempt at t, for
@@ -293,7 +293,7 @@ func (s *Sim) verdict(ri int32, v strategy.Verdict, t int64) {
 	}
 	r.retry = int16(retry + 1)
 	c.pending++
-	s.timers.push(timed{at: at, kind: timerRetry, idx: ri, gen: r.gen})
+	s.timers.push(timer(at, timerRetry, ri, r.gen))
 }
 
 // countVerdict adds a retry decision to the counts.
@@ -364,7 +364,7 @@ func (s *Sim) think(u int32, t int64) {
 	if th := s.scn.Loop.Think; th > 0 {
 		d = int64(s.thinkRand.ExpFloat64() * float64(th))
 	}
-	s.timers.push(timed{at: t + max(d, minThink), kind: timerThink, idx: u})
+	s.timers.push(timer(t+max(d, minThink), timerThink, u, 0))
 }
 
 // minThink is the least time a closed-loop user waits between two requests (10 ms), so a

@@ -407,7 +407,7 @@ func (s *Sim) startUsers() {
 		}
 		s.users[u] = user{class: cls, client: u % len(s.clients)}
 		first := s.thinkRand.Float64() * float64(max(int64(s.scn.Loop.Think), s.tick))
-		s.timers.push(timed{at: int64(first), kind: timerThink, idx: int32(u)})
+		s.timers.push(timer(int64(first), timerThink, int32(u), 0))
 	}
 }
 

@@ -114,7 +114,7 @@ func (s *Sim) runEvents(start, end int64) {
 			s.clientOutcome(e.idx, e.gen, e.epoch, strategy.Timeout, e.at)
 		case srcTimer:
 			e := s.timers.min()
-			kind, idx, gen := e.kind, e.idx, e.gen
+			kind, idx, gen := e.kind(), e.idx, e.gen
 			s.timers.pop()
 			s.fireTimer(kind, idx, gen, t)
 		case srcArrival:

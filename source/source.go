@@ -158,6 +158,10 @@ type Counts struct {
 	// Refusals counts the attempts the client's strategy refused to send (LocalRejects), by the
 	// Admission's reason (index = Reason): CIRCUIT_OPEN, SHED_LOW_PRIORITY, LIMIT_EXCEEDED, ...
 	Refusals [NumReasons]int
+	// FailureCauses counts the failed attempts by cause (index = FailureCause): what the
+	// target, the network or the fault injector did. Live mode fills it, the simulator leaves
+	// it at zero.
+	FailureCauses [NumFailureCauses]int
 	// Held counts the times a strategy held an attempt (Admission.Wait): each hold, not each
 	// attempt; the attempt is asked about again once its wait is over.
 	Held int
@@ -365,11 +369,13 @@ const (
 	EventService                  // the service crashed, restarted, finished warming
 	EventCircuit                  // the number of clients with an OPEN or HALF_OPEN circuit changed
 	EventControl                  // a user control was applied
+	EventTarget                   // what a --target does wrong, said once per cause of failure (Text)
 )
 
-var eventKinds = [...]string{EventNote: "note", EventFault: "fault", EventService: "service", EventCircuit: "circuit", EventControl: "control"}
+var eventKinds = [...]string{EventNote: "note", EventFault: "fault", EventService: "service", EventCircuit: "circuit", EventControl: "control", EventTarget: "target"}
 
-// String names the kind as the event log does: "note", "fault", "service", "circuit", "control".
+// String names the kind as the event log does: "note", "fault", "service", "circuit",
+// "control", "target".
 func (k EventKind) String() string {
 	if k >= 0 && int(k) < len(eventKinds) {
 		return eventKinds[k]
@@ -383,8 +389,8 @@ func (k EventKind) String() string {
 type Event struct {
 	T    time.Duration
 	Kind EventKind
-	// Text is the caption of an EventNote, or the words of an EventControl whose Control is
-	// ControlText; "" otherwise.
+	// Text is the caption of an EventNote, what an EventTarget says, or the words of an
+	// EventControl whose Control is ControlText; "" otherwise.
 	Text    string
 	Fault   FaultEvent   // EventFault
 	Service ServiceEvent // EventService

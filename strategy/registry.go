@@ -41,7 +41,7 @@ type entry struct {
 // BenchmarkCostClient and BenchmarkCostTick/clients-1000 and rounded up. Measured: the two
 // CORTEX strategies 90.2 KB (their engines' windows) and 80 ns a tick (the fleet view reads
 // every engine's snapshot); throttle 1.3 KB, breaker 499 B, budget 227 B, grpc 179 B, backoff
-// 115 B, naive and none 83 B, and 3 to 5 ns a tick; the peers: failsafe 14.9 KB (its level
+// 115 B, naive and none 83 B, and 3 to 5 ns a tick; the peers: failsafe 5.7 KB (its level
 // tracker and windows), envoy 829 B, aws-adaptive and gradient2 573 B, finagle and vegas 445 B,
 // 5 to 10 ns a tick.
 type Footprint struct {

@@ -4,8 +4,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -105,5 +107,50 @@ func TestLiveHelpScreen(t *testing.T) {
 				assert.Contains(t, view, gone, "simulated: in the help")
 			}
 		}
+	}
+}
+
+// hostileFake is a live fake source whose attempts fail against a hostile --target: every tick
+// counts failures by cause, and the first tells what the target does (an EventTarget).
+type hostileFake struct {
+	*liveFake
+	told bool
+}
+
+func (s *hostileFake) Advance(d time.Duration) []source.Snapshot {
+	snaps := s.liveFake.Advance(d)
+	for i := range snaps {
+		snaps[i].Counts.FailureCauses[source.FailOversize] = 30
+		snaps[i].Counts.FailureCauses[source.FailTimeout] = 2
+		if !s.told {
+			s.told = true
+			snaps[i].Events = append(snaps[i].Events, source.Event{T: snaps[i].T, Kind: source.EventTarget,
+				Text: "the target sends more than 64 KiB of response headers, which the proxy does not read past: attempts fail as 'oversize headers'"})
+		}
+	}
+	return snaps
+}
+
+// Asserts that the dashboard says why a live run's attempts fail: the traffic panel gives the
+// run's failures by cause, the most frequent first, on a line of its own under its legend
+// (the panel keeps its size), and the event log tells once what the target does, as a
+// "target" event; at 140x40 and at 80x24, where the line is cut to its width.
+func TestLiveFailureCauses(t *testing.T) {
+	factory := func(scn scenarios.Scenario, strat string, seed int64) (source.Source, error) {
+		return &hostileFake{liveFake: &liveFake{fakeSource: newFake(scn, strat, seed)}}, nil
+	}
+	scn := fakeScenario()
+	for _, size := range [][2]int{{140, 40}, {80, 24}} {
+		m := New(Options{Keys: keymap.Default(), Factory: factory, Scenario: &scn, Strategy: "cortex", ExportDir: t.TempDir()})
+		m.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+		advanceFrames(m, 3)
+		view := m.View()
+		lines := strings.Split(view, "\n")
+		require.Len(t, lines, size[1])
+		for _, l := range lines {
+			assert.LessOrEqual(t, ansi.StringWidth(l), size[0])
+		}
+		assert.Regexp(t, `failed: [0-9]+ oversize headers · [0-9]+ t`, view, "%dx%d", size[0], size[1])
+		assert.Contains(t, view, "target  the target sends more tha")
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/tui/chart"
 	"github.com/cortex-tui/cortex-tui/tui/common"
 )
@@ -23,6 +24,7 @@ type trafficPanel struct {
 	run                    int
 	chart                  chart.Chart
 	orig, retr, succ, capa []float64
+	causes                 bool // the failure causes' line is shown (under the legend)
 }
 
 // newTraffic returns an empty traffic panel for run index run.
@@ -33,8 +35,17 @@ func newTraffic(st common.Styles, run int) *trafficPanel {
 // SetSize sets the outer size and resizes the chart to the space under the legend.
 func (p *trafficPanel) SetSize(w, h int) {
 	p.Base.SetSize(w, h)
-	iw, ih := common.Inner(w, h)
-	p.chart.Resize(iw, ih-1)
+	p.resizeChart()
+}
+
+// resizeChart fits the chart under the legend and, when shown, the causes' line.
+func (p *trafficPanel) resizeChart() {
+	iw, ih := common.Inner(p.W, p.H)
+	lines := 1
+	if p.causes {
+		lines = 2
+	}
+	p.chart.Resize(iw, ih-lines)
 }
 
 // Update redraws the panel on a full redraw.
@@ -90,6 +101,16 @@ func (p *trafficPanel) render(f *frame) (string, string) {
 		ansi.StringWidth(legend+q) <= iw {
 		legend += st.Muted.Render(q)
 	}
+	// A live run says why its attempts failed, on a line of its own (the simulator's
+	// failures have no cause to give: the line never shows there).
+	causes := ""
+	if m := report.FailureCauses(h.totals().FailureCauses); m != nil {
+		causes = "\n" + ansi.Truncate(st.Muted.Render("failed: ")+report.CausesText(m), iw, "…")
+	}
+	if show := causes != ""; show != p.causes {
+		p.causes = show
+		p.resizeChart()
+	}
 	n := historyPoints
 	p.orig = h.originals.Tail(p.orig[:0], n)
 	p.retr = h.retries.Tail(p.retr[:0], n)
@@ -117,7 +138,7 @@ func (p *trafficPanel) render(f *frame) (string, string) {
 		Last:    h.lastSec,
 		Spans:   h.spans(),
 	})
-	return title, legend + "\n" + chart
+	return title, legend + causes + "\n" + chart
 }
 
 // trafficGlyphs mark the lines of originals, retries, successes and capacity, on the chart and

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/cortex-tui/cortex-tui/cortexhttp"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 )
 
@@ -123,7 +124,8 @@ type Fault struct {
 func (f Fault) String() string { return f.Kind.Label(f.Value) }
 
 // Counters are the running totals of a Proxy or an Injector since New (an Injector's leave the
-// rows about the target and the listener, Upstream*, ListenErr and ListenRetries, at zero).
+// rows about the target and the listener, Upstream, UpstreamErr, ListenErr, ListenRetries and
+// Truncated, at zero).
 // Every request that reaches the injector is counted in Requests and, once the faults have decided, in one of Forwarded,
 // BadRequests, Throttled or Blackholed (or in none yet while a latency fault delays it; it was
 // counted in Delayed). The other rows count how requests ended. Connection attempts refused
@@ -137,12 +139,12 @@ type Counters struct {
 	Delayed     int64 // requests delayed before forwarding (latency fault without Config.Latency)
 
 	Errors int64 // of Forwarded: answers of the target replaced by a 500 (errors fault)
-	// UpstreamRefused counts the forwarded requests answered 503 because the target refused
-	// the connection (down or crashed); UpstreamClosed those answered 503 because the target
-	// reset or closed the connection without an answer (a crash while it held the request);
-	// UpstreamFailed those answered 502 or 504 for any other failure to get an answer from the
-	// target (garbage, a TLS failure, a dial timeout).
-	UpstreamRefused, UpstreamClosed, UpstreamFailed int64
+	// Upstream counts the forwarded requests the proxy answered itself because it got no
+	// answer from the target, by cause (cortexhttp.ErrorCause): refused, unreachable and reset
+	// answered 503, timeout 504, the rest 502 (see the package doc); nil before the first.
+	Upstream map[cortexhttp.Cause]int64
+	// UpstreamErr is the error of the first failure of each cause counted in Upstream.
+	UpstreamErr map[cortexhttp.Cause]string
 	// Canceled counts the requests whose client gave up before the answer: held, delayed or
 	// forwarded. Dropped counts those in progress when an outage closed their connection.
 	Canceled, Dropped int64

@@ -1,18 +1,17 @@
 package proxy
 
 import (
-	"errors"
-	"io"
-	"net"
 	"net/http"
 	"strings"
-	"syscall"
+
+	"github.com/cortex-tui/cortex-tui/cortexhttp"
 )
 
 // FaultHeader is the response header that marks an answer the proxy made up for a fault
 // instead of forwarding the request ("errors", "bad_requests", "throttle"), or an answer of
-// its own about the target ("upstream-refused", "upstream-closed", "upstream-timeout",
-// "upstream-failed").
+// its own about a failure of the target, "upstream-" and its cause (UpstreamFault:
+// "upstream-refused", "upstream-reset", "upstream-timeout", "upstream-oversize-headers",
+// "upstream-malformed", "upstream-tls", ...).
 const FaultHeader = "X-Cortex-Fault"
 
 // maxHeldBody is how much of a blackholed request's body the proxy reads (and discards) while
@@ -87,41 +86,64 @@ func ended(lf *life) bool {
 // upstreamError answers a request of life lf that the proxy could not (or chose not to)
 // answer with the target's response (httputil.ReverseProxy.ErrorHandler). A failure of the
 // target is answered with the status that a client classifying like cortexhttp counts as the
-// outcome it would have seen talking to the target directly, which is also the simulator's:
+// outcome it would have seen talking to the target directly, which is also the simulator's,
+// and FaultHeader "upstream-" + its cause (cortexhttp.ErrorCause):
 //
 //   - the connection closed by an outage or Close: nothing (counted in Dropped);
 //   - the client gone: nothing (counted in Canceled);
-//   - the target refused the connection (down, crashed): 503 (FastFail, the outcome of a
-//     refused connection; the proxy cannot refuse the client's connection, which it accepted
-//     before it knew);
+//   - the target refused the connection (down, crashed), or cannot be reached: 503 (FastFail,
+//     the outcome of a refused connection; the proxy cannot refuse the client's connection,
+//     which it accepted before it knew);
 //   - the target reset or closed the connection without an answer (it crashed holding the
 //     request): 503 (FastFail, the simulator's outcome for the attempts a crash loses);
 //   - a timeout to the target (dial, TLS handshake): 504;
-//   - any other failure (garbage, TLS): 502 (ServerError, a misbehaving server).
+//   - headers over MaxHeaderBytes, a TLS failure, an answer that is not valid HTTP, anything
+//     else: 502 (ServerError, a misbehaving server).
 func (p *Proxy) upstreamError(w http.ResponseWriter, r *http.Request, err error, lf *life) {
-	var ne net.Error
 	switch {
 	case ended(lf):
 		panic(http.ErrAbortHandler) // an outage or Close closed the connection: counted in Dropped
 	case r.Context().Err() != nil:
 		p.inj.count(&p.inj.counters.Canceled) // the life has not ended: its client gave up
 		panic(http.ErrAbortHandler)
-	case errors.Is(err, syscall.ECONNREFUSED):
-		p.count(&p.counters.UpstreamRefused)
-		w.Header().Set(FaultHeader, "upstream-refused")
-		http.Error(w, "target refused the connection", http.StatusServiceUnavailable)
-	case errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
-		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
-		p.count(&p.counters.UpstreamClosed)
-		w.Header().Set(FaultHeader, "upstream-closed")
+	}
+	cause := cortexhttp.ErrorCause(err)
+	p.countUpstream(cause, err)
+	w.Header().Set(FaultHeader, UpstreamFault(cause))
+	switch cause {
+	case cortexhttp.CauseRefused, cortexhttp.CauseUnreachable:
+		http.Error(w, "target unreachable: "+err.Error(), http.StatusServiceUnavailable)
+	case cortexhttp.CauseReset:
 		http.Error(w, "target closed the connection without an answer", http.StatusServiceUnavailable)
-	case errors.As(err, &ne) && ne.Timeout():
-		p.count(&p.counters.UpstreamFailed)
-		w.Header().Set(FaultHeader, "upstream-timeout")
+	case cortexhttp.CauseTimeout:
 		http.Error(w, "gateway timeout: "+err.Error(), http.StatusGatewayTimeout)
 	default:
-		p.count(&p.counters.UpstreamFailed)
-		w.Header().Set(FaultHeader, "upstream-failed")
 		http.Error(w, "bad gateway: "+err.Error(), http.StatusBadGateway)
+	}
+}
+
+// UpstreamFault is the FaultHeader value of the proxy's answer for a failure of the target of
+// this cause: "upstream-" + the cause ("upstream-oversize-headers").
+func UpstreamFault(c cortexhttp.Cause) string { return "upstream-" + string(c) }
+
+// UpstreamCause is the cause of a FaultHeader value the proxy answered a failure of the target
+// with (UpstreamFault), and whether it is one.
+func UpstreamCause(fault string) (cortexhttp.Cause, bool) {
+	c, ok := strings.CutPrefix(fault, "upstream-")
+	return cortexhttp.Cause(c), ok
+}
+
+// countUpstream counts a failure of the target of this cause, and keeps the first error of
+// each cause.
+func (p *Proxy) countUpstream(c cortexhttp.Cause, err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.counters.Upstream == nil {
+		p.counters.Upstream = map[cortexhttp.Cause]int64{}
+		p.counters.UpstreamErr = map[cortexhttp.Cause]string{}
+	}
+	p.counters.Upstream[c]++
+	if _, seen := p.counters.UpstreamErr[c]; !seen {
+		p.counters.UpstreamErr[c] = err.Error()
 	}
 }

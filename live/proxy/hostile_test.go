@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cortex-tui/cortex-tui/cortexhttp"
 	"github.com/cortex-tui/cortex-tui/internal/hostile"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 )
@@ -137,6 +138,90 @@ func TestProxyOversizeHeaders(t *testing.T) {
 				assert.Equal(t, http.StatusBadGateway, r.status)
 			}
 			assert.LessOrEqual(t, read.Load(), int64(requests*(MaxHeaderBytes+64<<10)), "bytes read from the target")
+		})
+	}
+}
+
+// proxyAnswer is what a client of the proxy gets from each behaviour of the hostile catalog:
+// the status and FaultHeader of the answer (status 0: no answer before the client's 2 s
+// timeout; a target's own answers pass with no FaultHeader), and whether reading its body
+// fails (a body the target cuts short or breaks, which the proxy can only abort).
+var proxyAnswer = map[string]struct {
+	status  int
+	fault   string
+	bodyErr bool
+}{
+	"silent":           {0, "", false},
+	"slow-headers":     {0, "", false},
+	"slow-body":        {0, "", false}, // the proxy flushes the head with the first 4 KiB of body
+	"headers-1m-slow":  {http.StatusBadGateway, "upstream-oversize-headers", false},
+	"headers-2m":       {http.StatusBadGateway, "upstream-oversize-headers", false},
+	"headers-4m":       {http.StatusBadGateway, "upstream-oversize-headers", false},
+	"headers-8m":       {http.StatusBadGateway, "upstream-oversize-headers", false},
+	"huge-header-line": {http.StatusBadGateway, "upstream-oversize-headers", false},
+	"big-body":         {http.StatusOK, "", true}, // cut at MaxBody
+	"endless-body":     {http.StatusOK, "", true},
+	"garbage":          {http.StatusBadGateway, "upstream-malformed", false},
+	"http09":           {http.StatusBadGateway, "upstream-malformed", false},
+	"mid-close":        {http.StatusBadGateway, "upstream-malformed", false},
+	"close":            {http.StatusServiceUnavailable, "upstream-reset", false},
+	"reset":            {http.StatusServiceUnavailable, "upstream-reset", false},
+	"reset-on-accept":  {http.StatusServiceUnavailable, "upstream-reset", false},
+	"retry-after":      {http.StatusServiceUnavailable, "", false},
+	"retry-after-date": {http.StatusTooManyRequests, "", false},
+	"redirect-loop":    {http.StatusFound, "", false},
+	"redirect-away":    {http.StatusMovedPermanently, "", false},
+	"ok":               {http.StatusOK, "", false},
+	"tls":              {http.StatusServiceUnavailable, "upstream-reset", false},
+	"bad-status-line":  {http.StatusBadGateway, "upstream-malformed", false},
+	"status-999":       {999, "", false},
+	"no-version":       {http.StatusBadGateway, "upstream-malformed", false},
+	"folded-header":    {http.StatusOK, "", false},
+	"header-no-colon":  {http.StatusBadGateway, "upstream-malformed", false},
+	"nul-header":       {http.StatusBadGateway, "upstream-malformed", false},
+	"bad-chunk-size":   {http.StatusOK, "", true},
+	"chunk-overflow":   {http.StatusOK, "", true},
+	"chunk-no-end":     {http.StatusOK, "", true},
+	"cl-short":         {http.StatusOK, "", true},
+	"cl-long":          {http.StatusOK, "", false},
+	"cl-conflict":      {http.StatusBadGateway, "upstream-malformed", false},
+	"cl-negative":      {http.StatusBadGateway, "upstream-malformed", false},
+	"cl-huge":          {http.StatusBadGateway, "upstream-malformed", false},
+	"te-and-cl":        {http.StatusOK, "", false},
+	"bad-te":           {http.StatusBadGateway, "upstream-malformed", false},
+	"1xx-flood":        {http.StatusBadGateway, "upstream-malformed", false},
+	"lf-only":          {http.StatusOK, "", false},
+	"empty-status":     {http.StatusBadGateway, "upstream-malformed", false},
+}
+
+// Asserts that the proxy, in front of every behaviour of the hostile catalog (the table of
+// malformed answers among them), answers as the table says, with no panic and within the
+// client's timeout: a target's failure to answer is the 502, 503 or 504 whose FaultHeader
+// names its cause (counted in Counters.Upstream with its first error), a target's answer
+// passes, and a body broken after its head breaks off at the client. A 1xx flood ends after
+// MaxInformational answers instead of holding the request forever. The table covers the
+// whole catalog.
+func TestProxyHostileTable(t *testing.T) {
+	for _, n := range hostile.Catalog {
+		want, ok := proxyAnswer[n.Name]
+		require.True(t, ok, "no expected answer for %s", n.Name)
+		t.Run(n.Name, func(t *testing.T) {
+			var read atomic.Int64
+			p := countingProxy(t, hostileTarget(t, n.Name), 64<<10, &read)
+			c := client(t)
+			c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+			r := get(c, p.URL().String(), 2*time.Second)
+			assert.Equal(t, want.status, r.status, "status (err %v)", r.err)
+			if want.status == 0 {
+				assert.True(t, errors.Is(r.err, context.DeadlineExceeded), "%v", r.err)
+				return
+			}
+			assert.Equal(t, want.fault, r.header.Get(FaultHeader))
+			assert.Equal(t, want.bodyErr, r.err != nil, "body: %v", r.err)
+			if c, ok := UpstreamCause(want.fault); ok {
+				assert.Equal(t, map[cortexhttp.Cause]int64{c: 1}, p.Counters().Upstream)
+				assert.NotEmpty(t, p.Counters().UpstreamErr[c])
+			}
 		})
 	}
 }

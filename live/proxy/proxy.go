@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"maps"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -181,7 +182,7 @@ func (p *Proxy) Counters() Counters {
 	c := p.inj.Counters()
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	c.UpstreamRefused, c.UpstreamClosed, c.UpstreamFailed = p.counters.UpstreamRefused, p.counters.UpstreamClosed, p.counters.UpstreamFailed
+	c.Upstream, c.UpstreamErr = maps.Clone(p.counters.Upstream), maps.Clone(p.counters.UpstreamErr)
 	c.ListenErr, c.ListenRetries = p.counters.ListenErr, p.counters.ListenRetries
 	c.Truncated = p.counters.Truncated
 	return c
@@ -257,17 +258,19 @@ func (p *Proxy) shutdown() {
 // serveLocked starts a life on ln.
 func (p *Proxy) serveLocked(ln net.Listener) {
 	lf := &life{down: make(chan struct{}), served: make(chan struct{})}
-	var rp http.Handler = &httputil.ReverseProxy{
+	rp := &httputil.ReverseProxy{
 		Rewrite:      p.rewrite,
 		Transport:    p.guard,
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) { p.upstreamError(w, r, err, lf) },
 		ErrorLog:     log.New(io.Discard, "", 0),
 		BufferPool:   bufferPool{},
 	}
-	if p.cfg.MaxBody > 0 { // inside the injector: a body the errors fault discards is cut too
-		rp = limitBody(rp, p.cfg.MaxBody, func() { p.count(&p.counters.Truncated) })
+	var cut func()
+	if p.cfg.MaxBody > 0 {
+		cut = func() { p.count(&p.counters.Truncated) }
 	}
-	lf.handler = p.inj.Wrap(rp)
+	// Inside the injector: a body the errors fault discards is cut too.
+	lf.handler = p.inj.Wrap(forwarding(rp, p.cfg.MaxBody, cut))
 	lf.srv = &http.Server{
 		Handler:           http.HandlerFunc(p.handle),
 		ReadHeaderTimeout: 10 * time.Second,

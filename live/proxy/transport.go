@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
+	"net/textproto"
 	"sync"
 	"time"
 )
@@ -19,7 +22,10 @@ type guard struct {
 	scheme, host string
 }
 
-// RoundTrip sends req through the base transport if it goes to the target.
+// RoundTrip sends req through the base transport if it goes to the target, and gives up on an
+// answer once the target has sent more than MaxInformational informational (1xx) answers
+// before it: the ReverseProxy forwards each 1xx to the client, and net/http then leaves their
+// number to it, so a target sending them forever would hold the request forever.
 func (g *guard) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.URL.Scheme != g.scheme || req.URL.Host != g.host {
 		if req.Body != nil {
@@ -28,7 +34,46 @@ func (g *guard) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, fmt.Errorf("proxy: refusing to contact %s://%s: the only target is %s://%s",
 			req.URL.Scheme, req.URL.Host, g.scheme, g.host)
 	}
-	return g.base.RoundTrip(req)
+	ctx, cancel := context.WithCancelCause(req.Context())
+	informational := 0
+	trace := &httptrace.ClientTrace{Got1xxResponse: func(int, textproto.MIMEHeader) error {
+		// Its error would be ignored: the ReverseProxy's own hook, composed after it, answers.
+		if informational++; informational > MaxInformational {
+			cancel(errTooManyInformational)
+		}
+		return nil
+	}}
+	resp, err := g.base.RoundTrip(req.WithContext(httptrace.WithClientTrace(ctx, trace)))
+	if err != nil {
+		if context.Cause(ctx) == errTooManyInformational {
+			err = errTooManyInformational
+		}
+		cancel(nil)
+		return nil, err
+	}
+	resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
+	return resp, nil
+}
+
+// MaxInformational is the most informational (1xx) answers the proxy forwards for one request;
+// a target sending more is answered 502, as malformed.
+const MaxInformational = 8
+
+// errTooManyInformational is the failure of a target that sent more than MaxInformational 1xx
+// answers (in net/http's words, which cortexhttp.ErrorCause names malformed).
+var errTooManyInformational = fmt.Errorf("proxy: too many 1xx informational responses (more than %d)", MaxInformational)
+
+// cancelBody is a response body whose Close releases its request's context.
+type cancelBody struct {
+	io.ReadCloser
+	cancel context.CancelCauseFunc
+}
+
+// Close closes the body, then releases the context.
+func (b *cancelBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel(nil)
+	return err
 }
 
 // newTransport is the default transport to the target at addr (host:port): keep-alive with a
@@ -72,39 +117,62 @@ func (bufferPool) Put(b []byte) { buffers.Put(&b) }
 // errBodyLimit ends the copy of a response body at Config.MaxBody.
 var errBodyLimit = errors.New("proxy: response body limit reached")
 
-// limitBody returns next with every response body it writes cut at max bytes: the bytes up to
-// the limit are written and flushed, then the write fails, which makes the ReverseProxy
-// abort the answer (its connection closed after what was written) and close its connection to
-// the target. cut is called once per answer cut.
-func limitBody(next http.Handler, max int64, cut func()) http.Handler {
+// forwarding returns the ReverseProxy next as the proxy runs it: each response body cut at max
+// bytes (0: no limit), the bytes up to the limit written and flushed before the write fails,
+// which makes the ReverseProxy abort the answer (its connection closed after what was written)
+// and close its connection to the target; cut is called once per answer cut. An answer aborted
+// after its head was written (the target's body broke off, was malformed, or was cut) has what
+// was written flushed first, so that the client sees the head and then the body break off, as
+// it would from the target itself, and not a connection closed without an answer.
+func forwarding(next http.Handler, max int64, cut func()) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		next.ServeHTTP(&bodyLimit{ResponseWriter: w, left: max, cut: cut}, r)
+		fw := &forwardWriter{ResponseWriter: w, left: max, cut: cut}
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler && fw.wrote {
+					_ = http.NewResponseController(w).Flush()
+				}
+				panic(v)
+			}
+		}()
+		next.ServeHTTP(fw, r)
 	})
 }
 
-// bodyLimit is a ResponseWriter that accepts at most left bytes of body.
-type bodyLimit struct {
+// forwardWriter is a ResponseWriter that notes that the head was written and accepts at most
+// left bytes of body (when limited).
+type forwardWriter struct {
 	http.ResponseWriter
-	left int64
-	cut  func()
+	wrote bool
+	left  int64 // bytes of body still accepted, when max > 0
+	cut   func()
+}
+
+// WriteHeader writes the head (a 1xx passes through: the head is still to come).
+func (f *forwardWriter) WriteHeader(code int) {
+	if code >= 200 {
+		f.wrote = true
+	}
+	f.ResponseWriter.WriteHeader(code)
 }
 
 // Write writes b, or as much of it as the limit leaves, flushes it and fails.
-func (l *bodyLimit) Write(b []byte) (int, error) {
-	if int64(len(b)) <= l.left {
-		n, err := l.ResponseWriter.Write(b)
-		l.left -= int64(n)
+func (f *forwardWriter) Write(b []byte) (int, error) {
+	f.wrote = true
+	if f.cut == nil || int64(len(b)) <= f.left {
+		n, err := f.ResponseWriter.Write(b)
+		f.left -= int64(n)
 		return n, err
 	}
-	n, err := l.ResponseWriter.Write(b[:l.left])
-	l.left -= int64(n)
+	n, err := f.ResponseWriter.Write(b[:f.left])
+	f.left -= int64(n)
 	if err != nil {
 		return n, err
 	}
-	_ = http.NewResponseController(l.ResponseWriter).Flush()
-	l.cut()
+	_ = http.NewResponseController(f.ResponseWriter).Flush()
+	f.cut()
 	return n, errBodyLimit
 }
 
 // Unwrap returns the underlying writer (http.ResponseController).
-func (l *bodyLimit) Unwrap() http.ResponseWriter { return l.ResponseWriter }
+func (f *forwardWriter) Unwrap() http.ResponseWriter { return f.ResponseWriter }

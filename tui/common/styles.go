@@ -51,7 +51,7 @@ type Styles struct {
 	FleetJoint, FleetLocal lipgloss.Style // the fleet panel's mode: every engine on the fleet's view, or some on their own
 
 	GaugeFull, GaugeEmpty lipgloss.Style
-	Events                [5]lipgloss.Style // event log lines, indexed by source.EventKind
+	Events                [6]lipgloss.Style // event log lines, indexed by source.EventKind
 
 	Help help.Styles
 }
@@ -95,7 +95,7 @@ func DefaultStyles() Styles {
 
 		GaugeFull:  fg(colAccent),
 		GaugeEmpty: fg(colBorder),
-		Events:     [5]lipgloss.Style{fg(colText).Italic(true), fg(colCritical), fg(colEmergency), fg(colDegraded), fg(colAccent)},
+		Events:     [6]lipgloss.Style{fg(colText).Italic(true), fg(colCritical), fg(colEmergency), fg(colDegraded), fg(colAccent), fg(colCritical)},
 
 		Help: help.New().Styles,
 	}

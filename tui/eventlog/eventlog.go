@@ -36,7 +36,7 @@ type Model struct {
 }
 
 // numEventKinds is how many kinds of event there are (source.EventKind 0..numEventKinds-1).
-const numEventKinds = int(source.EventControl) + 1
+const numEventKinds = int(source.EventTarget) + 1
 
 // Page is how many lines a log key scrolls.
 const Page = 5

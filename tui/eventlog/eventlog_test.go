@@ -74,6 +74,7 @@ func TestEventWording(t *testing.T) {
 			"class search: share x1.25, priority 6"},
 		{source.Event{Kind: source.EventControl, Control: source.ControlEvent{Control: source.ControlStrategy, Strategy: "naive"}}, "strategy: naive"},
 		{source.Event{Kind: source.EventControl, Text: "paused"}, "paused"},
+		{source.Event{Kind: source.EventTarget, Text: "the target answers 503: attempts fail as '503'"}, "the target answers 503: attempts fail as '503'"},
 	} {
 		assert.Equal(t, tc.want, Text(tc.e))
 	}
