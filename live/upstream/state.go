@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/cortex-tui/cortex-tui/model"
 	"github.com/cortex-tui/cortex-tui/source"
 )
 
@@ -106,12 +105,15 @@ type Snapshot struct {
 	// Overload is how long WindowUtilisation has stayed above CrashFactor without a break: the
 	// crash clock (the target crashes when it reaches CrashAfter). 0 when not overloaded.
 	Overload time.Duration
+	// CrashUtilisation and CrashOverload are what the crash rule read at the last overload
+	// crash: the utilisation over the last second and how long it had stayed above
+	// CrashFactor (the crash resets both clocks, so Utilisation and Overload read 0 after it).
+	// 0 before the first crash.
+	CrashUtilisation float64
+	CrashOverload    time.Duration
 	// RestartIn is, while CRASHED, the time left before the restart (0 once it is due: a
 	// restart that failed to listen is retried every tick, see Err).
 	RestartIn time.Duration
-	// LastCrash is the latest overload crash's: the utilisation over the last second that set
-	// it off and how long it had stayed above CrashFactor (zero before the first crash).
-	LastCrash model.Crash
 	// Outage is true between Down and a successful Up.
 	Outage bool
 	// Err is the last failure to listen again on Addr after a crash (the port taken by
