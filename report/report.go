@@ -53,7 +53,10 @@ type Summary struct {
 	Strategy          string             `json:"strategy"`
 	Seed              int64              `json:"seed"`
 	SuccessRate       float64            `json:"success_rate"`
-	Goodput           float64            `json:"goodput"` // completed originals per second of the arrival phase
+	Goodput           float64            `json:"goodput"`        // completed originals per second of the arrival phase
+	Originals         int                `json:"originals"`      // the original requests that arrived
+	OriginalsShed     int                `json:"originals_shed"` // new requests shed by priority before they were sent (SHED_LOW_PRIORITY)
+	LocalRefusals     int                `json:"local_refusals"` // attempts the strategy refused to send, any reason, new requests and retries
 	PeakAmplification float64            `json:"peak_amplification"`
 	Amplification     float64            `json:"amplification"`
 	Retries           int                `json:"retries"`
@@ -187,6 +190,9 @@ func (r *Recorder) timeline() []Row {
 //   - peak_amplification = the largest attempts/originals over the 1 s windows of the
 //     timeline, among seconds with at least a tenth of the mean originals per second (so a
 //     near-empty second, e.g. at the end of a ramp, cannot produce a spurious peak).
+//   - originals: the original requests that arrived (refused ones included); originals_shed, the
+//     new requests shed by priority (SHED_LOW_PRIORITY) before they were sent; local_refusals,
+//     every attempt the strategy refused to send.
 //   - retries and wasted_retries (retries that failed).
 //   - recovery_seconds: see Recovery.
 //   - crashes: overload crashes of the service.
@@ -197,6 +203,9 @@ func (r *Recorder) Summary() Summary {
 		Scenario:        r.meta.Scenario,
 		Strategy:        r.meta.Strategy,
 		Seed:            r.meta.Seed,
+		Originals:       t.Originals,
+		OriginalsShed:   t.Refusals[source.ReasonShed],
+		LocalRefusals:   t.LocalRejects,
 		Retries:         t.Retries,
 		WastedRetries:   t.RetryFailures,
 		Crashes:         t.Crashes,
