@@ -387,6 +387,10 @@ func (m *Model) export() tea.Cmd {
 	if len(m.fr.runs) == 0 {
 		return nil
 	}
+	if m.opts.NoExport {
+		m.setStatus("export is off here: this dashboard is served to your terminal and writes no file", false)
+		return nil
+	}
 	m.setStatus("exporting…", false)
 	return export(m.results(), m.opts.ExportDir)
 }
