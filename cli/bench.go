@@ -105,23 +105,23 @@ type benchResult struct {
 }
 
 // benchFormats are the outputs of bench, the default on a terminal first.
-var benchFormats = []outputFormat[benchResult]{
-	{"table", "", func(w io.Writer, b benchResult) error {
+var benchFormats = []report.Format[benchResult]{
+	{Name: "table", Write: func(w io.Writer, b benchResult) error {
 		if b.cells {
 			return report.WriteCellsTable(w, report.Aggregate(b.runs))
 		}
 		return report.WriteBenchTable(w, b.runs)
 	}},
-	{"markdown", "", func(w io.Writer, b benchResult) error {
+	{Name: "markdown", Write: func(w io.Writer, b benchResult) error {
 		if b.cells {
 			return report.WriteCellsMarkdown(w, report.Aggregate(b.runs))
 		}
 		return report.WriteBenchMarkdown(w, b.runs)
 	}},
-	{"matrix", "one row per scenario, one column per strategy: " + report.MatrixLegend, func(w io.Writer, b benchResult) error {
+	{Name: "matrix", Note: "one row per scenario, one column per strategy: " + report.MatrixLegend, Write: func(w io.Writer, b benchResult) error {
 		return report.WriteCellsMatrix(w, report.Aggregate(b.runs))
 	}},
-	{"json", "", func(w io.Writer, b benchResult) error { return report.WriteBenchJSON(w, b.runs) }},
+	{Name: "json", Write: func(w io.Writer, b benchResult) error { return report.WriteBenchJSON(w, b.runs) }},
 }
 
 // benchJob is one scenario x strategy x seed run.
@@ -194,7 +194,7 @@ func runBench(ctx context.Context, io streams, o benchOptions) error {
 	if err != nil {
 		return err
 	}
-	return format.write(io.out, benchResult{runs: runs, cells: len(seeds) > 1})
+	return format.Write(io.out, benchResult{runs: runs, cells: len(seeds) > 1})
 }
 
 // benchScenarios returns the scenarios to bench, the named built-ins then the file's, and
