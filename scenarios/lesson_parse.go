@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/internal/load"
 	"github.com/cortex-tui/cortex-tui/strategy"
 )
@@ -297,7 +298,7 @@ func parseAction(text string, scn Scenario, haveScn bool) (Action, error) {
 			return Action{}, fmt.Errorf("unknown fault kind %q", a.Name)
 		}
 	case ActWeight:
-		if !slices.Contains(signalNames[:], a.Name) {
+		if !slices.Contains(engine.SignalNames[:], a.Name) {
 			return Action{}, fmt.Errorf("unknown signal %q; valid: F, L, Q, B, C", a.Name)
 		}
 		if a.Value > 1 {
