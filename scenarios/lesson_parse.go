@@ -56,7 +56,8 @@ func ParseLessonReader(name string, r io.Reader) (Lesson, error) {
 func ParseLesson(filename string, data []byte) (Lesson, error) {
 	text := string(data)
 	var tree map[string]any
-	if _, err := load.Decode(filename, data, load.Lesson, &tree); err != nil {
+	_, lines, err := load.Decode(filename, data, load.Lesson, &tree)
+	if err != nil {
 		var le *load.Error
 		if errors.As(err, &le) {
 			return Lesson{}, loadError(err)
@@ -66,10 +67,9 @@ func ParseLesson(filename string, data []byte) (Lesson, error) {
 	d := &decoder{}
 	l := d.lesson(tree)
 	if len(d.list) > 0 {
-		ix := indexLines(text)
 		for _, e := range d.list {
 			e.File = filename
-			e.Line = ix.lineOf(e.Field)
+			e.Line = lines.Of(e.Field)
 		}
 		sort.SliceStable(d.list, func(i, j int) bool { return d.list[i].Line < d.list[j].Line })
 		return Lesson{}, d.list
