@@ -1,4 +1,4 @@
-package scenarios
+package tomlfile
 
 import (
 	"testing"
@@ -26,7 +26,7 @@ rate = 2                     # 14
 [service]                    # 15
 a.b = 1                      # 16
 `
-	ix := indexLines(text)
+	ix := IndexLines(text)
 	tests := []struct {
 		field string
 		want  int
@@ -48,7 +48,7 @@ a.b = 1                      # 16
 		{"note[1].at", 0},       // nothing known
 	}
 	for _, tt := range tests {
-		assert.Equal(t, tt.want, ix.lineOf(tt.field), tt.field)
+		assert.Equal(t, tt.want, ix.LineOf(tt.field), tt.field)
 	}
 }
 
@@ -66,8 +66,8 @@ func TestEditDistance(t *testing.T) {
 		{"kitten", "sitting", 3},
 	}
 	for _, tt := range tests {
-		assert.Equal(t, tt.want, editDistance(tt.a, tt.b), "%q vs %q", tt.a, tt.b)
+		assert.Equal(t, tt.want, EditDistance(tt.a, tt.b), "%q vs %q", tt.a, tt.b)
 	}
-	assert.Equal(t, "workers", closest("worker", serviceKeys))
-	assert.Equal(t, "", closest("colour", topKeys), "nothing close enough")
+	assert.Equal(t, "workers", Closest("worker", []string{"queue_limit", "workers", "sigma"}))
+	assert.Equal(t, "", Closest("colour", []string{"name", "summary", "story"}), "nothing close enough")
 }

@@ -1,23 +1,23 @@
-package scenarios
+package tomlfile
 
 import (
 	"strconv"
 	"strings"
 )
 
-// lineIndex maps field paths, as FieldError names them ("service.workers", "fault[2].at",
+// Lines maps field paths, as FieldError names them ("service.workers", "fault[2].at",
 // "fault[2]", "class"), to the 1-based line where they first appear in a TOML text.
 //
 // The TOML parser keeps key positions to itself, and its own table of them is keyed without the
-// index of an array-of-tables entry, so the scenario parser finds lines by scanning the text:
+// index of an array-of-tables entry, so the parsers find lines by scanning the text:
 // it follows [table] and [[array]] headers (counting entries), reads the key before each "=",
 // and skips the bodies of multi-line strings and arrays. Keys it cannot place (inside inline
-// tables, say) fall back to their parent's line through lineOf.
-type lineIndex map[string]int
+// tables, say) fall back to their parent's line through LineOf.
+type Lines map[string]int
 
-// indexLines scans text and returns the line of every header and key it recognises.
-func indexLines(text string) lineIndex {
-	ix := lineIndex{}
+// IndexLines scans text and returns the line of every header and key it recognises.
+func IndexLines(text string) Lines {
+	ix := Lines{}
 	counts := map[string]int{} // entries seen per array-of-tables name
 	table := ""                // current table path, e.g. "fleet" or "fault[2]"
 	inString := ""             // closing delimiter of the multi-line string being skipped
@@ -74,15 +74,15 @@ func indexLines(text string) lineIndex {
 }
 
 // add records the first line of path.
-func (ix lineIndex) add(path string, line int) {
+func (ix Lines) add(path string, line int) {
 	if _, ok := ix[path]; !ok {
 		ix[path] = line
 	}
 }
 
-// lineOf returns the line of field, or of its nearest parent that has one ("fault[2].value"
+// LineOf returns the line of field, or of its nearest parent that has one ("fault[2].value"
 // falls back to "fault[2]", then "fault"); 0 when none is known.
-func (ix lineIndex) lineOf(field string) int {
+func (ix Lines) LineOf(field string) int {
 	for field != "" {
 		if l, ok := ix[field]; ok {
 			return l
@@ -110,7 +110,7 @@ func entryPath(name string, counts map[string]int) string {
 
 // addParents records the line of every dotted prefix of a header's name ("class" for
 // "[[class.load]]"), so that a problem of the table it implies has a line.
-func (ix lineIndex) addParents(name string, line int) {
+func (ix Lines) addParents(name string, line int) {
 	for i := strings.IndexByte(name, '.'); i > 0; i = nextDot(name, i) {
 		ix.add(name[:i], line)
 	}
