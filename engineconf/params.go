@@ -147,7 +147,7 @@ var Params = []Param{
 	{"admission", "hold_for_probe", "HoldForProbe", Bool, "", Range{}, "hold the protected priorities' requests while the circuit is OPEN, until it has probed"},
 
 	{"random", "deterministic", "Deterministic", Bool, "", Range{}, "every random draw returns the midpoint of its range"},
-	{"random", "seed", "Seed", Int64, "", Range{Note: "0 = time-based; the simulator seeds each engine from the run's seed"}, "seed of the engine's random source"},
+	{"random", "seed", "Seed", Int64, "", Range{Note: "0 = time-based; the simulator seeds each engine itself"}, "seed of the engine's random source"},
 
 	{"fleet", "enabled", "Fleet.Enabled", Bool, "", Range{}, "take part in a fleet (the simulator decides from the scenario's budget)"},
 	{"fleet", "max_age", "Fleet.MaxAge", Duration, "s", Range{LoOpen: true, Note: "checked when enabled"}, "how long a fleet view stays fresh"},
