@@ -46,6 +46,9 @@ var (
 	// Lesson is a lesson file (validate of a lesson, learn --file): a dozen steps of a few
 	// goals each.
 	Lesson = Kind{Name: "lesson file", MaxBytes: 256 << 10, MaxNesting: 32, MaxKeyParts: 16, MaxKeyDepth: 16, MaxItems: 5000}
+	// Engine is an engine configuration file (cortex.toml: engine --file, --engine, tune
+	// --out): eight tables of a few keys each.
+	Engine = Kind{Name: "CORTEX configuration file", MaxBytes: 64 << 10, MaxNesting: 32, MaxKeyParts: 16, MaxKeyDepth: 16, MaxItems: 1000}
 )
 
 // Error is a file the loader refuses: unreadable, too large, or beyond a structural limit.

@@ -1,4 +1,4 @@
-package scenarios
+package tomlfile
 
 import (
 	"testing"
@@ -20,8 +20,8 @@ func TestEditDistance(t *testing.T) {
 		{"kitten", "sitting", 3},
 	}
 	for _, tt := range tests {
-		assert.Equal(t, tt.want, editDistance(tt.a, tt.b), "%q vs %q", tt.a, tt.b)
+		assert.Equal(t, tt.want, EditDistance(tt.a, tt.b), "%q vs %q", tt.a, tt.b)
 	}
-	assert.Equal(t, "workers", closest("worker", serviceKeys))
-	assert.Equal(t, "", closest("colour", topKeys), "nothing close enough")
+	assert.Equal(t, "workers", Closest("worker", []string{"queue_limit", "workers", "sigma"}))
+	assert.Equal(t, "", Closest("colour", []string{"name", "summary", "story"}), "nothing close enough")
 }
