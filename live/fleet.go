@@ -286,14 +286,8 @@ func (t *tally) attempt(a cortexhttp.Attempt) {
 		}
 	}
 	if a.Decided && cls >= 0 && cls < len(t.classes) {
-		t.verdict(cls, a.Verdict)
+		model.CountVerdict(&t.c, &t.classes[cls], &a.Verdict, model.VerdictReason(&a.Verdict))
 	}
-}
-
-// verdict adds a retry decision to the counts (t.mu held), as the simulator counts it: with
-// its reason, so the decisions panel can say what each total is made of.
-func (t *tally) verdict(cls int, v strategy.Verdict) {
-	t.c.AddVerdict(&t.classes[cls], v, source.VerdictReason(v))
 }
 
 // arrived counts an original of class cls.

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/cortex-tui/cortex-tui/engine"
+	"github.com/cortex-tui/cortex-tui/model"
 	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/strategy"
 )
@@ -298,7 +299,7 @@ func (s *Sim) verdict(ri int32, v strategy.Verdict, t int64) {
 func (s *Sim) countVerdict(cls int, v strategy.Verdict) {
 	// The reason, without comparing strings on the common paths (measured: ReasonOf on every
 	// verdict cost `none` 5% of its run): RETRY and the checks 1 and 2 follow from the action
-	// (source.VerdictReason), and the other reasons come in runs of the same constant string,
+	// (model.VerdictReason), and the other reasons come in runs of the same constant string,
 	// whose comparison with the last one is a pointer check.
 	code := source.ReasonRetry
 	switch v.Action {
@@ -313,7 +314,7 @@ func (s *Sim) countVerdict(cls int, v strategy.Verdict) {
 		}
 		code = s.lastCode
 	}
-	s.counts.AddVerdict(&s.classTicks[cls], v, code)
+	model.CountVerdict(&s.counts, &s.classTicks[cls], &v, code)
 }
 
 // endRequest ends request ri at t, completed or abandoned, and frees its slot.
