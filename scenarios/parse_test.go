@@ -112,6 +112,23 @@ func TestParseErrors(t *testing.T) {
 				"                   ^^",
 		},
 		{
+			name: "an unclosed table header is reported on its own line",
+			text: edit(t, "[service]", "[service"),
+			want: "t.toml:10: invalid TOML: expected '.' or ']' to end table name, but got '\\n' instead\n" +
+				"      8 | rate = 10\n" +
+				"      9 | \n" +
+				"     10 | [service\n" +
+				"                  ^",
+		},
+		{
+			name: "a key without a value is reported on its own line",
+			text: edit(t, `summary = "s"`, "summary ="),
+			want: "t.toml:2: invalid TOML: expected value but found '\\n' instead\n" +
+				"      1 | name = \"t\"\n" +
+				"      2 | summary =\n" +
+				"                   ^",
+		},
+		{
 			name: "unknown top-level key",
 			text: edit(t, `name = "t"`, "name = \"t\"\ncolour = \"red\""),
 			want: `t.toml:2: colour: unknown key; valid keys at the top level: name, summary, story, duration, drain, tick, seed, fleet, class, load, service, fault, note`,
@@ -252,6 +269,16 @@ func TestParseErrors(t *testing.T) {
 			name: "two notes at one time for a common strategy",
 			text: minimal + "\n[[note]]\nat = \"5s\"\ntext = \"a\"\nstrategies = [\"naive\", \"cortex\"]\n\n[[note]]\nat = \"5s\"\ntext = \"b\"\nstrategies = [\"cortex\"]\n",
 			want: `t.toml:20: note[2].at: must be after note[1].at (5s): notes go in time order, got 5s`,
+		},
+		{
+			name: "a note for some beside one for all but them",
+			text: minimal + "\n[[note]]\nat = \"5s\"\ntext = \"a\"\nstrategies = [\"naive\"]\n\n[[note]]\nat = \"5s\"\ntext = \"b\"\nexcept = [\"naive\", \"cortex\"]\n\n[[note]]\nat = \"5s\"\ntext = \"c\"\nexcept = [\"cortex\"]\n",
+			want: `t.toml:25: note[3].at: must be after note[2].at (5s): notes go in time order, got 5s`,
+		},
+		{
+			name: "strategies and except",
+			text: minimal + "\n[[note]]\nat = \"5s\"\ntext = \"a\"\nstrategies = [\"naive\"]\nexcept = [\"cortex\"]\n",
+			want: `t.toml:18: note[1].except: give strategies (the note's) or except (those it is not for), not both`,
 		},
 		{
 			name: "empty note text",

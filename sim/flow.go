@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/cortex-tui/cortex-tui/engine"
+	"github.com/cortex-tui/cortex-tui/model"
 	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/strategy"
 )
@@ -11,13 +12,6 @@ import (
 // retryCap bounds the retry index whatever a strategy answers (every catalog strategy stops at
 // 3), so a faulty strategy cannot recurse without end through zero-delay retries.
 const retryCap = 100
-
-// Reasons counted apart in the metrics.
-const (
-	reasonShed   = "SHED_LOW_PRIORITY"
-	reasonBudget = "BUDGET_EXHAUSTED"
-	reasonNone   = "NO_RETRIES"
-)
 
 // allocRequest returns a free request slot.
 func (s *Sim) allocRequest() int32 {
@@ -60,7 +54,12 @@ func (s *Sim) newRequest(cls, cl int, usr int32, t int64) {
 	prio := int8(s.ctl.Classes[cls].Priority)
 	c := &s.clients[cl]
 	deadline := t + s.deadline
-	adm := c.strat.Admit(s.setClock(t, c), strategy.Attempt{Priority: int(prio), Deadline: strategy.Time(deadline)})
+	var adm strategy.Admission
+	if s.kept != nil { // the dashboard keeps its decisions: apart, as in clientOutcome
+		adm = s.admitKept(c, cls, cl, strategy.Attempt{Priority: int(prio), Deadline: strategy.Time(deadline)}, t)
+	} else {
+		adm = c.strat.Admit(s.setClock(t, c), strategy.Attempt{Priority: int(prio), Deadline: strategy.Time(deadline)})
+	}
 	if adm.Action != engine.Retry { // refused
 		s.refuse(cls, adm.Reason, false)
 		s.endOriginal(cls, usr, false, t)
@@ -142,7 +141,7 @@ func (s *Sim) hold(ri int32, retry int, wait time.Duration, t int64) {
 	} else {
 		c.held++
 	}
-	s.timers.push(timed{at: at, kind: timerHold, idx: ri, gen: r.gen})
+	s.timers.push(timer(at, timerHold, ri, r.gen))
 }
 
 // send sends the client attempt number retry of request ri at t, once its strategy admitted it.
@@ -259,7 +258,7 @@ func (s *Sim) clientOutcome(ri int32, rgen, ep uint32, o strategy.Outcome, t int
 	}
 	r.retry = int16(retry + 1)
 	c.pending++
-	s.timers.push(timed{at: at, kind: timerRetry, idx: ri, gen: r.gen})
+	s.timers.push(timer(at, timerRetry, ri, r.gen))
 }
 
 // verdict does what clientOutcome does with verdict v on request ri's failed attempt at t, for
@@ -293,45 +292,29 @@ func (s *Sim) verdict(ri int32, v strategy.Verdict, t int64) {
 	}
 	r.retry = int16(retry + 1)
 	c.pending++
-	s.timers.push(timed{at: at, kind: timerRetry, idx: ri, gen: r.gen})
+	s.timers.push(timer(at, timerRetry, ri, r.gen))
 }
 
 // countVerdict adds a retry decision to the counts.
 func (s *Sim) countVerdict(cls int, v strategy.Verdict) {
-	if a := int(v.Action); a >= 0 && a < len(s.counts.Decisions) {
-		s.counts.Decisions[a]++
-	}
 	// The reason, without comparing strings on the common paths (measured: ReasonOf on every
-	// verdict cost `none` 5% of its run): RETRY is counted once a tick from Decisions
-	// (snapshot), the checks 1 and 2 follow from the action, and the other reasons come in
-	// runs of the same constant string, whose comparison with the last one is a pointer check.
+	// verdict cost `none` 5% of its run): RETRY and the checks 1 and 2 follow from the action
+	// (model.VerdictReason), and the other reasons come in runs of the same constant string,
+	// whose comparison with the last one is a pointer check.
+	code := source.ReasonRetry
 	switch v.Action {
 	case engine.Retry:
 	case engine.NotRetryable:
-		s.counts.Reasons[source.ReasonNotRetryable]++
+		code = source.ReasonNotRetryable
 	case engine.MaxRetriesExceeded:
-		s.counts.Reasons[source.ReasonMaxRetries]++
+		code = source.ReasonMaxRetries
 	default:
 		if v.Reason != s.lastReason {
 			s.lastReason, s.lastCode = v.Reason, source.ReasonOf(v.Reason)
 		}
-		s.counts.Reasons[s.lastCode]++
+		code = s.lastCode
 	}
-	ct := &s.classTicks[cls]
-	switch {
-	case v.Retry:
-		ct.Admitted++
-	case v.Reason == reasonShed:
-		s.counts.Shed++
-		ct.Shed++
-	case v.Reason == reasonBudget:
-		s.counts.BudgetRejected++
-		ct.BudgetRejected++
-	case v.Action == engine.NotRetryable || v.Action == engine.MaxRetriesExceeded || v.Reason == reasonNone:
-		// not a refusal under pressure
-	default:
-		ct.OtherRejected++
-	}
+	model.CountVerdict(&s.counts, &s.classTicks[cls], &v, code)
 }
 
 // endRequest ends request ri at t, completed or abandoned, and frees its slot.
@@ -364,7 +347,7 @@ func (s *Sim) think(u int32, t int64) {
 	if th := s.scn.Loop.Think; th > 0 {
 		d = int64(s.thinkRand.ExpFloat64() * float64(th))
 	}
-	s.timers.push(timed{at: t + max(d, minThink), kind: timerThink, idx: u})
+	s.timers.push(timer(t+max(d, minThink), timerThink, u, 0))
 }
 
 // minThink is the least time a closed-loop user waits between two requests (10 ms), so a

@@ -1,13 +1,25 @@
 package sim
 
 // timed is an entry of a time-ordered heap: at is virtual time in ns (>= 0), seq breaks ties in
-// insertion order so the order of events never depends on anything but the run itself.
+// insertion order so the order of events never depends on anything but the run itself. seq's
+// two low bits hold the entry's kind (a timer's: timerRetry, ...), the rest the sequence number,
+// so that an entry is 24 bytes, not 32: the heaps move a quarter less memory.
 type timed struct {
-	at   int64
-	seq  uint64
-	kind uint8
-	idx  int32
-	gen  uint32
+	at  int64
+	seq uint64
+	idx int32
+	gen uint32
+}
+
+// kindBits is how many low bits of timed.seq hold the kind.
+const kindBits = 2
+
+// kind returns the entry's kind.
+func (e *timed) kind() uint8 { return uint8(e.seq & (1<<kindBits - 1)) }
+
+// timer is a timer entry of kind k at at for (idx, gen): its sequence number is given by push.
+func timer(at int64, k uint8, idx int32, gen uint32) timed {
+	return timed{at: at, seq: uint64(k), idx: idx, gen: gen}
 }
 
 // eventHeap is a 4-ary min-heap of timed entries, ordered by (at, seq). Sequence numbers are
@@ -27,12 +39,10 @@ func (q *eventHeap) len() int { return len(q.h) }
 // min returns the earliest entry; the heap must not be empty.
 func (q *eventHeap) min() *timed { return &q.h[0] }
 
-// push adds e; an e.seq of 0 gets the heap's next sequence number.
+// push adds e with the heap's next sequence number (above its kind bits).
 func (q *eventHeap) push(e timed) {
-	if e.seq == 0 {
-		q.seq++
-		e.seq = q.seq
-	}
+	q.seq++
+	e.seq |= q.seq << kindBits
 	// e is compared through its key and stored field by field: taking its address would
 	// spill it with 8-byte stores and then copy it with 16-byte loads, which stall on amd64.
 	q.h = append(q.h, timed{})
@@ -48,7 +58,7 @@ func (q *eventHeap) push(e timed) {
 		i = p
 	}
 	x := &h[i]
-	x.at, x.seq, x.kind, x.idx, x.gen = at, seq, e.kind, e.idx, e.gen
+	x.at, x.seq, x.idx, x.gen = at, seq, e.idx, e.gen
 }
 
 // pop removes and returns the earliest entry; the heap must not be empty.

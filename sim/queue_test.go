@@ -62,7 +62,7 @@ func TestEventHeapOrder(t *testing.T) {
 					at += r.Int64N(tt.spread)
 				}
 				q.push(timed{at: at, idx: int32(pushed)})
-				live = append(live, timed{at: at, seq: q.seq, idx: int32(pushed)})
+				live = append(live, timed{at: at, seq: q.seq << kindBits, idx: int32(pushed)})
 				pushed++
 				assert.Equal(t, len(live), q.len(), "the heap holds every entry pushed and not popped")
 			}

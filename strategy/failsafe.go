@@ -56,8 +56,8 @@ func (c FailsafeConfig) Validate() error {
 		return fmt.Errorf("failsafe: 1 <= RejectionFactor <= MaxRejection must hold, got %v and %v", c.RejectionFactor, c.MaxRejection)
 	case c.Calibration <= 0:
 		return fmt.Errorf("failsafe: Calibration must be > 0, got %v", c.Calibration)
-	case c.LevelWindow < 1:
-		return fmt.Errorf("failsafe: LevelWindow must be >= 1, got %d", c.LevelWindow)
+	case c.LevelWindow < 1 || c.LevelWindow > math.MaxUint16:
+		return fmt.Errorf("failsafe: LevelWindow must be in 1..65535, got %d", c.LevelWindow)
 	case !(c.BudgetRate >= 0) || c.BudgetMin < 0:
 		return fmt.Errorf("failsafe: BudgetRate and BudgetMin must be >= 0, got %v and %d", c.BudgetRate, c.BudgetMin)
 	case c.MaxRetries < 0:
@@ -137,7 +137,7 @@ type Failsafe struct {
 func init() {
 	register(entry{name: "failsafe", rank: 150,
 		describe:  "failsafe-go prioritized adaptive limiter (queues over the limit, sheds low levels) + retry budget (20%), 2 retries",
-		footprint: Footprint{Retries: 2, MaxDelay: 0, ClientBytes: 15500, TickNs: 8},
+		footprint: Footprint{Retries: 2, MaxDelay: 0, ClientBytes: 6144, TickNs: 8},
 		build:     func(env Env) (Strategy, error) { return NewFailsafe(env.Rand, DefaultFailsafeConfig()) }})
 }
 
@@ -156,7 +156,7 @@ func NewFailsafe(r *rand.Rand, cfg FailsafeConfig) (*Failsafe, error) {
 		median:   movingMedian{values: make([]float64, 5), sorted: make([]float64, 5)},
 		smoothed: expAvg{window: 5, warmup: 10}, baseline: expAvg{window: cfg.BaselineWindow, warmup: 10},
 		thrCorr: newCorrelation(cfg.CorrelationWindow), rttCorr: newCorrelation(cfg.CorrelationWindow),
-		levels: levelTracker{window: make([]int, cfg.LevelWindow)}}
+		levels: levelTracker{window: make([]uint16, cfg.LevelWindow)}}
 	return f, nil
 }
 
@@ -176,7 +176,9 @@ func (f *Failsafe) level(prio int) int { return 100*min(4, max(0, prio)/2) + f.r
 // Admit admits a call while the limiter has a permit; otherwise it queues it (a hold) unless
 // the queue is full or the call's level is under the threshold. See Failsafe.
 func (f *Failsafe) Admit(now Time, a Attempt) Admission {
-	f.calibrate(now)
+	if now >= f.nextCalib {
+		f.calibrate(now)
+	}
 	if f.used < f.size {
 		f.used++
 		if a.Retry <= 0 {
@@ -184,6 +186,7 @@ func (f *Failsafe) Admit(now Time, a Attempt) Admission {
 		}
 		return Admission{}
 	}
+	f.expire(now)
 	level := f.level(a.Priority)
 	switch {
 	case len(f.queue) >= int(float64(int(f.limit))*f.cfg.MaxRejection):

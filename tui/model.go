@@ -21,9 +21,11 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 
 	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/keymap"
+	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/tui/common"
@@ -50,6 +52,24 @@ type Options struct {
 	LessonDone func(name string) error
 	// LessonsDone names the lessons the learner completed before (the picker marks them ✓).
 	LessonsDone map[string]bool
+	// Lessons opens the picker (Scenario nil) on its lessons, the first one not completed
+	// highlighted (cortex-tui learn).
+	Lessons bool
+	// OnQuit, when set, is called once the dashboard has ended and restored the terminal, with
+	// the result of every run it showed at the end (both sides of compare; none when no tick
+	// had run), as the export writes them: the command prints them, so that quitting never
+	// loses a run's numbers.
+	OnQuit func(results []report.Result)
+	// Renderer renders every style: its colour profile (none under NO_COLOR) and its dark or
+	// light background decide the colours. nil: lipgloss's default renderer, the process's own
+	// terminal. A server that draws one dashboard per remote terminal in one process gives
+	// each its own (cortex-tui serve).
+	Renderer *lipgloss.Renderer
+	// Scenarios are the scenarios the picker offers; nil: the built-in catalog.
+	Scenarios []scenarios.Scenario
+	// NoExport turns the export key off (the footer says so): a dashboard served to a remote
+	// terminal writes no file where it runs.
+	NoExport bool
 }
 
 // speeds are the selectable speed factors (virtual seconds per wall second).
@@ -102,6 +122,9 @@ type Model struct {
 	layouts  [numLayouts][]row // every other panel, by screen: the layout table (layout.go)
 	body     string            // the composed screen above the footer, cached
 	bindings []binding
+	// laidCortex is whether the layout was last laid out for a strategy with a CPS: the full
+	// layout's top band differs without one (frame.bands), so a switch lays it out again.
+	laidCortex bool
 }
 
 // binding ties a key to what it does on the dashboard: do, or with no do, whatever the
@@ -114,7 +137,11 @@ type binding struct {
 // New returns the dashboard model for opts. It opens on opts.Scenario, or on the picker when
 // it is nil. A factory error is shown in the footer, not returned.
 func New(opts Options) *Model {
-	st := common.DefaultStyles()
+	r := opts.Renderer
+	if r == nil {
+		r = lipgloss.DefaultRenderer()
+	}
+	st := common.NewStyles(r)
 	m := &Model{
 		st: st, keys: opts.Keys, opts: opts, speedIdx: defaultSpeed,
 		injected: map[scenarios.FaultKind]bool{},
@@ -126,9 +153,16 @@ func New(opts Options) *Model {
 	m.fr.speed = speeds[m.speedIdx]
 	m.fr.keys = &m.keys
 	m.bindings = m.dashboardBindings()
-	m.picker = picker.New(st, opts.Keys, scenarios.Catalog())
+	catalog := opts.Scenarios
+	if catalog == nil {
+		catalog = scenarios.Catalog()
+	}
+	m.picker = picker.New(st, opts.Keys, catalog)
 	m.picker.AddLessons(scenarios.Lessons(), opts.LessonsDone)
 	m.picker.SetCancellable(false)
+	if opts.Lessons {
+		m.picker.SelectLessons()
+	}
 	m.screen = screenPicker
 	if opts.Scenario != nil {
 		m.open(*opts.Scenario, opts.Strategy, opts.Seed)
@@ -396,6 +430,9 @@ func (m *Model) apply(snaps [][]source.Snapshot) {
 	}
 	if !changed {
 		return
+	}
+	if m.fr.cortex() != m.laidCortex {
+		m.layout() // a strategy with a CPS, or without: the top band changes
 	}
 	if cv := m.fr.runs[0].hist.last.Cortex; cv != nil {
 		m.fr.weights = cv.Weights.Array()

@@ -51,8 +51,20 @@ func (s State) Service() source.ServiceState {
 	return source.ServiceUnknown
 }
 
-// serving reports whether the target is listening and serving in state s.
-func (s State) serving() bool { return s == StateUp || s == StateWarming }
+// stateOf is the target's State of a service state: StateStopped for ServiceUnknown.
+func stateOf(s source.ServiceState) State {
+	switch s {
+	case source.ServiceUp:
+		return StateUp
+	case source.ServiceDown:
+		return StateDown
+	case source.ServiceCrashed:
+		return StateCrashed
+	case source.ServiceWarming:
+		return StateWarming
+	}
+	return StateStopped
+}
 
 // Counters are the target's running totals since Start. A request is counted once in Accepted,
 // Refused or TooLarge when it is answered or admitted, and an accepted one once more when it
@@ -93,6 +105,12 @@ type Snapshot struct {
 	// Overload is how long WindowUtilisation has stayed above CrashFactor without a break: the
 	// crash clock (the target crashes when it reaches CrashAfter). 0 when not overloaded.
 	Overload time.Duration
+	// CrashUtilisation and CrashOverload are what the crash rule read at the last overload
+	// crash: the utilisation over the last second and how long it had stayed above
+	// CrashFactor (the crash resets both clocks, so Utilisation and Overload read 0 after it).
+	// 0 before the first crash.
+	CrashUtilisation float64
+	CrashOverload    time.Duration
 	// RestartIn is, while CRASHED, the time left before the restart (0 once it is due: a
 	// restart that failed to listen is retried every tick, see Err).
 	RestartIn time.Duration

@@ -74,13 +74,18 @@ func (p *Model) table(sums []report.Summary, prioNames map[int][]string) string 
 	rows := []row{
 		each("", func(s report.Summary) string { return ansi.Truncate(s.Strategy, maxStrategyLabel, "…") }),
 		each("success rate", func(s report.Summary) string { return pct(s.SuccessRate) }),
-		each("amplification", func(s report.Summary) string { return fmt.Sprintf("x%.2f", s.Amplification) }),
-		each("  peak over a second", func(s report.Summary) string { return fmt.Sprintf("x%.1f", s.PeakAmplification) }),
+		each("amplification", func(s report.Summary) string { return common.FmtAmp(s.Amplification) }),
+		each("  peak over a second", func(s report.Summary) string { return common.FmtPeak(s.PeakAmplification) }),
 		each("retries", func(s report.Summary) string { return strconv.Itoa(s.Retries) }),
 		each("wasted retries", func(s report.Summary) string { return strconv.Itoa(s.WastedRetries) }),
 		each("recovery", func(s report.Summary) string { return report.RecoveryText(s.RecoverySeconds) }),
 		each("crashes", func(s report.Summary) string { return strconv.Itoa(s.Crashes) }),
 		{label: "success by priority"},
+	}
+	if slices.ContainsFunc(sums, func(s report.Summary) bool { return s.OriginalsShed > 0 }) {
+		// Only when a run shed new requests (Admit): a row of zeros would take a line for nothing.
+		shed := each("new requests shed", func(s report.Summary) string { return strconv.Itoa(s.OriginalsShed) })
+		rows = slices.Insert(rows, 4, shed)
 	}
 	var prios []string
 	for _, s := range sums {
