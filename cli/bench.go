@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -303,18 +304,13 @@ func withVariants(scns []scenarios.Scenario, froms []string, budgetList, costLis
 	return out, outFroms, nil
 }
 
-// progress returns a function printing "bench: n/total runs" on stderr when stderr is a
-// terminal, and a no-op otherwise.
+// progress is bench's progress bar on stderr when it is a terminal (nothing otherwise: a log
+// needs no bar): a newProgress bar redrawn as runs end.
 func progress(io streams) func(done, total int) {
 	if !isTerminal(io.err) {
 		return func(int, int) {}
 	}
-	return func(done, total int) {
-		fmt.Fprintf(io.err, "\rbench: %d/%d runs", done, total)
-		if done == total {
-			fmt.Fprint(io.err, "\r\033[K")
-		}
-	}
+	return newProgress(io.err, "bench", "runs", time.Now).update
 }
 
 // runJobs runs jobs on GOMAXPROCS goroutines and returns their summaries in job order, each
@@ -329,6 +325,7 @@ func runJobs(ctx context.Context, jobs []benchJob, onDone func(done, total int))
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	done := 0
+	onDone(0, len(jobs))
 	for range min(runtime.GOMAXPROCS(0), max(len(jobs), 1)) {
 		wg.Add(1)
 		go func() {

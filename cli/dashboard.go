@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cortex-tui/cortex-tui/keymap"
+	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/sim"
 	"github.com/cortex-tui/cortex-tui/tui"
@@ -90,6 +92,7 @@ func dashboardOptions(cmd *cobra.Command, scn *scenarios.Scenario, strategyName 
 		return tui.Options{}, err
 	}
 	return tui.Options{
+		OnQuit:      printResults(cmd.OutOrStdout()),
 		Keys:        keys,
 		Factory:     sim.NewSource,
 		Scenario:    scn,
@@ -98,6 +101,20 @@ func dashboardOptions(cmd *cobra.Command, scn *scenarios.Scenario, strategyName 
 		LessonDone:  saveLessonDone,
 		LessonsDone: lessonsDone(cmd),
 	}, nil
+}
+
+// printResults returns the dashboard's OnQuit: it prints the summary of each run the dashboard
+// showed when it ended on w, as run --headless --format table does, so that quitting never
+// loses a run's numbers.
+func printResults(w io.Writer) func([]report.Result) {
+	return func(results []report.Result) {
+		for i, r := range results {
+			if i > 0 {
+				fmt.Fprintln(w)
+			}
+			_ = report.WriteTable(w, r.Meta, r.Timeline, r.Summary)
+		}
+	}
 }
 
 // loadKeys returns the key bindings of the file given with --keys (which must exist) or of

@@ -150,3 +150,17 @@ func TestRunHelpFlagNames(t *testing.T) {
 		assert.Contains(t, out, want)
 	}
 }
+
+// TestRunScenarioTakesAFile asserts that run --scenario accepts a scenario file's path, as live
+// --scenario does, and runs it as --scenario-file would.
+func TestRunScenarioTakesAFile(t *testing.T) {
+	code, file, errOut := execute("scenarios", "metastable", "--toml")
+	require.Equal(t, 0, code, errOut)
+	path := filepath.Join(t.TempDir(), "mine.toml")
+	require.NoError(t, os.WriteFile(path, []byte(file), 0o644))
+	code, byName, errOut := execute("run", "--scenario", path, "--headless", "--format", "json")
+	require.Equal(t, 0, code, errOut)
+	code, byFile, errOut := execute("run", "--scenario-file", path, "--headless", "--format", "json")
+	require.Equal(t, 0, code, errOut)
+	assert.Equal(t, byFile, byName)
+}

@@ -20,6 +20,7 @@ func init() { subcommands = append(subcommands, newLearnCmd) }
 type learnOptions struct {
 	file  string
 	check bool
+	list  bool
 }
 
 func newLearnCmd(io streams) *cobra.Command {
@@ -27,7 +28,8 @@ func newLearnCmd(io streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "learn [NAME]",
 		Short: "Short lessons that check themselves, in the dashboard",
-		Long: `learn with no NAME lists the lessons, with the ones you completed marked. learn NAME
+		Long: `learn with no NAME opens the dashboard's picker on the lessons, the ones you completed
+marked (without a terminal, or with --list, it prints them instead). learn NAME
 opens the dashboard on the lesson: its scenario runs with a panel that shows the current step,
 its goals checked live against the run, and a hint after a while (H shows it at once); the next
 step unlocks when the goal holds. The run pauses at each caption and each new step until you
@@ -35,6 +37,7 @@ press space. Completed lessons are kept in your configuration directory
 (progress.json under cortex-tui/). --check plays the lesson headless, doing what each hint
 says, and prints when each step was completed.`,
 		Example: `  cortex-tui learn
+  cortex-tui learn --list
   cortex-tui learn retry-storm
   cortex-tui learn metastable --check
   cortex-tui learn --file my-lesson.toml`,
@@ -46,7 +49,10 @@ says, and prints when each step was completed.`,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 && o.file == "" {
-				return listLessons(io)
+				if o.list || !isTerminal(io.in) || !isTerminal(io.out) {
+					return listLessons(io)
+				}
+				return openLessons(cmd, io)
 			}
 			l, err := pickLesson(args, o.file)
 			if err != nil {
@@ -59,6 +65,7 @@ says, and prints when each step was completed.`,
 		},
 	}
 	cmd.Flags().StringVar(&o.file, "file", "", "path of a lesson TOML file")
+	cmd.Flags().BoolVar(&o.list, "list", false, "print the lessons instead of opening the picker on them")
 	cmd.Flags().BoolVar(&o.check, "check", false, "play the lesson headless with its own actions and print when each step completes")
 	addKeysFlag(cmd)
 	return cmd
@@ -141,6 +148,20 @@ func openLesson(cmd *cobra.Command, io streams, l scenarios.Lesson) error {
 	}
 	opts.Lesson, opts.Guided = &l, l.Guided
 	in, out, err := terminal(io, "cortex-tui learn "+l.Name+" --check")
+	if err != nil {
+		return err
+	}
+	return startDashboard(cmd.Context(), opts, in, out)
+}
+
+// openLessons opens the dashboard's picker on the lessons (learn with no NAME, on a terminal).
+func openLessons(cmd *cobra.Command, io streams) error {
+	opts, err := dashboardOptions(cmd, nil, "cortex", 0)
+	if err != nil {
+		return err
+	}
+	opts.Lessons = true
+	in, out, err := terminal(io, "cortex-tui learn --list")
 	if err != nil {
 		return err
 	}

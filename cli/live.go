@@ -8,7 +8,6 @@ import (
 	"log"
 	"math"
 	"net/url"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -84,12 +83,12 @@ while Redis does not answer they decide alone (LOCAL) and rejoin when it does.`,
 	f.StringVar(&o.scenarioFile, "scenario-file", "", "path of a scenario TOML file")
 	f.StringVar(&o.strategy, "strategy", strategy.CortexName, "retry strategy: "+strings.Join(strategy.Names(), ", "))
 	f.Int64Var(&o.seed, "seed", 0, "random seed (default: the scenario's own)")
-	f.DurationVar(&o.duration, "duration", 0, "length of the run in wall time (default: the scenario's duration plus its drain)")
+	f.DurationVar(&o.duration, "duration", 0, "length of the run in wall time; the requests alive at its end are waited for, up to the scenario's deadline (default: the scenario's duration plus its drain)")
 	f.Float64Var(&o.scale, "scale", 1, "shrink the scenario's rates and the embedded target's capacity together by this factor, in (0, 1]")
 	f.Float64Var(&o.maxRPS, "max-rps", live.DefaultMaxRPS, "cap on the arrival rate of originals, requests/s (the scale is lowered to keep the scenario's peak under it)")
 	f.IntVar(&o.maxInFlight, "max-inflight", live.DefaultMaxInFlight, "most requests alive at once; an arrival beyond it fails locally")
 	f.StringVar(&o.target, "target", "", "send the traffic to this http(s) URL, your own service, instead of the embedded target")
-	f.BoolVar(&o.headless, "headless", false, "run without the dashboard and print the per-second rows and the summary")
+	f.BoolVar(&o.headless, "headless", false, "run without the dashboard and print the result: the summary (--format table), the per-second rows (csv) or both (json)")
 	f.StringVar(&o.format, "format", "", "headless output: "+formatHelp(headlessFormats))
 	f.StringVar(&o.fleet, "fleet", "", "join a fleet on this Redis: redis[s]://[USER[:PASSWORD]@]HOST:PORT[/DB][?addr=HOST:PORT&cluster=1&master=NAME&ca=FILE] (password also from $"+redisstore.PasswordEnv+")")
 	f.StringVar(&o.budget, "budget", "", budgetHelp+"; shared without --fleet: one in-process budget for the run's clients (default: the scenario's own)")
@@ -117,9 +116,6 @@ type livePlan struct {
 func planLive(io streams, o liveOptions) (livePlan, error) {
 	usage := func(format string, a ...any) error { return &exitError{code: 2, err: fmt.Errorf(format, a...)} }
 	name, file := o.scenario, o.scenarioFile
-	if file == "" && looksLikeFile(name) {
-		name, file = "", name
-	}
 	scn, err := loadScenario(name, file)
 	if err != nil {
 		return livePlan{}, err
@@ -164,15 +160,6 @@ func planLive(io streams, o liveOptions) (livePlan, error) {
 	p.cfg = live.Config{Scenario: scn, Strategy: strat, Seed: p.seed, Scale: p.scale, MaxRPS: o.maxRPS,
 		MaxInFlight: o.maxInFlight, Duration: o.duration}
 	return p, nil
-}
-
-// looksLikeFile reports whether a --scenario value names a file rather than a built-in.
-func looksLikeFile(s string) bool {
-	if !strings.HasSuffix(s, ".toml") && !strings.ContainsRune(s, os.PathSeparator) {
-		return false
-	}
-	_, err := os.Stat(s)
-	return err == nil
 }
 
 // stack returns the stack builder of a source of p running scn (the embedded target, scaled,
@@ -294,7 +281,7 @@ func runLive(cmd *cobra.Command, io streams, o liveOptions) error {
 		return err
 	}
 	scn := p.scn
-	opts := tui.Options{Keys: keys, Factory: srcs.build, Scenario: &scn, Strategy: p.strategy, Seed: p.seed}
+	opts := tui.Options{Keys: keys, Factory: srcs.build, Scenario: &scn, Strategy: p.strategy, Seed: p.seed, OnQuit: printResults(io.out)}
 	return startDashboard(cmd.Context(), opts, in, out)
 }
 

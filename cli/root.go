@@ -14,7 +14,8 @@ import (
 	"github.com/cortex-tui/cortex-tui/internal/safetext"
 )
 
-// Version is the program's version, set at build time with -ldflags "-X ...cli.Version=v1.2.3".
+// Version is the program's version when set at build time with -ldflags "-X ...cli.Version=v1.2.3";
+// otherwise --version reads the module version and VCS revision from the build info (versionString).
 var Version = "dev"
 
 // exitError carries a specific exit status (2 for usage errors and a missing terminal).
@@ -93,7 +94,7 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 shows how one Composite Pressure Score (CPS) decides which retries may go.
 
 With no command it opens the dashboard on a scenario picker.`,
-		Version:       Version,
+		Version:       versionString(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Args: func(cmd *cobra.Command, args []string) error {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 
@@ -76,11 +77,11 @@ func newRunCmd(io streams) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.scenario, "scenario", "", "built-in scenario name (see \"cortex-tui scenarios\")")
+	f.StringVar(&o.scenario, "scenario", "", "built-in scenario name (see \"cortex-tui scenarios\") or a scenario file")
 	f.StringVar(&o.scenarioFile, "scenario-file", "", "path of a scenario TOML file")
 	f.StringVar(&o.strategy, "strategy", strategy.CortexName, "retry strategy: "+strings.Join(strategy.Names(), ", "))
 	f.Int64Var(&o.seed, "seed", 0, "random seed (default: the scenario's own)")
-	f.BoolVar(&o.headless, "headless", false, "run without the dashboard and print the result")
+	f.BoolVar(&o.headless, "headless", false, "run without the dashboard and print the result: the summary (--format table), the per-second rows (csv) or both (json)")
 	f.StringVar(&o.format, "format", "", "headless output: "+formatHelp(headlessFormats))
 	f.BoolVar(&o.guided, "guided", false, "pause the dashboard at each caption until space is pressed (for a demo)")
 	f.StringVar(&o.budget, "budget", "", budgetHelp+" (default: the scenario's own)")
@@ -128,7 +129,12 @@ func refusalCostLabel(c float64) string {
 }
 
 // loadScenario returns the built-in scenario name or the file path; exactly one must be given.
+// A name that is no built-in but an existing file ending in .toml or holding a path separator
+// is read as a file (--scenario my.toml works as --scenario-file my.toml, in every command).
 func loadScenario(name, file string) (scenarios.Scenario, error) {
+	if file == "" && looksLikeFile(name) {
+		name, file = "", name
+	}
 	switch {
 	case name != "" && file != "":
 		return scenarios.Scenario{}, &exitError{code: 2, err: fmt.Errorf("give --scenario or --scenario-file, not both")}
@@ -143,4 +149,13 @@ func loadScenario(name, file string) (scenarios.Scenario, error) {
 	default:
 		return scenarios.Scenario{}, &exitError{code: 2, err: fmt.Errorf("no scenario: give --scenario NAME (see `cortex-tui scenarios`) or --scenario-file PATH")}
 	}
+}
+
+// looksLikeFile reports whether a --scenario value names a file rather than a built-in.
+func looksLikeFile(s string) bool {
+	if !strings.HasSuffix(s, ".toml") && !strings.ContainsRune(s, os.PathSeparator) {
+		return false
+	}
+	_, err := os.Stat(s)
+	return err == nil
 }

@@ -30,9 +30,10 @@ func newTargetCmd(io streams) *cobra.Command {
 		Long: `target runs live mode's embedded service on its own: workers, a bounded queue, a service time
 distribution, overload crashes that close the listener and a warm-up, configured from a
 scenario's [service] (or the defaults: 50 workers, 100 ms, a queue of 100, no crash). It prints
-the addresses it listens on and serves until ctrl+c. Point any client at it, or cortex-tui live
---target. It listens on loopback only unless --public says otherwise: a service that crashes
-on purpose should not be reachable from the network by accident.`,
+its addresses and serves until ctrl+c, with a status line on a terminal (every 10 s otherwise)
+and the totals when it stops. Point any client at it, or cortex-tui live --target. It listens
+on loopback only unless --public says otherwise: a service that crashes on purpose should not
+be reachable from the network by accident.`,
 		Example: `  cortex-tui target
   cortex-tui target --scenario black-friday --addr 127.0.0.1:8080
   cortex-tui target --addr 0.0.0.0:8080 --public      # every interface: other machines too`,
@@ -46,9 +47,6 @@ on purpose should not be reachable from the network by accident.`,
 			cfg := upstream.DefaultConfig()
 			if o.scenario != "" || o.scenarioFile != "" {
 				name, file := o.scenario, o.scenarioFile
-				if file == "" && looksLikeFile(name) {
-					name, file = "", name
-				}
 				scn, err := loadScenario(name, file)
 				if err != nil {
 					return err
@@ -70,7 +68,7 @@ on purpose should not be reachable from the network by accident.`,
 			c := tg.Config()
 			fmt.Fprintf(io.out, "target listening on %s (%d workers, %s service time, queue %d); ctrl+c stops it\n",
 				listenURLs(tg.Addr()), c.Workers, c.ServiceTime, c.QueueLimit)
-			<-tg.Done()
+			serveStatus(io, tg, time.Now)
 			return nil
 		},
 	}
@@ -80,6 +78,58 @@ on purpose should not be reachable from the network by accident.`,
 	f.StringVar(&o.addr, "addr", upstream.DefaultAddr, "address to listen on, host:port (port 0: a free port); loopback unless --public")
 	f.BoolVar(&o.public, "public", false, "allow an --addr other machines can reach (another interface, or 0.0.0.0 / [::] for every one)")
 	return cmd
+}
+
+// targetStatusEvery is how often target's status line is redrawn on a terminal; off a terminal
+// (a log) a line is written every targetLogEvery instead.
+const (
+	targetStatusEvery = time.Second
+	targetLogEvery    = 10 * time.Second
+)
+
+// serveStatus waits until tg stops, showing what it does: on a terminal a status line on
+// stderr, redrawn every second in place; otherwise a line every 10 s. When it stops, it prints
+// the totals on stdout, so that a run's figures are not lost with the window.
+func serveStatus(io streams, tg *upstream.Target, now func() time.Time) {
+	start := now()
+	every, redraw := targetLogEvery, isTerminal(io.err)
+	if redraw {
+		every = targetStatusEvery
+	}
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-tg.Done():
+			if redraw {
+				fmt.Fprint(io.err, "\r\033[K")
+			}
+			fmt.Fprintln(io.out, targetTotals(tg.Snapshot(), now().Sub(start)))
+			return
+		case <-tick.C:
+			line := targetStatus(tg.Snapshot(), now().Sub(start))
+			if redraw {
+				fmt.Fprint(io.err, "\r\033[K"+line)
+			} else {
+				fmt.Fprintln(io.err, line)
+			}
+		}
+	}
+}
+
+// targetStatus is target's status line: its state, the workers busy, the queue and the counts
+// so far.
+func targetStatus(s upstream.Snapshot, up time.Duration) string {
+	c := s.Counters
+	return fmt.Sprintf("%s %s · busy %d/%d · queue %d/%d · served %d · refused %d · crashes %d",
+		up.Truncate(time.Second), s.State.Service(), s.Busy, s.Effective, s.Queue, s.QueueLimit, c.Served, c.Refused, c.Crashes)
+}
+
+// targetTotals is what target prints when it stops: how long it served and its counters.
+func targetTotals(s upstream.Snapshot, up time.Duration) string {
+	c := s.Counters
+	return fmt.Sprintf("target stopped after %s: %d accepted, %d served (%d after their client had gone), %d refused (503), %d too large (413), %d dropped, %d lost to crashes and outages, %d crashes",
+		up.Truncate(100*time.Millisecond), c.Accepted, c.Served, c.Wasted, c.Refused, c.TooLarge, c.Dropped, c.Lost, c.Crashes)
 }
 
 // checkLoopback refuses an address that is not loopback only (a wildcard, another interface's

@@ -61,24 +61,16 @@ func (b *tokenBucket) refill(t time.Duration) {
 // take removes cost tokens if there are that many and the share reserve of the capacity stays
 // in the bucket after them (see priced); it reports whether it did.
 func (b *tokenBucket) take(t time.Duration, cost, reserve float64) bool {
-	if !b.can(t, cost, reserve) {
-		return false
-	}
-	if b.capacity > 0 {
-		cost, _ = priced(cost, reserve, b.capacity)
-		b.tokens -= cost
-	}
-	return true
-}
-
-// can reports whether take would succeed at t, taking nothing.
-func (b *tokenBucket) can(t time.Duration, cost, reserve float64) bool {
 	if b.capacity == 0 {
 		return true
 	}
 	b.refill(t)
 	cost, keep := priced(cost, reserve, b.capacity)
-	return b.tokens >= cost && b.tokens-cost >= keep
+	if b.tokens < cost || b.tokens-cost < keep {
+		return false
+	}
+	b.tokens -= cost
+	return true
 }
 
 // priced returns what a retry of price cost actually takes from a bucket of capacity tokens

@@ -114,12 +114,15 @@ func (e *Engine) unified(t time.Duration, priority, attempt int, f Failure, d *D
 	d.CPS, d.State, d.Floor = cps, StateFor(cps, e.cfg.EmergencyThreshold), FloorFor(cps)
 
 	switch {
-	case cps >= e.cfg.EmergencyThreshold: // check 3: emergency, then the circuit
+	case cps >= e.cfg.EmergencyThreshold && !(f.Hold && e.cfg.HoldForProbe && priority >= d.Floor && priority >= e.adm.floor):
+		// check 3: emergency, then the circuit
 		e.br.open(t, TransitionEmergency)
 		d.Action, d.Reason = CircuitOpen, ReasonEmergency
-	case f.Hold && e.cfg.HoldForProbe && e.br.state == Open && priority >= d.Floor && priority >= e.adm.floor:
+	case f.Hold && e.cfg.HoldForProbe && (e.br.state == Open || cps >= e.cfg.EmergencyThreshold) && priority >= d.Floor && priority >= e.adm.floor:
 		// check 3, held: a retry of a priority the floors protect is not refused by the open
-		// circuit; it is decided as below, and AdmitRequest holds it until the circuit probes.
+		// circuit (nor by an emergency, which opens it: "reject all non-critical retries"); it
+		// is decided as below, and AdmitRequest holds it until the circuit probes.
+		e.br.open(t, TransitionEmergency) // a no-op unless an emergency opens it now
 		e.spend(t, attempt, e.retryCost(f.Timeout), e.reserve(priority), 1+cps*10, f, d)
 	case e.circuitRefuses(d):
 	case priority < d.Floor || priority < e.adm.floor: // check 4: priority floor, recovery ramp, then the budget

@@ -161,12 +161,20 @@ func (x *Explanation) Terms() [5]float64 {
 // AdmitExplained is Admit, with what the decision saw written into *x (nil is allowed): the
 // same answer, the same state changes and counters. Meant for the decisions a reader will look
 // at (the dashboard's inspector).
-func (e *Engine) AdmitExplained(priority int, x *Explanation) (d Decision) {
+func (e *Engine) AdmitExplained(priority int, x *Explanation) Decision {
+	return e.AdmitRequestExplained(Request{Priority: priority}, x)
+}
+
+// AdmitRequestExplained is AdmitRequest, with what the decision saw written into *x (nil is
+// allowed): for a new request the admission's state (Original), for a retry the circuit and
+// the ramp it was held for. The same answer, state changes and counters as AdmitRequest.
+func (e *Engine) AdmitRequestExplained(r Request, x *Explanation) (d Decision) {
 	if x == nil {
 		var drop Explanation
 		x = &drop
 	}
-	priority = min(MaxPriority, max(MinPriority, priority))
+	r.Priority = min(MaxPriority, max(MinPriority, r.Priority))
+	r.Retry = max(0, r.Retry)
 	e.mu.Lock()
 	t := e.now()
 	e.advance(t) // the slice the decision falls in is closed before it is read
@@ -175,15 +183,17 @@ func (e *Engine) AdmitExplained(priority int, x *Explanation) (d Decision) {
 	if a.okN > 0 {
 		fastest = a.okMin
 	}
-	*x = Explanation{Original: true, Admission: e.cfg.AdmitOriginals, Shedding: a.engaged, ShedShare: a.share,
+	*x = Explanation{Original: r.Retry == 0, Admission: e.cfg.AdmitOriginals, Shedding: a.engaged, ShedShare: a.share,
 		AdmitPart: a.part, Completed: a.doneS, Asked: a.askedS, Slowdown: e.bl.slowdown(fastest),
-		Weights: e.w, Emergency: e.cfg.EmergencyThreshold, Circuit: e.br.state, Priority: priority,
-		AdmitFloor: a.floor, RampShare: 1, Capacity: e.cfg.TokenBucketCapacity}
+		Weights: e.w, Emergency: e.cfg.EmergencyThreshold, Circuit: e.br.state, InFlight: e.br.inFlight,
+		Probes: e.cfg.HalfOpenProbes, Priority: r.Priority, Attempt: r.Retry, AdmitFloor: a.floor,
+		RampShare: e.rampShare(t), Capacity: e.cfg.TokenBucketCapacity, Tokens: e.tb.tokens}
+	x.RampFloor = float64(MaxPriority) * (1 - x.RampShare)
 	e.mu.Unlock()
-	e.admit(&d, Request{Priority: priority})
+	e.admit(&d, r)
 	x.Decision = d
 	x.Check = 5
-	if d.Action != Retry {
+	if d.Action != Retry || d.Delay > 0 {
 		x.Check = 4
 	}
 	x.Signals, x.CPS, x.Floor = d.Signals, d.CPS, d.Floor

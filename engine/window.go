@@ -197,6 +197,8 @@ type slidingWindow struct {
 	buckets  [windowBuckets]bucket
 	long     tally // the last windowBuckets slices
 	short    span  // the last recent slices
+	cur      int   // index in buckets of slice head
+	prev     tally // the outcomes of slice head-1 (zero when it is older or before the origin)
 }
 
 // newSlidingWindow returns an empty window of windowBuckets slices of window/windowBuckets each
@@ -242,8 +244,14 @@ func (s *slidingWindow) advance(t time.Duration) int64 {
 		s.expire(cur, true)
 	}
 	s.short.settle()
+	s.prev = tally{}
+	if crossed == 1 { // the slice that was current is the previous one now
+		b := &s.buckets[s.cur]
+		s.prev = tally{successes: b.successes, failures: b.failures, timeouts: b.timeouts}
+	}
 	s.head = cur
-	s.buckets[cur%windowBuckets].epoch = cur
+	s.cur = int(cur % windowBuckets)
+	s.buckets[s.cur].epoch = cur
 	s.nextEdge = time.Duration(cur+1) * s.width
 	return crossed
 }
@@ -263,21 +271,13 @@ func (s *slidingWindow) expire(cur int64, short bool) {
 }
 
 // recentTally returns the outcomes of the current slice and of the one before it (between one
-// and two slices of time: two seconds of the default window), what the breaker trips on.
-func (s *slidingWindow) recentTally() (p tally) {
-	for _, e := range [2]int64{s.head, s.head - 1} {
-		if e < 0 {
-			continue
-		}
-		b := &s.buckets[e%windowBuckets]
-		if b.epoch != e {
-			continue
-		}
-		p.successes += b.successes
-		p.failures += b.failures
-		p.timeouts += b.timeouts
-	}
-	return p
+// and two slices of time: two seconds of the default window), what the breaker trips on: the
+// previous slice's counts kept as the window moved (prev) and the current slice's, read from
+// its bucket at the index advance keeps (cur), so a record pays a few additions.
+func (s *slidingWindow) recentTally() tally {
+	b := &s.buckets[s.cur]
+	return tally{successes: s.prev.successes + b.successes, failures: s.prev.failures + b.failures,
+		timeouts: s.prev.timeouts + b.timeouts}
 }
 
 // outcome is how a recorded request ended.
@@ -291,7 +291,7 @@ const (
 
 // record adds one outcome to the current slice; advance(t) must have been called.
 func (s *slidingWindow) record(o outcome, latency time.Duration) {
-	b := &s.buckets[s.head%windowBuckets]
+	b := &s.buckets[s.cur]
 	ns := int64(latency)
 	switch o {
 	case succeeded:

@@ -39,6 +39,7 @@
 //     tokens are lost, not refunded: they may have been spent), then records the instance's
 //     Held tokens as its lease (FleetView.Held; tokens it reports beyond what the store knows it
 //     holds are dropped, as after a store restarted empty) and credits its Return to the bucket,
-//     then grants min(Want, free tokens). A report with Leave hands the whole lease back and the
+//     then grants min(Want, free tokens, max(2 × Capacity / members, free tokens / 10)): while
+//     the bucket is scarce the grants go round the members; while it is full, one may burst. A report with Leave hands the whole lease back and the
 //     store forgets the instance.
 package fleet

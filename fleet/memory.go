@@ -23,6 +23,7 @@ type Memory struct {
 	members map[string]*member
 	sweep   int64 // ns: silent members are looked for again from then on
 	b       bucket
+	fps     Fingerprints
 }
 
 // member is one instance as the store knows it.
@@ -61,10 +62,10 @@ func (m *Memory) Sync(_ context.Context, instance string, r *engine.FleetReport,
 	now := m.clock.Now().UnixNano()
 	sec := floorDiv(now, int64(time.Second))
 	short, long := Spans(r)
-	fp, desc := Fingerprint(m.opts, short, long)
 
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	fp, desc := m.fps.Of(m.opts, short, long)
 	m.expire(now)
 	mb := m.members[instance]
 	others := len(m.members)
@@ -94,7 +95,11 @@ func (m *Memory) Sync(_ context.Context, instance string, r *engine.FleetReport,
 	m.w.add(&b)
 
 	m.b.refill(m.opts.Budget, now)
-	g, lease := m.b.exchange(m.opts.Budget, old, b.held, b.ret, r, b.counts.Successes, b.earned)
+	n := len(m.members)
+	if mb == nil && !r.Leave {
+		n++
+	}
+	g, lease := m.b.exchange(m.opts.Budget, old, b.held, b.ret, r, b.counts.Successes, b.earned, n)
 	switch {
 	case r.Leave:
 		delete(m.members, instance)

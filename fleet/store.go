@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"math"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cortex-tui/cortex-tui/engine"
@@ -90,6 +91,26 @@ func (e *RefusedError) Error() string {
 
 // Is reports whether target is ErrRefused.
 func (e *RefusedError) Is(target error) bool { return target == ErrRefused }
+
+// Fingerprints caches the fingerprint of the spans last asked for: a store computes it at every
+// sync, and the spans seldom change. The zero value is ready; safe for concurrent use.
+type Fingerprints struct {
+	mu          sync.Mutex
+	short, long int64
+	fp, desc    string
+}
+
+// Of returns Fingerprint(o, short, long), computed again only when the spans change (o must be
+// the same at every call).
+func (c *Fingerprints) Of(o Options, short, long int64) (fp, desc string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.fp == "" || c.short != short || c.long != long {
+		c.fp, c.desc = Fingerprint(o, short, long)
+		c.short, c.long = short, long
+	}
+	return c.fp, c.desc
+}
 
 // Fingerprint returns the fingerprint of a fleet's configuration for reports with spans
 // short and long seconds (Spans): a hash of the budget, the expiry, the spans and
@@ -199,9 +220,10 @@ func (b *bucket) refill(bd Budget, now int64) {
 
 // exchange records an instance's lease (old: its lease as the bucket knew it; held, ret: what
 // it holds and hands back, already bounded by old), credits what it returns and earned, and
-// grants what it wants (nothing when it leaves: its lease goes back whole); it returns the
-// grant and the instance's lease after the sync.
-func (b *bucket) exchange(bd Budget, old, held, ret float64, r *engine.FleetReport, successes uint64, earned float64) (g, lease float64) {
+// grants what it wants, at most twice its share of the capacity among members, or a tenth of
+// the free tokens when that is more (nothing when it leaves: its lease goes back whole); it
+// returns the grant and the instance's lease after the sync.
+func (b *bucket) exchange(bd Budget, old, held, ret float64, r *engine.FleetReport, successes uint64, earned float64, members int) (g, lease float64) {
 	c := bd.Capacity
 	b.out = min(c, max(0, b.out-old+held))
 	b.tokens = min(b.tokens, c-b.out)
@@ -209,7 +231,7 @@ func (b *bucket) exchange(bd Budget, old, held, ret float64, r *engine.FleetRepo
 	if bd.RefillPerSuccess > 0 && b.tokens+b.out < c {
 		b.earned = min(max(1, bd.RefillRate), b.earned+earned)
 	}
-	g = max(0, min(r.Want, c, b.tokens))
+	g = max(0, min(r.Want, c, b.tokens, max(2*c/float64(max(1, members)), b.tokens/10)))
 	if c == 0 || r.Leave {
 		g = 0
 	}

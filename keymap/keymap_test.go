@@ -244,6 +244,10 @@ func TestParseBad(t *testing.T) {
 			`keys.toml:1: key "space" is bound to both pause and step: rebind one of them`},
 		{"ctrl+c for another action", "quit = [\"x\"]\npause = [\"space\", \"ctrl+c\"]",
 			`keys.toml:2: pause: "ctrl+c" always quits; it cannot be bound to another action`},
+		{"two mistakes, both reported in file order", "pause = [\"q\"]\npauze = [\"x\"]\nhelp = \"h\"",
+			"keys.toml:1: key \"q\" is bound to both pause and quit: rebind one of them\n" +
+				`keys.toml:2: unknown action "pauze" (the actions are: ` + strings.Join(Names(), ", ") + ")\n" +
+				`keys.toml:3: help: want a list of key names such as ["space", "p"], got a string`},
 		{"beyond the limits of a key file", "pause = " + strings.Repeat("[", 40) + `"p"` + strings.Repeat("]", 40),
 			`keys.toml:1: arrays and inline tables nested deeper than 32 (the limit for a key file)`},
 		{"syntax error", "pause = [\"p\"\nstep = [\".\"]",

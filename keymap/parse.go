@@ -20,7 +20,8 @@ import (
 // and keys spelled as Bubble Tea does ("space", "ctrl+c", "shift+tab", "f1", "alt+x", "q").
 // A key file cannot take quitting away: ctrl+c (AlwaysQuit) stays a quit key whatever quit is
 // bound to, and binding it to another action is an error. Unknown actions, values that are not
-// a non-empty list of strings, unknown key names and two actions sharing a key are errors, and so is a document beyond the limits of a key file
+// a non-empty list of strings, unknown key names and two actions sharing a key are errors, all
+// of them reported at once (one per line, in file order), and so is a document beyond the limits of a key file
 // (load.Keys: 64 KiB, and bounds on nesting, dotted keys and the number of keys).
 func Parse(name string, data []byte) (KeyMap, error) {
 	var raw map[string]any
@@ -38,33 +39,67 @@ func Parse(name string, data []byte) (KeyMap, error) {
 	}
 	km := Default()
 	fromFile := map[string]bool{}
+	var errs problems
 	for _, k := range md.Keys() {
 		if len(k) != 1 {
 			continue // inside a table: the table itself is reported below
 		}
 		actionName := k[0]
-		where := at(name, lineOf(data, actionName))
+		line := lineOf(data, actionName)
+		where := at(name, line)
 		i := slices.IndexFunc(actions, func(a action) bool { return a.name == actionName })
 		if i < 0 {
-			return KeyMap{}, fmt.Errorf("%s: unknown action %q (the actions are: %s)", where, actionName, strings.Join(Names(), ", "))
+			errs.add(line, fmt.Errorf("%s: unknown action %q (the actions are: %s)", where, actionName, strings.Join(Names(), ", ")))
+			continue
 		}
 		keys, err := keyList(raw[actionName])
 		if err != nil {
-			return KeyMap{}, fmt.Errorf("%s: %s: %w", where, actionName, err)
+			errs.add(line, fmt.Errorf("%s: %s: %w", where, actionName, err))
+			continue
 		}
 		switch {
 		case actionName == "quit" && !slices.Contains(keys, AlwaysQuit):
 			keys = append(keys, AlwaysQuit)
 		case actionName != "quit" && slices.Contains(keys, AlwaysQuit):
-			return KeyMap{}, fmt.Errorf("%s: %s: %q always quits; it cannot be bound to another action", where, actionName, AlwaysQuit)
+			errs.add(line, fmt.Errorf("%s: %s: %q always quits; it cannot be bound to another action", where, actionName, AlwaysQuit))
+			continue
 		}
 		*actions[i].of(&km) = newBinding(keys, actions[i].help)
 		fromFile[actionName] = true
 	}
-	if err := checkConflicts(name, data, &km, fromFile); err != nil {
+	checkConflicts(name, data, &km, fromFile, &errs)
+	if err := errs.err(); err != nil {
 		return KeyMap{}, err
 	}
 	return km, nil
+}
+
+// problems are the mistakes found in a key file, each with its line (0: none known), so that
+// one reading reports them all, in file order.
+type problems []problem
+
+// problem is one mistake of a key file and its line.
+type problem struct {
+	line int
+	err  error
+}
+
+// add records err, found on line.
+func (p *problems) add(line int, err error) {
+	*p = append(*p, problem{line, err})
+}
+
+// err joins the problems in line order, one per line of the message; nil for none.
+func (p problems) err() error {
+	if len(p) == 0 {
+		return nil
+	}
+	slices.SortStableFunc(p, func(a, b problem) int { return a.line - b.line })
+	errs := make([]error, len(p))
+	for i, e := range p {
+		errs[i] = e.err
+	}
+	return errors.Join(errs...)
 }
 
 // AlwaysQuit is the key that quits whatever a key file says, so that no file can leave the user
@@ -136,9 +171,10 @@ var namedKeys = func() map[string]bool {
 	return m
 }()
 
-// checkConflicts fails when two actions share a key, naming the key, both actions and the
-// line of the file that made them collide (the later one when the file bound both).
-func checkConflicts(name string, data []byte, km *KeyMap, fromFile map[string]bool) error {
+// checkConflicts records a problem for every key two actions share, naming the key, both
+// actions and the line of the file that made them collide (the later one when the file bound
+// both).
+func checkConflicts(name string, data []byte, km *KeyMap, fromFile map[string]bool, errs *problems) {
 	owner := map[string]string{}
 	for _, a := range actions {
 		for _, k := range a.of(km).Keys() {
@@ -153,10 +189,9 @@ func checkConflicts(name string, data []byte, km *KeyMap, fromFile map[string]bo
 					line = max(line, lineOf(data, n))
 				}
 			}
-			return fmt.Errorf("%s: key %q is bound to both %s and %s: rebind one of them", at(name, line), displayName(k), other, a.name)
+			errs.add(line, fmt.Errorf("%s: key %q is bound to both %s and %s: rebind one of them", at(name, line), displayName(k), other, a.name))
 		}
 	}
-	return nil
 }
 
 // at returns "name:line", or name alone when line is 0 (not found).

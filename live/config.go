@@ -39,9 +39,12 @@ type Config struct {
 	// that finds none free is a local reject.
 	MaxInFlight int
 	// Duration is the length of the run in wall time: arrivals during the scenario's duration
-	// (or all of it, if shorter), then a drain; at its end every request still alive is
-	// cancelled. 0 means the scenario's duration plus its drain. Negative means unbounded
-	// (until Close): arrivals go on at the load profile's last factor.
+	// (or all of it, if shorter), then a drain. A request still alive at its end is waited
+	// for, up to the scenario's deadline more (no request lives longer): the run ends at the
+	// first tick after Duration with none alive, so that an original still in flight is not
+	// counted as failed; at that bound every request left is cancelled. 0 means the scenario's
+	// duration plus its drain. Negative means unbounded (until Close): arrivals go on at the
+	// load profile's last factor.
 	Duration time.Duration
 	// DrainLimit is how many bytes of each response body are read before it is closed
 	// (default DefaultDrainLimit): a huge body costs at most that much.

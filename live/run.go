@@ -27,12 +27,15 @@ const minWait = 500 * time.Microsecond
 // Run is one live run: a load generator and a source.Source. Build it with New; Start runs
 // its real-time loop. Every method is safe for concurrent use.
 type Run struct {
-	cfg     Config
-	scn     scenarios.Scenario
-	tick    time.Duration
-	total   time.Duration // length of the run, < 0 unbounded
-	arrEnd  time.Duration // end of the arrival phase, < 0 unbounded
-	ownBase bool
+	cfg    Config
+	scn    scenarios.Scenario
+	tick   time.Duration
+	total  time.Duration // length of the run, < 0 unbounded
+	arrEnd time.Duration // end of the arrival phase, < 0 unbounded
+	// settleAt is when the run may end early, once no request is alive (Config.Duration); 0:
+	// it lasts total.
+	settleAt time.Duration
+	ownBase  bool
 
 	mu        sync.Mutex
 	stack     *Stack
@@ -106,8 +109,8 @@ func New(cfg Config) (*Run, error) {
 		r.total, r.arrEnd = -1, -1
 	case cfg.Duration == 0:
 		r.total, r.arrEnd = scn.Duration+scn.Drain, scn.Duration
-	default:
-		r.total, r.arrEnd = cfg.Duration, min(cfg.Duration, scn.Duration)
+	default: // arrivals until Duration, then the requests alive, up to a deadline more
+		r.total, r.arrEnd, r.settleAt = cfg.Duration+scn.Deadline, min(cfg.Duration, scn.Duration), cfg.Duration
 	}
 	if r.cfg.Base == nil {
 		r.cfg.Base = NewBaseTransport(maxConns(cfg.MaxInFlight))
@@ -356,7 +359,8 @@ func (r *Run) drawArrivals(t time.Duration) {
 // closeTick ends the tick at end: the run's end stops the fleet first (its last requests are
 // counted in this tick), then the tick's snapshot is queued for Advance.
 func (r *Run) closeTick(end time.Duration) {
-	if r.total >= 0 && end >= r.total {
+	settled := r.settleAt > 0 && end >= r.settleAt && len(r.fleet.slots) == 0
+	if (r.total >= 0 && end >= r.total) || settled {
 		r.done = true
 		r.fleet.close()
 		r.stack.Faults.ClearAll()

@@ -61,7 +61,7 @@ func (r *Run) service(t time.Duration) (source.Service, int) {
 		case sv.State == prev || prev == source.ServiceUnknown:
 		case sv.State == source.ServiceCrashed:
 			r.emit(t, source.Event{Kind: source.EventService, Service: source.ServiceEvent{State: sv.State, Cause: source.CauseOverload,
-				Utilisation: finite(s.WindowUtilisation), Overloaded: s.Overload, RestartIn: s.RestartIn}})
+				Utilisation: finite(s.CrashUtilisation), Overloaded: s.CrashOverload, RestartIn: s.RestartIn}})
 		case sv.State == source.ServiceWarming:
 			cfg := tg.Config()
 			r.emit(t, source.Event{Kind: source.EventService, Service: source.ServiceEvent{State: sv.State, Cause: source.CauseRestart,

@@ -25,6 +25,7 @@ type Cell struct {
 	Seeds             []int64         `json:"seeds"`
 	SuccessRate       Stat            `json:"success_rate"`
 	Goodput           Stat            `json:"goodput"`
+	Originals         Stat            `json:"originals"`
 	PeakAmplification Stat            `json:"peak_amplification"`
 	Amplification     Stat            `json:"amplification"`
 	Retries           Stat            `json:"retries"`
@@ -89,6 +90,7 @@ func aggregate(runs []Summary) Cell {
 	}
 	c.SuccessRate = field(func(s Summary) float64 { return s.SuccessRate })
 	c.Goodput = field(func(s Summary) float64 { return s.Goodput })
+	c.Originals = field(func(s Summary) float64 { return float64(s.Originals) })
 	c.PeakAmplification = field(func(s Summary) float64 { return s.PeakAmplification })
 	c.Amplification = field(func(s Summary) float64 { return s.Amplification })
 	c.Retries = field(func(s Summary) float64 { return float64(s.Retries) })

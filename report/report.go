@@ -53,7 +53,10 @@ type Summary struct {
 	Strategy          string             `json:"strategy"`
 	Seed              int64              `json:"seed"`
 	SuccessRate       float64            `json:"success_rate"`
-	Goodput           float64            `json:"goodput"` // completed originals per second of the arrival phase
+	Goodput           float64            `json:"goodput"`        // completed originals per second of the arrival phase
+	Originals         int                `json:"originals"`      // the original requests that arrived
+	OriginalsShed     int                `json:"originals_shed"` // new requests shed by priority before they were sent (SHED_LOW_PRIORITY)
+	LocalRefusals     int                `json:"local_refusals"` // attempts the strategy refused to send, any reason, new requests and retries
 	PeakAmplification float64            `json:"peak_amplification"`
 	Amplification     float64            `json:"amplification"`
 	Retries           int                `json:"retries"`
@@ -187,6 +190,9 @@ func (r *Recorder) timeline() []Row {
 //   - peak_amplification = the largest attempts/originals over the 1 s windows of the
 //     timeline, among seconds with at least a tenth of the mean originals per second (so a
 //     near-empty second, e.g. at the end of a ramp, cannot produce a spurious peak).
+//   - originals: the original requests that arrived (refused ones included); originals_shed, the
+//     new requests shed by priority (SHED_LOW_PRIORITY) before they were sent; local_refusals,
+//     every attempt the strategy refused to send.
 //   - retries and wasted_retries (retries that failed).
 //   - recovery_seconds: see Recovery.
 //   - crashes: overload crashes of the service.
@@ -197,6 +203,9 @@ func (r *Recorder) Summary() Summary {
 		Scenario:        r.meta.Scenario,
 		Strategy:        r.meta.Strategy,
 		Seed:            r.meta.Seed,
+		Originals:       t.Originals,
+		OriginalsShed:   t.Refusals[source.ReasonShed],
+		LocalRefusals:   t.LocalRejects,
 		Retries:         t.Retries,
 		WastedRetries:   t.RetryFailures,
 		Crashes:         t.Crashes,
@@ -237,7 +246,8 @@ const (
 // measured to the end of the first second of that 10 s hold, in seconds (0.1 s resolution).
 // nil means never (not before the run ended). A run without any fault uses the service's
 // overload crashes as the disturbance (from the first crash to the end of the last one); a
-// run with neither has nothing to recover from and returns 0.
+// run with neither has nothing to recover from and returns 0, which a recovery never is (at
+// least 0.1 s), so RecoveryText can say "none needed".
 func (r *Recorder) recovery(rows []Row) *float64 {
 	var first, last time.Duration
 	switch {
@@ -272,7 +282,7 @@ func (r *Recorder) recovery(rows []Row) *float64 {
 		run++
 		if run == holdWindow {
 			reached := time.Duration(s-holdWindow+2) * time.Second // end of the first held second
-			v := round(math.Max(0, (reached-last).Seconds()), 1)
+			v := round(math.Max(0.1, (reached-last).Seconds()), 1)
 			return &v
 		}
 	}

@@ -329,6 +329,22 @@ func TestRecorderSwitchStrategy(t *testing.T) {
 	assert.Equal(t, "cortex+naive+budget", r.Summary().Strategy)
 }
 
+// Asserts how a recovery reads: "never" without one, "none needed" for a run with nothing to
+// recover from (no fault, no crash: the recorder's 0), seconds otherwise.
+func TestRecoveryText(t *testing.T) {
+	v := func(x float64) *float64 { return &x }
+	assert.Equal(t, "never", RecoveryText(nil))
+	assert.Equal(t, "none needed", RecoveryText(v(0)))
+	assert.Equal(t, "12.5s", RecoveryText(v(12.5)))
+
+	rec := NewRecorder(source.Meta{Scenario: "x", Tick: time.Second})
+	for i := range 30 {
+		rec.Add(source.Snapshot{T: time.Duration(i+1) * time.Second, Dt: time.Second,
+			Counts: source.Counts{Successes: 10}, Service: source.Service{State: source.ServiceUp}})
+	}
+	assert.Equal(t, "none needed", RecoveryText(rec.Summary().RecoverySeconds), "no fault, no crash")
+}
+
 // Asserts that the failures by cause of a live run reach the summary (failure_causes, by the
 // cause's words) and the table (the most frequent first), and that a run without any (every
 // simulated run) has neither the key nor the line.

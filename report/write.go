@@ -65,10 +65,14 @@ func WriteCSV(w io.Writer, rows []Row) error {
 
 func num(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
 
-// RecoveryText formats a recovery time: "never" for nil, else seconds like "12.5s".
+// RecoveryText formats a recovery time: "never" for nil, "none needed" for 0 (the run had no
+// fault and no crash to recover from), else seconds like "12.5s".
 func RecoveryText(sec *float64) string {
 	if sec == nil {
 		return "never"
+	}
+	if *sec == 0 {
+		return "none needed"
 	}
 	return strconv.FormatFloat(*sec, 'f', 1, 64) + "s"
 }

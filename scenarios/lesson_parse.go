@@ -60,7 +60,7 @@ func ParseLesson(filename string, data []byte) (Lesson, error) {
 		if errors.As(err, &le) {
 			return Lesson{}, loadError(err)
 		}
-		return Lesson{}, Errors{syntaxError(filename, err, strings.Count(text, "\n")+1)}
+		return Lesson{}, Errors{syntaxError(filename, err, text)}
 	}
 	d := &decoder{}
 	l := d.lesson(tree)

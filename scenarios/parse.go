@@ -70,7 +70,7 @@ func Parse(filename string, data []byte) (Scenario, error) {
 		if errors.As(err, &le) {
 			return Scenario{}, loadError(err)
 		}
-		return Scenario{}, Errors{syntaxError(filename, err, strings.Count(text, "\n")+1)}
+		return Scenario{}, Errors{syntaxError(filename, err, text)}
 	}
 	d := &decoder{}
 	s := d.scenario(tree)
@@ -112,11 +112,13 @@ func coveredBy(field string, decoded Errors) bool {
 
 // syntaxError turns the TOML parser's error into a FieldError with its line and, where it has
 // one, the parser's context lines with a caret.
-func syntaxError(filename string, err error, lines int) *FieldError {
+func syntaxError(filename string, err error, text string) *FieldError {
 	var pe toml.ParseError
 	if !errors.As(err, &pe) {
 		return &FieldError{File: filename, Msg: "invalid TOML: " + err.Error()}
 	}
+	lines := strings.Count(text, "\n") + 1
+	pe.Position = endOfLine(pe, text)
 	msg := "invalid TOML: " + pe.Message
 	// ErrorWithUsage indexes the input's lines by Position.Line: only trust it with a real line.
 	if pe.Position.Line >= 1 && pe.Position.Line <= lines {
@@ -125,6 +127,22 @@ func syntaxError(filename string, err error, lines int) *FieldError {
 		}
 	}
 	return &FieldError{File: filename, Line: pe.Position.Line, Msg: msg}
+}
+
+// endOfLine returns the position of pe, placed by its byte offset on the line it is about when
+// the parser met a line's newline where something else was due ("got '\n' instead": an unclosed
+// table header, a key with no value): the TOML lexer may have counted the newline by then and
+// give the next line's number, one late.
+func endOfLine(pe toml.ParseError, text string) toml.Position {
+	p := pe.Position
+	if !strings.Contains(pe.Message, `'\n'`) || p.Start < 0 || p.Start >= len(text) || text[p.Start] != '\n' {
+		return p
+	}
+	before := text[:p.Start]
+	p.Line = strings.Count(before, "\n") + 1
+	p.Col = p.Start - strings.LastIndexByte(before, '\n')
+	p.Len = 1
+	return p
 }
 
 // parserContext keeps the part of toml's ErrorWithUsage after its "At line N, column C:"

@@ -112,6 +112,23 @@ func TestParseErrors(t *testing.T) {
 				"                   ^^",
 		},
 		{
+			name: "an unclosed table header is reported on its own line",
+			text: edit(t, "[service]", "[service"),
+			want: "t.toml:10: invalid TOML: expected '.' or ']' to end table name, but got '\\n' instead\n" +
+				"      8 | rate = 10\n" +
+				"      9 | \n" +
+				"     10 | [service\n" +
+				"                  ^",
+		},
+		{
+			name: "a key without a value is reported on its own line",
+			text: edit(t, `summary = "s"`, "summary ="),
+			want: "t.toml:2: invalid TOML: expected value but found '\\n' instead\n" +
+				"      1 | name = \"t\"\n" +
+				"      2 | summary =\n" +
+				"                   ^",
+		},
+		{
 			name: "unknown top-level key",
 			text: edit(t, `name = "t"`, "name = \"t\"\ncolour = \"red\""),
 			want: `t.toml:2: colour: unknown key; valid keys at the top level: name, summary, story, duration, drain, tick, seed, fleet, class, load, service, fault, note`,

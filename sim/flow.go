@@ -60,7 +60,12 @@ func (s *Sim) newRequest(cls, cl int, usr int32, t int64) {
 	prio := int8(s.ctl.Classes[cls].Priority)
 	c := &s.clients[cl]
 	deadline := t + s.deadline
-	adm := c.strat.Admit(s.setClock(t, c), strategy.Attempt{Priority: int(prio), Deadline: strategy.Time(deadline)})
+	var adm strategy.Admission
+	if s.kept != nil { // the dashboard keeps its decisions: apart, as in clientOutcome
+		adm = s.admitKept(c, cls, cl, strategy.Attempt{Priority: int(prio), Deadline: strategy.Time(deadline)}, t)
+	} else {
+		adm = c.strat.Admit(s.setClock(t, c), strategy.Attempt{Priority: int(prio), Deadline: strategy.Time(deadline)})
+	}
 	if adm.Action != engine.Retry { // refused
 		s.refuse(cls, adm.Reason, false)
 		s.endOriginal(cls, usr, false, t)

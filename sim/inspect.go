@@ -8,6 +8,9 @@ import (
 	"github.com/cortex-tui/cortex-tui/strategy"
 )
 
+// admissionRing is the ring of decisionKeeper.rings that keeps the admissions of new requests.
+const admissionRing = 5
+
 // DecisionsKept is how many of the latest retry decisions of each action NewSource's
 // simulations keep for the dashboard's decision inspector: the latest RETRYs, REJECTs,
 // CIRCUIT_OPENs... each, so a storm of one action never hides the last of another.
@@ -27,9 +30,10 @@ func (r *decisionRing) put(d *source.DecisionRecord) {
 	r.n = min(r.n+1, len(r.buf))
 }
 
-// decisionKeeper keeps the latest decisions of each action, and the one being made.
+// decisionKeeper keeps the latest decisions of each action, the latest admissions of new
+// requests that did not go at once (shed, refused, held), and the one being made.
 type decisionKeeper struct {
-	rings [5]decisionRing       // by engine.Action
+	rings [6]decisionRing       // by engine.Action; admissions in the last (admissionRing)
 	cur   source.DecisionRecord // the decision being made, before its action is known
 	seq   uint64                // decisions kept so far: their order (DecisionRecord.Seq)
 }
@@ -49,7 +53,8 @@ func (k *decisionKeeper) recent() []source.DecisionRecord {
 }
 
 // KeepDecisions makes the simulation keep the latest n retry decisions of each action with what
-// decided them (RecentDecisions), or none for n <= 0, the default: a run that nobody inspects
+// decided them (RecentDecisions), and the latest n admissions of new requests that did not go at
+// once (shed, refused or held), or none for n <= 0, the default: a run that nobody inspects
 // pays one branch per decision. The decisions kept so far are dropped.
 func (s *Sim) KeepDecisions(n int) {
 	if n <= 0 {
@@ -101,10 +106,36 @@ func (s *Sim) decideKept(c *client, r *request, a strategy.Attempt, o strategy.O
 	if v.Retry {
 		d.Delay = v.Delay
 	}
-	if a := int(v.Action); a >= 0 && a < len(k.rings) {
+	if a := int(v.Action); a >= 0 && a < admissionRing {
 		k.rings[a].put(d)
 	}
 	return v
+}
+
+// admitKept asks client c (index cl) for its admission of a new request of class cls (attempt
+// a, at virtual time t) and keeps it when it is not a plain admission (shed, refused or held),
+// with the engine's checks when the strategy can explain them: the admissions that go are
+// most of the traffic and say nothing, and would push the retry decisions out of the rings.
+func (s *Sim) admitKept(c *client, cls, cl int, a strategy.Attempt, t int64) strategy.Admission {
+	k := s.kept
+	d := &k.cur
+	*d = source.DecisionRecord{}
+	now := s.setClock(t, c)
+	var adm strategy.Admission
+	if ex, ok := c.strat.(strategy.AdmitExplainer); ok {
+		adm = ex.AdmitExplained(now, a, &d.Why)
+		d.Explained = true
+	} else {
+		adm = c.strat.Admit(now, a)
+	}
+	if adm.Admitted() {
+		return adm
+	}
+	k.seq++
+	d.Seq, d.T, d.Client, d.Class, d.Priority = k.seq, timeDur(t), cl, s.ctl.Classes[cls].Name, a.Priority
+	d.Failure, d.Action, d.Reason, d.Delay = "new", adm.Action, adm.Reason, max(adm.Wait, 0)
+	k.rings[admissionRing].put(d)
+	return adm
 }
 
 // failureName words how an attempt failed, as the inspector shows it.

@@ -26,6 +26,7 @@ func TestKeepDecisionsChangesNothing(t *testing.T) {
 			require.NoError(t, err)
 			kept.KeepDecisions(64)
 			var decided [5]int
+			refused := 0 // new requests refused (neither strategy holds one)
 			for !plain.Done() {
 				a, b := plain.Step(), kept.Step()
 				require.Equal(t, a, b, "t=%s", a.T)
@@ -34,8 +35,10 @@ func TestKeepDecisionsChangesNothing(t *testing.T) {
 					decided[i] += n
 					want += min(decided[i], 64)
 				}
+				refused += b.Counts.LocalRejects - b.Counts.RetryRefused
+				want += min(refused, 64)
 				recent := kept.RecentDecisions()
-				require.Len(t, recent, want, "the latest 64 of each action")
+				require.Len(t, recent, want, "the latest 64 of each action, and of the new requests refused")
 				for i := 1; i < len(recent); i++ {
 					require.Less(t, recent[i-1].Seq, recent[i].Seq, "oldest first")
 					require.LessOrEqual(t, recent[i-1].T, recent[i].T, "oldest first")
@@ -70,11 +73,17 @@ func TestSourceKeepsDecisions(t *testing.T) {
 	require.True(t, ok)
 	src.Advance(scn.Duration)
 	recent := in.RecentDecisions()
-	actions := map[engine.Action]int{}
+	actions, admissions := map[engine.Action]int{}, 0
 	for _, d := range recent {
-		actions[d.Action]++
+		if d.Failure == "new" {
+			admissions++
+			assert.True(t, d.Why.Original, "an admission is explained as one")
+		} else {
+			actions[d.Action]++
+		}
 		assert.True(t, d.Explained)
 	}
 	assert.Positive(t, actions[engine.Retry], "the few retries of the run are kept beside the many rejections")
 	assert.Equal(t, DecisionsKept, actions[engine.Reject])
+	assert.Equal(t, DecisionsKept, admissions, "and the latest new requests shed, in a ring of their own")
 }

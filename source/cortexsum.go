@@ -16,8 +16,8 @@ type CortexSum struct {
 func (c *CortexSum) Reset() { *c = CortexSum{} }
 
 // Add adds one engine's snapshot: its signals, CPS and tokens to the means, minima and maxima,
-// its circuit to the counts; the first engine's weights and adaptive flag are the view's (every
-// client shares the controls).
+// its circuit to the counts, its admission (shedding, floor, share) to the admission's; the first
+// engine's weights and adaptive flag are the view's (every client shares the controls).
 func (c *CortexSum) Add(e *engine.Snapshot) {
 	v := &c.v
 	if c.n == 0 {
@@ -32,6 +32,11 @@ func (c *CortexSum) Add(e *engine.Snapshot) {
 	v.CPSMin = min(v.CPSMin, e.CPS)
 	v.CPSMax = max(v.CPSMax, e.CPS)
 	v.Tokens += e.Tokens
+	v.ShedShare += e.ShedShare
+	if e.Shedding {
+		v.Shedding++
+		v.AdmitFloor = max(v.AdmitFloor, e.AdmitFloor)
+	}
 	c.AddCircuit(e.Circuit)
 }
 
@@ -60,6 +65,7 @@ func (c *CortexSum) View(emergency float64) *CortexView {
 	v.Signals = engine.Signals{F: v.Signals.F / f, L: v.Signals.L / f, Q: v.Signals.Q / f, B: v.Signals.B / f, C: v.Signals.C / f}
 	v.CPS /= f
 	v.Tokens /= f
+	v.ShedShare /= f
 	v.Floor = engine.FloorFor(v.CPS)
 	v.State = engine.StateFor(v.CPS, emergency)
 	best := 0

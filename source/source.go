@@ -339,6 +339,13 @@ type CortexView struct {
 	Floor    int                 // floor(CPS*10) of the mean CPS
 	Tokens   float64             // mean retry tokens left
 	Fleet    *FleetHealth        // the engines' fleet at the end of the tick; nil when they are alone
+
+	// Admission of new requests (engine.Engine.Admit): how many engines shed now, the highest
+	// admission floor among them (new requests of a lower priority are shed whole), and the
+	// mean share of new requests shed over every engine.
+	Shedding   int
+	AdmitFloor int
+	ShedShare  float64
 }
 
 // FleetHealth is what a run's CORTEX engines see of their fleet at the end of a tick
@@ -546,7 +553,7 @@ type DecisionRecord struct {
 	Class    string        // the request's class
 	Priority int           // the request's priority
 	Attempt  int           // 0-based retry index of the attempt that failed (0 = the original)
-	Failure  string        // how that attempt failed: "timeout", "refused", "5xx", "429" or "4xx"
+	Failure  string        // how that attempt failed: "timeout", "refused", "5xx", "429" or "4xx"; "new" for a new request's admission (shed, refused or held)
 	Action   engine.Action // the verdict
 	Reason   string        // its reason, e.g. "SHED_LOW_PRIORITY"
 	Delay    time.Duration // the retry's delay (RETRY only)

@@ -48,10 +48,11 @@ func init() {
 }
 
 var (
-	_ Strategy     = (*Cortex)(nil)
-	_ EngineHolder = (*Cortex)(nil)
-	_ Explainer    = (*Cortex)(nil)
-	_ Concurrent   = (*Cortex)(nil)
+	_ Strategy       = (*Cortex)(nil)
+	_ EngineHolder   = (*Cortex)(nil)
+	_ Explainer      = (*Cortex)(nil)
+	_ AdmitExplainer = (*Cortex)(nil)
+	_ Concurrent     = (*Cortex)(nil)
 )
 
 // NewCortex wraps an existing engine; its Name is "cortex". It returns an error if eng is nil.
@@ -136,7 +137,26 @@ func (c *Cortex) Engine() *engine.Engine { return c.eng }
 // service yet, or the recovery ramp has not reached the priority), or an admission.
 func (c *Cortex) Admit(now Time, a Attempt) Admission {
 	var d engine.Decision // filled in place, as in Decide
-	c.eng.AdmitRequestTo(&d, engine.Request{Priority: a.Priority, Retry: a.Retry, Remaining: remaining(now, a), Hold: true})
+	c.eng.AdmitRequestTo(&d, requestOf(now, a))
+	return admissionOf(&d)
+}
+
+// AdmitExplained is Admit with what the engine's admission saw written into *x (nil is
+// allowed): the same answer, the same state changes (engine.Engine.AdmitRequestExplained).
+// Cortex implements AdmitExplainer.
+func (c *Cortex) AdmitExplained(now Time, a Attempt, x *engine.Explanation) Admission {
+	d := c.eng.AdmitRequestExplained(requestOf(now, a), x)
+	return admissionOf(&d)
+}
+
+// requestOf is the engine's description of attempt a about to be sent at now.
+func requestOf(now Time, a Attempt) engine.Request {
+	return engine.Request{Priority: a.Priority, Retry: a.Retry, Remaining: remaining(now, a), Hold: true}
+}
+
+// admissionOf maps the engine's answer to an Admission: a refusal with its action and reason,
+// a hold for its Delay, or an admission.
+func admissionOf(d *engine.Decision) Admission {
 	switch {
 	case d.Action != engine.Retry:
 		return Admission{Action: d.Action, Reason: d.Reason}

@@ -25,6 +25,14 @@ type Explainer interface {
 	DecideExplained(now Time, a Attempt, o Outcome, x *engine.Explanation) Verdict
 }
 
+// AdmitExplainer is implemented by strategies that can say what their admission of an attempt
+// saw (the cortex strategies): AdmitExplained admits exactly as Admit, and also fills *x (nil
+// allowed). The simulator calls it instead of Admit only while a reader keeps the recent
+// decisions.
+type AdmitExplainer interface {
+	AdmitExplained(now Time, a Attempt, x *engine.Explanation) Admission
+}
+
 // entry is one strategy of the catalog, as its file registers it.
 type entry struct {
 	name      string

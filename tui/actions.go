@@ -9,6 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/cortex-tui/cortex-tui/engine"
+	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/strategy"
@@ -386,15 +387,22 @@ func (m *Model) export() tea.Cmd {
 	if len(m.fr.runs) == 0 {
 		return nil
 	}
-	jobs := make([]exportJob, len(m.fr.runs))
-	for i, r := range m.fr.runs {
+	m.setStatus("exporting…", false)
+	return export(m.results(), m.opts.ExportDir)
+}
+
+// results copies every run's timeline and summary (the Recorder is not safe for concurrent
+// use: a command writes the copies), named by the strategies the run used ("cortex+naive"
+// after a switch: the file name and the header say so).
+func (m *Model) results() []report.Result {
+	out := make([]report.Result, 0, len(m.fr.runs))
+	for _, r := range m.fr.runs {
 		sum := r.rec.Summary()
 		meta := r.meta
-		meta.Strategy = sum.Strategy // "cortex+naive" after a switch: file name and header say so
-		jobs[i] = exportJob{meta: meta, rows: r.rec.Rows(), sum: sum}
+		meta.Strategy = sum.Strategy
+		out = append(out, report.Result{Meta: meta, Timeline: r.rec.Rows(), Summary: sum})
 	}
-	m.setStatus("exporting…", false)
-	return export(jobs, m.opts.ExportDir)
+	return out
 }
 
 // onExported says where the export went.

@@ -7,6 +7,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/source"
 )
 
@@ -85,7 +86,7 @@ func advanceUntil(srcs []source.Source, d, tick time.Duration, gen int, stop fun
 }
 
 // export writes the timelines of the given runs off the Update loop.
-func export(jobs []exportJob, dir string) tea.Cmd {
+func export(jobs []report.Result, dir string) tea.Cmd {
 	return func() (msg tea.Msg) {
 		defer func() {
 			if r := recover(); r != nil {
@@ -94,7 +95,7 @@ func export(jobs []exportJob, dir string) tea.Cmd {
 		}()
 		var paths []string
 		for _, j := range jobs {
-			p, err := j.write(dir)
+			p, err := writeExport(j, dir)
 			if err != nil {
 				return exportedMsg{paths: paths, err: err}
 			}

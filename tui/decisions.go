@@ -8,13 +8,15 @@ import (
 
 	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/report"
+	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/tui/common"
 )
 
 // decisionOrder lists the actions most telling first, so a short panel clips the rare ones.
 var decisionOrder = []engine.Action{engine.Retry, engine.Reject, engine.CircuitOpen, engine.MaxRetriesExceeded, engine.NotRetryable}
 
-// decisionsPanel counts the retry decisions per action, this tick and since the start, each
+// decisionsPanel counts the new requests that arrived and what admission did with them (sent,
+// shed, refused, held), then the retry decisions per action, this tick and since the start, each
 // action followed by what it is made of: the reasons of REJECT and CIRCUIT_OPEN, and for RETRY
 // where the decided retries went (sent, the summary's retries; waiting; refused when due;
 // dropped at the deadline), so the totals reconcile with the summary's.
@@ -45,6 +47,13 @@ func (p *decisionsPanel) body(f *frame) string {
 	nameW := min(max(iw-16, 8), 20)
 	t := h.totals()
 	var lines []string
+	if t.Originals > 0 { // new requests first: what admission did with them
+		lines = append(lines, st.Text.Render(fmt.Sprintf("%-*.*s", nameW, nameW, "NEW"))+
+			fmt.Sprintf(" %6d %8d", h.last.Counts.Originals, t.Originals))
+		if why := newParts(t); why != "" {
+			lines = append(lines, st.Muted.Render(common.Ellipsis(" └ "+why, iw)))
+		}
+	}
 	for _, a := range decisionOrder {
 		name := a.String()
 		if len(name) > nameW && a == engine.MaxRetriesExceeded {
@@ -90,6 +99,27 @@ func decisionParts(a engine.Action, t report.Totals, pending int) string {
 	}
 	for _, r := range common.ActionReasons[a] {
 		add(t.Reasons[r.R], r.Name)
+	}
+	return strings.Join(parts, " · ")
+}
+
+// newParts words what became of the new requests that arrived, when a strategy did more than
+// send them: shed by priority (Admit's SHED_LOW_PRIORITY), refused for another reason (an open
+// circuit, a full limit), held (each hold counted, an attempt may be held more than once).
+func newParts(t report.Totals) string {
+	shed := t.Refusals[source.ReasonShed]
+	refused := max(0, t.LocalRejects-t.RetryRefused-shed)
+	if shed == 0 && refused == 0 && t.Held == 0 {
+		return ""
+	}
+	parts := []string{fmt.Sprintf("sent %d", max(0, t.Originals-shed-refused))}
+	for _, p := range []struct {
+		n    int
+		name string
+	}{{shed, "shed"}, {refused, "refused"}, {t.Held, "holds"}} {
+		if p.n != 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", p.name, p.n))
+		}
 	}
 	return strings.Join(parts, " · ")
 }

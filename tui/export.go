@@ -13,15 +13,8 @@ import (
 	"github.com/cortex-tui/cortex-tui/source"
 )
 
-// exportJob is one run's timeline and summary, copied in the Update loop (the Recorder is not
-// safe for concurrent use) and written by the export command.
-type exportJob struct {
-	meta source.Meta
-	rows []report.Row
-	sum  report.Summary
-}
-
-// exportBase is the file name without extension: cortex-<scenario>-<strategy>-<seed>.
+// exportBase is the file name without extension: cortex-<scenario>-<strategy>-seed<seed>
+// (the seed named, so that a second export's suffix, -2, never reads as a seed).
 func exportBase(m source.Meta) string {
 	clean := func(s string) string {
 		return strings.Map(func(r rune) rune {
@@ -31,28 +24,28 @@ func exportBase(m source.Meta) string {
 			return r
 		}, s)
 	}
-	return fmt.Sprintf("cortex-%s-%s-%d", clean(m.Scenario), clean(m.Strategy), m.Seed)
+	return fmt.Sprintf("cortex-%s-%s-seed%d", clean(m.Scenario), clean(m.Strategy), m.Seed)
 }
 
 // maxExportNames is how many names export tries for one run (the plain one, then -1, -2, ...)
 // before giving up.
 const maxExportNames = 1000
 
-// write writes the CSV and the JSON of the job into dir ("" = current directory) and returns
-// their paths. It never replaces a file: when cortex-<scenario>-<strategy>-<seed>.csv or .json
+// writeExport writes the CSV and the JSON of a run's result into dir ("" = current directory) and returns
+// their paths. It never replaces a file: when cortex-<scenario>-<strategy>-seed<seed>.csv or .json
 // exists it tries -1, -2, ... before the extension, the same suffix for both files of the pair
 // (see reserve). Each file's content appears at once (a temporary file renamed onto the name
 // reserved for it), so a reader never sees a half-written export.
-func (j exportJob) write(dir string) ([]string, error) {
+func writeExport(j report.Result, dir string) ([]string, error) {
 	if dir == "" {
 		dir = "."
 	}
-	base := filepath.Join(dir, exportBase(j.meta))
+	base := filepath.Join(dir, exportBase(j.Meta))
 	var csv, js bytes.Buffer
-	if err := report.WriteCSV(&csv, j.rows); err != nil {
+	if err := report.WriteCSV(&csv, j.Timeline); err != nil {
 		return nil, fmt.Errorf("export %s.csv: %w", base, err)
 	}
-	if err := report.WriteJSON(&js, j.meta, j.rows, j.sum); err != nil {
+	if err := report.WriteJSON(&js, j.Meta, j.Timeline, j.Summary); err != nil {
 		return nil, fmt.Errorf("export %s.json: %w", base, err)
 	}
 	paths, err := reserve(base, ".csv", ".json")
@@ -78,7 +71,7 @@ func reserve(base string, exts ...string) ([]string, error) {
 	for n := 0; n < maxExportNames; n++ {
 		name := base
 		if n > 0 {
-			name = fmt.Sprintf("%s-%d", base, n)
+			name = fmt.Sprintf("%s-%d", base, n+1) // the second export is -2
 		}
 		paths, err := reserveAll(name, exts)
 		if err == nil {
@@ -93,7 +86,7 @@ func reserve(base string, exts ...string) ([]string, error) {
 		}
 	}
 	return nil, fmt.Errorf("export %s: %d names taken (%s to %s-%d), not overwriting any: move them away or set another directory",
-		base, maxExportNames, filepath.Base(base), filepath.Base(base), maxExportNames-1)
+		base, maxExportNames, filepath.Base(base), filepath.Base(base), maxExportNames)
 }
 
 // reserveAll creates name+ext for every ext with O_EXCL; on the first failure it removes the

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/source"
 )
 
@@ -25,7 +26,7 @@ func exportOnce(t *testing.T, m *Model) string {
 }
 
 // Asserts that `e` never replaces a file: a second and a third export of the same run go to
-// -1 and -2 (the same suffix for the .csv and .json of a pair), the footer names the files
+// -2 and -3 (the same suffix for the .csv and .json of a pair), the footer names the files
 // written, and the earlier files keep their content.
 func TestExportNeverOverwrites(t *testing.T) {
 	dir := t.TempDir()
@@ -35,23 +36,23 @@ func TestExportNeverOverwrites(t *testing.T) {
 	m.Update(tea.WindowSizeMsg{Width: 140, Height: 40})
 	advanceFrames(m, 10)
 
-	assert.Equal(t, "exported to "+dir+": cortex-fake-storm-cortex-7.csv + .json", exportOnce(t, m))
-	first, err := os.ReadFile(filepath.Join(dir, "cortex-fake-storm-cortex-7.csv"))
+	assert.Equal(t, "exported to "+dir+": cortex-fake-storm-cortex-seed7.csv + .json", exportOnce(t, m))
+	first, err := os.ReadFile(filepath.Join(dir, "cortex-fake-storm-cortex-seed7.csv"))
 	require.NoError(t, err)
 	advanceFrames(m, 10)
-	assert.Equal(t, "exported to "+dir+": cortex-fake-storm-cortex-7-1.csv + .json", exportOnce(t, m))
-	assert.Equal(t, "exported to "+dir+": cortex-fake-storm-cortex-7-2.csv + .json", exportOnce(t, m))
+	assert.Equal(t, "exported to "+dir+": cortex-fake-storm-cortex-seed7-2.csv + .json", exportOnce(t, m))
+	assert.Equal(t, "exported to "+dir+": cortex-fake-storm-cortex-seed7-3.csv + .json", exportOnce(t, m))
 
-	again, err := os.ReadFile(filepath.Join(dir, "cortex-fake-storm-cortex-7.csv"))
+	again, err := os.ReadFile(filepath.Join(dir, "cortex-fake-storm-cortex-seed7.csv"))
 	require.NoError(t, err)
 	assert.Equal(t, string(first), string(again), "the first export is untouched")
-	later, err := os.ReadFile(filepath.Join(dir, "cortex-fake-storm-cortex-7-1.csv"))
+	later, err := os.ReadFile(filepath.Join(dir, "cortex-fake-storm-cortex-seed7-2.csv"))
 	require.NoError(t, err)
 	assert.Greater(t, len(later), len(first), "the second export has the later rows")
 	assert.ElementsMatch(t, []string{
-		"cortex-fake-storm-cortex-7.csv", "cortex-fake-storm-cortex-7.json",
-		"cortex-fake-storm-cortex-7-1.csv", "cortex-fake-storm-cortex-7-1.json",
-		"cortex-fake-storm-cortex-7-2.csv", "cortex-fake-storm-cortex-7-2.json",
+		"cortex-fake-storm-cortex-seed7.csv", "cortex-fake-storm-cortex-seed7.json",
+		"cortex-fake-storm-cortex-seed7-2.csv", "cortex-fake-storm-cortex-seed7-2.json",
+		"cortex-fake-storm-cortex-seed7-3.csv", "cortex-fake-storm-cortex-seed7-3.json",
 	}, names(t, dir), "no temporary file is left behind")
 }
 
@@ -72,21 +73,21 @@ func names(t *testing.T, dir string) []string {
 // alone (or .csv alone) moves the pair on, and is left as it was.
 func TestExportPairMovesOnWhenEitherExists(t *testing.T) {
 	dir := t.TempDir()
-	base := filepath.Join(dir, "cortex-x-naive-1")
-	for path, text := range map[string]string{base + ".json": "mine", base + "-1.csv": "mine too"} {
+	base := filepath.Join(dir, "cortex-x-naive-seed1")
+	for path, text := range map[string]string{base + ".json": "mine", base + "-2.csv": "mine too"} {
 		require.NoError(t, os.WriteFile(path, []byte(text), 0o600))
 	}
-	job := exportJob{meta: source.Meta{Scenario: "x", Strategy: "naive", Seed: 1}}
-	paths, err := job.write(dir)
+	job := report.Result{Meta: source.Meta{Scenario: "x", Strategy: "naive", Seed: 1}}
+	paths, err := writeExport(job, dir)
 	require.NoError(t, err)
-	assert.Equal(t, []string{base + "-2.csv", base + "-2.json"}, paths)
-	for path, text := range map[string]string{base + ".json": "mine", base + "-1.csv": "mine too"} {
+	assert.Equal(t, []string{base + "-3.csv", base + "-3.json"}, paths)
+	for path, text := range map[string]string{base + ".json": "mine", base + "-2.csv": "mine too"} {
 		data, err := os.ReadFile(path)
 		require.NoError(t, err)
 		assert.Equal(t, text, string(data))
 	}
 	assert.NoFileExists(t, base+".csv", "the half-free name is not used")
-	assert.NoFileExists(t, base+"-1.json")
+	assert.NoFileExists(t, base+"-2.json")
 }
 
 // Asserts that exports racing for the same names (two dashboards in one directory) each get
@@ -94,7 +95,7 @@ func TestExportPairMovesOnWhenEitherExists(t *testing.T) {
 func TestExportRace(t *testing.T) {
 	dir := t.TempDir()
 	const n = 8
-	job := exportJob{meta: source.Meta{Scenario: "x", Strategy: "naive", Seed: 1}}
+	job := report.Result{Meta: source.Meta{Scenario: "x", Strategy: "naive", Seed: 1}}
 	var wg sync.WaitGroup
 	got := make([][]string, n)
 	errs := make([]error, n)
@@ -102,7 +103,7 @@ func TestExportRace(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			got[i], errs[i] = job.write(dir)
+			got[i], errs[i] = writeExport(job, dir)
 		}()
 	}
 	wg.Wait()
@@ -121,20 +122,20 @@ func TestExportRace(t *testing.T) {
 // Asserts that an export that cannot create its files says why, and that one whose every name
 // is taken gives up with a message instead of overwriting.
 func TestExportErrors(t *testing.T) {
-	job := exportJob{meta: source.Meta{Scenario: "x", Strategy: "naive", Seed: 1}}
+	job := report.Result{Meta: source.Meta{Scenario: "x", Strategy: "naive", Seed: 1}}
 	missing := filepath.Join(t.TempDir(), "gone")
-	_, err := job.write(missing)
+	_, err := writeExport(job, missing)
 	require.Error(t, err)
-	assert.Equal(t, "export "+filepath.Join(missing, "cortex-x-naive-1.csv")+": no such file or directory", err.Error())
+	assert.Equal(t, "export "+filepath.Join(missing, "cortex-x-naive-seed1.csv")+": no such file or directory", err.Error())
 
 	dir := t.TempDir()
-	base := filepath.Join(dir, "cortex-x-naive-1")
+	base := filepath.Join(dir, "cortex-x-naive-seed1")
 	require.NoError(t, os.WriteFile(base+".csv", nil, 0o600))
-	for i := 1; i < maxExportNames; i++ {
+	for i := 2; i <= maxExportNames; i++ {
 		require.NoError(t, os.WriteFile(base+"-"+strconv.Itoa(i)+".json", nil, 0o600))
 	}
-	_, err = job.write(dir)
+	_, err = writeExport(job, dir)
 	require.Error(t, err)
-	assert.Equal(t, "export "+base+": 1000 names taken (cortex-x-naive-1 to cortex-x-naive-1-999), not overwriting any: move them away or set another directory", err.Error())
+	assert.Equal(t, "export "+base+": 1000 names taken (cortex-x-naive-seed1 to cortex-x-naive-seed1-1000), not overwriting any: move them away or set another directory", err.Error())
 	assert.Len(t, names(t, dir), maxExportNames, "nothing created, nothing removed")
 }

@@ -114,7 +114,7 @@ func TestFlowCompareInjectExport(t *testing.T) {
 			assert.NoError(t, err)
 		}
 	}
-	assert.Equal(t, "exported to "+dir+": cortex-fake-storm-cortex-7.csv + .json, cortex-fake-storm-naive-7.csv + .json", m.footer.status)
+	assert.Equal(t, "exported to "+dir+": cortex-fake-storm-cortex-seed7.csv + .json, cortex-fake-storm-naive-seed7.csv + .json", m.footer.status)
 }
 
 // Asserts that a window resize reaches every panel: after a resize to 80x24 the final view is

@@ -221,3 +221,18 @@ func TestPickerLessons(t *testing.T) {
 	assert.Equal(t, "naive", m.fr.runs[0].meta.Strategy, "the lesson's strategy")
 	assert.Contains(t, m.View(), "Lesson · A metastable failure · step 1/3")
 }
+
+// Asserts that the dashboard opened on the lessons (cortex-tui learn) highlights the first
+// lesson not completed: enter picks it at once.
+func TestOpenOnLessons(t *testing.T) {
+	ls := scenarios.Lessons()
+	require.Greater(t, len(ls), 2)
+	m := New(Options{Keys: keymap.Default(), Factory: (&fakeFactory{}).build, Lessons: true,
+		LessonsDone: map[string]bool{ls[0].Name: true}})
+	m.Update(tea.WindowSizeMsg{Width: 140, Height: 40})
+	_, cmd := m.Update(keyMsg("enter"))
+	require.NotNil(t, cmd)
+	picked, ok := cmd().(picker.PickedLessonMsg)
+	require.True(t, ok, "a lesson is highlighted")
+	assert.Equal(t, ls[1].Name, picked.Lesson.Name, "the first lesson not done")
+}

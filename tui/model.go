@@ -24,6 +24,7 @@ import (
 
 	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/keymap"
+	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/tui/common"
@@ -50,6 +51,14 @@ type Options struct {
 	LessonDone func(name string) error
 	// LessonsDone names the lessons the learner completed before (the picker marks them ✓).
 	LessonsDone map[string]bool
+	// Lessons opens the picker (Scenario nil) on its lessons, the first one not completed
+	// highlighted (cortex-tui learn).
+	Lessons bool
+	// OnQuit, when set, is called once the dashboard has ended and restored the terminal, with
+	// the result of every run it showed at the end (both sides of compare; none when no tick
+	// had run), as the export writes them: the command prints them, so that quitting never
+	// loses a run's numbers.
+	OnQuit func(results []report.Result)
 }
 
 // speeds are the selectable speed factors (virtual seconds per wall second).
@@ -129,6 +138,9 @@ func New(opts Options) *Model {
 	m.picker = picker.New(st, opts.Keys, scenarios.Catalog())
 	m.picker.AddLessons(scenarios.Lessons(), opts.LessonsDone)
 	m.picker.SetCancellable(false)
+	if opts.Lessons {
+		m.picker.SelectLessons()
+	}
 	m.screen = screenPicker
 	if opts.Scenario != nil {
 		m.open(*opts.Scenario, opts.Strategy, opts.Seed)

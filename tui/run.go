@@ -7,6 +7,8 @@ import (
 	"io"
 
 	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/cortex-tui/cortex-tui/report"
 )
 
 // Run opens the dashboard on the alternate screen, reading keys from in and drawing to out, and
@@ -45,8 +47,12 @@ func runProgram(ctx context.Context, opts Options, in io.Reader, out io.Writer, 
 		}
 	}()
 	final, err := p.Run()
+	fm, _ := final.(*Model)
+	if fm != nil && opts.OnQuit != nil {
+		defer func() { opts.OnQuit(fm.shownResults()) }() // after the terminal is restored
+	}
 	if ctx.Err() != nil {
-		if fm, ok := final.(*Model); ok {
+		if fm != nil {
 			fm.ctl.closeAll() // killed: Update never saw a quit key
 		}
 		return fmt.Errorf("the dashboard stopped: %w", context.Cause(ctx))
@@ -55,4 +61,16 @@ func runProgram(ctx context.Context, opts Options, in io.Reader, out io.Writer, 
 		return fmt.Errorf("the dashboard stopped: %w", err)
 	}
 	return nil
+}
+
+// shownResults are the results of the runs shown when the dashboard ended, leaving out those
+// of which no tick ran.
+func (m *Model) shownResults() []report.Result {
+	var out []report.Result
+	for _, r := range m.results() {
+		if len(r.Timeline) > 0 {
+			out = append(out, r)
+		}
+	}
+	return out
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
 )
@@ -91,4 +92,29 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// Asserts that quitting hands the command the result of the run shown (OnQuit), after the
+// terminal is restored, so that a run's numbers are not lost when e was not pressed: the
+// summary of the seconds simulated, as the export writes it.
+func TestQuitHandsTheResults(t *testing.T) {
+	ff := &fakeFactory{}
+	scn := fakeScenario()
+	var out syncBuffer
+	in, keys := io.Pipe()
+	go func() {
+		for !strings.Contains(out.String(), "t 2.") { // two seconds drawn
+			time.Sleep(5 * time.Millisecond)
+		}
+		_, _ = keys.Write([]byte("q"))
+	}()
+	var got []report.Result
+	restored := false
+	err := Run(Options{Keys: testKeys(), Factory: ff.build, Scenario: &scn, ExportDir: t.TempDir(),
+		OnQuit: func(rs []report.Result) { got, restored = rs, strings.Contains(out.String(), "\x1b[?1049l") }}, in, &out)
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	assert.True(t, restored, "called once the alternate screen is left")
+	assert.Equal(t, scn.Name, got[0].Summary.Scenario)
+	assert.GreaterOrEqual(t, len(got[0].Timeline), 2, "the seconds simulated")
 }

@@ -12,9 +12,10 @@ import (
 	"github.com/cortex-tui/cortex-tui/tui/common"
 )
 
-// sheddingPanel shows each priority class, highest priority first, with the retries admitted,
-// shed by priority and rejected by the budget this tick, and the current floor floor(CPS*10)
-// as a line across the classes: classes under the line have their retries shed.
+// sheddingPanel shows each priority class, highest priority first, with the new requests shed
+// (Admit) and the retries admitted, shed by priority and rejected by the budget this tick, and
+// the floors as lines across the classes: floor(CPS*10), under which retries are shed, and the
+// admission floor, under which new requests are shed while the service queues.
 type sheddingPanel struct{ common.Base }
 
 // newShedding returns an empty shedding panel.
@@ -36,11 +37,15 @@ func (p *sheddingPanel) render(f *frame) (string, string) {
 	}
 	r := f.runs[0]
 	last := r.hist.last
-	floor := -1
+	floor, admit := -1, -1
 	title := "Shedding by priority"
 	if cv := last.Cortex; cv != nil {
 		floor = cv.Floor
 		title = fmt.Sprintf("Shedding  floor %s = floor(CPS×10)", st.BandOf(cv.State).Render(fmt.Sprint(floor)))
+		if cv.Shedding > 0 {
+			admit = cv.AdmitFloor
+			title += fmt.Sprintf(" · new %s", st.Band[3].Render(fmt.Sprintf("%.0f%% shed", 100*cv.ShedShare)))
+		}
 	}
 	order := make([]int, len(f.classes))
 	for i := range order {
@@ -49,27 +54,45 @@ func (p *sheddingPanel) render(f *frame) (string, string) {
 	sort.SliceStable(order, func(a, b int) bool { return f.classes[order[a]].Priority > f.classes[order[b]].Priority })
 
 	iw, _ := common.Inner(p.W, p.H)
-	wide := iw >= 54
+	wide, withNew := iw >= 63, iw >= 43
 	header := "  class     pri share   adm  shed  bud"
-	if wide {
-		header = "  class        prio  share    admitted   shed  budget"
+	switch {
+	case wide:
+		header = "  class        prio  share  new shed  admitted   shed  budget"
+	case withNew:
+		header = "  class     pri share  new   adm  shed  bud"
 	}
 	lines := []string{st.Muted.Render(header)}
-	drawn := false
+	drawn, drawnAdmit := false, false
 	for _, i := range order {
 		c := f.classes[i]
+		if admit >= 0 && !drawnAdmit && c.Priority < admit && (floor < 0 || admit >= floor || drawn) {
+			lines = append(lines, p.admitLine(admit, iw))
+			drawnAdmit = true
+		}
 		if floor >= 0 && !drawn && c.Priority < floor {
 			lines = append(lines, p.floorLine(floor, iw))
 			drawn = true
 		}
-		var ct struct{ adm, shed, bud int }
+		if admit >= 0 && !drawnAdmit && c.Priority < admit {
+			lines = append(lines, p.admitLine(admit, iw))
+			drawnAdmit = true
+		}
+		var ct struct{ shedNew, adm, shed, bud int }
 		if i < len(last.Classes) {
 			t := last.Classes[i]
-			ct.adm, ct.shed, ct.bud = t.Admitted, t.Shed, t.BudgetRejected
+			ct.shedNew, ct.adm, ct.shed, ct.bud = t.OriginalsShed, t.Admitted, t.Shed, t.BudgetRejected
 		}
-		nameW, format, nums := 9, "%s%s %3d %5s %s %s %s", [3]string{"%5d", "%5d", "%4d"}
-		if wide {
-			nameW, format, nums = 12, "%s%s %4d  %-6s  %s %s %s", [3]string{"%8d", "%6d", "%7d"}
+		nameW, format, nums := 9, "%s%s %3d %5s%s %s %s %s", [4]string{"", "%5d", "%5d", "%4d"}
+		switch {
+		case wide:
+			nameW, format, nums = 12, "%s%s %4d  %-6s %s  %s %s %s", [4]string{"%8d", "%8d", "%6d", "%7d"}
+		case withNew:
+			format, nums = "%s%s %3d %5s %s %s %s %s", [4]string{"%4d", "%5d", "%5d", "%4d"}
+		}
+		shedNew := ""
+		if nums[0] != "" {
+			shedNew = st.Band[3].Render(fmt.Sprintf(nums[0], ct.shedNew))
 		}
 		// Cut and padded in cells, not runes: a CJK or emoji name keeps the columns aligned.
 		marker, name := "  ", st.Text.Render(common.FitLine(c.Name, nameW))
@@ -78,16 +101,20 @@ func (p *sheddingPanel) render(f *frame) (string, string) {
 		}
 		row := fmt.Sprintf(format,
 			marker, name, c.Priority, fmt.Sprintf("x%.2f", c.Share),
-			st.Successes.Render(fmt.Sprintf(nums[0], ct.adm)),
-			st.Band[3].Render(fmt.Sprintf(nums[1], ct.shed)),
-			st.Band[1].Render(fmt.Sprintf(nums[2], ct.bud)))
-		if barW := iw - 56; wide && barW >= 4 {
+			shedNew,
+			st.Successes.Render(fmt.Sprintf(nums[1], ct.adm)),
+			st.Band[3].Render(fmt.Sprintf(nums[2], ct.shed)),
+			st.Band[1].Render(fmt.Sprintf(nums[3], ct.bud)))
+		if barW := iw - 65; wide && barW >= 4 {
 			row += "  " + p.bar(ct.adm, ct.shed, ct.bud, barW)
 		}
 		lines = append(lines, row)
 	}
 	if floor >= 0 && !drawn {
 		lines = append(lines, p.floorLine(floor, iw))
+	}
+	if admit >= 0 && !drawnAdmit {
+		lines = append(lines, p.admitLine(admit, iw))
 	}
 	if _, ih := common.Inner(p.W, p.H); len(lines)+2 <= ih {
 		lines = append(lines, "", p.legend(r.meta.Tick, iw, ih-len(lines)-1))
@@ -97,10 +124,11 @@ func (p *sheddingPanel) render(f *frame) (string, string) {
 
 // legend says what the columns count, in the longest wording that fits w x h cells.
 func (p *sheddingPanel) legend(tick time.Duration, w, h int) string {
-	per := "retries in the last " + fmtTick(tick) + " tick"
+	per := "last " + fmtTick(tick) + " tick"
 	for _, s := range []string{
-		per + ": admitted = sent again; shed = priority under the floor; budget = out of retry tokens",
-		per + ": admitted, shed under the floor, budget out of tokens",
+		per + ": new shed = new requests refused while the service queues, lowest priorities first; " +
+			"retries admitted = sent again; shed = priority under the floor; budget = out of retry tokens",
+		per + ": new requests shed; retries admitted, shed under the floor, budget out of tokens",
 		per,
 	} {
 		if s = common.Wrap(s, w); strings.Count(s, "\n") < h {
@@ -124,6 +152,17 @@ func (p *sheddingPanel) floorLine(floor, w int) string {
 	}
 	n := max(w-len(label)-2, 2)
 	return p.St.Band[2].Render("──" + label + strings.Repeat("─", n))
+}
+
+// admitLine is the separator above the classes whose new requests are shed (the admission
+// floor: the highest among the engines shedding).
+func (p *sheddingPanel) admitLine(floor, w int) string {
+	label := fmt.Sprintf(" admission %d: new requests of priority < %d shed ", floor, floor)
+	if w < 50 {
+		label = fmt.Sprintf(" admission %d: new < %d shed ", floor, floor)
+	}
+	n := max(w-len(label)-2, 2)
+	return p.St.Band[3].Render("──" + label + strings.Repeat("─", n))
 }
 
 // bar draws admitted, shed and budget-rejected as one proportional bar of w cells.

@@ -151,7 +151,7 @@ func TestDecisionsAndSheddingSayWhatTheyCount(t *testing.T) {
 	s := newShedding(common.DefaultStyles())
 	s.SetSize(60, 10)
 	s, _ = s.Update(frameMsg{f: f})
-	assert.Contains(t, s.View(), "retries in the last 0.1s tick")
+	assert.Contains(t, s.View(), "last 0.1s tick: new shed = new requests refused", "the shedding panel counts new requests and retries")
 }
 
 // Asserts that the footer's short help is never cut in the middle of a key's description: at

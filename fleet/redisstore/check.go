@@ -17,7 +17,7 @@ import (
 // ErrUnreachable is what Check's error matches (errors.Is) when Redis does not answer: nothing
 // listens, the dial or the answer timed out, the host is unknown, no sentinel answers. A fleet
 // can start without it (every engine LOCAL) and join once it answers.
-var ErrUnreachable = errors.New("Redis does not answer")
+var ErrUnreachable = errors.New("redis does not answer")
 
 // unreachable is a Check error matching ErrUnreachable.
 type unreachable struct {

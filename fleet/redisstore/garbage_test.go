@@ -121,11 +121,9 @@ func (h *honest) settled() (time.Duration, int) {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	took := time.Since(h.marked)
+	var took time.Duration // until the last LOCAL seen since the mark
 	if len(h.local) > 0 {
 		took = h.local[len(h.local)-1].Sub(h.marked)
-	} else {
-		took = 0
 	}
 	h.worst = max(h.worst, took)
 	return took, h.failures

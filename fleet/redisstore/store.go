@@ -48,6 +48,7 @@ type Store struct {
 	conn   *Conn // nil for a store from New
 	closer func() error
 	ping   func(ctx context.Context) error // nil for a store from New
+	fps    fleet.Fingerprints
 }
 
 var _ engine.FleetStore = (*Store)(nil)
@@ -150,7 +151,7 @@ func (s *Store) Sync(ctx context.Context, instance string, r *engine.FleetReport
 		return err
 	}
 	short, long := fleet.Spans(r)
-	fp, desc := fleet.Fingerprint(s.opts, short, long)
+	fp, desc := s.fps.Of(s.opts, short, long)
 	bd := s.opts.Budget
 	leave := 0
 	if r.Leave {

@@ -333,7 +333,11 @@ tokens = math.max(tokens, math.min(cap - out, tokens + ret + bonus * s))
 if per > 0 and tokens + out < cap then
   credit = math.min(math.max(1, rate), credit + earned)
 end
-local g = math.max(0, math.min(want, tokens))
+-- A member takes at most twice its share of the capacity, or a tenth of the free tokens when
+-- that is more: while the bucket is scarce the grants go round the members, while it is full
+-- one member may take a burst.
+local members = math.max(1, n + ((live or leave) and 0 or 1))
+local g = math.max(0, math.min(want, tokens, math.max(2 * cap / members, tokens / 10)))
 if cap == 0 or leave then g = 0 end
 tokens = tokens - g
 out = out + g

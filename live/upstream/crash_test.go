@@ -72,6 +72,8 @@ func TestCrashRuleAndWarmup(t *testing.T) {
 	s = step(100 * time.Millisecond) // 90 over 40: 2.25, still above 2
 	assert.Equal(t, StateCrashed, s.State, "overload reached crash_after")
 	assert.Equal(t, int64(1), s.Counters.Crashes)
+	assert.Equal(t, 2.25, s.CrashUtilisation, "the crash keeps the utilisation that killed it")
+	assert.Equal(t, 300*time.Millisecond, s.CrashOverload, "and how long it lasted")
 	assert.Equal(t, time.Second, s.RestartIn)
 	assert.Zero(t, s.Capacity)
 	assert.Zero(t, s.Effective)

@@ -93,6 +93,12 @@ type Snapshot struct {
 	// Overload is how long WindowUtilisation has stayed above CrashFactor without a break: the
 	// crash clock (the target crashes when it reaches CrashAfter). 0 when not overloaded.
 	Overload time.Duration
+	// CrashUtilisation and CrashOverload are what the crash rule read at the last overload
+	// crash: the utilisation over the last second and how long it had stayed above
+	// CrashFactor (the crash resets both clocks, so Utilisation and Overload read 0 after it).
+	// 0 before the first crash.
+	CrashUtilisation float64
+	CrashOverload    time.Duration
 	// RestartIn is, while CRASHED, the time left before the restart (0 once it is due: a
 	// restart that failed to listen is retried every tick, see Err).
 	RestartIn time.Duration

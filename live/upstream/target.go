@@ -111,6 +111,9 @@ type Target struct {
 	tickUtil float64
 	winUtil  float64
 	overload time.Duration
+	// crashUtil and crashOver are the utilisation and the overload time the last crash read.
+	crashUtil float64
+	crashOver time.Duration
 
 	counters Counters
 
@@ -454,6 +457,7 @@ func (t *Target) step(now time.Time) {
 		t.overload += elapsed
 		if t.overload >= t.cfg.CrashAfter {
 			t.counters.Crashes++
+			t.crashUtil, t.crashOver = t.winUtil, t.overload
 			stop = t.goDownLocked(now, StateCrashed)
 			t.restartAt = now.Add(t.cfg.RestartDelay)
 		}
@@ -597,6 +601,8 @@ func (t *Target) Snapshot() Snapshot {
 		Utilisation:       t.tickUtil,
 		WindowUtilisation: t.winUtil,
 		Overload:          t.overload,
+		CrashUtilisation:  t.crashUtil,
+		CrashOverload:     t.crashOver,
 		Outage:            t.outage,
 		Err:               t.listenErr,
 		Counters:          t.counters,

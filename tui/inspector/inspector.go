@@ -194,15 +194,22 @@ const (
 func (p *Model) detail(d source.DecisionRecord, i, n int, w int) string {
 	st := p.St
 	strat := p.strategy
+	what := fmt.Sprintf("attempt %d failed: %s", d.Attempt, d.Failure)
+	if d.Failure == "new" {
+		what = "a new request, before it is sent"
+	}
 	head := []string{
 		st.Muted.Render(fmt.Sprintf("decision %d of %d shown (latest %d kept) · %s", i+1, n, len(p.kept), strat)),
-		fmt.Sprintf("t %s · client %d · %s (priority %d) · attempt %d failed: %s", common.FmtClock(d.T), d.Client, d.Class, d.Priority, d.Attempt, d.Failure),
+		fmt.Sprintf("t %s · client %d · %s (priority %d) · %s", common.FmtClock(d.T), d.Client, d.Class, d.Priority, what),
 	}
 	verdict := d.Action.String()
 	if d.Reason != "" && d.Reason != verdict { // CIRCUIT_OPEN's reason is CIRCUIT_OPEN: say it once
 		verdict += " · " + d.Reason
 	}
-	if d.Action == engine.Retry {
+	switch {
+	case d.Action == engine.Retry && d.Failure == "new":
+		verdict = "HELD · ask again after " + common.FmtDelay(d.Delay)
+	case d.Action == engine.Retry:
 		verdict += " after " + common.FmtDelay(d.Delay)
 	}
 	style := st.Band[common.ActionBand[d.Action]]
@@ -211,7 +218,48 @@ func (p *Model) detail(d source.DecisionRecord, i, n int, w int) string {
 		head = append(head, st.Muted.Render(common.Wrap(fmt.Sprintf("%s decides without the CORTEX checks: it gives its verdict and its reason only. Run cortex (s) to see the five checks of each decision.", strat), max(w, 1))))
 		return strings.Join(head, "\n")
 	}
+	if d.Why.Original {
+		return strings.Join(append(head, p.admission(&d.Why, w)...), "\n")
+	}
 	return strings.Join(append(head, p.checks(&d.Why, w)...), "\n")
+}
+
+// admission draws the checks of a new request's admission: whether the service queues (the
+// fastest recent success against the baseline), the share shed (what the service completed
+// against what was asked), and the priority against the admission floor.
+func (p *Model) admission(x *engine.Explanation, w int) []string {
+	st := p.St
+	var lines []string
+	shed := x.Decision.Action != engine.Retry
+	row := func(ok bool, decided bool, label, values string) {
+		mark, style := checkPass, st.Band[engine.Healthy]
+		switch {
+		case decided:
+			mark, style = checkFail, st.Band[engine.Emergency]
+		case !ok:
+			mark, style = checkSkip, st.Muted
+		}
+		lines = append(lines, common.Ellipsis(style.Render(mark)+" "+st.Bold.Render(fmt.Sprintf("%-20s", label))+" "+values, w))
+	}
+	sub := func(s string) { lines = append(lines, st.Muted.Render(common.Ellipsis("    "+s, w))) }
+	if !x.Admission {
+		row(true, false, "admission", "off (the article's parameters): every new request goes")
+		return lines
+	}
+	row(true, x.Shedding, "service queues?", fmt.Sprintf("fastest recent success S = %.2f %s 0.50 (2.5× the baseline)", x.Slowdown, geLt(x.Slowdown >= 0.5)))
+	if x.Shedding {
+		sub("and the short span shows refusals, failures or a CRITICAL score: shedding")
+		row(true, false, "share shed", fmt.Sprintf("1 − 1.1 × %.1f completed / %.1f asked a second = %.0f%%", x.Completed, x.Asked, 100*x.ShedShare))
+	} else {
+		sub("no: every new request goes")
+	}
+	floor := fmt.Sprintf("priority %d %s admission floor %d", x.Priority, geLt(x.Priority >= x.AdmitFloor), x.AdmitFloor)
+	if x.AdmitPart > 0 && x.Priority == x.AdmitFloor {
+		floor += fmt.Sprintf(", %.0f%% of priority %d shed", 100*x.AdmitPart, x.AdmitFloor)
+	}
+	row(x.Shedding, shed, "priority ≥ floor", floor)
+	sub(fmt.Sprintf("the score's floor, for retries: floor(%.3f×10) = %d · circuit %s", x.CPS, engine.FloorFor(x.CPS), x.Circuit))
+	return lines
 }
 
 // The steps of the five checks, in order, as the inspector lists them: check 3 is the

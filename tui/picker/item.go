@@ -22,7 +22,7 @@ type pickerItem struct {
 	done   bool // the lesson was completed (now or before)
 }
 
-// FilterValue is the text the fuzzy filter matches: the name, a space, the summary.
+// FilterValue is the text the filter matches: the name, a space, the summary.
 func (i pickerItem) FilterValue() string { return i.name() + " " + i.summary() }
 
 // pickerDelegate draws one scenario of the list: a bar and its name, then its summary when

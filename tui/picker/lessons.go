@@ -42,6 +42,31 @@ func (p *Model) MarkLessonDone(name string) {
 	p.refresh(true)
 }
 
+// SelectLessons clears the filter and highlights the first lesson not completed (the first
+// lesson when all are), to open the picker on the lessons (cortex-tui learn).
+func (p *Model) SelectLessons() {
+	p.list.ResetFilter()
+	first := -1
+	for i, it := range p.list.Items() {
+		pi, ok := it.(pickerItem)
+		if !ok || pi.lesson == nil {
+			continue
+		}
+		if first < 0 {
+			first = i
+		}
+		if !pi.done {
+			first = i
+			break
+		}
+	}
+	if first >= 0 {
+		p.list.Select(first)
+	}
+	p.fitChrome()
+	p.refresh(false)
+}
+
 // selectedLesson returns the highlighted lesson, nil when a scenario (or nothing) is.
 func (p *Model) selectedLesson() *scenarios.Lesson {
 	it, ok := p.list.SelectedItem().(pickerItem)

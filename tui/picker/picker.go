@@ -30,8 +30,8 @@ const (
 	pickerStoryMaxWidth   = 96 // the story wraps at this width at most, to stay readable
 )
 
-// Model is the scenario picker: a bubbles/list of scenarios (name and one-line summary, fuzzy
-// filtering on both with the filter key) with the highlighted scenario's story beside the list
+// Model is the scenario picker: a bubbles/list of scenarios (name and one-line summary,
+// filtered on both with the filter key: what holds the text typed first, then fuzzy matches) with the highlighted scenario's story beside the list
 // (wide windows) or below it (narrow ones), wrapped to the width, and a one-line key hint.
 // Enter picks (PickedMsg), esc drops the filter, then cancels (CancelledMsg) when a
 // scenario runs behind the picker. It renders at any size without panicking, and its View is
@@ -92,6 +92,7 @@ func New(st common.Styles, keys keymap.KeyMap, items []scenarios.Scenario) *Mode
 	p.list.SetShowHelp(false)
 	p.list.KeyMap = p.listKeys()
 	p.list.DisableQuitKeybindings()
+	p.list.Filter = substringFirst
 	p.list.Styles = p.roomy
 	p.list.Paginator.ActiveDot = p.roomy.ActivePaginationDot.String()
 	p.list.Paginator.InactiveDot = p.roomy.InactivePaginationDot.String()

@@ -86,18 +86,42 @@ func press(p *Model, keys string) tea.Msg {
 // plain is View without colours.
 func plain(p *Model) string { return ansi.Strip(p.View()) }
 
-// fuzzyRank returns the fixture's scenarios matching filter, best first, as the list's own
-// filter (bubbles/list with sahilm/fuzzy) ranks them: the oracle for moves among matches.
-func fuzzyRank(items []scenarios.Scenario, filter string) []scenarios.Scenario {
+// filterRank returns the fixture's scenarios matching filter, best first, as the picker's
+// filter ranks them: the oracle for moves among matches (TestPickerFilter checks the ranking).
+func filterRank(items []scenarios.Scenario, filter string) []scenarios.Scenario {
 	targets := make([]string, len(items))
 	for i, s := range items {
 		targets[i] = pickerItem{scn: s}.FilterValue()
 	}
 	var out []scenarios.Scenario
-	for _, r := range list.DefaultFilter(filter, targets) {
+	for _, r := range substringFirst(filter, targets) {
 		out = append(out, items[r.Index])
 	}
 	return out
+}
+
+// TestPickerFilter asserts the filter's order: the entries holding the text typed, ignoring
+// case, first (the earliest match first), then bubbles' fuzzy matches; the matched characters
+// are those of the text.
+func TestPickerFilter(t *testing.T) {
+	targets := []string{"spotty-network Mobile POS over a flaky network", "metastable a storm", "dns-crash the resolver", "two-layers retries"}
+	names := func(rs []list.Rank) []int {
+		var out []int
+		for _, r := range rs {
+			out = append(out, r.Index)
+		}
+		return out
+	}
+	assert.Equal(t, []int{2}, names(substringFirst("dns", targets)), "dns: the name that holds it")
+	assert.Equal(t, 0, substringFirst("net", targets)[0].Index, "net: the substring before fuzzy matches")
+	assert.Equal(t, []int{3, 2}, names(substringFirst("re", targets))[:2], "the earliest match first: two-layers RE-tries at 11, the REsolver at 14")
+	assert.Equal(t, []int{0, 1}, names(substringFirst("or", targets))[:2], "netwORk at 11 before stORm at 15")
+	r := substringFirst("STORM", targets)
+	require.NotEmpty(t, r)
+	assert.Equal(t, 1, r[0].Index)
+	assert.Equal(t, []int{13, 14, 15, 16, 17}, r[0].MatchedIndexes, "the characters of the text")
+	fuzzyOnly := list.DefaultFilter("mbl", targets)
+	assert.Equal(t, names(fuzzyOnly), names(substringFirst("mbl", targets)), "no substring: bubbles' fuzzy order")
 }
 
 // TestPickerKeys asserts what each key sequence emits: the picked scenario on enter (after
@@ -105,7 +129,7 @@ func fuzzyRank(items []scenarios.Scenario, filter string) []scenarios.Scenario {
 // no filter is set, and nothing when the filter matches nothing.
 func TestPickerKeys(t *testing.T) {
 	items := pickerFixture()
-	the := fuzzyRank(items, "the")
+	the := filterRank(items, "the")
 	require.Greater(t, len(the), 2, "the fixture needs several matches of \"the\"")
 	tests := []struct {
 		name        string

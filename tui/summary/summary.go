@@ -82,6 +82,11 @@ func (p *Model) table(sums []report.Summary, prioNames map[int][]string) string 
 		each("crashes", func(s report.Summary) string { return strconv.Itoa(s.Crashes) }),
 		{label: "success by priority"},
 	}
+	if slices.ContainsFunc(sums, func(s report.Summary) bool { return s.OriginalsShed > 0 }) {
+		// Only when a run shed new requests (Admit): a row of zeros would take a line for nothing.
+		shed := each("new requests shed", func(s report.Summary) string { return strconv.Itoa(s.OriginalsShed) })
+		rows = slices.Insert(rows, 4, shed)
+	}
 	var prios []string
 	for _, s := range sums {
 		for _, k := range s.Priorities() {

@@ -1,0 +1,58 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// progressBar is a progress bar for long work on a terminal, redrawn in place on one line:
+// "bench ████████░░░░░░░░ 144/630 runs · 12s, about 40s left". Its update is called with
+// the work done and the total (under the caller's lock: it is not safe for concurrent use);
+// the line is cleared when the work is done.
+type progressBar struct {
+	w          io.Writer
+	name, unit string
+	now        func() time.Time
+	start      time.Time
+	last       time.Time // the last redraw: at most 10 a second, the first and the last always
+}
+
+// progressWidth is the bar's width in cells.
+const progressWidth = 24
+
+// newProgress returns a bar named name counting units, timed on now, drawn on w.
+func newProgress(w io.Writer, name, unit string, now func() time.Time) *progressBar {
+	return &progressBar{w: w, name: name, unit: unit, now: now, start: now()}
+}
+
+// update redraws the bar for done of total; at done == total it clears the line.
+func (p *progressBar) update(done, total int) {
+	t := p.now()
+	if done >= total {
+		fmt.Fprint(p.w, "\r\033[K")
+		return
+	}
+	if done > 0 && t.Sub(p.last) < 100*time.Millisecond {
+		return
+	}
+	p.last = t
+	fmt.Fprint(p.w, "\r\033[K"+p.line(done, total, t.Sub(p.start)))
+}
+
+// line is the bar's text after elapsed: the bar, the count, the time taken and, once some work
+// is done, the time left at the pace so far.
+func (p *progressBar) line(done, total int, elapsed time.Duration) string {
+	full := 0
+	if total > 0 {
+		full = min(done*progressWidth/total, progressWidth)
+	}
+	s := fmt.Sprintf("%s %s%s %d/%d %s · %s", p.name, strings.Repeat("█", full), strings.Repeat("░", progressWidth-full),
+		done, total, p.unit, elapsed.Round(time.Second))
+	if done > 0 && total > done {
+		left := time.Duration(float64(elapsed) * float64(total-done) / float64(done))
+		s += fmt.Sprintf(", about %s left", left.Round(time.Second))
+	}
+	return s
+}
