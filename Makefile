@@ -12,7 +12,7 @@ CORE_PKGS  := ./engine/... ./model/... ./sim/... ./strategy/... ./scenarios/... 
 # The libraries a Go service adopts: no UI library either; and only cortexgrpc links gRPC.
 ADOPT_PKGS := ./cortexhttp/... ./cortexgrpc/... ./priority/... ./internal/driver/...
 
-.PHONY: all build run test fmt-check vet check-imports unit bench lint golden screenshots bench-table fleet-sizing live-vs-sim clean
+.PHONY: all build run test fmt-check vet check-imports unit bench lint golden screenshots bench-table engine-table fleet-sizing live-vs-sim clean
 
 all: build
 
@@ -109,6 +109,15 @@ bench-table: build
 	     /<!-- (bench|matrix):end -->/ { skip = 0 } !skip' README.md > README.md.tmp
 	@mv README.md.tmp README.md; rm -f .bench-table.md .bench-matrix.md
 	@echo "README.md: benchmark tables regenerated"
+
+# The table of cortex.toml's keys in docs/engine.md (defaults, the article's values, units and
+# ranges), from the program: cortex-tui engine --markdown.
+engine-table: build
+	@./$(BIN) engine --markdown > .engine-table.md
+	@awk '/<!-- engine-keys:start -->/ { print; while ((getline line < ".engine-table.md") > 0) print line; skip = 1; next } \
+	     /<!-- engine-keys:end -->/ { skip = 0 } !skip' docs/engine.md > docs/engine.md.tmp
+	@mv docs/engine.md.tmp docs/engine.md; rm -f .engine-table.md
+	@echo "docs/engine.md: the table of cortex.toml's keys regenerated"
 
 # The fleet's sizing table in docs/live.md: BenchmarkFleetScale (fleet/redisstore) runs 10, 100
 # and 500 members against one real redis-server for 10 s each (500 also at 100 ms and 500 ms

@@ -387,6 +387,10 @@ func (m *Model) export() tea.Cmd {
 	if len(m.fr.runs) == 0 {
 		return nil
 	}
+	if m.opts.NoExport {
+		m.setStatus("export is off here: this dashboard is served to your terminal and writes no file", false)
+		return nil
+	}
 	m.setStatus("exporting…", false)
 	return export(m.results(), m.opts.ExportDir)
 }
@@ -416,7 +420,7 @@ func (m *Model) onExported(msg exportedMsg) {
 }
 
 // exportSummary says where an export went in one short line: the directory once, then each
-// run's file name with both extensions, e.g. "exported to /tmp: cortex-x-cortex-1.csv + .json".
+// run's file name with every extension, e.g. "exported to /tmp: cortex-x-cortex-1.csv + .json".
 func exportSummary(paths []string) string {
 	if len(paths) == 0 {
 		return "nothing exported"
@@ -425,15 +429,15 @@ func exportSummary(paths []string) string {
 	if abs, err := filepath.Abs(dir); err == nil {
 		dir = abs
 	}
-	var names []string
+	var names, stems []string // each run's files, and their name without extension
 	for _, p := range paths {
 		base := filepath.Base(p)
-		if ext := filepath.Ext(base); ext == ".json" && len(names) > 0 &&
-			strings.TrimSuffix(names[len(names)-1], ".csv") == strings.TrimSuffix(base, ext) {
-			names[len(names)-1] += " + .json"
+		ext := filepath.Ext(base)
+		if stem := strings.TrimSuffix(base, ext); len(stems) > 0 && stems[len(stems)-1] == stem {
+			names[len(names)-1] += " + " + ext
 			continue
 		}
-		names = append(names, base)
+		names, stems = append(names, base), append(stems, strings.TrimSuffix(base, ext))
 	}
 	return fmt.Sprintf("exported to %s: %s", dir, strings.Join(names, ", "))
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 
 	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/keymap"
@@ -59,6 +60,16 @@ type Options struct {
 	// had run), as the export writes them: the command prints them, so that quitting never
 	// loses a run's numbers.
 	OnQuit func(results []report.Result)
+	// Renderer renders every style: its colour profile (none under NO_COLOR) and its dark or
+	// light background decide the colours. nil: lipgloss's default renderer, the process's own
+	// terminal. A server that draws one dashboard per remote terminal in one process gives
+	// each its own (cortex-tui serve).
+	Renderer *lipgloss.Renderer
+	// Scenarios are the scenarios the picker offers; nil: the built-in catalog.
+	Scenarios []scenarios.Scenario
+	// NoExport turns the export key off (the footer says so): a dashboard served to a remote
+	// terminal writes no file where it runs.
+	NoExport bool
 }
 
 // speeds are the selectable speed factors (virtual seconds per wall second).
@@ -123,7 +134,11 @@ type binding struct {
 // New returns the dashboard model for opts. It opens on opts.Scenario, or on the picker when
 // it is nil. A factory error is shown in the footer, not returned.
 func New(opts Options) *Model {
-	st := common.DefaultStyles()
+	r := opts.Renderer
+	if r == nil {
+		r = lipgloss.DefaultRenderer()
+	}
+	st := common.NewStyles(r)
 	m := &Model{
 		st: st, keys: opts.Keys, opts: opts, speedIdx: defaultSpeed,
 		injected: map[scenarios.FaultKind]bool{},
@@ -135,7 +150,11 @@ func New(opts Options) *Model {
 	m.fr.speed = speeds[m.speedIdx]
 	m.fr.keys = &m.keys
 	m.bindings = m.dashboardBindings()
-	m.picker = picker.New(st, opts.Keys, scenarios.Catalog())
+	catalog := opts.Scenarios
+	if catalog == nil {
+		catalog = scenarios.Catalog()
+	}
+	m.picker = picker.New(st, opts.Keys, catalog)
 	m.picker.AddLessons(scenarios.Lessons(), opts.LessonsDone)
 	m.picker.SetCancellable(false)
 	if opts.Lessons {

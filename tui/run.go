@@ -31,15 +31,10 @@ func RunContext(ctx context.Context, opts Options, in io.Reader, out io.Writer) 
 // runProgram runs the dashboard until the user quits or ctx is done; teaSignals keeps Bubble
 // Tea's own signal handler (Run) or leaves signals to the caller (RunContext).
 func runProgram(ctx context.Context, opts Options, in io.Reader, out io.Writer, teaSignals bool) (err error) {
-	if opts.Factory == nil {
-		return errors.New("tui: Options.Factory is nil")
+	p, _, err := newProgram(ctx, opts, teaSignals, tea.WithInput(in), tea.WithOutput(out))
+	if err != nil {
+		return err
 	}
-	m := New(opts)
-	popts := []tea.ProgramOption{tea.WithInput(in), tea.WithOutput(out), tea.WithAltScreen(), tea.WithContext(ctx)}
-	if !teaSignals {
-		popts = append(popts, tea.WithoutSignalHandler())
-	}
-	p := tea.NewProgram(m, popts...)
 	defer func() {
 		if r := recover(); r != nil {
 			p.Kill()
@@ -61,6 +56,38 @@ func runProgram(ctx context.Context, opts Options, in io.Reader, out io.Writer, 
 		return fmt.Errorf("the dashboard stopped: %w", err)
 	}
 	return nil
+}
+
+// NewProgram returns the dashboard's program for opts, on the alternate screen, stopped at
+// once when ctx is done, without Bubble Tea's signal handler, with the options popts (its input
+// and output: tea.WithInput, tea.WithOutput), and its model. It is for a caller that runs the
+// program itself, one per remote terminal (cortex-tui serve): once Run has returned, however
+// it ended, Close releases the runs' sources. Run and RunContext are built on it.
+func NewProgram(ctx context.Context, opts Options, popts ...tea.ProgramOption) (*tea.Program, *Model, error) {
+	return newProgram(ctx, opts, false, popts...)
+}
+
+// newProgram is NewProgram that keeps Bubble Tea's own signal handler when teaSignals is set (Run).
+func newProgram(ctx context.Context, opts Options, teaSignals bool, popts ...tea.ProgramOption) (*tea.Program, *Model, error) {
+	if opts.Factory == nil {
+		return nil, nil, errors.New("tui: Options.Factory is nil")
+	}
+	m := New(opts)
+	all := append([]tea.ProgramOption{tea.WithAltScreen(), tea.WithContext(ctx)}, popts...)
+	if !teaSignals {
+		all = append(all, tea.WithoutSignalHandler())
+	}
+	return tea.NewProgram(m, all...), m, nil
+}
+
+// Close closes the sources of the runs the dashboard shows, even while an advance is in
+// flight (a source is safe for concurrent use). Call it once the program has returned: a quit
+// key has closed them already (closing twice is harmless), a cancelled context or a killed
+// program has not.
+func (m *Model) Close() {
+	for _, r := range m.fr.runs {
+		_ = r.src.Close()
+	}
 }
 
 // shownResults are the results of the runs shown when the dashboard ended, leaving out those

@@ -13,9 +13,10 @@ import (
 	"github.com/cortex-tui/cortex-tui/tui/common"
 )
 
-// signalNames are the five CPS signals in weight order.
+// signalNames are the five CPS signals in weight order: the engine's letter and the word.
 var signalNames = [5]struct{ key, name string }{
-	{"F", "failures"}, {"L", "latency"}, {"Q", "queue"}, {"B", "budget"}, {"C", "circuit"},
+	{engine.SignalNames[0], "failures"}, {engine.SignalNames[1], "latency"}, {engine.SignalNames[2], "queue"},
+	{engine.SignalNames[3], "budget"}, {engine.SignalNames[4], "circuit"},
 }
 
 // signalGlossary says what each signal measures and what the CPS does, shown in that order as

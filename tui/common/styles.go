@@ -26,9 +26,12 @@ var (
 	colCapacity  = colMuted
 )
 
-// Styles is every lipgloss style the dashboard renders with, built once by DefaultStyles and
-// handed to each panel, so no panel builds a style while rendering. A Styles is a plain value,
-// safe to copy and to read from several goroutines.
+// Styles is every lipgloss style the dashboard renders with, built once by NewStyles (or
+// DefaultStyles) and handed to each panel, so no panel builds a style while rendering. Every
+// style is bound to the renderer it was built with: its colour profile, NO_COLOR and dark or
+// light background are that renderer's, so dashboards drawn for different terminals (the
+// sessions of an SSH server) can run in one process. A Styles is a plain value, safe to copy
+// and to read from several goroutines.
 type Styles struct {
 	Text, Muted, Bold, Accent, Selected lipgloss.Style
 	Title                               lipgloss.Style // panel titles
@@ -56,9 +59,14 @@ type Styles struct {
 	Help help.Styles
 }
 
-// DefaultStyles returns the dashboard's styles, built from the named palette.
-func DefaultStyles() Styles {
-	s := lipgloss.NewStyle()
+// DefaultStyles returns the dashboard's styles for the process's own terminal: NewStyles with
+// lipgloss's default renderer (standard output, the process's environment).
+func DefaultStyles() Styles { return NewStyles(lipgloss.DefaultRenderer()) }
+
+// NewStyles returns the dashboard's styles, built from the named palette, rendered by r: r's
+// colour profile (none under NO_COLOR) and background decide what the colours become.
+func NewStyles(r *lipgloss.Renderer) Styles {
+	s := r.NewStyle()
 	fg := func(c lipgloss.TerminalColor) lipgloss.Style { return s.Foreground(c) }
 	badge := func(c lipgloss.TerminalColor) lipgloss.Style {
 		return s.Bold(true).Foreground(colInk).Background(c).Padding(0, 1)
@@ -97,9 +105,21 @@ func DefaultStyles() Styles {
 		GaugeEmpty: fg(colBorder),
 		Events:     [6]lipgloss.Style{fg(colText).Italic(true), fg(colCritical), fg(colEmergency), fg(colDegraded), fg(colAccent), fg(colCritical)},
 
-		Help: help.New().Styles,
+		Help: helpStyles(s),
 	}
 	return st
+}
+
+// helpStyles are bubbles' help styles (the colours of help.New) built on s, so that the help
+// too renders with s's renderer rather than lipgloss's default one.
+func helpStyles(s lipgloss.Style) help.Styles {
+	key := s.Foreground(lipgloss.AdaptiveColor{Light: "#909090", Dark: "#626262"})
+	desc := s.Foreground(lipgloss.AdaptiveColor{Light: "#B2B2B2", Dark: "#4A4A4A"})
+	sep := s.Foreground(lipgloss.AdaptiveColor{Light: "#DDDADA", Dark: "#3C3C3C"})
+	return help.Styles{
+		ShortKey: key, ShortDesc: desc, ShortSeparator: sep, Ellipsis: sep,
+		FullKey: key, FullDesc: desc, FullSeparator: sep,
+	}
 }
 
 // StateBadge renders the state band as a coloured badge, e.g. " HEALTHY " on green.

@@ -99,6 +99,8 @@ func New(st common.Styles, keys keymap.KeyMap, items []scenarios.Scenario) *Mode
 	p.list.FilterInput.Prompt = "Filter: "
 	p.list.FilterInput.PromptStyle = st.Accent
 	p.list.FilterInput.TextStyle = st.Text
+	p.list.FilterInput.PlaceholderStyle = st.Muted // textinput's own are on lipgloss's default renderer
+	p.list.FilterInput.CompletionStyle = st.Muted
 	p.list.FilterInput.Cursor.Style = st.Accent
 	p.list.FilterInput.Cursor.SetMode(cursor.CursorStatic) // no blink: the cached view stays right
 	return p
