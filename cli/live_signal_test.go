@@ -34,9 +34,12 @@ func TestLiveStopSignal(t *testing.T) {
 }
 
 // TestLiveStopSignalUnderHeaderFlood asserts that a live run against a target sending 8 MiB of
-// headers per answer stops within a second of SIGINT (the proxy reads 64 KiB of each, so no
-// request is left reading megabytes when the signal comes; it took 1.57 s at full scale
-// before), prints what it recorded, with the failures by cause, and exits 130.
+// headers per answer stops at SIGINT without waiting for its requests (black-friday's deadline
+// is 30 s, its attempts' timeout 2 s: the margin is for a loaded machine, a run that waited
+// would miss it by far), prints what it recorded, with the failures by cause, and exits 130.
+// That no request is left reading megabytes when the signal comes (1.57 s to exit at full
+// scale with net/http's 10 MB limit) is counted in bytes by live/proxy's
+// TestProxyOversizeHeaders; the exit time at full scale is measured by internal/hostile/rss.sh.
 func TestLiveStopSignalUnderHeaderFlood(t *testing.T) {
 	n, ok := hostile.Lookup("headers-8m")
 	require.True(t, ok)
@@ -52,7 +55,8 @@ func TestLiveStopSignalUnderHeaderFlood(t *testing.T) {
 	code := execute(ctx, []string{"live", "--scenario", "black-friday", "--scale", "0.25", "--headless", "--format", "json", "--target", srv.URL()}, stdin, &out, &errOut)
 	took := time.Since(start)
 	assert.Equal(t, 130, code, errOut.String())
-	assert.Less(t, took, after+time.Second, "stopped within a second of the signal")
+	assert.Less(t, took, after+10*time.Second, "stopped without waiting for the requests alive")
+	t.Logf("out %v after the signal", (took - after).Round(time.Millisecond))
 	var doc struct {
 		Timeline []map[string]any `json:"timeline"`
 		Summary  struct {

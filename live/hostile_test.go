@@ -172,36 +172,55 @@ func TestHostileTargetCauses(t *testing.T) {
 	}
 }
 
-// Asserts that a run in real time against every behaviour of the hostile catalog ends within
-// a second of its duration: from Start to the return of Close (every request cancelled, every
-// goroutine of the run, its fleet and its proxy ended), whatever the target holds, trickles or
-// floods. Against a 1xx flood the proxy used to hold each request until its client gave up, and
-// with 8 MiB of headers per answer the run ended seconds late.
+// Asserts that a run in real time ends by its own bound whatever the target holds, trickles or
+// floods: from Start to the return of Close (every request cancelled, every goroutine of the
+// run, its fleet and its proxy ended) within Duration + Deadline (the run waits for the
+// requests alive at its end up to their deadline, then cancels them) and a margin for a loaded
+// machine, against each behaviour of the catalog that holds a connection, trickles, floods or
+// breaks it (the malformed answers fail at once: TestHostileTargetCauses), and the 1xx flood,
+// which the proxy used to hold until its client gave up. A run that waited on the target
+// (a read without a deadline, a request not cancelled) would not end at all: against these
+// targets nothing ends by itself. The figure at full scale is internal/hostile/rss.sh's wall
+// column (docs/live.md).
 func TestRunEndsOnTime(t *testing.T) {
-	const duration, slack = 500 * time.Millisecond, time.Second
+	const duration, deadline = 500 * time.Millisecond, 400 * time.Millisecond
+	const margin = 5 * time.Second // a loaded 2-core machine under -race; a hang never ends
 	for _, n := range hostile.Catalog {
+		if n.Kind != "slow" && n.Kind != "flood" && n.Kind != "broken" && n.Name != "1xx-flood" {
+			continue
+		}
 		t.Run(n.Name, func(t *testing.T) {
 			noLeaks(t)
 			_, u := hostileURL(t, n.Name)
 			scn := small()
-			scn.Timeout, scn.Deadline = 300*time.Millisecond, 2*time.Second
+			scn.Timeout, scn.Deadline = 200*time.Millisecond, deadline
 			for i := range scn.Classes {
-				scn.Classes[i].Rate *= 4 // 200 requests/s, up to 4 attempts each
+				scn.Classes[i].Rate *= 4 // 200 requests/s
 			}
 			r, err := New(Config{Scenario: scn, Strategy: "naive", Duration: duration, Stack: ExternalStack(u, DefaultDrainLimit)})
-			if n.Name == "reset-on-accept" { // refused at once: a dead target is an error before the run
-				require.Error(t, err)
+			if err != nil && n.Name == "reset-on-accept" { // a reset seen at the check's dial: an error before the run
+				assert.Contains(t, err.Error(), "not reachable")
 				return
 			}
 			require.NoError(t, err)
 			start := time.Now()
 			r.Start(context.Background())
+			var last source.Snapshot
 			for !r.Done() {
-				r.Advance(0)
+				for _, s := range r.Advance(0) {
+					last = s
+				}
 				time.Sleep(5 * time.Millisecond)
 			}
+			for _, s := range r.Advance(0) {
+				last = s
+			}
 			require.NoError(t, r.Close())
-			assert.Less(t, time.Since(start), duration+slack)
+			took := time.Since(start)
+			assert.True(t, last.Done, "the last snapshot ends the run")
+			assert.LessOrEqual(t, last.T, duration+deadline+scn.Tick, "the run's own time ends by its bound")
+			assert.Less(t, took, duration+deadline+margin, "Close returned")
+			t.Logf("%s: ended %v after its duration", n.Name, (took - duration).Round(time.Millisecond))
 		})
 	}
 }
