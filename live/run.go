@@ -90,6 +90,7 @@ func New(cfg Config) (*Run, error) {
 		if err := j.check(); err != nil {
 			return nil, err
 		}
+		j.engineFor = cfg.engineFor
 		cfg.Join = &j
 	}
 	r := &Run{cfg: cfg, scn: scn, tick: min(max(scn.Tick, MinTick), time.Second), wake: make(chan struct{}, 1)}
@@ -370,6 +371,9 @@ func (r *Run) Meta() source.Meta {
 		Duration: max(r.arrEnd, 0),
 		Classes:  r.ctl.Meta(),
 		Live:     true,
+	}
+	if _, custom := r.cfg.customEngine(r.strategy); custom {
+		m.Engine = r.cfg.EngineName
 	}
 	return m
 }

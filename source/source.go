@@ -66,6 +66,19 @@ type Meta struct {
 	Duration time.Duration // arrival phase alone (new originals arrive only during it); 0 for an unbounded live run
 	Classes  []ClassMeta
 	Live     bool
+	// Engine names the engine configuration the cortex strategy runs when it is not the
+	// defaults: a cortex.toml file's name ("" for engine.DefaultConfig, and for every other
+	// strategy).
+	Engine string
+}
+
+// StrategyLabel is how a screen names the run's strategy: "cortex", or "cortex (tuned.toml)"
+// when it runs an engine configuration of its own.
+func (m Meta) StrategyLabel() string {
+	if m.Engine == "" {
+		return m.Strategy
+	}
+	return m.Strategy + " (" + m.Engine + ")"
 }
 
 // FleetMeta says which fleet a run's CORTEX engines joined (Fleet).

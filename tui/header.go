@@ -40,9 +40,9 @@ func (p *header) render(f *frame) string {
 	case f.paused:
 		state = st.Warn.Render("|| paused")
 	}
-	strat := st.Bold.Render(r.meta.Strategy)
+	strat := st.Bold.Render(r.meta.StrategyLabel())
 	if len(f.runs) > 1 {
-		strat = st.Bold.Render(r.meta.Strategy) + st.Muted.Render(" vs ") + st.Bold.Render(f.runs[1].meta.Strategy)
+		strat = st.Bold.Render(r.meta.StrategyLabel()) + st.Muted.Render(" vs ") + st.Bold.Render(f.runs[1].meta.StrategyLabel())
 	}
 	speed := "x" + common.FmtSpeed(f.speed)
 	if f.slowed && !f.paused {

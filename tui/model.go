@@ -70,6 +70,12 @@ type Options struct {
 	// NoExport turns the export key off (the footer says so): a dashboard served to a remote
 	// terminal writes no file where it runs.
 	NoExport bool
+	// CompareFactory, when set, builds the right side of compare mode: cortex against cortex
+	// built by it, on the same arrivals and seed (run --compare-engine: another engine
+	// configuration). nil: compare puts cortex against the current strategy, both from Factory.
+	CompareFactory SourceFactory
+	// Compare opens the dashboard in compare mode (with Scenario).
+	Compare bool
 }
 
 // speeds are the selectable speed factors (virtual seconds per wall second).
@@ -163,6 +169,9 @@ func New(opts Options) *Model {
 	m.screen = screenPicker
 	if opts.Scenario != nil {
 		m.open(*opts.Scenario, opts.Strategy, opts.Seed)
+		if opts.Compare && len(m.fr.runs) == 1 {
+			m.toggleCompare()
+		}
 	}
 	if opts.Lesson != nil && len(m.fr.runs) > 0 {
 		m.fr.lesson = newLessonRun(*opts.Lesson, m.fr.runs[0].meta)
