@@ -62,7 +62,7 @@ func ParseReader(name string, r io.Reader) (engine.Config, error) {
 // the engine refuses are all errors, reported at once in an Errors, each as "file:line: field:
 // message" with the field's path in the file ("budget.capacity").
 func Parse(filename string, data []byte) (engine.Config, error) {
-	tree, err := tomlfile.Tree(filename, data, load.Engine)
+	tree, lines, err := tomlfile.Tree(filename, data, load.Engine)
 	if err != nil {
 		return engine.Config{}, err
 	}
@@ -82,7 +82,7 @@ func Parse(filename string, data []byte) (engine.Config, error) {
 		}
 	}
 	if len(all) > 0 {
-		tomlfile.Place(filename, string(data), all)
+		tomlfile.Place(filename, lines, all)
 		return engine.Config{}, all
 	}
 	return cfg, nil

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/internal/load"
 	"github.com/cortex-tui/cortex-tui/internal/tomlfile"
 	"github.com/cortex-tui/cortex-tui/strategy"
@@ -53,14 +54,14 @@ func ParseLessonReader(name string, r io.Reader) (Lesson, error) {
 // not have or on classes the scenario does not have), every problem listed as
 // "file:line: field: message" in an Errors.
 func ParseLesson(filename string, data []byte) (Lesson, error) {
-	tree, err := tomlfile.Tree(filename, data, load.Lesson)
+	tree, lines, err := tomlfile.Tree(filename, data, load.Lesson)
 	if err != nil {
 		return Lesson{}, err
 	}
 	d := &decoder{}
 	l := d.lesson(tree)
 	if len(d.List) > 0 {
-		tomlfile.Place(filename, string(data), d.List)
+		tomlfile.Place(filename, lines, d.List)
 		return Lesson{}, d.List
 	}
 	return l, nil
@@ -287,7 +288,7 @@ func parseAction(text string, scn Scenario, haveScn bool) (Action, error) {
 			return Action{}, fmt.Errorf("unknown fault kind %q", a.Name)
 		}
 	case ActWeight:
-		if !slices.Contains(signalNames[:], a.Name) {
+		if !slices.Contains(engine.SignalNames[:], a.Name) {
 			return Action{}, fmt.Errorf("unknown signal %q; valid: F, L, Q, B, C", a.Name)
 		}
 		if a.Value > 1 {

@@ -48,7 +48,7 @@ func ParseReader(name string, r io.Reader) (Scenario, error) {
 //
 // On success the faults are sorted by start time (stable), so a simulator can walk them in order.
 func Parse(filename string, data []byte) (Scenario, error) {
-	tree, err := tomlfile.Tree(filename, data, load.Scenario)
+	tree, lines, err := tomlfile.Tree(filename, data, load.Scenario)
 	if err != nil {
 		return Scenario{}, err
 	}
@@ -65,7 +65,7 @@ func Parse(filename string, data []byte) (Scenario, error) {
 		}
 	}
 	if len(all) > 0 {
-		tomlfile.Place(filename, string(data), all)
+		tomlfile.Place(filename, lines, all)
 		return Scenario{}, all
 	}
 	slices.SortStableFunc(s.Faults, func(a, b Fault) int { return cmp.Compare(a.At, b.At) })
@@ -92,7 +92,7 @@ var (
 	loadKeys    = []string{"at", "factor"}
 	serviceKeys = []string{"workers", "service_time", "sigma", "queue_limit", "drop_expired", "refusal_cost", "crash_factor", "crash_after", "restart_delay", "warm_start", "warmup"}
 	faultKeys   = append([]string{"kind", "at", "duration"}, faultValueKeys...)
-	noteKeys    = []string{"at", "text", "strategies"}
+	noteKeys    = []string{"at", "text", "strategies", "except"}
 )
 
 // scenario decodes the whole tree over Defaults().
@@ -144,6 +144,7 @@ func (d *decoder) scenario(tree map[string]any) Scenario {
 		n.Duration("at", &note.At)
 		n.Str("text", &note.Text)
 		n.Strs("strategies", &note.Strategies)
+		n.Strs("except", &note.Except)
 		n.Done()
 		s.Notes = append(s.Notes, note)
 	}

@@ -90,30 +90,32 @@ func (p *Problems) CoveredBy(field string) bool {
 	return false
 }
 
-// Place gives every problem of errs the file's name and the line of its field in text (found by
-// IndexLines), and sorts them in file order (stable).
-func Place(filename, text string, errs Errors) {
-	ix := IndexLines(text)
+// Place gives every problem of errs the file's name and the line of its field (lines, which
+// Tree returned from its one pass over the text: load.Lines), and sorts them in file order
+// (stable).
+func Place(filename string, lines load.Lines, errs Errors) {
 	for _, e := range errs {
 		e.File = filename
-		e.Line = ix.LineOf(e.Field)
+		e.Line = lines.Of(e.Field)
 	}
 	sort.SliceStable(errs, func(i, j int) bool { return errs[i].Line < errs[j].Line })
 }
 
-// Tree holds data to k's limits (load.Decode) and decodes its TOML into a generic tree. A
-// refusal by the loader or a syntax error is returned as Errors naming filename (a syntax
-// error with the parser's context lines and a caret).
-func Tree(filename string, data []byte, k load.Kind) (map[string]any, error) {
+// Tree holds data to k's limits (load.Decode) and decodes its TOML into a generic tree; it
+// also returns the line of every table and key, found in the same pass as the limits (for
+// Place). A refusal by the loader or a syntax error is returned as Errors naming filename (a
+// syntax error with the parser's context lines and a caret).
+func Tree(filename string, data []byte, k load.Kind) (map[string]any, load.Lines, error) {
 	var tree map[string]any
-	if _, err := load.Decode(filename, data, k, &tree); err != nil {
+	_, lines, err := load.Decode(filename, data, k, &tree)
+	if err != nil {
 		var le *load.Error
 		if errors.As(err, &le) {
-			return nil, LoadError(err)
+			return nil, nil, LoadError(err)
 		}
-		return nil, Errors{SyntaxError(filename, err, string(data))}
+		return nil, nil, Errors{SyntaxError(filename, err, string(data))}
 	}
-	return tree, nil
+	return tree, lines, nil
 }
 
 // LoadError turns a loader's refusal (a *load.Error) into Errors, keeping its file, line and
