@@ -96,7 +96,7 @@ func export(jobs []report.Result, dir string) tea.Cmd {
 		}()
 		var paths []string
 		for _, j := range jobs {
-			p, err := writeExport(j, dir)
+			p, err := report.Export(j, dir)
 			if err != nil {
 				return exportedMsg{paths: paths, err: err}
 			}

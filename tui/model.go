@@ -31,6 +31,7 @@ import (
 	"github.com/cortex-tui/cortex-tui/tui/common"
 	"github.com/cortex-tui/cortex-tui/tui/inspector"
 	"github.com/cortex-tui/cortex-tui/tui/picker"
+	"github.com/cortex-tui/cortex-tui/tui/summary"
 )
 
 // SourceFactory builds a source for a scenario, a strategy name and a seed. The dashboard uses it
@@ -193,7 +194,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case lessonSavedMsg:
 		m.onLessonSaved(msg)
 		return m, nil
-	case baselineMsg:
+	case summary.BaselinesMsg:
 		m.onBaselines(msg)
 		return m, nil
 	}
