@@ -58,9 +58,10 @@ lint:
 	@test -x $(TOOLS)/staticcheck || GOBIN=$(TOOLS) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 	$(TOOLS)/staticcheck ./...
 
-# Regenerate the TUI golden files (only ./tui/... imports the golden helper).
+# Regenerate the TUI golden files: the packages of ./tui/... whose tests import the golden
+# helper (go test -update fails in a package whose tests do not define the flag).
 golden:
-	$(GO) test ./tui/... -update
+	$(GO) test $$($(GO) list -f '{{.ImportPath}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./tui/... | grep 'x/exp/golden' | cut -d' ' -f1) -update
 
 # Screenshots for the README: the dashboard in tmux at a fixed size on $(SCENARIO), captured with
 # its colours (tmux capture-pane -e), drawn by charmbracelet/freeze (installed into a temporary

@@ -286,7 +286,7 @@ func (t *tally) attempt(a cortexhttp.Attempt) {
 		}
 	}
 	if a.Decided && cls >= 0 && cls < len(t.classes) {
-		model.CountVerdict(&t.c, &t.classes[cls], &a.Verdict)
+		model.CountVerdict(&t.c, &t.classes[cls], &a.Verdict, model.VerdictReason(&a.Verdict))
 	}
 }
 

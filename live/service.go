@@ -71,7 +71,7 @@ func (r *Run) service(t time.Duration) (source.Service, int) {
 		r.svc.state = sv.State
 		r.watchListen(t, s.Err)
 	} else {
-		sv.State = source.ServiceUp
+		sv.State, sv.Unmeasured = source.ServiceUp, true
 		r.watchListen(t, nil)
 	}
 	if outage && sv.State.Serving() {

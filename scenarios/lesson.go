@@ -159,7 +159,7 @@ func (m Metric) Format(v float64) string {
 	case MetricTime:
 		return strings.TrimSuffix(fmt.Sprintf("%.1f", v), ".0") + "s"
 	case MetricAmplification:
-		return fmt.Sprintf("x%.2f", v)
+		return fmt.Sprintf("%.2fx", v) // as every report writes an amplification
 	case MetricCPS, MetricSignal, MetricWeight:
 		return fmt.Sprintf("%.2f", v)
 	}

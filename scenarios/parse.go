@@ -92,7 +92,7 @@ var (
 	loadKeys    = []string{"at", "factor"}
 	serviceKeys = []string{"workers", "service_time", "sigma", "queue_limit", "drop_expired", "refusal_cost", "crash_factor", "crash_after", "restart_delay", "warm_start", "warmup"}
 	faultKeys   = append([]string{"kind", "at", "duration"}, faultValueKeys...)
-	noteKeys    = []string{"at", "text", "strategies"}
+	noteKeys    = []string{"at", "text", "strategies", "except"}
 )
 
 // scenario decodes the whole tree over Defaults().
@@ -144,6 +144,7 @@ func (d *decoder) scenario(tree map[string]any) Scenario {
 		n.Duration("at", &note.At)
 		n.Str("text", &note.Text)
 		n.Strs("strategies", &note.Strategies)
+		n.Strs("except", &note.Except)
 		n.Done()
 		s.Notes = append(s.Notes, note)
 	}

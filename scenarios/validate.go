@@ -319,17 +319,26 @@ func (s Scenario) validateNotes(p *problems) {
 			p.Addf(f+".text", "is required")
 		}
 		validateStrategies(p, f+".strategies", n.Strategies)
+		validateStrategies(p, f+".except", n.Except)
+		if len(n.Strategies) > 0 && len(n.Except) > 0 {
+			p.Addf(f+".except", "give strategies (the note's) or except (those it is not for), not both")
+		}
 	}
 }
 
 // shareStrategy reports whether a run of some strategy would show both notes: two notes at the
-// same time are allowed only when no strategy sees both (they are alternatives).
+// same time are allowed only when no strategy sees both (they are alternatives). A note with
+// Except is shown to the strategies a later catalog adds too, so it overlaps any other note
+// that is not about named strategies only, all of them in its Except.
 func shareStrategy(a, b Note) bool {
-	if len(a.Strategies) == 0 || len(b.Strategies) == 0 {
-		return true
+	if len(a.Strategies) == 0 && len(b.Strategies) == 0 {
+		return true // both for every strategy, but a few: a strategy the catalog adds sees both
 	}
-	for _, name := range a.Strategies {
-		if slices.Contains(b.Strategies, name) {
+	if len(a.Strategies) == 0 {
+		a, b = b, a
+	}
+	for _, name := range a.Strategies { // a names its strategies
+		if b.For(name) {
 			return true
 		}
 	}

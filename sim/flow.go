@@ -297,23 +297,24 @@ func (s *Sim) verdict(ri int32, v strategy.Verdict, t int64) {
 
 // countVerdict adds a retry decision to the counts.
 func (s *Sim) countVerdict(cls int, v strategy.Verdict) {
-	model.CountVerdict(&s.counts, &s.classTicks[cls], &v)
 	// The reason, without comparing strings on the common paths (measured: ReasonOf on every
-	// verdict cost `none` 5% of its run): RETRY is counted once a tick from Decisions
-	// (snapshot), the checks 1 and 2 follow from the action, and the other reasons come in
-	// runs of the same constant string, whose comparison with the last one is a pointer check.
+	// verdict cost `none` 5% of its run): RETRY and the checks 1 and 2 follow from the action
+	// (model.VerdictReason), and the other reasons come in runs of the same constant string,
+	// whose comparison with the last one is a pointer check.
+	code := source.ReasonRetry
 	switch v.Action {
 	case engine.Retry:
 	case engine.NotRetryable:
-		s.counts.Reasons[source.ReasonNotRetryable]++
+		code = source.ReasonNotRetryable
 	case engine.MaxRetriesExceeded:
-		s.counts.Reasons[source.ReasonMaxRetries]++
+		code = source.ReasonMaxRetries
 	default:
 		if v.Reason != s.lastReason {
 			s.lastReason, s.lastCode = v.Reason, source.ReasonOf(v.Reason)
 		}
-		s.counts.Reasons[s.lastCode]++
+		code = s.lastCode
 	}
+	model.CountVerdict(&s.counts, &s.classTicks[cls], &v, code)
 }
 
 // endRequest ends request ri at t, completed or abandoned, and frees its slot.

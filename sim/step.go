@@ -221,7 +221,6 @@ func (s *Sim) snapshot(util float64, over int64) source.Snapshot {
 			Overload:    time.Duration(over),
 		},
 	}
-	snap.Counts.Reasons[source.ReasonRetry] = snap.Counts.Decisions[engine.Retry] // every strategy's RETRY verdict says RETRY
 	for i := range s.clients {
 		snap.Pending += s.clients[i].pending
 		snap.HeldOriginals += s.clients[i].held

@@ -249,7 +249,11 @@ func ReasonOf(s string) Reason {
 
 // Service is the state of the downstream service at the end of a tick.
 type Service struct {
-	State       ServiceState
+	State ServiceState
+	// Unmeasured says that the service is not the source's to measure (live mode against the
+	// user's own service, --target): Capacity, Queue, QueueLimit, Utilisation and Overload are
+	// unknown and 0, and the dashboard leaves them out rather than show a capacity of 0.
+	Unmeasured  bool
 	Capacity    float64 // current capacity in requests/s
 	Queue       int     // queue length
 	QueueLimit  int

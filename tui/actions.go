@@ -50,6 +50,10 @@ func (m *Model) stepOnce() tea.Cmd {
 	if m.live() {
 		return m.realTime()
 	}
+	if !m.fr.paused && !m.done() && len(m.fr.runs) > 0 {
+		m.setStatus(fmt.Sprintf("%s steps one tick while paused: %s pauses", common.KeyName(m.keys.Step), common.KeyName(m.keys.Pause)), false)
+		return nil
+	}
 	if !m.fr.paused || m.ctl.inFlight || m.done() || len(m.fr.runs) == 0 {
 		return nil
 	}
@@ -82,11 +86,13 @@ func (m *Model) setSpeed(i int) {
 	m.redrawFor(changedPlay)
 }
 
-// restart runs the scenario again from t=0 with the same seed; controls reset.
+// restart runs the scenario again from t=0 with the same seed; controls reset, and so does
+// the speed, to x1: a run restarted at x64 flew past its opening captions.
 func (m *Model) restart() tea.Cmd {
 	if len(m.fr.runs) == 0 {
 		return nil
 	}
+	m.setSpeed(defaultSpeed)
 	m.ctl.gen++
 	m.ctl.whenIdle(func() {
 		for _, r := range m.fr.runs {
@@ -100,7 +106,7 @@ func (m *Model) restart() tea.Cmd {
 	})
 	m.screen = screenDashboard
 	m.redraw()
-	m.setStatus("restarted with the same seed", false)
+	m.setStatus("restarted with the same seed, at x"+common.FmtSpeed(m.fr.speed), false)
 	return m.kick()
 }
 
@@ -109,7 +115,10 @@ func (m *Model) openPicker() tea.Cmd {
 	m.screen = screenPicker
 	m.ctl.pause(true) // the run pauses behind the picker
 	m.picker.SetCancellable(len(m.fr.runs) > 0)
-	if len(m.fr.runs) > 0 {
+	switch lr := m.fr.lesson; {
+	case lr != nil && lr.done && lr.nextLesson() != nil: // a lesson complete: the next one
+		m.picker.SelectLesson(lr.nextLesson().Name)
+	case len(m.fr.runs) > 0:
 		m.picker.Select(m.fr.runs[0].meta.Scenario)
 	}
 	m.tag++ // retire the loop; kick starts a new one when the picker closes

@@ -42,7 +42,7 @@ func (m *Model) controlBindings() []binding {
 // cycleStrategy switches the run (the right side in compare mode) to the next strategy, once
 // no advance is in flight (whenIdle).
 func (m *Model) cycleStrategy() tea.Cmd {
-	if len(m.fr.runs) == 0 {
+	if len(m.fr.runs) == 0 || m.over() {
 		return nil
 	}
 	r := m.fr.runs[len(m.fr.runs)-1]
@@ -68,6 +68,7 @@ func (m *Model) nextStrategy(r *run) {
 		r.rec.SwitchStrategy(next)
 		m.applied(fmt.Sprintf("strategy %s from now on (%s)", next, strategy.Describe(next)))
 		m.redraw()
+		m.lessonControl(source.SetStrategy(next))
 		return
 	}
 	m.setStatus("no other strategy available: "+strings.Join(errs, "; "), true)
@@ -79,8 +80,7 @@ func (m *Model) toggleFault(kind scenarios.FaultKind) func() tea.Cmd {
 		if len(m.fr.runs) == 0 {
 			return nil
 		}
-		if m.done() {
-			m.setStatus(fmt.Sprintf("the run is over: %s runs it again, %s picks another scenario", common.KeyName(m.keys.Restart), common.KeyName(m.keys.Load)), true)
+		if m.over() {
 			return nil
 		}
 		if m.injected[kind] || m.faultActive(kind) {
@@ -125,6 +125,9 @@ func (m *Model) capacity() float64 {
 
 // clearFaults ends every active fault.
 func (m *Model) clearFaults() tea.Cmd {
+	if m.over() {
+		return nil
+	}
 	m.ctl.send(source.ClearAll(), nil)
 	clear(m.injected)
 	m.applied("every fault cleared")
@@ -143,6 +146,9 @@ func (m *Model) weightSel(d int) func() tea.Cmd {
 // weightBy changes the selected weight by delta, renormalises and applies the weights.
 func (m *Model) weightBy(delta float64) func() tea.Cmd {
 	return func() tea.Cmd {
+		if m.over() {
+			return nil
+		}
 		w := m.fr.weights
 		s := signalNames[m.fr.selWeight]
 		if v := w[m.fr.selWeight]; (delta < 0 && v <= 0) || (delta > 0 && v >= 1) {
@@ -159,12 +165,16 @@ func (m *Model) weightBy(delta float64) func() tea.Cmd {
 		m.fr.weights = w
 		m.applied(fmt.Sprintf("weight of %s (%s) now %.2f, renormalised", s.key, s.name, w[m.fr.selWeight]))
 		m.redrawFor(changedWeights)
+		m.lessonControl(source.SetWeights(weights))
 		return nil
 	}
 }
 
 // toggleAdaptive turns adaptive weights on or off.
 func (m *Model) toggleAdaptive() tea.Cmd {
+	if m.over() {
+		return nil
+	}
 	m.fr.adaptive = !m.fr.adaptive
 	m.ctl.send(source.SetAdaptive(m.fr.adaptive), nil)
 	m.applied(fmt.Sprintf("adaptive weights %s", eventlog.OnOff(m.fr.adaptive)))
@@ -204,7 +214,7 @@ func (m *Model) priorityBy(d int) func() tea.Cmd {
 
 // setClass applies change to the selected class on every run.
 func (m *Model) setClass(change func(float64, int) (float64, int)) tea.Cmd {
-	if m.fr.selClass >= len(m.fr.classes) {
+	if m.fr.selClass >= len(m.fr.classes) || m.over() {
 		return nil
 	}
 	c := &m.fr.classes[m.fr.selClass]
@@ -240,4 +250,16 @@ func controlText(c source.ControlEvent) string {
 		return "strategy: " + c.Strategy
 	}
 	return ""
+}
+
+// over reports whether every run is over, and then says in the footer that a control changes
+// nothing any more: a finished run's results must never change (a strategy switched on the
+// summary relabelled them, and the export named a strategy that never ran).
+func (m *Model) over() bool {
+	if !m.done() {
+		return false
+	}
+	m.setStatus(fmt.Sprintf("the run is over: its results stay as they are; %s runs it again, %s picks another scenario",
+		common.KeyName(m.keys.Restart), common.KeyName(m.keys.Load)), true)
+	return true
 }

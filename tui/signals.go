@@ -15,14 +15,14 @@ import (
 
 // signalNames are the five CPS signals in weight order: the engine's letter and the word.
 var signalNames = [5]struct{ key, name string }{
-	{engine.SignalNames[0], "failures"}, {engine.SignalNames[1], "latency"}, {engine.SignalNames[2], "queue"},
+	{engine.SignalNames[0], "failures"}, {engine.SignalNames[1], "latency"}, {engine.SignalNames[2], "waiting"},
 	{engine.SignalNames[3], "budget"}, {engine.SignalNames[4], "circuit"},
 }
 
 // signalGlossary says what each signal measures and what the CPS does, shown in that order as
 // far as the panel has room.
 var signalGlossary = []string{
-	"F calls failing · L p99 latency over baseline · Q queue fill · B retry budget spent · C breakers open",
+	"F calls failing · L p99 latency over baseline · Q retries waiting out their delay · B retry budget spent · C breakers open",
 	"The higher the CPS, the fewer retries: priorities under floor(CPS×10) are shed.",
 }
 

@@ -26,7 +26,7 @@ var glossary = []glossarySection{
 	{"Signals (each in 0..1)", []glossaryEntry{
 		{engine.SignalNames[0], "failures: the failure rate over the last 5 s or over the 60 s window, whichever is higher"},
 		{engine.SignalNames[1], "latency: how far the P99 latency is above the learned healthy P99, in units of 3 × the baseline P50 (1 at most)"},
-		{engine.SignalNames[2], "queue: the queue depth over the queue capacity (in the simulator, the client's retries waiting out their delay)"},
+		{engine.SignalNames[2], "retries waiting: the client's retries waiting out their delay, over the engine's queue capacity (1000, split over the clients)"},
 		{engine.SignalNames[3], "budget: the share of the retry budget spent, 1 - tokens / capacity"},
 		{engine.SignalNames[4], "circuit: CLOSED 0, HALF_OPEN 0.5, OPEN 1"},
 	}},
