@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cortex-tui/cortex-tui/internal/netaddr"
 	"github.com/cortex-tui/cortex-tui/live/upstream"
 )
 
@@ -135,35 +136,22 @@ func targetTotals(s upstream.Snapshot, up time.Duration) string {
 // checkLoopback refuses an address that is not loopback only (a wildcard, another interface's
 // address, a name resolving to one) unless public allows it.
 func checkLoopback(ctx context.Context, addr string, public bool) error {
-	host, port, err := net.SplitHostPort(addr)
+	_, port, err := net.SplitHostPort(addr)
 	if err != nil || public {
 		return nil // upstream.Config.Validate has said what is wrong with it
 	}
-	var ips []net.IP
-	if ip := net.ParseIP(host); ip != nil || host == "" {
-		ips = []net.IP{ip}
-	} else {
-		ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		defer cancel()
-		found, err := net.DefaultResolver.LookupIPAddr(ctx, host)
-		if err != nil {
-			return fmt.Errorf("--addr %s: cannot resolve %s: %w", addr, host, err)
-		}
-		for _, a := range found {
-			ips = append(ips, a.IP)
-		}
+	e, err := netaddr.Exposed(ctx, addr)
+	switch {
+	case err != nil:
+		return fmt.Errorf("--addr %s: %w", addr, err)
+	case e == nil:
+		return nil
+	case e.Wildcard:
+		return fmt.Errorf("--addr %s listens on every interface, IPv4 and IPv6: other machines could reach a service that crashes on purpose; "+
+			"use 127.0.0.1:%s, or add --public if that is what you want", addr, port)
 	}
-	for _, ip := range ips {
-		switch {
-		case ip == nil || ip.IsUnspecified():
-			return fmt.Errorf("--addr %s listens on every interface, IPv4 and IPv6: other machines could reach a service that crashes on purpose; "+
-				"use 127.0.0.1:%s, or add --public if that is what you want", addr, port)
-		case !ip.IsLoopback():
-			return fmt.Errorf("--addr %s is not a loopback address (%s): other machines could reach a service that crashes on purpose; "+
-				"use 127.0.0.1:%s, or add --public if that is what you want", addr, ip, port)
-		}
-	}
-	return nil
+	return fmt.Errorf("--addr %s is not a loopback address (%s): other machines could reach a service that crashes on purpose; "+
+		"use 127.0.0.1:%s, or add --public if that is what you want", addr, e.IP, port)
 }
 
 // listenURLs names the URLs a listener on addr (its resolved address) is reachable at: its own
