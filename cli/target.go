@@ -155,40 +155,18 @@ func checkLoopback(ctx context.Context, addr string, public bool) error {
 }
 
 // listenURLs names the URLs a listener on addr (its resolved address) is reachable at: its own
-// for one address, and for a wildcard every address of every interface up, of the families it
-// accepts ("[::]" takes IPv4 too: Go listens dual-stack).
+// for one address, and for a wildcard every address of every interface up (netaddr.Listening).
 func listenURLs(addr string) string {
-	host, port, err := net.SplitHostPort(addr)
-	ip := net.ParseIP(host)
-	if err != nil || ip == nil || !ip.IsUnspecified() {
+	addrs, covers := netaddr.Listening(addr)
+	if covers == "" {
 		return "http://" + addr
 	}
-	v4only := ip.To4() != nil
-	var urls []string
-	ifs, _ := net.Interfaces()
-	for _, ifc := range ifs {
-		if ifc.Flags&net.FlagUp == 0 {
-			continue
-		}
-		addrs, _ := ifc.Addrs()
-		for _, a := range addrs {
-			n, ok := a.(*net.IPNet)
-			if !ok || (v4only && n.IP.To4() == nil) {
-				continue
-			}
-			h := n.IP.String()
-			if n.IP.IsLinkLocalUnicast() && n.IP.To4() == nil {
-				h += "%" + ifc.Name
-			}
-			urls = append(urls, "http://"+net.JoinHostPort(h, port))
-		}
+	if len(addrs) == 0 {
+		return "http://" + addr + " (" + covers + ")"
 	}
-	what := "every interface, IPv4 and IPv6"
-	if v4only {
-		what = "every IPv4 interface"
+	urls := make([]string, len(addrs))
+	for i, a := range addrs {
+		urls[i] = "http://" + a
 	}
-	if len(urls) == 0 {
-		return "http://" + addr + " (" + what + ")"
-	}
-	return addr + " (" + what + "): " + strings.Join(urls, ", ")
+	return addr + " (" + covers + "): " + strings.Join(urls, ", ")
 }

@@ -54,3 +54,39 @@ func Exposed(ctx context.Context, addr string) (*Exposure, error) {
 	}
 	return nil, nil
 }
+
+// Listening returns the addresses (host:port) a listener on addr, the listener's resolved
+// address, is reachable at: addr itself, or for a wildcard the address of every interface up,
+// of the families it accepts ([::] takes IPv4 too: Go listens dual-stack), with what the
+// wildcard covers ("" for one address).
+func Listening(addr string) (addrs []string, covers string) {
+	host, port, err := net.SplitHostPort(addr)
+	ip := net.ParseIP(host)
+	if err != nil || ip == nil || !ip.IsUnspecified() {
+		return []string{addr}, ""
+	}
+	v4only := ip.To4() != nil
+	covers = "every interface, IPv4 and IPv6"
+	if v4only {
+		covers = "every IPv4 interface"
+	}
+	ifs, _ := net.Interfaces()
+	for _, ifc := range ifs {
+		if ifc.Flags&net.FlagUp == 0 {
+			continue
+		}
+		as, _ := ifc.Addrs()
+		for _, a := range as {
+			n, ok := a.(*net.IPNet)
+			if !ok || (v4only && n.IP.To4() == nil) {
+				continue
+			}
+			h := n.IP.String()
+			if n.IP.IsLinkLocalUnicast() && n.IP.To4() == nil {
+				h += "%" + ifc.Name
+			}
+			addrs = append(addrs, net.JoinHostPort(h, port))
+		}
+	}
+	return addrs, covers
+}

@@ -44,3 +44,17 @@ func TestExposed(t *testing.T) {
 	_, err := Exposed(context.Background(), "no-port")
 	assert.Error(t, err)
 }
+
+// Asserts that a listener on one address is reachable at that address only, and one on a
+// wildcard at every interface's (loopback among them), of its families.
+func TestListening(t *testing.T) {
+	addrs, covers := Listening("127.0.0.1:2222")
+	assert.Equal(t, []string{"127.0.0.1:2222"}, addrs)
+	assert.Empty(t, covers)
+	addrs, covers = Listening("0.0.0.0:2222")
+	assert.Contains(t, addrs, "127.0.0.1:2222")
+	assert.Equal(t, "every IPv4 interface", covers)
+	for _, a := range addrs {
+		assert.NotContains(t, a, "[", "IPv4 only: %s", a)
+	}
+}
