@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/spf13/cobra"
 
 	"github.com/cortex-tui/cortex-tui/report"
@@ -103,23 +105,23 @@ type benchResult struct {
 }
 
 // benchFormats are the outputs of bench, the default on a terminal first.
-var benchFormats = []outputFormat[benchResult]{
-	{"table", "", func(w io.Writer, b benchResult) error {
+var benchFormats = []report.Format[benchResult]{
+	{Name: "table", Write: func(w io.Writer, b benchResult) error {
 		if b.cells {
 			return report.WriteCellsTable(w, report.Aggregate(b.runs))
 		}
 		return report.WriteBenchTable(w, b.runs)
 	}},
-	{"markdown", "", func(w io.Writer, b benchResult) error {
+	{Name: "markdown", Write: func(w io.Writer, b benchResult) error {
 		if b.cells {
 			return report.WriteCellsMarkdown(w, report.Aggregate(b.runs))
 		}
 		return report.WriteBenchMarkdown(w, b.runs)
 	}},
-	{"matrix", "one row per scenario, one column per strategy: " + report.MatrixLegend, func(w io.Writer, b benchResult) error {
+	{Name: "matrix", Note: "one row per scenario, one column per strategy: " + report.MatrixLegend, Write: func(w io.Writer, b benchResult) error {
 		return report.WriteCellsMatrix(w, report.Aggregate(b.runs))
 	}},
-	{"json", "", func(w io.Writer, b benchResult) error { return report.WriteBenchJSON(w, b.runs) }},
+	{Name: "json", Write: func(w io.Writer, b benchResult) error { return report.WriteBenchJSON(w, b.runs) }},
 }
 
 // benchJob is one scenario x strategy x seed run.
@@ -192,7 +194,7 @@ func runBench(ctx context.Context, io streams, o benchOptions) error {
 	if err != nil {
 		return err
 	}
-	return format.write(io.out, benchResult{runs: runs, cells: len(seeds) > 1})
+	return format.Write(io.out, benchResult{runs: runs, cells: len(seeds) > 1})
 }
 
 // benchScenarios returns the scenarios to bench, the named built-ins then the file's, and
@@ -313,50 +315,43 @@ func progress(io streams) func(done, total int) {
 	return newProgress(io.err, "bench", "runs", time.Now).update
 }
 
-// runJobs runs jobs on GOMAXPROCS goroutines and returns their summaries in job order, each
-// with the oracle's bound of its scenario and seed (computed once for all the strategies run
-// on them). The first failing run (in job order) is returned as the error. Once ctx is done it
-// starts no other job and returns ctx's cause when those running have ended.
+// runJobs runs jobs on GOMAXPROCS goroutines (errgroup.SetLimit) and returns their summaries
+// in job order, each with the oracle's bound of its scenario and seed (computed once for all
+// the strategies run on them). The first failing run (in job order) is returned as the error.
+// Once ctx is done it starts no other job and returns ctx's cause when those running have ended.
 func runJobs(ctx context.Context, jobs []benchJob, onDone func(done, total int)) ([]report.Summary, error) {
 	var oracles oracleCache
 	out := make([]report.Summary, len(jobs))
 	errs := make([]error, len(jobs))
-	next := make(chan int)
-	var wg sync.WaitGroup
 	var mu sync.Mutex
 	done := 0
 	onDone(0, len(jobs))
-	for range min(runtime.GOMAXPROCS(0), max(len(jobs), 1)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				j := jobs[i]
-				res, err := simulate(j.scn, j.strategy, j.seed)
-				if err == nil {
-					res.Summary.Oracle, err = oracles.get(j.scnIndex, j.scn, j.seed)
-				}
-				if err != nil {
-					errs[i] = fmt.Errorf("%s with %s, seed %d: %w", j.scn.Name, j.strategy, j.seed, err)
-				}
-				out[i] = res.Summary
-				mu.Lock()
-				done++
-				onDone(done, len(jobs))
-				mu.Unlock()
-			}
-		}()
-	}
-dispatch:
-	for i := range jobs {
-		select {
-		case next <- i:
-		case <-ctx.Done():
-			break dispatch
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i, j := range jobs {
+		if ctx.Err() != nil {
+			break
 		}
+		g.Go(func() error {
+			if ctx.Err() != nil {
+				return nil // stopped while this job waited for a goroutine
+			}
+			res, err := simulate(j.scn, j.strategy, j.seed)
+			if err == nil {
+				res.Summary.Oracle, err = oracles.get(j.scnIndex, j.scn, j.seed)
+			}
+			if err != nil {
+				errs[i] = fmt.Errorf("%s with %s, seed %d: %w", j.scn.Name, j.strategy, j.seed, err)
+			}
+			out[i] = res.Summary
+			mu.Lock()
+			done++
+			onDone(done, len(jobs))
+			mu.Unlock()
+			return nil
+		})
 	}
-	close(next)
-	wg.Wait()
+	_ = g.Wait() // the jobs report their errors in errs, to return the first in job order
 	if ctx.Err() != nil {
 		return nil, context.Cause(ctx)
 	}

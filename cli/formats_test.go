@@ -17,7 +17,7 @@ import (
 // TestFormatHelp asserts how a --format flag's help is derived from a format table: every
 // name, its note in brackets, the first format as the terminal's default.
 func TestFormatHelp(t *testing.T) {
-	table := []outputFormat[int]{{name: "table"}, {name: "matrix", note: "one row per scenario"}, {name: "json"}}
+	table := []report.Format[int]{{Name: "table"}, {Name: "matrix", Note: "one row per scenario"}, {Name: "json"}}
 	assert.Equal(t, "table, matrix (one row per scenario) or json (default table on a terminal, json otherwise)", formatHelp(table))
 	assert.Equal(t, "json (default json on a terminal, json otherwise)", formatHelp(table[2:]))
 }
@@ -29,17 +29,17 @@ func TestPickFormat(t *testing.T) {
 	var out bytes.Buffer
 	f, err := pickFormat(" CSV ", &out, headlessFormats)
 	require.NoError(t, err)
-	assert.Equal(t, "csv", f.name)
+	assert.Equal(t, "csv", f.Name)
 	b, err := pickFormat("", &out, benchFormats)
 	require.NoError(t, err)
-	assert.Equal(t, pipeFormat, b.name)
+	assert.Equal(t, pipeFormat, b.Name)
 	_, err = pickFormat("xml", &out, headlessFormats)
 	var ee *exitError
 	require.ErrorAs(t, err, &ee)
 	assert.Equal(t, 2, ee.code)
 	names := make([]string, len(headlessFormats))
 	for i, f := range headlessFormats {
-		names[i] = f.name
+		names[i] = f.Name
 	}
 	assert.Equal(t, `invalid --format "xml" (valid: `+strings.Join(names, ", ")+")", err.Error())
 }
@@ -59,9 +59,9 @@ func TestEveryFormatWrites(t *testing.T) {
 	require.NoError(t, err)
 	for _, f := range headlessFormats {
 		var b bytes.Buffer
-		require.NoError(t, f.write(&b, res), f.name)
-		assert.NotEmpty(t, b.String(), f.name)
-		assert.Contains(t, runHelp, f.name)
+		require.NoError(t, f.Write(&b, res), f.Name)
+		assert.NotEmpty(t, b.String(), f.Name)
+		assert.Contains(t, runHelp, f.Name)
 	}
 	_, benchHelp, _ := executeHelp(t, "bench")
 	assert.Contains(t, strings.Join(strings.Fields(benchHelp), " "), "output: "+formatHelp(benchFormats))
@@ -70,9 +70,9 @@ func TestEveryFormatWrites(t *testing.T) {
 	for _, cells := range []bool{false, true} {
 		for _, f := range benchFormats {
 			var b bytes.Buffer
-			require.NoError(t, f.write(&b, benchResult{runs: []report.Summary{res.Summary, res.Summary}, cells: cells}), f.name)
-			assert.NotEmpty(t, b.String(), f.name)
-			assert.Contains(t, benchHelp, f.name)
+			require.NoError(t, f.Write(&b, benchResult{runs: []report.Summary{res.Summary, res.Summary}, cells: cells}), f.Name)
+			assert.NotEmpty(t, b.String(), f.Name)
+			assert.Contains(t, benchHelp, f.Name)
 		}
 	}
 }

@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 
@@ -15,12 +14,8 @@ import (
 	"github.com/cortex-tui/cortex-tui/strategy"
 )
 
-// headlessFormats are the outputs of run --headless, the default on a terminal first.
-var headlessFormats = []outputFormat[report.Result]{
-	{"table", "", func(w io.Writer, r report.Result) error { return report.WriteTable(w, r.Meta, r.Timeline, r.Summary) }},
-	{"json", "", func(w io.Writer, r report.Result) error { return report.WriteJSON(w, r.Meta, r.Timeline, r.Summary) }},
-	{"csv", "", func(w io.Writer, r report.Result) error { return report.WriteCSV(w, r.Timeline) }},
-}
+// headlessFormats are the outputs of run --headless: report's table of a run's formats.
+var headlessFormats = report.ResultFormats
 
 // runHeadless runs scn to the end without the dashboard and prints the result in o.format, one
 // of headlessFormats: table (a readable summary), json (the run document) or csv (the
@@ -50,7 +45,7 @@ func runHeadless(cmd *cobra.Command, io streams, scn scenarios.Scenario, o runOp
 	if err != nil {
 		return err
 	}
-	return format.write(io.out, res)
+	return format.Write(io.out, res)
 }
 
 // oracleOf returns the oracle's bound on a run of scn from seed (sim.Oracle) as report prints

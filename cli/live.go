@@ -220,7 +220,7 @@ func (s *liveSources) closeAll() {
 
 // runLive runs the live command.
 func runLive(cmd *cobra.Command, io streams, o liveOptions) error {
-	var format outputFormat[report.Result]
+	var format report.Format[report.Result]
 	if o.headless || o.compareSim {
 		var err error
 		if format, err = pickFormat(o.format, io.out, headlessFormats); err != nil {
@@ -251,10 +251,10 @@ func runLive(cmd *cobra.Command, io streams, o liveOptions) error {
 		}
 	}
 	if o.compareSim {
-		if format.name == "csv" {
+		if format.Name == "csv" {
 			return &exitError{code: 2, err: fmt.Errorf("--compare-sim prints a table or json, not csv")}
 		}
-		return compareSim(cmd.Context(), io, p, format.name)
+		return compareSim(cmd.Context(), io, p, format.Name)
 	}
 	srcs := &liveSources{ctx: cmd.Context(), plan: p}
 	defer srcs.closeAll()
@@ -266,7 +266,7 @@ func runLive(cmd *cobra.Command, io streams, o liveOptions) error {
 		}
 		res, err := recordLive(cmd.Context(), srcs, p, io.err)
 		if res.Meta.Scenario != "" { // a stop signal prints what was recorded so far
-			if werr := format.write(io.out, res); werr != nil && err == nil {
+			if werr := format.Write(io.out, res); werr != nil && err == nil {
 				err = werr
 			}
 		}

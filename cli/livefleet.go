@@ -132,11 +132,11 @@ func (p *fleetPlan) join(scenario string, k int, clock engine.Clock) *live.Join 
 	if k > 0 {
 		inst = fmt.Sprintf("%s-%d", inst, k+1)
 	}
-	open := func(strat string, b fleet.Budget) (engine.FleetStore, error) {
+	open := func(strat string, b fleet.Budget) (fleet.Store, error) {
 		return fleet.NewMemory(fleet.Options{Budget: b, Config: strat}, clock)
 	}
 	if p.conn != nil {
-		open = func(strat string, b fleet.Budget) (engine.FleetStore, error) {
+		open = func(strat string, b fleet.Budget) (fleet.Store, error) {
 			return redisstore.Open(p.conn, name, fleet.Options{Budget: b, Config: strat}, fleetTimeout)
 		}
 	}

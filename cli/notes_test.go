@@ -34,6 +34,11 @@ var noSetupClaim = map[string]string{
 	"6 pm: 250 req/s of orders, tracking and menus":                  "the file's rates and capacity",
 	"The rush builds. Utilisation climbs towards 95%":                "the file's load profile",
 	"At the peak, the orders DB crashes. Every client starts":        "the file's outage",
+	"At the peak, the orders DB crashes. Nothing is retried":         "the file's outage; none never retries",
+	"Watch originals against attempts: a user asks again only once":  "how a closed loop works; what to watch",
+	"a request costs up to 4 attempts at one layer, 4 x 4 = 16":      "arithmetic on the file's layers: 1 + 3 attempts per layer",
+	"The trigger is over and the service is fast again. Does the":    "the fault's end; a question",
+	"Compare crashes and retries with budget under --budget":         "what to compare",
 	"The DB restarts at 30% capacity into peak load":                 "the file's warm start and load",
 	"Check orders' success rate against menus'":                      "a question",
 	"The trigger: a 5 s latency blip. Capacity drops to 40 req/s":    "the file's fault: 10 workers / 250 ms",
@@ -125,6 +130,11 @@ func noteClaims() []storyClaim {
 		{
 			scenario: "black-friday",
 			claim:    "Traffic ramps towards 1.5x. The DB is near its limit; latency creeps up.",
+			each: func(t *testing.T, name string, res report.Result) {
+				rows := res.Timeline
+				assert.Greater(t, rows[55].Queue, 50.0, "%s: a queue builds: the DB is near its limit", name)
+				assert.Greater(t, rows[55].Queue, rows[35].Queue, "%s: and it grows", name)
+			},
 			check: func(t *testing.T, get func(string) report.Result) {
 				rows := get("cortex").Timeline
 				require.NotNil(t, rows[35].Signals)
@@ -144,8 +154,27 @@ func noteClaims() []storyClaim {
 					}
 					retries += row.Retries
 				}
-				if name != "none" { // the strategy that never retries
-					assert.Positive(t, retries, "%s: retries in the outage's first seconds", name)
+				assert.Positive(t, retries, "%s: retries in the outage's first seconds", name)
+			},
+		},
+		{
+			scenario: "black-friday",
+			claim:    "Every call fails fast; CORTEX's circuits open and hold retries back.",
+			each: func(t *testing.T, name string, res report.Result) {
+				retries, originals := 0, 0
+				for _, row := range res.Timeline[60:70] {
+					retries += row.Retries
+					originals += row.Originals
+				}
+				assert.Less(t, retries, originals/20, "%s: few retries in the outage's first seconds", name)
+			},
+		},
+		{
+			scenario: "black-friday",
+			claim:    "Every call fails fast, and nothing is retried: each failure is final.",
+			each: func(t *testing.T, name string, res report.Result) {
+				for _, row := range res.Timeline[60:90] {
+					assert.Zero(t, row.Retries, "%s, t=%ds: no retry", name, row.T)
 				}
 			},
 		},
@@ -188,23 +217,35 @@ func noteClaims() []storyClaim {
 		},
 		{
 			scenario: "article-benchmark",
-			claim:    "Backoff keeps retrying, the breaker trips; CORTEX's CPS climbs with failures and latency.",
-			check: func(t *testing.T, get func(string) report.Result) {
-				backoff, breaker, cortex := get("backoff").Timeline, get("breaker").Timeline, get("cortex").Timeline
-				assert.Positive(t, perSecond(backoff, 35, 60, func(r report.Row) float64 { return float64(r.Retries) }), "backoff retries through the fault")
-				assert.Less(t, perSecond(breaker, 35, 60, func(r report.Row) float64 { return float64(r.Attempts) }),
-					0.5*perSecond(breaker, 35, 60, func(r report.Row) float64 { return float64(r.Originals) }), "the breaker refuses most requests")
-				require.NotNil(t, cortex[19].CPS)
-				require.NotNil(t, cortex[40].CPS)
-				assert.Greater(t, *cortex[40].CPS, *cortex[19].CPS+0.3, "cortex's CPS climbs")
+			claim:    "Backoff keeps retrying: every timeout is tried again, only later.",
+			each: func(t *testing.T, name string, res report.Result) {
+				assert.Positive(t, perSecond(res.Timeline, 35, 60, func(r report.Row) float64 { return float64(r.Retries) }), "%s retries through the fault", name)
+			},
+		},
+		{
+			scenario: "article-benchmark",
+			claim:    "The breaker trips: it refuses most requests until the fault ends.",
+			each: func(t *testing.T, name string, res report.Result) {
+				assert.Less(t, perSecond(res.Timeline, 35, 60, func(r report.Row) float64 { return float64(r.Attempts) }),
+					0.5*perSecond(res.Timeline, 35, 60, func(r report.Row) float64 { return float64(r.Originals) }), "%s refuses most requests", name)
+			},
+		},
+		{
+			scenario: "article-benchmark",
+			claim:    "CORTEX's CPS climbs with failures and latency.",
+			each: func(t *testing.T, name string, res report.Result) {
+				rows := res.Timeline
+				require.NotNil(t, rows[19].CPS, name)
+				require.NotNil(t, rows[40].CPS, name)
+				assert.Greater(t, *rows[40].CPS, *rows[19].CPS+0.3, "%s: the CPS climbs", name)
 			},
 		},
 		{
 			scenario: "closed-loop",
 			claim:    "300 users, each waiting for an answer, then thinking 1 s: about 270 req/s.",
-			check: func(t *testing.T, get func(string) report.Result) {
-				rate := perSecond(get("none").Timeline, 10, 40, func(r report.Row) float64 { return float64(r.Originals) })
-				assert.InDelta(t, 270, rate, 27, "about 270 requests a second")
+			each: func(t *testing.T, name string, res report.Result) {
+				rate := perSecond(res.Timeline, 10, 40, func(r report.Row) float64 { return float64(r.Originals) })
+				assert.InDelta(t, 270, rate, 27, "%s: about 270 requests a second", name)
 			},
 		},
 		{
@@ -219,9 +260,9 @@ func noteClaims() []storyClaim {
 		{
 			scenario: "open-loop",
 			claim:    "An open stream of 270 req/s, the same load closed-loop's 300 users produce.",
-			check: func(t *testing.T, get func(string) report.Result) {
-				open := perSecond(get("none").Timeline, 10, 40, func(r report.Row) float64 { return float64(r.Originals) })
-				assert.InDelta(t, 270, open, 27)
+			each: func(t *testing.T, name string, res report.Result) {
+				open := perSecond(res.Timeline, 10, 40, func(r report.Row) float64 { return float64(r.Originals) })
+				assert.InDelta(t, 270, open, 27, name)
 			},
 		},
 		{
@@ -245,17 +286,26 @@ func noteClaims() []storyClaim {
 		},
 		{
 			scenario: "dns-crash",
-			claim:    "Naive fleets are in the recovery storm now: crash, restart, crash, 30 s after the fault ended.",
-			check: func(t *testing.T, get func(string) report.Result) {
-				naive := get("naive")
-				assert.GreaterOrEqual(t, naive.Summary.Crashes, 2, "naive: crash, restart, crash")
+			claim:    "The recovery storm: crash, restart, crash, 30 s after the fault ended.",
+			each: func(t *testing.T, name string, res report.Result) {
+				assert.GreaterOrEqual(t, res.Summary.Crashes, 2, "%s: crash, restart, crash", name)
 				crashed := 0
-				for _, row := range naive.Timeline[80:110] {
+				for _, row := range res.Timeline[80:110] {
 					if row.Service == source.ServiceCrashed {
 						crashed++
 					}
 				}
-				assert.Positive(t, crashed, "naive: crashed between t=80s and 110s, well after the fault ended at 50s")
+				assert.Positive(t, crashed, "%s: crashed between t=80s and 110s, well after the fault ended at 50s", name)
+			},
+		},
+		{
+			scenario: "dns-crash",
+			claim:    "30 s after the fault ended the service is up: no recovery storm in this run.",
+			each: func(t *testing.T, name string, res report.Result) {
+				assert.Zero(t, res.Summary.Crashes, name)
+				for _, row := range res.Timeline[100:130] {
+					assert.Equal(t, source.ServiceUp, row.Service, "%s, t=%ds: UP", name, row.T)
+				}
 			},
 		},
 		{
@@ -269,11 +319,22 @@ func noteClaims() []storyClaim {
 		},
 		{
 			scenario: "food-delivery",
-			claim:    "Naive retries keep it dead. Fewer retries (menus shed first) give it a chance to warm up.",
-			check: func(t *testing.T, get func(string) report.Result) {
-				for _, row := range get("naive").Timeline[145:180] {
-					assert.NotEqual(t, source.ServiceUp, row.Service, "naive, t=%ds: not serving at full capacity", row.T)
+			claim:    "Naive retries keep it dead: each restart meets the backlog and crashes again.",
+			each: func(t *testing.T, name string, res report.Result) {
+				for _, row := range res.Timeline[145:180] {
+					assert.NotEqual(t, source.ServiceUp, row.Service, "%s, t=%ds: not serving at full capacity", name, row.T)
 				}
+				assert.GreaterOrEqual(t, res.Summary.Crashes, 2, "%s: crashes again", name)
+			},
+		},
+		{
+			scenario: "food-delivery",
+			claim:    "Fewer retries gave the DB a chance to warm up: it serves again.",
+			each: func(t *testing.T, name string, res report.Result) {
+				assert.NotNil(t, res.Summary.RecoverySeconds, "%s recovers", name)
+				assert.Equal(t, source.ServiceUp, res.Timeline[175].Service, "%s: UP at t=175s", name)
+			},
+			check: func(t *testing.T, _ func(string) report.Result) {
 				first, total := classSheds(t, "food-delivery", "cortex")
 				require.Len(t, total, 3, "orders, tracking, menus")
 				require.Positive(t, total[2], "cortex sheds menus' retries")
@@ -323,11 +384,19 @@ func noteClaims() []storyClaim {
 		{
 			scenario: "upi-salary-day",
 			claim:    "Amplification is the difference: a flood of refused retries is enough to crash the API.",
+			each: func(t *testing.T, name string, res report.Result) {
+				assert.Positive(t, res.Summary.Crashes, "%s crashes", name)
+				assert.Greater(t, res.Summary.PeakAmplification, 2.0, "%s: a flood of retries", name)
+			},
 			check: func(t *testing.T, get func(string) report.Result) {
-				naive, none := get("naive").Summary, get("none").Summary
-				assert.Positive(t, naive.Crashes, "naive crashes")
-				assert.Zero(t, none.Crashes, "the same surge without retries does not")
-				assert.Greater(t, naive.Amplification, none.Amplification+0.3)
+				assert.Zero(t, get("none").Summary.Crashes, "the same surge without retries does not")
+			},
+		},
+		{
+			scenario: "upi-salary-day",
+			claim:    "these retries stay few enough for the API to hold.",
+			each: func(t *testing.T, name string, res report.Result) {
+				assert.Zero(t, res.Summary.Crashes, "%s: no crash", name)
 			},
 		},
 	}
@@ -341,4 +410,31 @@ func storyOpenLoop(t *testing.T, name string) report.Result {
 	res, err := simulate(scn, name, scn.Seed)
 	require.NoError(t, err)
 	return res
+}
+
+// comparisons are the notes shown to every strategy whose claim compares kinds of strategies by
+// what they are, true whichever runs: they say what the others do, checked on runs of them.
+var comparisons = map[string]string{
+	"Compare with closed-loop: in an open loop only budgets and shedding lower the load.": "what budgets and shedding do, beside backoff",
+}
+
+// TestUnscopedNotesHoldForEveryStrategy asserts that a note shown to every strategy (one with
+// no strategies) and making a claim about the run is checked for every strategy (each), not
+// for some (check): a caption must not contradict the screen under any strategy ("every client
+// starts retrying" over cortex's 0 retries, "Naive retries keep it down" under cortex). A
+// claim true of some strategies belongs in a note scoped to them.
+func TestUnscopedNotesHoldForEveryStrategy(t *testing.T) {
+	for _, c := range storyClaims() {
+		if c.check == nil || c.each != nil || comparisons[c.claim] != "" {
+			continue
+		}
+		scn, err := scenarios.Lookup(c.scenario)
+		require.NoError(t, err)
+		for _, n := range scn.Notes {
+			if strings.Contains(n.Text, c.claim) && len(n.Strategies) == 0 {
+				t.Errorf("%s, note at %s: %q is shown to every strategy but checked for some: scope it (strategies = [...]) or check it for each",
+					scn.Name, scenarios.FormatDuration(n.At), c.claim)
+			}
+		}
+	}
 }

@@ -85,7 +85,7 @@ type Config struct {
 	DeadlineAware bool
 
 	// Fleet makes the engine one instance of a fleet that shares its signals and its retry
-	// budget through a FleetStore (see FleetConfig; the zero value is off: alone, as before).
+	// budget through a store (fleet.Store; see FleetConfig; the zero value is off: alone, as before).
 	Fleet FleetConfig
 }
 

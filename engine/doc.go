@@ -134,7 +134,7 @@
 // # Fleet
 //
 // With Config.Fleet.Enabled the engine is one instance of a fleet that shares one view of the
-// downstream and one retry budget through a FleetStore, synced in the background by package
+// downstream and one retry budget through a store (fleet.Store), synced in the background by package
 // fleet (the engine itself does no I/O): FleetReport says what to publish, FleetApply merges
 // the store's answer, FleetLost says the store failed. While the fleet view is fresh (younger
 // than Fleet.MaxAge, and no sync failed since) signals F, L and B are the fleet's and retries

@@ -1,14 +1,13 @@
 package engine
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"time"
 )
 
 // A fleet is many engines, one per instance of a service, that watch the same downstream and
-// share one retry budget through a FleetStore (an in-process one, or Redis). The engine does no
+// share one retry budget through a store (package fleet: fleet.Store, in process or on Redis). The engine does no
 // I/O: a sync loop outside it (package fleet) calls FleetReport for what to publish, hands the
 // report to the store, and gives the store's answer back to FleetApply, or calls FleetLost when
 // the store failed. Decisions never wait for the store: they read the last view the loop
@@ -114,15 +113,6 @@ type FleetView struct {
 	// (wrong types, non-finite or out-of-range numbers written by something else), since the
 	// store's state was created; never applied.
 	Repaired uint64
-}
-
-// FleetStore is where a fleet's engines meet: Sync publishes one instance's report and answers
-// the fleet's view into *v, taking the tokens the report asks for from the fleet's bucket,
-// atomically. A store is safe for concurrent use. Sync may block on the network: only the
-// sync loop calls it, never a decision. It returns an error when the store cannot be reached or
-// answers nonsense; *v is then undefined.
-type FleetStore interface {
-	Sync(ctx context.Context, instance string, r *FleetReport, v *FleetView) error
 }
 
 // FleetConfig configures an engine's membership of a fleet (Config.Fleet). The zero value is

@@ -12,7 +12,7 @@ import (
 
 // benchMember returns an engine with outcomes in its window, a member syncing it with store
 // as instance name, and its first sync done (the engine reads the fleet view).
-func benchMember(b *testing.B, store engine.FleetStore, name string) *fleet.Member {
+func benchMember(b *testing.B, store fleet.Store, name string) *fleet.Member {
 	b.Helper()
 	cfg := engine.DefaultConfig()
 	cfg.Seed = 7

@@ -40,7 +40,7 @@ type Member struct {
 	engines []*engine.Engine
 	pool    *engine.FleetPool // the engines' shared lease; nil for one engine with its own
 	lease   float64           // the pool's smallest lease (the engines' Config.Fleet.Lease)
-	store   engine.FleetStore
+	store   Store
 	cfg     MemberConfig
 	token   uint64
 
@@ -70,7 +70,7 @@ type Status struct {
 // Config.Fleet.Enabled and the same Window and FailureHorizon; several engines must share one
 // Config.Fleet.Pool (their process's lease). cfg's instance name must be valid (CheckName).
 // Each error names what is wrong.
-func NewMember(engines []*engine.Engine, store engine.FleetStore, cfg MemberConfig) (*Member, error) {
+func NewMember(engines []*engine.Engine, store Store, cfg MemberConfig) (*Member, error) {
 	switch {
 	case len(engines) == 0:
 		return nil, errors.New("fleet: a member needs at least one engine")

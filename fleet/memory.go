@@ -33,7 +33,7 @@ type member struct {
 	token uint64  // the token it joined with
 }
 
-var _ engine.FleetStore = (*Memory)(nil)
+var _ Store = (*Memory)(nil)
 
 // NewMemory returns an empty in-process store with opts, reading time from clock (nil: the
 // wall clock). It returns an error naming each bad option.

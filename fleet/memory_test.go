@@ -33,7 +33,7 @@ type memoryBackend struct {
 // errDown is what a killed memory backend answers.
 var errDown = errors.New("memory backend killed")
 
-func (b *memoryBackend) store(t *testing.T, name string, opts fleet.Options) engine.FleetStore {
+func (b *memoryBackend) store(t *testing.T, name string, opts fleet.Options) fleet.Store {
 	m, err := fleet.NewMemory(opts, b.clock)
 	require.NoError(t, err)
 	b.mu.Lock()

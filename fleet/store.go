@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -11,6 +12,17 @@ import (
 
 	"github.com/cortex-tui/cortex-tui/engine"
 )
+
+// Store is where a fleet's engines meet, declared here where it is consumed (Member syncs with
+// it): Sync publishes one instance's report and answers the fleet's view into *v, taking the
+// tokens the report asks for from the fleet's bucket, atomically. A store is safe for
+// concurrent use. Sync may block on the network: only the sync loop calls it, never a
+// decision. It returns an error when the store cannot be reached or answers nonsense; *v is
+// then undefined. Memory and redisstore.Store are stores; storetest.Run is the suite every
+// store passes.
+type Store interface {
+	Sync(ctx context.Context, instance string, r *engine.FleetReport, v *engine.FleetView) error
+}
 
 // Budget is a fleet's bucket of retry tokens, shared by every instance: the store holds it, the
 // engines lease from it.

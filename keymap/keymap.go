@@ -158,6 +158,15 @@ func (k KeyMap) ShortHelp() []key.Binding {
 	return []key.Binding{k.Pause, k.Faster, k.Slower, k.Strategy, k.Load, k.Help, k.Quit}
 }
 
+// SummaryHelp returns the bindings the footer shows on the end-of-run summary: what leads on
+// from a finished run (back to the dashboard, again, another scenario, export), then help and
+// quit.
+func (k KeyMap) SummaryHelp() []key.Binding {
+	back := key.NewBinding(key.WithKeys(k.Back.Keys()...), key.WithHelp(k.Back.Help().Key, "the dashboard"))
+	again := key.NewBinding(key.WithKeys(k.Restart.Keys()...), key.WithHelp(k.Restart.Help().Key, "run again"))
+	return []key.Binding{back, again, k.Load, k.Export, k.Help, k.Quit}
+}
+
 // FullHelp returns every dashboard binding in four groups: time, faults, tuning and views (it
 // implements help.KeyMap).
 func (k KeyMap) FullHelp() [][]key.Binding {

@@ -25,7 +25,7 @@ import (
 // (load.Keys: 64 KiB, and bounds on nesting, dotted keys and the number of keys).
 func Parse(name string, data []byte) (KeyMap, error) {
 	var raw map[string]any
-	md, err := load.Decode(name, data, load.Keys, &raw)
+	md, lines, err := load.Decode(name, data, load.Keys, &raw)
 	if err != nil {
 		var le *load.Error
 		if errors.As(err, &le) {
@@ -45,7 +45,7 @@ func Parse(name string, data []byte) (KeyMap, error) {
 			continue // inside a table: the table itself is reported below
 		}
 		actionName := k[0]
-		line := lineOf(data, actionName)
+		line := lines.Of(actionName)
 		where := at(name, line)
 		i := slices.IndexFunc(actions, func(a action) bool { return a.name == actionName })
 		if i < 0 {
@@ -67,7 +67,7 @@ func Parse(name string, data []byte) (KeyMap, error) {
 		*actions[i].of(&km) = newBinding(keys, actions[i].help)
 		fromFile[actionName] = true
 	}
-	checkConflicts(name, data, &km, fromFile, &errs)
+	checkConflicts(name, lines, &km, fromFile, &errs)
 	if err := errs.err(); err != nil {
 		return KeyMap{}, err
 	}
@@ -174,7 +174,7 @@ var namedKeys = func() map[string]bool {
 // checkConflicts records a problem for every key two actions share, naming the key, both
 // actions and the line of the file that made them collide (the later one when the file bound
 // both).
-func checkConflicts(name string, data []byte, km *KeyMap, fromFile map[string]bool, errs *problems) {
+func checkConflicts(name string, lines load.Lines, km *KeyMap, fromFile map[string]bool, errs *problems) {
 	owner := map[string]string{}
 	for _, a := range actions {
 		for _, k := range a.of(km).Keys() {
@@ -186,7 +186,7 @@ func checkConflicts(name string, data []byte, km *KeyMap, fromFile map[string]bo
 			line := 0
 			for _, n := range []string{other, a.name} {
 				if fromFile[n] {
-					line = max(line, lineOf(data, n))
+					line = max(line, lines.Of(n))
 				}
 			}
 			errs.add(line, fmt.Errorf("%s: key %q is bound to both %s and %s: rebind one of them", at(name, line), displayName(k), other, a.name))
@@ -200,25 +200,6 @@ func at(name string, line int) string {
 		return fmt.Sprintf("%s:%d", name, line)
 	}
 	return name
-}
-
-// lineOf returns the 1-based line where action is set (or opens a table) in data, 0 if none.
-func lineOf(data []byte, action string) int {
-	for i, line := range strings.Split(string(data), "\n") {
-		line = strings.TrimSpace(line)
-		for _, spelled := range []string{action, `"` + action + `"`, `'` + action + `'`} {
-			if rest, ok := strings.CutPrefix(line, spelled); ok {
-				if rest = strings.TrimSpace(rest); strings.HasPrefix(rest, "=") {
-					return i + 1
-				}
-			}
-			header := strings.TrimSpace(strings.TrimLeft(line, "["))
-			if rest, ok := strings.CutPrefix(header, spelled); ok && strings.HasPrefix(line, "[") && strings.HasPrefix(strings.TrimSpace(rest), "]") {
-				return i + 1
-			}
-		}
-	}
-	return 0
 }
 
 // tomlType names the TOML type of a decoded value for error messages.

@@ -53,7 +53,7 @@ func control(meta source.Meta, a scenarios.Action) (source.ControlEvent, error) 
 // SetWeight returns w with the weight of signal ("F".."C") set to v in [0, 1] and the others
 // scaled to sum to 1 - v (shared equally when they were all 0).
 func SetWeight(w engine.Weights, signal string, v float64) engine.Weights {
-	i := slices.Index([]string{"F", "L", "Q", "B", "C"}, signal)
+	i := slices.Index(engine.SignalNames[:], signal)
 	a := w.Array()
 	if i < 0 {
 		return w

@@ -85,22 +85,47 @@ func (t *Tracker) Observe(s source.Snapshot, running string) bool {
 	if s.Done {
 		t.ended = true
 	}
+	return t.evaluate(s.T, running)
+}
+
+// Control takes a control applied to the run before the next snapshot shows it (the
+// dashboard, paused, applies it at once and shows it: the weights on screen), and evaluates
+// the current step's goals again at the same time, as they read with it; it returns true when
+// that completes the step. Only the CORTEX weights are read from a control (a strategy switch
+// reaches the goals through running); the next snapshot replaces what it changed.
+func (t *Tracker) Control(c source.ControlEvent, running string) bool {
+	if t.Done() || !t.seen {
+		return false
+	}
+	if c.Control == source.ControlWeights && t.last.Cortex != nil {
+		if w, err := c.Weights.Normalized(); err == nil {
+			cv := *t.last.Cortex // the snapshot's view is shared: change a copy
+			cv.Weights = w
+			t.last.Cortex = &cv
+		}
+	}
+	return t.evaluate(t.last.T, running)
+}
+
+// evaluate checks the current step's goals at run time now: each goal's hold starts when it
+// first holds, and the step is complete when every goal has held for its time.
+func (t *Tracker) evaluate(now time.Duration, running string) bool {
 	step := t.l.Steps[t.step]
 	all := true
 	for i, g := range step.Goals {
 		ok := t.holds(g, running)
 		switch {
 		case ok && !t.held[i]:
-			t.held[i], t.since[i] = true, s.T
+			t.held[i], t.since[i] = true, now
 		case !ok:
 			t.held[i] = false
 		}
-		if !ok || s.T-t.since[i] < g.For {
+		if !ok || now-t.since[i] < g.For {
 			all = false
 		}
 	}
 	if all {
-		t.enter(t.step+1, s.T)
+		t.enter(t.step+1, now)
 		return true
 	}
 	return false
@@ -209,11 +234,13 @@ type Status struct {
 
 // Goal is one goal's state now.
 type Goal struct {
-	Text  string        // the goal as written: "success >= 70% for 30s"
-	Value string        // the metric's value now ("-" when it has none)
-	Met   bool          // it holds now
-	Held  time.Duration // how long it has held (when Met)
-	For   time.Duration // how long it must hold
+	Text  string // the goal as written: "success >= 70% for 30s"
+	Value string // the metric's value now ("-" when it has none)
+	// Met says the goal is met: it holds now and has held for its time. Holding says it holds
+	// now but has not held long enough yet (a goal with a "for"): not met, not failed.
+	Met, Holding bool
+	Held         time.Duration // how long it has held (while it holds)
+	For          time.Duration // how long it must hold
 }
 
 // Status returns the current step's state.
@@ -231,9 +258,13 @@ func (t *Tracker) Status(running string) Status {
 		}
 	}
 	for i, g := range step.Goals {
-		gs := Goal{Text: g.String(), Value: "-", Met: t.holds(g, running), For: g.For}
-		if gs.Met && t.held[i] {
-			gs.Held = t.last.T - t.since[i]
+		gs := Goal{Text: g.String(), Value: "-", For: g.For}
+		if t.holds(g, running) {
+			if t.held[i] {
+				gs.Held = t.last.T - t.since[i]
+			}
+			gs.Met = gs.Held >= g.For
+			gs.Holding = !gs.Met
 		}
 		if g.Metric.Kind == scenarios.MetricState {
 			if v, ok := t.state(g.Metric, running); ok {

@@ -132,3 +132,41 @@ func TestTrackerRestarted(t *testing.T) {
 	}
 	assert.True(t, tr.Observe(tick(1.1, source.Counts{}, source.ServiceUp, nil), "naive"))
 }
+
+// TestTrackerStatusHolding asserts that a goal that must hold a while is not met (✓) before
+// its time: holding, with how long it has held, then met once the time is up ("✓ queue >= 900
+// for 15s (now 999, held 1s of 15s)" was shown as met).
+func TestTrackerStatusHolding(t *testing.T) {
+	l := scenarios.Lesson{Name: "x", Steps: []scenarios.Step{
+		{Goals: []scenarios.Goal{{Metric: metric(t, "queue"), Op: scenarios.OpGreater, Num: 5, For: 2 * time.Second}}},
+		{Goals: []scenarios.Goal{{Metric: metric(t, "t"), Op: scenarios.OpGreater, Num: 1e9}}},
+	}}
+	tr := lesson.New(l, nil)
+	tr.Observe(tick(0.1, source.Counts{}, source.ServiceUp, nil), "naive")
+	tr.Observe(tick(1.1, source.Counts{}, source.ServiceUp, nil), "naive")
+	g := tr.Status("naive").Goals[0]
+	assert.False(t, g.Met, "held 1 s of 2 s: not met")
+	assert.True(t, g.Holding)
+	assert.Equal(t, time.Second, g.Held)
+	assert.True(t, tr.Observe(tick(2.1, source.Counts{}, source.ServiceUp, nil), "naive"), "held 2 s: the step is done")
+}
+
+// TestTrackerControl asserts that a control applied while the run is paused is seen at once:
+// a weight goal reads the weights as set (renormalised) and completes its step, without a
+// snapshot (it read the last tick's weights until the run went on).
+func TestTrackerControl(t *testing.T) {
+	l := scenarios.Lesson{Name: "x", Steps: []scenarios.Step{
+		{Goals: []scenarios.Goal{{Metric: metric(t, "weight.L"), Op: scenarios.OpGreaterEq, Num: 0.45}}},
+		{Goals: []scenarios.Goal{{Metric: metric(t, "t"), Op: scenarios.OpGreater, Num: 1e9}}},
+	}}
+	tr := lesson.New(l, nil)
+	cv := &source.CortexView{Weights: engine.DefaultWeights()}
+	assert.False(t, tr.Observe(tick(1, source.Counts{}, source.ServiceUp, cv), "cortex"))
+	assert.Equal(t, "0.20", tr.Status("cortex").Goals[0].Value)
+	w := lesson.SetWeight(engine.DefaultWeights(), "L", 0.3)
+	assert.False(t, tr.Control(source.SetWeights(w), "cortex"))
+	assert.Equal(t, "0.30", tr.Status("cortex").Goals[0].Value, "the weight as set, at once")
+	assert.Equal(t, 0.2, cv.Weights.L, "the snapshot's own view is left as it was")
+	w = lesson.SetWeight(engine.DefaultWeights(), "L", 0.5)
+	assert.True(t, tr.Control(source.SetWeights(w), "cortex"), "the goal holds: the step is done")
+}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/cortex-tui/cortex-tui/cortexhttp"
 	"github.com/cortex-tui/cortex-tui/live/proxy"
-	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
 )
 
@@ -78,13 +77,6 @@ var targetWords = [source.NumFailureCauses]string{
 	source.FailOther:       "attempts fail for a reason live mode cannot name",
 }
 
-// explainedBy are the faults that cause a failure of that cause themselves: while one is on,
-// such failures say nothing about the target.
-var explainedBy = map[source.FailureCause][]scenarios.FaultKind{
-	source.FailRefused: {scenarios.FaultOutage},
-	source.FailTimeout: {scenarios.FaultBlackhole, scenarios.FaultLatency},
-}
-
 // maxDetail bounds the error quoted in a diagnosis, in bytes.
 const maxDetail = 160
 
@@ -123,12 +115,16 @@ func (r *Run) diagnose(t time.Duration, c *source.Counts) {
 	}
 }
 
-// explained reports whether an active fault causes failures of this cause (r.mu held).
+// explained reports whether the faults in effect cause failures of this cause themselves
+// (refused: an outage; timeouts: a blackhole or added latency): while they do, such failures
+// say nothing about the target (r.mu held).
 func (r *Run) explained(cause source.FailureCause) bool {
-	for _, k := range explainedBy[cause] {
-		if r.faults[k.Index()].on {
-			return true
-		}
+	fx := r.tl.Effects()
+	switch cause {
+	case source.FailRefused:
+		return fx.Down
+	case source.FailTimeout:
+		return fx.Hang || fx.Latency > 0
 	}
 	return false
 }

@@ -23,13 +23,6 @@ import (
 // seed draws the same strategy randomness (the arrivals' is scenarios.ArrivalStream).
 const streamClient = 1 << 20 // + client index + switch count << 32
 
-// Reasons counted apart in the metrics, as the simulator counts them.
-const (
-	reasonShed   = "SHED_LOW_PRIORITY"
-	reasonBudget = "BUDGET_EXHAUSTED"
-	reasonNone   = "NO_RETRIES"
-)
-
 // member is one client's current strategy inside its transport. A strategy switch replaces it;
 // requests in flight finish on the transport they started with.
 type member struct {
@@ -293,29 +286,7 @@ func (t *tally) attempt(a cortexhttp.Attempt) {
 		}
 	}
 	if a.Decided && cls >= 0 && cls < len(t.classes) {
-		t.verdict(cls, a.Verdict)
-	}
-}
-
-// verdict adds a retry decision to the counts (t.mu held).
-func (t *tally) verdict(cls int, v strategy.Verdict) {
-	if a := int(v.Action); a >= 0 && a < len(t.c.Decisions) {
-		t.c.Decisions[a]++
-	}
-	ct := &t.classes[cls]
-	switch {
-	case v.Retry:
-		ct.Admitted++
-	case v.Reason == reasonShed:
-		t.c.Shed++
-		ct.Shed++
-	case v.Reason == reasonBudget:
-		t.c.BudgetRejected++
-		ct.BudgetRejected++
-	case v.Action == engine.NotRetryable || v.Action == engine.MaxRetriesExceeded || v.Reason == reasonNone:
-		// not a refusal under pressure
-	default:
-		ct.OtherRejected++
+		model.CountVerdict(&t.c, &t.classes[cls], &a.Verdict, model.VerdictReason(&a.Verdict))
 	}
 }
 

@@ -29,7 +29,7 @@ type Join struct {
 	// passes alike, for the strategy called name (the fleet's configuration, fleet.Options.Config).
 	// The run calls it each time it builds engines and closes what it returned (when it is an
 	// io.Closer) once those engines have left.
-	Open func(name string, b cfleet.Budget) (engine.FleetStore, error)
+	Open func(name string, b cfleet.Budget) (cfleet.Store, error)
 	// Name and Store are what the run's Meta.Fleet shows: the fleet's name and where it meets
 	// (a URL without its password).
 	Name, Store string
@@ -76,7 +76,7 @@ func (j *Join) engineConfig() engine.FleetConfig {
 type members struct {
 	m     *cfleet.Member
 	n     int // engines
-	store engine.FleetStore
+	store cfleet.Store
 	stop  context.CancelFunc
 	wg    sync.WaitGroup
 	leave time.Duration // bounds the last sync at close

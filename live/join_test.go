@@ -49,7 +49,7 @@ func instances(t *testing.T, tgURL *url.URL, srv *redistest.Server, g *grants) (
 		cfg := Config{Scenario: stormy(), Strategy: "cortex", Seed: int64(i + 1), Stack: ExternalStack(tgURL, DefaultDrainLimit)}
 		if srv != nil {
 			cfg.Join = &Join{
-				Open: func(string, cfleet.Budget) (engine.FleetStore, error) {
+				Open: func(string, cfleet.Budget) (cfleet.Store, error) {
 					return g.counted(openRedis(srv, "shop", cfleet.Options{Budget: testBudget}))
 				},
 				Name: "shop", Store: srv.URL(), Instance: string(rune('a' + i)), Timeout: time.Second, // a loaded test machine
@@ -84,7 +84,7 @@ func instances(t *testing.T, tgURL *url.URL, srv *redistest.Server, g *grants) (
 }
 
 // openRedis opens the store of fleet name on srv.
-func openRedis(srv *redistest.Server, name string, opts cfleet.Options) (engine.FleetStore, error) {
+func openRedis(srv *redistest.Server, name string, opts cfleet.Options) (cfleet.Store, error) {
 	c, err := redisstore.ParseURL(srv.URL(), nil)
 	if err != nil {
 		return nil, err
@@ -99,21 +99,21 @@ type grants struct {
 }
 
 // counted returns store with every sync's grant and return counted in g.
-func (g *grants) counted(store engine.FleetStore, err error) (engine.FleetStore, error) {
+func (g *grants) counted(store cfleet.Store, err error) (cfleet.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return countingStore{FleetStore: store, g: g}, nil
+	return countingStore{Store: store, g: g}, nil
 }
 
 // countingStore is a fleet store whose grants are counted.
 type countingStore struct {
-	engine.FleetStore
+	cfleet.Store
 	g *grants
 }
 
 func (s countingStore) Sync(ctx context.Context, inst string, r *engine.FleetReport, v *engine.FleetView) error {
-	err := s.FleetStore.Sync(ctx, inst, r, v)
+	err := s.Store.Sync(ctx, inst, r, v)
 	if err == nil {
 		s.g.mu.Lock()
 		s.g.net += v.Granted - r.Return - max(0, r.Held+v.Granted-v.Held)
@@ -124,7 +124,7 @@ func (s countingStore) Sync(ctx context.Context, inst string, r *engine.FleetRep
 
 // Close closes the store under it.
 func (s countingStore) Close() error {
-	if c, ok := s.FleetStore.(io.Closer); ok {
+	if c, ok := s.Store.(io.Closer); ok {
 		return c.Close()
 	}
 	return nil
@@ -212,7 +212,7 @@ func TestInstancesSeeTheSameF(t *testing.T) {
 	var runs []*Run
 	for i := range 2 {
 		cfg := Config{Scenario: stormy(), Strategy: "cortex", Seed: int64(i + 1), Stack: ExternalStack(u, DefaultDrainLimit), Duration: -1,
-			Join: &Join{Open: func(_ string, b cfleet.Budget) (engine.FleetStore, error) {
+			Join: &Join{Open: func(_ string, b cfleet.Budget) (cfleet.Store, error) {
 				return openRedis(srv, "same", cfleet.Options{Budget: b})
 			}, Name: "same", Instance: string(rune('a' + i)), Timeout: time.Second}}
 		r, err := New(cfg)
@@ -264,7 +264,7 @@ func TestJoinLifecycle(t *testing.T) {
 	noLeaks(t)
 	opened, closed := 0, 0
 	var budgets []cfleet.Budget
-	join := &Join{Name: "shop", Store: "memory", Instance: "a", Open: func(_ string, b cfleet.Budget) (engine.FleetStore, error) {
+	join := &Join{Name: "shop", Store: "memory", Instance: "a", Open: func(_ string, b cfleet.Budget) (cfleet.Store, error) {
 		opened++
 		budgets = append(budgets, b)
 		m, err := cfleet.NewMemory(cfleet.Options{Budget: b}, nil)
@@ -343,7 +343,7 @@ func TestOneSyncPerProcess(t *testing.T) {
 	ok := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
 	before := scriptCalls(t, raw)
 	r := newRun(t, Config{Scenario: scn, Strategy: "cortex", Stack: handlerStack(t, ok, newFakeFaults()), Duration: -1,
-		Join: &Join{Open: func(_ string, b cfleet.Budget) (engine.FleetStore, error) {
+		Join: &Join{Open: func(_ string, b cfleet.Budget) (cfleet.Store, error) {
 			return openRedis(srv, "one", cfleet.Options{Budget: b})
 		}, Name: "one", Instance: "a"}})
 	r.Start(context.Background())

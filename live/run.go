@@ -6,7 +6,6 @@ import (
 	"iter"
 	"math/rand/v2"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 
@@ -55,9 +54,7 @@ type Run struct {
 	now       time.Duration // start of the current tick
 	done      bool
 	closed    bool
-	faults    [scenarios.NumFaultKinds]activeFault
-	sched     []bool
-	noteIdx   int
+	tl        model.Timeline // the fault timeline (its faults on the stack's) and the captions
 	events    []source.Event
 	out       []source.Snapshot
 	svc       serviceWatch
@@ -77,14 +74,6 @@ var (
 	_ source.Pauser = (*Run)(nil)
 	_ source.Fleet  = (*Run)(nil)
 )
-
-// activeFault is a fault in effect.
-type activeFault struct {
-	on       bool
-	value    float64
-	until    time.Duration // 0: until cleared
-	injected bool
-}
 
 // New builds a run from cfg, builds its stack and its fleet, and returns it at t = 0, not yet
 // running: Start runs it in real time (or Advance, with a manual clock, in tests). An invalid
@@ -154,9 +143,7 @@ func (r *Run) reset(strategyName string) error {
 	r.readEmergency()
 	r.arr = scenarios.NewArrivals(r.scn, rand.New(rand.NewPCG(uint64(r.cfg.Seed), scenarios.ArrivalStream)), len(r.fleet.clients))
 	r.now, r.done, r.next, r.arrivals = 0, false, 0, r.arrivals[:0]
-	r.faults = [scenarios.NumFaultKinds]activeFault{}
-	r.sched = make([]bool, len(r.scn.Faults))
-	r.noteIdx = -1
+	r.tl = model.NewTimeline(ScaledScenario(r.scn, r.cfg.Scale).Faults, r.scn.Notes, runSide{r}) // a rate limit shrinks with the rates
 	r.events, r.out = nil, nil
 	r.svc = serviceWatch{}
 	r.told = [source.NumFailureCauses]bool{}
@@ -303,38 +290,13 @@ func (r *Run) dispatch(a scenarios.Arrival) {
 	r.fleet.send(a.Class, a.Client, r.ctl.Classes[a.Class].Priority)
 }
 
-// beginTick applies what changes when the tick starting at t begins: the faults' ends, the
-// fault timeline, the caption, and draws the tick's arrivals.
+// beginTick applies what changes when the tick starting at t begins: the fault timeline (the
+// faults' ends and starts, on the stack's fault controls), the caption, and draws the tick's
+// arrivals.
 func (r *Run) beginTick(t time.Duration) {
 	r.now = t
-	for k := range r.faults {
-		if f := r.faults[k]; f.on && f.until > 0 && t >= f.until {
-			r.endFault(k, t, source.FaultEnded)
-		}
-	}
-	for i, f := range r.scn.Faults {
-		if r.sched[i] || f.At > t {
-			continue
-		}
-		r.sched[i] = true
-		if end := f.At + f.Duration; f.Duration > 0 && end <= t {
-			continue
-		}
-		g := f
-		if f.Duration > 0 {
-			g.Duration = f.At + f.Duration - t
-		}
-		if g.Kind == scenarios.FaultThrottle {
-			g.Value = max(1, g.Value*r.cfg.Scale) // a rate limit shrinks with the rates
-		}
-		r.startFault(g, t, false)
-	}
-	for i := r.noteIdx + 1; i < len(r.scn.Notes) && r.scn.Notes[i].At <= t; i++ {
-		r.noteIdx = i
-		if r.scn.Notes[i].For(r.strategy) { // a note about other strategies is not this run's
-			r.emit(t, source.Event{Kind: source.EventNote, Text: r.scn.Notes[i].Text})
-		}
-	}
+	r.tl.Begin(t)
+	r.tl.Captions(t, r.strategy)
 	r.drawArrivals(t)
 }
 
@@ -373,18 +335,9 @@ func (r *Run) closeTick(end time.Duration) {
 	}
 	copy(snap.Classes, r.classTick)
 	snap.Service, snap.Counts.Crashes = r.service(end)
-	snap.Note = r.note()
+	snap.Note = r.tl.Note(r.strategy)
 	snap.Cortex = r.fleetView(end)
-	for k, f := range r.faults {
-		if !f.on {
-			continue
-		}
-		af := source.ActiveFault{Kind: scenarios.FaultKinds[k], Value: f.value, Injected: f.injected}
-		if f.until > 0 {
-			af.Remaining = max(0, f.until-end)
-		}
-		snap.Faults = append(snap.Faults, af)
-	}
+	snap.Faults = r.tl.Faults(nil, end)
 	if len(r.events) > 0 {
 		snap.Events = append([]source.Event(nil), r.events...)
 		r.events = r.events[:0]
@@ -495,20 +448,12 @@ func (r *Run) Control(c source.ControlEvent) error {
 	switch c.Control {
 	case source.ControlInject:
 		if !r.done {
-			f := c.Fault
-			f.Duration = max(f.Duration, 0)
-			r.startFault(f, r.now, true)
+			r.tl.Inject(c.Fault, r.now)
 		}
 	case source.ControlClear:
-		if k := c.Fault.Kind.Index(); k >= 0 && r.faults[k].on {
-			r.endFault(k, r.now, source.FaultCleared)
-		}
+		r.tl.Clear(c.Fault.Kind, r.now)
 	case source.ControlClearAll:
-		for k := range r.faults {
-			if r.faults[k].on {
-				r.endFault(k, r.now, source.FaultCleared)
-			}
-		}
+		r.tl.ClearAll(r.now)
 	case source.ControlStrategy:
 		return r.setStrategy(c.Strategy)
 	default:
@@ -532,49 +477,26 @@ func (r *Run) engines() iter.Seq[*engine.Engine] {
 	}
 }
 
-// startFault starts f at t (f.Duration from t; 0 until cleared).
-func (r *Run) startFault(f scenarios.Fault, t time.Duration, injected bool) {
-	refuse := func(reason string) {
-		r.emit(t, source.Event{Kind: source.EventFault, Fault: source.FaultEvent{Change: source.FaultRefused,
-			Kind: f.Kind, Value: f.Value, Reason: reason}})
-	}
-	k := f.Kind.Index()
-	if field, problem := f.Kind.Check(f.Value); problem != "" || k < 0 {
-		refuse(strings.TrimSpace(field + " " + problem))
-		return
-	}
-	if err := r.stack.Faults.Set(f.Kind, f.Value); err != nil {
-		refuse(err.Error())
-		return
-	}
-	af := activeFault{on: true, value: f.Value, injected: injected}
-	if f.Duration > 0 {
-		af.until = t + f.Duration
-	}
-	r.faults[k] = af
-	r.emit(t, source.Event{Kind: source.EventFault, Fault: source.FaultEvent{Change: source.FaultStarted,
-		Kind: f.Kind, Value: f.Value, Duration: f.Duration, Injected: injected}})
+// runSide is a Run as its timeline's model.Effector: the faults go to the stack's fault
+// controls (the injector inside the embedded target, or the proxy), the events to the tick's.
+// r.mu is held whenever the timeline calls it.
+type runSide struct{ r *Run }
+
+var _ model.Effector = runSide{}
+
+// Start sets f on the stack; the stack's refusal (a capacity drop without the embedded
+// target) refuses it.
+func (s runSide) Start(_ time.Duration, f scenarios.Fault, _ scenarios.Effects) error {
+	return s.r.stack.Faults.Set(f.Kind, f.Value)
 }
 
-// endFault ends the fault at index k at t.
-func (r *Run) endFault(k int, t time.Duration, why source.FaultChange) {
-	kind := scenarios.FaultKinds[k]
-	r.stack.Faults.Clear(kind)
-	r.faults[k] = activeFault{}
-	r.emit(t, source.Event{Kind: source.EventFault, Fault: source.FaultEvent{Change: why, Kind: kind}})
+// End clears the fault of kind on the stack.
+func (s runSide) End(_ time.Duration, kind scenarios.FaultKind, _ scenarios.Effects) {
+	s.r.stack.Faults.Clear(kind)
 }
 
-// note returns the caption of the current strategy: the last note reached that is for it (a
-// switch of strategy shows the new strategy's caption at once), "" before the first. r.mu is
-// held.
-func (r *Run) note() string {
-	for i := r.noteIdx; i >= 0; i-- {
-		if n := &r.scn.Notes[i]; n.For(r.strategy) {
-			return n.Text
-		}
-	}
-	return ""
-}
+// Emit adds an event of the timeline to the tick's.
+func (s runSide) Emit(e source.Event) { s.r.events = append(s.r.events, e) }
 
 // setStrategy switches every client to the named strategy from now on: new requests use a
 // fresh strategy in a fresh transport; requests alive finish on the one they started with.
@@ -605,7 +527,7 @@ func (r *Run) restart() {
 	}
 	if err := r.reset(r.strategy); err != nil {
 		r.done = true
-		r.faults = [scenarios.NumFaultKinds]activeFault{}
+		r.tl = model.NewTimeline(nil, nil, runSide{r}) // no fault left in effect
 		r.out = append(r.out, source.Snapshot{T: r.now, Dt: r.tick, Done: true, Events: []source.Event{{T: r.now,
 			Kind: source.EventControl, Text: "restart failed: " + err.Error()}}})
 		return

@@ -57,8 +57,17 @@ func TestRetriesAreCounted(t *testing.T) {
 	clk := manual()
 	fail := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusInternalServerError) })
 	r := newRun(t, Config{Scenario: scn, Strategy: "naive", Seed: 1, Clock: clk, Stack: handlerStack(t, fail, newFakeFaults())})
-	c := sum(stepAll(t, r, clk))
+	snaps := stepAll(t, r, clk)
+	c := sum(snaps)
 	require.Positive(t, c.Originals)
+	var reasons [source.NumReasons]int
+	for _, s := range snaps {
+		for i, n := range s.Counts.Reasons {
+			reasons[i] += n
+		}
+	}
+	assert.Equal(t, 3*c.Originals, reasons[source.ReasonRetry], "each decision counted by its reason, as the simulator does")
+	assert.Equal(t, c.Originals, reasons[source.ReasonMaxRetries], "the decisions panel's sub-rows have their figures")
 	assert.Equal(t, 4*c.Originals, c.Attempts, "naive sends every original 4 times against a 500")
 	assert.Equal(t, 3*c.Originals, c.Retries)
 	assert.Equal(t, c.Attempts, c.ServerErrors)

@@ -6,7 +6,6 @@ import (
 
 	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/live/proxy"
-	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
 )
 
@@ -50,7 +49,7 @@ func (r *Run) watchListen(t time.Duration, targetErr error) {
 func (r *Run) service(t time.Duration) (source.Service, int) {
 	var sv source.Service
 	crashes := 0
-	outage := r.faults[scenarios.FaultOutage.Index()].on
+	outage := r.tl.Effects().Down
 	if tg := r.stack.Target; tg != nil {
 		s := tg.Snapshot()
 		sv = source.Service{State: s.State.Service(), Capacity: s.Capacity, Queue: s.Queue, QueueLimit: s.QueueLimit,
@@ -72,7 +71,7 @@ func (r *Run) service(t time.Duration) (source.Service, int) {
 		r.svc.state = sv.State
 		r.watchListen(t, s.Err)
 	} else {
-		sv.State = source.ServiceUp
+		sv.State, sv.Unmeasured = source.ServiceUp, true
 		r.watchListen(t, nil)
 	}
 	if outage && sv.State.Serving() {

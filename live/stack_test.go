@@ -210,3 +210,75 @@ func TestExternalStackFaults(t *testing.T) {
 	assert.Len(t, hits, 2, "the service did the work both times")
 	assert.Error(t, st.Faults.Set(scenarios.FaultCapacity, 0.5), "no capacity control over a user's service")
 }
+
+// observation is what two requests through a stack show of its service: each one's outcome
+// (its status and fault header, or the kind of error), then the embedded target's state and
+// capacity.
+type observation struct {
+	outcomes [2]string
+	state    upstream.State
+	capacity float64
+}
+
+// observe sends two requests through st and reads the target.
+func observe(c *http.Client, st *Stack) observation {
+	var o observation
+	for i := range o.outcomes {
+		a := fetch(c, st.URL, 300*time.Millisecond)
+		switch {
+		case errors.Is(a.err, syscall.ECONNREFUSED):
+			o.outcomes[i] = "refused"
+		case errors.Is(a.err, context.DeadlineExceeded):
+			o.outcomes[i] = "timeout"
+		case a.err != nil:
+			o.outcomes[i] = "error"
+		default:
+			o.outcomes[i] = strconv.Itoa(a.status) + " " + a.fault
+		}
+	}
+	s := st.Target.Snapshot()
+	o.state, o.capacity = s.State, s.Capacity
+	return o
+}
+
+// strongValue is a value of spec's unit whose effect two requests show: every request (a
+// share of 1), a rate with no token for the second request, a quarter of the workers, a
+// millisecond more of service time (twice the target's). A new unit needs its value here.
+func strongValue(t *testing.T, spec scenarios.FaultSpec) float64 {
+	switch spec.Unit {
+	case scenarios.UnitNone:
+		return 0
+	case scenarios.UnitFraction:
+		return 1
+	case scenarios.UnitRate:
+		return 1e-3
+	case scenarios.UnitFactor:
+		return 0.25
+	case scenarios.UnitSeconds:
+		return 0.001
+	}
+	t.Fatalf("%s: no strong value for its unit %d", spec.Kind, spec.Unit)
+	return 0
+}
+
+// Asserts that every fault kind of the table acts in live mode, as TestEveryFaultKindActs
+// asserts it for the simulator: set alone on the embedded stack (the injector inside the
+// target), each changes what two requests see or the target's state and capacity, and no two
+// kinds look alike. A kind whose lever live mode does not implement fails here.
+func TestEveryFaultKindActsLive(t *testing.T) {
+	noLeaks(t)
+	c := stackClient(t)
+	base := observe(c, buildStack(t, EmbeddedStack(stackTarget())))
+	require.Equal(t, [2]string{"200 ", "200 "}, base.outcomes)
+	seen := map[observation]scenarios.FaultKind{}
+	for _, spec := range scenarios.FaultSpecs() {
+		st := buildStack(t, EmbeddedStack(stackTarget()))
+		require.NoError(t, st.Faults.Set(spec.Kind, strongValue(t, spec)), "%s", spec.Kind)
+		got := observe(c, st)
+		assert.NotEqual(t, base, got, "%s does nothing in live mode", spec.Kind)
+		if other, ok := seen[got]; ok {
+			assert.Fail(t, "two kinds act alike", "%s and %s: %+v", other, spec.Kind, got)
+		}
+		seen[got] = spec.Kind
+	}
+}

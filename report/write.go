@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -40,12 +41,13 @@ func WriteJSON(w io.Writer, meta source.Meta, rows []Row, sum Summary) error {
 var CSVHeader = []string{"t", "originals", "attempts", "retries", "successes", "failures", "shed",
 	"service", "capacity", "queue", "cps", "state", "circuit", "F", "L", "Q", "B", "C"}
 
-// WriteCSV writes the timeline as CSV with CSVHeader; the cortex columns are empty for other
-// strategies (JSON's null).
+// WriteCSV writes the timeline as CSV (encoding/csv, RFC 4180) with CSVHeader; the cortex
+// columns are empty for other strategies (JSON's null).
 func WriteCSV(w io.Writer, rows []Row) error {
-	var b strings.Builder
-	b.WriteString(strings.Join(CSVHeader, ","))
-	b.WriteByte('\n')
+	cw := csv.NewWriter(w)
+	if err := cw.Write(CSVHeader); err != nil {
+		return err
+	}
 	for _, r := range rows {
 		f := []string{strconv.Itoa(r.T), strconv.Itoa(r.Originals), strconv.Itoa(r.Attempts),
 			strconv.Itoa(r.Retries), strconv.Itoa(r.Successes), strconv.Itoa(r.Failures),
@@ -56,11 +58,12 @@ func WriteCSV(w io.Writer, rows []Row) error {
 		} else {
 			f = append(f, "", "", "", "", "", "", "", "")
 		}
-		b.WriteString(strings.Join(f, ","))
-		b.WriteByte('\n')
+		if err := cw.Write(f); err != nil {
+			return err
+		}
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	cw.Flush()
+	return cw.Error()
 }
 
 func num(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }

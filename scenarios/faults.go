@@ -62,24 +62,84 @@ type FaultSpec struct {
 	Binding string
 	// Effect says what the fault does, in a few words: "connection refused, every attempt fails fast".
 	Effect string
+	// Lever is what the fault does to the service, the one meaning both modes apply: the
+	// simulator and live mode act on Effects, never on a kind (Effects.Set).
+	Lever Lever
+}
+
+// Lever is what a fault acts on: one field of Effects. A fault kind's row names its lever, so
+// a new kind that acts as an existing lever acts in both modes with its row alone; a new lever
+// is a constant here, its field of Effects and its case of Effects.Set, and its behaviour in
+// the simulator (sim/service.go) and in live mode (live/proxy/injector.go, or the embedded
+// service through the injector's hooks), where TestEveryFaultKindActs and
+// TestEveryFaultKindActsLive fail until it acts.
+type Lever uint8
+
+// The levers of the faults.
+const (
+	LeverNone        Lever = iota // acts on nothing (no row may have it)
+	LeverDown                     // Effects.Down
+	LeverHang                     // Effects.Hang
+	LeverLatency                  // Effects.Latency
+	LeverErrors                   // Effects.Errors
+	LeverThrottle                 // Effects.Throttle
+	LeverCapacity                 // Effects.Capacity
+	LeverBadRequests              // Effects.BadRequests
+)
+
+// Effects is what the faults in effect do to a service: the simulator's service and live
+// mode's fault injector (with the embedded service behind it) both act on these fields, and
+// on nothing else. NoEffects is a service without a fault; Set applies a fault's lever.
+type Effects struct {
+	Down        bool    // connections refused: every attempt fails fast, the queue is lost (outage)
+	Hang        bool    // attempts hang unanswered until their client's timeout (blackhole)
+	Latency     float64 // seconds added to the mean service time, so capacity drops too (latency)
+	Errors      float64 // share of served attempts answered 5xx, 0 for none (errors)
+	Throttle    float64 // rate limit in requests/s, the excess answered 429; 0 for none (throttle)
+	Capacity    float64 // factor on the workers, 1 for none (capacity)
+	BadRequests float64 // share of attempts answered 4xx at once, 0 for none (bad_requests)
+}
+
+// NoEffects is the Effects of a service with no fault in effect.
+func NoEffects() Effects { return Effects{Capacity: 1} }
+
+// Set puts lever l in effect with the fault's value v (a share, a rate, seconds or a factor:
+// the unit of the kind's row; ignored by Down and Hang). A lever set twice keeps the last value.
+func (e *Effects) Set(l Lever, v float64) {
+	switch l {
+	case LeverDown:
+		e.Down = true
+	case LeverHang:
+		e.Hang = true
+	case LeverLatency:
+		e.Latency = v
+	case LeverErrors:
+		e.Errors = v
+	case LeverThrottle:
+		e.Throttle = v
+	case LeverCapacity:
+		e.Capacity = v
+	case LeverBadRequests:
+		e.BadRequests = v
+	}
 }
 
 // faultSpecs is the table of fault kinds, in the order of FaultKinds: the order of the
-// dashboard's keys (1..6) and of its help. A new kind is one row here and its behaviour in the
-// simulator (sim/service.go); a test there fails until the behaviour exists.
+// dashboard's keys (1..6) and of its help. A new kind is one row here, with the Lever it acts
+// on (a new lever: see Lever).
 var faultSpecs = [...]FaultSpec{
-	{Kind: FaultOutage, Binding: "outage", Effect: "connection refused, every attempt fails fast"},
-	{Kind: FaultBlackhole, Binding: "blackhole", Effect: "attempts hang until the client's timeout"},
+	{Kind: FaultOutage, Binding: "outage", Effect: "connection refused, every attempt fails fast", Lever: LeverDown},
+	{Kind: FaultBlackhole, Binding: "blackhole", Effect: "attempts hang until the client's timeout", Lever: LeverHang},
 	{Kind: FaultLatency, Key: "latency", Unit: UnitSeconds, Max: (10 * time.Minute).Seconds(), Inject: 1,
-		Binding: "latency", Effect: "added to the service time, so capacity drops too"},
+		Binding: "latency", Effect: "added to the service time, so capacity drops too", Lever: LeverLatency},
 	{Kind: FaultErrors, Key: "fraction", Unit: UnitFraction, Max: 1, Inject: 0.5,
-		Binding: "errors", Effect: "processed attempts fail with a 5xx"},
+		Binding: "errors", Effect: "processed attempts fail with a 5xx", Lever: LeverErrors},
 	{Kind: FaultThrottle, Key: "rate", Unit: UnitRate, Max: math.Inf(1), Inject: 0.5,
-		Binding: "throttle", Effect: "attempts above the rate answered 429"},
+		Binding: "throttle", Effect: "attempts above the rate answered 429", Lever: LeverThrottle},
 	{Kind: FaultCapacity, Key: "factor", Unit: UnitFactor, Max: 1, Inject: 0.3,
-		Binding: "capacity", Effect: "the workers scaled down"},
+		Binding: "capacity", Effect: "the workers scaled down", Lever: LeverCapacity},
 	{Kind: FaultBadRequests, Key: "fraction", Unit: UnitFraction, Max: 1, Inject: 0.2,
-		Effect: "attempts answered 4xx, which are not retryable"},
+		Effect: "attempts answered 4xx, which are not retryable", Lever: LeverBadRequests},
 }
 
 // NumFaultKinds is the number of fault kinds: the length of FaultKinds and FaultSpecs.

@@ -13,7 +13,8 @@ import (
 // TestFaultTable asserts that every row of the table of fault kinds is complete and coherent:
 // kinds and key bindings unique, FaultKinds in table order, a value key and unit exactly for the
 // kinds that take a value, bounds that Check applies (Min refused, Max accepted, infinities and
-// NaN refused), a dashboard value that passes Check, and an effect to show.
+// NaN refused), a dashboard value that passes Check, an effect to show, and a lever that
+// changes the service's Effects.
 func TestFaultTable(t *testing.T) {
 	specs := FaultSpecs()
 	require.Len(t, specs, NumFaultKinds)
@@ -24,6 +25,9 @@ func TestFaultTable(t *testing.T) {
 			assert.Equal(t, FaultKinds[i], s.Kind)
 			assert.Equal(t, i, s.Kind.Index())
 			assert.NotEmpty(t, s.Effect)
+			fx := NoEffects()
+			fx.Set(s.Lever, s.InjectValue(200))
+			assert.NotEqual(t, NoEffects(), fx, "the row's lever acts on the service")
 			if s.Binding != "" {
 				assert.False(t, bindings[s.Binding], "binding %q used twice", s.Binding)
 				bindings[s.Binding] = true
@@ -101,4 +105,26 @@ func TestDocsDocumentEveryFaultKind(t *testing.T) {
 	}
 	FaultSpecs()[0].Kind = "changed"
 	assert.Equal(t, FaultOutage, FaultSpecs()[0].Kind)
+}
+
+// Asserts that each lever sets its own field of Effects to the fault's value (Down and Hang to
+// true), and that no lever leaves a service without a fault as it was but LeverNone.
+func TestEffectsSet(t *testing.T) {
+	for _, tc := range []struct {
+		lever Lever
+		want  Effects
+	}{
+		{LeverNone, Effects{Capacity: 1}},
+		{LeverDown, Effects{Down: true, Capacity: 1}},
+		{LeverHang, Effects{Hang: true, Capacity: 1}},
+		{LeverLatency, Effects{Latency: 0.3, Capacity: 1}},
+		{LeverErrors, Effects{Errors: 0.3, Capacity: 1}},
+		{LeverThrottle, Effects{Throttle: 0.3, Capacity: 1}},
+		{LeverCapacity, Effects{Capacity: 0.3}},
+		{LeverBadRequests, Effects{BadRequests: 0.3, Capacity: 1}},
+	} {
+		fx := NoEffects()
+		fx.Set(tc.lever, 0.3)
+		assert.Equal(t, tc.want, fx, "lever %d", tc.lever)
+	}
 }

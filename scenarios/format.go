@@ -93,14 +93,22 @@ func (s Scenario) MarshalTOML() ([]byte, error) {
 		kv("at", quote(FormatDuration(n.At)))
 		kv("text", quote(n.Text))
 		if len(n.Strategies) > 0 {
-			quoted := make([]string, len(n.Strategies))
-			for i, name := range n.Strategies {
-				quoted[i] = quote(name)
-			}
-			kv("strategies", "["+strings.Join(quoted, ", ")+"]")
+			kv("strategies", quotedList(n.Strategies))
+		}
+		if len(n.Except) > 0 {
+			kv("except", quotedList(n.Except))
 		}
 	}
 	return b.Bytes(), nil
+}
+
+// quotedList writes names as a TOML array of strings.
+func quotedList(names []string) string {
+	quoted := make([]string, len(names))
+	for i, name := range names {
+		quoted[i] = quote(name)
+	}
+	return "[" + strings.Join(quoted, ", ") + "]"
 }
 
 // number formats a float as the shortest TOML number that reads back exactly.

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/cortex-tui/cortex-tui/engine"
 )
 
 // Lesson is a short guided exercise on one scenario: a few steps, each with what to do, a goal
@@ -157,23 +159,29 @@ func (m Metric) Format(v float64) string {
 	case MetricTime:
 		return strings.TrimSuffix(fmt.Sprintf("%.1f", v), ".0") + "s"
 	case MetricAmplification:
-		return fmt.Sprintf("x%.2f", v)
+		return fmt.Sprintf("%.2fx", v) // as every report writes an amplification
 	case MetricCPS, MetricSignal, MetricWeight:
 		return fmt.Sprintf("%.2f", v)
 	}
 	return fmt.Sprintf("%.4g", v)
 }
 
-// signalNames are the CORTEX signals in engine order.
-var signalNames = [5]string{"F", "L", "Q", "B", "C"}
+// names are the names of states, as their String gives them.
+func names[S fmt.Stringer](states []S) []string {
+	out := make([]string, len(states))
+	for i, s := range states {
+		out[i] = s.String()
+	}
+	return out
+}
 
 // Metrics is the goal vocabulary, in the order the docs list it. A lesson's metric must be one
 // of these names (class.NAME with the name of one of its scenario's classes).
 var Metrics = func() []Metric {
 	ms := []Metric{
-		{ID: MetricService, Name: "service", Kind: MetricState, States: []string{"UP", "DOWN", "CRASHED", "WARMING"}, Doc: "the service's state"},
+		{ID: MetricService, Name: "service", Kind: MetricState, States: names(ServiceStates()), Doc: "the service's state"},
 		{ID: MetricStrategy, Name: "strategy", Kind: MetricState, Doc: "the strategy running now"},
-		{ID: MetricBand, Name: "band", Kind: MetricState, States: []string{"HEALTHY", "DEGRADED", "CRITICAL", "EMERGENCY"}, Doc: "CORTEX's band (cortex only)"},
+		{ID: MetricBand, Name: "band", Kind: MetricState, States: names([]engine.State{engine.Healthy, engine.Degraded, engine.Critical, engine.Emergency}), Doc: "CORTEX's band (cortex only)"},
 		{ID: MetricTime, Name: "t", Doc: "scenario time, seconds"},
 		{ID: MetricSuccess, Name: "success", Doc: "originals that succeeded / originals that finished, last 5 s (0..1)"},
 		{ID: MetricAmplification, Name: "amplification", Doc: "attempts / originals, last 5 s"},
@@ -187,10 +195,10 @@ var Metrics = func() []Metric {
 		{ID: MetricCPS, Name: "cps", Doc: "CORTEX's mean CPS, 0..1 (cortex only)"},
 		{ID: MetricOpen, Name: "open_circuits", Doc: "clients whose CORTEX circuit is OPEN (cortex only)"},
 	}
-	for i, s := range signalNames {
+	for i, s := range engine.SignalNames {
 		ms = append(ms, Metric{ID: MetricSignal, Name: "signal." + s, Index: i, Doc: "the CORTEX signal " + s + ", 0..1 (cortex only)"})
 	}
-	for i, s := range signalNames {
+	for i, s := range engine.SignalNames {
 		ms = append(ms, Metric{ID: MetricWeight, Name: "weight." + s, Index: i, Doc: "the CORTEX weight of " + s + ", 0..1 (cortex only)"})
 	}
 	return append(ms,

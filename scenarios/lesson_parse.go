@@ -1,7 +1,6 @@
 package scenarios
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -10,7 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/internal/load"
+	"github.com/cortex-tui/cortex-tui/internal/tomlfile"
 	"github.com/cortex-tui/cortex-tui/strategy"
 )
 
@@ -34,7 +35,7 @@ var (
 func ParseLessonFile(path string) (Lesson, error) {
 	data, err := load.File(path, load.Lesson)
 	if err != nil {
-		return Lesson{}, loadError(err)
+		return Lesson{}, tomlfile.LoadError(err)
 	}
 	return ParseLesson(path, data)
 }
@@ -43,7 +44,7 @@ func ParseLessonFile(path string) (Lesson, error) {
 func ParseLessonReader(name string, r io.Reader) (Lesson, error) {
 	data, err := load.Reader(name, r, load.Lesson)
 	if err != nil {
-		return Lesson{}, loadError(err)
+		return Lesson{}, tomlfile.LoadError(err)
 	}
 	return ParseLesson(name, data)
 }
@@ -53,25 +54,15 @@ func ParseLessonReader(name string, r io.Reader) (Lesson, error) {
 // not have or on classes the scenario does not have), every problem listed as
 // "file:line: field: message" in an Errors.
 func ParseLesson(filename string, data []byte) (Lesson, error) {
-	text := string(data)
-	var tree map[string]any
-	if _, err := load.Decode(filename, data, load.Lesson, &tree); err != nil {
-		var le *load.Error
-		if errors.As(err, &le) {
-			return Lesson{}, loadError(err)
-		}
-		return Lesson{}, Errors{syntaxError(filename, err, text)}
+	tree, lines, err := tomlfile.Tree(filename, data, load.Lesson)
+	if err != nil {
+		return Lesson{}, err
 	}
 	d := &decoder{}
 	l := d.lesson(tree)
-	if len(d.list) > 0 {
-		ix := indexLines(text)
-		for _, e := range d.list {
-			e.File = filename
-			e.Line = ix.lineOf(e.Field)
-		}
-		sort.SliceStable(d.list, func(i, j int) bool { return d.list[i].Line < d.list[j].Line })
-		return Lesson{}, d.list
+	if len(d.List) > 0 {
+		tomlfile.Place(filename, lines, d.List)
+		return Lesson{}, d.List
 	}
 	return l, nil
 }
@@ -81,109 +72,109 @@ func ParseLesson(filename string, data []byte) (Lesson, error) {
 func (d *decoder) lesson(tree map[string]any) Lesson {
 	l := Lesson{Strategy: strategy.CortexName, Guided: true, HintAt: DefaultHintAt}
 	root := d.table("", tree, lessonKeys...)
-	root.require("name", `name = "retry-storm"`)
-	root.require("title", `title = "What a retry storm is"`)
-	root.require("scenario", `scenario = "black-friday"`)
-	root.require("step", "[[step]] text = \"...\" hint = \"...\" goal = [{ metric = \"service\", op = \"==\", value = \"CRASHED\" }]")
-	if root.str("name", &l.Name) && !namePattern.MatchString(l.Name) {
-		d.addf("name", "must be lowercase letters, digits and single hyphens (like \"retry-storm\"), got %q", l.Name)
+	root.Require("name", `name = "retry-storm"`)
+	root.Require("title", `title = "What a retry storm is"`)
+	root.Require("scenario", `scenario = "black-friday"`)
+	root.Require("step", "[[step]] text = \"...\" hint = \"...\" goal = [{ metric = \"service\", op = \"==\", value = \"CRASHED\" }]")
+	if root.Str("name", &l.Name) && !namePattern.MatchString(l.Name) {
+		d.Addf("name", "must be lowercase letters, digits and single hyphens (like \"retry-storm\"), got %q", l.Name)
 	}
-	if root.str("title", &l.Title) && (strings.TrimSpace(l.Title) == "" || strings.ContainsAny(l.Title, "\r\n")) {
-		d.addf("title", "must be one line of text")
+	if root.Str("title", &l.Title) && (strings.TrimSpace(l.Title) == "" || strings.ContainsAny(l.Title, "\r\n")) {
+		d.Addf("title", "must be one line of text")
 	}
-	root.str("summary", &l.Summary)
+	root.Str("summary", &l.Summary)
 	var scn Scenario
 	haveScn := false
-	if root.str("scenario", &l.Scenario) {
+	if root.Str("scenario", &l.Scenario) {
 		s, err := Lookup(l.Scenario)
 		if err != nil {
-			d.addf("scenario", "%s", err)
+			d.Addf("scenario", "%s", err)
 		} else {
 			scn, haveScn = s, true
 		}
 	}
-	if root.str("strategy", &l.Strategy) {
+	if root.Str("strategy", &l.Strategy) {
 		validateStrategies(&d.problems, "strategy", []string{l.Strategy})
 	}
-	root.boolean("guided", &l.Guided)
-	if root.duration("hint_after", &l.HintAt) && (l.HintAt < 0 || l.HintAt > MaxDuration) {
-		d.addf("hint_after", "must be between 0s and %s, got %s", FormatDuration(MaxDuration), FormatDuration(l.HintAt))
+	root.Boolean("guided", &l.Guided)
+	if root.Duration("hint_after", &l.HintAt) && (l.HintAt < 0 || l.HintAt > MaxDuration) {
+		d.Addf("hint_after", "must be between 0s and %s, got %s", FormatDuration(MaxDuration), FormatDuration(l.HintAt))
 	}
-	steps := root.list("step", stepKeys...)
+	steps := root.List("step", stepKeys...)
 	if len(steps) > MaxSteps {
-		d.addf("step", "at most %d steps, got %d", MaxSteps, len(steps))
+		d.Addf("step", "at most %d steps, got %d", MaxSteps, len(steps))
 	}
 	for _, st := range steps {
 		l.Steps = append(l.Steps, d.step(st, scn, haveScn))
 	}
-	root.done()
+	root.Done()
 	return l
 }
 
 // step decodes one [[step]].
 func (d *decoder) step(t *table, scn Scenario, haveScn bool) Step {
 	var s Step
-	t.require("text", `text = "What to watch or do"`)
-	t.require("hint", `hint = "What to press when stuck"`)
-	t.require("goal", `goal = [{ metric = "service", op = "==", value = "CRASHED" }]`)
-	if t.str("text", &s.Text) && strings.TrimSpace(s.Text) == "" {
-		d.addf(t.field("text"), "is required")
+	t.Require("text", `text = "What to watch or do"`)
+	t.Require("hint", `hint = "What to press when stuck"`)
+	t.Require("goal", `goal = [{ metric = "service", op = "==", value = "CRASHED" }]`)
+	if t.Str("text", &s.Text) && strings.TrimSpace(s.Text) == "" {
+		d.Addf(t.Field("text"), "is required")
 	}
-	if t.str("hint", &s.Hint) && strings.TrimSpace(s.Hint) == "" {
-		d.addf(t.field("hint"), "is required")
+	if t.Str("hint", &s.Hint) && strings.TrimSpace(s.Hint) == "" {
+		d.Addf(t.Field("hint"), "is required")
 	}
-	goals := t.list("goal", goalKeys...)
-	if _, ok := t.m["goal"]; ok && len(goals) == 0 && !coveredBy(t.field("goal"), d.list) {
-		d.addf(t.field("goal"), "needs at least one goal")
+	goals := t.List("goal", goalKeys...)
+	if t.Has("goal") && len(goals) == 0 && !d.CoveredBy(t.Field("goal")) {
+		d.Addf(t.Field("goal"), "needs at least one goal")
 	}
 	if len(goals) > MaxGoals {
-		d.addf(t.field("goal"), "at most %d goals, got %d", MaxGoals, len(goals))
+		d.Addf(t.Field("goal"), "at most %d goals, got %d", MaxGoals, len(goals))
 	}
 	for _, g := range goals {
 		s.Goals = append(s.Goals, d.goal(g, scn, haveScn))
 	}
 	var words []string
-	t.strs("do", &words)
+	t.Strs("do", &words)
 	if len(words) > MaxActions {
-		d.addf(t.field("do"), "at most %d actions, got %d", MaxActions, len(words))
+		d.Addf(t.Field("do"), "at most %d actions, got %d", MaxActions, len(words))
 	}
 	for i, w := range words {
 		a, err := parseAction(w, scn, haveScn)
 		if err != nil {
-			d.addf(t.field("do"), "action %d: %s", i+1, err)
+			d.Addf(t.Field("do"), "action %d: %s", i+1, err)
 			continue
 		}
 		s.Actions = append(s.Actions, a)
 	}
-	t.done()
+	t.Done()
 	return s
 }
 
 // goal decodes one goal: metric, op, value and for, each checked against the vocabulary.
 func (d *decoder) goal(t *table, scn Scenario, haveScn bool) Goal {
 	var g Goal
-	t.require("metric", `metric = "success"`)
-	t.require("op", `op = ">="`)
-	t.require("value", `value = 0.7`)
+	t.Require("metric", `metric = "success"`)
+	t.Require("op", `op = ">="`)
+	t.Require("value", `value = 0.7`)
 	var name, op string
-	metricOK := t.str("metric", &name) && d.metric(t, name, &g, scn, haveScn)
-	if t.str("op", &op) {
+	metricOK := t.Str("metric", &name) && d.metric(t, name, &g, scn, haveScn)
+	if t.Str("op", &op) {
 		g.Op = Op(op)
 		valid := []string{"<", "<=", ">", ">=", "==", "!="}
 		if metricOK && g.Metric.Kind == MetricState {
 			valid = []string{"==", "!="}
 		}
 		if !slices.Contains(valid, op) {
-			d.addf(t.field("op"), "must be one of %s for %s, got %q", strings.Join(valid, " "), name, op)
+			d.Addf(t.Field("op"), "must be one of %s for %s, got %q", strings.Join(valid, " "), name, op)
 		}
 	}
-	if raw, ok := t.get("value"); ok && metricOK {
+	if raw, ok := t.Get("value"); ok && metricOK {
 		d.goalValue(t, raw, &g)
 	}
-	if t.duration("for", &g.For) && (g.For < 0 || g.For > MaxDuration) {
-		d.addf(t.field("for"), "must be between 0s and %s, got %s", FormatDuration(MaxDuration), FormatDuration(g.For))
+	if t.Duration("for", &g.For) && (g.For < 0 || g.For > MaxDuration) {
+		d.Addf(t.Field("for"), "must be between 0s and %s, got %s", FormatDuration(MaxDuration), FormatDuration(g.For))
 	}
-	t.done()
+	t.Done()
 	return g
 }
 
@@ -203,7 +194,7 @@ func (d *decoder) metric(t *table, name string, g *Goal, scn Scenario, haveScn b
 				for _, c := range scn.Classes {
 					names = append(names, c.Name)
 				}
-				d.addf(t.field("metric"), "scenario %s has no class %q; its classes: %s", scn.Name, cls, strings.Join(names, ", "))
+				d.Addf(t.Field("metric"), "scenario %s has no class %q; its classes: %s", scn.Name, cls, strings.Join(names, ", "))
 				return false
 			}
 		}
@@ -215,10 +206,10 @@ func (d *decoder) metric(t *table, name string, g *Goal, scn Scenario, haveScn b
 			names = append(names, m.Name)
 		}
 		msg := fmt.Sprintf("unknown metric %q", name)
-		if guess := closest(lookup, names); guess != "" {
+		if guess := tomlfile.Closest(lookup, names); guess != "" {
 			msg += fmt.Sprintf(" (did you mean %q?)", guess)
 		}
-		d.addf(t.field("metric"), "%s; valid: %s", msg, strings.Join(names, ", "))
+		d.Addf(t.Field("metric"), "%s; valid: %s", msg, strings.Join(names, ", "))
 		return false
 	}
 	g.Metric = Metrics[i]
@@ -234,17 +225,17 @@ func (d *decoder) goalValue(t *table, raw any, g *Goal) {
 		case int64:
 			g.Num = float64(n)
 		default:
-			d.addf(t.field("value"), "must be a number for %s, got %s", g.Metric.Name, describe(raw))
+			d.Addf(t.Field("value"), "must be a number for %s, got %s", g.Metric.Name, tomlfile.Describe(raw))
 			return
 		}
 		if g.Num != g.Num || g.Num > 1e12 || g.Num < -1e12 {
-			d.addf(t.field("value"), "must be a finite number, got %v", g.Num)
+			d.Addf(t.Field("value"), "must be a finite number, got %v", g.Num)
 		}
 		return
 	}
 	s, ok := raw.(string)
 	if !ok {
-		d.addf(t.field("value"), "must be a string for %s, got %s", g.Metric.Name, describe(raw))
+		d.Addf(t.Field("value"), "must be a string for %s, got %s", g.Metric.Name, tomlfile.Describe(raw))
 		return
 	}
 	valid := g.Metric.States
@@ -252,7 +243,7 @@ func (d *decoder) goalValue(t *table, raw any, g *Goal) {
 		valid = strategy.Names()
 	}
 	if !slices.Contains(valid, s) {
-		d.addf(t.field("value"), "must be one of %s for %s, got %q", strings.Join(valid, ", "), g.Metric.Name, s)
+		d.Addf(t.Field("value"), "must be one of %s for %s, got %q", strings.Join(valid, ", "), g.Metric.Name, s)
 		return
 	}
 	g.State = s
@@ -297,7 +288,7 @@ func parseAction(text string, scn Scenario, haveScn bool) (Action, error) {
 			return Action{}, fmt.Errorf("unknown fault kind %q", a.Name)
 		}
 	case ActWeight:
-		if !slices.Contains(signalNames[:], a.Name) {
+		if !slices.Contains(engine.SignalNames[:], a.Name) {
 			return Action{}, fmt.Errorf("unknown signal %q; valid: F, L, Q, B, C", a.Name)
 		}
 		if a.Value > 1 {

@@ -271,6 +271,16 @@ func TestParseErrors(t *testing.T) {
 			want: `t.toml:20: note[2].at: must be after note[1].at (5s): notes go in time order, got 5s`,
 		},
 		{
+			name: "a note for some beside one for all but them",
+			text: minimal + "\n[[note]]\nat = \"5s\"\ntext = \"a\"\nstrategies = [\"naive\"]\n\n[[note]]\nat = \"5s\"\ntext = \"b\"\nexcept = [\"naive\", \"cortex\"]\n\n[[note]]\nat = \"5s\"\ntext = \"c\"\nexcept = [\"cortex\"]\n",
+			want: `t.toml:25: note[3].at: must be after note[2].at (5s): notes go in time order, got 5s`,
+		},
+		{
+			name: "strategies and except",
+			text: minimal + "\n[[note]]\nat = \"5s\"\ntext = \"a\"\nstrategies = [\"naive\"]\nexcept = [\"cortex\"]\n",
+			want: `t.toml:18: note[1].except: give strategies (the note's) or except (those it is not for), not both`,
+		},
+		{
 			name: "empty note text",
 			text: minimal + "\n[[note]]\nat = \"5s\"\ntext = \"  \"\n",
 			want: `t.toml:16: note[1].text: is required`,

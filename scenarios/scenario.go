@@ -112,15 +112,23 @@ type Note struct {
 	At   time.Duration
 	Text string
 	// Strategies are the strategies the note is about (catalog names, e.g. "naive"): a run of
-	// another strategy does not show it. Empty: every strategy.
+	// another strategy does not show it. Empty: every strategy (but Except).
 	Strategies []string
+	// Except are the strategies the note is not about: a run of one of them does not show it,
+	// every other strategy's does (a strategy added to the catalog later included). At most one
+	// of Strategies and Except is set.
+	Except []string
 }
 
-// For reports whether the note is shown to a run of the named strategy: always when the note
-// names no strategy. A name the strategy switch built from several ("cortex+naive") is not
-// matched: the dashboard asks with the strategy running now.
+// For reports whether the note is shown to a run of the named strategy: one it names in
+// Strategies, one it does not name in Except, every strategy when it names none. A name the
+// strategy switch built from several ("cortex+naive") is not matched: the dashboard asks with
+// the strategy running now.
 func (n Note) For(strategy string) bool {
-	return len(n.Strategies) == 0 || slices.Contains(n.Strategies, strategy)
+	if len(n.Strategies) > 0 {
+		return slices.Contains(n.Strategies, strategy)
+	}
+	return !slices.Contains(n.Except, strategy)
 }
 
 // WithTiming returns s with its zero Tick, Clients, Deadline and Timeout set to their defaults

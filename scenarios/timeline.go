@@ -48,8 +48,14 @@ func (s Scenario) End() time.Duration { return s.Duration + s.Drain }
 // for that strategy (Note.For) whose At is at or before t, or "" before the first one (and
 // when there are none). Notes must be in time order, as Validate requires.
 func (s Scenario) NoteAt(t time.Duration, strategy string) string {
+	return NoteAt(s.Notes, t, strategy)
+}
+
+// NoteAt is Scenario.NoteAt over notes (in time order): the caption at time t for a run of
+// strategy, "" before the first note for it.
+func NoteAt(notes []Note, t time.Duration, strategy string) string {
 	text := ""
-	for _, n := range s.Notes {
+	for _, n := range notes {
 		if n.At > t {
 			break
 		}

@@ -44,6 +44,7 @@ func TestNoteAtStrategy(t *testing.T) {
 		{At: 20 * time.Second, Text: "naive only", Strategies: []string{"naive", "backoff"}},
 		{At: 20 * time.Second, Text: "cortex only", Strategies: []string{"cortex"}},
 		{At: 40 * time.Second, Text: "all again"},
+		{At: 50 * time.Second, Text: "all but naive", Except: []string{"naive"}},
 	}}
 	tests := []struct {
 		strategy string
@@ -55,6 +56,8 @@ func TestNoteAtStrategy(t *testing.T) {
 		{"cortex", 30 * time.Second, "cortex only"},
 		{"none", 30 * time.Second, "all"},
 		{"cortex", 40 * time.Second, "all again"},
+		{"naive", 50 * time.Second, "all again"},
+		{"a-strategy-added-later", 50 * time.Second, "all but naive"},
 	}
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, s.NoteAt(tt.t, tt.strategy), "%s at %s", tt.strategy, tt.t)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cortex-tui/cortex-tui/internal/tomlfile"
 	"github.com/cortex-tui/cortex-tui/strategy"
 )
 
@@ -54,81 +55,81 @@ func (s Scenario) Validate() error {
 	s.validateService(&p)
 	s.validateFaults(&p)
 	s.validateNotes(&p)
-	return p.err()
+	return p.Err()
 }
 
 func (s Scenario) validateTop(p *problems) {
 	switch {
 	case s.Name == "":
-		p.addf("name", "is required")
+		p.Addf("name", "is required")
 	case !namePattern.MatchString(s.Name):
-		p.addf("name", "must be lowercase letters, digits and single hyphens (like \"black-friday\"), got %q", s.Name)
+		p.Addf("name", "must be lowercase letters, digits and single hyphens (like \"black-friday\"), got %q", s.Name)
 	}
 	switch {
 	case strings.TrimSpace(s.Summary) == "":
-		p.addf("summary", "is required")
+		p.Addf("summary", "is required")
 	case strings.ContainsAny(s.Summary, "\r\n"):
-		p.addf("summary", "must be a single line")
+		p.Addf("summary", "must be a single line")
 	}
 	switch {
 	case s.Duration <= 0:
-		p.addf("duration", "must be positive, got %s", FormatDuration(s.Duration))
+		p.Addf("duration", "must be positive, got %s", FormatDuration(s.Duration))
 	case s.Duration > MaxDuration:
-		p.addf("duration", "must be at most %s, got %s", FormatDuration(MaxDuration), FormatDuration(s.Duration))
+		p.Addf("duration", "must be at most %s, got %s", FormatDuration(MaxDuration), FormatDuration(s.Duration))
 	}
 	if s.Drain < 0 || s.Drain > MaxDrain {
-		p.addf("drain", "must be between 0s and %s, got %s", FormatDuration(MaxDrain), FormatDuration(s.Drain))
+		p.Addf("drain", "must be between 0s and %s, got %s", FormatDuration(MaxDrain), FormatDuration(s.Drain))
 	}
 	switch {
 	case s.Tick < MinTick || s.Tick > MaxTick:
-		p.addf("tick", "must be between %s and %s, got %s", MinTick, FormatDuration(MaxTick), FormatDuration(s.Tick))
+		p.Addf("tick", "must be between %s and %s, got %s", MinTick, FormatDuration(MaxTick), FormatDuration(s.Tick))
 	case s.Duration > 0 && s.Duration%s.Tick != 0:
-		p.addf("tick", "must divide duration (%s) evenly, got %s", FormatDuration(s.Duration), FormatDuration(s.Tick))
+		p.Addf("tick", "must divide duration (%s) evenly, got %s", FormatDuration(s.Duration), FormatDuration(s.Tick))
 	}
 }
 
 func (s Scenario) validateFleet(p *problems) {
 	if s.Clients < 1 || s.Clients > MaxClients {
-		p.addf("fleet.clients", "must be between 1 and %d, got %d", MaxClients, s.Clients)
+		p.Addf("fleet.clients", "must be between 1 and %d, got %d", MaxClients, s.Clients)
 	}
 	if s.Loop.Closed {
 		switch {
 		case s.Loop.Users < 1:
-			p.addf("fleet.users", "must be at least 1 with loop = \"closed\", got %d", s.Loop.Users)
+			p.Addf("fleet.users", "must be at least 1 with loop = \"closed\", got %d", s.Loop.Users)
 		case s.Loop.Users > MaxUsers:
-			p.addf("fleet.users", "must be between 1 and %d, got %d", MaxUsers, s.Loop.Users)
+			p.Addf("fleet.users", "must be between 1 and %d, got %d", MaxUsers, s.Loop.Users)
 		}
 		if s.Loop.Think < 0 {
-			p.addf("fleet.think", "must not be negative, got %s", FormatDuration(s.Loop.Think))
+			p.Addf("fleet.think", "must not be negative, got %s", FormatDuration(s.Loop.Think))
 		}
 	} else {
 		if s.Loop.Users != 0 {
-			p.addf("fleet.users", "is only for loop = \"closed\" (open-loop rates come from [[class]] rate)")
+			p.Addf("fleet.users", "is only for loop = \"closed\" (open-loop rates come from [[class]] rate)")
 		}
 		if s.Loop.Think != 0 {
-			p.addf("fleet.think", "is only for loop = \"closed\"")
+			p.Addf("fleet.think", "is only for loop = \"closed\"")
 		}
 	}
 	if s.Deadline <= 0 {
-		p.addf("fleet.deadline", "must be positive, got %s", FormatDuration(s.Deadline))
+		p.Addf("fleet.deadline", "must be positive, got %s", FormatDuration(s.Deadline))
 	}
 	switch {
 	case s.Timeout <= 0:
-		p.addf("fleet.timeout", "must be positive, got %s", FormatDuration(s.Timeout))
+		p.Addf("fleet.timeout", "must be positive, got %s", FormatDuration(s.Timeout))
 	case s.Deadline > 0 && s.Timeout > s.Deadline:
-		p.addf("fleet.timeout", "must not exceed fleet.deadline (%s), got %s", FormatDuration(s.Deadline), FormatDuration(s.Timeout))
+		p.Addf("fleet.timeout", "must not exceed fleet.deadline (%s), got %s", FormatDuration(s.Deadline), FormatDuration(s.Timeout))
 	}
 	if s.Layers < 1 || s.Layers > MaxLayers {
-		p.addf("fleet.layers", "must be between 1 and %d, got %d", MaxLayers, s.Layers)
+		p.Addf("fleet.layers", "must be between 1 and %d, got %d", MaxLayers, s.Layers)
 	}
 	if s.Budget != BudgetPerClient && s.Budget != BudgetShared {
-		p.addf("fleet.budget", "must be \"per-client\" or \"shared\", got %s", s.Budget)
+		p.Addf("fleet.budget", "must be \"per-client\" or \"shared\", got %s", s.Budget)
 	}
 }
 
 func (s Scenario) validateClasses(p *problems) {
 	if len(s.Classes) == 0 {
-		p.addf("class", "at least one [[class]] is required")
+		p.Addf("class", "at least one [[class]] is required")
 		return
 	}
 	seen := map[string]int{}
@@ -137,41 +138,41 @@ func (s Scenario) validateClasses(p *problems) {
 		f := fmt.Sprintf("class[%d]", i+1)
 		switch {
 		case strings.TrimSpace(c.Name) == "":
-			p.addf(f+".name", "is required")
+			p.Addf(f+".name", "is required")
 		case seen[c.Name] > 0:
-			p.addf(f+".name", "%q is already the name of class[%d]", c.Name, seen[c.Name])
+			p.Addf(f+".name", "%q is already the name of class[%d]", c.Name, seen[c.Name])
 		default:
 			seen[c.Name] = i + 1
 		}
 		if c.Priority < 0 || c.Priority > MaxPriority {
-			p.addf(f+".priority", "must be between 0 and %d, got %d", MaxPriority, c.Priority)
+			p.Addf(f+".priority", "must be between 0 and %d, got %d", MaxPriority, c.Priority)
 		}
 		if !finiteAtLeast(c.Rate, 0) {
-			p.addf(f+".rate", "must be a number >= 0, got %v", c.Rate)
+			p.Addf(f+".rate", "must be a number >= 0, got %v", c.Rate)
 			badRate = true
 			continue
 		}
 		if c.Rate > MaxRate {
-			p.addf(f+".rate", "must be at most %d requests/s, got %v", MaxRate, c.Rate)
+			p.Addf(f+".rate", "must be at most %d requests/s, got %v", MaxRate, c.Rate)
 			badRate = true
 			continue
 		}
 		total += c.Rate
 	}
 	if len(s.Classes) > MaxClasses {
-		p.addf(fmt.Sprintf("class[%d]", MaxClasses+1), "at most %d [[class]] entries, got %d", MaxClasses, len(s.Classes))
+		p.Addf(fmt.Sprintf("class[%d]", MaxClasses+1), "at most %d [[class]] entries, got %d", MaxClasses, len(s.Classes))
 	}
 	switch {
 	case total == 0 && !badRate:
-		p.addf("class", "the rates of all classes sum to 0: no traffic")
+		p.Addf("class", "the rates of all classes sum to 0: no traffic")
 	case !badRate && !s.Loop.Closed && s.loadValid() && !s.ClassLoads():
 		if peak := total * s.PeakLoad(); peak > MaxPeakRate {
-			p.addf("class", "the peak arrival rate, %v requests/s (the class rates sum to %v, times the largest load factor, %v), must be at most %d requests/s",
+			p.Addf("class", "the peak arrival rate, %v requests/s (the class rates sum to %v, times the largest load factor, %v), must be at most %d requests/s",
 				peak, total, s.PeakLoad(), MaxPeakRate)
 		}
 	case !badRate && !s.Loop.Closed && s.loadValid():
 		if peak := s.PeakRate(); peak > MaxPeakRate {
-			p.addf("class", "the peak arrival rate, %v requests/s (at its largest, the sum over classes of rate x the class's own load factor x the load factor), must be at most %d requests/s",
+			p.Addf("class", "the peak arrival rate, %v requests/s (at its largest, the sum over classes of rate x the class's own load factor x the load factor), must be at most %d requests/s",
 				peak, MaxPeakRate)
 		}
 	}
@@ -212,12 +213,12 @@ func validateProfile(p *problems, path string, pts []LoadPoint) {
 	for i, l := range pts {
 		f := fmt.Sprintf("%s[%d]", path, i+1)
 		if l.At < 0 {
-			p.addf(f+".at", "must not be negative, got %s", FormatDuration(l.At))
+			p.Addf(f+".at", "must not be negative, got %s", FormatDuration(l.At))
 		} else if i > 0 && l.At <= pts[i-1].At {
-			p.addf(f+".at", "must be after %s[%d].at (%s), got %s", path, i, FormatDuration(pts[i-1].At), FormatDuration(l.At))
+			p.Addf(f+".at", "must be after %s[%d].at (%s), got %s", path, i, FormatDuration(pts[i-1].At), FormatDuration(l.At))
 		}
 		if !finiteAtLeast(l.Factor, 0) || l.Factor > MaxFactor {
-			p.addf(f+".factor", "must be between 0 and %d, got %v", MaxFactor, l.Factor)
+			p.Addf(f+".factor", "must be between 0 and %d, got %v", MaxFactor, l.Factor)
 		}
 	}
 }
@@ -225,40 +226,40 @@ func validateProfile(p *problems, path string, pts []LoadPoint) {
 func (s Scenario) validateService(p *problems) {
 	v := s.Service
 	if v.Workers < 1 || v.Workers > MaxWorkers {
-		p.addf("service.workers", "must be between 1 and %d, got %d", MaxWorkers, v.Workers)
+		p.Addf("service.workers", "must be between 1 and %d, got %d", MaxWorkers, v.Workers)
 	}
 	if v.ServiceTime <= 0 {
-		p.addf("service.service_time", "must be positive, got %s", FormatDuration(v.ServiceTime))
+		p.Addf("service.service_time", "must be positive, got %s", FormatDuration(v.ServiceTime))
 	}
 	if !finiteAtLeast(v.Sigma, 0) || v.Sigma > MaxSigma {
-		p.addf("service.sigma", "must be between 0 and %v, got %v", MaxSigma, v.Sigma)
+		p.Addf("service.sigma", "must be between 0 and %v, got %v", MaxSigma, v.Sigma)
 	}
 	if v.QueueLimit < 0 || v.QueueLimit > MaxQueueLimit {
-		p.addf("service.queue_limit", "must be between 0 and %d, got %d", MaxQueueLimit, v.QueueLimit)
+		p.Addf("service.queue_limit", "must be between 0 and %d, got %d", MaxQueueLimit, v.QueueLimit)
 	}
 	if msg := CheckRefusalCost(v.RefusalCost); msg != "" {
-		p.addf("service.refusal_cost", "%s", msg)
+		p.Addf("service.refusal_cost", "%s", msg)
 	}
 	switch {
 	case !finiteAtLeast(v.CrashFactor, 0):
-		p.addf("service.crash_factor", "must be 0 (never crashes) or at least 1, got %v", v.CrashFactor)
+		p.Addf("service.crash_factor", "must be 0 (never crashes) or at least 1, got %v", v.CrashFactor)
 	case v.CrashFactor > 0 && v.CrashFactor < 1:
-		p.addf("service.crash_factor", "must be 0 (never crashes) or at least 1 (a service below capacity does not crash), got %v", v.CrashFactor)
+		p.Addf("service.crash_factor", "must be 0 (never crashes) or at least 1 (a service below capacity does not crash), got %v", v.CrashFactor)
 	}
 	if v.CrashAfter < 0 {
-		p.addf("service.crash_after", "must not be negative, got %s", FormatDuration(v.CrashAfter))
+		p.Addf("service.crash_after", "must not be negative, got %s", FormatDuration(v.CrashAfter))
 	}
 	switch {
 	case v.RestartDelay < 0:
-		p.addf("service.restart_delay", "must not be negative, got %s", FormatDuration(v.RestartDelay))
+		p.Addf("service.restart_delay", "must not be negative, got %s", FormatDuration(v.RestartDelay))
 	case v.CrashFactor > 0 && v.RestartDelay == 0:
-		p.addf("service.restart_delay", "must be positive when service.crash_factor is set")
+		p.Addf("service.restart_delay", "must be positive when service.crash_factor is set")
 	}
 	if !(v.WarmStart > 0 && v.WarmStart <= 1) {
-		p.addf("service.warm_start", "must be in (0, 1], got %v", v.WarmStart)
+		p.Addf("service.warm_start", "must be in (0, 1], got %v", v.WarmStart)
 	}
 	if v.Warmup < 0 {
-		p.addf("service.warmup", "must not be negative, got %s", FormatDuration(v.Warmup))
+		p.Addf("service.warmup", "must not be negative, got %s", FormatDuration(v.Warmup))
 	}
 }
 
@@ -267,31 +268,31 @@ func (s Scenario) validateFaults(p *problems) {
 		path := fmt.Sprintf("fault[%d]", i+1)
 		if f.Kind.Index() < 0 {
 			_, msg := f.Kind.Check(f.Value)
-			p.addf(path+".kind", "%s", msg)
+			p.Addf(path+".kind", "%s", msg)
 			continue
 		}
 		switch {
 		case f.At < 0:
-			p.addf(path+".at", "must not be negative, got %s", FormatDuration(f.At))
+			p.Addf(path+".at", "must not be negative, got %s", FormatDuration(f.At))
 		case s.Duration > 0 && f.At >= s.Duration:
-			p.addf(path+".at", "starts at %s, at or after the end of the run's arrivals (duration = %s)", FormatDuration(f.At), FormatDuration(s.Duration))
+			p.Addf(path+".at", "starts at %s, at or after the end of the run's arrivals (duration = %s)", FormatDuration(f.At), FormatDuration(s.Duration))
 		case s.tickValid() && f.At%s.Tick != 0:
-			p.addf(path+".at", "must be a multiple of tick (%s): faults start and end on tick boundaries, got %s", FormatDuration(s.Tick), FormatDuration(f.At))
+			p.Addf(path+".at", "must be a multiple of tick (%s): faults start and end on tick boundaries, got %s", FormatDuration(s.Tick), FormatDuration(f.At))
 		}
 		switch {
 		case f.Duration <= 0:
-			p.addf(path+".duration", "must be positive, got %s", FormatDuration(f.Duration))
+			p.Addf(path+".duration", "must be positive, got %s", FormatDuration(f.Duration))
 		case s.tickValid() && f.Duration%s.Tick != 0:
 			// A fault shorter than a tick that starts within one would never happen at all.
-			p.addf(path+".duration", "must be a multiple of tick (%s): faults start and end on tick boundaries, got %s", FormatDuration(s.Tick), FormatDuration(f.Duration))
+			p.Addf(path+".duration", "must be a multiple of tick (%s): faults start and end on tick boundaries, got %s", FormatDuration(s.Tick), FormatDuration(f.Duration))
 		}
 		if field, msg := f.Kind.Check(f.Value); msg != "" {
-			p.addf(path+"."+field, "%s", msg)
+			p.Addf(path+"."+field, "%s", msg)
 		}
 		for j := range i {
 			g := s.Faults[j]
 			if g.Kind == f.Kind && f.At < g.At+g.Duration && g.At < f.At+f.Duration {
-				p.addf(path, "overlaps fault[%d] (%s from %s to %s): faults of one kind must not overlap",
+				p.Addf(path, "overlaps fault[%d] (%s from %s to %s): faults of one kind must not overlap",
 					j+1, g.Kind, FormatDuration(g.At), FormatDuration(g.At+g.Duration))
 				break
 			}
@@ -307,28 +308,37 @@ func (s Scenario) validateNotes(p *problems) {
 		f := fmt.Sprintf("note[%d]", i+1)
 		switch {
 		case n.At < 0:
-			p.addf(f+".at", "must not be negative, got %s", FormatDuration(n.At))
+			p.Addf(f+".at", "must not be negative, got %s", FormatDuration(n.At))
 		case i > 0 && n.At < s.Notes[i-1].At,
 			i > 0 && n.At == s.Notes[i-1].At && shareStrategy(n, s.Notes[i-1]):
-			p.addf(f+".at", "must be after note[%d].at (%s): notes go in time order, got %s", i, FormatDuration(s.Notes[i-1].At), FormatDuration(n.At))
+			p.Addf(f+".at", "must be after note[%d].at (%s): notes go in time order, got %s", i, FormatDuration(s.Notes[i-1].At), FormatDuration(n.At))
 		case s.Duration > 0 && n.At >= s.End():
-			p.addf(f+".at", "is at or after the end of the run (duration + drain = %s), got %s", FormatDuration(s.End()), FormatDuration(n.At))
+			p.Addf(f+".at", "is at or after the end of the run (duration + drain = %s), got %s", FormatDuration(s.End()), FormatDuration(n.At))
 		}
 		if strings.TrimSpace(n.Text) == "" {
-			p.addf(f+".text", "is required")
+			p.Addf(f+".text", "is required")
 		}
 		validateStrategies(p, f+".strategies", n.Strategies)
+		validateStrategies(p, f+".except", n.Except)
+		if len(n.Strategies) > 0 && len(n.Except) > 0 {
+			p.Addf(f+".except", "give strategies (the note's) or except (those it is not for), not both")
+		}
 	}
 }
 
 // shareStrategy reports whether a run of some strategy would show both notes: two notes at the
-// same time are allowed only when no strategy sees both (they are alternatives).
+// same time are allowed only when no strategy sees both (they are alternatives). A note with
+// Except is shown to the strategies a later catalog adds too, so it overlaps any other note
+// that is not about named strategies only, all of them in its Except.
 func shareStrategy(a, b Note) bool {
-	if len(a.Strategies) == 0 || len(b.Strategies) == 0 {
-		return true
+	if len(a.Strategies) == 0 && len(b.Strategies) == 0 {
+		return true // both for every strategy, but a few: a strategy the catalog adds sees both
 	}
-	for _, name := range a.Strategies {
-		if slices.Contains(b.Strategies, name) {
+	if len(a.Strategies) == 0 {
+		a, b = b, a
+	}
+	for _, name := range a.Strategies { // a names its strategies
+		if b.For(name) {
 			return true
 		}
 	}
@@ -341,12 +351,12 @@ func validateStrategies(p *problems, field string, names []string) {
 		switch {
 		case !slices.Contains(strategy.Names(), name):
 			msg := fmt.Sprintf("unknown strategy %q", name)
-			if guess := closest(name, strategy.Names()); guess != "" {
+			if guess := tomlfile.Closest(name, strategy.Names()); guess != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", guess)
 			}
-			p.addf(field, "%s; valid: %s", msg, strings.Join(strategy.Names(), ", "))
+			p.Addf(field, "%s; valid: %s", msg, strings.Join(strategy.Names(), ", "))
 		case slices.Index(names, name) < i:
-			p.addf(field, "names %q twice", name)
+			p.Addf(field, "names %q twice", name)
 		}
 	}
 }

@@ -2,14 +2,12 @@ package sim
 
 import (
 	"iter"
+	"time"
 
 	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
 )
-
-// kindAt is the fault kind at index k of scenarios.FaultKinds.
-func kindAt(k int) scenarios.FaultKind { return scenarios.FaultKinds[k] }
 
 // Control applies c at the start of the next tick (source.ControlEvent says what each control
 // does). The controls of the run's classes and engines are model.Controls'; a fault is the
@@ -51,35 +49,19 @@ func (s *Sim) engines() iter.Seq[*engine.Engine] {
 // when 0, replacing an active fault of the same kind. f.At is ignored. An invalid fault is
 // reported as an error event and ignored.
 func (s *Sim) inject(f scenarios.Fault) {
-	if err := checkFault(f); err != nil {
-		s.emit(s.now, source.Event{Kind: source.EventFault, Fault: source.FaultEvent{Change: source.FaultRefused,
-			Kind: f.Kind, Value: f.Value, Reason: err.Error()}})
-		return
-	}
-	if f.Duration < 0 {
-		f.Duration = 0
-	}
-	s.startFault(f, s.now, -1)
+	s.tl.Inject(f, time.Duration(s.now))
 	s.updateService(s.now)
 }
 
 // clear ends the fault of that kind (injected or scheduled), if any.
 func (s *Sim) clear(kind scenarios.FaultKind) {
-	k := kind.Index()
-	if k < 0 || !s.faults[k].on {
-		return
-	}
-	s.endFault(k, s.now, source.FaultCleared)
+	s.tl.Clear(kind, time.Duration(s.now))
 	s.updateService(s.now)
 }
 
 // clearAll ends every active fault.
 func (s *Sim) clearAll() {
-	for k := range s.faults {
-		if s.faults[k].on {
-			s.endFault(k, s.now, source.FaultCleared)
-		}
-	}
+	s.tl.ClearAll(time.Duration(s.now))
 	s.updateService(s.now)
 }
 

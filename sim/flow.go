@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/cortex-tui/cortex-tui/engine"
+	"github.com/cortex-tui/cortex-tui/model"
 	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/strategy"
 )
@@ -11,13 +12,6 @@ import (
 // retryCap bounds the retry index whatever a strategy answers (every catalog strategy stops at
 // 3), so a faulty strategy cannot recurse without end through zero-delay retries.
 const retryCap = 100
-
-// Reasons counted apart in the metrics.
-const (
-	reasonShed   = "SHED_LOW_PRIORITY"
-	reasonBudget = "BUDGET_EXHAUSTED"
-	reasonNone   = "NO_RETRIES"
-)
 
 // allocRequest returns a free request slot.
 func (s *Sim) allocRequest() int32 {
@@ -303,40 +297,24 @@ func (s *Sim) verdict(ri int32, v strategy.Verdict, t int64) {
 
 // countVerdict adds a retry decision to the counts.
 func (s *Sim) countVerdict(cls int, v strategy.Verdict) {
-	if a := int(v.Action); a >= 0 && a < len(s.counts.Decisions) {
-		s.counts.Decisions[a]++
-	}
 	// The reason, without comparing strings on the common paths (measured: ReasonOf on every
-	// verdict cost `none` 5% of its run): RETRY is counted once a tick from Decisions
-	// (snapshot), the checks 1 and 2 follow from the action, and the other reasons come in
-	// runs of the same constant string, whose comparison with the last one is a pointer check.
+	// verdict cost `none` 5% of its run): RETRY and the checks 1 and 2 follow from the action
+	// (model.VerdictReason), and the other reasons come in runs of the same constant string,
+	// whose comparison with the last one is a pointer check.
+	code := source.ReasonRetry
 	switch v.Action {
 	case engine.Retry:
 	case engine.NotRetryable:
-		s.counts.Reasons[source.ReasonNotRetryable]++
+		code = source.ReasonNotRetryable
 	case engine.MaxRetriesExceeded:
-		s.counts.Reasons[source.ReasonMaxRetries]++
+		code = source.ReasonMaxRetries
 	default:
 		if v.Reason != s.lastReason {
 			s.lastReason, s.lastCode = v.Reason, source.ReasonOf(v.Reason)
 		}
-		s.counts.Reasons[s.lastCode]++
+		code = s.lastCode
 	}
-	ct := &s.classTicks[cls]
-	switch {
-	case v.Retry:
-		ct.Admitted++
-	case v.Reason == reasonShed:
-		s.counts.Shed++
-		ct.Shed++
-	case v.Reason == reasonBudget:
-		s.counts.BudgetRejected++
-		ct.BudgetRejected++
-	case v.Action == engine.NotRetryable || v.Action == engine.MaxRetriesExceeded || v.Reason == reasonNone:
-		// not a refusal under pressure
-	default:
-		ct.OtherRejected++
-	}
+	model.CountVerdict(&s.counts, &s.classTicks[cls], &v, code)
 }
 
 // endRequest ends request ri at t, completed or abandoned, and frees its slot.

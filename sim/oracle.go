@@ -210,21 +210,21 @@ func (o *oracleRun) replay(s *Sim, seed int64) {
 		t := int64(i) * tick
 		s.beginTick(t)
 		s.events = s.events[:0]
-		st := oracleTick{usable: float64(s.svc.eff), meanS: s.svc.meanS, bhFrom: -2}
-		if f := s.faults[kErrors]; f.on {
-			st.errs = f.value
+		st := oracleTick{usable: float64(s.svc.Eff), meanS: s.svc.MeanS, bhFrom: -2}
+		if v := s.fx.Errors; v > 0 {
+			st.errs = v
 		}
-		if f := s.faults[kThrottle]; f.on {
-			st.throttle = f.value
+		if v := s.fx.Throttle; v > 0 {
+			st.throttle = v
 			if prevThrottle == 0 {
 				o.burst[i/o.perStep] = true // the bucket starts full
 			}
 		}
 		prevThrottle = st.throttle
-		if f := s.faults[kBad]; f.on {
-			o.refused[i/o.perStep] = max(o.refused[i/o.perStep], f.value)
+		if v := s.fx.BadRequests; v > 0 {
+			o.refused[i/o.perStep] = max(o.refused[i/o.perStep], v)
 		}
-		if s.faults[kBlackhole].on {
+		if s.fx.Hang {
 			if bhStart < 0 {
 				bhStart = t
 			}

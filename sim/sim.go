@@ -73,15 +73,14 @@ type Sim struct {
 	cliTimeouts ring.Ring[timeoutEntry] // client timeouts when Layers > 1
 	timers      eventHeap               // retry wake-ups, closed-loop think ends
 
-	svc    service
-	faults [numKinds]activeFault
-	sched  []bool // scheduled fault i has started
+	svc service
+	tl  model.Timeline    // the fault timeline and the captions
+	fx  scenarios.Effects // what the faults in effect do to the service (the timeline's)
 
 	fleet *fleetSync // the clients' engines sharing one budget (scenario budget = "shared"); nil otherwise
 	// build, when set (tests only), builds each client's strategy instead of strategy.New.
 	build func(name string, env strategy.Env) (strategy.Strategy, error)
 
-	noteIdx         int
 	lastCircuits    [2]int          // clients with a HALF_OPEN and an OPEN circuit at the end of the previous tick
 	kept            *decisionKeeper // the latest decisions, while KeepDecisions keeps them (nil: off)
 	lastReason      string          // the reason of the last REJECT or CIRCUIT_OPEN verdict counted
@@ -279,7 +278,7 @@ func validate(scn scenarios.Scenario) error {
 		bad("service.warm_start must be in (0, 1] (got %v)", sv.WarmStart)
 	}
 	for i, f := range scn.Faults {
-		if err := checkFault(f); err != nil {
+		if err := model.CheckFault(f); err != nil {
 			bad("faults[%d]: %v", i, err)
 		}
 		if f.At < 0 || f.Duration < 0 {
@@ -314,11 +313,10 @@ func (s *Sim) reset(strategyName string) error {
 	s.cliTimeouts.Clear()
 	s.timers.clear()
 	s.timers.seq = 0
-	s.svc = service{}
-	s.svc.queue = ring.New[int32](scn.Service.QueueLimit) // arrive never queues past it: the ring stays within it
-	s.faults = [numKinds]activeFault{}
-	s.sched = make([]bool, len(scn.Faults))
-	s.noteIdx = -1
+	s.svc = service{Service: model.NewService(scn.Service, scn.Tick),
+		queue: ring.New[int32](scn.Service.QueueLimit)} // arrive never queues past it: the ring stays within it
+	s.tl = model.NewTimeline(scn.Faults, scn.Notes, sideOf{s})
+	s.fx = s.tl.Effects()
 	s.lastCircuits = [2]int{}
 	s.classTicks = make([]source.ClassTick, len(s.ctl.Classes))
 	s.events = nil
@@ -333,8 +331,6 @@ func (s *Sim) reset(strategyName string) error {
 		return err
 	}
 	s.strategy = strings.ToLower(strings.TrimSpace(strategyName))
-	s.svc.state = source.ServiceUp
-	s.svc.warmFrac = 1
 	s.users = nil
 	if scn.Loop.Closed {
 		s.startUsers()

@@ -182,13 +182,13 @@ func TestTimedOutAttemptStillOccupiesServer(t *testing.T) {
 		s.newRequest(0, 0, -1, 0) // queued behind it
 		c := stepUntil(s, 1500*time.Millisecond)
 		assert.Equal(t, 2, c.Timeouts, "both time out at 1 s")
-		assert.Equal(t, 1, s.svc.busy, "the worker still serves the timed-out attempt")
+		assert.Equal(t, 1, s.svc.Busy, "the worker still serves the timed-out attempt")
 		assert.Equal(t, 1, s.svc.queue.Len(), "the second is still queued")
 		stepUntil(s, 5500*time.Millisecond)
 		if drop {
-			assert.Equal(t, 0, s.svc.busy, "drop_expired: the expired attempt is skipped")
+			assert.Equal(t, 0, s.svc.Busy, "drop_expired: the expired attempt is skipped")
 		} else {
-			assert.Equal(t, 1, s.svc.busy, "the expired attempt is served anyway")
+			assert.Equal(t, 1, s.svc.Busy, "the expired attempt is served anyway")
 		}
 		assert.Zero(t, s.svc.queue.Len())
 	}

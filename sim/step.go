@@ -34,32 +34,9 @@ func (s *Sim) Step() source.Snapshot {
 // beginTick applies what changes at tick boundaries: the fault timeline, the service's
 // restart and warm-up, the caption, and each client's pending-retry count (SetPending).
 func (s *Sim) beginTick(t int64) {
-	for k := range s.faults {
-		if f := s.faults[k]; f.on && f.until > 0 && t >= f.until {
-			s.endFault(k, t, source.FaultEnded)
-		}
-	}
-	for i, f := range s.scn.Faults {
-		if s.sched[i] || int64(f.At) > t {
-			continue
-		}
-		s.sched[i] = true
-		if end := int64(f.At + f.Duration); f.Duration > 0 && end <= t {
-			continue // entirely in the past (a tick longer than the fault)
-		}
-		g := f
-		if f.Duration > 0 {
-			g.Duration = time.Duration(int64(f.At+f.Duration) - t)
-		}
-		s.startFault(g, t, i)
-	}
+	s.tl.Begin(time.Duration(t))
 	s.updateService(t)
-	for i := s.noteIdx + 1; i < len(s.scn.Notes) && int64(s.scn.Notes[i].At) <= t; i++ {
-		s.noteIdx = i
-		if s.scn.Notes[i].For(s.strategy) { // a note about other strategies is not this run's
-			s.emit(t, source.Event{Kind: source.EventNote, Text: s.scn.Notes[i].Text})
-		}
-	}
+	s.tl.Captions(time.Duration(t), s.strategy)
 	if s.fleet != nil && t >= s.fleet.next {
 		s.syncFleet(t)
 	}
@@ -236,15 +213,14 @@ func (s *Sim) snapshot(util float64, over int64) source.Snapshot {
 		Counts:  s.counts,
 		Classes: make([]source.ClassTick, len(s.classTicks)),
 		Service: source.Service{
-			State:       s.svc.state,
-			Capacity:    s.svc.capacity,
+			State:       s.svc.State,
+			Capacity:    s.svc.Capacity,
 			Queue:       s.svc.queue.Len(),
 			QueueLimit:  s.scn.Service.QueueLimit,
 			Utilisation: util,
 			Overload:    time.Duration(over),
 		},
 	}
-	snap.Counts.Reasons[source.ReasonRetry] = snap.Counts.Decisions[engine.Retry] // every strategy's RETRY verdict says RETRY
 	for i := range s.clients {
 		snap.Pending += s.clients[i].pending
 		snap.HeldOriginals += s.clients[i].held
@@ -253,18 +229,9 @@ func (s *Sim) snapshot(util float64, over int64) source.Snapshot {
 		s.classTicks[i].Priority = s.ctl.Classes[i].Priority
 	}
 	copy(snap.Classes, s.classTicks)
-	snap.Note = s.note()
+	snap.Note = s.tl.Note(s.strategy)
 	snap.Cortex = s.fleetView()
-	for k, f := range s.faults {
-		if !f.on {
-			continue
-		}
-		af := source.ActiveFault{Kind: kindAt(k), Value: f.value, Injected: f.injected}
-		if f.until > 0 {
-			af.Remaining = time.Duration(max(0, f.until-s.now))
-		}
-		snap.Faults = append(snap.Faults, af)
-	}
+	snap.Faults = s.tl.Faults(nil, time.Duration(s.now))
 	if len(s.events) > 0 {
 		snap.Events = append([]source.Event(nil), s.events...)
 	}
@@ -303,15 +270,4 @@ func (s *Sim) fleetView() *source.CortexView {
 		v.Fleet = s.fleet.health()
 	}
 	return v
-}
-
-// note returns the caption of the current strategy: the last note reached that is for it (a
-// switch of strategy shows the new strategy's caption at once), "" before the first.
-func (s *Sim) note() string {
-	for i := s.noteIdx; i >= 0; i-- {
-		if n := &s.scn.Notes[i]; n.For(s.strategy) {
-			return n.Text
-		}
-	}
-	return ""
 }

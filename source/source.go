@@ -249,7 +249,11 @@ func ReasonOf(s string) Reason {
 
 // Service is the state of the downstream service at the end of a tick.
 type Service struct {
-	State       ServiceState
+	State ServiceState
+	// Unmeasured says that the service is not the source's to measure (live mode against the
+	// user's own service, --target): Capacity, Queue, QueueLimit, Utilisation and Overload are
+	// unknown and 0, and the dashboard leaves them out rather than show a capacity of 0.
+	Unmeasured  bool
 	Capacity    float64 // current capacity in requests/s
 	Queue       int     // queue length
 	QueueLimit  int
@@ -261,46 +265,19 @@ type Service struct {
 	Overload time.Duration
 }
 
-// ServiceState is the state of the downstream service. The zero value, ServiceUnknown, is a
+// ServiceState is the state of the downstream service (scenarios.ServiceState, where the
+// scenario format and the lessons' goals read its names). The zero value, ServiceUnknown, is a
 // service no tick has reported yet.
-type ServiceState uint8
+type ServiceState = scenarios.ServiceState
 
 // The states of the service.
 const (
-	ServiceUnknown ServiceState = iota // no tick yet; written ""
-	ServiceUp                          // serving (full capacity, or reduced by a fault)
-	ServiceDown                        // an outage: connection refused until it ends
-	ServiceCrashed                     // crashed under overload, until it restarts
-	ServiceWarming                     // restarted, ramping up to full capacity
+	ServiceUnknown = scenarios.ServiceUnknown // no tick yet; written ""
+	ServiceUp      = scenarios.ServiceUp      // serving (full capacity, or reduced by a fault)
+	ServiceDown    = scenarios.ServiceDown    // an outage: connection refused until it ends
+	ServiceCrashed = scenarios.ServiceCrashed // crashed under overload, until it restarts
+	ServiceWarming = scenarios.ServiceWarming // restarted, ramping up to full capacity
 )
-
-var serviceStates = [...]string{ServiceUnknown: "", ServiceUp: "UP", ServiceDown: "DOWN", ServiceCrashed: "CRASHED", ServiceWarming: "WARMING"}
-
-// String returns the state as snapshots, timelines and the dashboard write it: "UP", "DOWN",
-// "CRASHED" or "WARMING" ("" for ServiceUnknown).
-func (s ServiceState) String() string {
-	if int(s) < len(serviceStates) {
-		return serviceStates[s]
-	}
-	return fmt.Sprintf("ServiceState(%d)", s)
-}
-
-// MarshalText writes the state as String does, so JSON documents hold "UP", not a number.
-func (s ServiceState) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
-
-// UnmarshalText reads a state written by MarshalText.
-func (s *ServiceState) UnmarshalText(b []byte) error {
-	for i, name := range serviceStates {
-		if name == string(b) {
-			*s = ServiceState(i)
-			return nil
-		}
-	}
-	return fmt.Errorf("unknown service state %q", b)
-}
-
-// Serving reports whether the service takes attempts: UP or WARMING.
-func (s ServiceState) Serving() bool { return s == ServiceUp || s == ServiceWarming }
 
 // ClassTick is one priority class during a tick.
 type ClassTick struct {

@@ -55,6 +55,10 @@ func (m *Model) stepOnce() tea.Cmd {
 	if m.live() {
 		return m.realTime()
 	}
+	if !m.fr.paused && !m.done() && len(m.fr.runs) > 0 {
+		m.setStatus(fmt.Sprintf("%s steps one tick while paused: %s pauses", common.KeyName(m.keys.Step), common.KeyName(m.keys.Pause)), false)
+		return nil
+	}
 	if !m.fr.paused || m.ctl.inFlight || m.done() || len(m.fr.runs) == 0 {
 		return nil
 	}
@@ -87,11 +91,13 @@ func (m *Model) setSpeed(i int) {
 	m.redrawFor(changedPlay)
 }
 
-// restart runs the scenario again from t=0 with the same seed; controls reset.
+// restart runs the scenario again from t=0 with the same seed; controls reset, and so does
+// the speed, to x1: a run restarted at x64 flew past its opening captions.
 func (m *Model) restart() tea.Cmd {
 	if len(m.fr.runs) == 0 {
 		return nil
 	}
+	m.setSpeed(defaultSpeed)
 	m.ctl.gen++
 	m.ctl.whenIdle(func() {
 		for _, r := range m.fr.runs {
@@ -105,7 +111,7 @@ func (m *Model) restart() tea.Cmd {
 	})
 	m.screen = screenDashboard
 	m.redraw()
-	m.setStatus("restarted with the same seed", false)
+	m.setStatus("restarted with the same seed, at x"+common.FmtSpeed(m.fr.speed), false)
 	return m.kick()
 }
 
@@ -114,7 +120,10 @@ func (m *Model) openPicker() tea.Cmd {
 	m.screen = screenPicker
 	m.ctl.pause(true) // the run pauses behind the picker
 	m.picker.SetCancellable(len(m.fr.runs) > 0)
-	if len(m.fr.runs) > 0 {
+	switch lr := m.fr.lesson; {
+	case lr != nil && lr.done && lr.nextLesson() != nil: // a lesson complete: the next one
+		m.picker.SelectLesson(lr.nextLesson().Name)
+	case len(m.fr.runs) > 0:
 		m.picker.Select(m.fr.runs[0].meta.Scenario)
 	}
 	m.tag++ // retire the loop; kick starts a new one when the picker closes
@@ -156,7 +165,7 @@ func (m *Model) pickerMsg(msg tea.Msg) (tea.Cmd, bool) {
 // cycleStrategy switches the run (the right side in compare mode) to the next strategy, once
 // no advance is in flight (whenIdle).
 func (m *Model) cycleStrategy() tea.Cmd {
-	if len(m.fr.runs) == 0 {
+	if len(m.fr.runs) == 0 || m.over() {
 		return nil
 	}
 	r := m.fr.runs[len(m.fr.runs)-1]
@@ -182,6 +191,7 @@ func (m *Model) nextStrategy(r *run) {
 		r.rec.SwitchStrategy(next)
 		m.applied(fmt.Sprintf("strategy %s from now on (%s)", next, strategy.Describe(next)))
 		m.redraw()
+		m.lessonControl(source.SetStrategy(next))
 		return
 	}
 	m.setStatus("no other strategy available: "+strings.Join(errs, "; "), true)
@@ -239,8 +249,7 @@ func (m *Model) toggleFault(kind scenarios.FaultKind) func() tea.Cmd {
 		if len(m.fr.runs) == 0 {
 			return nil
 		}
-		if m.done() {
-			m.setStatus(fmt.Sprintf("the run is over: %s runs it again, %s picks another scenario", common.KeyName(m.keys.Restart), common.KeyName(m.keys.Load)), true)
+		if m.over() {
 			return nil
 		}
 		if m.injected[kind] || m.faultActive(kind) {
@@ -264,6 +273,18 @@ func (m *Model) toggleFault(kind scenarios.FaultKind) func() tea.Cmd {
 	}
 }
 
+// over reports whether every run is over, and then says in the footer that a control changes
+// nothing any more: a finished run's results must never change (a strategy switched on the
+// summary relabelled them, and the export named a strategy that never ran).
+func (m *Model) over() bool {
+	if !m.done() {
+		return false
+	}
+	m.setStatus(fmt.Sprintf("the run is over: its results stay as they are; %s runs it again, %s picks another scenario",
+		common.KeyName(m.keys.Restart), common.KeyName(m.keys.Load)), true)
+	return true
+}
+
 // faultActive reports whether the latest snapshot shows a fault of kind in effect.
 func (m *Model) faultActive(kind scenarios.FaultKind) bool {
 	for _, f := range m.fr.runs[0].hist.last.Faults {
@@ -285,6 +306,9 @@ func (m *Model) capacity() float64 {
 
 // clearFaults ends every active fault.
 func (m *Model) clearFaults() tea.Cmd {
+	if m.over() {
+		return nil
+	}
 	m.ctl.send(source.ClearAll(), nil)
 	clear(m.injected)
 	m.applied("every fault cleared")
@@ -303,6 +327,9 @@ func (m *Model) weightSel(d int) func() tea.Cmd {
 // weightBy changes the selected weight by delta, renormalises and applies the weights.
 func (m *Model) weightBy(delta float64) func() tea.Cmd {
 	return func() tea.Cmd {
+		if m.over() {
+			return nil
+		}
 		w := m.fr.weights
 		s := signalNames[m.fr.selWeight]
 		if v := w[m.fr.selWeight]; (delta < 0 && v <= 0) || (delta > 0 && v >= 1) {
@@ -319,12 +346,16 @@ func (m *Model) weightBy(delta float64) func() tea.Cmd {
 		m.fr.weights = w
 		m.applied(fmt.Sprintf("weight of %s (%s) now %.2f, renormalised", s.key, s.name, w[m.fr.selWeight]))
 		m.redrawFor(changedWeights)
+		m.lessonControl(source.SetWeights(weights))
 		return nil
 	}
 }
 
 // toggleAdaptive turns adaptive weights on or off.
 func (m *Model) toggleAdaptive() tea.Cmd {
+	if m.over() {
+		return nil
+	}
 	m.fr.adaptive = !m.fr.adaptive
 	m.ctl.send(source.SetAdaptive(m.fr.adaptive), nil)
 	m.applied(fmt.Sprintf("adaptive weights %s", eventlog.OnOff(m.fr.adaptive)))
@@ -364,7 +395,7 @@ func (m *Model) priorityBy(d int) func() tea.Cmd {
 
 // setClass applies change to the selected class on every run.
 func (m *Model) setClass(change func(float64, int) (float64, int)) tea.Cmd {
-	if m.fr.selClass >= len(m.fr.classes) {
+	if m.fr.selClass >= len(m.fr.classes) || m.over() {
 		return nil
 	}
 	c := &m.fr.classes[m.fr.selClass]
@@ -420,7 +451,7 @@ func (m *Model) onExported(msg exportedMsg) {
 }
 
 // exportSummary says where an export went in one short line: the directory once, then each
-// run's file name with both extensions, e.g. "exported to /tmp: cortex-x-cortex-1.csv + .json".
+// run's file name with every extension, e.g. "exported to /tmp: cortex-x-cortex-1.csv + .json".
 func exportSummary(paths []string) string {
 	if len(paths) == 0 {
 		return "nothing exported"
@@ -429,15 +460,15 @@ func exportSummary(paths []string) string {
 	if abs, err := filepath.Abs(dir); err == nil {
 		dir = abs
 	}
-	var names []string
+	var names, stems []string // each run's files, and their name without extension
 	for _, p := range paths {
 		base := filepath.Base(p)
-		if ext := filepath.Ext(base); ext == ".json" && len(names) > 0 &&
-			strings.TrimSuffix(names[len(names)-1], ".csv") == strings.TrimSuffix(base, ext) {
-			names[len(names)-1] += " + .json"
+		ext := filepath.Ext(base)
+		if stem := strings.TrimSuffix(base, ext); len(stems) > 0 && stems[len(stems)-1] == stem {
+			names[len(names)-1] += " + " + ext
 			continue
 		}
-		names = append(names, base)
+		names, stems = append(names, base), append(stems, strings.TrimSuffix(base, ext))
 	}
 	return fmt.Sprintf("exported to %s: %s", dir, strings.Join(names, ", "))
 }

@@ -1,11 +1,15 @@
 package tui
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/cortex-tui/cortex-tui/keymap"
+	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/tui/common"
 )
 
@@ -25,6 +29,9 @@ func (p *captionPanel) Update(msg tea.Msg) (*captionPanel, tea.Cmd) {
 			if note == "" && !r.hist.seen {
 				note = r.meta.Summary
 			}
+			if inj := injectedCaption(r, f.f.keyMap()); inj != "" {
+				note = inj // the scenario's captions do not know of a fault you injected
+			}
 		}
 		text := ""
 		if note != "" && p.W > 0 && p.H > 0 {
@@ -38,4 +45,35 @@ func (p *captionPanel) Update(msg tea.Msg) (*captionPanel, tea.Cmd) {
 		p.Rendered = common.Fit(text, p.W, p.H)
 	}
 	return p, nil
+}
+
+// injectedCaption says what the faults injected at run time do while they are on, in place of
+// the scenario's note, which was written without them ("Everything is green" over a service
+// DOWN from an outage injected at 19 s): the fault, when it began, what it does and the key
+// that clears it; "" when none is on.
+func injectedCaption(r *run, keys keymap.KeyMap) string {
+	var parts []string
+	for _, af := range r.hist.last.Faults {
+		if !af.Injected {
+			continue
+		}
+		spec, _ := af.Kind.Spec()
+		since := ""
+		for i := len(r.hist.faults) - 1; i >= 0; i-- {
+			if f := r.hist.faults[i]; f.kind == af.Kind && f.To < 0 {
+				since = fmt.Sprintf(" since %ds", f.From)
+				break
+			}
+		}
+		part := fmt.Sprintf("%s injected%s: %s", af.Kind.Label(af.Value), since, spec.Effect)
+		if i := slices.Index(scenarios.FaultKinds, af.Kind); i >= 0 && i < len(keys.Fault) && len(keys.Fault[i].Keys()) > 0 {
+			part += fmt.Sprintf(" (%s clears it)", common.KeyName(keys.Fault[i]))
+		}
+		parts = append(parts, part)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	slices.Sort(parts)
+	return strings.Join(parts, "; ") + ". The scenario's captions resume once it is cleared."
 }

@@ -116,9 +116,13 @@ type lessonCell struct{ *lessonpanel.Model }
 func (c lessonCell) Update(msg tea.Msg) (lessonCell, tea.Cmd) {
 	if f, ok := msg.(frameMsg); ok && f.full() {
 		if lr := f.f.lesson; lr != nil && len(f.f.runs) > 0 {
-			c.Show(lr.tr, f.f.runs[0].meta.Strategy, lr.showHint)
+			next := ""
+			if n := lr.nextLesson(); n != nil {
+				next = n.Title
+			}
+			c.Show(lr.tr, f.f.runs[0].meta.Strategy, lr.showHint, next)
 		} else {
-			c.Show(nil, "", false)
+			c.Show(nil, "", false, "")
 		}
 	}
 	return c, nil

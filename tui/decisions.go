@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -43,29 +44,66 @@ func (p *decisionsPanel) body(f *frame) string {
 		return ""
 	}
 	h := f.runs[0].hist
-	iw, _ := common.Inner(p.W, p.H)
+	iw, ih := common.Inner(p.W, p.H)
 	nameW := min(max(iw-16, 8), 20)
 	t := h.totals()
 	var lines []string
 	if t.Originals > 0 { // new requests first: what admission did with them
 		lines = append(lines, st.Text.Render(fmt.Sprintf("%-*.*s", nameW, nameW, "NEW"))+
 			fmt.Sprintf(" %6d %8d", h.last.Counts.Originals, t.Originals))
-		if why := newParts(t); why != "" {
-			lines = append(lines, st.Muted.Render(common.Ellipsis(" └ "+why, iw)))
-		}
 	}
-	for _, a := range decisionOrder {
+	shown := decisionsShown(t, ih-len(lines))
+	room := ih - len(lines) - len(shown) // the rows left for what the totals are made of
+	if why := newParts(t); why != "" && len(lines) > 0 && room > 0 {
+		lines = append(lines, st.Muted.Render(common.Ellipsis(" └ "+why, iw)))
+		room--
+	}
+	for _, a := range shown {
 		name := a.String()
 		if len(name) > nameW && a == engine.MaxRetriesExceeded {
 			name = "MAX_RETRIES"
 		}
 		lines = append(lines, st.Band[common.ActionBand[a]].Render(fmt.Sprintf("%-*.*s", nameW, nameW, name))+
 			fmt.Sprintf(" %6d %8d", h.last.Counts.Decisions[a], t.Decisions[a]))
-		if why := decisionParts(a, t, h.last.Pending); why != "" {
+		if why := decisionParts(a, t, h.last.Pending); why != "" && room > 0 {
 			lines = append(lines, st.Muted.Render(common.Ellipsis(" └ "+why, iw)))
+			room--
 		}
 	}
+	if hidden := len(decisionOrder) - len(shown); hidden > 0 && len(lines) < ih {
+		lines = append(lines, st.Muted.Render(fmt.Sprintf("+%d more with no decision yet", hidden)))
+	}
 	return strings.Join(lines, "\n")
+}
+
+// decisionsShown is the actions the panel lists in h rows, in decisionOrder: all of them when
+// they fit, otherwise those with a decision in total first (an action nobody took says
+// nothing), the totals before any of their detail (decisionParts, on the rows left).
+func decisionsShown(t report.Totals, h int) []engine.Action {
+	if len(decisionOrder) <= h || h <= 0 {
+		return decisionOrder
+	}
+	var out []engine.Action
+	for _, a := range decisionOrder {
+		if t.Decisions[a] > 0 {
+			out = append(out, a)
+		}
+	}
+	for _, a := range decisionOrder { // room left: the others, in order
+		if len(out) >= h {
+			break
+		}
+		if t.Decisions[a] == 0 {
+			out = append(out, a)
+		}
+	}
+	if len(out) > h {
+		out = out[:h]
+	}
+	slices.SortStableFunc(out, func(a, b engine.Action) int {
+		return slices.Index(decisionOrder, a) - slices.Index(decisionOrder, b)
+	})
+	return out
 }
 
 // decisionParts words what the total of action a is made of ("" when there is nothing to

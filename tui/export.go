@@ -32,29 +32,33 @@ func exportBase(m source.Meta) string {
 // before giving up.
 const maxExportNames = 1000
 
-// writeExport writes the CSV and the JSON of a run's result into dir ("" = current directory) and returns
-// their paths. It never replaces a file: when cortex-<scenario>-<strategy>-seed<seed>.csv or .json
-// exists it tries -1, -2, ... before the extension, the same suffix for both files of the pair
-// (see reserve). Each file's content appears at once (a temporary file renamed onto the name
-// reserved for it), so a reader never sees a half-written export.
+// writeExport writes a run's result into dir ("" = current directory) in every format of
+// report.ExportFormats (the CSV and the JSON) and returns their paths. It never replaces a
+// file: when cortex-<scenario>-<strategy>-seed<seed> with one of the extensions exists it tries
+// -2, -3, ... before the extension, the same suffix for every file of the run (see reserve).
+// Each file's content appears at once (a temporary file renamed onto the name reserved for
+// it), so a reader never sees a half-written export.
 func writeExport(j report.Result, dir string) ([]string, error) {
 	if dir == "" {
 		dir = "."
 	}
 	base := filepath.Join(dir, exportBase(j.Meta))
-	var csv, js bytes.Buffer
-	if err := report.WriteCSV(&csv, j.Timeline); err != nil {
-		return nil, fmt.Errorf("export %s.csv: %w", base, err)
+	formats := report.ExportFormats()
+	data := make([][]byte, len(formats))
+	exts := make([]string, len(formats))
+	for i, f := range formats {
+		var b bytes.Buffer
+		if err := f.Write(&b, j); err != nil {
+			return nil, fmt.Errorf("export %s%s: %w", base, f.Ext, err)
+		}
+		data[i], exts[i] = b.Bytes(), f.Ext
 	}
-	if err := report.WriteJSON(&js, j.Meta, j.Timeline, j.Summary); err != nil {
-		return nil, fmt.Errorf("export %s.json: %w", base, err)
-	}
-	paths, err := reserve(base, ".csv", ".json")
+	paths, err := reserve(base, exts...)
 	if err != nil {
 		return nil, err
 	}
-	for i, data := range [][]byte{csv.Bytes(), js.Bytes()} {
-		if err := writeAtomic(paths[i], data); err != nil {
+	for i := range data {
+		if err := writeAtomic(paths[i], data[i]); err != nil {
 			for _, p := range paths[i:] {
 				_ = os.Remove(p) // the reservations not yet filled; the files written stay
 			}

@@ -139,3 +139,23 @@ func TestExportErrors(t *testing.T) {
 	assert.Equal(t, "export "+base+": 1000 names taken (cortex-x-naive-seed1 to cortex-x-naive-seed1-1000), not overwriting any: move them away or set another directory", err.Error())
 	assert.Len(t, names(t, dir), maxExportNames, "nothing created, nothing removed")
 }
+
+// Asserts that the export writes every format of report.ExportFormats (each one with an
+// extension in report.ResultFormats), each file what that format's writer prints for the run.
+func TestExportWritesEveryFormat(t *testing.T) {
+	dir := t.TempDir()
+	ff := &fakeFactory{}
+	scn := fakeScenario()
+	m := New(Options{Keys: testKeys(), Factory: ff.build, Scenario: &scn, ExportDir: dir})
+	m.Update(tea.WindowSizeMsg{Width: 140, Height: 40})
+	advanceFrames(m, 10)
+	exportOnce(t, m)
+	formats := report.ExportFormats()
+	require.NotEmpty(t, formats)
+	for _, f := range formats {
+		got, err := os.ReadFile(filepath.Join(dir, "cortex-fake-storm-cortex-seed7"+f.Ext))
+		require.NoError(t, err, "the %s file", f.Name)
+		assert.NotEmpty(t, got, f.Name)
+	}
+	assert.Len(t, names(t, dir), len(formats), "one file per format")
+}

@@ -23,6 +23,8 @@ type footer struct {
 	keys   keymap.KeyMap
 	status string
 	isErr  bool
+	// summary says that the end-of-run summary shows: the short help is what leads on from it.
+	summary bool
 }
 
 // newFooter returns a footer for keys.
@@ -74,7 +76,11 @@ func (p *footer) shortHelp(w int, live bool) string {
 	tailView := p.help.ShortHelpView(tail)
 	room := w - ansi.StringWidth(tailView)
 	var head []string
-	for _, b := range p.keys.ShortHelp() {
+	short := p.keys.ShortHelp()
+	if p.summary {
+		short = p.keys.SummaryHelp()
+	}
+	for _, b := range short {
 		if help.SameKeys(skip, b) {
 			continue
 		}

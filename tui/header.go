@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
@@ -32,13 +31,55 @@ func (p *header) render(f *frame) string {
 		return common.Fit(st.Bold.Render(" cortex-tui"), p.W, p.H)
 	}
 	r := f.runs[0]
+	right := ""
+	if cv := r.hist.last.Cortex; cv != nil {
+		right = st.StateBadge(cv.State)
+	}
+	room := p.W - ansi.StringWidth(right) - 1
+	// The fullest wording that fits: then the faults' values go, the total time, the speed,
+	// the words of the state (its glyph stays); names (scenario, strategy, faults) stay last.
+	var left string
+	for detail := headerFull; detail >= headerLeast; detail-- {
+		if left = p.line(f, detail); ansi.StringWidth(left) <= room {
+			break
+		}
+	}
+	gap := p.W - ansi.StringWidth(left) - ansi.StringWidth(right)
+	if gap < 1 {
+		if p.W-ansi.StringWidth(right)-1 > 10 {
+			left = ansi.Truncate(left, p.W-ansi.StringWidth(right)-1, "…")
+			gap = 1
+		} else {
+			return common.Fit(right+" "+left, p.W, p.H)
+		}
+	}
+	return common.Fit(left+strings.Repeat(" ", gap)+right, p.W, p.H)
+}
+
+// How much the header says, from all of it to the least; each step drops one more detail.
+const (
+	headerLeast       = iota // names and the state's glyph
+	headerNoSpeed            // ... and the speed
+	headerNoTotal            // ... and the run's total time
+	headerNoFaultVals        // ... and the faults' names only, without their values
+	headerFull               // everything
+)
+
+// line is the header's left part at a level of detail.
+func (p *header) line(f *frame, detail int) string {
+	st := p.St
+	r := f.runs[0]
 	sep := st.Muted.Render(" │ ")
-	state := st.Accent.Render("▶ running")
+	glyph, word, style := "▶", "running", st.Accent
 	switch {
 	case r.hist.last.Done:
-		state = st.Muted.Render("■ finished")
+		glyph, word, style = "■", "finished", st.Muted
 	case f.paused:
-		state = st.Warn.Render("|| paused")
+		glyph, word, style = "||", "paused", st.Warn
+	}
+	state := style.Render(glyph + " " + word)
+	if detail <= headerLeast {
+		state = style.Render(glyph)
 	}
 	strat := st.Bold.Render(r.meta.Strategy)
 	if len(f.runs) > 1 {
@@ -51,34 +92,26 @@ func (p *header) render(f *frame) string {
 	if r.meta.Live {
 		speed = st.Warn.Render("LIVE") // real traffic in real time: no speed
 	}
-	parts := []string{
-		st.Bold.Render(" " + r.meta.Scenario),
-		fmt.Sprintf("t %s / %s", common.FmtClock(r.hist.last.T), common.FmtDur(r.meta.Total)),
-		speed,
-		strat,
-		state,
+	clock := "t " + common.FmtClock(r.hist.last.T)
+	if detail >= headerFull || detail == headerNoFaultVals {
+		clock += " / " + common.FmtDur(r.meta.Total)
 	}
+	parts := []string{st.Bold.Render(" " + r.meta.Scenario), clock}
+	if detail >= headerNoTotal || r.meta.Live {
+		parts = append(parts, speed)
+	}
+	parts = append(parts, strat, state)
 	if fs := r.hist.last.Faults; len(fs) > 0 && !r.hist.last.Done {
 		labels := make([]string, len(fs))
 		for i, f := range fs {
 			labels[i] = f.Kind.Label(f.Value)
+			if detail < headerFull {
+				labels[i] = string(f.Kind)
+			}
 		}
 		slices.Sort(labels) // a stable order, whatever the source's
+		labels = slices.Compact(labels)
 		parts = append(parts, st.Warn.Render("fault: "+strings.Join(labels, ", ")))
 	}
-	left := strings.Join(parts, sep)
-	right := ""
-	if cv := r.hist.last.Cortex; cv != nil {
-		right = st.StateBadge(cv.State)
-	}
-	gap := p.W - ansi.StringWidth(left) - ansi.StringWidth(right)
-	if gap < 1 {
-		if p.W-ansi.StringWidth(right)-1 > 10 {
-			left = ansi.Truncate(left, p.W-ansi.StringWidth(right)-1, "…")
-			gap = 1
-		} else {
-			return common.Fit(right+" "+left, p.W, p.H)
-		}
-	}
-	return common.Fit(left+strings.Repeat(" ", gap)+right, p.W, p.H)
+	return strings.Join(parts, sep)
 }

@@ -38,6 +38,7 @@ type history struct {
 	cps                                  *ring.Ring[float64]
 	sig                                  [5]*ring.Ring[float64] // F L Q B C
 	originals, retries, successes, capac *ring.Ring[float64]
+	queue                                *ring.Ring[float64] // the service's queue, mean over the second
 
 	events []source.Event
 	// lastSec is the second of the newest point of the series (-1 before the first).
@@ -61,7 +62,7 @@ func newHistory(rec *report.Recorder) *history {
 	h := &history{
 		rec: rec,
 		cps: newSeries(), originals: newSeries(), retries: newSeries(),
-		successes: newSeries(), capac: newSeries(),
+		successes: newSeries(), capac: newSeries(), queue: newSeries(),
 	}
 	for i := range h.sig {
 		h.sig[i] = newSeries()
@@ -179,4 +180,5 @@ func (h *history) push(sec report.Second) {
 	h.retries.Keep(float64(c.Retries) * perSecond)
 	h.successes.Keep(float64(c.Successes) * perSecond)
 	h.capac.Keep(sec.Capacity / float64(max(sec.Ticks, 1)))
+	h.queue.Keep(sec.Queue / float64(max(sec.Ticks, 1)))
 }

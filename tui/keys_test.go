@@ -758,3 +758,76 @@ func btoi(b bool) int {
 	}
 	return 0
 }
+
+// Asserts that a finished run's results never change: after a compare run has ended, the
+// controls that would change a run (strategy, weights, adaptive, a class, a fault, clearing
+// them) change no summary, reach no source, and each says the run is over (s on the summary
+// used to relabel both runs with strategies that never ran, and e exported them so).
+func TestFinishedResultsNeverChange(t *testing.T) {
+	m, ff := newTestModel(t, 140, 40, "cortex")
+	m.Update(keyMsg("c"))
+	m.setSpeed(len(speeds) - 1)
+	advanceFrames(m, 40)
+	require.True(t, m.done())
+	require.Equal(t, screenSummary, m.screen)
+	before, body := m.results(), m.body
+	for _, k := range []string{"s", "right", "a", "]", "}", "1", "0"} {
+		m.Update(keyMsg(k))
+		assert.Contains(t, m.View(), "the run is over", "%s says so", k)
+	}
+	assert.Equal(t, before, m.results(), "the results are those of the runs as they ran")
+	for _, r := range m.fr.runs {
+		assert.NotContains(t, r.rec.Summary().Strategy, "+", "no strategy added to a finished run")
+	}
+	assert.Equal(t, body, m.body, "the summary as it was")
+	_, _, injected, _ := ff.last().calls()
+	assert.Empty(t, injected)
+}
+
+// Asserts that the summary screen's footer names the keys that lead on from a finished run
+// (back to the dashboard, run again, another scenario, export), not the run's (pause, speed).
+func TestSummaryFooterKeys(t *testing.T) {
+	m, _ := newTestModel(t, 140, 40, "cortex")
+	m.setSpeed(len(speeds) - 1)
+	advanceFrames(m, 20)
+	require.Equal(t, screenSummary, m.screen)
+	lines := strings.Split(m.View(), "\n")
+	footer := lines[len(lines)-1]
+	for _, want := range []string{"esc the dashboard", "r run again", "e export"} {
+		assert.Contains(t, footer, want)
+	}
+	assert.NotContains(t, footer, "speed up")
+	m.Update(keyMsg("esc"))
+	lines = strings.Split(m.View(), "\n")
+	assert.Contains(t, lines[len(lines)-1], "speed up", "the dashboard's own keys again")
+}
+
+// Asserts that r restarts at x1 whatever the speed was (at x64 a restarted run flew past its
+// opening captions), and that . while running says what it does instead of nothing.
+func TestRestartSpeedAndStepWhileRunning(t *testing.T) {
+	m, _ := newTestModel(t, 140, 40, "cortex")
+	m.setSpeed(len(speeds) - 1)
+	advanceFrames(m, 2)
+	m.Update(keyMsg("r"))
+	assert.Equal(t, 1.0, m.fr.speed)
+	assert.Contains(t, m.View(), "restarted with the same seed, at x1")
+	m.Update(keyMsg("."))
+	assert.Contains(t, m.View(), ". steps one tick while paused: space pauses")
+}
+
+// Asserts that while a fault injected at run time is on, the caption says what it does instead
+// of the scenario's note, which was written without it ("Everything is green" over a service
+// DOWN from an injected outage), and that the note comes back once the fault is cleared.
+func TestCaptionSaysWhatWasInjected(t *testing.T) {
+	m, _ := newTestModel(t, 140, 40, "cortex")
+	fastForward(m, 3)
+	m.Update(keyMsg("1"))
+	fastForward(m, 1)
+	caption := strings.Split(m.View(), "\n")[1]
+	assert.Contains(t, caption, "outage injected since ")
+	assert.Contains(t, caption, "connection refused, every attempt fails fast (1 clears it)")
+	assert.NotContains(t, caption, "note at")
+	m.Update(keyMsg("1"))
+	fastForward(m, 1)
+	assert.Contains(t, strings.Split(m.View(), "\n")[1], "note at", "the scenario's note again")
+}

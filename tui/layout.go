@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"strings"
+
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
@@ -47,9 +49,9 @@ func newLayouts(st common.Styles, keys keymap.KeyMap, insp *inspector.Model, f *
 			{h: one, cells: whole(header)},
 			{h: captionH, cells: whole(caption)},
 			{h: f.lessonH, cells: whole(mount(lessonCell{lessonpanel.New(st, keys)}))},
-			{h: topH, cells: []cell{{p: mount(newSignals(st)), w: signalsW}, {p: mount(newCPS(st, 0))}}},
+			{h: f.topH, cells: []cell{{p: mount(newSignals(st)), w: signalsW}, {p: mount(newQueue(st, 0)), w: f.queueW}, {p: mount(newCPS(st, 0))}}},
 			{cells: []cell{{p: mount(newTraffic(st, 0))}, {p: mount(newShedding(st)), w: sheddingW}}},
-			{h: bottomH, cells: []cell{{p: mount(newDecisions(st)), w: decisionsW}, {p: mount(fleetCell{fleetpanel.New(st)}), w: f.fleetW}, {p: mount(eventsCell{eventlog.New(st, keys), 0})}}},
+			{h: f.bottomH, cells: []cell{{p: mount(newDecisions(st)), w: decisionsW}, {p: mount(fleetCell{fleetpanel.New(st)}), w: f.fleetW}, {p: mount(eventsCell{eventlog.New(st, keys), 0})}}},
 		},
 		layoutCompare: {
 			{h: one, cells: whole(header)},
@@ -98,8 +100,10 @@ func halves(left, right panel) []cell {
 }
 
 // The extents of the table. The full layout: header, caption (and the lesson, when one is
-// followed), then signals and CPS on top, the traffic and shedding in the middle (the rest),
-// decisions (the fleet, when the run is in one) and events at the bottom.
+// followed), then signals and CPS on top (signals and the service's queue for a strategy
+// without a CPS, in a shorter band), the traffic and shedding in the middle (the rest, and at
+// least every class of the shedding panel), decisions (the fleet, when the run is in one) and
+// events at the bottom (left out when the window cannot hold the rest).
 func one(_, _ int) int { return 1 }
 
 func captionH(_, h int) int {
@@ -112,11 +116,80 @@ func captionH(_, h int) int {
 // bodyH is the height under the header and the caption, above the footer.
 func bodyH(w, h int) int { return max(h-2-captionH(w, h), 0) }
 
-func bottomH(w, h int) int    { return min(max(bodyH(w, h)*3/10, 6), 12) }
-func topH(w, h int) int       { return max((bodyH(w, h)-bottomH(w, h))/2+1, 8) }
 func signalsW(w, _ int) int   { return min(max(w*2/5, 46), 72) }
 func sheddingW(w, _ int) int  { return min(max(w*2/5, 40), 80) }
 func decisionsW(w, _ int) int { return min(max(w/3, 36), 44) }
+
+// The full layout's bands, in rows with their borders. A CPS chart needs 8 (five plot rows,
+// so that 0, the three band thresholds and 1 each have a row of their own, the time axis and
+// the border); the middle band the shedding panel's header, every class, the floor and the
+// admission lines and
+// the border, and a traffic chart of three rows under its legend.
+const (
+	topMinH       = 8
+	plainTopMinH  = 6 // a strategy without a CPS: the signals' words and the queue's chart
+	plainTopMaxH  = 9
+	middleMinH    = 7
+	bottomMinH    = 5
+	bottomMaxH    = 12
+	maxClassesFit = 12 // more classes than this scroll in the shedding panel
+)
+
+// bands returns the heights of the full layout's top, middle and bottom bands for a window
+// w x h: the bottom takes 3/10 of the body (6 to 12 rows), the top half the rest, the middle
+// what is left; when the middle cannot hold every class and its chart, the top and then the
+// bottom shrink to their least, and then the bottom goes.
+func (f *frame) bands(w, h int) (top, middle, bottom int) {
+	body := max(bodyH(w, h)-f.lessonH(w, h), 0)
+	need := min(max(len(f.classes), 1), maxClassesFit) + 5 // the header, the floor and admission lines, the border
+	need = max(need, middleMinH)
+	bottom = min(max(body*3/10, 6), bottomMaxH)
+	topMin := topMinH
+	if f.cortex() {
+		top = max((body-bottom)/2+1, topMinH)
+	} else {
+		topMin = plainTopMinH
+		top = min(max(body/4, plainTopMinH), plainTopMaxH)
+	}
+	if short := need - (body - top - bottom); short > 0 {
+		cut := min(short, top-topMin)
+		top -= cut
+		short -= cut
+		cut = min(short, max(bottom-bottomMinH, 0))
+		bottom -= cut
+		short -= cut
+		if short > 0 {
+			bottom = 0 // no room for the decisions and the events: the classes come first
+		}
+	}
+	return top, max(body-top-bottom, 0), bottom
+}
+
+// topH and bottomH are the full layout's top and bottom bands (bands).
+func (f *frame) topH(w, h int) int    { t, _, _ := f.bands(w, h); return t }
+func (f *frame) bottomH(w, h int) int { _, _, b := f.bands(w, h); return b }
+
+// queueW is the width of the service's queue chart: what the signals leave for a strategy
+// without a CPS, which it replaces; none for the cortex strategies.
+func (f *frame) queueW(w, h int) int {
+	if f.cortex() {
+		return 0
+	}
+	return max(w-signalsW(w, h), 0)
+}
+
+// cortex reports whether the first run's strategy has a CPS to show: its latest snapshot has
+// a CORTEX view, or before any, its name is a cortex one.
+func (f *frame) cortex() bool {
+	if len(f.runs) == 0 {
+		return true
+	}
+	r := f.runs[0]
+	if r.hist.seen {
+		return r.hist.last.Cortex != nil
+	}
+	return strings.HasPrefix(r.meta.Strategy, "cortex")
+}
 
 // Compare mode: each run's numbers, then its CPS chart, its traffic chart (the rest) and, when
 // the window is tall enough, its event log.
@@ -135,6 +208,7 @@ func compareCPSH(w, h int) int {
 
 // layout gives every panel of every screen its size for the current window, from the table.
 func (m *Model) layout() {
+	m.laidCortex = m.fr.cortex()
 	w, h := m.width, max(m.height-1, 0) // the footer takes the last line
 	for id := range m.layouts {
 		rows := m.layouts[id]

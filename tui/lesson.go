@@ -36,14 +36,7 @@ func (m *Model) observe(s source.Snapshot) bool {
 	if m.fr.lesson != nil && !m.fr.lesson.done {
 		lr := m.fr.lesson
 		if lr.tr.Observe(s, m.fr.runs[0].meta.Strategy) {
-			lr.showHint = false
-			if lr.tr.Done() {
-				lr.done = true
-				m.picker.MarkLessonDone(lr.tr.Lesson().Name)
-				m.setStatus(fmt.Sprintf("lesson %q complete: well done", lr.tr.Lesson().Title), false)
-			} else {
-				m.setStatus(fmt.Sprintf("step %d done: step %d unlocked", lr.tr.Step(), lr.tr.Step()+1), false)
-			}
+			m.stepDone(lr)
 			pause = m.opts.Guided || lr.tr.Lesson().Guided
 		}
 	}
@@ -56,6 +49,44 @@ func (m *Model) observe(s source.Snapshot) bool {
 		}
 	}
 	return pause
+}
+
+// nextLesson is the built-in lesson after the one followed, in the lessons' order: the one the
+// panel offers once it is complete; nil after the last (or for a lesson of one's own).
+func (lr *lessonRun) nextLesson() *scenarios.Lesson {
+	ls := scenarios.Lessons()
+	for i, l := range ls {
+		if l.Name == lr.tr.Lesson().Name && i+1 < len(ls) {
+			return &ls[i+1]
+		}
+	}
+	return nil
+}
+
+// stepDone says that a step of lr was just completed, or the whole lesson.
+func (m *Model) stepDone(lr *lessonRun) {
+	lr.showHint = false
+	if lr.tr.Done() {
+		lr.done = true
+		m.picker.MarkLessonDone(lr.tr.Lesson().Name)
+		m.setStatus(fmt.Sprintf("lesson %q complete: well done", lr.tr.Lesson().Title), false)
+		return
+	}
+	m.setStatus(fmt.Sprintf("step %d done: step %d unlocked", lr.tr.Step(), lr.tr.Step()+1), false)
+}
+
+// lessonControl shows the lesson, while the run is paused, a control the dashboard just
+// applied (the weights, the strategy): its goals are checked again at once, as the screen
+// shows them, rather than at the next tick (a weight goal read 0.20 with w0.40 on screen).
+func (m *Model) lessonControl(c source.ControlEvent) {
+	lr := m.fr.lesson
+	if lr == nil || lr.done || !m.fr.paused || len(m.fr.runs) == 0 {
+		return
+	}
+	if lr.tr.Control(c, m.fr.runs[0].meta.Strategy) {
+		m.stepDone(lr)
+	}
+	m.redraw()
 }
 
 // lessonRestarted tells the lesson the run started again from t=0.

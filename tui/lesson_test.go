@@ -236,3 +236,47 @@ func TestOpenOnLessons(t *testing.T) {
 	require.True(t, ok, "a lesson is highlighted")
 	assert.Equal(t, ls[1].Name, picked.Lesson.Name, "the first lesson not done")
 }
+
+// Asserts that a completed lesson offers the next one: the panel names it and the key that
+// opens it, and that key opens the picker with it highlighted, so enter starts it.
+func TestCompletedLessonOffersTheNext(t *testing.T) {
+	ls := scenarios.Lessons()
+	l := fakeLesson(t)
+	l.Name = ls[0].Name // as if it were the first built-in lesson
+	m := newLessonModel(t, 140, 40, l, false)
+	for i := 0; i < 60 && m.fr.lesson.tr.Step() == 0; i++ {
+		fastForward(m, 1)
+	}
+	switchTo(t, m, "naive")
+	advanceFrames(m, 1)
+	require.True(t, m.LessonDone())
+	assert.Contains(t, m.View(), "Next: "+ls[1].Title)
+	m.Update(keyMsg("l"))
+	require.Equal(t, screenPicker, m.screen)
+	_, cmd := m.Update(keyMsg("enter"))
+	require.NotNil(t, cmd)
+	picked, ok := cmd().(picker.PickedLessonMsg)
+	require.True(t, ok)
+	assert.Equal(t, ls[1].Name, picked.Lesson.Name)
+}
+
+// Asserts that a control applied while a lesson's run is paused is checked at once: the goal's
+// value follows the weight on screen and the step completes without the run going on.
+func TestLessonSeesControlsWhilePaused(t *testing.T) {
+	l := scenarios.Lesson{Name: "w", Title: "Weights", Scenario: "fake-storm", Strategy: "cortex", HintAt: time.Minute,
+		Steps: []scenarios.Step{
+			{Text: "Raise L.", Hint: "tab, right.", Goals: []scenarios.Goal{{Metric: metricNamed(t, "weight.L"), Op: scenarios.OpGreaterEq, Num: 0.26}}},
+			{Text: "Then wait.", Hint: "wait.", Goals: []scenarios.Goal{{Metric: metricNamed(t, "t"), Op: scenarios.OpGreater, Num: 1e6}}},
+		}}
+	m := newLessonModel(t, 140, 40, l, false)
+	fastForward(m, 3)
+	m.Update(keyMsg("space"))
+	require.True(t, m.fr.paused)
+	m.Update(keyMsg("tab")) // L
+	m.Update(keyMsg("right"))
+	assert.Contains(t, m.View(), "weight.L >= 0.26 (now 0.24)", "the weight as on screen, while paused")
+	assert.Equal(t, 0, m.fr.lesson.tr.Step())
+	m.Update(keyMsg("right"))
+	assert.Equal(t, 1, m.fr.lesson.tr.Step(), "the step done at once")
+	assert.True(t, m.fr.paused, "still paused")
+}

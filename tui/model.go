@@ -122,6 +122,9 @@ type Model struct {
 	layouts  [numLayouts][]row // every other panel, by screen: the layout table (layout.go)
 	body     string            // the composed screen above the footer, cached
 	bindings []binding
+	// laidCortex is whether the layout was last laid out for a strategy with a CPS: the full
+	// layout's top band differs without one (frame.bands), so a switch lays it out again.
+	laidCortex bool
 }
 
 // binding ties a key to what it does on the dashboard: do, or with no do, whatever the
@@ -427,6 +430,9 @@ func (m *Model) apply(snaps [][]source.Snapshot) {
 	}
 	if !changed {
 		return
+	}
+	if m.fr.cortex() != m.laidCortex {
+		m.layout() // a strategy with a CPS, or without: the top band changes
 	}
 	if cv := m.fr.runs[0].hist.last.Cortex; cv != nil {
 		m.fr.weights = cv.Weights.Array()

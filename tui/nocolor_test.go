@@ -80,3 +80,20 @@ func TestChartsReadWithoutColour(t *testing.T) {
 	}
 	assert.Contains(t, v, "▲")
 }
+
+// Asserts that without colour the inspector's selected decision is still marked (▸, on its
+// line only), as the selected weight and class are: reverse video alone vanishes under
+// NO_COLOR.
+func TestInspectorSelectionWithoutColour(t *testing.T) {
+	m, _ := newTestModel(t, 140, 40, "cortex")
+	fastForward(m, 31)
+	m.Update(keyMsg("i"))
+	m.Update(keyMsg("up"))
+	marked := 0
+	for _, l := range strings.Split(ansi.Strip(m.View()), "\n") {
+		if strings.HasPrefix(l, "│▸ ") {
+			marked++
+		}
+	}
+	assert.Equal(t, 1, marked, "one decision marked")
+}

@@ -9,6 +9,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/tui/common"
 )
 
@@ -62,64 +63,96 @@ func (p *sheddingPanel) render(f *frame) (string, string) {
 	case withNew:
 		header = "  class     pri share  new   adm  shed  bud"
 	}
-	lines := []string{st.Muted.Render(header)}
+	rows := make([]string, 0, len(order)+2) // the classes in order, the floor lines among them
+	sel := 0
 	drawn, drawnAdmit := false, false
 	for _, i := range order {
 		c := f.classes[i]
 		if admit >= 0 && !drawnAdmit && c.Priority < admit && (floor < 0 || admit >= floor || drawn) {
-			lines = append(lines, p.admitLine(admit, iw))
+			rows = append(rows, p.admitLine(admit, iw))
 			drawnAdmit = true
 		}
 		if floor >= 0 && !drawn && c.Priority < floor {
-			lines = append(lines, p.floorLine(floor, iw))
+			rows = append(rows, p.floorLine(floor, iw))
 			drawn = true
 		}
 		if admit >= 0 && !drawnAdmit && c.Priority < admit {
-			lines = append(lines, p.admitLine(admit, iw))
+			rows = append(rows, p.admitLine(admit, iw))
 			drawnAdmit = true
 		}
-		var ct struct{ shedNew, adm, shed, bud int }
-		if i < len(last.Classes) {
-			t := last.Classes[i]
-			ct.shedNew, ct.adm, ct.shed, ct.bud = t.OriginalsShed, t.Admitted, t.Shed, t.BudgetRejected
-		}
-		nameW, format, nums := 9, "%s%s %3d %5s%s %s %s %s", [4]string{"", "%5d", "%5d", "%4d"}
-		switch {
-		case wide:
-			nameW, format, nums = 12, "%s%s %4d  %-6s %s  %s %s %s", [4]string{"%8d", "%8d", "%6d", "%7d"}
-		case withNew:
-			format, nums = "%s%s %3d %5s %s %s %s %s", [4]string{"%4d", "%5d", "%5d", "%4d"}
-		}
-		shedNew := ""
-		if nums[0] != "" {
-			shedNew = st.Band[3].Render(fmt.Sprintf(nums[0], ct.shedNew))
-		}
-		// Cut and padded in cells, not runes: a CJK or emoji name keeps the columns aligned.
-		marker, name := "  ", st.Text.Render(common.FitLine(c.Name, nameW))
 		if i == f.selClass {
-			marker, name = st.Accent.Render("▸ "), st.Selected.Render(common.FitLine(c.Name, nameW))
+			sel = len(rows)
 		}
-		row := fmt.Sprintf(format,
-			marker, name, c.Priority, fmt.Sprintf("x%.2f", c.Share),
-			shedNew,
-			st.Successes.Render(fmt.Sprintf(nums[1], ct.adm)),
-			st.Band[3].Render(fmt.Sprintf(nums[2], ct.shed)),
-			st.Band[1].Render(fmt.Sprintf(nums[3], ct.bud)))
-		if barW := iw - 65; wide && barW >= 4 {
-			row += "  " + p.bar(ct.adm, ct.shed, ct.bud, barW)
-		}
-		lines = append(lines, row)
+		rows = append(rows, p.classRow(f, i, last, iw, wide, withNew))
 	}
 	if floor >= 0 && !drawn {
-		lines = append(lines, p.floorLine(floor, iw))
+		rows = append(rows, p.floorLine(floor, iw))
 	}
 	if admit >= 0 && !drawnAdmit {
-		lines = append(lines, p.admitLine(admit, iw))
+		rows = append(rows, p.admitLine(admit, iw))
 	}
+	_, ih := common.Inner(p.W, p.H)
+	km := f.keyMap()
+	lines := append([]string{st.Muted.Render(header)}, fitRows(st, rows, sel, ih-1, common.KeyName(km.ClassUp)+"/"+common.KeyName(km.ClassDown))...)
 	if _, ih := common.Inner(p.W, p.H); len(lines)+2 <= ih {
 		lines = append(lines, "", p.legend(r.meta.Tick, iw, ih-len(lines)-1))
 	}
 	return title, strings.Join(lines, "\n")
+}
+
+// classRow is class i's row: its name (marked when selected), priority, share, the new
+// requests shed (withNew) and the retries admitted, shed and rejected by the budget in the
+// last tick, with a bar when wide.
+func (p *sheddingPanel) classRow(f *frame, i int, last source.Snapshot, iw int, wide, withNew bool) string {
+	st := p.St
+	c := f.classes[i]
+	var ct struct{ shedNew, adm, shed, bud int }
+	if i < len(last.Classes) {
+		t := last.Classes[i]
+		ct.shedNew, ct.adm, ct.shed, ct.bud = t.OriginalsShed, t.Admitted, t.Shed, t.BudgetRejected
+	}
+	nameW, format, nums := 9, "%s%s %3d %5s%s %s %s %s", [4]string{"", "%5d", "%5d", "%4d"}
+	switch {
+	case wide:
+		nameW, format, nums = 12, "%s%s %4d  %-6s %s  %s %s %s", [4]string{"%8d", "%8d", "%6d", "%7d"}
+	case withNew:
+		format, nums = "%s%s %3d %5s %s %s %s %s", [4]string{"%4d", "%5d", "%5d", "%4d"}
+	}
+	shedNew := ""
+	if nums[0] != "" {
+		shedNew = st.Band[3].Render(fmt.Sprintf(nums[0], ct.shedNew))
+	}
+	// Cut and padded in cells, not runes: a CJK or emoji name keeps the columns aligned.
+	marker, name := "  ", st.Text.Render(common.FitLine(c.Name, nameW))
+	if i == f.selClass {
+		marker, name = st.Accent.Render("▸ "), st.Selected.Render(common.FitLine(c.Name, nameW))
+	}
+	row := fmt.Sprintf(format,
+		marker, name, c.Priority, fmt.Sprintf("x%.2f", c.Share),
+		shedNew,
+		st.Successes.Render(fmt.Sprintf(nums[1], ct.adm)),
+		st.Band[3].Render(fmt.Sprintf(nums[2], ct.shed)),
+		st.Band[1].Render(fmt.Sprintf(nums[3], ct.bud)))
+	if barW := iw - 65; wide && barW >= 4 {
+		row += "  " + p.bar(ct.adm, ct.shed, ct.bud, barW)
+	}
+	return row
+}
+
+// fitRows returns rows as they fit in h lines: all of them when they do, otherwise a window
+// holding row sel (the selected class) and a last line counting the rows above and below it,
+// so that a panel too short for every class says so rather than cut one silently.
+func fitRows(st common.Styles, rows []string, sel, h int, keys string) []string {
+	if len(rows) <= h || h <= 0 {
+		return rows
+	}
+	n := max(h-1, 1)
+	start := min(max(sel-n/2, 0), len(rows)-n)
+	out := append([]string(nil), rows[start:start+n]...)
+	if h > 1 {
+		out = append(out, st.Muted.Render(fmt.Sprintf("  %d more above, %d below (%s selects)", start, len(rows)-start-n, keys)))
+	}
+	return out
 }
 
 // legend says what the columns count, in the longest wording that fits w x h cells.

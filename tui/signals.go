@@ -13,15 +13,16 @@ import (
 	"github.com/cortex-tui/cortex-tui/tui/common"
 )
 
-// signalNames are the five CPS signals in weight order.
+// signalNames are the five CPS signals in weight order: the engine's letter and the word.
 var signalNames = [5]struct{ key, name string }{
-	{"F", "failures"}, {"L", "latency"}, {"Q", "queue"}, {"B", "budget"}, {"C", "circuit"},
+	{engine.SignalNames[0], "failures"}, {engine.SignalNames[1], "latency"}, {engine.SignalNames[2], "waiting"},
+	{engine.SignalNames[3], "budget"}, {engine.SignalNames[4], "circuit"},
 }
 
 // signalGlossary says what each signal measures and what the CPS does, shown in that order as
 // far as the panel has room.
 var signalGlossary = []string{
-	"F calls failing · L p99 latency over baseline · Q queue fill · B retry budget spent · C breakers open",
+	"F calls failing · L p99 latency over baseline · Q retries waiting out their delay · B retry budget spent · C breakers open",
 	"The higher the CPS, the fewer retries: priorities under floor(CPS×10) are shed.",
 }
 

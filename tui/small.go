@@ -55,8 +55,8 @@ func (p *smallPanel) render(f *frame) string {
 			}
 		}
 		svc := r.hist.last.Service
-		lines = append(lines, fmt.Sprintf("%s · service %s · success %.0f%% · amplification x%.1f",
-			r.meta.Strategy, st.Service(svc.State), 100*r.hist.totals().SuccessRate(), r.hist.totals().Amplification()))
+		lines = append(lines, fmt.Sprintf("%s · service %s · success %.0f%% · amplification %s",
+			r.meta.Strategy, st.Service(svc.State), 100*r.hist.totals().SuccessRate(), common.FmtPeak(r.hist.totals().Amplification())))
 	}
 	return strings.Join(lines, "\n")
 }

@@ -44,19 +44,19 @@ func (p *statsPanel) numbers(f *frame, i int) string {
 	}
 	peak := ""
 	if p := r.rec.PeakAmplification(); p > 0 { // the summary's figure so far; 0 before any original
-		peak = fmt.Sprintf(" (peak x%.1f)", p)
+		peak = " (peak " + common.FmtPeak(p) + ")"
 	}
 	w, _ := common.Inner(p.W, p.H)
 	success := st.Bold.Render(fmt.Sprintf("%5.1f%%", 100*t.SuccessRate()))
 	service := st.Service(r.hist.last.Service.State)
 	wasted := fmt.Sprintf(" (%d wasted)", t.RetryFailures)
 	lines := []string{
-		fmt.Sprintf("%s %s   %s x%.2f%s", st.Muted.Render("success"), success, st.Muted.Render("amplification"), t.Amplification(), st.Muted.Render(peak)),
+		fmt.Sprintf("%s %s   %s %s%s", st.Muted.Render("success"), success, st.Muted.Render("amplification"), common.FmtAmp(t.Amplification()), st.Muted.Render(peak)),
 		fmt.Sprintf("%s %s   %s %d   %s %d%s", st.Muted.Render("service"), service, st.Muted.Render("crashes"), t.Crashes,
 			st.Muted.Render("retries"), t.Retries, st.Muted.Render(wasted)),
 	}
 	if ansi.StringWidth(lines[0]) > w { // narrow: shorter words, counts in thousands
-		lines[0] = fmt.Sprintf("%s %s · %s x%.2f%s", st.Muted.Render("success"), success, st.Muted.Render("amp"), t.Amplification(), st.Muted.Render(peak))
+		lines[0] = fmt.Sprintf("%s %s · %s %s%s", st.Muted.Render("success"), success, st.Muted.Render("amp"), common.FmtAmp(t.Amplification()), st.Muted.Render(peak))
 	}
 	if ansi.StringWidth(lines[1]) > w {
 		lines[1] = fmt.Sprintf("%s · %s %d · %s %s", service, st.Muted.Render("crashes"), t.Crashes,

@@ -66,14 +66,19 @@ func (p *trafficPanel) render(f *frame) (string, string) {
 	h := r.hist
 	svc := h.last.Service
 	service, ampNow, ampRun := st.Service(svc.State), amplificationNow(h.originals.Last(), h.retries.Last()), h.totals().Amplification()
+	now, all := common.FmtAmp(ampNow), common.FmtAmp(ampRun)
+	queue := fmt.Sprintf(" · queue %d/%d", svc.Queue, svc.QueueLimit)
+	if svc.Unmeasured { // your own service: its capacity and queue are not ours to know
+		queue = ""
+	}
 	title := common.FitTitle(p.W,
-		fmt.Sprintf("Traffic /s · service %s · amplification now x%.2f, run x%.2f · queue %d/%d", service, ampNow, ampRun, svc.Queue, svc.QueueLimit),
-		fmt.Sprintf("Traffic /s · service %s · amplification now x%.2f, run x%.2f", service, ampNow, ampRun),
-		fmt.Sprintf("Traffic /s · service %s · amplif. x%.2f now, x%.2f run", service, ampNow, ampRun),
-		fmt.Sprintf("Traffic /s · %s · x%.2f now, x%.2f run", service, ampNow, ampRun),
-		fmt.Sprintf("Traffic /s · %s · amplif. x%.2f", service, ampNow),
-		fmt.Sprintf("Traffic /s · %s · x%.2f", service, ampNow),
-		fmt.Sprintf("%s · x%.2f", service, ampNow))
+		fmt.Sprintf("Traffic /s · service %s · amplification now %s, run %s%s", service, now, all, queue),
+		fmt.Sprintf("Traffic /s · service %s · amplification now %s, run %s", service, now, all),
+		fmt.Sprintf("Traffic /s · service %s · amplif. %s now, %s run", service, now, all),
+		fmt.Sprintf("Traffic /s · %s · %s now, %s run", service, now, all),
+		fmt.Sprintf("Traffic /s · %s · amplif. %s", service, now),
+		fmt.Sprintf("Traffic /s · %s · %s", service, now),
+		fmt.Sprintf("%s · %s", service, now))
 	names := [4]string{"originals", "retries", "successes", "capacity"}
 	iw, _ := common.Inner(p.W, p.H)
 	if iw < 64 {
@@ -87,9 +92,13 @@ func (p *trafficPanel) render(f *frame) (string, string) {
 	}
 	values := [4]string{rate(h.originals.Last()), rate(h.retries.Last()), rate(h.successes.Last()), rate(capacity)}
 	styles := [4]lipgloss.Style{st.Originals, st.Retries, st.Successes, st.Capacity}
+	shown := 4 // the capacity last: left out for a service not ours to measure
+	if svc.Unmeasured {
+		shown = 3
+	}
 	var legend string
 	for _, f := range []struct{ gap, mark string }{{"  ", " "}, {" ", " "}, {" ", ""}} { // narrower, tighter
-		items := make([]string, 4)
+		items := make([]string, shown)
 		for i := range items {
 			items[i] = styles[i].Render(string(trafficGlyphs[i]) + f.mark + names[i] + " " + values[i])
 		}
@@ -97,8 +106,7 @@ func (p *trafficPanel) render(f *frame) (string, string) {
 			break
 		}
 	}
-	if q := fmt.Sprintf("  · queue %d/%d", svc.Queue, svc.QueueLimit); !strings.Contains(title, "queue") &&
-		ansi.StringWidth(legend+q) <= iw {
+	if q := " " + queue; queue != "" && !strings.Contains(title, "queue") && ansi.StringWidth(legend+q) <= iw {
 		legend += st.Muted.Render(q)
 	}
 	// A live run says why its attempts failed, on a line of its own (the simulator's
@@ -123,13 +131,17 @@ func (p *trafficPanel) render(f *frame) (string, string) {
 		// of view still sets it a while.
 		yMax = trafficMax(f.runs, f.width)
 	}
+	lines := []chart.Series{
+		{Values: p.capa, Style: st.Capacity, Glyph: trafficGlyphs[3], Dotted: true},
+		{Values: p.orig, Style: st.Originals, Glyph: trafficGlyphs[0]},
+		{Values: p.retr, Style: st.Retries, Glyph: trafficGlyphs[1]},
+		{Values: p.succ, Style: st.Successes, Glyph: trafficGlyphs[2]},
+	}
+	if svc.Unmeasured {
+		lines = lines[1:]
+	}
 	chart := p.chart.Draw(chart.Spec{
-		Lines: []chart.Series{
-			{Values: p.capa, Style: st.Capacity, Glyph: trafficGlyphs[3], Dotted: true},
-			{Values: p.orig, Style: st.Originals, Glyph: trafficGlyphs[0]},
-			{Values: p.retr, Style: st.Retries, Glyph: trafficGlyphs[1]},
-			{Values: p.succ, Style: st.Successes, Glyph: trafficGlyphs[2]},
-		},
+		Lines:   lines,
 		YMax:    yMax,
 		Labels:  true,
 		Format:  rate,

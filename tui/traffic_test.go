@@ -44,7 +44,7 @@ func TestTrafficTitleNotCut(t *testing.T) {
 		p, _ = p.Update(frameMsg{f: f})
 		top := strings.SplitN(p.View(), "\n", 2)[0]
 		assert.NotContains(t, top, "…", "width %d: %s", w, top)
-		assert.Contains(t, top, "x2.40", "width %d: %s", w, top)
+		assert.Contains(t, top, "2.40x", "width %d: %s", w, top)
 	}
 }
 
@@ -86,4 +86,30 @@ func TestTrafficLegendFitsNarrow(t *testing.T) {
 	p.SetSize(40, 8)
 	p, _ = p.Update(frameMsg{f: &frame{runs: []*run{r}}})
 	assert.Contains(t, strings.Split(p.View(), "\n")[1], "cap 500")
+}
+
+// Asserts that a service not the source's to measure (live --target: your own service) shows
+// no capacity and no queue, neither in the title and legend nor as a line, rather than a
+// capacity of 0 and a queue of 0/0; its traffic lines stay.
+func TestUnmeasuredServiceHidesCapacity(t *testing.T) {
+	tick := 100 * time.Millisecond
+	r := &run{meta: source.Meta{Tick: tick, Live: true}, hist: testHistory()}
+	for n := 1; n <= 30; n++ {
+		r.hist.add(source.Snapshot{T: time.Duration(n) * tick, Dt: tick,
+			Counts:  source.Counts{Originals: 50, Attempts: 60, Retries: 10, Successes: 55},
+			Service: source.Service{State: source.ServiceUp, Unmeasured: true}})
+	}
+	f := &frame{runs: []*run{r}}
+	p := newTraffic(common.DefaultStyles(), 0)
+	p.SetSize(100, 14)
+	p, _ = p.Update(frameMsg{f: f})
+	v := p.View()
+	assert.NotContains(t, v, "capacity")
+	assert.NotContains(t, v, "queue")
+	assert.NotContains(t, v, "··", "no dotted capacity line")
+	assert.Contains(t, v, "o originals")
+	q := newQueue(common.DefaultStyles(), 0)
+	q.SetSize(60, 8)
+	q, _ = q.Update(frameMsg{f: f})
+	assert.Contains(t, strings.Join(strings.Fields(q.View()), " "), "its queue is not known")
 }

@@ -22,6 +22,7 @@ func (m *Model) frameMsg() frameMsg { return frameMsg{f: &m.fr} }
 
 // redraw redraws the footer and every panel of the current screen, and recomposes the body.
 func (m *Model) redraw() {
+	m.footer.summary = m.current() == layoutSummary
 	f := m.frameMsg()
 	m.footer, _ = m.footer.Update(f)
 	m.update(f)

@@ -75,7 +75,7 @@ type ledger struct {
 
 // countingStore records what each sync of a member granted and took back.
 type countingStore struct {
-	inner engine.FleetStore
+	inner fleet.Store
 	l     *ledger
 	i     int
 }

@@ -32,7 +32,7 @@ func openURL(t testing.TB, url, name string, opts fleet.Options) *redisstore.Sto
 // suiteOn runs the store suite against the Redis at url, with kill, restart and stall.
 func suiteOn(t *testing.T, url string, kill func(), restart func(t *testing.T), stall func() func()) {
 	storetest.Run(t, storetest.Harness{
-		New: func(t *testing.T, name string, opts fleet.Options) engine.FleetStore {
+		New: func(t *testing.T, name string, opts fleet.Options) fleet.Store {
 			st := openURL(t, url, name, opts)
 			require.NoError(t, st.Check(context.Background()))
 			return st

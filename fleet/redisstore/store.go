@@ -51,7 +51,7 @@ type Store struct {
 	fps    fleet.Fingerprints
 }
 
-var _ engine.FleetStore = (*Store)(nil)
+var _ fleet.Store = (*Store)(nil)
 
 // Prefix returns the key prefix of a fleet: "cortex:{NAME}:".
 func Prefix(name string) string { return "cortex:{" + name + "}:" }

@@ -49,7 +49,7 @@ func (s redisServer) open(t testing.TB, name string, opts fleet.Options) *rediss
 func TestRedisSuite(t *testing.T) {
 	srv := startRedis(t)
 	storetest.Run(t, storetest.Harness{
-		New: func(t *testing.T, name string, opts fleet.Options) engine.FleetStore {
+		New: func(t *testing.T, name string, opts fleet.Options) fleet.Store {
 			return srv.open(t, name, opts)
 		},
 		Now:     time.Now,

@@ -22,7 +22,7 @@ import (
 type Harness struct {
 	// New returns a store of the fleet called name with opts. Each case uses its own names, so
 	// a harness may keep one backend (one Redis) for the whole suite.
-	New func(t *testing.T, name string, opts fleet.Options) engine.FleetStore
+	New func(t *testing.T, name string, opts fleet.Options) fleet.Store
 	// Now reads the store's clock.
 	Now func() time.Time
 	// Wait lets d of the store's time pass: a manual clock advances, real time sleeps.
@@ -69,7 +69,7 @@ func newEngine(t *testing.T, seed int64) *engine.Engine {
 }
 
 // members builds n engines syncing with store, named i0..i(n-1).
-func members(t *testing.T, store engine.FleetStore, n int, timeout time.Duration) []*fleet.Member {
+func members(t *testing.T, store fleet.Store, n int, timeout time.Duration) []*fleet.Member {
 	t.Helper()
 	ms := make([]*fleet.Member, n)
 	for i := range ms {
@@ -357,7 +357,7 @@ func stall(t *testing.T, h Harness) {
 	assert.Equal(t, engine.FleetJoint, e.Snapshot().Fleet)
 }
 
-// storeFunc is a FleetStore made of a function.
+// storeFunc is a fleet.Store made of a function.
 type storeFunc func(ctx context.Context, inst string, r *engine.FleetReport, v *engine.FleetView) error
 
 func (f storeFunc) Sync(ctx context.Context, inst string, r *engine.FleetReport, v *engine.FleetView) error {

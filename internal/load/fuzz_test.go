@@ -15,7 +15,7 @@ func FuzzCheck(f *testing.F) {
 	f.Add([]byte("a = [[{b = \"]]\"}]]\n[c.d]\ne.f = '''\n{{'''"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, k := range []load.Kind{load.Scenario, load.Keys, few} {
-			err := load.Check("f.toml", data, k)
+			_, err := load.Check("f.toml", data, k)
 			if err == nil {
 				continue
 			}

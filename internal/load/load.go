@@ -46,6 +46,9 @@ var (
 	// Lesson is a lesson file (validate of a lesson, learn --file): a dozen steps of a few
 	// goals each.
 	Lesson = Kind{Name: "lesson file", MaxBytes: 256 << 10, MaxNesting: 32, MaxKeyParts: 16, MaxKeyDepth: 16, MaxItems: 5000}
+	// Engine is an engine configuration file (cortex.toml: engine --file, --engine, tune
+	// --out): eight tables of a few keys each.
+	Engine = Kind{Name: "CORTEX configuration file", MaxBytes: 64 << 10, MaxNesting: 32, MaxKeyParts: 16, MaxKeyDepth: 16, MaxItems: 1000}
 )
 
 // Error is a file the loader refuses: unreadable, too large, or beyond a structural limit.
@@ -95,13 +98,16 @@ func Reader(name string, r io.Reader, k Kind) ([]byte, error) {
 }
 
 // Decode checks data against k's limits (size and structure, see Check) and decodes it into v
-// with the TOML decoder. A limit exceeded is an *Error; a TOML syntax error is the decoder's
-// own error (a toml.ParseError) for the caller to format.
-func Decode(name string, data []byte, k Kind, v any) (toml.MetaData, error) {
-	if err := Check(name, data, k); err != nil {
-		return toml.MetaData{}, err
+// with the TOML decoder; it returns the decoder's metadata and the line of every table and key
+// (Check's Lines, for the caller's errors). A limit exceeded is an *Error; a TOML syntax error
+// is the decoder's own error (a toml.ParseError) for the caller to format.
+func Decode(name string, data []byte, k Kind, v any) (toml.MetaData, Lines, error) {
+	lines, err := Check(name, data, k)
+	if err != nil {
+		return toml.MetaData{}, nil, err
 	}
-	return toml.Decode(string(data), v)
+	md, err := toml.Decode(string(data), v)
+	return md, lines, err
 }
 
 // readError reports a file that cannot be read as "name: cannot read: reason".

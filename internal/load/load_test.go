@@ -96,7 +96,7 @@ func TestCheck(t *testing.T) {
 			if tt.kind != nil {
 				k = *tt.kind
 			}
-			err := load.Check("t.toml", []byte(tt.text), k)
+			_, err := load.Check("t.toml", []byte(tt.text), k)
 			if tt.want == "" {
 				assert.NoError(t, err)
 				return
@@ -120,11 +120,11 @@ func TestCheckAcceptsRealFiles(t *testing.T) {
 		data, err := os.ReadFile(f)
 		require.NoError(t, err)
 		var v map[string]any
-		_, err = load.Decode(f, data, load.Scenario, &v)
+		_, _, err = load.Decode(f, data, load.Scenario, &v)
 		assert.NoError(t, err, f)
 	}
 	var v map[string]any
-	_, err = load.Decode("keys.toml", []byte("pause = [\"space\", \"p\"]\nquit = [\"ctrl+c\"] # q no longer quits\n"), load.Keys, &v)
+	_, _, err = load.Decode("keys.toml", []byte("pause = [\"space\", \"p\"]\nquit = [\"ctrl+c\"] # q no longer quits\n"), load.Keys, &v)
 	assert.NoError(t, err)
 }
 
@@ -190,7 +190,7 @@ func TestHostileStructure(t *testing.T) {
 				}
 				err := bounded(t, func() error {
 					var v map[string]any
-					_, err := load.Decode("h.toml", data, k, &v)
+					_, _, err := load.Decode("h.toml", data, k, &v)
 					return err
 				})
 				require.Error(t, err)

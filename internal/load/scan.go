@@ -1,17 +1,23 @@
 package load
 
 // Check refuses data when it is larger than k.MaxBytes or when its TOML structure passes one of
-// k's limits, with an *Error naming the limit and the line where it was passed. It reads the
-// text once, in time linear in its length and constant memory, and understands as much TOML as
-// the limits need: table headers, dotted and quoted keys, inline tables, arrays, the four kinds
-// of string and comments, so that a bracket, a dot or a '#' inside a string counts for nothing.
-// It does not validate the TOML: what is not TOML passes, for the decoder to report.
-func Check(name string, data []byte, k Kind) error {
+// k's limits, with an *Error naming the limit and the line where it was passed, and otherwise
+// returns the line of every table and key it found (Lines). It is the one pass over a file's
+// text the program makes besides the decoder's: it reads the text once, in time linear in its
+// length and memory linear in its keys, and understands as much TOML as the limits and the
+// lines need: table headers (counting the entries of arrays of tables), dotted and quoted keys,
+// inline tables, arrays, the four kinds of string and comments, so that a bracket, a dot or a
+// '#' inside a string counts for nothing. It does not validate the TOML: what is not TOML
+// passes, for the decoder to report.
+func Check(name string, data []byte, k Kind) (Lines, error) {
 	if int64(len(data)) > k.MaxBytes {
-		return tooLarge(name, k)
+		return nil, tooLarge(name, k)
 	}
-	s := scanner{name: name, k: k, data: data, line: 1}
-	return s.document()
+	s := scanner{name: name, k: k, data: data, line: 1, lines: Lines{}, counts: map[string]int{}}
+	if err := s.document(); err != nil {
+		return nil, err
+	}
+	return s.lines, nil
 }
 
 // scanner walks a TOML text for Check. Its recursion (value, array, inlineTable) is bounded by
@@ -23,6 +29,11 @@ type scanner struct {
 	i     int // next byte
 	line  int // 1-based line of data[i]
 	items int // keys (each part) and array elements seen so far
+
+	lines  Lines          // the line of every table and key found at the top or in a table
+	counts map[string]int // the entries seen of each array of tables
+	table  string         // the path of the current table: "" at the top, "fleet", "fault[2]"
+	text   []byte         // the key being scanned, its parts joined by dots
 }
 
 // fail returns the *Error for a limit passed on line.
@@ -64,11 +75,13 @@ func (s *scanner) document() error {
 	}
 }
 
-// header scans a [table] or [[array of tables]] header and returns its number of parts.
+// header scans a [table] or [[array of tables]] header, records its line, and returns its
+// number of parts.
 func (s *scanner) header() (int, error) {
 	line := s.line
 	s.i++ // [
-	if s.peek() == '[' {
+	array := s.peek() == '['
+	if array {
 		s.i++
 	}
 	parts, _, err := s.key(line, "table header", ']')
@@ -78,6 +91,7 @@ func (s *scanner) header() (int, error) {
 	if s.peek() == ']' {
 		s.i++
 	}
+	s.lines.header(string(s.text), array, line, s.counts, &s.table)
 	if err := s.count(line, parts); err != nil {
 		return 0, err
 	}
@@ -102,16 +116,21 @@ func (s *scanner) keyValue(base, nest int) error {
 	if depth > s.k.MaxKeyDepth {
 		return s.fail(line, "key nested deeper than %d levels of tables", s.k.MaxKeyDepth)
 	}
+	if nest == 0 { // a key of a table: placed; one inside an inline table or an array is not
+		s.lines.add(join(s.table, string(s.text)), line)
+	}
 	if !found {
 		return nil
 	}
 	return s.value(nest, depth)
 }
 
-// key scans a possibly dotted, possibly quoted key up to and including stop ('=' or ']'); it
-// returns the number of parts and whether stop was found. what names the key in messages.
+// key scans a possibly dotted, possibly quoted key up to and including stop ('=' or ']') into
+// s.text (its parts joined by dots, a quoted part without its quotes); it returns the number of
+// parts and whether stop was found. what names the key in messages.
 func (s *scanner) key(line int, what string, stop byte) (parts int, found bool, err error) {
 	parts = 1
+	s.text = s.text[:0]
 	for !s.eof() {
 		switch c := s.data[s.i]; c {
 		case stop:
@@ -120,16 +139,22 @@ func (s *scanner) key(line int, what string, stop byte) (parts int, found bool, 
 		case ' ', '\t':
 			s.i++
 		case '"', '\'':
+			from := s.i + 1
 			s.skipQuoted(c) // a quoted key is one part whatever it holds
+			if to := s.i - 1; to >= from && s.data[to] == c {
+				s.text = append(s.text, s.data[from:to]...)
+			}
 		case '.':
 			parts++
 			if parts > s.k.MaxKeyParts {
 				return parts, false, s.fail(line, "%s with more than %d parts", what, s.k.MaxKeyParts)
 			}
+			s.text = append(s.text, '.')
 			s.i++
 		case '\n', '\r', '=', '[', ']', '{', '}', ',', '#':
 			return parts, false, nil
 		default:
+			s.text = append(s.text, c)
 			s.i++
 		}
 	}

@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cortex-tui/cortex-tui/engine"
+	"github.com/cortex-tui/cortex-tui/model"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 )
 
@@ -42,7 +44,7 @@ type InjectorConfig struct {
 // concurrent use.
 type Injector struct {
 	cfg        InjectorConfig
-	clock      Clock
+	clock      engine.Clock
 	errorsFrac atomic.Uint64 // math.Float64bits of the errors fault's fraction, 0 when off
 
 	// ctl serialises Set, Clear and Close, which call the hooks outside mu.
@@ -52,22 +54,23 @@ type Injector struct {
 	mu       sync.Mutex
 	rng      *rand.Rand
 	closed   bool
-	faults   [scenarios.NumFaultKinds]active
-	tokens   float64       // throttle: token bucket
-	tokensAt time.Time     // throttle: time tokens was refilled to
-	down     chan struct{} // closed when an outage starts or on Close: held and delayed requests give up
-	inflight int64         // requests in the wrapped handler (counted in Dropped by an outage)
+	faults   [scenarios.NumFaultKinds]model.Active // by kind, as set (On, Value)
+	fx       scenarios.Effects                     // what they do (model.EffectsOf): all the requests read
+	bucket   model.Bucket                          // the throttle's tokens, on the clock since epoch
+	epoch    time.Time                             // the clock's reading when the injector was made
+	down     chan struct{}                         // closed when an outage starts or on Close: held and delayed requests give up
+	inflight int64                                 // requests in the wrapped handler (counted in Dropped by an outage)
 	counters Counters
 }
 
 // NewInjector returns an Injector with no fault active. WithRand and WithClock set its
 // injectables, as for a Proxy.
 func NewInjector(cfg InjectorConfig, opts ...Option) *Injector {
-	o := options{clock: wallClock{}, rng: rand.New(rand.NewPCG(seed, seed))}
+	o := options{clock: engine.WallClock{}, rng: rand.New(rand.NewPCG(seed, seed))}
 	for _, f := range opts {
 		f(&o)
 	}
-	return &Injector{cfg: cfg, clock: o.clock, rng: o.rng, down: make(chan struct{})}
+	return &Injector{cfg: cfg, clock: o.clock, rng: o.rng, fx: scenarios.NoEffects(), epoch: o.clock.Now(), down: make(chan struct{})}
 }
 
 // Wrap returns next behind the injector's faults: an outage closes the request's connection
@@ -82,7 +85,7 @@ func (i *Injector) Wrap(next http.Handler) http.Handler {
 // serve is the wrapped handler.
 func (i *Injector) serve(w http.ResponseWriter, r *http.Request, next http.Handler) {
 	i.mu.Lock()
-	if i.closed || i.faults[kOutage].on {
+	if i.closed || i.fx.Down {
 		i.mu.Unlock()
 		panic(http.ErrAbortHandler) // raced with Close or an outage: no answer, as a dead process gives none
 	}
@@ -129,31 +132,23 @@ func (i *Injector) left() {
 // admitLocked decides what happens to a request arriving now, counts it, and returns the delay
 // before passing it on (latency fault) or the Retry-After in seconds (throttle).
 func (i *Injector) admitLocked() (v verdict, delay time.Duration, retryAfter int) {
-	if i.faults[kBlackhole].on {
+	fx := &i.fx
+	if fx.Hang {
 		i.counters.Blackholed++
 		return hold, 0, 0
 	}
-	if f := i.faults[kBad]; f.on && i.rng.Float64() < f.value {
+	if v := fx.BadRequests; v > 0 && i.rng.Float64() < v {
 		i.counters.BadRequests++
 		return badRequest, 0, 0
 	}
-	if f := i.faults[kThrottle]; f.on {
-		// token bucket: rate R/s, burst R (one second's worth, at least 1), as in the simulator
-		now := i.clock.Now()
-		if d := now.Sub(i.tokensAt); d > 0 {
-			i.tokens = math.Min(math.Max(1, f.value), i.tokens+f.value*d.Seconds())
-			i.tokensAt = now
-		}
-		if i.tokens < 1 {
-			i.counters.Throttled++
-			// the time until the next token, in whole seconds (Retry-After's unit), at least 1
-			return throttled, 0, int(math.Min(maxRetryAfter, math.Max(1, math.Ceil((1-i.tokens)/f.value))))
-		}
-		i.tokens--
+	if r := fx.Throttle; r > 0 && !i.bucket.Take(r, i.clock.Now().Sub(i.epoch)) {
+		i.counters.Throttled++
+		// the time until the next token, in whole seconds (Retry-After's unit), at least 1
+		return throttled, 0, int(math.Min(maxRetryAfter, math.Max(1, math.Ceil(i.bucket.Wait(r)))))
 	}
-	if f := i.faults[kLatency]; f.on && i.cfg.Latency == nil {
+	if fx.Latency > 0 && i.cfg.Latency == nil {
 		i.counters.Delayed++
-		return forward, seconds(f.value), 0 // Forwarded once the delay is over
+		return forward, seconds(fx.Latency), 0 // Forwarded once the delay is over
 	}
 	i.counters.Forwarded++
 	return forward, 0, 0
@@ -214,8 +209,8 @@ func (i *Injector) canceled(r *http.Request, down <-chan struct{}) {
 func (i *Injector) strike() bool {
 	i.mu.Lock()
 	defer i.mu.Unlock()
-	f := i.faults[kErrors]
-	hit := f.on && i.rng.Float64() < f.value
+	v := i.fx.Errors
+	hit := v > 0 && i.rng.Float64() < v
 	if hit {
 		i.counters.Errors++
 	}
@@ -303,9 +298,10 @@ func (i *Injector) Set(kind scenarios.FaultKind, value float64) error {
 		return fmt.Errorf("proxy: %s fault: %s %s", kind, field, problem)
 	}
 	k := kind.Index()
-	if k == kCapacity && i.cfg.Capacity == nil {
-		return fmt.Errorf("proxy: capacity fault: this target has no capacity control (Config.Capacity is nil); " +
-			"a proxy cannot take workers away from a service it does not run")
+	spec, _ := kind.Spec()
+	if spec.Lever == scenarios.LeverCapacity && i.cfg.Capacity == nil {
+		return fmt.Errorf("proxy: %s fault: this target has no capacity control (Config.Capacity is nil); "+
+			"a proxy cannot take workers away from a service it does not run", kind)
 	}
 	i.ctl.Lock()
 	defer i.ctl.Unlock()
@@ -314,36 +310,45 @@ func (i *Injector) Set(kind scenarios.FaultKind, value float64) error {
 		i.mu.Unlock()
 		return ErrClosed
 	}
-	was := i.faults[k].on
-	i.faults[k] = active{on: true, value: value}
-	switch k {
-	case kOutage:
-		if !was {
-			i.counters.Outages++
-			i.counters.Dropped += i.inflight
-			close(i.down)
-			i.down = make(chan struct{})
-		}
-	case kThrottle:
-		i.tokens, i.tokensAt = math.Max(1, value), i.clock.Now()
-	case kErrors:
-		i.errorsFrac.Store(math.Float64bits(value))
+	was := i.fx
+	i.faults[k] = model.Active{On: true, Value: value}
+	i.fx = model.EffectsOf(&i.faults)
+	if i.fx.Down && !was.Down {
+		i.counters.Outages++
+		i.counters.Dropped += i.inflight
+		close(i.down)
+		i.down = make(chan struct{})
 	}
+	if spec.Lever == scenarios.LeverThrottle { // a throttle starts with its bucket full
+		i.bucket.Reset(value, i.clock.Now().Sub(i.epoch))
+	}
+	i.errorsFrac.Store(math.Float64bits(i.fx.Errors))
 	i.mu.Unlock()
-
-	switch k {
-	case kOutage:
-		if !was && i.cfg.Outage != nil {
-			i.cfg.Outage(true)
-		}
-	case kLatency:
-		if i.cfg.Latency != nil {
-			i.cfg.Latency(seconds(value))
-		}
-	case kCapacity:
-		i.cfg.Capacity(value)
-	}
+	i.hooks(was)
 	return nil
+}
+
+// hooks tells the service behind the injector what changed since was, outside mu: an outage
+// starts or ends (InjectorConfig.Outage), the latency or the capacity in effect changes
+// (InjectorConfig.Latency, Capacity). Called with ctl held.
+func (i *Injector) hooks(was scenarios.Effects) {
+	fx := i.effects()
+	if fx.Down != was.Down && i.cfg.Outage != nil {
+		i.cfg.Outage(fx.Down)
+	}
+	if fx.Latency != was.Latency && i.cfg.Latency != nil {
+		i.cfg.Latency(seconds(fx.Latency))
+	}
+	if fx.Capacity != was.Capacity && i.cfg.Capacity != nil {
+		i.cfg.Capacity(fx.Capacity)
+	}
+}
+
+// effects is the Effects in effect, read under mu.
+func (i *Injector) effects() scenarios.Effects {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	return i.fx
 }
 
 // Clear ends the fault of kind, if active: an outage calls InjectorConfig.Outage(false), a
@@ -372,28 +377,16 @@ func (i *Injector) ClearAll() {
 // clearLocked ends the fault of index k, if on. Called with ctl held, not mu.
 func (i *Injector) clearLocked(k int) {
 	i.mu.Lock()
-	if !i.faults[k].on {
+	if !i.faults[k].On {
 		i.mu.Unlock()
 		return
 	}
-	i.faults[k] = active{}
-	if k == kErrors {
-		i.errorsFrac.Store(0)
-	}
+	was := i.fx
+	i.faults[k] = model.Active{}
+	i.fx = model.EffectsOf(&i.faults)
+	i.errorsFrac.Store(math.Float64bits(i.fx.Errors))
 	i.mu.Unlock()
-
-	switch k {
-	case kOutage:
-		if i.cfg.Outage != nil {
-			i.cfg.Outage(false)
-		}
-	case kLatency:
-		if i.cfg.Latency != nil {
-			i.cfg.Latency(0)
-		}
-	case kCapacity:
-		i.cfg.Capacity(1)
-	}
+	i.hooks(was)
 }
 
 // Active returns the kind and value of every active fault, in the order of the table of fault
@@ -403,8 +396,8 @@ func (i *Injector) Active() []Fault {
 	defer i.mu.Unlock()
 	var out []Fault
 	for k, f := range i.faults {
-		if f.on {
-			out = append(out, Fault{Kind: scenarios.FaultKinds[k], Value: f.value})
+		if f.On {
+			out = append(out, Fault{Kind: scenarios.FaultKinds[k], Value: f.Value})
 		}
 	}
 	return out
@@ -422,7 +415,7 @@ func (i *Injector) Counters() Counters {
 func (i *Injector) outage() bool {
 	i.mu.Lock()
 	defer i.mu.Unlock()
-	return i.faults[kOutage].on
+	return i.fx.Down
 }
 
 // Close releases the requests held or delayed (their connections closed without an answer,

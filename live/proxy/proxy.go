@@ -16,15 +16,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cortex-tui/cortex-tui/scenarios"
+	"github.com/cortex-tui/cortex-tui/engine"
 )
-
-// Clock tells the time. engine.WallClock and *engine.ManualClock satisfy it.
-type Clock interface{ Now() time.Time }
-
-type wallClock struct{}
-
-func (wallClock) Now() time.Time { return time.Now() }
 
 // Option sets one of the injectables of a Proxy or an Injector.
 type Option func(*options)
@@ -32,7 +25,7 @@ type Option func(*options)
 // options are the injectables an Option sets.
 type options struct {
 	rng   *rand.Rand
-	clock Clock
+	clock engine.Clock
 }
 
 // WithRand sets the random source of the errors and bad_requests draws (default: a PCG with a
@@ -48,7 +41,7 @@ func WithRand(r *rand.Rand) Option {
 
 // WithClock sets the clock of the throttle fault's token bucket and of its Retry-After
 // (default: the wall clock; nil keeps it). The latency fault's delay is always a real timer.
-func WithClock(c Clock) Option {
+func WithClock(c engine.Clock) Option {
 	return func(o *options) {
 		if c != nil {
 			o.clock = c
@@ -95,23 +88,6 @@ type Proxy struct {
 	stopOnce sync.Once
 	done     chan struct{} // closed once everything has stopped
 }
-
-// active is the fault of one kind in effect, if on.
-type active struct {
-	on    bool
-	value float64
-}
-
-// Indexes of the fault kinds in the table (scenarios.FaultSpecs), which index Proxy.faults.
-var (
-	kOutage    = scenarios.FaultOutage.Index()
-	kBlackhole = scenarios.FaultBlackhole.Index()
-	kLatency   = scenarios.FaultLatency.Index()
-	kErrors    = scenarios.FaultErrors.Index()
-	kThrottle  = scenarios.FaultThrottle.Index()
-	kCapacity  = scenarios.FaultCapacity.Index()
-	kBad       = scenarios.FaultBadRequests.Index()
-)
 
 // life is one listening period: from Start or the end of an outage until an outage or Close.
 type life struct {

@@ -74,7 +74,8 @@ type Config struct {
 
 	// Tick is the period of the control loop that samples utilisation, runs the crash clock,
 	// restarts and warms up, MinTick to MaxTick; the utilisation the crash rule reads is that
-	// of the last round(1s / Tick) steps, one second for a Tick that divides a second.
+	// of the last 1s / Tick steps (at least one), as in the simulator: one second for a Tick
+	// that divides a second.
 	// Default 100ms (the simulator's dt).
 	Tick time.Duration
 	// MaxBodyBytes is the largest request body the target reads (and discards); a longer one
@@ -119,6 +120,13 @@ func FromScenario(svc scenarios.Service) Config {
 	c.WarmStart = svc.WarmStart
 	c.Warmup = svc.Warmup
 	return c
+}
+
+// service is the scenario's [service] the configuration describes, for the physics.
+func (c Config) service() scenarios.Service {
+	return scenarios.Service{Workers: c.Workers, ServiceTime: c.ServiceTime, Sigma: c.Sigma, QueueLimit: c.QueueLimit,
+		DropExpired: c.DropExpired, RefusalCost: c.RefusalCost, CrashFactor: c.CrashFactor, CrashAfter: c.CrashAfter,
+		RestartDelay: c.RestartDelay, WarmStart: c.WarmStart, Warmup: c.Warmup}
 }
 
 // ConfigError is one invalid field of a Config.

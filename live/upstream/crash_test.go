@@ -26,7 +26,7 @@ func crashConfig() Config {
 // offer adds w to the work offered since the last step, as admitted and refused requests do.
 func (t *Target) offer(w float64) {
 	t.mu.Lock()
-	t.offered += w
+	t.svc.Offered += w
 	t.mu.Unlock()
 }
 
@@ -34,7 +34,7 @@ func (t *Target) offer(w float64) {
 func (t *Target) offeredNow() float64 {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.offered
+	return t.svc.Offered
 }
 
 // Asserts the crash rule and the warm-up step by step on a manual clock, formula by formula

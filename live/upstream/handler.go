@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/cortex-tui/cortex-tui/model"
 )
 
 // okBody is the body of a served request.
@@ -43,35 +45,32 @@ func (t *Target) handle(w http.ResponseWriter, r *http.Request) {
 
 	t.mu.Lock()
 	lf := t.life
-	if lf == nil || !t.state.serving() {
+	if lf == nil || !t.svc.State.Serving() {
 		t.mu.Unlock()
 		panic(http.ErrAbortHandler) // raced with a crash or an outage: its connection is being closed
 	}
 	if tooLarge {
-		t.offered += t.cfg.RefusalCost
+		t.svc.Refused()
 		t.counters.TooLarge++
 		t.mu.Unlock()
 		w.Header().Set("Connection", "close")
 		http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
 		return
 	}
-	switch {
-	case t.busy < t.eff:
-		t.busy++
-		t.offered++
+	switch t.svc.Admit(t.queue.Len()) {
+	case model.Serve:
+		t.svc.Busy++
 		t.counters.Accepted++
-		d := t.drawLocked()
+		d := t.svc.Draw(t.rng)
 		t.mu.Unlock()
 		t.serve(w, r, lf, d)
-	case t.queue.Len() < t.cfg.QueueLimit:
+	case model.Queue:
 		wt := &waiter{ready: make(chan struct{}), ctx: r.Context()}
 		t.queue.Push(wt)
-		t.offered++
 		t.counters.Accepted++
 		t.mu.Unlock()
 		t.wait(w, r, lf, wt)
 	default:
-		t.offered += t.cfg.RefusalCost
 		t.counters.Refused++
 		t.mu.Unlock()
 		http.Error(w, "queue full", http.StatusServiceUnavailable)
@@ -116,7 +115,7 @@ func (t *Target) serve(w http.ResponseWriter, r *http.Request, lf *life, d time.
 		t.mu.Unlock()
 		panic(http.ErrAbortHandler)
 	}
-	t.busy--
+	t.svc.Busy--
 	t.counters.Served++
 	abandoned := r.Context().Err() != nil
 	if abandoned {

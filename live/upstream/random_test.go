@@ -30,7 +30,7 @@ func TestServiceTimeDistribution(t *testing.T) {
 		var sum, sumLog, sumLog2 float64
 		tg.mu.Lock()
 		for range n {
-			d := tg.drawLocked().Seconds()
+			d := tg.svc.Draw(tg.rng).Seconds()
 			sum += d
 			sumLog += math.Log(d)
 			sumLog2 += math.Log(d) * math.Log(d)

@@ -51,8 +51,20 @@ func (s State) Service() source.ServiceState {
 	return source.ServiceUnknown
 }
 
-// serving reports whether the target is listening and serving in state s.
-func (s State) serving() bool { return s == StateUp || s == StateWarming }
+// stateOf is the target's State of a service state: StateStopped for ServiceUnknown.
+func stateOf(s source.ServiceState) State {
+	switch s {
+	case source.ServiceUp:
+		return StateUp
+	case source.ServiceDown:
+		return StateDown
+	case source.ServiceCrashed:
+		return StateCrashed
+	case source.ServiceWarming:
+		return StateWarming
+	}
+	return StateStopped
+}
 
 // Counters are the target's running totals since Start. A request is counted once in Accepted,
 // Refused or TooLarge when it is answered or admitted, and an accepted one once more when it

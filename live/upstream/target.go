@@ -6,22 +6,18 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"math"
 	"math/rand/v2"
 	"net"
 	"net/http"
 	"sync"
 	"time"
 
+	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/internal/ring"
+	"github.com/cortex-tui/cortex-tui/model"
+	"github.com/cortex-tui/cortex-tui/scenarios"
+	"github.com/cortex-tui/cortex-tui/source"
 )
-
-// Clock tells the time. engine.WallClock and *engine.ManualClock satisfy it.
-type Clock interface{ Now() time.Time }
-
-type wallClock struct{}
-
-func (wallClock) Now() time.Time { return time.Now() }
 
 // Option sets one of a Target's injectables.
 type Option func(*Target)
@@ -31,7 +27,7 @@ type Option func(*Target)
 // still runs every Config.Tick of real time, and service times are always real timers: a
 // request's answer is real. A test moves a manual clock and sees its effect at the next tick.
 // A nil clock keeps the wall clock.
-func WithClock(c Clock) Option {
+func WithClock(c engine.Clock) Option {
 	return func(t *Target) {
 		if c != nil {
 			t.clock = c
@@ -64,15 +60,11 @@ var errNotStarted = errors.New("target: not started")
 // streamService is the PCG stream of the default random source.
 const streamService = 0x7a26e7
 
-// window is the span of the utilisation that the crash rule reads: the last
-// round(window / Tick) steps.
-const window = time.Second
-
 // Target is the embedded HTTP service. Build it with New, then Start it; every method is safe
 // for concurrent use.
 type Target struct {
 	cfg   Config
-	clock Clock
+	clock engine.Clock
 
 	// ctl serialises what changes the listener (Start, the control loop's step, Down, Up and
 	// the shutdown), which does network I/O and so runs outside mu.
@@ -83,37 +75,27 @@ type Target struct {
 	rng       *rand.Rand
 	started   bool
 	closed    bool
-	state     State
 	outage    bool
 	life      *life  // the current listener and server; nil while not serving
 	addr      string // resolved listening address, fixed at Start
 	listenErr error
 	upPending bool // Up failed to listen again: the loop tries again at every step
 
-	capFactor float64       // SetCapacity
-	latency   time.Duration // SetLatency
-	warm      float64       // warm-up fraction
-	warmFrom  time.Time     // start of the warm-up
-	restartAt time.Time     // CRASHED: when to listen again
+	// svc is the service's physics (model.Service: its state, workers, capacity, service
+	// times, warm-up, utilisation window and crash clock), on the run time since origin; fx
+	// holds the capacity and latency faults SetCapacity and SetLatency put on it.
+	svc     model.Service
+	fx      scenarios.Effects
+	latency time.Duration      // SetLatency's, as given
+	origin  time.Time          // the clock's reading at Start
+	queue   ring.Ring[*waiter] // requests waiting for a worker; admission keeps it at or under QueueLimit
 
-	eff      int                // effective workers
-	busy     int                // workers holding a request
-	meanS    float64            // mean service time in effect, seconds
-	capacity float64            // requests/s
-	queue    ring.Ring[*waiter] // requests waiting for a worker; admission keeps it at or under QueueLimit
-
-	offered  float64   // work offered since the last step: admitted + RefusalCost x refused
 	able     float64   // requests capacity could serve since the last step (accrued at every capacity change)
 	ableAt   time.Time // time able was accrued to
 	lastStep time.Time
-	win      []sample // the last second of steps
-	winPos   int
 	tickUtil float64
 	winUtil  float64
-	overload time.Duration
-	// crashUtil and crashOver are the utilisation and the overload time the last crash read.
-	crashUtil float64
-	crashOver time.Duration
+	crash    model.Crash // the latest crash's
 
 	counters Counters
 
@@ -129,9 +111,6 @@ type Target struct {
 	stopOnce sync.Once
 	done     chan struct{} // closed once everything has stopped
 }
-
-// sample is one step's offered work and the requests capacity could serve meanwhile.
-type sample struct{ offered, able float64 }
 
 // life is one listening period: from Start or a restart until a crash, an outage or Close.
 type life struct {
@@ -152,20 +131,20 @@ func New(cfg Config, opts ...Option) (*Target, error) {
 		return nil, err
 	}
 	t := &Target{
-		cfg:       cfg,
-		clock:     wallClock{},
-		capFactor: 1,
-		closing:   make(chan struct{}),
-		done:      make(chan struct{}),
-		win:       make([]sample, max(1, int((window+cfg.Tick/2)/cfg.Tick))),
+		cfg:     cfg,
+		clock:   engine.WallClock{},
+		svc:     model.NewService(cfg.service(), cfg.Tick),
+		fx:      scenarios.NoEffects(),
+		closing: make(chan struct{}),
+		done:    make(chan struct{}),
 	}
+	t.svc.Down(source.ServiceUnknown) // stopped until Start
 	for _, o := range opts {
 		o(t)
 	}
 	if t.rng == nil {
 		t.rng = rand.New(rand.NewPCG(uint64(cfg.Seed), streamService))
 	}
-	t.meanS = cfg.ServiceTime.Seconds()
 	t.handler = http.HandlerFunc(t.handle)
 	if t.wrap != nil {
 		if h := t.wrap(t.handler); h != nil {
@@ -206,8 +185,8 @@ func (t *Target) Start(ctx context.Context) error {
 	}
 	t.started = true
 	t.addr = ln.Addr().String()
-	t.lastStep, t.ableAt = now, now
-	t.state, t.warm = StateUp, 1
+	t.lastStep, t.ableAt, t.origin = now, now, now
+	t.svc = model.NewService(t.cfg.service(), t.cfg.Tick) // UP at full capacity
 	t.serveLocked(ln)
 	t.updateLocked(now)
 	go t.loop(ctx)
@@ -323,7 +302,6 @@ func (t *Target) goDownLocked(now time.Time, st State) *life {
 	t.accrueLocked(now)
 	lf := t.life
 	t.life = nil
-	t.state = st
 	if lf != nil {
 		close(lf.down)
 	}
@@ -335,13 +313,9 @@ func (t *Target) goDownLocked(now time.Time, st State) *life {
 			t.counters.Lost++
 		}
 	}
-	t.counters.Lost += int64(t.busy)
-	t.busy = 0
-	t.warm = 0
-	// A restarted process remembers nothing of the load that killed it. (The simulator keeps
-	// its window across a crash, which differs only for a restart delay under one second.)
-	t.overload = 0
-	clear(t.win)
+	t.counters.Lost += int64(t.svc.Busy)
+	t.svc.Busy = 0
+	t.svc.Down(st.Service()) // a restarted process remembers nothing of the load that killed it
 	t.updateLocked(now)
 	return lf
 }
@@ -349,12 +323,7 @@ func (t *Target) goDownLocked(now time.Time, st State) *life {
 // startWarmingLocked begins the warm-up at now (after a restart or an outage): WARMING at
 // WarmStart, or UP at once without a Warmup.
 func (t *Target) startWarmingLocked(now time.Time) {
-	t.warmFrom = now
-	if t.cfg.Warmup <= 0 {
-		t.state, t.warm = StateUp, 1
-	} else {
-		t.state, t.warm = StateWarming, t.cfg.WarmStart
-	}
+	t.svc.StartWarming(now.Sub(t.origin))
 	t.updateLocked(now)
 }
 
@@ -378,51 +347,34 @@ func (t *Target) relisten(now time.Time) error {
 // accrueLocked adds to able what the capacity in effect could serve up to now.
 func (t *Target) accrueLocked(now time.Time) {
 	if d := now.Sub(t.ableAt); d > 0 {
-		t.able += t.capacity * d.Seconds()
+		t.able += t.svc.Capacity * d.Seconds()
 		t.ableAt = now
 	}
 }
 
-// updateLocked recomputes the effective workers and capacity at now, and starts queued
-// requests on freed capacity.
-//
-//	effective workers = max(1, round(Workers * capacity factor * warm)) while serving, else 0
-//	capacity          = effective workers / (ServiceTime + latency)      requests/s
+// updateLocked recomputes the effective workers and capacity at now (model.Service.Resize:
+// max(1, round(Workers x warm x capacity factor)) workers while serving, none otherwise, over
+// ServiceTime + latency), and starts queued requests on freed capacity.
 func (t *Target) updateLocked(now time.Time) {
 	t.accrueLocked(now)
-	t.meanS = (t.cfg.ServiceTime + t.latency).Seconds()
-	t.eff = 0
-	if t.state.serving() {
-		t.eff = max(1, int(math.Round(float64(t.cfg.Workers)*t.capFactor*t.warm)))
-	}
-	t.capacity = float64(t.eff) / t.meanS
+	t.svc.Resize(t.fx)
 	t.dispatchLocked()
 }
 
 // dispatchLocked gives free workers to queued requests in FIFO order. With DropExpired, a
 // request whose client has gone is skipped.
 func (t *Target) dispatchLocked() {
-	for t.busy < t.eff && t.queue.Len() > 0 {
+	for t.svc.Busy < t.svc.Eff && t.queue.Len() > 0 {
 		w := t.queue.Pop()
 		if t.cfg.DropExpired && w.ctx.Err() != nil {
 			t.counters.Dropped++
 			continue
 		}
-		t.busy++
-		w.d = t.drawLocked()
+		t.svc.Busy++
+		w.d = t.svc.Draw(t.rng)
 		w.assigned = true
 		close(w.ready)
 	}
-}
-
-// drawLocked draws one service time: mean * exp(sigma*Z - sigma^2/2), Z ~ N(0, 1), a
-// lognormal whose mean is the mean service time in effect (sigma 0: constant); at least 1 ns.
-func (t *Target) drawLocked() time.Duration {
-	mean := t.meanS
-	if sg := t.cfg.Sigma; sg > 0 {
-		mean *= math.Exp(sg*t.rng.NormFloat64() - sg*sg/2)
-	}
-	return max(1, time.Duration(mean*float64(time.Second)))
 }
 
 // step is one tick of the control loop at now: it closes the utilisation sample of the time
@@ -440,38 +392,21 @@ func (t *Target) step(now time.Time) {
 	}
 	t.lastStep = now
 	t.accrueLocked(now)
-	s := sample{offered: t.offered, able: t.able}
-	t.offered, t.able = 0, 0
-	t.tickUtil = ratio(s.offered, s.able)
-	t.win[t.winPos] = s
-	t.winPos = (t.winPos + 1) % len(t.win)
-	var off, able float64
-	for _, w := range t.win {
-		off += w.offered
-		able += w.able
-	}
-	t.winUtil = ratio(off, able)
-
+	able := t.able
+	t.able = 0
 	var stop *life
-	if cf := t.cfg.CrashFactor; cf > 0 && t.state.serving() && t.winUtil > cf {
-		t.overload += elapsed
-		if t.overload >= t.cfg.CrashAfter {
-			t.counters.Crashes++
-			t.crashUtil, t.crashOver = t.winUtil, t.overload
-			stop = t.goDownLocked(now, StateCrashed)
-			t.restartAt = now.Add(t.cfg.RestartDelay)
-		}
-	} else {
-		t.overload = 0
+	var crash *model.Crash
+	t.tickUtil, t.winUtil, _, crash = t.svc.Sample(now.Sub(t.origin), elapsed, able)
+	if crash != nil {
+		t.counters.Crashes++
+		t.crash = *crash
+		stop = t.goDownLocked(now, StateCrashed)
 	}
-	if t.state == StateWarming {
-		t.warm = t.cfg.WarmStart + (1-t.cfg.WarmStart)*float64(now.Sub(t.warmFrom))/float64(t.cfg.Warmup)
-		if t.warm >= 1 {
-			t.state, t.warm = StateUp, 1
-		}
+	if t.svc.State == source.ServiceWarming {
+		t.svc.Warmed(now.Sub(t.origin))
 		t.updateLocked(now)
 	}
-	restart := stop == nil && t.state == StateCrashed && !t.outage && !now.Before(t.restartAt)
+	restart := stop == nil && t.svc.RestartDue(now.Sub(t.origin), t.outage)
 	restart = restart || (t.upPending && t.life == nil) // Up found the port taken: try again
 	t.mu.Unlock()
 	if stop != nil {
@@ -480,17 +415,6 @@ func (t *Target) step(now time.Time) {
 	if restart {
 		_ = t.relisten(now) // on failure Err says why; the next step tries again
 	}
-}
-
-// ratio is offered / able: 0 for no work, +Inf for work with no capacity.
-func ratio(offered, able float64) float64 {
-	switch {
-	case able > 0:
-		return offered / able
-	case offered > 0:
-		return math.Inf(1)
-	}
-	return 0
 }
 
 // SetCapacity scales the workers by factor, in (0, 1] (live mode's capacity fault; 1 undoes
@@ -503,7 +427,7 @@ func (t *Target) SetCapacity(factor float64) error {
 	now := t.clock.Now()
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.capFactor = factor
+	t.fx.Capacity = factor
 	t.updateLocked(now)
 	return nil
 }
@@ -517,7 +441,7 @@ func (t *Target) SetLatency(d time.Duration) error {
 	now := t.clock.Now()
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.latency = d
+	t.latency, t.fx.Latency = d, d.Seconds()
 	t.updateLocked(now)
 	return nil
 }
@@ -536,7 +460,7 @@ func (t *Target) Down() error {
 	}
 	t.outage, t.upPending = true, false
 	var lf *life
-	if t.state != StateDown {
+	if t.svc.State != source.ServiceDown {
 		lf = t.goDownLocked(now, StateDown)
 	}
 	t.mu.Unlock()
@@ -586,29 +510,27 @@ func (t *Target) Snapshot() Snapshot {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	s := Snapshot{
-		State:             t.state,
+		State:             stateOf(t.svc.State),
 		Addr:              t.addr,
 		Workers:           t.cfg.Workers,
-		Effective:         t.eff,
-		Busy:              t.busy,
+		Effective:         t.svc.Eff,
+		Busy:              t.svc.Busy,
 		Queue:             t.queue.Len(),
 		QueueLimit:        t.cfg.QueueLimit,
 		ServiceTime:       t.cfg.ServiceTime + t.latency,
-		Capacity:          t.capacity,
-		CapacityFactor:    t.capFactor,
+		Capacity:          t.svc.Capacity,
+		CapacityFactor:    t.fx.Capacity,
 		Latency:           t.latency,
-		Warm:              t.warm,
+		Warm:              t.svc.Warm,
 		Utilisation:       t.tickUtil,
 		WindowUtilisation: t.winUtil,
-		Overload:          t.overload,
-		CrashUtilisation:  t.crashUtil,
-		CrashOverload:     t.crashOver,
+		Overload:          t.svc.Overload(),
+		RestartIn:         t.svc.RestartIn(now.Sub(t.origin)),
+		CrashUtilisation:  t.crash.Utilisation,
+		CrashOverload:     t.crash.Overloaded,
 		Outage:            t.outage,
 		Err:               t.listenErr,
 		Counters:          t.counters,
-	}
-	if t.state == StateCrashed {
-		s.RestartIn = max(0, t.restartAt.Sub(now))
 	}
 	return s
 }

@@ -84,3 +84,40 @@ func TestFmtAxis(t *testing.T) {
 		assert.Equal(t, want, fmtAxis(sec))
 	}
 }
+
+// Asserts that a chart of band thresholds (the CPS chart's) draws each mark on the row its
+// label names, or not at all: at every height, a row holding a mark's letter is labelled with
+// that mark's value, no row holds two marks, and no mark lands on the top or bottom row,
+// labelled 1.00 and 0.00 (at 80x24 the EMERGENCY line sat on the row labelled 1.00, and 0.25
+// had none). From five plot rows up, every mark is drawn.
+func TestMarksOnTheirRows(t *testing.T) {
+	st := common.DefaultStyles()
+	marks := []Mark{{Y: 0.25, Glyph: '┈', Letter: 'D'}, {Y: 0.5, Glyph: '╌', Letter: 'C'}, {Y: 0.75, Glyph: '━', Letter: 'E'}}
+	want := map[rune]string{'D': "0.25", 'C': "0.50", 'E': "0.75"}
+	format := func(v float64) string { return fmt.Sprintf("%.2f", v) }
+	c := NewLine(0, 0)
+	for h := MinH; h <= 14; h++ {
+		c.Resize(40, h)
+		out := ansi.Strip(c.Draw(Spec{Lines: []Series{{Values: []float64{0.1, 0.2}}}, Marks: marks, YMax: 1, Labels: true,
+			Format: format, Muted: st.Muted, Seconds: true, Last: 1}))
+		drawn := 0
+		for _, line := range strings.Split(out, "\n") {
+			label, plot, ok := strings.Cut(line, "│")
+			if !ok {
+				continue
+			}
+			letters := 0
+			for letter, value := range want {
+				if strings.HasPrefix(plot, string(letter)) {
+					letters++
+					drawn++
+					assert.Equal(t, value, strings.TrimSpace(label), "height %d: the %c line is on its row", h, letter)
+				}
+			}
+			assert.LessOrEqual(t, letters, 1, "height %d: one mark a row", h)
+		}
+		if plotRows := h - 1; plotRows >= 5 {
+			assert.Equal(t, 3, drawn, "height %d: every mark drawn\n%s", h, out)
+		}
+	}
+}

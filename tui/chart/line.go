@@ -60,11 +60,14 @@ func (c *Line) Draw(spec Spec) (out string) {
 	top := h - 1
 	rowOf := func(v float64) int { return int(math.Round(v * float64(top) / ymax)) }
 	rowLabels := map[int]string{0: format(0), top: format(ymax)}
+	onRow := placeMarks(spec.Marks, rowOf, top, ymax)
 	levels := make([]float64, 0, len(spec.Marks)+1)
-	for _, m := range spec.Marks {
-		levels = append(levels, m.Y)
+	for i, m := range spec.Marks {
+		if onRow[i] {
+			levels = append(levels, m.Y)
+		}
 	}
-	if len(levels) == 0 {
+	if len(spec.Marks) == 0 {
 		levels = append(levels, ymax/2)
 	}
 	for _, v := range levels {
@@ -110,7 +113,7 @@ func (c *Line) Draw(spec Spec) (out string) {
 		names = append(names, name)
 	}
 	for i, m := range spec.Marks {
-		if m.Y < 0 || m.Y > ymax || m.Glyph != 0 {
+		if m.Y < 0 || m.Y > ymax || m.Glyph != 0 || !onRow[i] {
 			continue // a mark with a glyph is drawn after the lines, in the cells they leave
 		}
 		line := make([]float64, n)
@@ -137,7 +140,7 @@ func (c *Line) Draw(spec Spec) (out string) {
 	} else {
 		lc.DrawDataSets(names)
 	}
-	c.overlay(&lc.Canvas, spec, origin, rowY)
+	c.overlay(&lc.Canvas, spec, onRow, origin, rowY)
 	out = common.Fit(lc.View(), c.w, h)
 	if axis {
 		out += "\n" + timeAxis(spec, origin.X, c.w)
@@ -151,14 +154,14 @@ const markEvery = 8
 // overlay draws what ntcharts cannot: the glyph marks (in the cells the lines left empty, the
 // band's letter at the left end), the faults' vertical marks, the dotted Series and the
 // glyphs on the lines, so a chart reads without colour.
-func (c *Line) overlay(cv *canvas.Model, spec Spec, origin canvas.Point, rowY func(float64) int) {
+func (c *Line) overlay(cv *canvas.Model, spec Spec, onRow []bool, origin canvas.Point, rowY func(float64) int) {
 	left, right := origin.X+1, cv.Width()-1
 	if origin.X == 0 && !spec.Labels {
 		left = 0
 	}
 	empty := func(p canvas.Point) bool { r := cv.Cell(p).Rune; return r == 0 || r == ' ' }
-	for _, m := range spec.Marks {
-		if m.Glyph == 0 {
+	for i, m := range spec.Marks {
+		if m.Glyph == 0 || !onRow[i] {
 			continue
 		}
 		y := rowY(m.Y)
@@ -260,6 +263,36 @@ func fmtAxis(sec int) string {
 		return strconv.Itoa(sec/60) + "m"
 	}
 	return fmt.Sprintf("%dm%02d", sec/60, sec%60)
+}
+
+// placeMarks says which marks are drawn: each on the row its value rounds to (rowOf, 0 at the
+// bottom, top at the top), labelled with that value, so a mark is drawn only on a row of its
+// own strictly between the bottom and the top rows (labelled 0 and ymax), and of two marks that
+// round to one row, the one nearer the row's value. A mark at or outside the range's ends (the
+// queue's limit at its top) is drawn there. A chart too short for its marks drops some rather
+// than draw one on a row labelled with another value.
+func placeMarks(marks []Mark, rowOf func(float64) int, top int, ymax float64) []bool {
+	on := make([]bool, len(marks))
+	best := map[int]int{} // row -> the mark drawn on it
+	for i, m := range marks {
+		r := rowOf(m.Y)
+		if m.Y <= 0 || m.Y >= ymax {
+			on[i] = true // at an end of the range: on its end row, whose label is its value
+			continue
+		}
+		if r <= 0 || r >= top {
+			continue
+		}
+		if j, taken := best[r]; taken {
+			rowValue := float64(r) * ymax / float64(top)
+			if math.Abs(m.Y-rowValue) >= math.Abs(marks[j].Y-rowValue) {
+				continue
+			}
+			on[j] = false
+		}
+		best[r], on[i] = i, true
+	}
+	return on
 }
 
 // yTop is the top of a chart's y axis: spec.YMax, or the largest value rounded up (at least 1).

@@ -41,6 +41,13 @@ func FmtClock(d time.Duration) string {
 	return fmt.Sprintf("%dm%02d.%ds", tenths/600, tenths/10%60, tenths%10)
 }
 
+// FmtAmp formats an amplification as the reports and the README write it, the factor then
+// "x": 1.02x (to two decimals; one for a peak, FmtPeak).
+func FmtAmp(v float64) string { return fmt.Sprintf("%.2fx", v) }
+
+// FmtPeak formats a peak amplification to one decimal: 2.6x.
+func FmtPeak(v float64) string { return fmt.Sprintf("%.1fx", v) }
+
 // FmtSpeed formats a speed factor: 0.25, 0.5, 1, 2 ... 64.
 func FmtSpeed(s float64) string { return strings.TrimSuffix(fmt.Sprintf("%g", s), ".0") }
 

@@ -136,19 +136,69 @@ func (p *Model) body() (string, string) {
 		}
 		return title, p.St.Muted.Render(strings.Join(text, "\n"))
 	}
-	// The window ends offset lines before the newest; the offset is clamped to what the log holds.
-	offset := min(p.offset, max(len(lines)-ih, 0))
+	// The window ends offset events before the newest; the offset is clamped to what the log
+	// holds. Each event is wrapped onto as many lines as its words take (continued under its
+	// text, never cut mid-word), and the window holds the newest whole events that fit.
+	if ih <= 0 {
+		return title, ""
+	}
+	fill, rowsUsed := 0, 0 // the oldest events that fill the log: scrolled back no further
+	for fill < len(lines) {
+		n := len(p.wrapped(lines[fill], iw))
+		if rowsUsed+n > ih {
+			break
+		}
+		rowsUsed += n
+		fill++
+	}
+	offset := min(p.offset, max(len(lines)-max(fill, 1), 0))
 	end := len(lines) - offset
-	start := max(end-ih, 0)
+	var rows []string
+	start := end
+	for start > 0 {
+		wrapped := p.wrapped(lines[start-1], iw)
+		if len(rows)+len(wrapped) > ih {
+			if len(rows) == 0 { // the newest alone is taller than the log: its first lines
+				rows = wrapped[:ih]
+				rows[ih-1] = ansi.Truncate(rows[ih-1], max(iw-1, 1), "") + "…"
+				start--
+			}
+			break
+		}
+		rows = append(wrapped, rows...)
+		start--
+	}
 	if above := start; above > 0 || offset > 0 {
 		title = common.FitTitle(p.W, fmt.Sprintf("%s · %d above, %d below · %s/%s", title, above, offset,
 			common.KeyName(p.keys.LogUp), common.KeyName(p.keys.LogDown)), fmt.Sprintf("%s · %d↑ %d↓", title, above, offset), title)
 	}
-	out := make([]string, 0, end-start)
-	for _, l := range lines[start:end] {
-		out = append(out, ansi.Truncate(p.line(l), iw, "…")) // a long note ends with "…", not mid-word
+	return title, strings.Join(rows, "\n")
+}
+
+// logIndent is the width of an event line's time and kind columns: its wrapped text continues
+// under its first word.
+const logIndent = 16
+
+// wrapped is the event line l wrapped to w cells: its first line with the time and the kind,
+// the rest of its words on lines indented under the text.
+func (p *Model) wrapped(l logLine, w int) []string {
+	line := p.line(l)
+	if ansi.StringWidth(line) <= w || w <= logIndent+8 {
+		return []string{ansi.Truncate(line, max(w, 0), "…")}
 	}
-	return title, strings.Join(out, "\n")
+	e := l.e
+	style := p.St.Text
+	if int(e.Kind) >= 0 && int(e.Kind) < len(p.St.Events) {
+		style = p.St.Events[e.Kind]
+	}
+	head := ansi.Truncate(line, logIndent, "")
+	text := strings.TrimPrefix(ansi.Strip(line), ansi.Strip(head))
+	parts := strings.Split(common.Wrap(text, w-logIndent), "\n")
+	out := []string{head + style.Render(parts[0])}
+	for _, more := range parts[1:] {
+		out = append(out, strings.Repeat(" ", logIndent)+style.Render(more))
+	}
+	return out
 }
 
 // line is one line of the log: time, kind and what happened, in the kind's colour; joined
@@ -161,7 +211,7 @@ func (p *Model) line(l logLine) string {
 	}
 	text := strings.TrimSpace(Text(e))
 	if l.n > 1 {
-		text += fmt.Sprintf(" (×%d since %s)", l.n, common.FmtDur(l.from))
+		text += fmt.Sprintf(" (×%d since %s)", l.n, common.FmtClock(l.from))
 	}
-	return p.St.Muted.Render(fmt.Sprintf("%7s ", common.FmtDur(e.T))) + style.Render(fmt.Sprintf("%-7s %s", kind, text))
+	return p.St.Muted.Render(fmt.Sprintf("%7s ", common.FmtClock(e.T))) + style.Render(fmt.Sprintf("%-7s %s", kind, text))
 }

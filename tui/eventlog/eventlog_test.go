@@ -15,7 +15,28 @@ import (
 	"github.com/cortex-tui/cortex-tui/tui/common"
 )
 
-// Asserts that an event longer than the log's width is cut with "…" and never overflows.
+// Asserts that an event longer than the log's width wraps onto the next lines, every word
+// kept and continued under its text (never cut mid-word), and that one taller than the whole
+// log is cut with "…"; no line overflows.
+func TestEventsPanelWrapsLongLines(t *testing.T) {
+	p := New(common.DefaultStyles(), keymap.Default())
+	p.SetSize(60, 8)
+	text := "The payment DB crashes. Every call fails fast, and every client starts retrying."
+	p.Show([]source.Event{{T: 2 * time.Second, Kind: source.EventControl, Text: "paused"},
+		{T: 3 * time.Second, Kind: source.EventNote, Text: text}}, "Events")
+	v := ansi.Strip(p.View())
+	assert.NotContains(t, v, "…")
+	var words []string
+	lines := strings.Split(v, "\n")
+	for _, l := range lines[1 : len(lines)-1] {
+		words = append(words, strings.Fields(strings.Trim(l, "│"))...)
+	}
+	assert.Contains(t, strings.Join(words, " "), text, "every word, in order")
+	assert.Contains(t, v, "│"+strings.Repeat(" ", 16)+"fast, and every", "continued under the text")
+	assert.Contains(t, v, "paused", "the older event still shows above")
+}
+
+// Asserts that an event taller than the whole log is cut with "…" and never overflows.
 func TestEventsPanelCutsLongLines(t *testing.T) {
 	p := New(common.DefaultStyles(), keymap.Default())
 	p.SetSize(60, 6)
@@ -78,4 +99,16 @@ func TestEventWording(t *testing.T) {
 	} {
 		assert.Equal(t, tc.want, Text(tc.e))
 	}
+}
+
+// Asserts that the log writes every time in one format, to the tenth of a second, before and
+// after 100 s (it wrote 99.9s, then 1m40s), as the header does.
+func TestEventTimesOneFormat(t *testing.T) {
+	p := New(common.DefaultStyles(), keymap.Default())
+	p.SetSize(60, 6)
+	p.Show([]source.Event{{T: 99900 * time.Millisecond, Kind: source.EventControl, Text: "paused"},
+		{T: 100200 * time.Millisecond, Kind: source.EventControl, Text: "resumed"}}, "Events")
+	v := ansi.Strip(p.View())
+	assert.Contains(t, v, "  99.9s control paused")
+	assert.Contains(t, v, "1m40.2s control resumed")
 }

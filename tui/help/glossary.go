@@ -5,6 +5,8 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/cortex-tui/cortex-tui/engine"
+	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/tui/common"
 )
 
@@ -22,45 +24,49 @@ type glossarySection struct {
 // dashboard shows, each defined in one line.
 var glossary = []glossarySection{
 	{"Signals (each in 0..1)", []glossaryEntry{
-		{"F", "failures: the failure rate over the last 5 s or over the 60 s window, whichever is higher"},
-		{"L", "latency: how far the P99 latency is above the learned healthy P99, in units of 3 × the baseline P50 (1 at most)"},
-		{"Q", "queue: the queue depth over the queue capacity (in the simulator, the client's retries waiting out their delay)"},
-		{"B", "budget: the share of the retry budget spent, 1 - tokens / capacity"},
-		{"C", "circuit: CLOSED 0, HALF_OPEN 0.5, OPEN 1"},
+		{engine.SignalNames[0], "failures: the failure rate over the last 5 s or over the 60 s window, whichever is higher"},
+		{engine.SignalNames[1], "latency: how far the P99 latency is above the learned healthy P99, in units of 3 × the baseline P50 (1 at most)"},
+		{engine.SignalNames[2], "retries waiting: the client's retries waiting out their delay, over the engine's queue capacity (1000, split over the clients)"},
+		{engine.SignalNames[3], "budget: the share of the retry budget spent, 1 - tokens / capacity"},
+		{engine.SignalNames[4], "circuit: CLOSED 0, HALF_OPEN 0.5, OPEN 1"},
 	}},
 	{"Score and bands", []glossaryEntry{
 		{"CPS", "Composite Pressure Score: the sum of weight × signal, from 0 to 1; the higher, the fewer retries"},
 		{"floor", "floor(CPS×10): retries of a priority under it are shed"},
-		{"HEALTHY", "CPS under 0.25"},
-		{"DEGRADED", "CPS from 0.25 to 0.50"},
-		{"CRITICAL", "CPS from 0.50 to 0.75"},
-		{"EMERGENCY", "CPS at 0.75 or more: the circuit is forced OPEN and no retry goes (check 3, reason EMERGENCY)"},
-		{"CLOSED", "circuit state: retries may go"},
-		{"OPEN", "circuit state: every retry fails fast until the cooldown ends"},
-		{"HALF_OPEN", "circuit state: a few probe retries test the service; their successes close the circuit, a failure opens it again"},
+		{engine.Healthy.String(), "CPS under 0.25"},
+		{engine.Degraded.String(), "CPS from 0.25 to 0.50"},
+		{engine.Critical.String(), "CPS from 0.50 to 0.75"},
+		{engine.Emergency.String(), "CPS at 0.75 or more: the circuit is forced OPEN and no retry goes (check 3, reason EMERGENCY)"},
+		{engine.Closed.String(), "circuit state: retries may go"},
+		{engine.Open.String(), "circuit state: every retry fails fast until the cooldown ends"},
+		{engine.HalfOpen.String(), "circuit state: a few probe retries test the service; their successes close the circuit, a failure opens it again"},
+		{"admission floor", "while the service queues, new requests of a lower priority are shed before they are sent (and part of the floor's own class), so that a tenth more than the service completes goes"},
 		{"recovery ramp", "after the circuit closes, the share of retries admitted grows from 10% to 100% over 10 s, highest priorities first"},
 		{"tokens", "the retry budget: each retry spends 1 or more (more when the service is slow), and the lower a priority the more it must leave"},
 	}},
 	{"Decision reasons", []glossaryEntry{
-		{"RETRY", "every check passed: the retry goes after its delay"},
-		{"NOT_RETRYABLE", "check 1: the error may not be retried (a 4xx is the caller's error)"},
-		{"MAX_RETRIES_EXCEEDED", "check 2: the attempt limit is reached"},
-		{"CIRCUIT_OPEN", "check 3: the circuit is OPEN"},
-		{"HALF_OPEN_PROBES_BUSY", "check 3: the circuit is HALF_OPEN and every probe slot is taken"},
-		{"SHED_LOW_PRIORITY", "check 4: the priority is under the floor"},
-		{"RECOVERY_RAMP", "check 4: the recovery ramp does not admit this priority yet"},
-		{"BUDGET_EXHAUSTED", "check 4: not enough tokens left for this priority"},
-		{"RETRY_THROTTLED", "grpc: its retry throttle's tokens are at half or less"},
-		{"NO_RETRIES", "none: the strategy never retries"},
-		{"LIMIT_EXCEEDED", "a concurrency limiter is at its limit: the attempt is refused before it is sent"},
-		{"ADAPTIVE_THROTTLE", "throttle: the attempt is refused before it is sent, with the adaptive throttling probability"},
-		{"RATE_LIMITED", "a client-side rate limiter has no token yet: the attempt is held, then asked about again"},
+		{source.ReasonRetry.String(), "every check passed: the retry goes after its delay"},
+		{source.ReasonNotRetryable.String(), "check 1: the error may not be retried (a 4xx is the caller's error)"},
+		{source.ReasonMaxRetries.String(), "check 2: the attempt limit is reached"},
+		{source.ReasonCircuitOpen.String(), "check 3: the circuit is OPEN"},
+		{source.ReasonProbesBusy.String(), "check 3: the circuit is HALF_OPEN and every probe slot is taken"},
+		{source.ReasonShed.String(), "check 4: the priority is under the floor; for a new request, under the admission floor while the service queues"},
+		{engine.ReasonHeld, "cortex: a retry held until the circuit has probed the service (or the recovery ramp reaches its priority), then asked about again"},
+		{engine.ReasonDeadline, "check 5: no retry could be sent and answered before the request's deadline: refused without spending a token"},
+		{source.ReasonRamp.String(), "check 4: the recovery ramp does not admit this priority yet"},
+		{source.ReasonBudget.String(), "check 4: not enough tokens left for this priority"},
+		{source.ReasonThrottled.String(), "grpc: its retry throttle's tokens are at half or less"},
+		{source.ReasonNoRetries.String(), "none: the strategy never retries"},
+		{source.ReasonLimit.String(), "a concurrency limiter is at its limit: the attempt is refused before it is sent"},
+		{source.ReasonAdaptiveThrottle.String(), "throttle: the attempt is refused before it is sent, with the adaptive throttling probability"},
+		{source.ReasonRateLimited.String(), "a client-side rate limiter has no token yet: the attempt is held, then asked about again"},
 	}},
 	{"Summary", []glossaryEntry{
 		{"success rate", "originals completed within their deadline over originals arrived"},
 		{"goodput", "originals completed within their deadline per second of the arrival phase"},
 		{"amplification", "attempts reaching the service over originals: 1 means no retries"},
 		{"peak amplification", "the largest amplification of one second of the run"},
+		{"new requests shed", "new requests refused before they were sent, for their priority, while the service queued"},
 		{"retries", "retry attempts sent to the service"},
 		{"wasted retries", "retries that failed"},
 		{"recovery", "time from the end of the last fault until the service is UP and its success ratio is back to 90% of its level before, for 10 s"},

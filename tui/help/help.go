@@ -104,7 +104,7 @@ func (p *Model) render() {
 		if over := len(lines) - ih; over > 0 {
 			p.offset = min(p.offset, over)
 			lines = lines[p.offset:]
-			title = fmt.Sprintf("%s · %s/%s scroll (%d more lines)", title, p.keys.ClassUp.Help().Key, p.keys.ClassDown.Help().Key, over)
+			title = fmt.Sprintf("%s · %s/%s scroll (%d lines above, %d below)", title, p.keys.ClassUp.Help().Key, p.keys.ClassDown.Help().Key, p.offset, over-p.offset)
 		} else {
 			p.offset = 0
 		}

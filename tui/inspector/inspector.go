@@ -139,7 +139,8 @@ func (p *Model) render() string {
 	return lipgloss.JoinHorizontal(lipgloss.Top, common.Box(st, "Latest decisions", p.list(ds, sel, lw-2, p.H-2), lw, p.H), detail)
 }
 
-// list draws the decisions around the selected one, newest at the bottom, one per line.
+// list draws the decisions around the selected one, newest at the bottom, one per line, the
+// selected one marked ▸ (it shows without colour too) and highlighted.
 func (p *Model) list(ds []source.DecisionRecord, sel, w, h int) string {
 	if h <= 0 {
 		return ""
@@ -148,7 +149,11 @@ func (p *Model) list(ds []source.DecisionRecord, sel, w, h int) string {
 	lines := make([]string, 0, h)
 	for i := start; i < min(start+h, len(ds)); i++ {
 		d := ds[i]
-		line := common.FitLine(fmt.Sprintf("%7s %-9.9s p%-2d a%d %s", common.FmtClock(d.T), d.Class, d.Priority, d.Attempt, shortReason(d)), w)
+		mark := "  "
+		if i == sel {
+			mark = "▸ "
+		}
+		line := common.FitLine(fmt.Sprintf("%s%7s %-9.9s p%-2d a%d %s", mark, common.FmtClock(d.T), d.Class, d.Priority, d.Attempt, shortReason(d)), w)
 		switch {
 		case i == sel:
 			line = p.St.Selected.Render(line)

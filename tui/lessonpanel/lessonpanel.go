@@ -31,8 +31,9 @@ func New(st common.Styles, keys keymap.KeyMap) *Model {
 func (p *Model) Update(tea.Msg) (*Model, tea.Cmd) { return p, nil }
 
 // Show draws the step tr (the lesson followed over a run of strategy) is at, with its hint
-// when it is due or showHint asks for it; a nil tr draws a blank panel.
-func (p *Model) Show(tr *lesson.Tracker, strategy string, showHint bool) {
+// when it is due or showHint asks for it; once the lesson is complete, the next lesson's title
+// (next, "" after the last) and the key that opens it. A nil tr draws a blank panel.
+func (p *Model) Show(tr *lesson.Tracker, strategy string, showHint bool, next string) {
 	if p.W <= 0 || p.H <= 0 {
 		p.Rendered = ""
 		return
@@ -45,24 +46,31 @@ func (p *Model) Show(tr *lesson.Tracker, strategy string, showHint bool) {
 	l := tr.Lesson()
 	title := common.FitTitle(p.W, fmt.Sprintf("Lesson · %s · step %d/%d", l.Title, min(st.Step+1, st.Steps), st.Steps), fmt.Sprintf("Lesson · step %d/%d", min(st.Step+1, st.Steps), st.Steps))
 	iw, ih := common.Inner(p.W, p.H)
-	p.Rendered = common.Box(p.St, title, p.body(st, tr, showHint, max(iw, 1), max(ih, 1)), p.W, p.H)
+	p.Rendered = common.Box(p.St, title, p.body(st, tr, showHint, next, max(iw, 1), max(ih, 1)), p.W, p.H)
 }
 
 // body is the step's text, its goals and the hint (or the key that shows it).
-func (p *Model) body(st lesson.Status, tr *lesson.Tracker, showHint bool, w, h int) string {
+func (p *Model) body(st lesson.Status, tr *lesson.Tracker, showHint bool, next string, w, h int) string {
 	s := p.St
 	k := p.keys
 	if st.Done {
-		return s.Bold.Render("Lesson complete. ") + s.Muted.Render(fmt.Sprintf("%s another scenario · %s quit · cortex-tui learn for the next lesson", common.KeyName(k.Load), common.KeyName(k.Quit)))
+		if next == "" {
+			return common.Wrap(s.Bold.Render("Lesson complete. ")+s.Muted.Render("That was the last lesson: ")+s.Muted.Render(fmt.Sprintf("%s picks a scenario to explore · %s quit", common.KeyName(k.Load), common.KeyName(k.Quit))), w)
+		}
+		return common.Wrap(s.Bold.Render("Lesson complete. ")+s.Accent.Render(fmt.Sprintf("Next: %s (%s opens it, %s starts it)", next, common.KeyName(k.Load), common.KeyName(k.Select)))+
+			s.Muted.Render(fmt.Sprintf(" · %s quit", common.KeyName(k.Quit))), w)
 	}
 	var goals []string
 	for _, g := range st.Goals {
 		mark, style := "✗", s.Muted
-		if g.Met {
+		switch {
+		case g.Met:
 			mark, style = "✓", s.Band[0]
+		case g.Holding: // holds, not yet for its time: neither met nor failed
+			mark, style = "…", s.Band[1]
 		}
 		now := " (now " + g.Value
-		if g.Met && g.Held < g.For {
+		if g.Holding {
 			now += fmt.Sprintf(", held %.0fs of %.0fs", g.Held.Seconds(), g.For.Seconds())
 		}
 		goals = append(goals, style.Render(mark+" "+g.Text)+s.Muted.Render(now+")"))

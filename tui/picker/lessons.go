@@ -42,6 +42,19 @@ func (p *Model) MarkLessonDone(name string) {
 	p.refresh(true)
 }
 
+// SelectLesson clears the filter and highlights the lesson called name, if it is listed (to
+// open the picker on the next lesson once one is complete).
+func (p *Model) SelectLesson(name string) {
+	p.list.ResetFilter()
+	for i, it := range p.list.Items() {
+		if pi, ok := it.(pickerItem); ok && pi.lesson != nil && pi.lesson.Name == name {
+			p.list.Select(i)
+		}
+	}
+	p.fitChrome()
+	p.refresh(false)
+}
+
 // SelectLessons clears the filter and highlights the first lesson not completed (the first
 // lesson when all are), to open the picker on the lessons (cortex-tui learn).
 func (p *Model) SelectLessons() {

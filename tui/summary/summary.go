@@ -74,8 +74,8 @@ func (p *Model) table(sums []report.Summary, prioNames map[int][]string) string 
 	rows := []row{
 		each("", func(s report.Summary) string { return ansi.Truncate(s.Strategy, maxStrategyLabel, "…") }),
 		each("success rate", func(s report.Summary) string { return pct(s.SuccessRate) }),
-		each("amplification", func(s report.Summary) string { return fmt.Sprintf("x%.2f", s.Amplification) }),
-		each("  peak over a second", func(s report.Summary) string { return fmt.Sprintf("x%.1f", s.PeakAmplification) }),
+		each("amplification", func(s report.Summary) string { return common.FmtAmp(s.Amplification) }),
+		each("  peak over a second", func(s report.Summary) string { return common.FmtPeak(s.PeakAmplification) }),
 		each("retries", func(s report.Summary) string { return strconv.Itoa(s.Retries) }),
 		each("wasted retries", func(s report.Summary) string { return strconv.Itoa(s.WastedRetries) }),
 		each("recovery", func(s report.Summary) string { return report.RecoveryText(s.RecoverySeconds) }),

@@ -1,14 +1,15 @@
-package scenarios
+package load
 
 import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
-// TestIndexLines asserts that the line scanner finds keys inside tables and numbered
+// TestLines asserts that Check finds the lines of keys inside tables and numbered
 // array-of-tables entries, skips multi-line strings and arrays, and falls back to a parent.
-func TestIndexLines(t *testing.T) {
+func TestLines(t *testing.T) {
 	text := `name = "x"        # 1
 story = """
 fake = "not a key"
@@ -26,7 +27,8 @@ rate = 2                     # 14
 [service]                    # 15
 a.b = 1                      # 16
 `
-	ix := indexLines(text)
+	ix, err := Check("t.toml", []byte(text), Scenario)
+	require.NoError(t, err)
 	tests := []struct {
 		field string
 		want  int
@@ -48,26 +50,6 @@ a.b = 1                      # 16
 		{"note[1].at", 0},       // nothing known
 	}
 	for _, tt := range tests {
-		assert.Equal(t, tt.want, ix.lineOf(tt.field), tt.field)
+		assert.Equal(t, tt.want, ix.Of(tt.field), tt.field)
 	}
-}
-
-// TestEditDistance asserts the Levenshtein distance used for "did you mean" suggestions.
-func TestEditDistance(t *testing.T) {
-	tests := []struct {
-		a, b string
-		want int
-	}{
-		{"", "", 0},
-		{"workers", "workers", 0},
-		{"worker", "workers", 1},
-		{"wrokers", "workers", 2},
-		{"", "abc", 3},
-		{"kitten", "sitting", 3},
-	}
-	for _, tt := range tests {
-		assert.Equal(t, tt.want, editDistance(tt.a, tt.b), "%q vs %q", tt.a, tt.b)
-	}
-	assert.Equal(t, "workers", closest("worker", serviceKeys))
-	assert.Equal(t, "", closest("colour", topKeys), "nothing close enough")
 }

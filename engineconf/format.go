@@ -1,0 +1,74 @@
+package engineconf
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cortex-tui/cortex-tui/engine"
+)
+
+// FormatDuration writes d as the file does, exactly and short: "500ms", "60s", "1.5s", "0s".
+func FormatDuration(d time.Duration) string {
+	switch {
+	case d == 0:
+		return "0s"
+	case d%time.Second == 0:
+		return strconv.FormatInt(int64(d/time.Second), 10) + "s"
+	case d%time.Millisecond == 0 && d < time.Second && d > -time.Second:
+		return strconv.FormatInt(int64(d/time.Millisecond), 10) + "ms"
+	}
+	return d.String()
+}
+
+// formatFloat writes x with the fewest digits that read back as x.
+func formatFloat(x float64) string {
+	s := strconv.FormatFloat(x, 'g', -1, 64)
+	if !strings.ContainsAny(s, ".eEn") { // an integral value stays a TOML float: 100.0
+		s += ".0"
+	}
+	return s
+}
+
+// Header is the comment Format starts a file with.
+const Header = `# cortex.toml: the CORTEX engine's configuration (cortex-tui engine --toml writes the defaults).
+# A key left out takes the value of base ("default": engine.DefaultConfig, or "article":
+# engine.ArticleConfig). docs/engine.md lists every key with its unit, default and range.
+`
+
+// Format writes cfg as a complete file, every key with its unit, range and meaning in a
+// comment, base "default"; Parse reads it back to cfg (its Clock and Fleet.Pool aside, which no
+// file holds). comment, when not empty, is added under the header, each line as a comment.
+func Format(cfg engine.Config, comment string) []byte {
+	var b bytes.Buffer
+	b.WriteString(Header)
+	for _, line := range strings.Split(strings.TrimRight(comment, "\n"), "\n") {
+		if comment != "" {
+			fmt.Fprintf(&b, "#\n# %s\n", line)
+		}
+	}
+	b.WriteString("\nbase = \"default\"\n")
+	for _, t := range Tables {
+		fmt.Fprintf(&b, "\n# %s\n[%s]\n", t.Doc, t.Name)
+		width := 0
+		for _, p := range Params {
+			if p.Table == t.Name {
+				width = max(width, len(p.Key)+3+len(p.Text(cfg)))
+			}
+		}
+		for _, p := range Params {
+			if p.Table != t.Name {
+				continue
+			}
+			kv := p.Key + " = " + p.Text(cfg)
+			if c := p.Constraint(); c != "" {
+				fmt.Fprintf(&b, "%-*s # %s (%s)\n", width, kv, p.Doc, c)
+			} else {
+				fmt.Fprintf(&b, "%-*s # %s\n", width, kv, p.Doc)
+			}
+		}
+	}
+	return b.Bytes()
+}
