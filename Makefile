@@ -46,9 +46,11 @@ check-imports:
 	@echo "check-imports: ok"
 
 # The oracle's bound is checked against every built-in scenario x strategy x seeds 1-10 without
-# the race detector, which would make it ten times slower (the test skips itself under it).
+# the race detector, which would make it ten times slower (the test skips itself under it). A
+# package's tests may take 30 minutes under the race detector: sim's and tui's took more than go
+# test's default 10 on the 2-core machine at a load average of 20.
 unit:
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -timeout 30m ./...
 	$(GO) test -count=1 -run '^TestOracleIsABound$$' ./cli/
 
 bench:

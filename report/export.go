@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/cortex-tui/cortex-tui/internal/atomicfile"
 	"github.com/cortex-tui/cortex-tui/source"
 )
 
@@ -30,7 +31,7 @@ func ExportName(m source.Meta) string {
 // before giving up.
 const maxExportNames = 1000
 
-// writeExport writes a run's result into dir ("" = current directory) in every format of
+// Export writes a run's result into dir ("" = current directory) in every format of
 // ExportFormats (the CSV and the JSON) and returns their paths. It never replaces a
 // file: when cortex-<scenario>-<strategy>-seed<seed> with one of the extensions exists it tries
 // -2, -3, ... before the extension, the same suffix for every file of the run (see reserve).
@@ -115,25 +116,8 @@ func reserveAll(name string, exts []string) ([]string, error) {
 // writeAtomic writes data to a temporary file beside path and renames it onto path, which
 // reserve created empty for this export, so a reader sees either nothing or the whole file.
 func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
+	if err := atomicfile.Write(path, data, 0o644); err != nil {
 		return fmt.Errorf("export %s: %w", path, err)
-	}
-	name := tmp.Name()
-	_, werr := tmp.Write(data)
-	if werr == nil {
-		werr = tmp.Chmod(0o644) // CreateTemp makes 0600; an export is an ordinary file
-	}
-	cerr := tmp.Close()
-	if werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(name, path)
-	}
-	if werr != nil {
-		_ = os.Remove(name)
-		return fmt.Errorf("export %s: %w", path, werr)
 	}
 	return nil
 }

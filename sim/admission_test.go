@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cortex-tui/cortex-tui/engine"
+	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/strategy"
@@ -78,9 +79,10 @@ func runScripted(t *testing.T, scn scenarios.Scenario, delay time.Duration,
 	require.NoError(t, validate(s.scn))
 	require.NoError(t, s.reset("scripted"))
 	classes = make([]source.ClassTick, len(scn.Classes))
+	rec := report.NewRecorder(s.Meta())
 	for !s.Done() {
 		snap := s.Step()
-		addAll(&sum, snap.Counts)
+		rec.Add(snap)
 		for i, c := range snap.Classes {
 			classes[i].Arrived += c.Arrived
 			classes[i].Succeeded += c.Succeeded
@@ -90,28 +92,7 @@ func runScripted(t *testing.T, scn scenarios.Scenario, delay time.Duration,
 		}
 		held = max(held, snap.HeldOriginals)
 	}
-	return strats, sum, classes, held
-}
-
-// addAll adds the counts the admission tests read.
-func addAll(dst *source.Counts, c source.Counts) {
-	dst.Originals += c.Originals
-	dst.Attempts += c.Attempts
-	dst.Retries += c.Retries
-	dst.Completed += c.Completed
-	dst.Abandoned += c.Abandoned
-	dst.LocalRejects += c.LocalRejects
-	dst.RetryRefused += c.RetryRefused
-	dst.RetryExpired += c.RetryExpired
-	dst.RetryLate += c.RetryLate
-	dst.Held += c.Held
-	dst.HeldExpired += c.HeldExpired
-	for i, n := range c.Refusals {
-		dst.Refusals[i] += n
-	}
-	for i, n := range c.Decisions {
-		dst.Decisions[i] += n
-	}
+	return strats, rec.Totals().Counts, classes, held
 }
 
 // Asserts that the simulator counts local refusals by reason and by class: a strategy that
