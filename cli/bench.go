@@ -9,12 +9,12 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"golang.org/x/sync/errgroup"
 
 	"github.com/spf13/cobra"
 
+	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/sim"
@@ -324,7 +324,7 @@ func progress(io streams) func(done, total int) {
 	if !isTerminal(io.err) {
 		return func(int, int) {}
 	}
-	return newProgress(io.err, "bench", "runs", time.Now).update
+	return newProgress(io.err, "bench", "runs", engine.WallClock{}).update
 }
 
 // runJobs runs jobs on GOMAXPROCS goroutines (errgroup.SetLimit) and returns their summaries
