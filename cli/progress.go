@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/cortex-tui/cortex-tui/engine"
 )
 
 // progressBar is a progress bar for long work on a terminal, redrawn in place on one line:
@@ -14,7 +16,7 @@ import (
 type progressBar struct {
 	w          io.Writer
 	name, unit string
-	now        func() time.Time
+	clock      engine.Clock
 	start      time.Time
 	last       time.Time // the last redraw: at most 10 a second, the first and the last always
 }
@@ -22,14 +24,14 @@ type progressBar struct {
 // progressWidth is the bar's width in cells.
 const progressWidth = 24
 
-// newProgress returns a bar named name counting units, timed on now, drawn on w.
-func newProgress(w io.Writer, name, unit string, now func() time.Time) *progressBar {
-	return &progressBar{w: w, name: name, unit: unit, now: now, start: now()}
+// newProgress returns a bar named name counting units, timed on clock, drawn on w.
+func newProgress(w io.Writer, name, unit string, clock engine.Clock) *progressBar {
+	return &progressBar{w: w, name: name, unit: unit, clock: clock, start: clock.Now()}
 }
 
 // update redraws the bar for done of total; at done == total it clears the line.
 func (p *progressBar) update(done, total int) {
-	t := p.now()
+	t := p.clock.Now()
 	if done >= total {
 		fmt.Fprint(p.w, "\r\033[K")
 		return
