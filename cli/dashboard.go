@@ -69,7 +69,7 @@ func toldRecorded(io streams, path string) error {
 	if err != nil {
 		return fmt.Errorf("the recording does not read back: %w", err)
 	}
-	fmt.Fprintf(io.err, "recorded %d controls to %s: replay with cortex-tui run --scenario-file %s\n", len(scn.Controls), path, path)
+	fmt.Fprintf(io.err, "recorded %s to %s: replay with cortex-tui run --scenario-file %s\n", scenarios.CountControls(len(scn.Controls)), path, path)
 	return nil
 }
 

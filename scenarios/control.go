@@ -311,3 +311,15 @@ func (s Scenario) formatControls(kv func(key, value string), table func(header s
 // Scheduled reports whether c is a control a scenario's timeline may hold: one of
 // ScheduledKinds (a recording keeps only those).
 func (c ControlEvent) Scheduled() bool { return slices.Contains(ScheduledKinds, c.Control) }
+
+// CountControls says how many controls n is, for a message: "no control", "1 control",
+// "9 controls".
+func CountControls(n int) string {
+	switch n {
+	case 0:
+		return "no control"
+	case 1:
+		return "1 control"
+	}
+	return fmt.Sprintf("%d controls", n)
+}

@@ -83,7 +83,7 @@ func (m *Model) onRecorded(msg recordedMsg) {
 		m.setStatus(msg.err.Error(), true)
 		return
 	}
-	text := fmt.Sprintf("recorded %d controls to %s: replay with cortex-tui run --scenario-file %s", msg.controls, msg.path, msg.path)
+	text := fmt.Sprintf("recorded %s to %s: replay with cortex-tui run --scenario-file %s", scenarios.CountControls(msg.controls), msg.path, msg.path)
 	m.setStatus(text, false)
 	m.logControl(text)
 }
