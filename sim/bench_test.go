@@ -38,28 +38,57 @@ func stormScenario() scenarios.Scenario {
 // BenchmarkRun measures whole runs of the storm scenario per strategy (one goroutine) and
 // reports the attempts simulated per second of wall-clock time and per CPU-second of the
 // process (GC included), the latter being meaningful on a machine shared with other work.
+//
+// Each iteration also runs the storm with `none`, the reference, alternately before and after
+// the strategy's run, and x-none is the strategy's attempts per CPU-second over none's in the
+// same iterations: a ratio whose two figures see the same machine, so the load moves it far
+// less than either figure (none's own row, none against none, shows how much). The speed target
+// is x-none >= 0.6 for every strategy.
 func BenchmarkRun(b *testing.B) {
 	for _, name := range strategy.Names() {
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
-			attempts := 0
-			cpu0 := cpuTime()
+			var own, ref stormRate
+			i := 0
 			for b.Loop() {
-				s, err := New(stormScenario(), name, 1)
-				if err != nil {
-					b.Fatal(err)
-				}
-				for !s.Done() {
-					attempts += s.Step().Counts.Attempts
+				if i++; i%2 == 0 {
+					ref.run(b, "none")
+					own.run(b, name)
+				} else {
+					own.run(b, name)
+					ref.run(b, "none")
 				}
 			}
-			b.ReportMetric(float64(attempts)/b.Elapsed().Seconds(), "attempts/s")
-			if cpu := cpuTime() - cpu0; cpu > 0 {
-				b.ReportMetric(float64(attempts)/cpu.Seconds(), "attempts/cpu-s")
+			b.ReportMetric(float64(own.attempts)/b.Elapsed().Seconds(), "attempts/s")
+			if own.cpu > 0 && ref.cpu > 0 {
+				b.ReportMetric(own.perCPUSecond(), "attempts/cpu-s")
+				b.ReportMetric(own.perCPUSecond()/ref.perCPUSecond(), "x-none")
 			}
 		})
 	}
 }
+
+// stormRate sums the attempts and the CPU time of storm runs.
+type stormRate struct {
+	attempts int
+	cpu      time.Duration
+}
+
+// run runs the storm once with strategy name, adding its attempts and CPU time.
+func (r *stormRate) run(b *testing.B, name string) {
+	cpu0 := cpuTime()
+	s, err := New(stormScenario(), name, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for !s.Done() {
+		r.attempts += s.Step().Counts.Attempts
+	}
+	r.cpu += cpuTime() - cpu0
+}
+
+// perCPUSecond returns the attempts per CPU-second.
+func (r *stormRate) perCPUSecond() float64 { return float64(r.attempts) / r.cpu.Seconds() }
 
 // Asserts that memory stays flat with the number of requests: after a warm-up, the heap in
 // use after 5 minutes of simulated traffic is not larger than after 1 minute (requests and
