@@ -43,7 +43,11 @@ func stormScenario() scenarios.Scenario {
 // the strategy's run, and x-none is the strategy's attempts per CPU-second over none's in the
 // same iterations: a ratio whose two figures see the same machine, so the load moves it far
 // less than either figure (none's own row, none against none, shows how much). The speed target
-// is x-none >= 0.6 for every strategy.
+// is x-none >= 0.6 for every strategy. served/attempt (the attempts a worker answered: the rest
+// failed fast, were rejected by a full queue or timed out unserved), refused/attempt (the
+// attempts the strategy refused locally, which cost an arrival and its calls but are not
+// attempts) and holds/attempt say what the strategy's attempts cost the simulator beside its own
+// code: a served attempt draws a service time and is popped from the workers' heap.
 func BenchmarkRun(b *testing.B) {
 	for _, name := range strategy.Names() {
 		b.Run(name, func(b *testing.B) {
@@ -64,14 +68,19 @@ func BenchmarkRun(b *testing.B) {
 				b.ReportMetric(own.perCPUSecond(), "attempts/cpu-s")
 				b.ReportMetric(own.perCPUSecond()/ref.perCPUSecond(), "x-none")
 			}
+			if own.attempts > 0 {
+				b.ReportMetric(float64(own.served)/float64(own.attempts), "served/attempt")
+				b.ReportMetric(float64(own.refused)/float64(own.attempts), "refused/attempt")
+				b.ReportMetric(float64(own.held)/float64(own.attempts), "holds/attempt")
+			}
 		})
 	}
 }
 
-// stormRate sums the attempts and the CPU time of storm runs.
+// stormRate sums the attempts, what became of them, and the CPU time of storm runs.
 type stormRate struct {
-	attempts int
-	cpu      time.Duration
+	attempts, served, refused, held int
+	cpu                             time.Duration
 }
 
 // run runs the storm once with strategy name, adding its attempts and CPU time.
@@ -82,7 +91,11 @@ func (r *stormRate) run(b *testing.B, name string) {
 		b.Fatal(err)
 	}
 	for !s.Done() {
-		r.attempts += s.Step().Counts.Attempts
+		c := s.Step().Counts
+		r.attempts += c.Attempts
+		r.served += c.Successes + c.ServerErrors
+		r.refused += c.LocalRejects
+		r.held += c.Held
 	}
 	r.cpu += cpuTime() - cpu0
 }
