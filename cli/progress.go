@@ -19,6 +19,9 @@ type progressBar struct {
 	clock      engine.Clock
 	start      time.Time
 	last       time.Time // the last redraw: at most 10 a second, the first and the last always
+	// extra, when set, is said after the time taken instead of the time left at the pace so
+	// far (tune's line: its best score and its own estimate).
+	extra string
 }
 
 // progressWidth is the bar's width in cells.
@@ -52,6 +55,9 @@ func (p *progressBar) line(done, total int, elapsed time.Duration) string {
 	}
 	s := fmt.Sprintf("%s %s%s %d/%d %s · %s", p.name, strings.Repeat("█", full), strings.Repeat("░", progressWidth-full),
 		done, total, p.unit, elapsed.Round(time.Second))
+	if p.extra != "" {
+		return s + " · " + p.extra
+	}
 	if done > 0 && total > done {
 		left := time.Duration(float64(elapsed) * float64(total-done) / float64(done))
 		s += fmt.Sprintf(", about %s left", left.Round(time.Second))
