@@ -12,7 +12,7 @@ CORE_PKGS  := ./engine/... ./model/... ./sim/... ./strategy/... ./scenarios/... 
 # The libraries a Go service adopts: no UI library either; and only cortexgrpc links gRPC.
 ADOPT_PKGS := ./cortexhttp/... ./cortexgrpc/... ./priority/... ./internal/driver/...
 
-.PHONY: all build run test fmt-check vet check-imports unit bench lint golden screenshots bench-table engine-table fleet-sizing live-vs-sim hostile-rss clean
+.PHONY: all build run test fmt-check vet check-imports unit bench lint golden screenshots bench-table engine-table fleet-sizing live-vs-sim hostile-rss hostile-soak clean
 
 all: build
 
@@ -145,12 +145,20 @@ live-vs-sim: build
 
 # GNU time's maximum RSS and wall time of `live --target` (black-friday at full scale, 15 s) against
 # each misbehaving server of internal/hostile (HOSTILE: names, default every one; HOSTILE_BIN: the
-# binary measured, default the one just built), one markdown row each. Needs /usr/bin/time.
-HOSTILE     ?=
-HOSTILE_BIN ?= $(CURDIR)/$(BIN)
+# binary measured, default the one just built; HOSTILE_BEFORE: an older build measured first,
+# side by side), one markdown row each. Needs /usr/bin/time.
+HOSTILE        ?=
+HOSTILE_BIN    ?= $(CURDIR)/$(BIN)
+HOSTILE_BEFORE ?=
 hostile-rss: build
 	@test -x /usr/bin/time || { echo "hostile-rss: GNU time (/usr/bin/time) is required (Debian: time)"; exit 1; }
-	@internal/hostile/rss.sh $(HOSTILE_BIN) $(HOSTILE)
+	@RSS_BEFORE=$(HOSTILE_BEFORE) internal/hostile/rss.sh $(HOSTILE_BIN) $(HOSTILE)
+
+# A 300 s memory soak of `live --target` through six faults against `cortex-tui target`
+# (live/testdata/soak-six-faults.toml): the resident set every 10 s, then GNU time's maximum.
+hostile-soak: build
+	@test -x /usr/bin/time || { echo "hostile-soak: GNU time (/usr/bin/time) is required (Debian: time)"; exit 1; }
+	@internal/hostile/soak.sh $(HOSTILE_BIN)
 
 clean:
 	rm -rf bin .tools
