@@ -597,7 +597,8 @@ strategy = ["S"]
 compare = ["C"]
 quit = ["ctrl+c"]
 share_down = ["-", "<"]
-slower = ["_"]`))
+slower = ["_"]
+record = ["W"]`))
 	require.NoError(t, err)
 	ff := &fakeFactory{}
 	scn := fakeScenario()
