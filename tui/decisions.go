@@ -31,7 +31,7 @@ func (p *decisionsPanel) Update(msg tea.Msg) (*decisionsPanel, tea.Cmd) {
 	if f, ok := msg.(frameMsg); ok && f.full() {
 		title := "Decisions"
 		if len(f.f.runs) > 0 {
-			title = common.FitTitle(p.W, "Decisions · last "+fmtTick(f.f.runs[0].meta.Tick)+" tick · total", "Decisions · tick · total")
+			title = common.FitTitle(p.W, "Decisions · last "+common.FmtTick(f.f.runs[0].meta.Tick)+" tick · total", "Decisions · tick · total")
 		}
 		p.Rendered = common.Box(p.St, title, p.body(f.f), p.W, p.H)
 	}

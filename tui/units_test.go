@@ -14,6 +14,7 @@ import (
 	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/tui/common"
 	"github.com/cortex-tui/cortex-tui/tui/eventlog"
+	"github.com/cortex-tui/cortex-tui/tui/shedding"
 )
 
 // Asserts that the history turns ticks into one point per simulated second (counts summed into
@@ -149,7 +150,7 @@ func TestDecisionsAndSheddingSayWhatTheyCount(t *testing.T) {
 	d, _ = d.Update(frameMsg{f: f})
 	assert.Contains(t, d.View(), "shed 10 · ramp 5 · budget 15")
 	assert.Contains(t, d.View(), "last 0.1s tick")
-	s := newShedding(common.DefaultStyles())
+	s := sheddingCell{shedding.New(common.DefaultStyles())}
 	s.SetSize(60, 10)
 	s, _ = s.Update(frameMsg{f: f})
 	assert.Contains(t, s.View(), "last 0.1s tick: new shed = new requests refused", "the shedding panel counts new requests and retries")
