@@ -8,6 +8,7 @@ import (
 	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/tui/common"
+	"github.com/cortex-tui/cortex-tui/tui/decisions"
 	"github.com/cortex-tui/cortex-tui/tui/eventlog"
 	"github.com/cortex-tui/cortex-tui/tui/fleetpanel"
 	"github.com/cortex-tui/cortex-tui/tui/help"
@@ -172,5 +173,21 @@ func (c sheddingCell) Update(msg tea.Msg) (sheddingCell, tea.Cmd) {
 	km, r := f.f.keyMap(), f.f.runs[0]
 	c.Show(shedding.View{Classes: f.f.classes, Selected: f.f.selClass, Last: r.hist.last, Tick: r.meta.Tick,
 		Keys: common.KeyName(km.ClassUp) + "/" + common.KeyName(km.ClassDown)})
+	return c, nil
+}
+
+// decisionsCell places the decisions panel: it shows the first run's decisions on a full redraw.
+type decisionsCell struct{ *decisions.Model }
+
+// Update shows the first run's latest counts and totals on a full redraw.
+func (c decisionsCell) Update(msg tea.Msg) (decisionsCell, tea.Cmd) {
+	if f, ok := msg.(frameMsg); ok && f.full() {
+		if len(f.f.runs) == 0 {
+			c.Hide()
+		} else {
+			r := f.f.runs[0]
+			c.Show(r.hist.last, r.hist.totals(), r.meta.Tick)
+		}
+	}
 	return c, nil
 }
