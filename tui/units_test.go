@@ -274,4 +274,15 @@ func TestControlWording(t *testing.T) {
 		assert.Equal(t, tc.want, eventlog.Text(source.Event{Kind: source.EventControl, Control: tc.c}, controlText))
 	}
 	assert.Equal(t, "paused", eventlog.Text(source.Event{Kind: source.EventControl, Text: "paused"}, controlText))
+	// Every control a source logs as an EventControl has words here: a new control without its
+	// case of controlText would log a blank line.
+	notLogged := map[source.Control]bool{ // the dashboard's own words, or logged as another kind of event
+		source.ControlText: true, source.ControlInject: true, source.ControlClear: true,
+		source.ControlClearAll: true, source.ControlRestart: true,
+	}
+	for c := range source.NumControls {
+		if !notLogged[c] {
+			assert.NotEmpty(t, controlText(source.ControlEvent{Control: c}), "control %s has no words in controlText", c)
+		}
+	}
 }
