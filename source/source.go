@@ -7,7 +7,6 @@ package source
 
 import (
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/cortex-tui/cortex-tui/engine"
@@ -47,6 +46,16 @@ type Pauser interface {
 	SetPaused(on bool)
 }
 
+// Recording is implemented by sources that record the controls they apply (the simulator,
+// live mode): the dashboard's record key writes the scenario a run played as a file that
+// replays it. Its method is safe for concurrent use.
+type Recording interface {
+	// Played returns the run's scenario as played since it began or restarted: its seed and
+	// the strategy it began with set, its controls ([[control]]) every control applied so far
+	// at its time, then the scenario's own still to come.
+	Played() scenarios.Scenario
+}
+
 // Fleet is implemented by sources whose CORTEX engines may share a fleet (the simulator's
 // shared budget, live --fleet). Its method is safe for concurrent use.
 type Fleet interface {
@@ -66,6 +75,19 @@ type Meta struct {
 	Duration time.Duration // arrival phase alone (new originals arrive only during it); 0 for an unbounded live run
 	Classes  []ClassMeta
 	Live     bool
+	// Engine names the engine configuration the cortex strategy runs when it is not the
+	// defaults: a cortex.toml file's name ("" for engine.DefaultConfig, and for every other
+	// strategy).
+	Engine string
+}
+
+// StrategyLabel is how a screen names the run's strategy: "cortex", or "cortex (tuned.toml)"
+// when it runs an engine configuration of its own.
+func (m Meta) StrategyLabel() string {
+	if m.Engine == "" {
+		return m.Strategy
+	}
+	return m.Strategy + " (" + m.Engine + ")"
 }
 
 // FleetMeta says which fleet a run's CORTEX engines joined (Fleet).
@@ -377,17 +399,4 @@ type Inspector interface {
 	// RecentDecisions returns a copy of the latest decisions kept, oldest first (none before
 	// the first decision).
 	RecentDecisions() []DecisionRecord
-}
-
-// CheckClass validates the share and priority that a ControlClass gives class name: a share is
-// a finite multiplier >= 0 of the class's base rate, a priority is in 0..scenarios.MaxPriority.
-// model.Controls checks every ControlClass with it, and the scenario format its priorities.
-func CheckClass(name string, share float64, priority int) error {
-	if !(share >= 0) || math.IsInf(share, 0) {
-		return fmt.Errorf("class %s: share must be a finite number >= 0 (got %v)", name, share)
-	}
-	if priority < 0 || priority > scenarios.MaxPriority {
-		return fmt.Errorf("class %s: priority must be in 0..%d (got %d)", name, scenarios.MaxPriority, priority)
-	}
-	return nil
 }

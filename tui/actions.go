@@ -181,7 +181,11 @@ func (m *Model) toggleCompare() tea.Cmd {
 	}
 	seed := m.fr.runs[0].meta.Seed
 	left, right := "cortex", m.fr.runs[0].meta.Strategy
-	if right == left {
+	rightFactory := m.ctl.factory
+	switch {
+	case m.opts.CompareFactory != nil: // another engine on the right
+		right, rightFactory = "cortex", m.opts.CompareFactory
+	case right == left:
 		right = compareDefault
 	}
 	a, err := m.ctl.build(*m.scn, left, seed)
@@ -189,7 +193,7 @@ func (m *Model) toggleCompare() tea.Cmd {
 		m.setStatus(err.Error(), true)
 		return nil
 	}
-	b, err := m.ctl.build(*m.scn, right, seed)
+	b, err := (&controller{factory: rightFactory}).build(*m.scn, right, seed)
 	if err != nil {
 		_ = a.Close()
 		m.setStatus(err.Error(), true)
@@ -197,7 +201,9 @@ func (m *Model) toggleCompare() tea.Cmd {
 	}
 	m.ctl.closeAll()
 	m.screen = screenDashboard
-	m.setRuns(newRun(a), newRun(b))
+	ra, rb := newRun(a), newRun(b)
+	left, right = ra.meta.StrategyLabel(), rb.meta.StrategyLabel()
+	m.setRuns(ra, rb)
 	m.setStatus(fmt.Sprintf("comparing %s and %s on the same arrivals and seed %d (%s changes the right side)", left, right, seed, common.KeyName(m.keys.Strategy)), false)
 	m.logControl(fmt.Sprintf("compare %s vs %s from t=0, seed %d", left, right, seed))
 	return m.kick()
@@ -222,10 +228,7 @@ func (m *Model) export() tea.Cmd {
 func (m *Model) results() []report.Result {
 	out := make([]report.Result, 0, len(m.fr.runs))
 	for _, r := range m.fr.runs {
-		sum := r.rec.Summary()
-		meta := r.meta
-		meta.Strategy = sum.Strategy
-		out = append(out, report.Result{Meta: meta, Timeline: r.rec.Rows(), Summary: sum})
+		out = append(out, r.rec.Result())
 	}
 	return out
 }

@@ -71,6 +71,16 @@ type Options struct {
 	// NoExport turns the export key off (the footer says so): a dashboard served to a remote
 	// terminal writes no file where it runs.
 	NoExport bool
+	// CompareFactory, when set, builds the right side of compare mode: cortex against cortex
+	// built by it, on the same arrivals and seed (run --compare-engine: another engine
+	// configuration). nil: compare puts cortex against the current strategy, both from Factory.
+	CompareFactory SourceFactory
+	// Compare opens the dashboard in compare mode (with Scenario).
+	Compare bool
+	// Record is where the record key writes the run as played (replacing the file), and where
+	// it is written when the dashboard ends (run --record); "": the record key writes beside
+	// the exports under a new name, and nothing is written at the end.
+	Record string
 }
 
 // speeds are the selectable speed factors (virtual seconds per wall second).
@@ -167,6 +177,9 @@ func New(opts Options) *Model {
 	m.screen = screenPicker
 	if opts.Scenario != nil {
 		m.open(*opts.Scenario, opts.Strategy, opts.Seed)
+		if opts.Compare && len(m.fr.runs) == 1 {
+			m.toggleCompare()
+		}
 	}
 	if opts.Lesson != nil && len(m.fr.runs) > 0 {
 		m.fr.lesson = newLessonRun(*opts.Lesson, m.fr.runs[0].meta)
@@ -193,6 +206,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.onAdvanced(msg)
 	case exportedMsg:
 		m.onExported(msg)
+		return m, nil
+	case recordedMsg:
+		m.onRecorded(msg)
 		return m, nil
 	case lessonSavedMsg:
 		m.onLessonSaved(msg)
@@ -294,7 +310,7 @@ func (m *Model) dashboardBindings() []binding {
 	bs := []binding{
 		{&k.Pause, m.togglePause}, {&k.Step, m.stepOnce}, {&k.Faster, m.faster}, {&k.Slower, m.slower},
 		{&k.Restart, m.restart}, {&k.Load, m.openPicker}, {&k.Compare, m.toggleCompare},
-		{&k.Export, m.export}, {&k.Inspect, m.inspect},
+		{&k.Export, m.export}, {&k.Record, m.record}, {&k.Inspect, m.inspect},
 		{&k.LogUp, nil}, {&k.LogDown, nil}, {&k.LogFilter, nil},
 		{&k.Hint, m.toggleHint},
 	}
