@@ -85,7 +85,7 @@ while Redis does not answer they decide alone (LOCAL) and rejoin when it does.`,
 	f.StringVar(&o.scenarioFile, "scenario-file", "", "path of a scenario TOML file")
 	f.StringVar(&o.strategy, "strategy", "", "retry strategy (default: the scenario's own, else cortex): "+strings.Join(strategy.Names(), ", "))
 	f.Int64Var(&o.seed, "seed", 0, "random seed (default: the scenario's own)")
-	f.DurationVar(&o.duration, "duration", 0, "length of the run in wall time; the requests alive at its end are waited for, up to the scenario's deadline (default: the scenario's duration plus its drain)")
+	f.DurationVar(&o.duration, "duration", 0, "length of the run in wall time; the requests alive at its end are waited for, up to 1s more (default: the scenario's duration plus its drain)")
 	f.Float64Var(&o.scale, "scale", 1, "shrink the scenario's rates and the embedded target's capacity together by this factor, in (0, 1]")
 	f.Float64Var(&o.maxRPS, "max-rps", live.DefaultMaxRPS, "cap on the arrival rate of originals, requests/s (the scale is lowered to keep the scenario's peak under it)")
 	f.IntVar(&o.maxInFlight, "max-inflight", live.DefaultMaxInFlight, "most requests alive at once; an arrival beyond it fails locally")

@@ -21,6 +21,12 @@ const maxQueued = 6000
 // together.
 const minWait = 500 * time.Microsecond
 
+// EndGrace is how long a run of Config.Duration waits past its duration for the requests
+// still alive (or the scenario's deadline, if shorter), after which every request left is
+// cancelled: a healthy service answers its last requests within it, and a target that holds,
+// trickles or never answers cannot keep the run past it.
+const EndGrace = time.Second
+
 // Run is one live run: a load generator and a source.Source. Build it with New; Start runs
 // its real-time loop. Every method is safe for concurrent use.
 type Run struct {
@@ -59,9 +65,12 @@ type Run struct {
 	out       []source.Snapshot
 	svc       serviceWatch
 	told      [source.NumFailureCauses]bool // the causes of failure diagnose has told
-	circuits  [2]int
-	emergency float64
-	classTick []source.ClassTick
+	// explainedTill is, per cause, until when the faults explain its failures (an attempt a
+	// blackhole held times out up to a timeout after the fault ends); see markExplained.
+	explainedTill [source.NumFailureCauses]time.Duration
+	circuits      [2]int
+	emergency     float64
+	classTick     []source.ClassTick
 
 	wake     chan struct{} // pokes the real-time loop (resume, restart)
 	loopStop context.CancelFunc
@@ -99,8 +108,8 @@ func New(cfg Config) (*Run, error) {
 		r.total, r.arrEnd = -1, -1
 	case cfg.Duration == 0:
 		r.total, r.arrEnd = scn.Duration+scn.Drain, scn.Duration
-	default: // arrivals until Duration, then the requests alive, up to a deadline more
-		r.total, r.arrEnd, r.settleAt = cfg.Duration+scn.Deadline, min(cfg.Duration, scn.Duration), cfg.Duration
+	default: // arrivals until Duration, then the requests alive, up to EndGrace more
+		r.total, r.arrEnd, r.settleAt = cfg.Duration+min(scn.Deadline, EndGrace), min(cfg.Duration, scn.Duration), cfg.Duration
 	}
 	if r.cfg.Base == nil {
 		r.cfg.Base = NewBaseTransport(maxConns(cfg.MaxInFlight))
@@ -150,6 +159,7 @@ func (r *Run) reset(strategyName string) error {
 	r.events, r.out = nil, nil
 	r.svc = serviceWatch{}
 	r.told = [source.NumFailureCauses]bool{}
+	r.explainedTill = [source.NumFailureCauses]time.Duration{}
 	r.circuits = [2]int{}
 	r.fleetMode = ""
 	r.start = r.cfg.Clock.Now()
