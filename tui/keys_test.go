@@ -251,7 +251,7 @@ func TestViewKeys(t *testing.T) {
 		js, err := os.ReadFile(filepath.Join(dir, "cortex-fake-storm-cortex-seed7.json"))
 		require.NoError(t, err)
 		assert.Contains(t, string(js), `"timeline"`)
-		assert.Contains(t, m.View(), "exported to "+dir+": cortex-fake-storm-cortex-seed7.csv + .json")
+		assert.Contains(t, m.View(), "exported to "+dir+": "+exported("cortex-fake-storm-cortex-seed7"))
 		info, err := os.Stat(csvPath)
 		require.NoError(t, err)
 		assert.Equal(t, os.FileMode(0o644), info.Mode().Perm(), "an ordinary file, not the temp file's 0600")
@@ -597,7 +597,8 @@ strategy = ["S"]
 compare = ["C"]
 quit = ["ctrl+c"]
 share_down = ["-", "<"]
-slower = ["_"]`))
+slower = ["_"]
+record = ["W"]`))
 	require.NoError(t, err)
 	ff := &fakeFactory{}
 	scn := fakeScenario()
