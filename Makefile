@@ -12,7 +12,7 @@ CORE_PKGS  := ./engine/... ./model/... ./sim/... ./strategy/... ./scenarios/... 
 # The libraries a Go service adopts: no UI library either; and only cortexgrpc links gRPC.
 ADOPT_PKGS := ./cortexhttp/... ./cortexgrpc/... ./priority/... ./internal/driver/...
 
-.PHONY: all build run test fmt-check vet check-imports unit bench lint golden screenshots bench-table speed-table engine-table tune-table fleet-sizing live-vs-sim hostile-rss hostile-soak clean
+.PHONY: all build run test fmt-check vet check-imports unit bench lint golden screenshots plots bench-table speed-table engine-table tune-table fleet-sizing live-vs-sim hostile-rss hostile-soak clean
 
 all: build
 
@@ -102,6 +102,11 @@ screenshots: build
 # min-max (between bench:start and bench:end).
 SEED_SCENARIOS := black-friday,dns-crash,food-delivery,upi-salary-day,article-benchmark
 BENCH_SEEDS    := 1-10
+# The README's picture of a run's charts: black-friday under cortex, naive and backoff on one
+# chart, drawn by run --headless --plot (package plots, gonum's plot).
+plots: build
+	@./$(BIN) run --scenario black-friday --headless --plot docs/plot.png --plot-with naive,backoff --format table > /dev/null
+
 bench-table: build
 	@./$(BIN) bench --seeds $(BENCH_SEEDS) --format matrix > .bench-matrix.md
 	@./$(BIN) bench --scenario $(SEED_SCENARIOS) --seeds $(BENCH_SEEDS) --format markdown > .bench-table.md
