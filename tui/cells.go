@@ -5,8 +5,10 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/cortex-tui/cortex-tui/internal/ring"
 	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/source"
+	"github.com/cortex-tui/cortex-tui/tui/chart"
 	"github.com/cortex-tui/cortex-tui/tui/common"
 	"github.com/cortex-tui/cortex-tui/tui/decisions"
 	"github.com/cortex-tui/cortex-tui/tui/eventlog"
@@ -15,6 +17,7 @@ import (
 	"github.com/cortex-tui/cortex-tui/tui/lessonpanel"
 	"github.com/cortex-tui/cortex-tui/tui/shedding"
 	"github.com/cortex-tui/cortex-tui/tui/summary"
+	"github.com/cortex-tui/cortex-tui/tui/traffic"
 )
 
 // The cells of the layout table that hold a component package's panel: each shows on a full
@@ -190,4 +193,50 @@ func (c decisionsCell) Update(msg tea.Msg) (decisionsCell, tea.Cmd) {
 		}
 	}
 	return c, nil
+}
+
+// trafficCell places the traffic panel of run index run: it shows the run's series on a full
+// redraw, on the scale of every run's series in compare mode.
+type trafficCell struct {
+	*traffic.Model
+	run int
+}
+
+// Update shows the run's series, its service and its totals on a full redraw.
+func (c trafficCell) Update(msg tea.Msg) (trafficCell, tea.Cmd) {
+	f, ok := msg.(frameMsg)
+	if !ok || !f.full() {
+		return c, nil
+	}
+	if c.run >= len(f.f.runs) {
+		c.Hide()
+		return c, nil
+	}
+	h := f.f.runs[c.run].hist
+	yMax := 0.0 // each its own scale, alone
+	if len(f.f.runs) > 1 {
+		// Compare mode: one scale for both sides, over the newest window-width seconds: more
+		// than either half's chart shows (one point per column), so a peak just scrolled out
+		// of view still sets it a while.
+		yMax = trafficMax(f.f.runs, f.f.width)
+	}
+	c.Show(traffic.View{Service: h.last.Service, Originals: h.originals, Retries: h.retries, Successes: h.successes,
+		Capacity: h.capac, Totals: h.totals(), YMax: yMax, Last: h.lastSec, Spans: h.spans()})
+	return c, nil
+}
+
+// trafficMax is the largest value of the traffic series of every run over the last n points,
+// rounded up: compare mode draws both traffic charts on this one scale.
+func trafficMax(runs []*run, n int) float64 {
+	top := 1.0
+	var buf []float64
+	for _, r := range runs {
+		for _, s := range []*ring.Ring[float64]{r.hist.originals, r.hist.retries, r.hist.successes, r.hist.capac} {
+			buf = s.Tail(buf[:0], n)
+			for _, v := range buf {
+				top = max(top, v)
+			}
+		}
+	}
+	return chart.NiceCeil(top)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/cortex-tui/cortex-tui/tui/lessonpanel"
 	"github.com/cortex-tui/cortex-tui/tui/shedding"
 	"github.com/cortex-tui/cortex-tui/tui/summary"
+	"github.com/cortex-tui/cortex-tui/tui/traffic"
 )
 
 // layoutID names a screen of the layout table: what fills the window above the footer.
@@ -52,7 +53,7 @@ func newLayouts(st common.Styles, keys keymap.KeyMap, insp *inspector.Model, f *
 			{h: captionH, cells: whole(caption)},
 			{h: f.lessonH, cells: whole(mount(lessonCell{lessonpanel.New(st, keys)}))},
 			{h: f.topH, cells: []cell{{p: mount(newSignals(st)), w: signalsW}, {p: mount(newQueue(st, 0)), w: f.queueW}, {p: mount(newCPS(st, 0))}}},
-			{cells: []cell{{p: mount(newTraffic(st, 0))}, {p: mount(sheddingCell{shedding.New(st)}), w: sheddingW}}},
+			{cells: []cell{{p: mount(trafficCell{traffic.New(st), 0})}, {p: mount(sheddingCell{shedding.New(st)}), w: sheddingW}}},
 			{h: f.bottomH, cells: []cell{{p: mount(decisionsCell{decisions.New(st)}), w: decisionsW}, {p: mount(fleetCell{fleetpanel.New(st)}), w: f.fleetW}, {p: mount(eventsCell{eventlog.New(st, keys, controlText), 0})}}},
 		},
 		layoutCompare: {
@@ -60,7 +61,7 @@ func newLayouts(st common.Styles, keys keymap.KeyMap, insp *inspector.Model, f *
 			{h: captionH, cells: whole(caption)},
 			{h: statsH, cells: halves(mount(newStats(st, 0)), mount(newStats(st, 1)))},
 			{h: compareCPSH, cells: halves(mount(newCPS(st, 0)), mount(newCPS(st, 1)))},
-			{cells: halves(mount(newTraffic(st, 0)), mount(newTraffic(st, 1)))},
+			{cells: halves(mount(trafficCell{traffic.New(st), 0}), mount(trafficCell{traffic.New(st), 1}))},
 			{h: compareEventsH, cells: halves(mount(eventsCell{eventlog.New(st, keys, controlText), 0}), mount(eventsCell{eventlog.New(st, keys, controlText), 1}))},
 		},
 		layoutSmall: {

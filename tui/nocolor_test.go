@@ -13,6 +13,7 @@ import (
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/tui/common"
+	"github.com/cortex-tui/cortex-tui/tui/traffic"
 )
 
 // chartRun is a run of n seconds whose traffic climbs, with a fault from second 10 to 20.
@@ -44,17 +45,17 @@ func chartRun(n int) *run {
 func TestChartsReadWithoutColour(t *testing.T) {
 	r := chartRun(40)
 	f := &frame{runs: []*run{r}}
-	tr := newTraffic(common.DefaultStyles(), 0)
+	tr := trafficCell{traffic.New(common.DefaultStyles()), 0}
 	tr.SetSize(80, 16)
 	tr, _ = tr.Update(frameMsg{f: f})
 	v := ansi.Strip(tr.View())
 	lines := strings.Split(v, "\n")
 	legend := lines[1]
 	for i, name := range []string{"originals", "retries", "successes", "capacity"} {
-		assert.Contains(t, legend, string(trafficGlyphs[i])+" "+name, "the legend marks %s with its glyph", name)
+		assert.Contains(t, legend, string(traffic.Glyphs[i])+" "+name, "the legend marks %s with its glyph", name)
 	}
 	plot := strings.Join(lines[2:len(lines)-2], "\n")
-	for _, g := range trafficGlyphs {
+	for _, g := range traffic.Glyphs {
 		assert.Contains(t, plot, string(g), "the glyph %q is on its line", g)
 	}
 	axis := lines[len(lines)-2]
