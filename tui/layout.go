@@ -23,12 +23,16 @@ import (
 type layoutID int
 
 const (
-	layoutFull    layoutID = iota // the dashboard, from minFullW x minFullH
-	layoutCompare                 // two runs side by side
-	layoutSmall                   // the collapsed dashboard of a small window
-	layoutSummary                 // the end of the run
-	layoutHelp                    // the full help
-	layoutInspect                 // the decision inspector
+	layoutFull            layoutID = iota // the dashboard, from minFullW x minFullH
+	layoutCompare                         // two runs side by side
+	layoutSmall                           // the collapsed dashboard of a small window
+	layoutSummary                         // the end of the run
+	layoutHelp                            // the full help
+	layoutInspect                         // the decision inspector
+	layoutPresentTraffic                  // presenter mode: the traffic chart large
+	layoutPresentCPS                      // presenter mode: the CPS chart large
+	layoutPresentTraffic2                 // presenter mode in compare: both traffic charts
+	layoutPresentCPS2                     // presenter mode in compare: both CPS charts
 	numLayouts
 )
 
@@ -47,6 +51,7 @@ const (
 // out. The inspector is the root model's (it opens it); the table places it.
 func newLayouts(st common.Styles, keys keymap.KeyMap, insp *inspector.Model, f *frame) [numLayouts][]row {
 	header, caption := mount(newHeader(st)), mount(newCaption(st))
+	bigCaption := mount(newCaption(st)) // presenter mode's, taller: a shared panel has one size
 	return [numLayouts][]row{
 		layoutFull: {
 			{h: one, cells: whole(header)},
@@ -73,6 +78,26 @@ func newLayouts(st common.Styles, keys keymap.KeyMap, insp *inspector.Model, f *
 		layoutInspect: {
 			{h: one, cells: whole(header)},
 			{cells: whole(mount(insp))},
+		},
+		layoutPresentTraffic: {
+			{h: one, cells: whole(header)},
+			{h: presentCaptionH, cells: whole(bigCaption)},
+			{cells: whole(mount(newTraffic(st, 0)))},
+		},
+		layoutPresentCPS: {
+			{h: one, cells: whole(header)},
+			{h: presentCaptionH, cells: whole(bigCaption)},
+			{cells: whole(mount(newCPS(st, 0)))},
+		},
+		layoutPresentTraffic2: {
+			{h: one, cells: whole(header)},
+			{h: presentCaptionH, cells: whole(bigCaption)},
+			{cells: halves(mount(newTraffic(st, 0)), mount(newTraffic(st, 1)))},
+		},
+		layoutPresentCPS2: {
+			{h: one, cells: whole(header)},
+			{h: presentCaptionH, cells: whole(bigCaption)},
+			{cells: halves(mount(newCPS(st, 0)), mount(newCPS(st, 1)))},
 		},
 	}
 }
@@ -258,6 +283,8 @@ func (m *Model) current() layoutID {
 		return layoutInspect
 	case m.screen == screenSummary:
 		return layoutSummary
+	case m.fr.present != presentOff:
+		return m.presentLayout()
 	case m.fr.small:
 		return layoutSmall
 	case len(m.fr.runs) > 1:

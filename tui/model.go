@@ -310,7 +310,7 @@ func (m *Model) dashboardBindings() []binding {
 	bs := []binding{
 		{&k.Pause, m.togglePause}, {&k.Step, m.stepOnce}, {&k.Faster, m.faster}, {&k.Slower, m.slower},
 		{&k.Restart, m.restart}, {&k.Load, m.openPicker}, {&k.Compare, m.toggleCompare},
-		{&k.Export, m.export}, {&k.Record, m.record}, {&k.Inspect, m.inspect},
+		{&k.Export, m.export}, {&k.Record, m.record}, {&k.Present, m.togglePresent}, {&k.Inspect, m.inspect},
 		{&k.LogUp, nil}, {&k.LogDown, nil}, {&k.LogFilter, nil},
 		{&k.Hint, m.toggleHint},
 	}
