@@ -10,12 +10,14 @@ import (
 	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/tui/chart"
 	"github.com/cortex-tui/cortex-tui/tui/common"
+	"github.com/cortex-tui/cortex-tui/tui/cps"
 	"github.com/cortex-tui/cortex-tui/tui/decisions"
 	"github.com/cortex-tui/cortex-tui/tui/eventlog"
 	"github.com/cortex-tui/cortex-tui/tui/fleetpanel"
 	"github.com/cortex-tui/cortex-tui/tui/help"
 	"github.com/cortex-tui/cortex-tui/tui/lessonpanel"
 	"github.com/cortex-tui/cortex-tui/tui/shedding"
+	"github.com/cortex-tui/cortex-tui/tui/signals"
 	"github.com/cortex-tui/cortex-tui/tui/summary"
 	"github.com/cortex-tui/cortex-tui/tui/traffic"
 )
@@ -239,4 +241,47 @@ func trafficMax(runs []*run, n int) float64 {
 		}
 	}
 	return chart.NiceCeil(top)
+}
+
+// cpsCell places the CPS panel of run index run: it shows the run's score on a full redraw.
+type cpsCell struct {
+	*cps.Model
+	run int
+}
+
+// Update shows the run's CORTEX view and its per-second CPS on a full redraw.
+func (c cpsCell) Update(msg tea.Msg) (cpsCell, tea.Cmd) {
+	f, ok := msg.(frameMsg)
+	if !ok || !f.full() {
+		return c, nil
+	}
+	if c.run >= len(f.f.runs) {
+		c.Hide()
+		return c, nil
+	}
+	r := f.f.runs[c.run]
+	c.Show(cps.View{Cortex: r.hist.last.Cortex, Seen: r.hist.seen, Strategy: r.meta.Strategy, CPS: r.hist.cps,
+		Last: r.hist.lastSec, Spans: r.hist.spans()})
+	return c, nil
+}
+
+// signalsCell places the signals panel: it shows the first run's signals on a full redraw and
+// when the weights or their selection changed.
+type signalsCell struct{ *signals.Model }
+
+// Update shows the first run's signals, the weights as set and the selected one.
+func (c signalsCell) Update(msg tea.Msg) (signalsCell, tea.Cmd) {
+	f, ok := msg.(frameMsg)
+	if !ok || !f.shows(changedWeights) {
+		return c, nil
+	}
+	if len(f.f.runs) == 0 {
+		c.Hide()
+		return c, nil
+	}
+	r, km := f.f.runs[0], f.f.keyMap()
+	c.Show(signals.View{Cortex: r.hist.last.Cortex, Seen: r.hist.seen, Strategy: r.meta.Strategy,
+		Weights: f.f.weights, Selected: f.f.selWeight, Adaptive: f.f.adaptive, Series: r.hist.sig,
+		StrategyKey: common.KeyName(km.Strategy), CompareKey: common.KeyName(km.Compare)})
+	return c, nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/tui/common"
+	"github.com/cortex-tui/cortex-tui/tui/cps"
 	"github.com/cortex-tui/cortex-tui/tui/traffic"
 )
 
@@ -66,18 +67,18 @@ func TestChartsReadWithoutColour(t *testing.T) {
 	assert.Equal(t, 10, len([]rune(axis[start:end])), "ten columns (seconds) apart")
 	assert.Contains(t, plot, "┊", "marked up the plot")
 
-	cp := newCPS(common.DefaultStyles(), 0)
+	cp := cpsCell{cps.New(common.DefaultStyles()), 0}
 	cp.SetSize(80, 14)
 	cp, _ = cp.Update(frameMsg{f: f})
 	v = ansi.Strip(cp.View())
 	for i, letter := range []string{"D", "C", "E"} {
 		line := ""
 		for _, l := range strings.Split(v, "\n") {
-			if strings.Contains(l, letter+strings.Repeat(string(bandGlyphs[i+1]), 3)) {
+			if strings.Contains(l, letter+strings.Repeat(string(cps.BandGlyphs[i+1]), 3)) {
 				line = l
 			}
 		}
-		assert.NotEmpty(t, line, "the %s line starts with its letter and is drawn in %q", letter, bandGlyphs[i+1])
+		assert.NotEmpty(t, line, "the %s line starts with its letter and is drawn in %q", letter, cps.BandGlyphs[i+1])
 	}
 	assert.Contains(t, v, "▲")
 }
