@@ -77,6 +77,9 @@ type Options struct {
 	CompareFactory SourceFactory
 	// Compare opens the dashboard in compare mode (with Scenario).
 	Compare bool
+	// StartAt fast-forwards the runs by this much virtual time before the first frame
+	// (run --start-at); 0 starts at the beginning.
+	StartAt time.Duration
 	// Record is where the record key writes the run as played (replacing the file), and where
 	// it is written when the dashboard ends (run --record); "": the record key writes beside
 	// the exports under a new name, and nothing is written at the end.
@@ -185,7 +188,27 @@ func New(opts Options) *Model {
 		m.fr.lesson = newLessonRun(*opts.Lesson, m.fr.runs[0].meta)
 	}
 	m.resize(80, 24)
+	m.startAt(opts.StartAt)
 	return m
+}
+
+// startAt fast-forwards every run by d of its own time before the first frame (run
+// --start-at): the snapshots go into the histories and recorders as if watched, so the charts
+// show the past and the export holds it; the same seed gives the same screen at d. Nothing for
+// d <= 0.
+func (m *Model) startAt(d time.Duration) {
+	if d <= 0 || len(m.fr.runs) == 0 {
+		return
+	}
+	snaps := make([][]source.Snapshot, len(m.fr.runs))
+	for i, r := range m.fr.runs {
+		snaps[i] = r.src.Advance(d)
+	}
+	m.apply(snaps)
+	if m.done() {
+		m.screen = screenSummary
+	}
+	m.redraw()
 }
 
 // Init starts the tick loop (a no-op on the picker).

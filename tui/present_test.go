@@ -2,7 +2,9 @@ package tui
 
 import (
 	"testing"
+	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/stretchr/testify/assert"
 )
 
@@ -35,4 +37,18 @@ func TestPresenterMode(t *testing.T) {
 	assert.Contains(t, n.View(), "Traffic /s", "a small window presents the chart too")
 	n.Update(keyMsg("P"))
 	assert.Contains(t, n.View(), "presenter mode off", "naive has no CPS to present")
+}
+
+// Asserts that Options.StartAt opens the dashboard at that time with the screen a run watched
+// from the start shows there: the same histories, charts and numbers.
+func TestStartAt(t *testing.T) {
+	watched, _ := newTestModel(t, 80, 24, "cortex")
+	advanceFrames(watched, 150) // 15 s at x1
+	ff := &fakeFactory{}
+	scn := fakeScenario()
+	m := New(Options{Keys: testKeys(), Factory: ff.build, Scenario: &scn, StartAt: 15 * time.Second, ExportDir: t.TempDir()})
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	assert.Equal(t, 15*time.Second, m.fr.runs[0].hist.last.T)
+	assert.Equal(t, watched.View(), m.View())
+	assert.Equal(t, watched.results(), m.results())
 }
