@@ -739,8 +739,8 @@ func TestKeysRedrawNoChart(t *testing.T) {
 		advanceFrames(m, 12)
 		draws := 0
 		for i := range len(m.fr.runs) {
-			c, tr := findPanel[*cpsPanel](t, m, i), findPanel[*trafficPanel](t, m, i)
-			c.chart, tr.chart = countingChart{c.chart, &draws}, countingChart{tr.chart, &draws}
+			c, tr := findPanel[cpsCell](t, m, i), findPanel[trafficCell](t, m, i)
+			c.Chart, tr.Chart = countingChart{c.Chart, &draws}, countingChart{tr.Chart, &draws}
 		}
 		for _, k := range []string{"tab", "right", "a", "down", "]", "}", "+", "-", "space", "space"} {
 			before := m.View()

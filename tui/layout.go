@@ -8,6 +8,7 @@ import (
 
 	"github.com/cortex-tui/cortex-tui/keymap"
 	"github.com/cortex-tui/cortex-tui/tui/common"
+	"github.com/cortex-tui/cortex-tui/tui/cps"
 	"github.com/cortex-tui/cortex-tui/tui/decisions"
 	"github.com/cortex-tui/cortex-tui/tui/eventlog"
 	"github.com/cortex-tui/cortex-tui/tui/fleetpanel"
@@ -15,7 +16,9 @@ import (
 	"github.com/cortex-tui/cortex-tui/tui/inspector"
 	"github.com/cortex-tui/cortex-tui/tui/lessonpanel"
 	"github.com/cortex-tui/cortex-tui/tui/shedding"
+	"github.com/cortex-tui/cortex-tui/tui/signals"
 	"github.com/cortex-tui/cortex-tui/tui/summary"
+	"github.com/cortex-tui/cortex-tui/tui/traffic"
 )
 
 // layoutID names a screen of the layout table: what fills the window above the footer.
@@ -56,16 +59,16 @@ func newLayouts(st common.Styles, keys keymap.KeyMap, insp *inspector.Model, f *
 			{h: one, cells: whole(header)},
 			{h: captionH, cells: whole(caption)},
 			{h: f.lessonH, cells: whole(mount(lessonCell{lessonpanel.New(st, keys)}))},
-			{h: f.topH, cells: []cell{{p: mount(newSignals(st)), w: signalsW}, {p: mount(newQueue(st, 0)), w: f.queueW}, {p: mount(newCPS(st, 0))}}},
-			{cells: []cell{{p: mount(newTraffic(st, 0))}, {p: mount(sheddingCell{shedding.New(st)}), w: sheddingW}}},
+			{h: f.topH, cells: []cell{{p: mount(signalsCell{signals.New(st)}), w: signalsW}, {p: mount(newQueue(st, 0)), w: f.queueW}, {p: mount(cpsCell{cps.New(st), 0})}}},
+			{cells: []cell{{p: mount(trafficCell{traffic.New(st), 0})}, {p: mount(sheddingCell{shedding.New(st)}), w: sheddingW}}},
 			{h: f.bottomH, cells: []cell{{p: mount(decisionsCell{decisions.New(st)}), w: decisionsW}, {p: mount(fleetCell{fleetpanel.New(st)}), w: f.fleetW}, {p: mount(eventsCell{eventlog.New(st, keys, controlText), 0})}}},
 		},
 		layoutCompare: {
 			{h: one, cells: whole(header)},
 			{h: captionH, cells: whole(caption)},
 			{h: statsH, cells: halves(mount(newStats(st, 0)), mount(newStats(st, 1)))},
-			{h: compareCPSH, cells: halves(mount(newCPS(st, 0)), mount(newCPS(st, 1)))},
-			{cells: halves(mount(newTraffic(st, 0)), mount(newTraffic(st, 1)))},
+			{h: compareCPSH, cells: halves(mount(cpsCell{cps.New(st), 0}), mount(cpsCell{cps.New(st), 1}))},
+			{cells: halves(mount(trafficCell{traffic.New(st), 0}), mount(trafficCell{traffic.New(st), 1}))},
 			{h: compareEventsH, cells: halves(mount(eventsCell{eventlog.New(st, keys, controlText), 0}), mount(eventsCell{eventlog.New(st, keys, controlText), 1}))},
 		},
 		layoutSmall: {
@@ -81,22 +84,22 @@ func newLayouts(st common.Styles, keys keymap.KeyMap, insp *inspector.Model, f *
 		layoutPresentTraffic: {
 			{h: one, cells: whole(header)},
 			{h: presentCaptionH, cells: whole(bigCaption)},
-			{cells: whole(mount(newTraffic(st, 0)))},
+			{cells: whole(mount(trafficCell{traffic.New(st), 0}))},
 		},
 		layoutPresentCPS: {
 			{h: one, cells: whole(header)},
 			{h: presentCaptionH, cells: whole(bigCaption)},
-			{cells: whole(mount(newCPS(st, 0)))},
+			{cells: whole(mount(cpsCell{cps.New(st), 0}))},
 		},
 		layoutPresentTraffic2: {
 			{h: one, cells: whole(header)},
 			{h: presentCaptionH, cells: whole(bigCaption)},
-			{cells: halves(mount(newTraffic(st, 0)), mount(newTraffic(st, 1)))},
+			{cells: halves(mount(trafficCell{traffic.New(st), 0}), mount(trafficCell{traffic.New(st), 1}))},
 		},
 		layoutPresentCPS2: {
 			{h: one, cells: whole(header)},
 			{h: presentCaptionH, cells: whole(bigCaption)},
-			{cells: halves(mount(newCPS(st, 0)), mount(newCPS(st, 1)))},
+			{cells: halves(mount(cpsCell{cps.New(st), 0}), mount(cpsCell{cps.New(st), 1}))},
 		},
 	}
 }
