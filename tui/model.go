@@ -233,6 +233,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case recordedMsg:
 		m.onRecorded(msg)
 		return m, nil
+	case picturedMsg:
+		m.onPictured(msg)
+		return m, nil
 	case lessonSavedMsg:
 		m.onLessonSaved(msg)
 		return m, nil
@@ -333,7 +336,7 @@ func (m *Model) dashboardBindings() []binding {
 	bs := []binding{
 		{&k.Pause, m.togglePause}, {&k.Step, m.stepOnce}, {&k.Faster, m.faster}, {&k.Slower, m.slower},
 		{&k.Restart, m.restart}, {&k.Load, m.openPicker}, {&k.Compare, m.toggleCompare},
-		{&k.Export, m.export}, {&k.Record, m.record}, {&k.Present, m.togglePresent}, {&k.Inspect, m.inspect},
+		{&k.Export, m.export}, {&k.Record, m.record}, {&k.Present, m.togglePresent}, {&k.Picture, m.picture}, {&k.Inspect, m.inspect},
 		{&k.LogUp, nil}, {&k.LogDown, nil}, {&k.LogFilter, nil},
 		{&k.Hint, m.toggleHint},
 	}

@@ -1,11 +1,16 @@
 package tui
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // Asserts that the present key shows the traffic chart alone under the header and the caption,
@@ -51,4 +56,31 @@ func TestStartAt(t *testing.T) {
 	assert.Equal(t, 15*time.Second, m.fr.runs[0].hist.last.T)
 	assert.Equal(t, watched.View(), m.View())
 	assert.Equal(t, watched.results(), m.results())
+}
+
+// Asserts that the picture key writes the screen without its footer as SVG and as text, named
+// by the run and its time, and a second picture takes a new name.
+func TestPictureKey(t *testing.T) {
+	m, _ := newTestModel(t, 80, 24, "cortex")
+	fastForward(m, 10)
+	_, cmd := m.Update(keyMsg("g"))
+	require.NotNil(t, cmd)
+	msg := cmd().(picturedMsg)
+	require.NoError(t, msg.err)
+	m.Update(msg)
+	dir := m.opts.ExportDir
+	base := filepath.Join(dir, "cortex-fake-storm-cortex-seed7-at8s")
+	assert.Equal(t, []string{base + ".svg", base + ".txt"}, msg.paths)
+	assert.Contains(t, m.footer.status, "screen written to ")
+	text, err := os.ReadFile(base + ".txt")
+	require.NoError(t, err)
+	assert.Equal(t, ansi.Strip(m.body)+"\n", string(text))
+	assert.NotContains(t, string(text), "q/ctrl+c quit", "the footer is not part of the picture")
+	svg, err := os.ReadFile(base + ".svg")
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(string(svg), "<svg "))
+	assert.Contains(t, string(svg), "> fake-storm │ t 8.0s / 60.0s │")
+
+	_, cmd = m.Update(keyMsg("g"))
+	assert.Equal(t, base+"-2.svg", cmd().(picturedMsg).paths[0])
 }
