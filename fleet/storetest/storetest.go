@@ -23,8 +23,8 @@ type Harness struct {
 	// New returns a store of the fleet called name with opts. Each case uses its own names, so
 	// a harness may keep one backend (one Redis) for the whole suite.
 	New func(t *testing.T, name string, opts fleet.Options) fleet.Store
-	// Now reads the store's clock.
-	Now func() time.Time
+	// Clock is the store's clock.
+	Clock engine.Clock
 	// Wait lets d of the store's time pass: a manual clock advances, real time sleeps.
 	Wait func(d time.Duration)
 	// Kill makes every store of the harness fail (Redis: the server is killed); Restart brings
@@ -140,7 +140,7 @@ func bucketBound(t *testing.T, h Harness) {
 		rate     = 200.0
 	)
 	store := h.New(t, "bound", fleet.Options{Budget: fleet.Budget{Capacity: capacity, RefillRate: rate}})
-	start := h.Now()
+	start := h.Clock.Now()
 	var mu sync.Mutex
 	granted := 0.0
 	var errs atomic.Int64
@@ -165,7 +165,7 @@ func bucketBound(t *testing.T, h Harness) {
 		})
 	}
 	wg.Wait()
-	elapsed := h.Now().Sub(start)
+	elapsed := h.Clock.Now().Sub(start)
 	require.Zero(t, errs.Load())
 	bound := capacity + rate*elapsed.Seconds()
 	t.Logf("granted %.1f tokens in %s, bound %.1f", granted, elapsed, bound)
@@ -245,7 +245,7 @@ func windowExpires(t *testing.T, h Harness) {
 	store := h.New(t, "window", fleet.Options{})
 	// Start 50 ms into a second of the store's clock, so that each wait below crosses exactly
 	// one second boundary.
-	h.Wait(time.Second - time.Duration(h.Now().UnixNano()%int64(time.Second)) + 50*time.Millisecond)
+	h.Wait(time.Second - time.Duration(h.Clock.Now().UnixNano()%int64(time.Second)) + 50*time.Millisecond)
 	var v engine.FleetView
 	r := engine.FleetReport{Window: 2 * time.Second, Horizon: time.Second, Counts: engine.FleetCounts{Successes: 3, Failures: 1}}
 	r.Latency.Counts[10], r.Latency.Sums[10] = 4, 4*300_000
