@@ -6,11 +6,13 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/cortex-tui/cortex-tui/report"
+	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/tui/eventlog"
 	"github.com/cortex-tui/cortex-tui/tui/fleetpanel"
 	"github.com/cortex-tui/cortex-tui/tui/help"
 	"github.com/cortex-tui/cortex-tui/tui/lessonpanel"
+	"github.com/cortex-tui/cortex-tui/tui/roster"
 	"github.com/cortex-tui/cortex-tui/tui/summary"
 )
 
@@ -77,14 +79,16 @@ func (c summaryCell) Update(msg tea.Msg) (summaryCell, tea.Cmd) {
 	return c, nil
 }
 
-// helpCell places the full help: on a full redraw it learns whether the run is live traffic.
+// helpCell places the full help: on a full redraw it learns whether the run is live traffic
+// and whether the dashboard is part of a class.
 type helpCell struct{ *help.Model }
 
-// Update hands keys to the help and tells it, on a full redraw, whether the run is live.
+// Update hands keys to the help and tells it, on a full redraw, whether the run is live and
+// whether the dashboard is part of a class.
 func (c helpCell) Update(msg tea.Msg) (helpCell, tea.Cmd) {
 	if f, ok := msg.(frameMsg); ok {
 		if f.full() {
-			c.SetLive(len(f.f.runs) > 0 && f.f.runs[0].meta.Live)
+			c.SetMode(len(f.f.runs) > 0 && f.f.runs[0].meta.Live, f.f.class != nil)
 		}
 		return c, nil
 	}
@@ -151,4 +155,30 @@ func (f *frame) lessonH(_, h int) int {
 		return 6
 	}
 	return 5
+}
+
+// rosterCell places the class roster on the teacher's screen: on a full redraw it shows who
+// is connected (its row has no height elsewhere: rosterH).
+type rosterCell struct{ *roster.Model }
+
+// Update shows the class's roster on a full redraw.
+func (c rosterCell) Update(msg tea.Msg) (rosterCell, tea.Cmd) {
+	if f, ok := msg.(frameMsg); ok && f.full() {
+		var members []roster.Member
+		if f.f.class != nil {
+			members = f.f.class.roster
+		}
+		c.Show(members, len(scenarios.Lessons()))
+	}
+	return c, nil
+}
+
+// rosterH is the height of the roster's row: its border and its lines of names on the
+// teacher's screen of a class; none elsewhere, and none in a window under 30 rows (the header
+// still counts the students following).
+func (f *frame) rosterH(w, h int) int {
+	if f.class == nil || !f.class.teacher || h < 30 {
+		return 0
+	}
+	return roster.Lines(f.class.roster, w) + 2
 }

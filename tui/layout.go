@@ -13,6 +13,7 @@ import (
 	"github.com/cortex-tui/cortex-tui/tui/help"
 	"github.com/cortex-tui/cortex-tui/tui/inspector"
 	"github.com/cortex-tui/cortex-tui/tui/lessonpanel"
+	"github.com/cortex-tui/cortex-tui/tui/roster"
 	"github.com/cortex-tui/cortex-tui/tui/summary"
 )
 
@@ -49,6 +50,7 @@ func newLayouts(st common.Styles, keys keymap.KeyMap, insp *inspector.Model, f *
 			{h: one, cells: whole(header)},
 			{h: captionH, cells: whole(caption)},
 			{h: f.lessonH, cells: whole(mount(lessonCell{lessonpanel.New(st, keys)}))},
+			{h: f.rosterH, cells: whole(mount(rosterCell{roster.New(st)}))},
 			{h: f.topH, cells: []cell{{p: mount(newSignals(st)), w: signalsW}, {p: mount(newQueue(st, 0)), w: f.queueW}, {p: mount(newCPS(st, 0))}}},
 			{cells: []cell{{p: mount(newTraffic(st, 0))}, {p: mount(newShedding(st)), w: sheddingW}}},
 			{h: f.bottomH, cells: []cell{{p: mount(newDecisions(st)), w: decisionsW}, {p: mount(fleetCell{fleetpanel.New(st)}), w: f.fleetW}, {p: mount(eventsCell{eventlog.New(st, keys), 0})}}},

@@ -70,6 +70,9 @@ type Options struct {
 	// NoExport turns the export key off (the footer says so): a dashboard served to a remote
 	// terminal writes no file where it runs.
 	NoExport bool
+	// Class makes the dashboard part of a class (cortex-tui serve --class): the teacher's
+	// drives the class run, a student's follows it (class.go). nil: a dashboard of its own.
+	Class Class
 }
 
 // speeds are the selectable speed factors (virtual seconds per wall second).
@@ -111,6 +114,7 @@ type Model struct {
 
 	scn      *scenarios.Scenario
 	fr       frame
+	class    *classState // the dashboard's part in a class, nil for none
 	speedIdx int
 	tag      int         // current tick-loop tag
 	ctl      *controller // the runs' sources, and the controls waiting for them
@@ -164,13 +168,26 @@ func New(opts Options) *Model {
 		m.picker.SelectLessons()
 	}
 	m.screen = screenPicker
-	if opts.Scenario != nil {
-		m.open(*opts.Scenario, opts.Strategy, opts.Seed)
+	joined := false // a class's run, or a student waiting for one
+	if opts.Class != nil {
+		m.class = &classState{c: opts.Class, teacher: opts.Class.Teacher()}
+		m.fr.class = m.class
+		if run, ok := opts.Class.Join(); ok {
+			m.follow(run)
+			joined = true
+		} else if !m.class.teacher {
+			m.joinClass()
+			joined = true
+		}
 	}
-	if opts.Lesson != nil && len(m.fr.runs) > 0 {
-		m.fr.lesson = newLessonRun(*opts.Lesson, m.fr.runs[0].meta)
+	if !joined && opts.Scenario != nil {
+		m.open(*opts.Scenario, opts.Strategy, opts.Seed)
+		if opts.Lesson != nil && len(m.fr.runs) > 0 {
+			m.fr.lesson = newLessonRun(*opts.Lesson, m.fr.runs[0].meta)
+		}
 	}
 	m.resize(80, 24)
+	m.drive()
 	return m
 }
 
@@ -180,6 +197,7 @@ func (m *Model) Init() tea.Cmd { return m.kick() }
 // Update routes a message: window size, keys, the tick loop, results of commands, and the rest
 // to the picker.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	defer m.drive()
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.resize(msg.Width, msg.Height)
@@ -199,6 +217,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case baselineMsg:
 		m.onBaselines(msg)
 		return m, nil
+	case ClassMsg:
+		return m, m.onClassMsg(msg)
+	case forkedMsg:
+		return m, m.onForked(msg)
 	}
 	if cmd, ok := m.pickerMsg(msg); ok {
 		return m, cmd
@@ -248,6 +270,9 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		m.screen = screenDashboard
 		m.redraw()
 		return nil
+	}
+	if m.following() && m.drivesRun(msg) {
+		return m.refuseDriving()
 	}
 	for _, b := range m.bindings {
 		if key.Matches(msg, *b.keys) {
@@ -300,7 +325,7 @@ func (m *Model) dashboardBindings() []binding {
 		{&k.PriorityDown, m.priorityBy(-1)}, {&k.PriorityUp, m.priorityBy(1)},
 		{&k.Export, m.export}, {&k.Inspect, m.inspect},
 		{&k.LogUp, nil}, {&k.LogDown, nil}, {&k.LogFilter, nil},
-		{&k.Hint, m.toggleHint},
+		{&k.Hint, m.toggleHint}, {&k.Fork, m.forkOrRejoin}, {&k.NextStep, m.nextStep},
 	}
 	for i, kind := range scenarios.FaultKinds { // a kind without a key has an unbound Fault[i]
 		bs = append(bs, binding{&k.Fault[i], m.toggleFault(kind)})
@@ -398,6 +423,7 @@ func (m *Model) onAdvanced(msg advancedMsg) tea.Cmd {
 			m.redrawFor(changedPlay)
 		}
 		m.apply(msg.snaps)
+		m.syncFollowed()
 	}
 	for _, fn := range pending {
 		fn()
@@ -424,7 +450,7 @@ func (m *Model) apply(snaps [][]source.Snapshot) {
 			pause = (i == 0 && m.observe(s)) || pause
 		}
 	}
-	if pause && !m.done() {
+	if pause && !m.done() && !m.following() { // a student follows the teacher's pauses
 		m.fr.paused = true // guided: the tick loop stops in onAdvanced
 		m.ctl.pause(true)
 	}
