@@ -8,11 +8,11 @@ STATICCHECK_VERSION := v0.8.2
 FREEZE_VERSION      := v0.2.2
 SCENARIO   ?= black-friday
 # Packages that must stay free of any UI library (Charm, ntcharts).
-CORE_PKGS  := ./engine/... ./model/... ./sim/... ./strategy/... ./scenarios/... ./source/... ./internal/load/... ./lesson/... ./fleet/...
+CORE_PKGS  := ./engine/... ./model/... ./sim/... ./strategy/... ./scenarios/... ./source/... ./internal/load/... ./lesson/... ./fleet/... ./tune/...
 # The libraries a Go service adopts: no UI library either; and only cortexgrpc links gRPC.
 ADOPT_PKGS := ./cortexhttp/... ./cortexgrpc/... ./priority/... ./internal/driver/...
 
-.PHONY: all build run test fmt-check vet check-imports unit bench lint golden screenshots bench-table engine-table fleet-sizing live-vs-sim clean
+.PHONY: all build run test fmt-check vet check-imports unit bench lint golden screenshots bench-table engine-table fleet-sizing live-vs-sim hostile-rss clean
 
 all: build
 
@@ -142,6 +142,15 @@ fleet-sizing: build
 LIVE_STRATEGIES ?= naive cortex
 live-vs-sim: build
 	@for s in $(LIVE_STRATEGIES); do ./$(BIN) live --scenario live/testdata/sim-vs-live.toml --strategy $$s --compare-sim --format table; echo; done
+
+# GNU time's maximum RSS and wall time of `live --target` (black-friday at full scale, 15 s) against
+# each misbehaving server of internal/hostile (HOSTILE: names, default every one; HOSTILE_BIN: the
+# binary measured, default the one just built), one markdown row each. Needs /usr/bin/time.
+HOSTILE     ?=
+HOSTILE_BIN ?= $(CURDIR)/$(BIN)
+hostile-rss: build
+	@test -x /usr/bin/time || { echo "hostile-rss: GNU time (/usr/bin/time) is required (Debian: time)"; exit 1; }
+	@internal/hostile/rss.sh $(HOSTILE_BIN) $(HOSTILE)
 
 clean:
 	rm -rf bin .tools

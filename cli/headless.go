@@ -36,7 +36,7 @@ func runHeadless(cmd *cobra.Command, io streams, scn scenarios.Scenario, o runOp
 		return err
 	}
 	res, err := await(cmd.Context(), func() (report.Result, error) {
-		res, err := simulate(scn, name, o.seed)
+		res, err := simulate(scn, name, o.seed, o.eng.sim())
 		if err == nil {
 			res.Summary.Oracle, err = oracleOf(scn, o.seed)
 		}
@@ -68,8 +68,8 @@ func oracleOf(scn scenarios.Scenario, seed int64) (*report.Oracle, error) {
 // simulate runs scn with strategy name from seed to the end in the simulator and returns the
 // timeline and summary report.Run records (sim emits snapshots; the rows and the figures are
 // report's).
-func simulate(scn scenarios.Scenario, name string, seed int64) (report.Result, error) {
-	s, err := sim.New(scn, name, seed)
+func simulate(scn scenarios.Scenario, name string, seed int64, opts sim.Options) (report.Result, error) {
+	s, err := sim.NewWith(scn, name, seed, opts)
 	if err != nil {
 		return report.Result{}, err
 	}

@@ -44,6 +44,7 @@ type liveOptions struct {
 	instance     string
 	fleetName    string
 	budget       string
+	engine       string // --engine: the cortex strategy's engine file
 }
 
 func init() { subcommands = append(subcommands, newLiveCmd) }
@@ -94,6 +95,7 @@ while Redis does not answer they decide alone (LOCAL) and rejoin when it does.`,
 	f.StringVar(&o.budget, "budget", "", budgetHelp+"; shared without --fleet: one in-process budget for the run's clients (default: the scenario's own)")
 	f.StringVar(&o.instance, "instance", "", "this process's name in the fleet (default: host name and process id)")
 	f.StringVar(&o.fleetName, "fleet-name", "", "the fleet's name, its Redis keys' prefix (default: the scenario's name)")
+	addEngineFlag(cmd, &o.engine)
 	f.BoolVar(&o.compareSim, "compare-sim", false, "run the scenario live and in the simulator (same seed) and print their summaries side by side (--format table or json)")
 	addKeysFlag(cmd)
 	return cmd
@@ -109,6 +111,7 @@ type livePlan struct {
 	scale    float64
 	target   *url.URL
 	fleet    *fleetPlan // nil without --fleet
+	eng      engineFile // --engine
 	cfg      live.Config
 }
 
@@ -141,7 +144,11 @@ func planLive(io streams, o liveOptions) (livePlan, error) {
 	if err != nil {
 		return livePlan{}, err
 	}
-	p := livePlan{scn: scn, strategy: strat, seed: scn.Seed, askScale: o.scale, fleet: fp}
+	eng, err := readEngineFile(io, o.engine)
+	if err != nil {
+		return livePlan{}, err
+	}
+	p := livePlan{scn: scn, strategy: strat, seed: scn.Seed, askScale: o.scale, fleet: fp, eng: eng}
 	if o.seedSet {
 		p.seed = o.seed
 	}
@@ -158,7 +165,7 @@ func planLive(io streams, o liveOptions) (livePlan, error) {
 			scn.Name, scn.PeakRate(), p.scale, o.maxRPS)
 	}
 	p.cfg = live.Config{Scenario: scn, Strategy: strat, Seed: p.seed, Scale: p.scale, MaxRPS: o.maxRPS,
-		MaxInFlight: o.maxInFlight, Duration: o.duration}
+		MaxInFlight: o.maxInFlight, Duration: o.duration, Engine: eng.cfg, EngineName: eng.name}
 	return p, nil
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/internal/netaddr"
 	"github.com/cortex-tui/cortex-tui/live/upstream"
 )
@@ -69,7 +70,7 @@ be reachable from the network by accident.`,
 			c := tg.Config()
 			fmt.Fprintf(io.out, "target listening on %s (%d workers, %s service time, queue %d); ctrl+c stops it\n",
 				listenURLs(tg.Addr()), c.Workers, c.ServiceTime, c.QueueLimit)
-			serveStatus(io, tg, time.Now)
+			serveStatus(io, tg, engine.WallClock{})
 			return nil
 		},
 	}
@@ -91,8 +92,8 @@ const (
 // serveStatus waits until tg stops, showing what it does: on a terminal a status line on
 // stderr, redrawn every second in place; otherwise a line every 10 s. When it stops, it prints
 // the totals on stdout, so that a run's figures are not lost with the window.
-func serveStatus(io streams, tg *upstream.Target, now func() time.Time) {
-	start := now()
+func serveStatus(io streams, tg *upstream.Target, clock engine.Clock) {
+	start := clock.Now()
 	every, redraw := targetLogEvery, isTerminal(io.err)
 	if redraw {
 		every = targetStatusEvery
@@ -105,10 +106,10 @@ func serveStatus(io streams, tg *upstream.Target, now func() time.Time) {
 			if redraw {
 				fmt.Fprint(io.err, "\r\033[K")
 			}
-			fmt.Fprintln(io.out, targetTotals(tg.Snapshot(), now().Sub(start)))
+			fmt.Fprintln(io.out, targetTotals(tg.Snapshot(), clock.Now().Sub(start)))
 			return
 		case <-tick.C:
-			line := targetStatus(tg.Snapshot(), now().Sub(start))
+			line := targetStatus(tg.Snapshot(), clock.Now().Sub(start))
 			if redraw {
 				fmt.Fprint(io.err, "\r\033[K"+line)
 			} else {

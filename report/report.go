@@ -51,6 +51,7 @@ type Row struct {
 type Summary struct {
 	Scenario          string             `json:"scenario"`
 	Strategy          string             `json:"strategy"`
+	Engine            string             `json:"engine,omitempty"` // the cortex strategy's engine configuration, when not the defaults (source.Meta.Engine)
 	Seed              int64              `json:"seed"`
 	SuccessRate       float64            `json:"success_rate"`
 	Goodput           float64            `json:"goodput"`        // completed originals per second of the arrival phase
@@ -202,6 +203,7 @@ func (r *Recorder) Summary() Summary {
 	s := Summary{
 		Scenario:        r.meta.Scenario,
 		Strategy:        r.meta.Strategy,
+		Engine:          r.meta.Engine,
 		Seed:            r.meta.Seed,
 		Originals:       t.Originals,
 		OriginalsShed:   t.Refusals[source.ReasonShed],

@@ -28,7 +28,12 @@ var (
 // concurrent use (the dashboard advances it from a command goroutine and sends controls from
 // its Update loop). It keeps the latest DecisionsKept retry decisions (source.Inspector).
 func NewSource(scn scenarios.Scenario, strategyName string, seed int64) (source.Source, error) {
-	s, err := New(scn, strategyName, seed)
+	return NewSourceWith(scn, strategyName, seed, Options{})
+}
+
+// NewSourceWith returns a source.Source as NewSource does, running with opts.
+func NewSourceWith(scn scenarios.Scenario, strategyName string, seed int64, opts Options) (source.Source, error) {
+	s, err := NewWith(scn, strategyName, seed, opts)
 	if err != nil {
 		return nil, err
 	}

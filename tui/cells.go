@@ -38,7 +38,7 @@ func (c eventsCell) Update(msg tea.Msg) (eventsCell, tea.Cmd) {
 	}
 	title := "Events"
 	if len(f.f.runs) > 1 && c.run < len(f.f.runs) {
-		title += " · " + f.f.runs[c.run].meta.Strategy
+		title += " · " + f.f.runs[c.run].meta.StrategyLabel()
 	}
 	if c.run >= len(f.f.runs) {
 		c.Hide(title)

@@ -4,8 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
-	"sync"
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -13,7 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cortex-tui/cortex-tui/report"
-	"github.com/cortex-tui/cortex-tui/source"
 )
 
 // exportOnce presses e on m and delivers the export's result, returning the footer's status.
@@ -67,77 +64,6 @@ func names(t *testing.T, dir string) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// Asserts that a pair takes the first suffix free for both of its files: an existing .json
-// alone (or .csv alone) moves the pair on, and is left as it was.
-func TestExportPairMovesOnWhenEitherExists(t *testing.T) {
-	dir := t.TempDir()
-	base := filepath.Join(dir, "cortex-x-naive-seed1")
-	for path, text := range map[string]string{base + ".json": "mine", base + "-2.csv": "mine too"} {
-		require.NoError(t, os.WriteFile(path, []byte(text), 0o600))
-	}
-	job := report.Result{Meta: source.Meta{Scenario: "x", Strategy: "naive", Seed: 1}}
-	paths, err := writeExport(job, dir)
-	require.NoError(t, err)
-	assert.Equal(t, []string{base + "-3.csv", base + "-3.json"}, paths)
-	for path, text := range map[string]string{base + ".json": "mine", base + "-2.csv": "mine too"} {
-		data, err := os.ReadFile(path)
-		require.NoError(t, err)
-		assert.Equal(t, text, string(data))
-	}
-	assert.NoFileExists(t, base+".csv", "the half-free name is not used")
-	assert.NoFileExists(t, base+"-2.json")
-}
-
-// Asserts that exports racing for the same names (two dashboards in one directory) each get
-// their own pair: O_EXCL creation lets exactly one of them have each name.
-func TestExportRace(t *testing.T) {
-	dir := t.TempDir()
-	const n = 8
-	job := report.Result{Meta: source.Meta{Scenario: "x", Strategy: "naive", Seed: 1}}
-	var wg sync.WaitGroup
-	got := make([][]string, n)
-	errs := make([]error, n)
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			got[i], errs[i] = writeExport(job, dir)
-		}()
-	}
-	wg.Wait()
-	seen := map[string]bool{}
-	for i := range n {
-		require.NoError(t, errs[i])
-		require.Len(t, got[i], 2)
-		for _, p := range got[i] {
-			assert.False(t, seen[p], "%s handed to two exports", p)
-			seen[p] = true
-		}
-	}
-	assert.Len(t, names(t, dir), 2*n)
-}
-
-// Asserts that an export that cannot create its files says why, and that one whose every name
-// is taken gives up with a message instead of overwriting.
-func TestExportErrors(t *testing.T) {
-	job := report.Result{Meta: source.Meta{Scenario: "x", Strategy: "naive", Seed: 1}}
-	missing := filepath.Join(t.TempDir(), "gone")
-	_, err := writeExport(job, missing)
-	require.Error(t, err)
-	assert.Equal(t, "export "+filepath.Join(missing, "cortex-x-naive-seed1.csv")+": no such file or directory", err.Error())
-
-	dir := t.TempDir()
-	base := filepath.Join(dir, "cortex-x-naive-seed1")
-	require.NoError(t, os.WriteFile(base+".csv", nil, 0o600))
-	for i := 2; i <= maxExportNames; i++ {
-		require.NoError(t, os.WriteFile(base+"-"+strconv.Itoa(i)+".json", nil, 0o600))
-	}
-	_, err = writeExport(job, dir)
-	require.Error(t, err)
-	assert.Equal(t, "export "+base+": 1000 names taken (cortex-x-naive-seed1 to cortex-x-naive-seed1-1000), not overwriting any: move them away or set another directory", err.Error())
-	assert.Len(t, names(t, dir), maxExportNames, "nothing created, nothing removed")
 }
 
 // Asserts that the export writes every format of report.ExportFormats (each one with an

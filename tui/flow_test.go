@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/tui/internal/tuitest"
 )
@@ -110,7 +111,7 @@ func TestFlowCompareInjectExport(t *testing.T) {
 		require.Len(t, injected, 1)
 		assert.Equal(t, scenarios.FaultOutage, injected[0].Kind)
 		for _, ext := range []string{".csv", ".json"} {
-			_, err := os.Stat(filepath.Join(dir, exportBase(r.meta)+ext))
+			_, err := os.Stat(filepath.Join(dir, report.ExportName(r.meta)+ext))
 			assert.NoError(t, err)
 		}
 	}

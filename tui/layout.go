@@ -53,7 +53,7 @@ func newLayouts(st common.Styles, keys keymap.KeyMap, insp *inspector.Model, f *
 			{h: f.rosterH, cells: whole(mount(rosterCell{roster.New(st)}))},
 			{h: f.topH, cells: []cell{{p: mount(newSignals(st)), w: signalsW}, {p: mount(newQueue(st, 0)), w: f.queueW}, {p: mount(newCPS(st, 0))}}},
 			{cells: []cell{{p: mount(newTraffic(st, 0))}, {p: mount(newShedding(st)), w: sheddingW}}},
-			{h: f.bottomH, cells: []cell{{p: mount(newDecisions(st)), w: decisionsW}, {p: mount(fleetCell{fleetpanel.New(st)}), w: f.fleetW}, {p: mount(eventsCell{eventlog.New(st, keys), 0})}}},
+			{h: f.bottomH, cells: []cell{{p: mount(newDecisions(st)), w: decisionsW}, {p: mount(fleetCell{fleetpanel.New(st)}), w: f.fleetW}, {p: mount(eventsCell{eventlog.New(st, keys, controlText), 0})}}},
 		},
 		layoutCompare: {
 			{h: one, cells: whole(header)},
@@ -61,7 +61,7 @@ func newLayouts(st common.Styles, keys keymap.KeyMap, insp *inspector.Model, f *
 			{h: statsH, cells: halves(mount(newStats(st, 0)), mount(newStats(st, 1)))},
 			{h: compareCPSH, cells: halves(mount(newCPS(st, 0)), mount(newCPS(st, 1)))},
 			{cells: halves(mount(newTraffic(st, 0)), mount(newTraffic(st, 1)))},
-			{h: compareEventsH, cells: halves(mount(eventsCell{eventlog.New(st, keys), 0}), mount(eventsCell{eventlog.New(st, keys), 1}))},
+			{h: compareEventsH, cells: halves(mount(eventsCell{eventlog.New(st, keys, controlText), 0}), mount(eventsCell{eventlog.New(st, keys, controlText), 1}))},
 		},
 		layoutSmall: {
 			{h: one, cells: whole(header)},

@@ -13,6 +13,7 @@ import (
 	"github.com/cortex-tui/cortex-tui/keymap"
 	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/tui/common"
+	"github.com/cortex-tui/cortex-tui/tui/eventlog"
 )
 
 // Asserts that the history turns ticks into one point per simulated second (counts summed into
@@ -252,4 +253,23 @@ func TestEventTextsCleaned(t *testing.T) {
 	common.CleanSnapshot(&s)
 	assert.NotContains(t, s.Events[0].Control.Class, "\x1b")
 	assert.NotContains(t, s.Events[1].Fault.Reason, "\x1b")
+}
+
+// Asserts how the event log words each control a source applied (controlText), and that a
+// control the dashboard applied itself keeps its own words.
+func TestControlWording(t *testing.T) {
+	for _, tc := range []struct {
+		c    source.ControlEvent
+		want string
+	}{
+		{source.SetWeights(engine.DefaultWeights()), "weights set: F 0.30 L 0.20 Q 0.15 B 0.15 C 0.20"},
+		{source.SetAdaptive(true), "adaptive weights on"},
+		{source.SetClass("search", 1.25, 6), "class search: share x1.25, priority 6"},
+		{source.SetStrategy("naive"), "strategy: naive"},
+		{source.ControlEvent{Control: source.ControlText}, ""},
+	} {
+		assert.Equal(t, tc.want, controlText(tc.c))
+		assert.Equal(t, tc.want, eventlog.Text(source.Event{Kind: source.EventControl, Control: tc.c}, controlText))
+	}
+	assert.Equal(t, "paused", eventlog.Text(source.Event{Kind: source.EventControl, Text: "paused"}, controlText))
 }

@@ -1,4 +1,4 @@
-package tui
+package report
 
 import (
 	"bytes"
@@ -10,13 +10,12 @@ import (
 	"strings"
 
 	"github.com/cortex-tui/cortex-tui/internal/atomicfile"
-	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/source"
 )
 
-// exportBase is the file name without extension: cortex-<scenario>-<strategy>-seed<seed>
+// ExportName is the file name of a run's export without extension: cortex-<scenario>-<strategy>-seed<seed>
 // (the seed named, so that a second export's suffix, -2, never reads as a seed).
-func exportBase(m source.Meta) string {
+func ExportName(m source.Meta) string {
 	clean := func(s string) string {
 		return strings.Map(func(r rune) rune {
 			if r == '/' || r == '\\' || r == ' ' || r == os.PathSeparator {
@@ -32,18 +31,18 @@ func exportBase(m source.Meta) string {
 // before giving up.
 const maxExportNames = 1000
 
-// writeExport writes a run's result into dir ("" = current directory) in every format of
-// report.ExportFormats (the CSV and the JSON) and returns their paths. It never replaces a
+// Export writes a run's result into dir ("" = current directory) in every format of
+// ExportFormats (the CSV and the JSON) and returns their paths. It never replaces a
 // file: when cortex-<scenario>-<strategy>-seed<seed> with one of the extensions exists it tries
 // -2, -3, ... before the extension, the same suffix for every file of the run (see reserve).
 // Each file's content appears at once (a temporary file renamed onto the name reserved for
 // it), so a reader never sees a half-written export.
-func writeExport(j report.Result, dir string) ([]string, error) {
+func Export(j Result, dir string) ([]string, error) {
 	if dir == "" {
 		dir = "."
 	}
-	base := filepath.Join(dir, exportBase(j.Meta))
-	formats := report.ExportFormats()
+	base := filepath.Join(dir, ExportName(j.Meta))
+	formats := ExportFormats()
 	data := make([][]byte, len(formats))
 	exts := make([]string, len(formats))
 	for i, f := range formats {

@@ -1,0 +1,87 @@
+package source
+
+import (
+	"fmt"
+
+	"github.com/cortex-tui/cortex-tui/engine"
+	"github.com/cortex-tui/cortex-tui/scenarios"
+)
+
+// Control says which control a ControlEvent is: sent to a source (Source.Control), or applied
+// by it (an EventControl).
+type Control uint8
+
+// The controls of a ControlEvent.
+const (
+	ControlText     Control = iota // applied by the dashboard itself and worded in Event.Text; not a source's
+	ControlWeights                 // set the CORTEX weights of every client: Weights (any scale; the engines renormalise them)
+	ControlAdaptive                // turn CORTEX adaptive weights on or off: On
+	ControlClass                   // set a class's traffic share and priority: Class (its name), Share, Priority
+	ControlStrategy                // switch every client to a strategy from now on: Strategy
+	ControlInject                  // start Fault now for Fault.Duration (0: until cleared), replacing one of its kind
+	ControlClear                   // end the injected or scheduled fault of kind Fault.Kind, if any
+	ControlClearAll                // end every active fault
+	ControlRestart                 // start the run again from t=0, same seed, scenario and strategy; controls reset
+	numControls
+)
+
+var controlNames = [numControls]string{ControlText: "text", ControlWeights: "weights", ControlAdaptive: "adaptive",
+	ControlClass: "class", ControlStrategy: "strategy", ControlInject: "inject", ControlClear: "clear",
+	ControlClearAll: "clear-all", ControlRestart: "restart"}
+
+// String names the control: "weights", "adaptive", "class", "strategy", "inject", "clear",
+// "clear-all", "restart" or "text".
+func (c Control) String() string {
+	if c < numControls {
+		return controlNames[c]
+	}
+	return fmt.Sprintf("Control(%d)", int(c))
+}
+
+// ControlEvent is one control: what Source.Control applies and what an EventControl says a
+// source applied. Only the fields of its Control are set.
+type ControlEvent struct {
+	Control  Control
+	Weights  engine.Weights // ControlWeights: as set (the engines keep them renormalised)
+	On       bool           // ControlAdaptive: adaptive weights on
+	Class    string         // ControlClass: the class's name, its new share and priority
+	Share    float64
+	Priority int
+	Strategy string          // ControlStrategy: the strategy from now on
+	Fault    scenarios.Fault // ControlInject: the fault (At is ignored); ControlClear: its Kind
+}
+
+// The controls as values, for Source.Control.
+
+// SetWeights is the control that sets the CORTEX weights of every client.
+func SetWeights(w engine.Weights) ControlEvent {
+	return ControlEvent{Control: ControlWeights, Weights: w}
+}
+
+// SetAdaptive is the control that turns CORTEX adaptive weights on or off.
+func SetAdaptive(on bool) ControlEvent { return ControlEvent{Control: ControlAdaptive, On: on} }
+
+// SetClass is the control that sets class's share (a multiplier of its base rate, >= 0) and
+// priority (0..scenarios.MaxPriority).
+func SetClass(class string, share float64, priority int) ControlEvent {
+	return ControlEvent{Control: ControlClass, Class: class, Share: share, Priority: priority}
+}
+
+// SetStrategy is the control that switches every client to the named strategy.
+func SetStrategy(name string) ControlEvent {
+	return ControlEvent{Control: ControlStrategy, Strategy: name}
+}
+
+// Inject is the control that starts fault f now.
+func Inject(f scenarios.Fault) ControlEvent { return ControlEvent{Control: ControlInject, Fault: f} }
+
+// Clear is the control that ends the fault of kind.
+func Clear(kind scenarios.FaultKind) ControlEvent {
+	return ControlEvent{Control: ControlClear, Fault: scenarios.Fault{Kind: kind}}
+}
+
+// ClearAll is the control that ends every fault.
+func ClearAll() ControlEvent { return ControlEvent{Control: ControlClearAll} }
+
+// Restart is the control that starts the run again from t=0.
+func Restart() ControlEvent { return ControlEvent{Control: ControlRestart} }
