@@ -12,7 +12,7 @@ CORE_PKGS  := ./engine/... ./model/... ./sim/... ./strategy/... ./scenarios/... 
 # The libraries a Go service adopts: no UI library either; and only cortexgrpc links gRPC.
 ADOPT_PKGS := ./cortexhttp/... ./cortexgrpc/... ./priority/... ./internal/driver/...
 
-.PHONY: all build run test fmt-check vet check-imports unit bench lint golden screenshots bench-table engine-table fleet-sizing live-vs-sim hostile-rss clean
+.PHONY: all build run test fmt-check vet check-imports unit bench lint golden screenshots bench-table engine-table tune-table fleet-sizing live-vs-sim hostile-rss clean
 
 all: build
 
@@ -119,6 +119,23 @@ engine-table: build
 	     /<!-- engine-keys:end -->/ { skip = 0 } !skip' docs/engine.md > docs/engine.md.tmp
 	@mv docs/engine.md.tmp docs/engine.md; rm -f .engine-table.md
 	@echo "docs/engine.md: the table of cortex.toml's keys regenerated"
+
+# The table of docs/tune.md: each built-in scenario tuned alone (training seeds 1-20, held-out
+# 21-30, --time 2m: about 35 minutes in all on 2 cores), then three tuned together.
+TUNE_TOGETHER ?= black-friday,dns-crash,metastable
+tune-table: build
+	@rm -f .tune-rows.md; for s in $$(ls scenarios/builtin | sed 's/\.toml$$//'); do \
+	  echo "tune-table: $$s" >&2; \
+	  ./$(BIN) tune --scenario $$s --format markdown --out .tune-$$s.toml >> .tune-rows.md 2>/dev/null; \
+	done; rm -f .tune-*.toml
+	@./$(BIN) tune --scenario $(TUNE_TOGETHER) --format markdown --out .tune-together.toml > .tune-together.md 2>/dev/null; rm -f .tune-together.toml
+	@awk 'NR <= 2 || !/^\| scenario \||^\|---/' .tune-rows.md > .tune-table.md
+	@awk '/<!-- tune-alone:start -->/ { print; while ((getline line < ".tune-table.md") > 0) print line; skip = 1; next } \
+	     /<!-- tune-alone:end -->/ { skip = 0 } \
+	     /<!-- tune-together:start -->/ { print; while ((getline line < ".tune-together.md") > 0) print line; skip = 1; next } \
+	     /<!-- tune-together:end -->/ { skip = 0 } !skip' docs/tune.md > docs/tune.md.tmp
+	@mv docs/tune.md.tmp docs/tune.md; rm -f .tune-rows.md .tune-table.md .tune-together.md
+	@echo "docs/tune.md: the tables of tune's results regenerated"
 
 # The fleet's sizing table in docs/live.md: BenchmarkFleetScale (fleet/redisstore) runs 10, 100
 # and 500 members against one real redis-server for 10 s each (500 also at 100 ms and 500 ms

@@ -48,11 +48,29 @@ func runDashboard(cmd *cobra.Command, io streams, scn scenarios.Scenario, o runO
 	if err != nil {
 		return err
 	}
+	opts.Record = o.record
 	in, out, err := terminal(io, headlessCommand(o))
 	if err != nil {
 		return err
 	}
-	return startDashboard(cmd.Context(), opts, in, out)
+	if err := startDashboard(cmd.Context(), opts, in, out); err != nil {
+		return err
+	}
+	return toldRecorded(io, o.record)
+}
+
+// toldRecorded says, once the dashboard has ended, where run --record wrote the run as played
+// and how to replay it, reading the file back (a recording that does not parse is an error).
+func toldRecorded(io streams, path string) error {
+	if path == "" {
+		return nil
+	}
+	scn, err := scenarios.ParseFile(path)
+	if err != nil {
+		return fmt.Errorf("the recording does not read back: %w", err)
+	}
+	fmt.Fprintf(io.err, "recorded %s to %s: replay with cortex-tui run --scenario-file %s\n", scenarios.CountControls(len(scn.Controls)), path, path)
+	return nil
 }
 
 // runDashboardOptions are the dashboard's options for run's flags o on scn with strategy name:

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/cortex-tui/cortex-tui/engine"
 )
 
@@ -22,6 +24,9 @@ type progressBar struct {
 	// extra, when set, is said after the time taken instead of the time left at the pace so
 	// far (tune's line: its best score and its own estimate).
 	extra string
+	// width, when > 0, is the terminal's width in cells: a longer line is cut to fit, as a
+	// line that wraps cannot be redrawn in place.
+	width int
 }
 
 // progressWidth is the bar's width in cells.
@@ -43,7 +48,11 @@ func (p *progressBar) update(done, total int) {
 		return
 	}
 	p.last = t
-	fmt.Fprint(p.w, "\r\033[K"+p.line(done, total, t.Sub(p.start)))
+	line := p.line(done, total, t.Sub(p.start))
+	if p.width > 1 {
+		line = ansi.Truncate(line, p.width-1, "…")
+	}
+	fmt.Fprint(p.w, "\r\033[K"+line)
 }
 
 // line is the bar's text after elapsed: the bar, the count, the time taken and, once some work

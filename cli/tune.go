@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
 	"github.com/cortex-tui/cortex-tui/engine"
@@ -54,8 +55,8 @@ the objective over the scenarios, less a penalty for every crash of the service 
 point by which a class is served better than a class of higher priority.
 
 The search starts from the default engine (or --engine FILE) and ends when its generations are
-done, when it has gained less than 0.01 point in 8 generations, or at the end of the first
-generation past --time. The best candidate of each generation that beats the one kept is run on
+done, when it has gained less than 0.01 point in 8 generations, or at --time (the candidates
+running then finish; the generation they belong to is dropped). The best candidate of each generation that beats the one kept is run on
 the held-out seeds (--holdout), which the search never sees: the report puts the default beside
 the tuned engine on both, per scenario and per class, so an engine that only fits the training
 seeds shows. tune writes the tuned engine (--out) only when it is not worse than the default on
@@ -89,13 +90,13 @@ with run --compare-engine, or build a Go service from it with cortexhttp.ConfigF
 	f.StringVar(&o.objective, "objective", "success", "what is maximised: "+strings.Join(tune.Objectives, ", ")+
 		" (success: the success rate; goodput: completed originals per second, relative to the default's; priority: each priority's success weighted by the priority + 1)")
 	f.StringSliceVar(&o.params, "params", tune.DefaultGroups, "the parameters searched: groups ("+groupList()+") or keys of them such as budget.capacity")
-	f.DurationVar(&o.time, "time", 2*time.Minute, "bound on the search's time: it stops at the end of the first generation past it (0: no bound)")
+	f.DurationVar(&o.time, "time", 2*time.Minute, "bound on the search's time: no candidate starts past it, the generation under way is dropped (0: no bound)")
 	f.StringVar(&o.out, "out", "cortex.toml", `the tuned engine file to write ("-": the standard output)`)
 	f.Uint64Var(&o.seed, "seed", 1, "the search's random seed: the same seed, the same search")
 	f.IntVar(&o.generations, "generations", 30, "the most generations of the search")
 	f.IntVar(&o.population, "population", 0, "candidates per generation (default: CMA-ES's, 4 + 3 ln(parameters))")
 	f.StringVar(&o.engine, "engine", "", "the engine file to start from and compare with (default: the engine's defaults)")
-	f.StringVar(&o.format, "format", "table", "the report: table or json")
+	f.StringVar(&o.format, "format", "table", "the report: table, json or markdown (one row per scenario: docs/tune.md's table)")
 	addAllowLargeFlag(cmd, &o.allowLarge)
 	return cmd
 }
@@ -112,11 +113,11 @@ func groupList() string {
 // runTune checks the flags, runs the search with a progress line, prints the report and
 // writes the file when it holds on the held-out seeds.
 func runTune(ctx context.Context, io streams, o tuneOptions) error {
-	if o.format != "table" && o.format != "json" {
-		return &exitError{code: 2, err: fmt.Errorf("invalid --format %q (valid: table, json)", o.format)}
+	if o.format != "table" && o.format != "json" && o.format != "markdown" {
+		return &exitError{code: 2, err: fmt.Errorf("invalid --format %q (valid: table, json, markdown)", o.format)}
 	}
-	if o.out == "-" && o.format == "json" {
-		return &exitError{code: 2, err: fmt.Errorf("--out - and --format json both write to the standard output: give --out a file (the JSON holds the file's text as \"engine\")")}
+	if o.out == "-" && o.format != "table" {
+		return &exitError{code: 2, err: fmt.Errorf("--out - and --format %s both write to the standard output: give --out a file", o.format)}
 	}
 	if o.out != "-" {
 		if err := checkWritable(o.out); err != nil {
@@ -128,6 +129,7 @@ func runTune(ctx context.Context, io streams, o tuneOptions) error {
 		return err
 	}
 	prog := newTuneProgress(io.err, isTerminal(io.err), engine.WallClock{})
+	prog.bar.width = terminalWidth(io.err)
 	opts.Progress = prog.update
 	res, err := tune.Run(ctx, opts)
 	prog.done()
@@ -140,9 +142,12 @@ func runTune(ctx context.Context, io streams, o tuneOptions) error {
 	if o.out == "-" {
 		rep = io.err // the standard output is the file's
 	}
-	if o.format == "json" {
+	switch o.format {
+	case "json":
 		err = tune.WriteJSON(rep, res, opts, comment)
-	} else {
+	case "markdown":
+		err = tune.WriteMarkdown(rep, res, opts)
+	default:
 		fmt.Fprintf(rep, "%s\n\n", tuneHeading(opts))
 		err = tune.WriteTable(rep, res, opts)
 	}
@@ -335,7 +340,7 @@ type tuneProgress struct {
 
 // newTuneProgress returns the progress of a search drawn on w.
 func newTuneProgress(w io.Writer, tty bool, clock engine.Clock) *tuneProgress {
-	return &tuneProgress{w: w, tty: tty, bar: newProgress(w, "tune", "evaluations", clock)}
+	return &tuneProgress{w: w, tty: tty, bar: newProgress(w, "tune", "evals", clock)}
 }
 
 // update shows p.
@@ -347,9 +352,9 @@ func (t *tuneProgress) update(p tune.Progress) {
 	if p.Checking {
 		text += " · checking a new best on the held-out seeds"
 	}
-	if t.tty {
-		t.bar.extra = text + fmt.Sprintf(" · about %s left", p.Left.Round(time.Second))
-		t.bar.update(p.Evals, p.MaxEvals+1) // the bar clears itself only when done
+	if t.tty { // the most needed first: a narrow terminal cuts the line's end
+		t.bar.extra = fmt.Sprintf("%s left · ", p.Left.Round(time.Second)) + text
+		t.bar.update(p.Evals, p.MaxEvals)
 		t.drawn = true
 		return
 	}
@@ -359,6 +364,19 @@ func (t *tuneProgress) update(p tune.Progress) {
 	t.gen = p.Generation
 	fmt.Fprintf(t.w, "tune: generation %d/%d · %d evaluations · %s · %s, about %s left\n",
 		p.Generation, p.Generations, p.Evals, text, p.Elapsed.Round(time.Second), p.Left.Round(time.Second))
+}
+
+// terminalWidth is the width in cells of the terminal stream is, or 0.
+func terminalWidth(stream any) int {
+	f, ok := fileOf(stream)
+	if !ok {
+		return 0
+	}
+	w, _, err := term.GetSize(f.Fd())
+	if err != nil {
+		return 0
+	}
+	return w
 }
 
 // done clears the line on a terminal.

@@ -42,9 +42,10 @@ type Config struct {
 	MaxInFlight int
 	// Duration is the length of the run in wall time: arrivals during the scenario's duration
 	// (or all of it, if shorter), then a drain. A request still alive at its end is waited
-	// for, up to the scenario's deadline more (no request lives longer): the run ends at the
-	// first tick after Duration with none alive, so that an original still in flight is not
-	// counted as failed; at that bound every request left is cancelled. 0 means the scenario's
+	// for, up to EndGrace (1 s) more or the scenario's deadline if shorter: the run ends at the
+	// first tick after Duration with none alive, so that an original a healthy service is
+	// answering is not counted as failed, and at that bound whatever the target does; every
+	// request left is then cancelled (and counted as failed). 0 means the scenario's
 	// duration plus its drain. Negative means unbounded (until Close): arrivals go on at the
 	// load profile's last factor.
 	Duration time.Duration

@@ -3,6 +3,7 @@ package live
 import (
 	"fmt"
 	"iter"
+	"slices"
 	"time"
 
 	"github.com/cortex-tui/cortex-tui/engine"
@@ -26,6 +27,33 @@ func (r *Run) Control(c source.ControlEvent) error {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if err := r.apply(c); err != nil {
+		return err
+	}
+	if !r.done && !r.gone() {
+		r.sch.Applied(r.now-r.now%r.scn.Tick, c) // a scenario's controls sit on its own ticks
+	}
+	return nil
+}
+
+// Played returns the scenario as the run played it since it began or restarted
+// (source.Recording): the scenario given, its seed and the strategy it began with, its
+// controls the ones applied so far at their times (to the scenario's tick below) and then the
+// scenario's own still to come. Safe for concurrent use.
+func (r *Run) Played() scenarios.Scenario {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	scn := r.cfg.Scenario
+	scn.Classes, scn.Load = slices.Clone(scn.Classes), slices.Clone(scn.Load)
+	scn.Faults, scn.Notes = slices.Clone(scn.Faults), slices.Clone(scn.Notes)
+	scn.Seed, scn.Strategy = r.cfg.Seed, r.began
+	scn.Controls = r.sch.Played()
+	return scn
+}
+
+// apply applies control c at the run's time (r.mu held): a dashboard's key through Control,
+// or a scenario's [[control]] when its tick begins.
+func (r *Run) apply(c source.ControlEvent) error {
 	if r.gone() {
 		if c.Control == source.ControlStrategy {
 			return fmt.Errorf("live: the run is closed")

@@ -21,6 +21,12 @@ const maxQueued = 6000
 // together.
 const minWait = 500 * time.Microsecond
 
+// EndGrace is how long a run of Config.Duration waits past its duration for the requests
+// still alive (or the scenario's deadline, if shorter), after which every request left is
+// cancelled: a healthy service answers its last requests within it, and a target that holds,
+// trickles or never answers cannot keep the run past it.
+const EndGrace = time.Second
+
 // Run is one live run: a load generator and a source.Source. Build it with New; Start runs
 // its real-time loop. Every method is safe for concurrent use.
 type Run struct {
@@ -40,6 +46,7 @@ type Run struct {
 	members   *members // the engines' fleet membership (Config.Join); nil when alone
 	fleetMode string   // "FLEET" or "LOCAL" as the event log last said it ("" before)
 	strategy  string
+	began     string // the strategy the run began (or restarted) with
 	switches  uint64
 	ctl       model.Controls      // the classes' (scaled) rates, shares and priorities, the CORTEX weights and adaptive switch
 	rates     []float64           // rate x share of each class, this tick
@@ -53,6 +60,7 @@ type Run struct {
 	done      bool
 	closed    bool
 	tl        model.Timeline // the fault timeline (its faults on the stack's) and the captions
+	sch       model.Schedule // the scenario's controls ([[control]]), applied when their tick begins
 	events    []source.Event
 	out       []source.Snapshot
 	svc       serviceWatch
@@ -97,8 +105,8 @@ func New(cfg Config) (*Run, error) {
 		r.total, r.arrEnd = -1, -1
 	case cfg.Duration == 0:
 		r.total, r.arrEnd = scn.Duration+scn.Drain, scn.Duration
-	default: // arrivals until Duration, then the requests alive, up to a deadline more
-		r.total, r.arrEnd, r.settleAt = cfg.Duration+scn.Deadline, min(cfg.Duration, scn.Duration), cfg.Duration
+	default: // arrivals until Duration, then the requests alive, up to EndGrace more
+		r.total, r.arrEnd, r.settleAt = cfg.Duration+min(scn.Deadline, EndGrace), min(cfg.Duration, scn.Duration), cfg.Duration
 	}
 	if r.cfg.Base == nil {
 		r.cfg.Base = NewBaseTransport(maxConns(cfg.MaxInFlight))
@@ -138,11 +146,13 @@ func (r *Run) reset(strategyName string) error {
 		r.teardown()
 		return err
 	}
-	r.strategy = name
+	r.strategy, r.began = name, name
 	r.readEmergency()
 	r.arr = scenarios.NewArrivals(r.scn, rand.New(rand.NewPCG(uint64(r.cfg.Seed), scenarios.ArrivalStream)), len(r.fleet.clients))
 	r.now, r.done, r.next, r.arrivals = 0, false, 0, r.arrivals[:0]
-	r.tl = model.NewTimeline(ScaledScenario(r.scn, r.cfg.Scale).Faults, r.scn.Notes, runSide{r}) // a rate limit shrinks with the rates
+	scaled := ScaledScenario(r.scn, r.cfg.Scale) // a rate limit shrinks with the rates
+	r.tl = model.NewTimeline(scaled.Faults, r.scn.Notes, runSide{r})
+	r.sch = model.NewSchedule(scaled.Controls)
 	r.events, r.out = nil, nil
 	r.svc = serviceWatch{}
 	r.told = [source.NumFailureCauses]bool{}
@@ -294,6 +304,11 @@ func (r *Run) dispatch(a scenarios.Arrival) {
 // arrivals.
 func (r *Run) beginTick(t time.Duration) {
 	r.now = t
+	for _, c := range r.sch.Due(t) {
+		if r.apply(c) == nil { // valid (the scenario's Validate); a refusal is logged as for a key
+			r.sch.Applied(t-t%r.scn.Tick, c)
+		}
+	}
 	r.tl.Begin(t)
 	r.tl.Captions(t, r.strategy)
 	r.drawArrivals(t)

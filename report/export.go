@@ -52,14 +52,26 @@ func Export(j Result, dir string) ([]string, error) {
 		}
 		data[i], exts[i] = b.Bytes(), f.Ext
 	}
-	paths, err := reserve(base, exts...)
+	return ExportFiles(j.Meta, dir, exts, data)
+}
+
+// ExportFiles writes one file per ext (".toml", or ".svg" and ".txt") with its data into dir
+// ("" = current directory) under the name of a run's export, cortex-<scenario>-<strategy>-seed<seed>,
+// never replacing a file (the same suffix -2, -3, ... for all of them when one is taken, as
+// Export does), and returns their paths: the dashboard's recording and its pictures of the
+// screen.
+func ExportFiles(m source.Meta, dir string, exts []string, data [][]byte) ([]string, error) {
+	if dir == "" {
+		dir = "."
+	}
+	paths, err := reserve(filepath.Join(dir, ExportName(m)), exts...)
 	if err != nil {
 		return nil, err
 	}
-	for i := range data {
+	for i := range paths {
 		if err := writeAtomic(paths[i], data[i]); err != nil {
 			for _, p := range paths[i:] {
-				_ = os.Remove(p) // the reservations not yet filled; the files written stay
+				_ = os.Remove(p)
 			}
 			return paths[:i], err
 		}

@@ -42,6 +42,7 @@ type Sim struct {
 	scn      scenarios.Scenario
 	opts     Options
 	strategy string
+	began    string // the strategy the run began (or restarted) with
 	seed     int64
 	switches uint64 // strategy switches, to derive fresh strategy streams
 
@@ -76,6 +77,7 @@ type Sim struct {
 
 	svc service
 	tl  model.Timeline    // the fault timeline and the captions
+	sch model.Schedule    // the scenario's controls ([[control]]), applied when their tick begins
 	fx  scenarios.Effects // what the faults in effect do to the service (the timeline's)
 
 	fleet *fleetSync // the clients' engines sharing one budget (scenario budget = "shared"); nil otherwise
@@ -217,6 +219,7 @@ func withDefaults(scn scenarios.Scenario) scenarios.Scenario {
 	scn.Load = append([]scenarios.LoadPoint(nil), scn.Load...)
 	scn.Faults = append([]scenarios.Fault(nil), scn.Faults...)
 	scn.Notes = append([]scenarios.Note(nil), scn.Notes...)
+	scn.Controls = append([]scenarios.ScheduledControl(nil), scn.Controls...)
 	slices.SortStableFunc(scn.Notes, func(a, b scenarios.Note) int { return cmp.Compare(a.At, b.At) })
 	return scn
 }
@@ -345,6 +348,7 @@ func (s *Sim) reset(strategyName string) error {
 	s.svc = service{Service: model.NewService(scn.Service, scn.Tick),
 		queue: ring.New[int32](scn.Service.QueueLimit)} // arrive never queues past it: the ring stays within it
 	s.tl = model.NewTimeline(scn.Faults, scn.Notes, sideOf{s})
+	s.sch = model.NewSchedule(scn.Controls)
 	s.fx = s.tl.Effects()
 	s.lastCircuits = [2]int{}
 	s.classTicks = make([]source.ClassTick, len(s.ctl.Classes))
@@ -360,6 +364,7 @@ func (s *Sim) reset(strategyName string) error {
 		return err
 	}
 	s.strategy = strings.ToLower(strings.TrimSpace(strategyName))
+	s.began = s.strategy
 	s.users = nil
 	if scn.Loop.Closed {
 		s.startUsers()

@@ -22,6 +22,7 @@ var (
 	_ source.Source    = (*simSource)(nil)
 	_ source.Inspector = (*simSource)(nil)
 	_ source.Fleet     = (*simSource)(nil)
+	_ source.Recording = (*simSource)(nil)
 )
 
 // NewSource returns a source.Source running scn with strategyName from seed. It is safe for
@@ -46,6 +47,13 @@ func (p *simSource) RecentDecisions() []source.DecisionRecord {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.sim.RecentDecisions()
+}
+
+// Played returns the scenario as the run played it (Sim.Played).
+func (p *simSource) Played() scenarios.Scenario {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.sim.Played()
 }
 
 // Meta describes the run.

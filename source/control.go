@@ -1,55 +1,32 @@
 package source
 
 import (
-	"fmt"
-
 	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 )
 
-// Control says which control a ControlEvent is: sent to a source (Source.Control), or applied
-// by it (an EventControl).
-type Control uint8
+// Control says which control a ControlEvent is: sent to a source (Source.Control), applied by
+// it (an EventControl), or scheduled by a scenario's timeline (scenarios.ControlKind, where the
+// scenario format's [[control]] needs it; one type for the three).
+type Control = scenarios.ControlKind
 
-// The controls of a ControlEvent.
+// The controls of a ControlEvent (scenarios.ControlKind's).
 const (
-	ControlText     Control = iota // applied by the dashboard itself and worded in Event.Text; not a source's
-	ControlWeights                 // set the CORTEX weights of every client: Weights (any scale; the engines renormalise them)
-	ControlAdaptive                // turn CORTEX adaptive weights on or off: On
-	ControlClass                   // set a class's traffic share and priority: Class (its name), Share, Priority
-	ControlStrategy                // switch every client to a strategy from now on: Strategy
-	ControlInject                  // start Fault now for Fault.Duration (0: until cleared), replacing one of its kind
-	ControlClear                   // end the injected or scheduled fault of kind Fault.Kind, if any
-	ControlClearAll                // end every active fault
-	ControlRestart                 // start the run again from t=0, same seed, scenario and strategy; controls reset
-	numControls
+	ControlText     = scenarios.ControlText     // applied by the dashboard itself and worded in Event.Text; not a source's
+	ControlWeights  = scenarios.ControlWeights  // set the CORTEX weights of every client: Weights (any scale; the engines renormalise them)
+	ControlAdaptive = scenarios.ControlAdaptive // turn CORTEX adaptive weights on or off: On
+	ControlClass    = scenarios.ControlClass    // set a class's traffic share and priority: Class (its name), Share, Priority
+	ControlStrategy = scenarios.ControlStrategy // switch every client to a strategy from now on: Strategy
+	ControlInject   = scenarios.ControlInject   // start Fault now for Fault.Duration (0: until cleared), replacing one of its kind
+	ControlClear    = scenarios.ControlClear    // end the injected or scheduled fault of kind Fault.Kind, if any
+	ControlClearAll = scenarios.ControlClearAll // end every active fault
+	ControlRestart  = scenarios.ControlRestart  // start the run again from t=0, same seed, scenario and strategy; controls reset
 )
 
-var controlNames = [numControls]string{ControlText: "text", ControlWeights: "weights", ControlAdaptive: "adaptive",
-	ControlClass: "class", ControlStrategy: "strategy", ControlInject: "inject", ControlClear: "clear",
-	ControlClearAll: "clear-all", ControlRestart: "restart"}
-
-// String names the control: "weights", "adaptive", "class", "strategy", "inject", "clear",
-// "clear-all", "restart" or "text".
-func (c Control) String() string {
-	if c < numControls {
-		return controlNames[c]
-	}
-	return fmt.Sprintf("Control(%d)", int(c))
-}
-
-// ControlEvent is one control: what Source.Control applies and what an EventControl says a
-// source applied. Only the fields of its Control are set.
-type ControlEvent struct {
-	Control  Control
-	Weights  engine.Weights // ControlWeights: as set (the engines keep them renormalised)
-	On       bool           // ControlAdaptive: adaptive weights on
-	Class    string         // ControlClass: the class's name, its new share and priority
-	Share    float64
-	Priority int
-	Strategy string          // ControlStrategy: the strategy from now on
-	Fault    scenarios.Fault // ControlInject: the fault (At is ignored); ControlClear: its Kind
-}
+// ControlEvent is one control: what Source.Control applies, what an EventControl says a source
+// applied, and what a scenario's timeline schedules (scenarios.ControlEvent). Only the fields of
+// its Control are set.
+type ControlEvent = scenarios.ControlEvent
 
 // The controls as values, for Source.Control.
 

@@ -7,7 +7,6 @@ package source
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"time"
 
@@ -46,6 +45,16 @@ type Source interface {
 type Pauser interface {
 	// SetPaused stops (true) or resumes (false) the source.
 	SetPaused(on bool)
+}
+
+// Recording is implemented by sources that record the controls they apply (the simulator,
+// live mode): the dashboard's record key writes the scenario a run played as a file that
+// replays it. Its method is safe for concurrent use.
+type Recording interface {
+	// Played returns the run's scenario as played since it began or restarted: its seed and
+	// the strategy it began with set, its controls ([[control]]) every control applied so far
+	// at its time, then the scenario's own still to come.
+	Played() scenarios.Scenario
 }
 
 // Fleet is implemented by sources whose CORTEX engines may share a fleet (the simulator's
@@ -409,17 +418,4 @@ type Inspector interface {
 	// RecentDecisions returns a copy of the latest decisions kept, oldest first (none before
 	// the first decision).
 	RecentDecisions() []DecisionRecord
-}
-
-// CheckClass validates the share and priority that a ControlClass gives class name: a share is
-// a finite multiplier >= 0 of the class's base rate, a priority is in 0..scenarios.MaxPriority.
-// model.Controls checks every ControlClass with it, and the scenario format its priorities.
-func CheckClass(name string, share float64, priority int) error {
-	if !(share >= 0) || math.IsInf(share, 0) {
-		return fmt.Errorf("class %s: share must be a finite number >= 0 (got %v)", name, share)
-	}
-	if priority < 0 || priority > scenarios.MaxPriority {
-		return fmt.Errorf("class %s: priority must be in 0..%d (got %d)", name, scenarios.MaxPriority, priority)
-	}
-	return nil
 }

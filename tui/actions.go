@@ -228,10 +228,7 @@ func (m *Model) export() tea.Cmd {
 func (m *Model) results() []report.Result {
 	out := make([]report.Result, 0, len(m.fr.runs))
 	for _, r := range m.fr.runs {
-		sum := r.rec.Summary()
-		meta := r.meta
-		meta.Strategy = sum.Strategy
-		out = append(out, report.Result{Meta: meta, Timeline: r.rec.Rows(), Summary: sum})
+		out = append(out, r.rec.Result())
 	}
 	return out
 }

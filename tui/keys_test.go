@@ -602,7 +602,8 @@ strategy = ["S"]
 compare = ["C"]
 quit = ["ctrl+c"]
 share_down = ["-", "<"]
-slower = ["_"]`))
+slower = ["_"]
+record = ["W"]`))
 	require.NoError(t, err)
 	ff := &fakeFactory{}
 	scn := fakeScenario()

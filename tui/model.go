@@ -77,6 +77,10 @@ type Options struct {
 	CompareFactory SourceFactory
 	// Compare opens the dashboard in compare mode (with Scenario).
 	Compare bool
+	// Record is where the record key writes the run as played (replacing the file), and where
+	// it is written when the dashboard ends (run --record); "": the record key writes beside
+	// the exports under a new name, and nothing is written at the end.
+	Record string
 	// Class makes the dashboard part of a class (cortex-tui serve --class): the teacher's
 	// drives the class run, a student's follows it (class.go). nil: a dashboard of its own.
 	Class Class
@@ -221,6 +225,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case exportedMsg:
 		m.onExported(msg)
 		return m, nil
+	case recordedMsg:
+		m.onRecorded(msg)
+		return m, nil
 	case lessonSavedMsg:
 		m.onLessonSaved(msg)
 		return m, nil
@@ -328,7 +335,7 @@ func (m *Model) dashboardBindings() []binding {
 	bs := []binding{
 		{&k.Pause, m.togglePause}, {&k.Step, m.stepOnce}, {&k.Faster, m.faster}, {&k.Slower, m.slower},
 		{&k.Restart, m.restart}, {&k.Load, m.openPicker}, {&k.Compare, m.toggleCompare},
-		{&k.Export, m.export}, {&k.Inspect, m.inspect},
+		{&k.Export, m.export}, {&k.Record, m.record}, {&k.Inspect, m.inspect},
 		{&k.LogUp, nil}, {&k.LogDown, nil}, {&k.LogFilter, nil},
 		{&k.Hint, m.toggleHint}, {&k.Fork, m.forkOrRejoin}, {&k.NextStep, m.nextStep},
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 
 	"github.com/cortex-tui/cortex-tui/engine"
@@ -97,4 +98,24 @@ func (p *pool) simulations() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.runs
+}
+
+// oracles returns each scenario's oracle bound on the success rate, mean over seeds (NaN for a
+// closed loop).
+func oracles(scns []scenarios.Scenario, seeds []int64) ([]float64, error) {
+	out := make([]float64, len(scns))
+	for i, scn := range scns {
+		for _, seed := range seeds {
+			b, err := sim.Oracle(scn, seed)
+			if errors.Is(err, sim.ErrClosedLoop) {
+				out[i] = math.NaN()
+				break
+			}
+			if err != nil {
+				return nil, fmt.Errorf("%s, seed %d: %w", scn.Name, seed, err)
+			}
+			out[i] += b.Rate() / float64(len(seeds))
+		}
+	}
+	return out, nil
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/engineconf"
@@ -115,6 +116,12 @@ func WriteTable(w io.Writer, res Result, opts Options) error {
 	row("score", func(s Score) (float64, bool) { return s.Value, true }, scoreKind)
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	for i, o := range res.Oracle {
+		if !math.IsNaN(o) {
+			fmt.Fprintf(w, "%s: the oracle bound (the most any strategy could complete) is %.1f%% on the held-out seeds; the tuned engine is %.1f points below it\n",
+				opts.Scenarios[i].Name, 100*o, 100*(o-res.TunedHoldout.Scenarios[i].Success))
+		}
 	}
 	moved := MovedParams(opts.Dims, res.Base, res.Tuned)
 	if len(moved) == 0 {
@@ -275,4 +282,38 @@ func WriteJSON(w io.Writer, res Result, opts Options, comment string) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(doc)
+}
+
+// WriteMarkdown writes res as markdown rows, one per scenario: the success rate of the default
+// and of the tuned engine on the training and the held-out seeds, the points gained on the
+// held-out seeds, the oracle bound, the search's evaluations, time and stop, and whether the
+// file is written. Its first two lines are the table's header.
+func WriteMarkdown(w io.Writer, res Result, opts Options) error {
+	var b strings.Builder
+	b.WriteString("| scenario | training: default | tuned | held-out: default | tuned | change (points) | oracle bound | evaluations | time | stopped | file |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n")
+	file := "written"
+	switch {
+	case !res.Improved:
+		file = "not written: no gain"
+	case !res.Holds(len(opts.Holdout) > 0):
+		file = "refused: worse on held-out"
+	}
+	for i, scn := range opts.Scenarios {
+		oracle := "-"
+		dh, th := "-", "-"
+		change := "-"
+		if len(opts.Holdout) > 0 {
+			d, t := res.DefaultHoldout.Scenarios[i].Success, res.TunedHoldout.Scenarios[i].Success
+			dh, th, change = cell(d, percent), cell(t, percent), delta(t-d, percent)
+			if o := res.Oracle[i]; !math.IsNaN(o) {
+				oracle = cell(o, percent)
+			}
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %d | %s | %s | %s |\n", scn.Name,
+			cell(res.DefaultTrain.Scenarios[i].Success, percent), cell(res.TunedTrain.Scenarios[i].Success, percent),
+			dh, th, change, oracle, res.Evals, res.Elapsed.Round(time.Second), res.Stop, file)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }

@@ -32,7 +32,8 @@ type Options struct {
 	Generations int
 	// Population is the number of candidates of a generation; 0 means CMA-ES's own, 4 + 3 ln(dims).
 	Population int
-	// Time, when > 0, bounds the search's wall time: it stops at the first generation's end past it.
+	// Time, when > 0, bounds the search's wall time: no candidate starts past it (those
+	// running end, and their unfinished generation is dropped), nor a generation after it.
 	Time time.Duration
 	// Workers is the number of simulations run at once; 0 means GOMAXPROCS.
 	Workers int
@@ -75,10 +76,14 @@ type Candidate struct {
 // Result is what a search found and how: the best configuration and the default, on the
 // training and the held-out seeds, and the search's course.
 type Result struct {
-	Base, Tuned                   engine.Config // the configuration searched from (Options.Base), and the best found
-	Improved                      bool          // the best candidate beat the default on the training seeds (else Tuned is Base)
-	DefaultTrain, TunedTrain      Score
-	DefaultHoldout, TunedHoldout  Score // zero without Holdout
+	Base, Tuned                  engine.Config // the configuration searched from (Options.Base), and the best found
+	Improved                     bool          // the best candidate beat the default on the training seeds (else Tuned is Base)
+	DefaultTrain, TunedTrain     Score
+	DefaultHoldout, TunedHoldout Score // zero without Holdout
+	// Oracle is each scenario's oracle bound on the success rate (sim.Oracle: the most any
+	// strategy could complete), mean over the held-out seeds; NaN for a closed loop, which has
+	// none; nil without Holdout.
+	Oracle                        []float64
 	Evals, Generations            int
 	Checks                        int // held-out checks of a new best
 	Simulations                   int
@@ -138,6 +143,9 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 		}
 		s.holdGoodput = goodputs(defH)
 		res.DefaultHoldout = score(opts.Objective, opts.Scenarios, defH, s.holdGoodput)
+		if res.Oracle, err = oracles(opts.Scenarios, opts.Holdout); err != nil {
+			return Result{}, err
+		}
 	}
 	s.checked = Candidate{Config: opts.Base, Score: res.DefaultTrain}
 	s.checkedHoldout, s.defHoldout = res.DefaultHoldout, res.DefaultHoldout.Value
@@ -219,6 +227,9 @@ func (s *search) minimize(ctx context.Context) error {
 // at once (CMA-ES skips such a sample).
 func (s *search) evaluate(ctx context.Context, x []float64) float64 {
 	s.mu.Lock()
+	if !s.stopping && s.opts.Time > 0 && s.opts.Clock.Now().Sub(s.start) >= s.opts.Time {
+		s.stop, s.stopping = "time", true // the generation under way is left unfinished
+	}
 	if s.stopping || ctx.Err() != nil {
 		s.mu.Unlock()
 		return math.NaN()
@@ -294,6 +305,9 @@ func (r recorder) Record(_ *optimize.Location, op optimize.Operation, _ *optimiz
 	defer s.mu.Unlock()
 	if r.ctx.Err() != nil {
 		s.stop, s.stopping = "interrupted", true
+		return errStop
+	}
+	if s.stopping {
 		return errStop
 	}
 	if op != optimize.MajorIteration || s.doneInGen[s.gens] < s.pop {

@@ -3,6 +3,7 @@ package tune
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -110,24 +111,40 @@ func TestSpace(t *testing.T) {
 }
 
 // stepClock is a clock that moves a minute every time it is read.
-type stepClock struct{ t time.Time }
+type stepClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
 
-func (c *stepClock) Now() time.Time { c.t = c.t.Add(time.Minute); return c.t }
+func (c *stepClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(time.Minute)
+	return c.t
+}
 
-// Asserts that Time bounds the search at a generation's end, on the injected clock (so the
-// test does not depend on the machine's speed), and that the report says so.
+// Asserts that Time bounds the search, on the injected clock (so the test does not depend on
+// the machine's speed): read at the start (minute 1), before each candidate starts and at each
+// generation's end, it is 1 to 4 minutes past the start as the first generation's 4 candidates
+// start and 5 at its end: 3 minutes keep the fourth from starting (no generation completes),
+// 4.5 minutes stop the search at the first generation's end. The report says why it stopped.
 func TestSearchTimeBound(t *testing.T) {
-	opts := smallOptions(t)
-	opts.Generations, opts.Time, opts.Clock = 50, 30*time.Second, &stepClock{}
-	res, err := Run(context.Background(), opts)
-	require.NoError(t, err)
-	assert.Equal(t, "time", res.Stop)
-	assert.Equal(t, 1, res.Generations, "the clock, read at the start and at each generation's end, is past 30 s at the first")
-	var b strings.Builder
-	require.NoError(t, WriteTable(&b, res, opts))
-	assert.Contains(t, b.String(), "stopped: its time was up")
-	assert.Contains(t, b.String(), "small success")
-	assert.Contains(t, b.String(), "payment (priority 9)")
+	for _, tc := range []struct {
+		limit time.Duration
+		gens  int
+	}{{3 * time.Minute, 0}, {4*time.Minute + 30*time.Second, 1}} {
+		opts := smallOptions(t)
+		opts.Generations, opts.Time, opts.Clock = 50, tc.limit, &stepClock{}
+		res, err := Run(context.Background(), opts)
+		require.NoError(t, err)
+		assert.Equal(t, "time", res.Stop, "%s", tc.limit)
+		assert.Equal(t, tc.gens, res.Generations, "%s", tc.limit)
+		var b strings.Builder
+		require.NoError(t, WriteTable(&b, res, opts))
+		assert.Contains(t, b.String(), "stopped: its time was up")
+		assert.Contains(t, b.String(), "small success")
+		assert.Contains(t, b.String(), "payment (priority 9)")
+	}
 }
 
 // Asserts when a tuned engine may be written: not worse than the default on the held-out

@@ -29,6 +29,7 @@ while kill -0 "$pid" 2>/dev/null; do
   sleep "$every"; t=$((t + every))
 done
 wait "$timepid" || true
-awk -F': ' '/Maximum resident set size/ {printf "max RSS %.0f MB", $2/1024} /Elapsed \(wall clock\)/ {print ", wall " $2}' "$tmp/time"
+awk -F': ' '/Maximum resident set size/ {rss=$2} /Elapsed \(wall clock\)/ {wall=$2}
+  END {printf "max RSS %.0f MB, wall %s\n", rss/1024, wall}' "$tmp/time"
 grep -E 'success rate|failures by cause' "$tmp/out" || true
 grep '^cortex-tui:' "$tmp/time" || true
