@@ -103,7 +103,7 @@ func (c *class) factory(scn scenarios.Scenario, strategy string, seed int64) (so
 	if err != nil {
 		return nil, err
 	}
-	return newClassRun(src, scn, strategy, seed, c.restarted), nil
+	return newClassRun(src, scn, c.restarted), nil
 }
 
 // restarted makes a restart of the class run a new class run for the students.

@@ -2,7 +2,6 @@ package serve
 
 import (
 	"errors"
-	"fmt"
 	"sync"
 	"time"
 
@@ -17,42 +16,35 @@ const (
 	// hour at the default tick of 100 ms. Past it the oldest go, and a student joining sees the
 	// latest hour.
 	maxClassSnaps = 36000
-	// maxControls is the most controls a class run records to replay for a fork; past it the
-	// run can no longer be forked.
-	maxControls = 100000
 	// maxFollow is the most snapshots a follower hands its dashboard at once (a frame's most).
 	maxFollow = 1000
 )
 
 // classRun is a run the teacher's dashboard builds (every source of its factory): the
 // simulator's source, recording what a class needs of it: every snapshot since its start or
-// its latest restart (a copy of its own, for the students who join), and every control with
-// the tick it came after (to replay the run for a fork). Once the class adopts it as the class
-// run, the teacher's dashboard closing it does not stop it: students go on watching it, and
-// the teacher finds it again when they reconnect. It is safe for concurrent use.
+// its latest restart (a copy of its own, for the students who join) and how many ticks it
+// stepped; a fork replays the scenario as the simulator says it was played (its seed, its
+// strategy and every control at its time: source.Recording). Once the class adopts it as the
+// class run, the teacher's dashboard closing it does not stop it: students go on watching it,
+// and the teacher finds it again when they reconnect. It is safe for concurrent use.
 type classRun struct {
 	inner     source.Source
 	scn       scenarios.Scenario
-	seed      int64
 	onRestart func(*classRun) // the class is told of a restart (a new class run for the students)
 
+	// step is held while the run steps or takes a control, and while a fork reads what it
+	// played, so that the scenario played and the ticks stepped are of the same moment
+	// (followers take mu only, never waiting for a step).
+	step sync.Mutex
+
 	mu         sync.Mutex
-	strategy   string // the strategy at the start (or the latest restart): the replay starts with it
 	snaps      []source.Snapshot
-	base       int // snapshots dropped from the front (maxClassSnaps): snaps[0] is snapshot base
-	controls   []timedControl
+	base       int  // snapshots dropped from the front (maxClassSnaps): snaps[0] is snapshot base
 	ticks      int  // ticks since the start (or the latest restart)
 	restarts   int  // restarts so far: a follower of an earlier one gets nothing more
-	unforked   bool // too many controls to replay
 	adopted    bool // the class's run: a dashboard's Close waits for the class to let it go
 	closeAsked bool // a dashboard closed it while it was adopted
 	closed     bool
-}
-
-// timedControl is a control and the number of ticks the run had stepped when it came.
-type timedControl struct {
-	ticks int
-	ctl   source.ControlEvent
 }
 
 // The class run is a source the dashboard may inspect and whose fleet it shows.
@@ -65,9 +57,9 @@ var (
 	_ source.Fleet     = (*follower)(nil)
 )
 
-// newClassRun wraps inner, a run of scn with strategy from seed.
-func newClassRun(inner source.Source, scn scenarios.Scenario, strategy string, seed int64, onRestart func(*classRun)) *classRun {
-	return &classRun{inner: inner, scn: scn, seed: seed, strategy: strategy, onRestart: onRestart}
+// newClassRun wraps inner, a run of scn.
+func newClassRun(inner source.Source, scn scenarios.Scenario, onRestart func(*classRun)) *classRun {
+	return &classRun{inner: inner, scn: scn, onRestart: onRestart}
 }
 
 // Meta is the run's.
@@ -75,6 +67,8 @@ func (r *classRun) Meta() source.Meta { return r.inner.Meta() }
 
 // Advance steps the run and records a copy of each snapshot.
 func (r *classRun) Advance(d time.Duration) []source.Snapshot {
+	r.step.Lock()
+	defer r.step.Unlock()
 	ss := r.inner.Advance(d)
 	if len(ss) == 0 {
 		return ss
@@ -92,24 +86,22 @@ func (r *classRun) Advance(d time.Duration) []source.Snapshot {
 	return ss
 }
 
-// Control applies c and records it; a restart starts the record again and tells the class.
+// Control applies c (the simulator records it); a restart starts the record again and tells
+// the class.
 func (r *classRun) Control(c source.ControlEvent) error {
-	if err := r.inner.Control(c); err != nil {
+	r.step.Lock()
+	err := r.inner.Control(c)
+	restart := err == nil && c.Control == source.ControlRestart
+	if restart {
+		r.mu.Lock()
+		r.snaps, r.base, r.ticks = nil, 0, 0
+		r.restarts++
+		r.mu.Unlock()
+	}
+	r.step.Unlock()
+	if err != nil {
 		return err
 	}
-	restart := c.Control == source.ControlRestart
-	r.mu.Lock()
-	switch {
-	case restart:
-		r.snaps, r.base, r.controls, r.ticks, r.unforked = nil, 0, nil, 0, false
-		r.strategy = r.inner.Meta().Strategy // a restart keeps the strategy in use
-		r.restarts++
-	case len(r.controls) >= maxControls:
-		r.unforked = true
-	default:
-		r.controls = append(r.controls, timedControl{ticks: r.ticks, ctl: c})
-	}
-	r.mu.Unlock()
 	if restart && r.onRestart != nil {
 		r.onRestart(r)
 	}
@@ -178,63 +170,55 @@ func (r *classRun) join() ([]source.Snapshot, *follower) {
 	return out, &follower{run: r, restarts: r.restarts, next: r.base + len(r.snaps)}
 }
 
-// record is what a fork replays: the run's start, its controls, how far it went, and copies of
-// its snapshots.
+// record is what a fork replays: the scenario as played so far, how far the run went, and
+// copies of its snapshots.
 type record struct {
-	strategy string
-	controls []timedControl
-	ticks    int
-	snaps    []source.Snapshot
+	played scenarios.Scenario
+	ticks  int
+	snaps  []source.Snapshot
 }
 
 // recordNow returns the run's record as it is now.
 func (r *classRun) recordNow() (record, error) {
+	rec, ok := r.inner.(source.Recording)
+	if !ok {
+		return record{}, errors.New("the class run's source keeps no record of its controls: it cannot be replayed")
+	}
+	r.step.Lock()
+	defer r.step.Unlock()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.unforked {
-		return record{}, fmt.Errorf("the class run has had more than %d controls: it can no longer be replayed", maxControls)
-	}
-	rec := record{strategy: r.strategy, controls: append([]timedControl(nil), r.controls...), ticks: r.ticks, snaps: make([]source.Snapshot, len(r.snaps))}
+	out := record{played: rec.Played(), ticks: r.ticks, snaps: make([]source.Snapshot, len(r.snaps))}
 	for i, s := range r.snaps {
-		rec.snaps[i] = s.Clone()
+		out.snaps[i] = s.Clone()
 	}
-	return rec, nil
+	return out, nil
 }
 
-// fork returns a new run of the class run's scenario, seed and strategy, built by factory,
-// with its controls replayed at the ticks they came: the class run as it is now, deterministic
-// (the same seed gives the same arrivals). The copy's last snapshot must equal the class run's;
-// a copy that differs is an error, never handed out.
+// fork returns a new run, built by factory, of the scenario as the class run played it (its
+// seed, the strategy it began with, every control at its time), stepped as far: the class
+// run as it is now, deterministic (the same seed gives the same arrivals). The copy's last
+// snapshot must equal the class run's; a copy that differs is an error, never handed out.
 func (r *classRun) fork(factory tui.SourceFactory) (source.Source, record, error) {
 	rec, err := r.recordNow()
 	if err != nil {
 		return nil, rec, err
 	}
-	src, err := factory(r.scn, rec.strategy, r.seed)
+	src, err := factory(rec.played, rec.played.Strategy, rec.played.Seed)
 	if err != nil {
 		return nil, rec, err
 	}
 	tick := src.Meta().Tick
 	done := 0
 	var last source.Snapshot
-	to := func(ticks int) {
-		for done < ticks {
-			ss := src.Advance(time.Duration(ticks-done) * tick)
-			if len(ss) == 0 {
-				return
-			}
-			done += len(ss)
-			last = ss[len(ss)-1]
+	for done < rec.ticks {
+		ss := src.Advance(time.Duration(rec.ticks-done) * tick)
+		if len(ss) == 0 {
+			break
 		}
+		done += len(ss)
+		last = ss[len(ss)-1]
 	}
-	for _, tc := range rec.controls {
-		to(tc.ticks)
-		if err := src.Control(tc.ctl); err != nil {
-			_ = src.Close()
-			return nil, rec, fmt.Errorf("replaying the class run: %w", err)
-		}
-	}
-	to(rec.ticks)
 	if done != rec.ticks || (len(rec.snaps) > 0 && !sameSnapshot(last, rec.snaps[len(rec.snaps)-1])) {
 		_ = src.Close()
 		return nil, rec, errors.New("replaying the class run gave another run: it cannot be forked")

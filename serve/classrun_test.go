@@ -20,7 +20,7 @@ func newTestClassRun(t *testing.T) (*classRun, scenarios.Scenario) {
 	require.NoError(t, err)
 	src, err := sim.NewSource(scn, "cortex", scn.Seed)
 	require.NoError(t, err)
-	return newClassRun(src, scn, "cortex", scn.Seed, nil), scn
+	return newClassRun(src, scn, nil), scn
 }
 
 // Asserts that a fork is the class run itself, deterministic: the class run stepped as a
@@ -29,7 +29,7 @@ func newTestClassRun(t *testing.T) (*classRun, scenarios.Scenario) {
 // strategy), replayed from the same seed, gives a copy whose next 300 snapshots are equal to
 // the class run's, figure for figure.
 func TestForkIsTheClassRun(t *testing.T) {
-	r, _ := newTestClassRun(t)
+	r, scn := newTestClassRun(t)
 	defer r.Close()
 	w, err := engine.DefaultWeights().Adjust(1, 0.2)
 	require.NoError(t, err)
@@ -58,7 +58,7 @@ func TestForkIsTheClassRun(t *testing.T) {
 	require.NoError(t, err)
 	defer fork.Close()
 	assert.Equal(t, len(rec.snaps), rec.ticks)
-	assert.Len(t, rec.controls, len(controls))
+	assert.Len(t, rec.played.Controls, len(controls)+len(scn.Controls), "every control, and the timeline's own")
 	assert.Equal(t, "naive", fork.Meta().Strategy)
 	for i := range 300 {
 		a, b := r.Advance(100*time.Millisecond), fork.Advance(100*time.Millisecond)
