@@ -129,7 +129,7 @@ func runTune(ctx context.Context, io streams, o tuneOptions) error {
 		return err
 	}
 	prog := newTuneProgress(io.err, isTerminal(io.err), engine.WallClock{})
-	prog.bar.width = terminalWidth(io.err)
+	prog.bar.width, prog.base = terminalWidth(io.err), baseName(opts)
 	opts.Progress = prog.update
 	res, err := tune.Run(ctx, opts)
 	prog.done()
@@ -334,7 +334,8 @@ type tuneProgress struct {
 	w     io.Writer
 	tty   bool
 	bar   *progressBar
-	gen   int // the generations completed when a line was printed last (not a terminal)
+	gen   int    // the generations completed when a line was printed last (not a terminal)
+	base  string // the engine searched from: "default" or its file's name
 	drawn bool
 }
 
@@ -345,9 +346,9 @@ func newTuneProgress(w io.Writer, tty bool, clock engine.Clock) *tuneProgress {
 
 // update shows p.
 func (t *tuneProgress) update(p tune.Progress) {
-	text := fmt.Sprintf("best %.4f (default %.4f)", p.Best, p.Default)
+	text := fmt.Sprintf("best %.4f (%s %.4f)", p.Best, t.base, p.Default)
 	if p.BestHoldout != 0 || p.DefaultHoldout != 0 {
-		text += fmt.Sprintf(" · held-out %.4f (default %.4f)", p.BestHoldout, p.DefaultHoldout)
+		text += fmt.Sprintf(" · held-out %.4f (%s %.4f)", p.BestHoldout, t.base, p.DefaultHoldout)
 	}
 	if p.Checking {
 		text += " · checking a new best on the held-out seeds"

@@ -43,8 +43,10 @@ type KeyMap struct {
 	// LogDown scroll the event log, LogFilter shows one kind of event at a time.
 	Inspect, LogUp, LogDown, LogFilter key.Binding
 	// Record writes the scenario as played so far, every control applied at its time, as a
-	// scenario file that replays the run (R).
-	Record key.Binding
+	// scenario file that replays the run (R); Present shows one chart large with the caption
+	// in full, for a room (P: traffic, then the CPS, then the dashboard again); Picture writes
+	// the screen as SVG and as text, for a slide (g).
+	Record, Present, Picture key.Binding
 	// Select and Back confirm and leave the picker, the summary and the help.
 	Select, Back key.Binding
 	// Filter starts typing a filter in the scenario picker.
@@ -122,6 +124,8 @@ var otherActions = []action{
 
 	{"export", []string{"e"}, "export the timeline (CSV and JSON)", func(k *KeyMap) *key.Binding { return &k.Export }},
 	{"record", []string{"R"}, "write the run as played as a scenario file", func(k *KeyMap) *key.Binding { return &k.Record }},
+	{"present", []string{"P"}, "presenter mode: traffic, CPS, off", func(k *KeyMap) *key.Binding { return &k.Present }},
+	{"picture", []string{"g"}, "grab the screen as SVG and text", func(k *KeyMap) *key.Binding { return &k.Picture }},
 	{"inspect", []string{"i"}, "pause and inspect the latest decisions", func(k *KeyMap) *key.Binding { return &k.Inspect }},
 	{"log_up", []string{"pgup"}, "scroll the event log back", func(k *KeyMap) *key.Binding { return &k.LogUp }},
 	{"log_down", []string{"pgdown"}, "scroll the event log forward", func(k *KeyMap) *key.Binding { return &k.LogDown }},
@@ -185,7 +189,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		append(k.FaultBindings(), k.ClearFaults),
 		{k.NextWeight, k.PrevWeight, k.LowerWeight, k.RaiseWeight, k.Adaptive,
 			k.ClassUp, k.ClassDown, k.ShareDown, k.ShareUp, k.PriorityDown, k.PriorityUp},
-		{k.Export, k.Record, k.Hint, k.Fork, k.NextStep, k.Inspect, k.LogUp, k.LogDown, k.LogFilter, k.Help, k.Quit, k.Select, k.Back, k.Filter},
+		{k.Export, k.Record, k.Present, k.Picture, k.Hint, k.Fork, k.NextStep, k.Inspect, k.LogUp, k.LogDown, k.LogFilter, k.Help, k.Quit, k.Select, k.Back, k.Filter},
 	}
 }
 

@@ -27,6 +27,16 @@ func dirNames(t *testing.T, dir string) []string {
 	return out
 }
 
+// exportPaths are the files an export writes at base: one per format of ExportFormats, in
+// their order.
+func exportPaths(base string) []string {
+	var out []string
+	for _, f := range ExportFormats() {
+		out = append(out, base+f.Ext)
+	}
+	return out
+}
+
 // Asserts that a pair takes the first suffix free for both of its files: an existing .json
 // alone (or .csv alone) moves the pair on, and is left as it was.
 func TestExportPairMovesOnWhenEitherExists(t *testing.T) {
@@ -38,7 +48,7 @@ func TestExportPairMovesOnWhenEitherExists(t *testing.T) {
 	job := Result{Meta: source.Meta{Scenario: "x", Strategy: "naive", Seed: 1}}
 	paths, err := Export(job, dir)
 	require.NoError(t, err)
-	assert.Equal(t, []string{base + "-3.csv", base + "-3.json"}, paths)
+	assert.Equal(t, exportPaths(base+"-3"), paths)
 	for path, text := range map[string]string{base + ".json": "mine", base + "-2.csv": "mine too"} {
 		data, err := os.ReadFile(path)
 		require.NoError(t, err)
@@ -68,13 +78,13 @@ func TestExportRace(t *testing.T) {
 	seen := map[string]bool{}
 	for i := range n {
 		require.NoError(t, errs[i])
-		require.Len(t, got[i], 2)
+		require.Len(t, got[i], len(ExportFormats()))
 		for _, p := range got[i] {
 			assert.False(t, seen[p], "%s handed to two exports", p)
 			seen[p] = true
 		}
 	}
-	assert.Len(t, dirNames(t, dir), 2*n)
+	assert.Len(t, dirNames(t, dir), len(ExportFormats())*n)
 }
 
 // Asserts that an export that cannot create its files says why, and that one whose every name

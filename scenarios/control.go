@@ -25,17 +25,18 @@ const (
 	ControlClear                       // end the injected or scheduled fault of kind Fault.Kind, if any
 	ControlClearAll                    // end every active fault
 	ControlRestart                     // start the run again from t=0, same seed, scenario and strategy; controls reset
-	numControls
+	// NumControls counts the controls: every ControlKind is below it.
+	NumControls
 )
 
-var controlNames = [numControls]string{ControlText: "text", ControlWeights: "weights", ControlAdaptive: "adaptive",
+var controlNames = [NumControls]string{ControlText: "text", ControlWeights: "weights", ControlAdaptive: "adaptive",
 	ControlClass: "class", ControlStrategy: "strategy", ControlInject: "inject", ControlClear: "clear",
 	ControlClearAll: "clear-all", ControlRestart: "restart"}
 
 // String names the control: "weights", "adaptive", "class", "strategy", "inject", "clear",
 // "clear-all", "restart" or "text"; a [[control]]'s do key says the same words.
 func (c ControlKind) String() string {
-	if c < numControls {
+	if c < NumControls {
 		return controlNames[c]
 	}
 	return fmt.Sprintf("Control(%d)", int(c))

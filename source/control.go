@@ -21,6 +21,7 @@ const (
 	ControlClear    = scenarios.ControlClear    // end the injected or scheduled fault of kind Fault.Kind, if any
 	ControlClearAll = scenarios.ControlClearAll // end every active fault
 	ControlRestart  = scenarios.ControlRestart  // start the run again from t=0, same seed, scenario and strategy; controls reset
+	NumControls     = scenarios.NumControls     // counts the controls: every Control is below it
 )
 
 // ControlEvent is one control: what Source.Control applies, what an EventControl says a source

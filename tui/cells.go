@@ -5,15 +5,23 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/cortex-tui/cortex-tui/internal/ring"
 	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
+	"github.com/cortex-tui/cortex-tui/tui/chart"
+	"github.com/cortex-tui/cortex-tui/tui/common"
+	"github.com/cortex-tui/cortex-tui/tui/cps"
+	"github.com/cortex-tui/cortex-tui/tui/decisions"
 	"github.com/cortex-tui/cortex-tui/tui/eventlog"
 	"github.com/cortex-tui/cortex-tui/tui/fleetpanel"
 	"github.com/cortex-tui/cortex-tui/tui/help"
 	"github.com/cortex-tui/cortex-tui/tui/lessonpanel"
 	"github.com/cortex-tui/cortex-tui/tui/roster"
+	"github.com/cortex-tui/cortex-tui/tui/shedding"
+	"github.com/cortex-tui/cortex-tui/tui/signals"
 	"github.com/cortex-tui/cortex-tui/tui/summary"
+	"github.com/cortex-tui/cortex-tui/tui/traffic"
 )
 
 // The cells of the layout table that hold a component package's panel: each shows on a full
@@ -155,6 +163,131 @@ func (f *frame) lessonH(_, h int) int {
 		return 6
 	}
 	return 5
+}
+
+// sheddingCell places the shedding panel: it shows the first run's classes on a full redraw
+// and when a class or the selection changed.
+type sheddingCell struct{ *shedding.Model }
+
+// Update shows the classes as set, the selected one and the first run's latest counts.
+func (c sheddingCell) Update(msg tea.Msg) (sheddingCell, tea.Cmd) {
+	f, ok := msg.(frameMsg)
+	if !ok || !f.shows(changedClasses) {
+		return c, nil
+	}
+	if len(f.f.runs) == 0 {
+		c.Hide()
+		return c, nil
+	}
+	km, r := f.f.keyMap(), f.f.runs[0]
+	c.Show(shedding.View{Classes: f.f.classes, Selected: f.f.selClass, Last: r.hist.last, Tick: r.meta.Tick,
+		Keys: common.KeyName(km.ClassUp) + "/" + common.KeyName(km.ClassDown)})
+	return c, nil
+}
+
+// decisionsCell places the decisions panel: it shows the first run's decisions on a full redraw.
+type decisionsCell struct{ *decisions.Model }
+
+// Update shows the first run's latest counts and totals on a full redraw.
+func (c decisionsCell) Update(msg tea.Msg) (decisionsCell, tea.Cmd) {
+	if f, ok := msg.(frameMsg); ok && f.full() {
+		if len(f.f.runs) == 0 {
+			c.Hide()
+		} else {
+			r := f.f.runs[0]
+			c.Show(r.hist.last, r.hist.totals(), r.meta.Tick)
+		}
+	}
+	return c, nil
+}
+
+// trafficCell places the traffic panel of run index run: it shows the run's series on a full
+// redraw, on the scale of every run's series in compare mode.
+type trafficCell struct {
+	*traffic.Model
+	run int
+}
+
+// Update shows the run's series, its service and its totals on a full redraw.
+func (c trafficCell) Update(msg tea.Msg) (trafficCell, tea.Cmd) {
+	f, ok := msg.(frameMsg)
+	if !ok || !f.full() {
+		return c, nil
+	}
+	if c.run >= len(f.f.runs) {
+		c.Hide()
+		return c, nil
+	}
+	h := f.f.runs[c.run].hist
+	yMax := 0.0 // each its own scale, alone
+	if len(f.f.runs) > 1 {
+		// Compare mode: one scale for both sides, over the newest window-width seconds: more
+		// than either half's chart shows (one point per column), so a peak just scrolled out
+		// of view still sets it a while.
+		yMax = trafficMax(f.f.runs, f.f.width)
+	}
+	c.Show(traffic.View{Service: h.last.Service, Originals: h.originals, Retries: h.retries, Successes: h.successes,
+		Capacity: h.capac, Totals: h.totals(), YMax: yMax, Last: h.lastSec, Spans: h.spans()})
+	return c, nil
+}
+
+// trafficMax is the largest value of the traffic series of every run over the last n points,
+// rounded up: compare mode draws both traffic charts on this one scale.
+func trafficMax(runs []*run, n int) float64 {
+	top := 1.0
+	var buf []float64
+	for _, r := range runs {
+		for _, s := range []*ring.Ring[float64]{r.hist.originals, r.hist.retries, r.hist.successes, r.hist.capac} {
+			buf = s.Tail(buf[:0], n)
+			for _, v := range buf {
+				top = max(top, v)
+			}
+		}
+	}
+	return chart.NiceCeil(top)
+}
+
+// cpsCell places the CPS panel of run index run: it shows the run's score on a full redraw.
+type cpsCell struct {
+	*cps.Model
+	run int
+}
+
+// Update shows the run's CORTEX view and its per-second CPS on a full redraw.
+func (c cpsCell) Update(msg tea.Msg) (cpsCell, tea.Cmd) {
+	f, ok := msg.(frameMsg)
+	if !ok || !f.full() {
+		return c, nil
+	}
+	if c.run >= len(f.f.runs) {
+		c.Hide()
+		return c, nil
+	}
+	r := f.f.runs[c.run]
+	c.Show(cps.View{Cortex: r.hist.last.Cortex, Seen: r.hist.seen, Strategy: r.meta.Strategy, CPS: r.hist.cps,
+		Last: r.hist.lastSec, Spans: r.hist.spans()})
+	return c, nil
+}
+
+// signalsCell places the signals panel: it shows the first run's signals on a full redraw and
+// when the weights or their selection changed.
+type signalsCell struct{ *signals.Model }
+
+// Update shows the first run's signals, the weights as set and the selected one.
+func (c signalsCell) Update(msg tea.Msg) (signalsCell, tea.Cmd) {
+	f, ok := msg.(frameMsg)
+	if !ok || !f.shows(changedWeights) {
+		return c, nil
+	}
+	if len(f.f.runs) == 0 {
+		c.Hide()
+		return c, nil
+	}
+	r, km := f.f.runs[0], f.f.keyMap()
+	c.Show(signals.View{Cortex: r.hist.last.Cortex, Seen: r.hist.seen, Strategy: r.meta.Strategy,
+		Weights: f.f.weights, Selected: f.f.selWeight, Adaptive: f.f.adaptive, Series: r.hist.sig,
+		StrategyKey: common.KeyName(km.Strategy), CompareKey: common.KeyName(km.Compare)})
+	return c, nil
 }
 
 // rosterCell places the class roster on the teacher's screen: on a full redraw it shows who

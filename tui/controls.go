@@ -13,6 +13,7 @@ import (
 	"github.com/cortex-tui/cortex-tui/strategy"
 	"github.com/cortex-tui/cortex-tui/tui/common"
 	"github.com/cortex-tui/cortex-tui/tui/eventlog"
+	"github.com/cortex-tui/cortex-tui/tui/signals"
 )
 
 // The dashboard's controls of its sources: each key that sends a control (controlBindings), the
@@ -137,7 +138,7 @@ func (m *Model) clearFaults() tea.Cmd {
 // weightSel moves the weight selection by d (wrapping).
 func (m *Model) weightSel(d int) func() tea.Cmd {
 	return func() tea.Cmd {
-		m.fr.selWeight = (m.fr.selWeight + d + len(signalNames)) % len(signalNames)
+		m.fr.selWeight = (m.fr.selWeight + d + len(signals.Names)) % len(signals.Names)
 		m.redrawFor(changedWeights)
 		return nil
 	}
@@ -150,9 +151,9 @@ func (m *Model) weightBy(delta float64) func() tea.Cmd {
 			return nil
 		}
 		w := m.fr.weights
-		s := signalNames[m.fr.selWeight]
+		s := signals.Names[m.fr.selWeight]
 		if v := w[m.fr.selWeight]; (delta < 0 && v <= 0) || (delta > 0 && v >= 1) {
-			m.setStatus(fmt.Sprintf("weight of %s (%s) is already %.2f", s.key, s.name, v), false)
+			m.setStatus(fmt.Sprintf("weight of %s (%s) is already %.2f", s.Key, s.Name, v), false)
 			return nil
 		}
 		weights, err := engine.WeightsFrom(w).Adjust(m.fr.selWeight, delta)
@@ -163,7 +164,7 @@ func (m *Model) weightBy(delta float64) func() tea.Cmd {
 		w = weights.Array()
 		m.ctl.send(source.SetWeights(weights), func(err error) { m.setStatus("weights: "+err.Error(), true) })
 		m.fr.weights = w
-		m.applied(fmt.Sprintf("weight of %s (%s) now %.2f, renormalised", s.key, s.name, w[m.fr.selWeight]))
+		m.applied(fmt.Sprintf("weight of %s (%s) now %.2f, renormalised", s.Key, s.Name, w[m.fr.selWeight]))
 		m.redrawFor(changedWeights)
 		m.lessonControl(source.SetWeights(weights))
 		return nil

@@ -13,6 +13,29 @@ import (
 	"github.com/cortex-tui/cortex-tui/report"
 )
 
+// exported is how the footer names the files of one run's export at stem: the first format's
+// file, then every other extension of report.ExportFormats ("stem.csv + .json").
+func exported(stem string) string {
+	s := ""
+	for i, f := range report.ExportFormats() {
+		if i == 0 {
+			s = stem + f.Ext
+		} else {
+			s += " + " + f.Ext
+		}
+	}
+	return s
+}
+
+// exportFiles lists the files of one run's export at stem, one per format.
+func exportFiles(stem string) []string {
+	var out []string
+	for _, f := range report.ExportFormats() {
+		out = append(out, stem+f.Ext)
+	}
+	return out
+}
+
 // exportOnce presses e on m and delivers the export's result, returning the footer's status.
 func exportOnce(t *testing.T, m *Model) string {
 	t.Helper()
@@ -33,12 +56,12 @@ func TestExportNeverOverwrites(t *testing.T) {
 	m.Update(tea.WindowSizeMsg{Width: 140, Height: 40})
 	advanceFrames(m, 10)
 
-	assert.Equal(t, "exported to "+dir+": cortex-fake-storm-cortex-seed7.csv + .json", exportOnce(t, m))
+	assert.Equal(t, "exported to "+dir+": "+exported("cortex-fake-storm-cortex-seed7"), exportOnce(t, m))
 	first, err := os.ReadFile(filepath.Join(dir, "cortex-fake-storm-cortex-seed7.csv"))
 	require.NoError(t, err)
 	advanceFrames(m, 10)
-	assert.Equal(t, "exported to "+dir+": cortex-fake-storm-cortex-seed7-2.csv + .json", exportOnce(t, m))
-	assert.Equal(t, "exported to "+dir+": cortex-fake-storm-cortex-seed7-3.csv + .json", exportOnce(t, m))
+	assert.Equal(t, "exported to "+dir+": "+exported("cortex-fake-storm-cortex-seed7-2"), exportOnce(t, m))
+	assert.Equal(t, "exported to "+dir+": "+exported("cortex-fake-storm-cortex-seed7-3"), exportOnce(t, m))
 
 	again, err := os.ReadFile(filepath.Join(dir, "cortex-fake-storm-cortex-seed7.csv"))
 	require.NoError(t, err)
@@ -46,11 +69,9 @@ func TestExportNeverOverwrites(t *testing.T) {
 	later, err := os.ReadFile(filepath.Join(dir, "cortex-fake-storm-cortex-seed7-2.csv"))
 	require.NoError(t, err)
 	assert.Greater(t, len(later), len(first), "the second export has the later rows")
-	assert.ElementsMatch(t, []string{
-		"cortex-fake-storm-cortex-seed7.csv", "cortex-fake-storm-cortex-seed7.json",
-		"cortex-fake-storm-cortex-seed7-2.csv", "cortex-fake-storm-cortex-seed7-2.json",
-		"cortex-fake-storm-cortex-seed7-3.csv", "cortex-fake-storm-cortex-seed7-3.json",
-	}, names(t, dir), "no temporary file is left behind")
+	all := append(append(exportFiles("cortex-fake-storm-cortex-seed7"), exportFiles("cortex-fake-storm-cortex-seed7-2")...),
+		exportFiles("cortex-fake-storm-cortex-seed7-3")...)
+	assert.ElementsMatch(t, all, names(t, dir), "no temporary file is left behind")
 }
 
 // names lists the files of dir.

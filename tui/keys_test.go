@@ -252,7 +252,7 @@ func TestViewKeys(t *testing.T) {
 		js, err := os.ReadFile(filepath.Join(dir, "cortex-fake-storm-cortex-seed7.json"))
 		require.NoError(t, err)
 		assert.Contains(t, string(js), `"timeline"`)
-		assert.Contains(t, m.View(), "exported to "+dir+": cortex-fake-storm-cortex-seed7.csv + .json")
+		assert.Contains(t, m.View(), "exported to "+dir+": "+exported("cortex-fake-storm-cortex-seed7"))
 		info, err := os.Stat(csvPath)
 		require.NoError(t, err)
 		assert.Equal(t, os.FileMode(0o644), info.Mode().Perm(), "an ordinary file, not the temp file's 0600")
@@ -744,8 +744,8 @@ func TestKeysRedrawNoChart(t *testing.T) {
 		advanceFrames(m, 12)
 		draws := 0
 		for i := range len(m.fr.runs) {
-			c, tr := findPanel[*cpsPanel](t, m, i), findPanel[*trafficPanel](t, m, i)
-			c.chart, tr.chart = countingChart{c.chart, &draws}, countingChart{tr.chart, &draws}
+			c, tr := findPanel[cpsCell](t, m, i), findPanel[trafficCell](t, m, i)
+			c.Chart, tr.Chart = countingChart{c.Chart, &draws}, countingChart{tr.Chart, &draws}
 		}
 		for _, k := range []string{"tab", "right", "a", "down", "]", "}", "+", "-", "space", "space"} {
 			before := m.View()

@@ -77,6 +77,9 @@ type Options struct {
 	CompareFactory SourceFactory
 	// Compare opens the dashboard in compare mode (with Scenario).
 	Compare bool
+	// StartAt fast-forwards the runs by this much virtual time before the first frame
+	// (run --start-at); 0 starts at the beginning.
+	StartAt time.Duration
 	// Record is where the record key writes the run as played (replacing the file), and where
 	// it is written when the dashboard ends (run --record); "": the record key writes beside
 	// the exports under a new name, and nothing is written at the end.
@@ -201,8 +204,28 @@ func New(opts Options) *Model {
 		}
 	}
 	m.resize(80, 24)
+	m.startAt(opts.StartAt)
 	m.drive()
 	return m
+}
+
+// startAt fast-forwards every run by d of its own time before the first frame (run
+// --start-at): the snapshots go into the histories and recorders as if watched, so the charts
+// show the past and the export holds it; the same seed gives the same screen at d. Nothing for
+// d <= 0.
+func (m *Model) startAt(d time.Duration) {
+	if d <= 0 || len(m.fr.runs) == 0 {
+		return
+	}
+	snaps := make([][]source.Snapshot, len(m.fr.runs))
+	for i, r := range m.fr.runs {
+		snaps[i] = r.src.Advance(d)
+	}
+	m.apply(snaps)
+	if m.done() {
+		m.screen = screenSummary
+	}
+	m.redraw()
 }
 
 // Init starts the tick loop (a no-op on the picker).
@@ -227,6 +250,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case recordedMsg:
 		m.onRecorded(msg)
+		return m, nil
+	case picturedMsg:
+		m.onPictured(msg)
 		return m, nil
 	case lessonSavedMsg:
 		m.onLessonSaved(msg)
@@ -335,7 +361,7 @@ func (m *Model) dashboardBindings() []binding {
 	bs := []binding{
 		{&k.Pause, m.togglePause}, {&k.Step, m.stepOnce}, {&k.Faster, m.faster}, {&k.Slower, m.slower},
 		{&k.Restart, m.restart}, {&k.Load, m.openPicker}, {&k.Compare, m.toggleCompare},
-		{&k.Export, m.export}, {&k.Record, m.record}, {&k.Inspect, m.inspect},
+		{&k.Export, m.export}, {&k.Record, m.record}, {&k.Present, m.togglePresent}, {&k.Picture, m.picture}, {&k.Inspect, m.inspect},
 		{&k.LogUp, nil}, {&k.LogDown, nil}, {&k.LogFilter, nil},
 		{&k.Hint, m.toggleHint}, {&k.Fork, m.forkOrRejoin}, {&k.NextStep, m.nextStep},
 	}

@@ -13,7 +13,11 @@ import (
 	"github.com/cortex-tui/cortex-tui/keymap"
 	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/tui/common"
+	"github.com/cortex-tui/cortex-tui/tui/cps"
+	"github.com/cortex-tui/cortex-tui/tui/decisions"
 	"github.com/cortex-tui/cortex-tui/tui/eventlog"
+	"github.com/cortex-tui/cortex-tui/tui/shedding"
+	"github.com/cortex-tui/cortex-tui/tui/signals"
 )
 
 // Asserts that the history turns ticks into one point per simulated second (counts summed into
@@ -144,12 +148,12 @@ func TestDecisionsAndSheddingSayWhatTheyCount(t *testing.T) {
 				Reasons: [source.NumReasons]int{source.ReasonShed: 2, source.ReasonBudget: 3, source.ReasonRamp: 1}}})
 	}
 	f := &frame{runs: []*run{r}, classes: r.meta.Classes}
-	d := newDecisions(common.DefaultStyles())
+	d := decisionsCell{decisions.New(common.DefaultStyles())}
 	d.SetSize(44, 10)
 	d, _ = d.Update(frameMsg{f: f})
 	assert.Contains(t, d.View(), "shed 10 · ramp 5 · budget 15")
 	assert.Contains(t, d.View(), "last 0.1s tick")
-	s := newShedding(common.DefaultStyles())
+	s := sheddingCell{shedding.New(common.DefaultStyles())}
 	s.SetSize(60, 10)
 	s, _ = s.Update(frameMsg{f: f})
 	assert.Contains(t, s.View(), "last 0.1s tick: new shed = new requests refused", "the shedding panel counts new requests and retries")
@@ -180,7 +184,7 @@ func TestSignalsBandLegendWhole(t *testing.T) {
 	r.hist.add(source.Snapshot{T: tick, Dt: tick, Cortex: &source.CortexView{CPS: 0.3}})
 	f := &frame{runs: []*run{r}}
 	for w := 46; w <= 72; w++ {
-		p := newSignals(common.DefaultStyles())
+		p := signalsCell{signals.New(common.DefaultStyles())}
 		p.SetSize(w, 12)
 		p, _ = p.Update(frameMsg{f: f})
 		for _, s := range []string{"HEALTHY .25", "DEGRADED .50", "CRITICAL .75", "EMERGENCY"} {
@@ -207,7 +211,7 @@ func TestCPSTitleAgreesWithBand(t *testing.T) {
 			State: engine.StateFor(tc.cps, engine.DefaultEmergencyThreshold), Floor: engine.FloorFor(tc.cps)}})
 		f := &frame{runs: []*run{r}}
 		for w := 34; w <= 180; w += 7 {
-			p := newCPS(common.DefaultStyles(), 0)
+			p := cpsCell{cps.New(common.DefaultStyles()), 0}
 			p.SetSize(w, 10)
 			p, _ = p.Update(frameMsg{f: f})
 			top := strings.SplitN(p.View(), "\n", 2)[0]
@@ -272,4 +276,15 @@ func TestControlWording(t *testing.T) {
 		assert.Equal(t, tc.want, eventlog.Text(source.Event{Kind: source.EventControl, Control: tc.c}, controlText))
 	}
 	assert.Equal(t, "paused", eventlog.Text(source.Event{Kind: source.EventControl, Text: "paused"}, controlText))
+	// Every control a source logs as an EventControl has words here: a new control without its
+	// case of controlText would log a blank line.
+	notLogged := map[source.Control]bool{ // the dashboard's own words, or logged as another kind of event
+		source.ControlText: true, source.ControlInject: true, source.ControlClear: true,
+		source.ControlClearAll: true, source.ControlRestart: true,
+	}
+	for c := range source.NumControls {
+		if !notLogged[c] {
+			assert.NotEmpty(t, controlText(source.ControlEvent{Control: c}), "control %s has no words in controlText", c)
+		}
+	}
 }

@@ -118,9 +118,14 @@ func WriteTable(w io.Writer, res Result, opts Options) error {
 		return err
 	}
 	for i, o := range res.Oracle {
+		name, d, t := opts.Scenarios[i].Name, res.DefaultHoldout.Scenarios[i], res.TunedHoldout.Scenarios[i]
 		if !math.IsNaN(o) {
 			fmt.Fprintf(w, "%s: the oracle bound (the most any strategy could complete) is %.1f%% on the held-out seeds; the tuned engine is %.1f points below it\n",
-				opts.Scenarios[i].Name, 100*o, 100*(o-res.TunedHoldout.Scenarios[i].Success))
+				name, 100*o, 100*(o-t.Success))
+		}
+		if len(opts.Scenarios) > 1 && t.Objective < d.Objective {
+			fmt.Fprintf(w, "%s: the tuned engine does worse than the %s on this scenario's held-out seeds (objective %.4f, the %s's %.4f): the gain is on the others\n",
+				name, base, t.Objective, base, d.Objective)
 		}
 	}
 	moved := MovedParams(opts.Dims, res.Base, res.Tuned)
