@@ -67,6 +67,10 @@ func TestHeadlessRecordReplays(t *testing.T) {
 	assert.Contains(t, first, `"strategy":"cortex-article+naive"`)
 	assert.Contains(t, first, `"oracle":null`)
 
+	code, out, errOut := execute("validate", rec)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "rec.toml: ok (rehearsal, 20s, 0 faults, 4 controls; up to")
+
 	code, again, errOut := execute("run", "--scenario-file", rec, "--headless", "--format", "json")
 	require.Equal(t, 0, code, errOut)
 	assert.Equal(t, first, again, "the recording replays the run byte for byte")

@@ -20,8 +20,8 @@ var _ help.KeyMap = KeyMap{}
 // KeyMap is every action of the dashboard and its picker bound to its keys. The zero value has
 // no keys bound and matches nothing; use Default or Load.
 type KeyMap struct {
-	// Time and scenario control.
-	Pause, Step, Faster, Slower, Restart, Load, Strategy, Compare key.Binding
+	// Time and scenario control; StrategyMenu chooses the strategy from a list (S).
+	Pause, Step, Faster, Slower, Restart, Load, Strategy, StrategyMenu, Compare key.Binding
 	// Fault[i] toggles the fault of kind scenarios.FaultKinds[i] (keys 1..6 by default); it is
 	// unbound, and matches nothing, for a kind without a key (its table row names no Binding).
 	Fault [scenarios.NumFaultKinds]key.Binding
@@ -75,6 +75,7 @@ var timeActions = []action{
 	{"restart", []string{"r"}, "restart the scenario (same seed)", func(k *KeyMap) *key.Binding { return &k.Restart }},
 	{"load", []string{"l"}, "load a scenario", func(k *KeyMap) *key.Binding { return &k.Load }},
 	{"strategy", []string{"s"}, "cycle the strategy", func(k *KeyMap) *key.Binding { return &k.Strategy }},
+	{"strategy_menu", []string{"S"}, "choose the strategy from a list", func(k *KeyMap) *key.Binding { return &k.StrategyMenu }},
 	{"compare", []string{"c"}, "compare two strategies side by side", func(k *KeyMap) *key.Binding { return &k.Compare }},
 }
 
@@ -185,7 +186,7 @@ func (k KeyMap) SummaryHelp() []key.Binding {
 // implements help.KeyMap).
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Pause, k.Step, k.Faster, k.Slower, k.Restart, k.Load, k.Strategy, k.Compare},
+		{k.Pause, k.Step, k.Faster, k.Slower, k.Restart, k.Load, k.Strategy, k.StrategyMenu, k.Compare},
 		append(k.FaultBindings(), k.ClearFaults),
 		{k.NextWeight, k.PrevWeight, k.LowerWeight, k.RaiseWeight, k.Adaptive,
 			k.ClassUp, k.ClassDown, k.ShareDown, k.ShareUp, k.PriorityDown, k.PriorityUp},

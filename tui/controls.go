@@ -26,7 +26,7 @@ import (
 func (m *Model) controlBindings() []binding {
 	k := &m.keys
 	bs := []binding{
-		{&k.Strategy, m.cycleStrategy}, {&k.ClearFaults, m.clearFaults},
+		{&k.Strategy, m.cycleStrategy}, {&k.StrategyMenu, m.openMenu}, {&k.ClearFaults, m.clearFaults},
 		{&k.NextWeight, m.weightSel(1)}, {&k.PrevWeight, m.weightSel(-1)},
 		{&k.LowerWeight, m.weightBy(-weightStep)}, {&k.RaiseWeight, m.weightBy(weightStep)},
 		{&k.Adaptive, m.toggleAdaptive},
@@ -61,18 +61,27 @@ func (m *Model) nextStrategy(r *run) {
 	var errs []string
 	for step := 1; step < len(names); step++ { // skip strategies the source refuses
 		next := names[(i+step+len(names))%len(names)]
-		if err := r.src.Control(source.SetStrategy(next)); err != nil {
+		if err := m.switchStrategy(r, next); err != nil {
 			errs = append(errs, err.Error())
 			continue
 		}
-		r.syncMeta()
-		r.rec.SwitchStrategy(next)
-		m.applied(fmt.Sprintf("strategy %s from now on (%s)", next, strategy.Describe(next)))
-		m.redraw()
-		m.lessonControl(source.SetStrategy(next))
 		return
 	}
 	m.setStatus("no other strategy available: "+strings.Join(errs, "; "), true)
+}
+
+// switchStrategy switches r to the strategy name from now on and says so, or returns the
+// source's refusal (nothing changed).
+func (m *Model) switchStrategy(r *run, name string) error {
+	if err := r.src.Control(source.SetStrategy(name)); err != nil {
+		return err
+	}
+	r.syncMeta()
+	r.rec.SwitchStrategy(name)
+	m.applied(fmt.Sprintf("strategy %s from now on (%s)", name, strategy.Describe(name)))
+	m.redraw()
+	m.lessonControl(source.SetStrategy(name))
+	return nil
 }
 
 // toggleFault injects a fault of kind with the dashboard's value, or clears it if active.

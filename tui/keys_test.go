@@ -603,7 +603,8 @@ compare = ["C"]
 quit = ["ctrl+c"]
 share_down = ["-", "<"]
 slower = ["_"]
-record = ["W"]`))
+record = ["W"]
+strategy_menu = ["Y"]`))
 	require.NoError(t, err)
 	ff := &fakeFactory{}
 	scn := fakeScenario()

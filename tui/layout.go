@@ -36,6 +36,7 @@ const (
 	layoutPresentCPS                      // presenter mode: the CPS chart large
 	layoutPresentTraffic2                 // presenter mode in compare: both traffic charts
 	layoutPresentCPS2                     // presenter mode in compare: both CPS charts
+	layoutStrategyMenu                    // the strategy menu
 	numLayouts
 )
 
@@ -82,6 +83,10 @@ func newLayouts(st common.Styles, keys keymap.KeyMap, insp *inspector.Model, f *
 		layoutInspect: {
 			{h: one, cells: whole(header)},
 			{cells: whole(mount(insp))},
+		},
+		layoutStrategyMenu: {
+			{h: one, cells: whole(header)},
+			{cells: whole(mount(newMenu(st)))},
 		},
 		layoutPresentTraffic: {
 			{h: one, cells: whole(header)},
@@ -285,6 +290,8 @@ func (m *Model) current() layoutID {
 		return layoutHelp
 	case m.inspecting:
 		return layoutInspect
+	case m.fr.menu != nil:
+		return layoutStrategyMenu
 	case m.screen == screenSummary:
 		return layoutSummary
 	case m.fr.present != presentOff:

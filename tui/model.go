@@ -309,6 +309,8 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		return m.onHelpKey(msg)
 	case m.inspecting:
 		return m.onInspectKey(msg)
+	case m.fr.menu != nil:
+		return m.onMenuKey(msg)
 	case m.screen == screenSummary && key.Matches(msg, m.keys.Back, m.keys.Select):
 		m.screen = screenDashboard
 		m.redraw()

@@ -3,6 +3,7 @@ package tui
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +12,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/cortex-tui/cortex-tui/strategy"
 )
 
 // Asserts that the present key shows the traffic chart alone under the header and the caption,
@@ -83,4 +86,35 @@ func TestPictureKey(t *testing.T) {
 
 	_, cmd = m.Update(keyMsg("g"))
 	assert.Equal(t, base+"-2.svg", cmd().(picturedMsg).paths[0])
+}
+
+// Asserts that the strategy menu lists every strategy with the run's own marked and
+// highlighted, moves with up and down, switches on enter (and closes), and closes on esc
+// without switching.
+func TestStrategyMenu(t *testing.T) {
+	m, _ := newTestModel(t, 80, 24, "cortex")
+	fastForward(m, 5)
+	m.Update(keyMsg("S"))
+	v := m.View()
+	assert.Contains(t, v, "Strategy · every client switches from now on")
+	names := strategy.Names()
+	for _, n := range names {
+		assert.Contains(t, v, n)
+	}
+	assert.Contains(t, v, "▸ cortex ", "the run's own is highlighted, with a marker that reads without colour")
+	assert.Contains(t, v, "(now)")
+
+	m.Update(keyMsg("esc"))
+	assert.NotContains(t, m.View(), "every client switches from now on")
+	assert.Equal(t, "cortex", m.fr.runs[0].meta.Strategy)
+
+	m.Update(keyMsg("S"))
+	m.Update(keyMsg("down"))
+	m.Update(keyMsg("down"))
+	want := names[(slices.Index(names, "cortex")+2)%len(names)]
+	assert.Contains(t, m.View(), "▸ "+want)
+	m.Update(keyMsg("enter"))
+	assert.Equal(t, want, m.fr.runs[0].meta.Strategy)
+	assert.NotContains(t, m.View(), "every client switches from now on")
+	assert.Contains(t, m.footer.status, "strategy "+want+" from now on")
 }
