@@ -35,6 +35,10 @@ type KeyMap struct {
 	Export, Help, Quit key.Binding
 	// Hint shows the current lesson step's hint before it is due (H).
 	Hint key.Binding
+	// In a class served over SSH: Fork copies the class run into a run of the student's own,
+	// or rejoins the class (F); NextStep moves the class's lesson to its next step (N, the
+	// teacher's).
+	Fork, NextStep key.Binding
 	// Inspect pauses and opens the decision inspector (up, down select a decision); LogUp and
 	// LogDown scroll the event log, LogFilter shows one kind of event at a time.
 	Inspect, LogUp, LogDown, LogFilter key.Binding
@@ -128,6 +132,8 @@ var otherActions = []action{
 	{"log_down", []string{"pgdown"}, "scroll the event log forward", func(k *KeyMap) *key.Binding { return &k.LogDown }},
 	{"log_filter", []string{"v"}, "event log: one kind at a time", func(k *KeyMap) *key.Binding { return &k.LogFilter }},
 	{"hint", []string{"H"}, "show / hide the lesson's hint", func(k *KeyMap) *key.Binding { return &k.Hint }},
+	{"fork", []string{"F"}, "class: a copy of the class run of your own / rejoin the class", func(k *KeyMap) *key.Binding { return &k.Fork }},
+	{"next_step", []string{"N"}, "class: the lesson's next step (the teacher)", func(k *KeyMap) *key.Binding { return &k.NextStep }},
 	{"help", []string{"?"}, "full help", func(k *KeyMap) *key.Binding { return &k.Help }},
 	{"quit", []string{"q", "ctrl+c"}, "quit", func(k *KeyMap) *key.Binding { return &k.Quit }},
 	{"select", []string{"enter"}, "select", func(k *KeyMap) *key.Binding { return &k.Select }},
@@ -184,7 +190,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		append(k.FaultBindings(), k.ClearFaults),
 		{k.NextWeight, k.PrevWeight, k.LowerWeight, k.RaiseWeight, k.Adaptive,
 			k.ClassUp, k.ClassDown, k.ShareDown, k.ShareUp, k.PriorityDown, k.PriorityUp},
-		{k.Export, k.Record, k.Present, k.Picture, k.Hint, k.Inspect, k.LogUp, k.LogDown, k.LogFilter, k.Help, k.Quit, k.Select, k.Back, k.Filter},
+		{k.Export, k.Record, k.Present, k.Picture, k.Hint, k.Fork, k.NextStep, k.Inspect, k.LogUp, k.LogDown, k.LogFilter, k.Help, k.Quit, k.Select, k.Back, k.Filter},
 	}
 }
 

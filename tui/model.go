@@ -84,6 +84,9 @@ type Options struct {
 	// it is written when the dashboard ends (run --record); "": the record key writes beside
 	// the exports under a new name, and nothing is written at the end.
 	Record string
+	// Class makes the dashboard part of a class (cortex-tui serve --class): the teacher's
+	// drives the class run, a student's follows it (class.go). nil: a dashboard of its own.
+	Class Class
 }
 
 // speeds are the selectable speed factors (virtual seconds per wall second).
@@ -125,6 +128,7 @@ type Model struct {
 
 	scn      *scenarios.Scenario
 	fr       frame
+	class    *classState // the dashboard's part in a class, nil for none
 	speedIdx int
 	tag      int         // current tick-loop tag
 	ctl      *controller // the runs' sources, and the controls waiting for them
@@ -178,17 +182,30 @@ func New(opts Options) *Model {
 		m.picker.SelectLessons()
 	}
 	m.screen = screenPicker
-	if opts.Scenario != nil {
+	joined := false // a class's run, or a student waiting for one
+	if opts.Class != nil {
+		m.class = &classState{c: opts.Class, teacher: opts.Class.Teacher()}
+		m.fr.class = m.class
+		if run, ok := opts.Class.Join(); ok {
+			m.follow(run)
+			joined = true
+		} else if !m.class.teacher {
+			m.joinClass()
+			joined = true
+		}
+	}
+	if !joined && opts.Scenario != nil {
 		m.open(*opts.Scenario, opts.Strategy, opts.Seed)
 		if opts.Compare && len(m.fr.runs) == 1 {
 			m.toggleCompare()
 		}
-	}
-	if opts.Lesson != nil && len(m.fr.runs) > 0 {
-		m.fr.lesson = newLessonRun(*opts.Lesson, m.fr.runs[0].meta)
+		if opts.Lesson != nil && len(m.fr.runs) > 0 {
+			m.fr.lesson = newLessonRun(*opts.Lesson, m.fr.runs[0].meta)
+		}
 	}
 	m.resize(80, 24)
 	m.startAt(opts.StartAt)
+	m.drive()
 	return m
 }
 
@@ -217,6 +234,7 @@ func (m *Model) Init() tea.Cmd { return m.kick() }
 // Update routes a message: window size, keys, the tick loop, results of commands, and the rest
 // to the picker.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	defer m.drive()
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.resize(msg.Width, msg.Height)
@@ -242,6 +260,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case summary.BaselinesMsg:
 		m.onBaselines(msg)
 		return m, nil
+	case ClassMsg:
+		return m, m.onClassMsg(msg)
+	case forkedMsg:
+		return m, m.onForked(msg)
 	}
 	if cmd, ok := m.pickerMsg(msg); ok {
 		return m, cmd
@@ -294,6 +316,9 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		m.redraw()
 		return nil
 	}
+	if m.following() && m.drivesRun(msg) {
+		return m.refuseDriving()
+	}
 	for _, b := range m.bindings {
 		if key.Matches(msg, *b.keys) {
 			m.clearStatus()
@@ -340,7 +365,7 @@ func (m *Model) dashboardBindings() []binding {
 		{&k.Restart, m.restart}, {&k.Load, m.openPicker}, {&k.Compare, m.toggleCompare},
 		{&k.Export, m.export}, {&k.Record, m.record}, {&k.Present, m.togglePresent}, {&k.Picture, m.picture}, {&k.Inspect, m.inspect},
 		{&k.LogUp, nil}, {&k.LogDown, nil}, {&k.LogFilter, nil},
-		{&k.Hint, m.toggleHint},
+		{&k.Hint, m.toggleHint}, {&k.Fork, m.forkOrRejoin}, {&k.NextStep, m.nextStep},
 	}
 	return append(bs, m.controlBindings()...)
 }
@@ -435,6 +460,7 @@ func (m *Model) onAdvanced(msg advancedMsg) tea.Cmd {
 			m.redrawFor(changedPlay)
 		}
 		m.apply(msg.snaps)
+		m.syncFollowed()
 	}
 	for _, fn := range pending {
 		fn()
@@ -461,7 +487,7 @@ func (m *Model) apply(snaps [][]source.Snapshot) {
 			pause = (i == 0 && m.observe(s)) || pause
 		}
 	}
-	if pause && !m.done() {
+	if pause && !m.done() && !m.following() { // a student follows the teacher's pauses
 		m.fr.paused = true // guided: the tick loop stops in onAdvanced
 		m.ctl.pause(true)
 	}

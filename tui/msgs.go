@@ -71,6 +71,7 @@ type frame struct {
 	height    int            // the window's height in cells
 	keys      *keymap.KeyMap // the bindings, for texts that name a key
 	lesson    *lessonRun     // the lesson followed over the first run, nil for none
+	class     *classState    // the dashboard's part in a class, nil for none
 	baseline  *baseline      // the baseline runs of the summary, nil until asked for
 
 }

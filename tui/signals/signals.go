@@ -59,12 +59,12 @@ func New(st common.Styles) *Model { return &Model{common.Base{St: st}} }
 func (p *Model) Update(tea.Msg) (*Model, tea.Cmd) { return p, nil }
 
 // Hide draws the panel without a run: its title and an empty box.
-func (p *Model) Hide() { p.Rendered = common.Box(p.St, "Signals", "", p.W, p.H) }
+func (p *Model) Hide() { p.Draw("Signals", "") }
 
 // Show draws v.
 func (p *Model) Show(v View) {
 	iw, _ := common.Inner(p.W, p.H)
-	p.Rendered = common.Box(p.St, "Signals", p.body(v, iw), p.W, p.H)
+	p.Draw("Signals", p.body(v, iw))
 }
 
 // body draws the signal lines into w columns.
