@@ -95,12 +95,14 @@ type Result struct {
 
 // Run searches opts.Dims for the configuration that scores best on opts.Train, with gonum's
 // CMA-ES (optimize.CmaEsChol) over the parameters rescaled to the unit cube, starting from
-// opts.Base, then scores the best and the default on opts.Holdout. Every candidate runs every
-// scenario on every training seed in the simulator, opts.Workers simulations at once. The
-// search is a pure function of opts (the same Seed, the same candidates and result) except
-// where Time or ctx stops it: it stops at a generation's end, and the result is the best of the
-// generations completed. When ctx is done the search stops at once and keeps the best
-// candidate fully evaluated so far (Stop "interrupted"). The error is a simulation's.
+// opts.Base. Every candidate runs every scenario on every training seed in the simulator,
+// opts.Workers simulations at once. At each generation's end its best candidate, when it beats
+// the one kept, is scored on opts.Holdout and kept; the result is the candidate kept last (the
+// Base when none beat it), with the Base's and its scores on both seed sets. The search is a
+// pure function of opts (the same Seed, the same candidates and result, whatever the workers)
+// except where Time or ctx stops it; when ctx is done it stops at once (Stop "interrupted"),
+// keeping the candidate kept last. The error is a simulation's, or ctx's before the Base's
+// scores are known.
 func Run(ctx context.Context, opts Options) (Result, error) {
 	if len(opts.Scenarios) == 0 || len(opts.Train) == 0 || len(opts.Dims) == 0 {
 		return Result{}, errors.New("tune: no scenario, training seed or parameter")
