@@ -8,11 +8,11 @@ STATICCHECK_VERSION := v0.8.2
 FREEZE_VERSION      := v0.2.2
 SCENARIO   ?= black-friday
 # Packages that must stay free of any UI library (Charm, ntcharts).
-CORE_PKGS  := ./engine/... ./model/... ./sim/... ./strategy/... ./scenarios/... ./source/... ./internal/load/... ./lesson/... ./fleet/...
+CORE_PKGS  := ./engine/... ./model/... ./sim/... ./strategy/... ./scenarios/... ./source/... ./internal/load/... ./lesson/... ./fleet/... ./tune/...
 # The libraries a Go service adopts: no UI library either; and only cortexgrpc links gRPC.
 ADOPT_PKGS := ./cortexhttp/... ./cortexgrpc/... ./priority/... ./internal/driver/...
 
-.PHONY: all build run test fmt-check vet check-imports unit bench lint golden screenshots bench-table engine-table fleet-sizing live-vs-sim clean
+.PHONY: all build run test fmt-check vet check-imports unit bench lint golden screenshots bench-table engine-table tune-table fleet-sizing live-vs-sim hostile-rss clean
 
 all: build
 
@@ -120,6 +120,23 @@ engine-table: build
 	@mv docs/engine.md.tmp docs/engine.md; rm -f .engine-table.md
 	@echo "docs/engine.md: the table of cortex.toml's keys regenerated"
 
+# The table of docs/tune.md: each built-in scenario tuned alone (training seeds 1-20, held-out
+# 21-30, --time 2m: about 35 minutes in all on 2 cores), then three tuned together.
+TUNE_TOGETHER ?= black-friday,dns-crash,metastable
+tune-table: build
+	@rm -f .tune-rows.md; for s in $$(ls scenarios/builtin | sed 's/\.toml$$//'); do \
+	  echo "tune-table: $$s" >&2; \
+	  ./$(BIN) tune --scenario $$s --format markdown --out .tune-$$s.toml >> .tune-rows.md 2>/dev/null; \
+	done; rm -f .tune-*.toml
+	@./$(BIN) tune --scenario $(TUNE_TOGETHER) --format markdown --out .tune-together.toml > .tune-together.md 2>/dev/null; rm -f .tune-together.toml
+	@awk 'NR <= 2 || !/^\| scenario \||^\|---/' .tune-rows.md > .tune-table.md
+	@awk '/<!-- tune-alone:start -->/ { print; while ((getline line < ".tune-table.md") > 0) print line; skip = 1; next } \
+	     /<!-- tune-alone:end -->/ { skip = 0 } \
+	     /<!-- tune-together:start -->/ { print; while ((getline line < ".tune-together.md") > 0) print line; skip = 1; next } \
+	     /<!-- tune-together:end -->/ { skip = 0 } !skip' docs/tune.md > docs/tune.md.tmp
+	@mv docs/tune.md.tmp docs/tune.md; rm -f .tune-rows.md .tune-table.md .tune-together.md
+	@echo "docs/tune.md: the tables of tune's results regenerated"
+
 # The fleet's sizing table in docs/live.md: BenchmarkFleetScale (fleet/redisstore) runs 10, 100
 # and 500 members against one real redis-server for 10 s each (500 also at 100 ms and 500 ms
 # intervals), FLEET_SCALE_RUNS times (default 3), and writes the medians' rows; then the
@@ -142,6 +159,15 @@ fleet-sizing: build
 LIVE_STRATEGIES ?= naive cortex
 live-vs-sim: build
 	@for s in $(LIVE_STRATEGIES); do ./$(BIN) live --scenario live/testdata/sim-vs-live.toml --strategy $$s --compare-sim --format table; echo; done
+
+# GNU time's maximum RSS and wall time of `live --target` (black-friday at full scale, 15 s) against
+# each misbehaving server of internal/hostile (HOSTILE: names, default every one; HOSTILE_BIN: the
+# binary measured, default the one just built), one markdown row each. Needs /usr/bin/time.
+HOSTILE     ?=
+HOSTILE_BIN ?= $(CURDIR)/$(BIN)
+hostile-rss: build
+	@test -x /usr/bin/time || { echo "hostile-rss: GNU time (/usr/bin/time) is required (Debian: time)"; exit 1; }
+	@internal/hostile/rss.sh $(HOSTILE_BIN) $(HOSTILE)
 
 clean:
 	rm -rf bin .tools

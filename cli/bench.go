@@ -5,17 +5,19 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"golang.org/x/sync/errgroup"
 
 	"github.com/spf13/cobra"
 
+	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/scenarios"
+	"github.com/cortex-tui/cortex-tui/sim"
 	"github.com/cortex-tui/cortex-tui/strategy"
 )
 
@@ -33,6 +35,7 @@ type benchOptions struct {
 	budgets       []string // --budget: bench every scenario once per budget, named NAME (budget)
 	refusalCosts  []string // --refusal-cost: bench every scenario once per cost, named NAME (refusal_cost X)
 	instances     []string // --instances: bench every scenario once per fleet size, named NAME (N instances)
+	engine        string   // --engine: the cortex strategy's engine file
 }
 
 func init() { subcommands = append(subcommands, newBenchCmd) }
@@ -68,6 +71,7 @@ strategy with its "seeds" and, for each figure, its "mean", "min" and "max" over
   cortex-tui bench --seeds 1-10 --format matrix
   cortex-tui bench --seeds 1-10 --scenario black-friday,metastable
   cortex-tui bench --scenario-file my.toml --format json
+  cortex-tui bench --scenario-file my.toml --engine cortex.toml --strategy cortex,none
   cortex-tui bench --seeds 1-10 --scenario shared-budget --budget per-client,shared
   cortex-tui bench --seeds 1-10 --refusal-cost 0.5,1 --format matrix
   cortex-tui bench --scenario shared-budget --strategy cortex --budget per-client,shared --instances 50,1000`,
@@ -93,6 +97,7 @@ strategy with its "seeds" and, for each figure, its "mean", "min" and "max" over
 	f.StringSliceVar(&o.budgets, "budget", nil, budgetHelp+"; a list benches each scenario once per budget, its rows named \"NAME (budget)\" (default: each scenario's own)")
 	f.StringSliceVar(&o.refusalCosts, "refusal-cost", nil, refusalCostHelp+"; a list benches each scenario once per cost, its rows named \"NAME (refusal_cost X)\" (default: each scenario's own)")
 	f.StringSliceVar(&o.instances, "instances", nil, fmt.Sprintf("fleet sizes, comma separated: each scenario once per size, its [fleet] clients (the instances: 1 to %d) set to it and its rows named \"NAME (N instances)\"; with --budget shared they share one budget through one in-process fleet store", scenarios.MaxClients))
+	addEngineFlag(cmd, &o.engine)
 	addAllowLargeFlag(cmd, &o.allowLarge)
 	return cmd
 }
@@ -197,9 +202,16 @@ func runBench(ctx context.Context, io streams, o benchOptions) error {
 			}
 		}
 	}
-	runs, err := await(ctx, func() ([]report.Summary, error) { return runJobs(ctx, jobs, progress(io)) })
+	eng, err := readEngineFile(io, o.engine)
 	if err != nil {
 		return err
+	}
+	runs, err := await(ctx, func() ([]report.Summary, error) { return runJobs(ctx, jobs, eng.sim(), progress(io)) })
+	if err != nil {
+		return err
+	}
+	if eng.cfg != nil && format.Name != "json" && slices.Contains(names, strategy.CortexName) { // the JSON says it run by run ("engine")
+		fmt.Fprintf(io.out, "cortex runs the engine configuration of %s\n\n", o.engine)
 	}
 	return format.Write(io.out, benchResult{runs: runs, cells: len(seeds) > 1})
 }
@@ -319,14 +331,14 @@ func progress(io streams) func(done, total int) {
 	if !isTerminal(io.err) {
 		return func(int, int) {}
 	}
-	return newProgress(io.err, "bench", "runs", time.Now).update
+	return newProgress(io.err, "bench", "runs", engine.WallClock{}).update
 }
 
 // runJobs runs jobs on GOMAXPROCS goroutines (errgroup.SetLimit) and returns their summaries
 // in job order, each with the oracle's bound of its scenario and seed (computed once for all
 // the strategies run on them). The first failing run (in job order) is returned as the error.
 // Once ctx is done it starts no other job and returns ctx's cause when those running have ended.
-func runJobs(ctx context.Context, jobs []benchJob, onDone func(done, total int)) ([]report.Summary, error) {
+func runJobs(ctx context.Context, jobs []benchJob, opts sim.Options, onDone func(done, total int)) ([]report.Summary, error) {
 	var oracles oracleCache
 	out := make([]report.Summary, len(jobs))
 	errs := make([]error, len(jobs))
@@ -343,7 +355,7 @@ func runJobs(ctx context.Context, jobs []benchJob, onDone func(done, total int))
 			if ctx.Err() != nil {
 				return nil // stopped while this job waited for a goroutine
 			}
-			res, err := simulate(j.scn, j.strategy, j.seed)
+			res, err := simulate(j.scn, j.strategy, j.seed, opts)
 			if err == nil {
 				res.Summary.Oracle, err = oracles.get(j.scnIndex, j.scn, j.seed)
 			}

@@ -30,7 +30,7 @@ func compareSim(ctx context.Context, io streams, p livePlan, format string) erro
 		scn.Duration = min(scn.Duration, p.cfg.Duration)
 		scn.Drain = max(0, p.cfg.Duration-scn.Duration)
 	}
-	simRes, err := await(ctx, func() (report.Result, error) { return simulate(scn, p.strategy, p.seed) })
+	simRes, err := await(ctx, func() (report.Result, error) { return simulate(scn, p.strategy, p.seed, p.eng.sim()) })
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/sim"
+	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/tui"
 )
 
@@ -43,16 +44,56 @@ func runDashboard(cmd *cobra.Command, io streams, scn scenarios.Scenario, o runO
 	if err := checkCost(scenarioSource(o.scenario, o.scenarioFile), scn, o.allowLarge); err != nil {
 		return err
 	}
-	opts, err := dashboardOptions(cmd, &scn, name, o.seed)
+	opts, err := runDashboardOptions(cmd, scn, name, o)
 	if err != nil {
 		return err
 	}
-	opts.Guided = o.guided
+	opts.Record = o.record
 	in, out, err := terminal(io, headlessCommand(o))
 	if err != nil {
 		return err
 	}
-	return startDashboard(cmd.Context(), opts, in, out)
+	if err := startDashboard(cmd.Context(), opts, in, out); err != nil {
+		return err
+	}
+	return toldRecorded(io, o.record)
+}
+
+// toldRecorded says, once the dashboard has ended, where run --record wrote the run as played
+// and how to replay it, reading the file back (a recording that does not parse is an error).
+func toldRecorded(io streams, path string) error {
+	if path == "" {
+		return nil
+	}
+	scn, err := scenarios.ParseFile(path)
+	if err != nil {
+		return fmt.Errorf("the recording does not read back: %w", err)
+	}
+	fmt.Fprintf(io.err, "recorded %s to %s: replay with cortex-tui run --scenario-file %s\n", scenarios.CountControls(len(scn.Controls)), path, path)
+	return nil
+}
+
+// runDashboardOptions are the dashboard's options for run's flags o on scn with strategy name:
+// the simulator running --engine's configuration, compare mode beside --compare-engine's.
+func runDashboardOptions(cmd *cobra.Command, scn scenarios.Scenario, name string, o runOptions) (tui.Options, error) {
+	opts, err := dashboardOptions(cmd, &scn, name, o.seed)
+	if err != nil {
+		return tui.Options{}, err
+	}
+	opts.Factory = simFactory(o.eng)
+	if o.cmpEng.cfg != nil {
+		opts.CompareFactory, opts.Compare = simFactory(o.cmpEng), true
+	}
+	opts.Guided = o.guided
+	return opts, nil
+}
+
+// simFactory is the dashboard's source factory running e's engine configuration for cortex.
+func simFactory(e engineFile) tui.SourceFactory {
+	opts := e.sim()
+	return func(scn scenarios.Scenario, strategy string, seed int64) (source.Source, error) {
+		return sim.NewSourceWith(scn, strategy, seed, opts)
+	}
 }
 
 // headlessCommand is the headless equivalent of the dashboard run o asked for.
@@ -67,6 +108,9 @@ func headlessCommand(o runOptions) string {
 	}
 	if o.seedSet {
 		cmd += fmt.Sprintf(" --seed %d", o.seed)
+	}
+	if o.engine != "" {
+		cmd += " --engine " + o.engine
 	}
 	return cmd
 }

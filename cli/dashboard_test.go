@@ -173,3 +173,41 @@ func TestDashboardOptions(t *testing.T) {
 		})
 	}
 }
+
+// TestDashboardEngines asserts that run --engine gives the dashboard a factory whose cortex runs
+// the file, and --compare-engine opens compare mode with a second factory running the other.
+func TestDashboardEngines(t *testing.T) {
+	isolateConfig(t)
+	dir := t.TempDir()
+	left, right := filepath.Join(dir, "left.toml"), filepath.Join(dir, "right.toml")
+	writeFile(t, left, "[budget]\ncapacity = 50\n")
+	writeFile(t, right, "[budget]\ncapacity = 70\n")
+	scn, err := scenarios.Lookup("dns-crash")
+	require.NoError(t, err)
+	var o runOptions
+	o.eng, err = readEngineFile(streams{}, left)
+	require.NoError(t, err)
+	o.cmpEng, err = readEngineFile(streams{}, right)
+	require.NoError(t, err)
+	cmd := newRunCmd(streams{})
+	require.NoError(t, cmd.ParseFlags(nil))
+	got, err := runDashboardOptions(cmd, scn, "cortex", o)
+	require.NoError(t, err)
+	require.True(t, got.Compare)
+	for _, tc := range []struct {
+		f    tui.SourceFactory
+		name string
+		cap  int
+	}{{got.Factory, "left.toml", 50}, {got.CompareFactory, "right.toml", 70}} {
+		require.NotNil(t, tc.f)
+		src, err := tc.f(scn, "cortex", 1)
+		require.NoError(t, err)
+		assert.Equal(t, "cortex ("+tc.name+")", src.Meta().StrategyLabel())
+		require.NoError(t, src.Close())
+	}
+	o.cmpEng = engineFile{}
+	got, err = runDashboardOptions(cmd, scn, "cortex", o)
+	require.NoError(t, err)
+	assert.False(t, got.Compare)
+	assert.Nil(t, got.CompareFactory)
+}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/scenarios"
+	"github.com/cortex-tui/cortex-tui/sim"
 )
 
 // TestFormatHelp asserts how a --format flag's help is derived from a format table: every
@@ -51,7 +52,7 @@ func TestEveryFormatWrites(t *testing.T) {
 	scn, err := scenarios.Lookup("metastable")
 	require.NoError(t, err)
 	scn.Duration, scn.Drain, scn.Faults, scn.Notes = 5*time.Second, 0, nil, nil
-	res, err := simulate(scn, "naive", 1)
+	res, err := simulate(scn, "naive", 1, sim.Options{})
 	require.NoError(t, err)
 	_, runHelp, _ := executeHelp(t, "run")
 	assert.Contains(t, runHelp, "headless output: "+formatHelp(headlessFormats))

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cortex-tui/cortex-tui/internal/atomicfile"
 	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/sim"
@@ -36,7 +37,7 @@ func runHeadless(cmd *cobra.Command, io streams, scn scenarios.Scenario, o runOp
 		return err
 	}
 	res, err := await(cmd.Context(), func() (report.Result, error) {
-		res, err := simulate(scn, name, o.seed)
+		res, err := simulate(scn, name, o.seed, o.eng.sim())
 		if err == nil {
 			res.Summary.Oracle, err = oracleOf(scn, o.seed)
 		}
@@ -45,15 +46,26 @@ func runHeadless(cmd *cobra.Command, io streams, scn scenarios.Scenario, o runOp
 	if err != nil {
 		return err
 	}
+	if o.record != "" {
+		played := scn // headless, the run plays the scenario's own controls only
+		played.Seed, played.Strategy = o.seed, name
+		data, err := played.MarshalTOML()
+		if err == nil {
+			err = atomicfile.Write(o.record, data, 0o644)
+		}
+		if err != nil {
+			return fmt.Errorf("--record %s: %w", o.record, err)
+		}
+	}
 	return format.Write(io.out, res)
 }
 
 // oracleOf returns the oracle's bound on a run of scn from seed (sim.Oracle) as report prints
-// it, nil for a closed loop, which has none.
+// it, nil for a closed loop or a scenario with controls, which have none.
 func oracleOf(scn scenarios.Scenario, seed int64) (*report.Oracle, error) {
 	b, err := sim.Oracle(scn, seed)
 	switch {
-	case errors.Is(err, sim.ErrClosedLoop):
+	case errors.Is(err, sim.ErrClosedLoop), errors.Is(err, sim.ErrControlled):
 		return nil, nil
 	case err != nil:
 		return nil, err
@@ -68,8 +80,8 @@ func oracleOf(scn scenarios.Scenario, seed int64) (*report.Oracle, error) {
 // simulate runs scn with strategy name from seed to the end in the simulator and returns the
 // timeline and summary report.Run records (sim emits snapshots; the rows and the figures are
 // report's).
-func simulate(scn scenarios.Scenario, name string, seed int64) (report.Result, error) {
-	s, err := sim.New(scn, name, seed)
+func simulate(scn scenarios.Scenario, name string, seed int64, opts sim.Options) (report.Result, error) {
+	s, err := sim.NewWith(scn, name, seed, opts)
 	if err != nil {
 		return report.Result{}, err
 	}

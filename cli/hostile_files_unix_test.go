@@ -54,6 +54,8 @@ func TestEndlessFiles(t *testing.T) {
 			{"validate", path},
 			{"run", "--scenario-file", path, "--headless"},
 			{"bench", "--scenario-file", path},
+			{"tune", "--scenario-file", path},
+			{"tune", "--scenario", "metastable", "--engine", path},
 		}
 	}
 	check := func(t *testing.T, args []string, path string) {
@@ -65,6 +67,14 @@ func TestEndlessFiles(t *testing.T) {
 		case "validate":
 			assert.Equal(t, 1, code, args)
 			assert.Equal(t, msg+"cortex-tui: 1 of 1 file(s) invalid\n", errOut, args)
+		case "tune":
+			if args[1] == "--scenario" { // the engine file
+				assert.Equal(t, 2, code, args)
+				assert.Equal(t, "cortex-tui: bad engine file:\n"+path+": larger than 64 KiB (the limit for a CORTEX configuration file)\n", errOut, args)
+				return
+			}
+			assert.Equal(t, 1, code, args)
+			assert.Equal(t, "cortex-tui: "+msg, errOut, args)
 		case "--keys":
 			assert.Equal(t, 2, code, args)
 			assert.Equal(t, "cortex-tui: bad key file: "+path+": larger than 64 KiB (the limit for a key file)\n", errOut, args)

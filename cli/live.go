@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -44,6 +45,7 @@ type liveOptions struct {
 	instance     string
 	fleetName    string
 	budget       string
+	engine       string // --engine: the cortex strategy's engine file
 }
 
 func init() { subcommands = append(subcommands, newLiveCmd) }
@@ -81,9 +83,9 @@ while Redis does not answer they decide alone (LOCAL) and rejoin when it does.`,
 	f := cmd.Flags()
 	f.StringVar(&o.scenario, "scenario", "", "built-in scenario name (see \"cortex-tui scenarios\") or a scenario file")
 	f.StringVar(&o.scenarioFile, "scenario-file", "", "path of a scenario TOML file")
-	f.StringVar(&o.strategy, "strategy", strategy.CortexName, "retry strategy: "+strings.Join(strategy.Names(), ", "))
+	f.StringVar(&o.strategy, "strategy", "", "retry strategy (default: the scenario's own, else cortex): "+strings.Join(strategy.Names(), ", "))
 	f.Int64Var(&o.seed, "seed", 0, "random seed (default: the scenario's own)")
-	f.DurationVar(&o.duration, "duration", 0, "length of the run in wall time; the requests alive at its end are waited for, up to the scenario's deadline (default: the scenario's duration plus its drain)")
+	f.DurationVar(&o.duration, "duration", 0, "length of the run in wall time; the requests alive at its end are waited for, up to 1s more (default: the scenario's duration plus its drain)")
 	f.Float64Var(&o.scale, "scale", 1, "shrink the scenario's rates and the embedded target's capacity together by this factor, in (0, 1]")
 	f.Float64Var(&o.maxRPS, "max-rps", live.DefaultMaxRPS, "cap on the arrival rate of originals, requests/s (the scale is lowered to keep the scenario's peak under it)")
 	f.IntVar(&o.maxInFlight, "max-inflight", live.DefaultMaxInFlight, "most requests alive at once; an arrival beyond it fails locally")
@@ -94,6 +96,7 @@ while Redis does not answer they decide alone (LOCAL) and rejoin when it does.`,
 	f.StringVar(&o.budget, "budget", "", budgetHelp+"; shared without --fleet: one in-process budget for the run's clients (default: the scenario's own)")
 	f.StringVar(&o.instance, "instance", "", "this process's name in the fleet (default: host name and process id)")
 	f.StringVar(&o.fleetName, "fleet-name", "", "the fleet's name, its Redis keys' prefix (default: the scenario's name)")
+	addEngineFlag(cmd, &o.engine)
 	f.BoolVar(&o.compareSim, "compare-sim", false, "run the scenario live and in the simulator (same seed) and print their summaries side by side (--format table or json)")
 	addKeysFlag(cmd)
 	return cmd
@@ -109,6 +112,7 @@ type livePlan struct {
 	scale    float64
 	target   *url.URL
 	fleet    *fleetPlan // nil without --fleet
+	eng      engineFile // --engine
 	cfg      live.Config
 }
 
@@ -122,6 +126,9 @@ func planLive(io streams, o liveOptions) (livePlan, error) {
 	}
 	if err := live.CheckScenario(scn); err != nil {
 		return livePlan{}, &exitError{code: 2, err: err}
+	}
+	if o.strategy == "" {
+		o.strategy = cmp.Or(scn.Strategy, strategy.CortexName) // a recorded demo starts as it began
 	}
 	strat, err := checkStrategy(o.strategy)
 	if err != nil {
@@ -141,7 +148,11 @@ func planLive(io streams, o liveOptions) (livePlan, error) {
 	if err != nil {
 		return livePlan{}, err
 	}
-	p := livePlan{scn: scn, strategy: strat, seed: scn.Seed, askScale: o.scale, fleet: fp}
+	eng, err := readEngineFile(io, o.engine)
+	if err != nil {
+		return livePlan{}, err
+	}
+	p := livePlan{scn: scn, strategy: strat, seed: scn.Seed, askScale: o.scale, fleet: fp, eng: eng}
 	if o.seedSet {
 		p.seed = o.seed
 	}
@@ -158,7 +169,7 @@ func planLive(io streams, o liveOptions) (livePlan, error) {
 			scn.Name, scn.PeakRate(), p.scale, o.maxRPS)
 	}
 	p.cfg = live.Config{Scenario: scn, Strategy: strat, Seed: p.seed, Scale: p.scale, MaxRPS: o.maxRPS,
-		MaxInFlight: o.maxInFlight, Duration: o.duration}
+		MaxInFlight: o.maxInFlight, Duration: o.duration, Engine: eng.cfg, EngineName: eng.name}
 	return p, nil
 }
 
@@ -340,9 +351,8 @@ func recordLive(ctx context.Context, srcs *liveSources, p livePlan, told io.Writ
 	if err != nil {
 		return report.Result{}, err
 	}
-	meta := src.Meta()
-	rec := report.NewRecorder(meta)
-	result := func() report.Result { return report.Result{Meta: meta, Timeline: rec.Rows(), Summary: rec.Summary()} }
+	rec := report.NewRecorder(src.Meta())
+	result := rec.Result
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	for {

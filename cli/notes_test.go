@@ -9,6 +9,7 @@ import (
 
 	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/scenarios"
+	"github.com/cortex-tui/cortex-tui/sim"
 	"github.com/cortex-tui/cortex-tui/source"
 )
 
@@ -421,7 +422,7 @@ func storyOpenLoop(t *testing.T, name string) report.Result {
 	t.Helper()
 	scn, err := scenarios.Lookup("open-loop")
 	require.NoError(t, err)
-	res, err := simulate(scn, name, scn.Seed)
+	res, err := simulate(scn, name, scn.Seed, sim.Options{})
 	require.NoError(t, err)
 	return res
 }

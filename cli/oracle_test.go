@@ -39,7 +39,7 @@ func TestOracleIsABound(t *testing.T) {
 			}
 		}
 	}
-	runs, err := runJobs(context.Background(), jobs, func(int, int) {})
+	runs, err := runJobs(context.Background(), jobs, sim.Options{}, func(int, int) {})
 	require.NoError(t, err)
 	bounds := map[[2]int64]sim.Bound{}
 	least := map[string]float64{} // the smallest margin of each scenario, for the log

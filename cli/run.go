@@ -25,6 +25,10 @@ type runOptions struct {
 	guided       bool
 	budget       string // --budget: overrides the scenario's [fleet] budget when set
 	refusalCost  string // --refusal-cost: overrides the scenario's service.refusal_cost when set
+	engine       string // --engine: the cortex strategy's engine file
+	compare      string // --compare-engine: a second engine file, beside the first in compare mode
+	eng, cmpEng  engineFile
+	record       string // --record: where the run as played is written as a scenario file
 }
 
 func init() { subcommands = append(subcommands, newRunCmd) }
@@ -36,7 +40,11 @@ func newRunCmd(io streams) *cobra.Command {
 		Short: "Run a scenario in the dashboard, or headless with --headless",
 		Example: `  cortex-tui run --scenario black-friday
   cortex-tui run --scenario dns-crash --headless --strategy naive --format json
-  cortex-tui run --scenario-file my.toml --headless --format csv`,
+  cortex-tui run --scenario-file my.toml --headless --format csv
+  cortex-tui run --scenario black-friday --engine cortex.toml --headless
+  cortex-tui run --scenario-file my.toml --compare-engine cortex.toml
+
+  cortex-tui run --scenario black-friday --record demo.toml   # then: run --scenario-file demo.toml`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				return &exitError{code: 2, err: fmt.Errorf("run takes no arguments, got %q (use --scenario NAME or --scenario-file PATH)", args)}
@@ -65,7 +73,19 @@ func newRunCmd(io streams) *cobra.Command {
 			if !o.seedSet {
 				o.seed = scn.Seed
 			}
+			if o.eng, err = readEngineFile(io, o.engine); err != nil {
+				return err
+			}
+			if o.cmpEng, err = readEngineFile(io, o.compare); err != nil {
+				return err
+			}
+			if !cmd.Flags().Changed("strategy") && scn.Strategy != "" {
+				o.strategy = scn.Strategy // a recorded demo starts as it began
+			}
 			if o.headless {
+				if o.compare != "" {
+					return &exitError{code: 2, err: fmt.Errorf("--compare-engine opens the dashboard's compare mode; headless, bench both files: cortex-tui bench --engine FILE")}
+				}
 				if cmd.Flags().Changed(keysFlag) { // unused headless, but a bad --keys is still an error
 					if _, err := loadKeys(cmd); err != nil {
 						return err
@@ -79,13 +99,16 @@ func newRunCmd(io streams) *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&o.scenario, "scenario", "", "built-in scenario name (see \"cortex-tui scenarios\") or a scenario file")
 	f.StringVar(&o.scenarioFile, "scenario-file", "", "path of a scenario TOML file")
-	f.StringVar(&o.strategy, "strategy", strategy.CortexName, "retry strategy: "+strings.Join(strategy.Names(), ", "))
+	f.StringVar(&o.strategy, "strategy", strategy.CortexName, "retry strategy (default: the scenario's own, else cortex): "+strings.Join(strategy.Names(), ", "))
 	f.Int64Var(&o.seed, "seed", 0, "random seed (default: the scenario's own)")
 	f.BoolVar(&o.headless, "headless", false, "run without the dashboard and print the result: the summary (--format table), the per-second rows (csv) or both (json)")
 	f.StringVar(&o.format, "format", "", "headless output: "+formatHelp(headlessFormats))
 	f.BoolVar(&o.guided, "guided", false, "pause the dashboard at each caption until space is pressed (for a demo)")
 	f.StringVar(&o.budget, "budget", "", budgetHelp+" (default: the scenario's own)")
 	f.StringVar(&o.refusalCost, "refusal-cost", "", refusalCostHelp+"; the run's scenario is then named \"NAME (refusal_cost X)\" (default: the scenario's own)")
+	addEngineFlag(cmd, &o.engine)
+	f.StringVar(&o.compare, "compare-engine", "", "open the dashboard in compare mode: cortex (with --engine, or the defaults) on the left, cortex with this cortex.toml file on the right, on the same arrivals and seed")
+	f.StringVar(&o.record, "record", "", "write the run as played, every control applied at its time (the dashboard's keys), as a scenario file that replays it (run --scenario-file FILE); the dashboard's record key (R) writes it too")
 	addAllowLargeFlag(cmd, &o.allowLarge)
 	addKeysFlag(cmd)
 	return cmd

@@ -28,7 +28,7 @@ func (r storyRuns) get(t *testing.T, scenario, strategy string) report.Result {
 	}
 	scn, err := scenarios.Lookup(scenario)
 	require.NoError(t, err)
-	res, err := simulate(scn, strategy, scn.Seed)
+	res, err := simulate(scn, strategy, scn.Seed, sim.Options{})
 	require.NoError(t, err)
 	r[key] = res
 	return res
@@ -132,7 +132,7 @@ func storyClaims() []storyClaim {
 				assert.Zero(t, shared.Summary.Crashes, "%s, one shared quota: the API holds", strategy)
 				assert.Less(t, shared.Summary.Amplification, 1.1, "%s, one shared quota: few retries", strategy)
 				scn.Budget = scenarios.BudgetPerClient
-				perClient, err := simulate(scn, strategy, scn.Seed)
+				perClient, err := simulate(scn, strategy, scn.Seed, sim.Options{})
 				require.NoError(t, err)
 				assert.Positive(t, perClient.Summary.Crashes, "%s, fifty quotas: the API crashes", strategy)
 				assert.Greater(t, perClient.Summary.Retries, 2*shared.Summary.Retries, "%s, fifty quotas keep paying", strategy)
@@ -474,7 +474,7 @@ func storyRun(t *testing.T, scenario, strategy string) report.Result {
 	t.Helper()
 	scn, err := scenarios.Lookup(scenario)
 	require.NoError(t, err)
-	res, err := simulate(scn, strategy, scn.Seed)
+	res, err := simulate(scn, strategy, scn.Seed, sim.Options{})
 	require.NoError(t, err)
 	return res
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cortex-tui/cortex-tui/engine"
+	"github.com/cortex-tui/cortex-tui/internal/netaddr"
 	"github.com/cortex-tui/cortex-tui/live/upstream"
 )
 
@@ -68,7 +70,7 @@ be reachable from the network by accident.`,
 			c := tg.Config()
 			fmt.Fprintf(io.out, "target listening on %s (%d workers, %s service time, queue %d); ctrl+c stops it\n",
 				listenURLs(tg.Addr()), c.Workers, c.ServiceTime, c.QueueLimit)
-			serveStatus(io, tg, time.Now)
+			serveStatus(io, tg, engine.WallClock{})
 			return nil
 		},
 	}
@@ -90,8 +92,8 @@ const (
 // serveStatus waits until tg stops, showing what it does: on a terminal a status line on
 // stderr, redrawn every second in place; otherwise a line every 10 s. When it stops, it prints
 // the totals on stdout, so that a run's figures are not lost with the window.
-func serveStatus(io streams, tg *upstream.Target, now func() time.Time) {
-	start := now()
+func serveStatus(io streams, tg *upstream.Target, clock engine.Clock) {
+	start := clock.Now()
 	every, redraw := targetLogEvery, isTerminal(io.err)
 	if redraw {
 		every = targetStatusEvery
@@ -104,10 +106,10 @@ func serveStatus(io streams, tg *upstream.Target, now func() time.Time) {
 			if redraw {
 				fmt.Fprint(io.err, "\r\033[K")
 			}
-			fmt.Fprintln(io.out, targetTotals(tg.Snapshot(), now().Sub(start)))
+			fmt.Fprintln(io.out, targetTotals(tg.Snapshot(), clock.Now().Sub(start)))
 			return
 		case <-tick.C:
-			line := targetStatus(tg.Snapshot(), now().Sub(start))
+			line := targetStatus(tg.Snapshot(), clock.Now().Sub(start))
 			if redraw {
 				fmt.Fprint(io.err, "\r\033[K"+line)
 			} else {
@@ -135,72 +137,37 @@ func targetTotals(s upstream.Snapshot, up time.Duration) string {
 // checkLoopback refuses an address that is not loopback only (a wildcard, another interface's
 // address, a name resolving to one) unless public allows it.
 func checkLoopback(ctx context.Context, addr string, public bool) error {
-	host, port, err := net.SplitHostPort(addr)
+	_, port, err := net.SplitHostPort(addr)
 	if err != nil || public {
 		return nil // upstream.Config.Validate has said what is wrong with it
 	}
-	var ips []net.IP
-	if ip := net.ParseIP(host); ip != nil || host == "" {
-		ips = []net.IP{ip}
-	} else {
-		ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		defer cancel()
-		found, err := net.DefaultResolver.LookupIPAddr(ctx, host)
-		if err != nil {
-			return fmt.Errorf("--addr %s: cannot resolve %s: %w", addr, host, err)
-		}
-		for _, a := range found {
-			ips = append(ips, a.IP)
-		}
+	e, err := netaddr.Exposed(ctx, addr)
+	switch {
+	case err != nil:
+		return fmt.Errorf("--addr %s: %w", addr, err)
+	case e == nil:
+		return nil
+	case e.Wildcard:
+		return fmt.Errorf("--addr %s listens on every interface, IPv4 and IPv6: other machines could reach a service that crashes on purpose; "+
+			"use 127.0.0.1:%s, or add --public if that is what you want", addr, port)
 	}
-	for _, ip := range ips {
-		switch {
-		case ip == nil || ip.IsUnspecified():
-			return fmt.Errorf("--addr %s listens on every interface, IPv4 and IPv6: other machines could reach a service that crashes on purpose; "+
-				"use 127.0.0.1:%s, or add --public if that is what you want", addr, port)
-		case !ip.IsLoopback():
-			return fmt.Errorf("--addr %s is not a loopback address (%s): other machines could reach a service that crashes on purpose; "+
-				"use 127.0.0.1:%s, or add --public if that is what you want", addr, ip, port)
-		}
-	}
-	return nil
+	return fmt.Errorf("--addr %s is not a loopback address (%s): other machines could reach a service that crashes on purpose; "+
+		"use 127.0.0.1:%s, or add --public if that is what you want", addr, e.IP, port)
 }
 
 // listenURLs names the URLs a listener on addr (its resolved address) is reachable at: its own
-// for one address, and for a wildcard every address of every interface up, of the families it
-// accepts ("[::]" takes IPv4 too: Go listens dual-stack).
+// for one address, and for a wildcard every address of every interface up (netaddr.Listening).
 func listenURLs(addr string) string {
-	host, port, err := net.SplitHostPort(addr)
-	ip := net.ParseIP(host)
-	if err != nil || ip == nil || !ip.IsUnspecified() {
+	addrs, covers := netaddr.Listening(addr)
+	if covers == "" {
 		return "http://" + addr
 	}
-	v4only := ip.To4() != nil
-	var urls []string
-	ifs, _ := net.Interfaces()
-	for _, ifc := range ifs {
-		if ifc.Flags&net.FlagUp == 0 {
-			continue
-		}
-		addrs, _ := ifc.Addrs()
-		for _, a := range addrs {
-			n, ok := a.(*net.IPNet)
-			if !ok || (v4only && n.IP.To4() == nil) {
-				continue
-			}
-			h := n.IP.String()
-			if n.IP.IsLinkLocalUnicast() && n.IP.To4() == nil {
-				h += "%" + ifc.Name
-			}
-			urls = append(urls, "http://"+net.JoinHostPort(h, port))
-		}
+	if len(addrs) == 0 {
+		return "http://" + addr + " (" + covers + ")"
 	}
-	what := "every interface, IPv4 and IPv6"
-	if v4only {
-		what = "every IPv4 interface"
+	urls := make([]string, len(addrs))
+	for i, a := range addrs {
+		urls[i] = "http://" + a
 	}
-	if len(urls) == 0 {
-		return "http://" + addr + " (" + what + ")"
-	}
-	return addr + " (" + what + "): " + strings.Join(urls, ", ")
+	return addr + " (" + covers + "): " + strings.Join(urls, ", ")
 }

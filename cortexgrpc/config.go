@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cortex-tui/cortex-tui/engine"
+	"github.com/cortex-tui/cortex-tui/engineconf"
 	"github.com/cortex-tui/cortex-tui/strategy"
 )
 
@@ -28,6 +29,12 @@ type Config struct {
 	// are not serialised. It need not be set for a strategy that declares it itself
 	// (strategy.Concurrent: cortex, naive, none). Default false.
 	ConcurrentStrategy bool
+	// Engine configures the CORTEX strategy built when Strategy is nil (nil: engine.DefaultConfig);
+	// ConfigFromFile reads it from a cortex.toml file, so that the service runs what was tuned
+	// on the simulator. The file describes the engine of one client; a fleet of n instances
+	// that was tuned as n clients gives each its share: c := cfg.Engine.Split(n). Its Clock and
+	// Seed are replaced by the transport's clock and a random seed. Ignored with a Strategy.
+	Engine *engine.Config
 	// Clock gives the now passed to the strategy (as a strategy.Time, 0 at New). Nil means the
 	// wall clock. Latencies and the call's deadline are always measured on the real
 	// (monotonic) clock; the deadline the strategy sees (strategy.Attempt.Deadline) is the
@@ -88,6 +95,20 @@ func DefaultConfig() Config {
 	}
 }
 
+// ConfigFromFile returns DefaultConfig with Engine read from the cortex.toml file at path
+// (engineconf.ParseFile: strictly, every problem as "file:line: key: message"), so that a
+// service runs the engine configuration `cortex-tui tune` wrote or `cortex-tui engine --toml`
+// printed.
+func ConfigFromFile(path string) (Config, error) {
+	eng, err := engineconf.ParseFile(path)
+	if err != nil {
+		return Config{}, fmt.Errorf("%s: %w", "cortexgrpc", err)
+	}
+	c := DefaultConfig()
+	c.Engine = &eng
+	return c, nil
+}
+
 // Validate reports every field out of range, each named, joined in one error (nil if none).
 func (c Config) Validate() error {
 	var errs []error
@@ -109,6 +130,11 @@ func (c Config) Validate() error {
 	}
 	if c.StreamReplay < 0 {
 		bad("StreamReplay must be >= 0, got %d", c.StreamReplay)
+	}
+	if c.Strategy == nil && c.Engine != nil {
+		if err := c.Engine.Validate(); err != nil {
+			bad("Engine: %v", err)
+		}
 	}
 	return errors.Join(errs...)
 }

@@ -39,7 +39,7 @@ func New(cfg Config) (*Interceptor, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	d, err := driver.New("cortexgrpc", cfg.Strategy, cfg.Clock, cfg.ConcurrentStrategy)
+	d, err := driver.New("cortexgrpc", cfg.Strategy, cfg.Clock, cfg.ConcurrentStrategy, cfg.Engine)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,10 @@
 //	if err != nil { /* only a bad Config */ }
 //	client := &http.Client{Transport: rt}
 //
+// ConfigFromFile builds the configuration around an engine read from a cortex.toml file (package
+// engineconf): the parameters `cortex-tui tune` found for a service on the simulator, which the
+// transport then runs as the simulator's engine did.
+//
 // # What an attempt goes through
 //
 // Before an attempt (the original, retry 0, or retry n) is sent, the strategy's Admit is asked,

@@ -33,7 +33,7 @@ func New(cfg Config) (*Transport, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	d, err := driver.New("cortexhttp", cfg.Strategy, cfg.Clock, cfg.ConcurrentStrategy)
+	d, err := driver.New("cortexhttp", cfg.Strategy, cfg.Clock, cfg.ConcurrentStrategy, cfg.Engine)
 	if err != nil {
 		return nil, err
 	}

@@ -38,6 +38,9 @@ type KeyMap struct {
 	// Inspect pauses and opens the decision inspector (up, down select a decision); LogUp and
 	// LogDown scroll the event log, LogFilter shows one kind of event at a time.
 	Inspect, LogUp, LogDown, LogFilter key.Binding
+	// Record writes the scenario as played so far, every control applied at its time, as a
+	// scenario file that replays the run (R).
+	Record key.Binding
 	// Select and Back confirm and leave the picker, the summary and the help.
 	Select, Back key.Binding
 	// Filter starts typing a filter in the scenario picker.
@@ -114,6 +117,7 @@ var otherActions = []action{
 	{"priority_up", []string{"}"}, "raise the class's priority", func(k *KeyMap) *key.Binding { return &k.PriorityUp }},
 
 	{"export", []string{"e"}, "export the timeline (CSV and JSON)", func(k *KeyMap) *key.Binding { return &k.Export }},
+	{"record", []string{"R"}, "write the run as played as a scenario file", func(k *KeyMap) *key.Binding { return &k.Record }},
 	{"inspect", []string{"i"}, "pause and inspect the latest decisions", func(k *KeyMap) *key.Binding { return &k.Inspect }},
 	{"log_up", []string{"pgup"}, "scroll the event log back", func(k *KeyMap) *key.Binding { return &k.LogUp }},
 	{"log_down", []string{"pgdown"}, "scroll the event log forward", func(k *KeyMap) *key.Binding { return &k.LogDown }},
@@ -175,7 +179,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		append(k.FaultBindings(), k.ClearFaults),
 		{k.NextWeight, k.PrevWeight, k.LowerWeight, k.RaiseWeight, k.Adaptive,
 			k.ClassUp, k.ClassDown, k.ShareDown, k.ShareUp, k.PriorityDown, k.PriorityUp},
-		{k.Export, k.Hint, k.Inspect, k.LogUp, k.LogDown, k.LogFilter, k.Help, k.Quit, k.Select, k.Back, k.Filter},
+		{k.Export, k.Record, k.Hint, k.Inspect, k.LogUp, k.LogDown, k.LogFilter, k.Help, k.Quit, k.Select, k.Back, k.Filter},
 	}
 }
 

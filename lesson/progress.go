@@ -10,6 +10,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/cortex-tui/cortex-tui/internal/atomicfile"
 	"github.com/cortex-tui/cortex-tui/internal/load"
 )
 
@@ -63,19 +64,7 @@ func (p Progress) Save(path string) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".progress-*.json")
-	if err != nil {
-		return fmt.Errorf("cannot save lesson progress: %w", err)
-	}
-	defer os.Remove(tmp.Name()) // gone after the rename; cleans up after a failure
-	if _, err := tmp.Write(append(data, '\n')); err != nil {
-		tmp.Close()
-		return fmt.Errorf("cannot save lesson progress: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("cannot save lesson progress: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := atomicfile.Write(path, append(data, '\n'), 0o644); err != nil {
 		return fmt.Errorf("cannot save lesson progress: %w", err)
 	}
 	return nil

@@ -59,32 +59,34 @@ func fromCortex(c cortexhttp.Cause) source.FailureCause {
 }
 
 // targetWords says what a --target does when attempts fail of each cause, for the event that
-// tells it once (EventTarget); FailInjected is the fault injector's, never told.
-var targetWords = [source.NumFailureCauses]string{
-	source.FailTimeout:     "the target does not answer within the attempt timeout",
-	source.FailRefused:     "the target refuses connections",
-	source.FailReset:       "the target closes or resets connections before a whole answer",
-	source.FailUnreachable: "the target cannot be reached",
-	source.FailOversize:    "the target sends more than 64 KiB of response headers, which the proxy does not read past",
-	source.FailTLS:         "TLS with the target fails",
-	source.FailMalformed:   "the target's answers are not valid HTTP",
-	source.FailBody:        "the target's bodies break off or go wrong after their head",
-	source.FailRedirect:    "the target answers with redirects, which live mode does not follow (point --target at the final URL)",
-	source.FailUnavailable: "the target answers 503",
-	source.FailThrottled:   "the target answers 429",
-	source.FailServerError: "the target answers 5xx",
-	source.FailClientError: "the target answers 4xx (a wrong path, or credentials it wants?)",
-	source.FailOther:       "attempts fail for a reason live mode cannot name",
+// tells it once (EventTarget), then a hint ("" for none); FailInjected is the fault
+// injector's, never told.
+var targetWords = [source.NumFailureCauses][2]string{
+	source.FailTimeout:     {"the target does not answer in time", ""},
+	source.FailRefused:     {"the target refuses connections", ""},
+	source.FailReset:       {"the target closes connections before a whole answer", ""},
+	source.FailUnreachable: {"the target cannot be reached", ""},
+	source.FailOversize:    {"the target sends over 64 KiB of headers", "(the proxy reads no more)"},
+	source.FailTLS:         {"TLS with the target fails", ""},
+	source.FailMalformed:   {"the target's answers are not valid HTTP", ""},
+	source.FailBody:        {"the target's bodies break off after their head", ""},
+	source.FailRedirect:    {"the target answers with redirects", "(not followed: point --target at the final URL)"},
+	source.FailUnavailable: {"the target answers 503", ""},
+	source.FailThrottled:   {"the target answers 429", ""},
+	source.FailServerError: {"the target answers 5xx", ""},
+	source.FailClientError: {"the target answers 4xx", "(a wrong path, or credentials it wants?)"},
+	source.FailOther:       {"attempts fail for a reason live mode cannot name", ""},
 }
 
 // maxDetail bounds the error quoted in a diagnosis, in bytes.
 const maxDetail = 160
 
 // diagnose tells, once per cause of failure and run, what a --target does wrong when attempts
-// of this tick (c) failed of a cause not told yet (an EventTarget: "the target sends more than
-// 64 KiB of response headers, ...: attempts fail as 'oversize headers'"), with the first error
-// the proxy met of it. The embedded target's failures are the scenario's story and the fault
-// injector's answers its own: neither is told. r.mu is held.
+// of this tick (c) failed of a cause not told yet (an EventTarget: "the target sends over 64
+// KiB of headers: attempts fail as 'oversize headers' (the proxy reads no more)"), what it
+// matters first (the log cuts long lines), then the first error the proxy met of it or a
+// hint. The embedded target's failures are the scenario's story and the fault injector's
+// answers its own: neither is told. r.mu is held.
 func (r *Run) diagnose(t time.Duration, c *source.Counts) {
 	px, ok := r.stack.Faults.(*proxy.Proxy)
 	if !ok || r.stack.Target != nil {
@@ -94,24 +96,29 @@ func (r *Run) diagnose(t time.Duration, c *source.Counts) {
 	read := false
 	for i, n := range c.FailureCauses {
 		cause := source.FailureCause(i)
-		if n == 0 || r.told[i] || targetWords[i] == "" || r.explained(cause) {
+		words := targetWords[i]
+		if n == 0 || r.told[i] || words[0] == "" || r.explained(cause) {
 			continue
 		}
 		if !read {
 			up, read = px.Counters(), true
 		}
-		text := targetWords[i]
-		if cause == source.FailTimeout {
-			text += " (" + r.scn.Timeout.String() + ")"
-		}
-		for cc, err := range up.UpstreamErr {
-			if fromCortex(cc) == cause && cause != source.FailOversize { // its words say it all
-				text += " (" + detail(err) + ")"
-				break
+		text := fmt.Sprintf("%s: attempts fail as '%s'", words[0], cause)
+		switch {
+		case cause == source.FailTimeout:
+			text += " (no answer within " + r.scn.Timeout.String() + ")"
+		case words[1] != "":
+			text += " " + words[1]
+		default:
+			for cc, err := range up.UpstreamErr {
+				if fromCortex(cc) == cause {
+					text += " (" + detail(err) + ")"
+					break
+				}
 			}
 		}
 		r.told[i] = true
-		r.emit(t, source.Event{Kind: source.EventTarget, Text: fmt.Sprintf("%s: attempts fail as '%s'", text, cause)})
+		r.emit(t, source.Event{Kind: source.EventTarget, Text: text})
 	}
 }
 

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/scenarios"
+	"github.com/cortex-tui/cortex-tui/strategy"
 )
 
 // Defaults of a Config.
@@ -40,9 +42,10 @@ type Config struct {
 	MaxInFlight int
 	// Duration is the length of the run in wall time: arrivals during the scenario's duration
 	// (or all of it, if shorter), then a drain. A request still alive at its end is waited
-	// for, up to the scenario's deadline more (no request lives longer): the run ends at the
-	// first tick after Duration with none alive, so that an original still in flight is not
-	// counted as failed; at that bound every request left is cancelled. 0 means the scenario's
+	// for, up to EndGrace (1 s) more or the scenario's deadline if shorter: the run ends at the
+	// first tick after Duration with none alive, so that an original a healthy service is
+	// answering is not counted as failed, and at that bound whatever the target does; every
+	// request left is then cancelled (and counted as failed). 0 means the scenario's
 	// duration plus its drain. Negative means unbounded (until Close): arrivals go on at the
 	// load profile's last factor.
 	Duration time.Duration
@@ -62,10 +65,39 @@ type Config struct {
 	// signals and its retry budget through a store (live --fleet: Redis); nil: every engine
 	// is alone, with its own share of the budget.
 	Join *Join
+	// Engine, when set, is the engine configuration of the cortex strategy for the whole fleet
+	// (a cortex.toml file's, package engineconf), in place of engine.DefaultConfig: each client
+	// gets its share (engine.Config.Split), a fleet's bucket (Join) its capacity. Its Fleet is
+	// Join's to decide. EngineName names it in the run's Meta ("custom" when empty).
+	Engine     *engine.Config
+	EngineName string
+}
+
+// engineFor returns the whole fleet's engine configuration of strategy name and whether it has
+// an engine: c.Engine for cortex when set, else the strategy's own (strategy.FleetConfig).
+func (c Config) engineFor(name string) (engine.Config, bool) {
+	if c.Engine != nil && strings.EqualFold(strings.TrimSpace(name), strategy.CortexName) {
+		return *c.Engine, true
+	}
+	return strategy.FleetConfig(name)
+}
+
+// customEngine returns one client's engine configuration for strategy name in a fleet of n
+// (c.Engine's share, its Fleet off: Join decides) and true when name runs c.Engine.
+func (c Config) customEngine(name string) (*engine.Config, bool) {
+	if c.Engine == nil || !strings.EqualFold(strings.TrimSpace(name), strategy.CortexName) {
+		return nil, false
+	}
+	e := c.Engine.Split(max(c.Scenario.Clients, 1))
+	e.Fleet = engine.FleetConfig{}
+	return &e, true
 }
 
 // withDefaults fills the zero fields of c.
 func (c Config) withDefaults() Config {
+	if c.Engine != nil && c.EngineName == "" {
+		c.EngineName = "custom"
+	}
 	if c.Seed == 0 {
 		c.Seed = c.Scenario.Seed
 	}

@@ -87,6 +87,7 @@ type fleet struct {
 	drain    int64
 	clock    engine.Clock
 	member   *engine.FleetConfig // every CORTEX engine's Config.Fleet when the run joins a fleet (Config.Join)
+	cfg      Config              // the run's configuration (its Engine for cortex)
 
 	slots chan struct{} // one token per request alive: the bound on concurrency
 	ctx   context.Context
@@ -112,6 +113,7 @@ func newFleet(n int, u *url.URL, base http.RoundTripper, cfg Config, classes int
 		ctx:      ctx,
 		stop:     stop,
 		tally:    tally{classes: make([]source.ClassTick, classes)},
+		cfg:      cfg,
 	}
 	if cfg.Join != nil {
 		fc := cfg.Join.engineConfig()
@@ -135,7 +137,8 @@ func (f *fleet) build(name string, seed int64, switches uint64, ctl *model.Contr
 	}
 	for i := range ms {
 		r := rand.New(rand.NewPCG(uint64(seed), streamClient+uint64(i)+switches<<32))
-		st, err := strategy.New(name, strategy.Env{Clock: f.clock, Rand: r, Clients: len(f.clients), Fleet: fc})
+		custom, _ := f.cfg.customEngine(name)
+		st, err := strategy.New(name, strategy.Env{Clock: f.clock, Rand: r, Clients: len(f.clients), Cortex: custom, Fleet: fc})
 		if err != nil {
 			return "", err
 		}

@@ -42,6 +42,9 @@ type Join struct {
 	Timeout time.Duration
 
 	token uint64 // this process's token in the fleet (fleet.MemberConfig.Token), drawn by check
+	// engineFor gives the whole fleet's engine configuration of a strategy (Config.engineFor),
+	// set by New; nil: the strategy's own (strategy.FleetConfig).
+	engineFor func(name string) (engine.Config, bool)
 }
 
 // check fills j's defaults and reports what is wrong with it.
@@ -88,6 +91,9 @@ type members struct {
 // run does not start.
 func (j *Join) join(strategyName string, ms []*member) (*members, error) {
 	cfg, ok := strategy.FleetConfig(strategyName)
+	if j.engineFor != nil {
+		cfg, ok = j.engineFor(strategyName)
+	}
 	if !ok {
 		return nil, nil
 	}

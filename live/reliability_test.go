@@ -163,7 +163,7 @@ func TestRealTimeRunEnds(t *testing.T) {
 	require.NotEmpty(t, snaps)
 	assert.True(t, snaps[len(snaps)-1].Done)
 	assert.GreaterOrEqual(t, snaps[len(snaps)-1].T, 400*time.Millisecond)
-	assert.LessOrEqual(t, snaps[len(snaps)-1].T, 400*time.Millisecond+scn.Deadline)
+	assert.LessOrEqual(t, snaps[len(snaps)-1].T, 400*time.Millisecond+min(scn.Deadline, EndGrace))
 	c := sum(snaps)
 	assert.Positive(t, c.Originals)
 	assert.Equal(t, c.Originals, c.Completed+c.Abandoned, "every original ended by the last tick")
@@ -289,5 +289,5 @@ func TestRunWaitsForRequestsAlive(t *testing.T) {
 	assert.Equal(t, c.Originals, c.Completed, "every original completed, none cancelled at the end")
 	last := snaps[len(snaps)-1]
 	assert.Greater(t, last.T, 500*time.Millisecond, "the run waited past its duration")
-	assert.Less(t, last.T, 500*time.Millisecond+scn.Deadline, "and ended once none was alive")
+	assert.Less(t, last.T, 500*time.Millisecond+EndGrace, "and ended once none was alive")
 }

@@ -3,13 +3,11 @@ package live
 import (
 	"context"
 	"fmt"
-	"iter"
 	"math/rand/v2"
 	"net/http"
 	"sync"
 	"time"
 
-	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/model"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
@@ -22,6 +20,12 @@ const maxQueued = 6000
 // minWait is the shortest sleep of the real-time loop: arrivals due within it are sent
 // together.
 const minWait = 500 * time.Microsecond
+
+// EndGrace is how long a run of Config.Duration waits past its duration for the requests
+// still alive (or the scenario's deadline, if shorter), after which every request left is
+// cancelled: a healthy service answers its last requests within it, and a target that holds,
+// trickles or never answers cannot keep the run past it.
+const EndGrace = time.Second
 
 // Run is one live run: a load generator and a source.Source. Build it with New; Start runs
 // its real-time loop. Every method is safe for concurrent use.
@@ -42,6 +46,7 @@ type Run struct {
 	members   *members // the engines' fleet membership (Config.Join); nil when alone
 	fleetMode string   // "FLEET" or "LOCAL" as the event log last said it ("" before)
 	strategy  string
+	began     string // the strategy the run began (or restarted) with
 	switches  uint64
 	ctl       model.Controls      // the classes' (scaled) rates, shares and priorities, the CORTEX weights and adaptive switch
 	rates     []float64           // rate x share of each class, this tick
@@ -55,6 +60,7 @@ type Run struct {
 	done      bool
 	closed    bool
 	tl        model.Timeline // the fault timeline (its faults on the stack's) and the captions
+	sch       model.Schedule // the scenario's controls ([[control]]), applied when their tick begins
 	events    []source.Event
 	out       []source.Snapshot
 	svc       serviceWatch
@@ -90,6 +96,7 @@ func New(cfg Config) (*Run, error) {
 		if err := j.check(); err != nil {
 			return nil, err
 		}
+		j.engineFor = cfg.engineFor
 		cfg.Join = &j
 	}
 	r := &Run{cfg: cfg, scn: scn, tick: min(max(scn.Tick, MinTick), time.Second), wake: make(chan struct{}, 1)}
@@ -98,8 +105,8 @@ func New(cfg Config) (*Run, error) {
 		r.total, r.arrEnd = -1, -1
 	case cfg.Duration == 0:
 		r.total, r.arrEnd = scn.Duration+scn.Drain, scn.Duration
-	default: // arrivals until Duration, then the requests alive, up to a deadline more
-		r.total, r.arrEnd, r.settleAt = cfg.Duration+scn.Deadline, min(cfg.Duration, scn.Duration), cfg.Duration
+	default: // arrivals until Duration, then the requests alive, up to EndGrace more
+		r.total, r.arrEnd, r.settleAt = cfg.Duration+min(scn.Deadline, EndGrace), min(cfg.Duration, scn.Duration), cfg.Duration
 	}
 	if r.cfg.Base == nil {
 		r.cfg.Base = NewBaseTransport(maxConns(cfg.MaxInFlight))
@@ -139,11 +146,13 @@ func (r *Run) reset(strategyName string) error {
 		r.teardown()
 		return err
 	}
-	r.strategy = name
+	r.strategy, r.began = name, name
 	r.readEmergency()
 	r.arr = scenarios.NewArrivals(r.scn, rand.New(rand.NewPCG(uint64(r.cfg.Seed), scenarios.ArrivalStream)), len(r.fleet.clients))
 	r.now, r.done, r.next, r.arrivals = 0, false, 0, r.arrivals[:0]
-	r.tl = model.NewTimeline(ScaledScenario(r.scn, r.cfg.Scale).Faults, r.scn.Notes, runSide{r}) // a rate limit shrinks with the rates
+	scaled := ScaledScenario(r.scn, r.cfg.Scale) // a rate limit shrinks with the rates
+	r.tl = model.NewTimeline(scaled.Faults, r.scn.Notes, runSide{r})
+	r.sch = model.NewSchedule(scaled.Controls)
 	r.events, r.out = nil, nil
 	r.svc = serviceWatch{}
 	r.told = [source.NumFailureCauses]bool{}
@@ -295,6 +304,11 @@ func (r *Run) dispatch(a scenarios.Arrival) {
 // arrivals.
 func (r *Run) beginTick(t time.Duration) {
 	r.now = t
+	for _, c := range r.sch.Due(t) {
+		if r.apply(c) == nil { // valid (the scenario's Validate); a refusal is logged as for a key
+			r.sch.Applied(t-t%r.scn.Tick, c)
+		}
+	}
 	r.tl.Begin(t)
 	r.tl.Captions(t, r.strategy)
 	r.drawArrivals(t)
@@ -371,6 +385,9 @@ func (r *Run) Meta() source.Meta {
 		Classes:  r.ctl.Meta(),
 		Live:     true,
 	}
+	if _, custom := r.cfg.customEngine(r.strategy); custom {
+		m.Engine = r.cfg.EngineName
+	}
 	return m
 }
 
@@ -426,118 +443,6 @@ func (r *Run) SetPaused(on bool) {
 	r.paused = on
 	r.poke()
 }
-
-// Control applies c from now on (source.ControlEvent says what each control does): a fault
-// through the stack's fault controls (one they refuse, such as a capacity drop without the
-// embedded target, is a FaultRefused event), the classes' and the engines' controls through
-// model.Controls, a strategy switch and a restart here. A closed run applies nothing: a
-// strategy switch is then an error, every other control does nothing.
-func (r *Run) Control(c source.ControlEvent) error {
-	if c.Control == source.ControlRestart {
-		r.restart()
-		return nil
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.gone() {
-		if c.Control == source.ControlStrategy {
-			return fmt.Errorf("live: the run is closed")
-		}
-		return nil
-	}
-	switch c.Control {
-	case source.ControlInject:
-		if !r.done {
-			r.tl.Inject(c.Fault, r.now)
-		}
-	case source.ControlClear:
-		r.tl.Clear(c.Fault.Kind, r.now)
-	case source.ControlClearAll:
-		r.tl.ClearAll(r.now)
-	case source.ControlStrategy:
-		return r.setStrategy(c.Strategy)
-	default:
-		ev, err := r.ctl.Apply(c, r.engines())
-		if err != nil {
-			return err
-		}
-		r.emit(r.now, ev)
-	}
-	return nil
-}
-
-// engines yields the clients' current CORTEX engines (none for a strategy without one).
-func (r *Run) engines() iter.Seq[*engine.Engine] {
-	return func(yield func(*engine.Engine) bool) {
-		for i := range r.fleet.clients {
-			if m := r.fleet.clients[i].cur.Load(); m.holder != nil && !yield(m.holder.Engine()) {
-				return
-			}
-		}
-	}
-}
-
-// runSide is a Run as its timeline's model.Effector: the faults go to the stack's fault
-// controls (the injector inside the embedded target, or the proxy), the events to the tick's.
-// r.mu is held whenever the timeline calls it.
-type runSide struct{ r *Run }
-
-var _ model.Effector = runSide{}
-
-// Start sets f on the stack; the stack's refusal (a capacity drop without the embedded
-// target) refuses it.
-func (s runSide) Start(_ time.Duration, f scenarios.Fault, _ scenarios.Effects) error {
-	return s.r.stack.Faults.Set(f.Kind, f.Value)
-}
-
-// End clears the fault of kind on the stack.
-func (s runSide) End(_ time.Duration, kind scenarios.FaultKind, _ scenarios.Effects) {
-	s.r.stack.Faults.Clear(kind)
-}
-
-// Emit adds an event of the timeline to the tick's.
-func (s runSide) Emit(e source.Event) { s.r.events = append(s.r.events, e) }
-
-// setStrategy switches every client to the named strategy from now on: new requests use a
-// fresh strategy in a fresh transport; requests alive finish on the one they started with.
-// r.mu is held.
-func (r *Run) setStrategy(name string) error {
-	got, err := r.fleet.build(name, r.cfg.Seed, r.switches+1, &r.ctl)
-	if err != nil {
-		return err
-	}
-	if err := r.rejoin(got); err != nil {
-		r.emit(r.now, source.Event{Kind: source.EventControl, Text: "fleet: the new engines stay alone: " + err.Error()})
-	}
-	r.switches++
-	r.strategy = got
-	r.readEmergency()
-	r.emit(r.now, source.Event{Kind: source.EventControl, Control: source.SetStrategy(got)})
-	return nil
-}
-
-// restart starts the run again from t = 0 with the same seed, scenario and strategy: every
-// request alive is cancelled, the stack is built anew (a fresh target), controls and faults
-// reset. If the stack cannot be built again, the run ends.
-func (r *Run) restart() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.closed {
-		return
-	}
-	if err := r.reset(r.strategy); err != nil {
-		r.done = true
-		r.tl = model.NewTimeline(nil, nil, runSide{r}) // no fault left in effect
-		r.out = append(r.out, source.Snapshot{T: r.now, Dt: r.tick, Done: true, Events: []source.Event{{T: r.now,
-			Kind: source.EventControl, Text: "restart failed: " + err.Error()}}})
-		return
-	}
-	r.poke()
-}
-
-// gone reports whether the run has nothing left to control: closed, or a restart failed to
-// build its stack (r.mu held).
-func (r *Run) gone() bool { return r.closed || r.fleet == nil || r.stack == nil }
 
 // Close stops the run: the real-time loop, every request (cancelled at once), the stack (proxy
 // and target), and the base transport's idle connections when the run made it. It returns

@@ -12,6 +12,7 @@ import (
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/sim"
 	"github.com/cortex-tui/cortex-tui/source"
+	"github.com/cortex-tui/cortex-tui/strategy"
 )
 
 // Asserts that a live run draws its arrivals as the simulator does: with the same scenario
@@ -164,4 +165,39 @@ func TestUnboundedRun(t *testing.T) {
 	require.Len(t, snaps, 30)
 	assert.Positive(t, sum(snaps[20:]).Originals, "arrivals after the scenario's duration")
 	assert.False(t, r.Done())
+}
+
+// Asserts that every strategy of the catalog, the peers included, runs live through the
+// transport as in the simulator: against a service that answers 503 to every other one of its
+// first requests (the retries then wait out their strategy's real delays: the first failures
+// only, so that the test stays short), each original ends (completed or abandoned), every
+// attempt sent has its outcome, every strategy but none retries, and requests complete.
+func TestEveryStrategyRunsLive(t *testing.T) {
+	for _, name := range strategy.Names() {
+		t.Run(name, func(t *testing.T) {
+			noLeaks(t)
+			scn := small()
+			scn.Duration, scn.Drain = time.Second, time.Second
+			clk := manual()
+			var n atomic.Int64
+			flaky := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				if i := n.Add(1); i <= 8 && i%2 == 0 {
+					w.WriteHeader(http.StatusServiceUnavailable)
+				}
+			})
+			r := newRun(t, Config{Scenario: scn, Strategy: name, Seed: 1, Clock: clk, Stack: handlerStack(t, flaky, newFakeFaults())})
+			assert.Equal(t, name, r.Meta().Strategy)
+			c := sum(stepAll(t, r, clk))
+			require.Positive(t, c.Originals)
+			assert.Equal(t, c.Originals, c.Completed+c.Abandoned, "every original ends")
+			assert.Equal(t, c.Attempts, c.Successes+c.Failures, "every attempt sent has its outcome")
+			assert.LessOrEqual(t, c.Attempts-c.Retries, c.Originals, "an original is sent at most once")
+			assert.Positive(t, c.Completed)
+			if name == "none" {
+				assert.Zero(t, c.Retries)
+			} else {
+				assert.Positive(t, c.Retries, "a 503 is retried")
+			}
+		})
+	}
 }

@@ -194,5 +194,11 @@ func ScaledScenario(scn scenarios.Scenario, scale float64) scenarios.Scenario {
 			scn.Faults[i].Value = max(1, f.Value*scale)
 		}
 	}
+	scn.Controls = append([]scenarios.ScheduledControl(nil), scn.Controls...)
+	for i, c := range scn.Controls {
+		if c.Control == scenarios.ControlInject && c.Fault.Kind == scenarios.FaultThrottle {
+			scn.Controls[i].Fault.Value = max(1, c.Fault.Value*scale)
+		}
+	}
 	return scn
 }

@@ -49,7 +49,7 @@ func (c *Controls) Meta() []source.ClassMeta {
 // ControlAdaptive, ControlClass), applies it to every engine of engines (the run's CORTEX
 // engines, none for another strategy) and to c, and returns the event that says so. Weights
 // are checked once, here (engine.Weights.Normalized: finite, >= 0, not all zero); a class is
-// named by ev.Class, its share and priority checked by source.CheckClass. A bad control
+// named by ev.Class, its share and priority checked by scenarios.CheckClass. A bad control
 // changes nothing and is returned as an error; another kind of control is an error too.
 func (c *Controls) Apply(ev source.ControlEvent, engines iter.Seq[*engine.Engine]) (source.Event, error) {
 	out := source.ControlEvent{Control: ev.Control}
@@ -78,7 +78,7 @@ func (c *Controls) Apply(ev source.ControlEvent, engines iter.Seq[*engine.Engine
 		if i < 0 {
 			return source.Event{}, fmt.Errorf("no class %q (the classes are %s)", ev.Class, c.names())
 		}
-		if err := source.CheckClass(ev.Class, ev.Share, ev.Priority); err != nil {
+		if err := scenarios.CheckClass(ev.Class, ev.Share, ev.Priority); err != nil {
 			return source.Event{}, err
 		}
 		c.Classes[i].Share, c.Classes[i].Priority = ev.Share, ev.Priority

@@ -51,6 +51,7 @@ type Row struct {
 type Summary struct {
 	Scenario          string             `json:"scenario"`
 	Strategy          string             `json:"strategy"`
+	Engine            string             `json:"engine,omitempty"` // the cortex strategy's engine configuration, when not the defaults (source.Meta.Engine)
 	Seed              int64              `json:"seed"`
 	SuccessRate       float64            `json:"success_rate"`
 	Goodput           float64            `json:"goodput"`        // completed originals per second of the arrival phase
@@ -96,9 +97,10 @@ func NewRecorder(meta source.Meta) *Recorder {
 	return &Recorder{meta: meta, byPriority: make(map[int]*[2]int)}
 }
 
-// SwitchStrategy notes that the run goes on under another strategy from now on (the dashboard's
-// strategy key): the summary then names every strategy the run used, in order, joined by "+",
-// e.g. "cortex+naive", so an export never passes a mixed run off as one strategy's.
+// SwitchStrategy notes that the run goes on under another strategy from now on: the summary
+// then names every strategy the run used, in order, joined by "+", e.g. "cortex+naive", so an
+// export never passes a mixed run off as one strategy's. Add calls it for every strategy switch
+// a snapshot's events say the source applied (the dashboard's key, a scenario's [[control]]).
 func (r *Recorder) SwitchStrategy(name string) {
 	if name == "" || strings.HasSuffix("+"+r.meta.Strategy, "+"+name) {
 		return
@@ -116,6 +118,11 @@ func (r *Recorder) Add(s source.Snapshot) (closed Second, ok bool) {
 	}
 	if closed, ok = r.acc.Add(s); ok {
 		r.rows = append(r.rows, closed.Row())
+	}
+	for _, e := range s.Events {
+		if e.Kind == source.EventControl && e.Control.Control == source.ControlStrategy {
+			r.SwitchStrategy(e.Control.Strategy)
+		}
 	}
 
 	r.elapsed = max(r.elapsed, s.T)
@@ -202,6 +209,7 @@ func (r *Recorder) Summary() Summary {
 	s := Summary{
 		Scenario:        r.meta.Scenario,
 		Strategy:        r.meta.Strategy,
+		Engine:          r.meta.Engine,
 		Seed:            r.meta.Seed,
 		Originals:       t.Originals,
 		OriginalsShed:   t.Refusals[source.ReasonShed],

@@ -20,12 +20,22 @@ type Result struct {
 }
 
 // Run steps s to its end and returns its timeline (one row per second: counts summed, gauges
-// averaged) and its summary, recorded from its snapshots by a Recorder.
+// averaged) and its summary, recorded from its snapshots by a Recorder (Recorder.Result).
 func Run(s Stepper) Result {
-	meta := s.Meta()
-	rec := NewRecorder(meta)
+	rec := NewRecorder(s.Meta())
 	for !s.Done() {
 		rec.Add(s.Step())
 	}
-	return Result{Meta: meta, Timeline: rec.Rows(), Summary: rec.Summary()}
+	return rec.Result()
+}
+
+// Result is the run recorded so far: its description, named by every strategy it used (as the
+// summary is: "cortex+naive" after a switch), its timeline and its summary. The headless run,
+// the dashboard's export and its record of a run all write this one value, so that a
+// scenario recorded in the dashboard replays headless to the same bytes.
+func (r *Recorder) Result() Result {
+	sum := r.Summary()
+	meta := r.meta
+	meta.Strategy = sum.Strategy
+	return Result{Meta: meta, Timeline: r.Rows(), Summary: sum}
 }

@@ -114,7 +114,7 @@ func prioritySuccessText(s Summary) string {
 func WriteTable(w io.Writer, meta source.Meta, rows []Row, sum Summary) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "scenario\t%s\n", sum.Scenario)
-	fmt.Fprintf(tw, "strategy\t%s\n", sum.Strategy)
+	fmt.Fprintf(tw, "strategy\t%s\n", source.Meta{Strategy: sum.Strategy, Engine: sum.Engine}.StrategyLabel())
 	fmt.Fprintf(tw, "seed\t%d\n", sum.Seed)
 	ran := "simulated"
 	if meta.Live {

@@ -27,6 +27,9 @@ func (s Scenario) MarshalTOML() ([]byte, error) {
 	kv("drain", quote(FormatDuration(s.Drain)))
 	kv("tick", quote(FormatDuration(s.Tick)))
 	kv("seed", strconv.FormatInt(s.Seed, 10))
+	if s.Strategy != "" {
+		kv("strategy", quote(s.Strategy))
+	}
 
 	b.WriteString("\n[fleet]\n")
 	kv("clients", strconv.Itoa(s.Clients))
@@ -80,14 +83,9 @@ func (s Scenario) MarshalTOML() ([]byte, error) {
 		kv("kind", quote(string(f.Kind)))
 		kv("at", quote(FormatDuration(f.At)))
 		kv("duration", quote(FormatDuration(f.Duration)))
-		switch spec, _ := f.Kind.Spec(); spec.Unit {
-		case UnitNone:
-		case UnitSeconds:
-			kv(spec.Key, quote(FormatDuration(time.Duration(math.Round(f.Value*float64(time.Second))))))
-		default:
-			kv(spec.Key, number(f.Value))
-		}
+		writeFaultValue(kv, f)
 	}
+	s.formatControls(kv, func(h string) { b.WriteString("\n" + h + "\n") })
 	for _, n := range s.Notes {
 		b.WriteString("\n[[note]]\n")
 		kv("at", quote(FormatDuration(n.At)))
@@ -100,6 +98,17 @@ func (s Scenario) MarshalTOML() ([]byte, error) {
 		}
 	}
 	return b.Bytes(), nil
+}
+
+// writeFaultValue writes f's value under its kind's key (nothing for a kind without one).
+func writeFaultValue(kv func(key, value string), f Fault) {
+	switch spec, _ := f.Kind.Spec(); spec.Unit {
+	case UnitNone:
+	case UnitSeconds:
+		kv(spec.Key, quote(FormatDuration(time.Duration(math.Round(f.Value*float64(time.Second))))))
+	default:
+		kv(spec.Key, number(f.Value))
+	}
 }
 
 // quotedList writes names as a TOML array of strings.

@@ -23,6 +23,7 @@ func TestDocsDocumentEveryKey(t *testing.T) {
 		"### `[service]`":    serviceKeys,
 		"### `[[fault]]`":    faultKeys,
 		"### `[[note]]`":     noteKeys,
+		"### `[[control]]`":  controlKeys,
 	}
 	for heading, keys := range tables {
 		_, section, found := strings.Cut(text, heading)
@@ -34,7 +35,7 @@ func TestDocsDocumentEveryKey(t *testing.T) {
 			switch {
 			case heading == "### Top-level keys" && isTable(key):
 				continue // tables have their own sections
-			case heading == "### `[[fault]]`" && valueKeys()[key]:
+			case (heading == "### `[[fault]]`" || heading == "### `[[control]]`") && valueKeys()[key]:
 				assert.Contains(t, section, "`"+key+"`", "%s documents the value key %s", heading, key)
 			default:
 				assert.Contains(t, section, "| `"+key+"` |", "%s documents %s", heading, key)
@@ -46,7 +47,7 @@ func TestDocsDocumentEveryKey(t *testing.T) {
 // isTable reports whether a top-level key is a table or a list of tables.
 func isTable(key string) bool {
 	switch key {
-	case "fleet", "class", "load", "service", "fault", "note":
+	case "fleet", "class", "load", "service", "fault", "control", "note":
 		return true
 	}
 	return false

@@ -86,7 +86,7 @@ func (d *decoder) table(path string, m map[string]any, keys ...string) *table {
 
 // The keys of each table, in the order the documentation lists them.
 var (
-	topKeys     = []string{"name", "summary", "story", "duration", "drain", "tick", "seed", "fleet", "class", "load", "service", "fault", "note"}
+	topKeys     = []string{"name", "summary", "story", "duration", "drain", "tick", "seed", "strategy", "fleet", "class", "load", "service", "fault", "control", "note"}
 	fleetKeys   = []string{"clients", "loop", "users", "think", "deadline", "timeout", "layers", "budget"}
 	classKeys   = []string{"name", "priority", "rate", "load"}
 	loadKeys    = []string{"at", "factor"}
@@ -109,6 +109,7 @@ func (d *decoder) scenario(tree map[string]any) Scenario {
 	root.Duration("drain", &s.Drain)
 	root.Duration("tick", &s.Tick)
 	root.Integer64("seed", &s.Seed)
+	root.Str("strategy", &s.Strategy)
 
 	if f := root.Sub("fleet", fleetKeys...); f != nil {
 		d.fleet(f, &s)
@@ -137,6 +138,10 @@ func (d *decoder) scenario(tree map[string]any) Scenario {
 	for _, f := range root.List("fault", faultKeys...) {
 		s.Faults = append(s.Faults, d.fault(f))
 	}
+	for _, c := range root.List("control", controlKeys...) {
+		s.Controls = append(s.Controls, d.control(c))
+	}
+	s.Resolve()
 	for _, n := range root.List("note", noteKeys...) {
 		var note Note
 		n.Require("at", `at = "30s"`)
@@ -261,18 +266,25 @@ func (d *decoder) fault(f *table) Fault {
 			d.Addf(f.Field(k), "is not a value of kind %q, which takes %s", flt.Kind, example)
 		}
 	}
-	switch spec.Unit {
-	case UnitNone:
-	case UnitSeconds:
+	if spec.Unit != UnitNone {
 		f.Require(want, example)
-		var d time.Duration
-		if f.Duration(want, &d) {
-			flt.Value = d.Seconds()
-		}
-	default:
-		f.Require(want, example)
-		f.Number(want, &flt.Value)
+		d.faultValue(f, spec, &flt.Value)
 	}
 	f.Done()
 	return flt
+}
+
+// faultValue decodes the value of a fault of spec under its key in t into v: a duration in
+// seconds, or a number.
+func (d *decoder) faultValue(t *table, spec FaultSpec, v *float64) {
+	switch spec.Unit {
+	case UnitNone:
+	case UnitSeconds:
+		var dur time.Duration
+		if t.Duration(spec.Key, &dur) {
+			*v = dur.Seconds()
+		}
+	default:
+		t.Number(spec.Key, v)
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/strategy"
 )
@@ -131,7 +132,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "unknown top-level key",
 			text: edit(t, `name = "t"`, "name = \"t\"\ncolour = \"red\""),
-			want: `t.toml:2: colour: unknown key; valid keys at the top level: name, summary, story, duration, drain, tick, seed, fleet, class, load, service, fault, note`,
+			want: `t.toml:2: colour: unknown key; valid keys at the top level: name, summary, story, duration, drain, tick, seed, strategy, fleet, class, load, service, fault, control, note`,
 		},
 		{
 			name: "misspelt key is unknown, with a suggestion, and the real one missing",
@@ -279,6 +280,30 @@ func TestParseErrors(t *testing.T) {
 			name: "strategies and except",
 			text: minimal + "\n[[note]]\nat = \"5s\"\ntext = \"a\"\nstrategies = [\"naive\"]\nexcept = [\"cortex\"]\n",
 			want: `t.toml:18: note[1].except: give strategies (the note's) or except (those it is not for), not both`,
+		},
+		{
+			name: "an unknown control",
+			text: minimal + "\n[[control]]\nat = \"5s\"\ndo = \"restart\"\n",
+			want: `t.toml:16: control[1].do: unknown control "restart"; valid: inject, clear, clear-all, weights, adaptive, class, strategy`,
+		},
+		{
+			name: "a key the control does not take",
+			text: minimal + "\n[[control]]\nat = \"5s\"\ndo = \"clear\"\nkind = \"outage\"\nlatency = \"1s\"\n",
+			want: `t.toml:18: control[1].latency: is not a key of do = "clear", which takes kind`,
+		},
+		{
+			name: "controls between ticks, out of order, of no class, of bad weights, of no strategy",
+			text: minimal + "\n[[control]]\nat = \"5.05s\"\ndo = \"clear-all\"\n" +
+				"\n[[control]]\nat = \"4s\"\ndo = \"class\"\nclass = \"b\"\nshare = 2\n" +
+				"\n[[control]]\nat = \"6s\"\ndo = \"weights\"\nweights = { F = 0, L = 0, Q = 0, B = 0, C = 0 }\n" +
+				"\n[[control]]\nat = \"7s\"\ndo = \"strategy\"\nstrategy = \"naiv\"\n" +
+				"\n[[control]]\nat = \"8s\"\ndo = \"inject\"\nkind = \"errors\"\nfraction = 2\n",
+			want: "t.toml:15: control[1].at: must be a multiple of tick (100ms): controls apply between ticks, got 5.05s\n" +
+				"t.toml:19: control[2].at: must not be before control[1].at (5.05s): controls go in time order, got 4s\n" +
+				"t.toml:21: control[2].class: no class \"b\"; the classes are a\n" +
+				"t.toml:27: control[3].weights: " + weightsZeroMessage(t) + "\n" +
+				"t.toml:32: control[4].strategy: unknown strategy \"naiv\" (did you mean \"naive\"?); valid: " + strings.Join(strategy.Names(), ", ") + "\n" +
+				"t.toml:38: control[5].fraction: must be in (0, 1], got 2",
 		},
 		{
 			name: "empty note text",
@@ -437,7 +462,7 @@ summary = "s"`, "name = 1979-05-27\nsummary = [\"s\"]") + "drop_expired = \"yes\
 		{
 			name: "an unknown table",
 			text: minimal + "\n[servce]\nworkers = 3\n",
-			want: `t.toml:14: servce: unknown key (did you mean "service"?); valid keys at the top level: name, summary, story, duration, drain, tick, seed, fleet, class, load, service, fault, note`,
+			want: `t.toml:14: servce: unknown key (did you mean "service"?); valid keys at the top level: name, summary, story, duration, drain, tick, seed, strategy, fleet, class, load, service, fault, control, note`,
 		},
 		{
 			name: "a bad entry in an inline list of classes",
@@ -510,6 +535,14 @@ func TestParseRejectsHugeFiles(t *testing.T) {
 	assert.Equal(t, "-: larger than 1 MiB (the limit for a scenario file)", err.Error())
 }
 
+// weightsZeroMessage is what the engine says of weights that are all zero.
+func weightsZeroMessage(t *testing.T) string {
+	t.Helper()
+	_, err := engine.Weights{}.Normalized()
+	require.Error(t, err)
+	return err.Error()
+}
+
 // TestRoundTrip asserts that a full example (every key of the format) parses, writes back with
 // MarshalTOML and parses again to the same Scenario, and that its fields hold what the file says.
 func TestRoundTrip(t *testing.T) {
@@ -532,6 +565,20 @@ func TestRoundTrip(t *testing.T) {
 	}
 	assert.InDelta(t, 0.8, kinds[scenarios.FaultLatency], 1e-12, "latency is stored in seconds")
 	assert.Len(t, kinds, len(scenarios.FaultKinds))
+	assert.Equal(t, "naive", s.Strategy)
+	require.Len(t, s.Controls, 8, "one control of every kind a timeline may hold, and more")
+	for i, k := range []scenarios.ControlKind{scenarios.ControlInject, scenarios.ControlInject, scenarios.ControlClear, scenarios.ControlClearAll,
+		scenarios.ControlWeights, scenarios.ControlAdaptive, scenarios.ControlClass, scenarios.ControlStrategy} {
+		assert.Equal(t, k, s.Controls[i].Control)
+	}
+	assert.Equal(t, 21050*time.Millisecond, s.Controls[1].At)
+	assert.Equal(t, scenarios.Fault{Kind: scenarios.FaultLatency, Duration: 5 * time.Second, Value: 1}, s.Controls[0].Fault)
+	spec, _ := scenarios.FaultThrottle.Spec()
+	assert.Equal(t, spec.InjectValue(s.Service.Capacity()), s.Controls[1].Fault.Value, "no value: the throttle key's")
+	assert.Equal(t, 1.0, s.Controls[6].Share, "a class control without a share keeps the class's")
+	assert.Equal(t, 0, s.Controls[6].Priority)
+	assert.True(t, s.Controls[5].On)
+	assert.Equal(t, "cortex", s.Controls[7].Strategy)
 
 	out, err := s.MarshalTOML()
 	require.NoError(t, err)

@@ -17,6 +17,9 @@ type Scenario struct {
 	Drain    time.Duration // extra time after the last arrival for pending work (default 30s)
 	Tick     time.Duration // simulation step dt (default 100ms)
 	Seed     int64         // default seed when the user gives none (default 1)
+	// Strategy is the strategy a run starts with when the user gives none (a recorded demo
+	// says which it began with); "" for cortex.
+	Strategy string
 
 	Clients  int           // client instances sharing the arrivals, each with its own strategy state (default 20)
 	Loop     Loop          // open (default) or closed
@@ -29,7 +32,10 @@ type Scenario struct {
 	Load    []LoadPoint // load profile: rate multiplier over time, piecewise linear (default flat 1.0)
 	Service Service     // the downstream service
 	Faults  []Fault     // fault timeline
-	Notes   []Note      // timed captions
+	// Controls are the timeline's controls ([[control]]), in time order: applied at their
+	// times as the dashboard's keys apply them (a recorded demo's are the presenter's).
+	Controls []ScheduledControl
+	Notes    []Note // timed captions
 }
 
 // Budget says how a fleet's clients hold their retry budget.

@@ -54,6 +54,7 @@ func (s Scenario) Validate() error {
 	s.validateLoad(&p)
 	s.validateService(&p)
 	s.validateFaults(&p)
+	s.validateControls(&p)
 	s.validateNotes(&p)
 	return p.Err()
 }
@@ -76,6 +77,9 @@ func (s Scenario) validateTop(p *problems) {
 		p.Addf("duration", "must be positive, got %s", FormatDuration(s.Duration))
 	case s.Duration > MaxDuration:
 		p.Addf("duration", "must be at most %s, got %s", FormatDuration(MaxDuration), FormatDuration(s.Duration))
+	}
+	if s.Strategy != "" {
+		validateStrategies(p, "strategy", []string{s.Strategy})
 	}
 	if s.Drain < 0 || s.Drain > MaxDrain {
 		p.Addf("drain", "must be between 0s and %s, got %s", FormatDuration(MaxDrain), FormatDuration(s.Drain))

@@ -38,28 +38,70 @@ func stormScenario() scenarios.Scenario {
 // BenchmarkRun measures whole runs of the storm scenario per strategy (one goroutine) and
 // reports the attempts simulated per second of wall-clock time and per CPU-second of the
 // process (GC included), the latter being meaningful on a machine shared with other work.
+//
+// Each iteration also runs the storm with `none`, the reference, alternately before and after
+// the strategy's run, and x-none is the strategy's attempts per CPU-second over none's in the
+// same iterations: a ratio whose two figures see the same machine, so the load moves it far
+// less than either figure (none's own row, none against none, shows how much). The speed target
+// is x-none >= 0.6 for every strategy. served/attempt (the attempts a worker answered: the rest
+// failed fast, were rejected by a full queue or timed out unserved), refused/attempt (the
+// attempts the strategy refused locally, which cost an arrival and its calls but are not
+// attempts) and holds/attempt say what the strategy's attempts cost the simulator beside its own
+// code: a served attempt draws a service time and is popped from the workers' heap.
 func BenchmarkRun(b *testing.B) {
 	for _, name := range strategy.Names() {
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
-			attempts := 0
-			cpu0 := cpuTime()
+			var own, ref stormRate
+			i := 0
 			for b.Loop() {
-				s, err := New(stormScenario(), name, 1)
-				if err != nil {
-					b.Fatal(err)
-				}
-				for !s.Done() {
-					attempts += s.Step().Counts.Attempts
+				if i++; i%2 == 0 {
+					ref.run(b, "none")
+					own.run(b, name)
+				} else {
+					own.run(b, name)
+					ref.run(b, "none")
 				}
 			}
-			b.ReportMetric(float64(attempts)/b.Elapsed().Seconds(), "attempts/s")
-			if cpu := cpuTime() - cpu0; cpu > 0 {
-				b.ReportMetric(float64(attempts)/cpu.Seconds(), "attempts/cpu-s")
+			b.ReportMetric(float64(own.attempts)/b.Elapsed().Seconds(), "attempts/s")
+			if own.cpu > 0 && ref.cpu > 0 {
+				b.ReportMetric(own.perCPUSecond(), "attempts/cpu-s")
+				b.ReportMetric(own.perCPUSecond()/ref.perCPUSecond(), "x-none")
+			}
+			if own.attempts > 0 {
+				b.ReportMetric(float64(own.served)/float64(own.attempts), "served/attempt")
+				b.ReportMetric(float64(own.refused)/float64(own.attempts), "refused/attempt")
+				b.ReportMetric(float64(own.held)/float64(own.attempts), "holds/attempt")
 			}
 		})
 	}
 }
+
+// stormRate sums the attempts, what became of them, and the CPU time of storm runs.
+type stormRate struct {
+	attempts, served, refused, held int
+	cpu                             time.Duration
+}
+
+// run runs the storm once with strategy name, adding its attempts and CPU time.
+func (r *stormRate) run(b *testing.B, name string) {
+	cpu0 := cpuTime()
+	s, err := New(stormScenario(), name, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for !s.Done() {
+		c := s.Step().Counts
+		r.attempts += c.Attempts
+		r.served += c.Successes + c.ServerErrors
+		r.refused += c.LocalRejects
+		r.held += c.Held
+	}
+	r.cpu += cpuTime() - cpu0
+}
+
+// perCPUSecond returns the attempts per CPU-second.
+func (r *stormRate) perCPUSecond() float64 { return float64(r.attempts) / r.cpu.Seconds() }
 
 // Asserts that memory stays flat with the number of requests: after a warm-up, the heap in
 // use after 5 minutes of simulated traffic is not larger than after 1 minute (requests and

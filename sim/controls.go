@@ -2,6 +2,7 @@ package sim
 
 import (
 	"iter"
+	"slices"
 	"time"
 
 	"github.com/cortex-tui/cortex-tui/engine"
@@ -11,8 +12,34 @@ import (
 
 // Control applies c at the start of the next tick (source.ControlEvent says what each control
 // does). The controls of the run's classes and engines are model.Controls'; a fault is the
-// timeline's. An invalid fault is reported as a FaultRefused event, not an error.
+// timeline's. An invalid fault is reported as a FaultRefused event, not an error. Every
+// control applied before the run is over is recorded at its time (Played), so a recording
+// replays it.
 func (s *Sim) Control(c source.ControlEvent) error {
+	if err := s.control(c); err != nil {
+		return err
+	}
+	if !s.done {
+		s.sch.Applied(time.Duration(s.now), c)
+	}
+	return nil
+}
+
+// Played returns the scenario as the run played it since it began (or restarted): its own,
+// from the seed and the strategy it began with, its timeline of controls the ones applied so
+// far at their times (the dashboard's keys and the timeline's own) and then the timeline's
+// still to come. A scenario file written from it replays the run exactly.
+func (s *Sim) Played() scenarios.Scenario {
+	scn := s.scn
+	scn.Classes, scn.Load = slices.Clone(scn.Classes), slices.Clone(scn.Load)
+	scn.Faults, scn.Notes = slices.Clone(scn.Faults), slices.Clone(scn.Notes)
+	scn.Seed, scn.Strategy = s.seed, s.began
+	scn.Controls = s.sch.Played()
+	return scn
+}
+
+// control applies c (Control).
+func (s *Sim) control(c source.ControlEvent) error {
 	switch c.Control {
 	case source.ControlInject:
 		s.inject(c.Fault)

@@ -31,7 +31,7 @@ func (s *Sim) newFleetSync(name string) (*fleetSync, error) {
 	if s.scn.Budget != scenarios.BudgetShared {
 		return nil, nil
 	}
-	cfg, ok := strategy.FleetConfig(name)
+	cfg, ok := s.fleetConfig(name)
 	if !ok {
 		return nil, nil
 	}
@@ -44,6 +44,15 @@ func (s *Sim) newFleetSync(name string) (*fleetSync, error) {
 	// Every engine syncs every `every`: a view stays fresh until the next one is applied.
 	fs.member.MaxAge = 2 * time.Duration(fs.every)
 	return fs, nil
+}
+
+// fleetConfig returns the whole fleet's engine configuration of strategy name and whether it
+// has one: Options.Engine for cortex when set, else the strategy's own (strategy.FleetConfig).
+func (s *Sim) fleetConfig(name string) (engine.Config, bool) {
+	if s.opts.Engine != nil && s.usesEngine(name) {
+		return *s.opts.Engine, true
+	}
+	return strategy.FleetConfig(name)
 }
 
 // join makes a member of every client with an engine.

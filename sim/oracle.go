@@ -84,6 +84,11 @@ func (b Bound) Rate() float64 {
 // sequence of arrivals to bound the schedule of.
 var ErrClosedLoop = errors.New("no oracle bound in a closed loop: the arrivals depend on the schedule")
 
+// ErrControlled is Oracle's answer for a scenario with a timeline of controls ([[control]], a
+// recorded demo): they inject faults and move classes and strategies at run time, which the
+// bound, computed from the scenario's own faults and classes, does not know of.
+var ErrControlled = errors.New("no oracle bound for a scenario with controls: they change the faults and classes the bound is computed from")
+
 // oracleStep is the shortest step of the oracle: finer ticks are summed into steps of at least
 // 100 ms, and only a timeout's worth of ticks is held at once, which keeps its memory small for
 // a run of an hour at 1 ms ticks; it loosens the bound by at most a step of each original's
@@ -94,8 +99,12 @@ const oracleStep = 100 * time.Millisecond
 // the strategy (see the comment above, and docs/simulator.md). It costs a replay of the
 // service's state tick by tick and a draw of the run's arrivals: a few milliseconds for a
 // built-in scenario, less than any strategy's run. Zero fields of scn get the defaults, as in
-// New; an invalid scenario is New's error, a closed loop ErrClosedLoop.
+// New; an invalid scenario is New's error, a closed loop ErrClosedLoop, one with controls
+// ErrControlled.
 func Oracle(scn scenarios.Scenario, seed int64) (Bound, error) {
+	if len(scn.Controls) > 0 {
+		return Bound{}, ErrControlled
+	}
 	s, err := New(scn, "none", seed) // the strategy plays no part: no traffic is sent
 	if err != nil {
 		return Bound{}, err

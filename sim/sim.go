@@ -40,7 +40,9 @@ const (
 // it with NewSource for that.
 type Sim struct {
 	scn      scenarios.Scenario
+	opts     Options
 	strategy string
+	began    string // the strategy the run began (or restarted) with
 	seed     int64
 	switches uint64 // strategy switches, to derive fresh strategy streams
 
@@ -75,6 +77,7 @@ type Sim struct {
 
 	svc service
 	tl  model.Timeline    // the fault timeline and the captions
+	sch model.Schedule    // the scenario's controls ([[control]]), applied when their tick begins
 	fx  scenarios.Effects // what the faults in effect do to the service (the timeline's)
 
 	fleet *fleetSync // the clients' engines sharing one budget (scenario budget = "shared"); nil otherwise
@@ -160,11 +163,39 @@ const (
 // field: a scenario from Parse has already passed the stricter scenarios.Validate, while one
 // built in code need not (no name or summary, a fault of duration 0 lasting until the end).
 func New(scn scenarios.Scenario, strategyName string, seed int64) (*Sim, error) {
+	return NewWith(scn, strategyName, seed, Options{})
+}
+
+// Options are what a run may set beyond its scenario, strategy and seed. The zero value is
+// the run New builds.
+type Options struct {
+	// Engine, when set, is the engine configuration of the cortex strategy for the whole fleet
+	// (a cortex.toml file's, package engineconf), in place of engine.DefaultConfig: each client's
+	// engine gets its share (Config.Split), and a shared budget's bucket is its capacity. Its
+	// Fleet is the scenario's to decide (the budget), and each engine's seed the run's.
+	Engine *engine.Config
+	// EngineName names Engine in the run's Meta (source.Meta.Engine), e.g. the file's name;
+	// "" with an Engine reads "custom".
+	EngineName string
+}
+
+// NewWith builds a simulation as New does, with opts.
+func NewWith(scn scenarios.Scenario, strategyName string, seed int64, opts Options) (*Sim, error) {
 	scn = withDefaults(scn)
 	if err := validate(scn); err != nil {
 		return nil, err
 	}
-	s := &Sim{scn: scn, seed: seed}
+	if opts.Engine != nil {
+		if err := opts.Engine.Validate(); err != nil {
+			return nil, err
+		}
+		c := *opts.Engine
+		opts.Engine = &c
+		if opts.EngineName == "" {
+			opts.EngineName = "custom"
+		}
+	}
+	s := &Sim{scn: scn, seed: seed, opts: opts}
 	if err := s.reset(strategyName); err != nil {
 		return nil, err
 	}
@@ -188,6 +219,7 @@ func withDefaults(scn scenarios.Scenario) scenarios.Scenario {
 	scn.Load = append([]scenarios.LoadPoint(nil), scn.Load...)
 	scn.Faults = append([]scenarios.Fault(nil), scn.Faults...)
 	scn.Notes = append([]scenarios.Note(nil), scn.Notes...)
+	scn.Controls = append([]scenarios.ScheduledControl(nil), scn.Controls...)
 	slices.SortStableFunc(scn.Notes, func(a, b scenarios.Note) int { return cmp.Compare(a.At, b.At) })
 	return scn
 }
@@ -316,6 +348,7 @@ func (s *Sim) reset(strategyName string) error {
 	s.svc = service{Service: model.NewService(scn.Service, scn.Tick),
 		queue: ring.New[int32](scn.Service.QueueLimit)} // arrive never queues past it: the ring stays within it
 	s.tl = model.NewTimeline(scn.Faults, scn.Notes, sideOf{s})
+	s.sch = model.NewSchedule(scn.Controls)
 	s.fx = s.tl.Effects()
 	s.lastCircuits = [2]int{}
 	s.classTicks = make([]source.ClassTick, len(s.ctl.Classes))
@@ -331,6 +364,7 @@ func (s *Sim) reset(strategyName string) error {
 		return err
 	}
 	s.strategy = strings.ToLower(strings.TrimSpace(strategyName))
+	s.began = s.strategy
 	s.users = nil
 	if scn.Loop.Closed {
 		s.startUsers()
@@ -361,7 +395,7 @@ func (s *Sim) buildClients(name string) error {
 		if s.build != nil {
 			build = s.build
 		}
-		st, err := build(name, strategy.Env{Clock: s.clock, Rand: r, Clients: len(clients), Fleet: member, Shared: shared})
+		st, err := build(name, strategy.Env{Clock: s.clock, Rand: r, Clients: len(clients), Cortex: s.cortexConfig(name, len(clients)), Fleet: member, Shared: shared})
 		if err != nil {
 			return err
 		}
@@ -384,6 +418,32 @@ func (s *Sim) buildClients(name string) error {
 	}
 	s.clients, s.fleet = clients, fs
 	return nil
+}
+
+// cortexConfig returns one client's engine configuration for strategy name, a fleet of n:
+// Options.ClientEngine for cortex, nil (the strategy's own) otherwise.
+func (s *Sim) cortexConfig(name string, n int) *engine.Config {
+	if !s.usesEngine(name) {
+		return nil
+	}
+	return s.opts.ClientEngine(n)
+}
+
+// ClientEngine returns the engine configuration each of n clients of a run gets from o.Engine:
+// its share (Config.Split), its Fleet off (the scenario's budget decides); nil without an
+// Engine (each client then gets engine.DefaultConfig's share).
+func (o Options) ClientEngine(n int) *engine.Config {
+	if o.Engine == nil {
+		return nil
+	}
+	c := o.Engine.Split(n)
+	c.Fleet = engine.FleetConfig{}
+	return &c
+}
+
+// usesEngine reports whether strategy name runs Options.Engine (cortex does).
+func (s *Sim) usesEngine(name string) bool {
+	return strings.EqualFold(strings.TrimSpace(name), strategy.CortexName)
 }
 
 // startUsers creates the closed-loop population: users are spread over the classes in
@@ -423,6 +483,9 @@ func (s *Sim) Meta() source.Meta {
 		Total:    s.scn.Duration + s.scn.Drain,
 		Duration: s.scn.Duration,
 		Classes:  s.ctl.Meta(),
+	}
+	if s.opts.Engine != nil && s.usesEngine(s.strategy) {
+		m.Engine = s.opts.EngineName
 	}
 	return m
 }

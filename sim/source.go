@@ -22,13 +22,19 @@ var (
 	_ source.Source    = (*simSource)(nil)
 	_ source.Inspector = (*simSource)(nil)
 	_ source.Fleet     = (*simSource)(nil)
+	_ source.Recording = (*simSource)(nil)
 )
 
 // NewSource returns a source.Source running scn with strategyName from seed. It is safe for
 // concurrent use (the dashboard advances it from a command goroutine and sends controls from
 // its Update loop). It keeps the latest DecisionsKept retry decisions (source.Inspector).
 func NewSource(scn scenarios.Scenario, strategyName string, seed int64) (source.Source, error) {
-	s, err := New(scn, strategyName, seed)
+	return NewSourceWith(scn, strategyName, seed, Options{})
+}
+
+// NewSourceWith returns a source.Source as NewSource does, running with opts.
+func NewSourceWith(scn scenarios.Scenario, strategyName string, seed int64, opts Options) (source.Source, error) {
+	s, err := NewWith(scn, strategyName, seed, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -41,6 +47,13 @@ func (p *simSource) RecentDecisions() []source.DecisionRecord {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.sim.RecentDecisions()
+}
+
+// Played returns the scenario as the run played it (Sim.Played).
+func (p *simSource) Played() scenarios.Scenario {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.sim.Played()
 }
 
 // Meta describes the run.

@@ -21,6 +21,12 @@ func (s *Sim) Step() source.Snapshot {
 	}
 	start := s.now
 	end := start + s.tick
+	for _, c := range s.sch.Due(time.Duration(start)) {
+		// As if the dashboard's key had applied it between the last tick and this one: a
+		// recorded demo replays byte for byte. A scenario's controls are valid (Validate), so
+		// none is refused; a run's own refusal would be logged by it as for a key.
+		_ = s.Control(c)
+	}
 	s.beginTick(start)
 	s.runEvents(start, end)
 	util, over := s.endOfTick(end)

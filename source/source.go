@@ -7,7 +7,6 @@ package source
 
 import (
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/cortex-tui/cortex-tui/engine"
@@ -47,6 +46,16 @@ type Pauser interface {
 	SetPaused(on bool)
 }
 
+// Recording is implemented by sources that record the controls they apply (the simulator,
+// live mode): the dashboard's record key writes the scenario a run played as a file that
+// replays it. Its method is safe for concurrent use.
+type Recording interface {
+	// Played returns the run's scenario as played since it began or restarted: its seed and
+	// the strategy it began with set, its controls ([[control]]) every control applied so far
+	// at its time, then the scenario's own still to come.
+	Played() scenarios.Scenario
+}
+
 // Fleet is implemented by sources whose CORTEX engines may share a fleet (the simulator's
 // shared budget, live --fleet). Its method is safe for concurrent use.
 type Fleet interface {
@@ -66,6 +75,19 @@ type Meta struct {
 	Duration time.Duration // arrival phase alone (new originals arrive only during it); 0 for an unbounded live run
 	Classes  []ClassMeta
 	Live     bool
+	// Engine names the engine configuration the cortex strategy runs when it is not the
+	// defaults: a cortex.toml file's name ("" for engine.DefaultConfig, and for every other
+	// strategy).
+	Engine string
+}
+
+// StrategyLabel is how a screen names the run's strategy: "cortex", or "cortex (tuned.toml)"
+// when it runs an engine configuration of its own.
+func (m Meta) StrategyLabel() string {
+	if m.Engine == "" {
+		return m.Strategy
+	}
+	return m.Strategy + " (" + m.Engine + ")"
 }
 
 // FleetMeta says which fleet a run's CORTEX engines joined (Fleet).
@@ -343,176 +365,6 @@ type FleetHealth struct {
 	Repaired  uint64        // bad values the store found in its own state and repaired (never applied), latest view
 }
 
-// EventKind classifies an event for colour and filtering.
-type EventKind int
-
-// The kinds of events.
-const (
-	EventNote    EventKind = iota // a scenario caption began
-	EventFault                    // a fault started, ended, was cleared or refused
-	EventService                  // the service crashed, restarted, finished warming
-	EventCircuit                  // the number of clients with an OPEN or HALF_OPEN circuit changed
-	EventControl                  // a user control was applied
-	EventTarget                   // what a --target does wrong, said once per cause of failure (Text)
-)
-
-var eventKinds = [...]string{EventNote: "note", EventFault: "fault", EventService: "service", EventCircuit: "circuit", EventControl: "control", EventTarget: "target"}
-
-// String names the kind as the event log does: "note", "fault", "service", "circuit",
-// "control", "target".
-func (k EventKind) String() string {
-	if k >= 0 && int(k) < len(eventKinds) {
-		return eventKinds[k]
-	}
-	return fmt.Sprintf("EventKind(%d)", int(k))
-}
-
-// Event is one entry of the event log, as data: Kind says which of Fault, Service, Circuit and
-// Control describes it; the dashboard (or any other reader) words it. Only a note, and a control
-// the dashboard applies itself (pause, speed...), come as words, in Text.
-type Event struct {
-	T    time.Duration
-	Kind EventKind
-	// Text is the caption of an EventNote, what an EventTarget says, or the words of an
-	// EventControl whose Control is ControlText; "" otherwise.
-	Text    string
-	Fault   FaultEvent   // EventFault
-	Service ServiceEvent // EventService
-	Circuit CircuitEvent // EventCircuit
-	Control ControlEvent // EventControl
-}
-
-// FaultChange says what happened to a fault.
-type FaultChange uint8
-
-// The changes of a fault.
-const (
-	FaultStarted FaultChange = iota // it began: injected, or from the scenario's timeline
-	FaultEnded                      // its duration ran out
-	FaultCleared                    // a control cleared it
-	FaultRefused                    // an injection was refused; Reason says why
-)
-
-// FaultEvent is a fault starting, ending, being cleared or being refused.
-type FaultEvent struct {
-	Change   FaultChange
-	Kind     scenarios.FaultKind
-	Value    float64       // FaultStarted, FaultRefused: the fault's value (scenarios.FaultSpec)
-	Duration time.Duration // FaultStarted: how long it lasts from now; 0 until cleared
-	Injected bool          // FaultStarted: injected at run time (false: the scenario's timeline)
-	Reason   string        // FaultRefused: why
-}
-
-// ServiceCause says why the service changed state.
-type ServiceCause uint8
-
-// The causes of a service event.
-const (
-	CauseOverload ServiceCause = iota // crashed: utilisation above crash_factor for crash_after
-	CauseRestart                      // restarted, after a crash or at the end of an outage
-	CauseWarmedUp                     // its warm-up ended: full capacity
-)
-
-// ServiceEvent is the service entering State, for Cause.
-type ServiceEvent struct {
-	State ServiceState
-	Cause ServiceCause
-	// CauseOverload: the utilisation over the last second (offered / capacity), how long it had
-	// been above crash_factor, and the time until the restart.
-	Utilisation float64
-	Overloaded  time.Duration
-	RestartIn   time.Duration
-	// CauseRestart into ServiceWarming: the share of full capacity it restarts at (0..1] and
-	// how long it takes to reach full capacity.
-	WarmStart float64
-	Warmup    time.Duration
-}
-
-// CircuitEvent counts the clients whose circuit is OPEN and HALF_OPEN, out of Clients, after a
-// change of either count.
-type CircuitEvent struct {
-	Open, HalfOpen, Clients int
-}
-
-// Control says which control a ControlEvent is: sent to a source (Source.Control), or applied
-// by it (an EventControl).
-type Control uint8
-
-// The controls of a ControlEvent.
-const (
-	ControlText     Control = iota // applied by the dashboard itself and worded in Event.Text; not a source's
-	ControlWeights                 // set the CORTEX weights of every client: Weights (any scale; the engines renormalise them)
-	ControlAdaptive                // turn CORTEX adaptive weights on or off: On
-	ControlClass                   // set a class's traffic share and priority: Class (its name), Share, Priority
-	ControlStrategy                // switch every client to a strategy from now on: Strategy
-	ControlInject                  // start Fault now for Fault.Duration (0: until cleared), replacing one of its kind
-	ControlClear                   // end the injected or scheduled fault of kind Fault.Kind, if any
-	ControlClearAll                // end every active fault
-	ControlRestart                 // start the run again from t=0, same seed, scenario and strategy; controls reset
-	numControls
-)
-
-var controlNames = [numControls]string{ControlText: "text", ControlWeights: "weights", ControlAdaptive: "adaptive",
-	ControlClass: "class", ControlStrategy: "strategy", ControlInject: "inject", ControlClear: "clear",
-	ControlClearAll: "clear-all", ControlRestart: "restart"}
-
-// String names the control: "weights", "adaptive", "class", "strategy", "inject", "clear",
-// "clear-all", "restart" or "text".
-func (c Control) String() string {
-	if c < numControls {
-		return controlNames[c]
-	}
-	return fmt.Sprintf("Control(%d)", int(c))
-}
-
-// ControlEvent is one control: what Source.Control applies and what an EventControl says a
-// source applied. Only the fields of its Control are set.
-type ControlEvent struct {
-	Control  Control
-	Weights  engine.Weights // ControlWeights: as set (the engines keep them renormalised)
-	On       bool           // ControlAdaptive: adaptive weights on
-	Class    string         // ControlClass: the class's name, its new share and priority
-	Share    float64
-	Priority int
-	Strategy string          // ControlStrategy: the strategy from now on
-	Fault    scenarios.Fault // ControlInject: the fault (At is ignored); ControlClear: its Kind
-}
-
-// The controls as values, for Source.Control.
-
-// SetWeights is the control that sets the CORTEX weights of every client.
-func SetWeights(w engine.Weights) ControlEvent {
-	return ControlEvent{Control: ControlWeights, Weights: w}
-}
-
-// SetAdaptive is the control that turns CORTEX adaptive weights on or off.
-func SetAdaptive(on bool) ControlEvent { return ControlEvent{Control: ControlAdaptive, On: on} }
-
-// SetClass is the control that sets class's share (a multiplier of its base rate, >= 0) and
-// priority (0..scenarios.MaxPriority).
-func SetClass(class string, share float64, priority int) ControlEvent {
-	return ControlEvent{Control: ControlClass, Class: class, Share: share, Priority: priority}
-}
-
-// SetStrategy is the control that switches every client to the named strategy.
-func SetStrategy(name string) ControlEvent {
-	return ControlEvent{Control: ControlStrategy, Strategy: name}
-}
-
-// Inject is the control that starts fault f now.
-func Inject(f scenarios.Fault) ControlEvent { return ControlEvent{Control: ControlInject, Fault: f} }
-
-// Clear is the control that ends the fault of kind.
-func Clear(kind scenarios.FaultKind) ControlEvent {
-	return ControlEvent{Control: ControlClear, Fault: scenarios.Fault{Kind: kind}}
-}
-
-// ClearAll is the control that ends every fault.
-func ClearAll() ControlEvent { return ControlEvent{Control: ControlClearAll} }
-
-// Restart is the control that starts the run again from t=0.
-func Restart() ControlEvent { return ControlEvent{Control: ControlRestart} }
-
 // ActiveFault is a fault in effect, with its remaining time (0 = until cleared).
 type ActiveFault struct {
 	Kind      scenarios.FaultKind
@@ -547,17 +399,4 @@ type Inspector interface {
 	// RecentDecisions returns a copy of the latest decisions kept, oldest first (none before
 	// the first decision).
 	RecentDecisions() []DecisionRecord
-}
-
-// CheckClass validates the share and priority that a ControlClass gives class name: a share is
-// a finite multiplier >= 0 of the class's base rate, a priority is in 0..scenarios.MaxPriority.
-// model.Controls checks every ControlClass with it, and the scenario format its priorities.
-func CheckClass(name string, share float64, priority int) error {
-	if !(share >= 0) || math.IsInf(share, 0) {
-		return fmt.Errorf("class %s: share must be a finite number >= 0 (got %v)", name, share)
-	}
-	if priority < 0 || priority > scenarios.MaxPriority {
-		return fmt.Errorf("class %s: priority must be in 0..%d (got %d)", name, scenarios.MaxPriority, priority)
-	}
-	return nil
 }

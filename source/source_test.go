@@ -27,3 +27,18 @@ func TestServiceStateText(t *testing.T) {
 	assert.False(t, ServiceDown.Serving())
 	assert.False(t, ServiceCrashed.Serving())
 }
+
+// TestEveryControlNamed asserts that every control has a name of its own (a control added
+// without its entry in controlNames would print as "" and be confused with another).
+func TestEveryControlNamed(t *testing.T) {
+	seen := map[string]Control{}
+	for c := range NumControls {
+		name := c.String()
+		require.NotEmpty(t, name, "control %d has no name in controlNames", c)
+		if o, dup := seen[name]; dup {
+			t.Errorf("controls %d and %d are both named %q", o, c, name)
+		}
+		seen[name] = c
+	}
+	assert.Equal(t, "Control(200)", Control(200).String())
+}

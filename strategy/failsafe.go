@@ -3,6 +3,7 @@ package strategy
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -284,7 +285,6 @@ func (f *Failsafe) maybeUpdate(now Time) {
 	if now <= f.nextUpdate || len(f.rtts) < f.cfg.RecentSamples {
 		return
 	}
-	slices.Sort(f.rtts)
 	smoothed := f.smoothed.add(f.median.add(quantile(f.rtts, f.cfg.RecentQuantile)))
 	f.updateLimit(smoothed, f.maxInflight)
 	minRTT := f.minRTT
@@ -364,12 +364,64 @@ func (f *Failsafe) Decide(_ Time, a Attempt, o Outcome) Verdict {
 // SetPending does nothing.
 func (*Failsafe) SetPending(int) {}
 
-// quantile is the q quantile of sorted values (not empty), interpolated between neighbours.
-func quantile(sorted []float64, q float64) float64 {
-	pos := q * float64(len(sorted)-1)
+// quantile is the q quantile of values (not empty), interpolated between neighbours in sorted
+// order. It reorders values: it selects the two neighbours (selectNth, then the least of those
+// above) instead of sorting them all, which gives the same two values.
+func quantile(values []float64, q float64) float64 {
+	pos := q * float64(len(values)-1)
 	i := int(pos)
-	if i+1 >= len(sorted) {
-		return sorted[len(sorted)-1]
+	lo := selectNth(values, i)
+	if i+1 >= len(values) {
+		return lo
 	}
-	return sorted[i] + (pos-float64(i))*(sorted[i+1]-sorted[i])
+	hi := slices.Min(values[i+1:])
+	return lo + (pos-float64(i))*(hi-lo)
+}
+
+// selectNth reorders xs (no NaN) so that xs[k] is the value sorted order puts there, every
+// value before it no greater and every one after it no smaller, and returns it: Hoare's
+// quickselect on the median of three, which sorts the range left once it has halved it twice
+// the times a balanced split would (so a hostile order costs a sort, not a quadratic time).
+func selectNth(xs []float64, k int) float64 {
+	lo, hi := 0, len(xs)-1
+	for budget := 2 * bits.Len(uint(len(xs))); hi > lo; budget-- {
+		if budget == 0 || hi-lo < 12 {
+			slices.Sort(xs[lo : hi+1])
+			break
+		}
+		mid := lo + (hi-lo)/2
+		if xs[mid] < xs[lo] {
+			xs[mid], xs[lo] = xs[lo], xs[mid]
+		}
+		if xs[hi] < xs[lo] {
+			xs[hi], xs[lo] = xs[lo], xs[hi]
+		}
+		if xs[hi] < xs[mid] {
+			xs[hi], xs[mid] = xs[mid], xs[hi]
+		}
+		pivot := xs[mid]
+		i, j := lo, hi
+		for i <= j {
+			for xs[i] < pivot {
+				i++
+			}
+			for xs[j] > pivot {
+				j--
+			}
+			if i <= j {
+				xs[i], xs[j] = xs[j], xs[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return xs[k] // j < k < i: equal to the pivot
+		}
+	}
+	return xs[k]
 }

@@ -1,6 +1,7 @@
 package strategy
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -131,4 +132,68 @@ func TestFailsafeBudget(t *testing.T) {
 	f.Record(t0, att(5, 1), Success, time.Millisecond)
 	assert.True(t, f.Decide(t0, att(5, 0), Timeout).Retry, "2 in flight: under the minimum")
 	assert.Equal(t, engine.MaxRetriesExceeded, f.Decide(t0, att(5, 2), Timeout).Action)
+}
+
+// TestQuantileSelects asserts that the recent window's quantile, found by selection, is the
+// value of the sorted window's (interpolated between its neighbours) for every quantile,
+// whatever the order and the repeats: random, sorted, reversed, few distinct values, all equal,
+// a median-of-three killer's order, and sizes from 1 to 300.
+func TestQuantileSelects(t *testing.T) {
+	r := newRand(7)
+	orders := map[string]func(n int) []float64{
+		"random": func(n int) []float64 {
+			xs := make([]float64, n)
+			for i := range xs {
+				xs[i] = float64(r.IntN(1_000_000))
+			}
+			return xs
+		},
+		"sorted":   func(n int) []float64 { return ramp(n, 1) },
+		"reversed": func(n int) []float64 { return ramp(n, -1) },
+		"few": func(n int) []float64 {
+			xs := make([]float64, n)
+			for i := range xs {
+				xs[i] = float64(r.IntN(3))
+			}
+			return xs
+		},
+		"equal": func(n int) []float64 { return make([]float64, n) },
+		"organ pipe": func(n int) []float64 {
+			xs := ramp(n, 1)
+			for i := n / 2; i < n; i++ {
+				xs[i] = float64(n - i)
+			}
+			return xs
+		},
+	}
+	for name, gen := range orders {
+		for _, n := range []int{1, 2, 3, 5, 12, 13, 50, 51, 99, 300} {
+			for _, q := range []float64{0, 0.1, 0.5, 0.9, 0.99, 1} {
+				xs := gen(n)
+				sorted := slices.Clone(xs)
+				slices.Sort(sorted)
+				pos := q * float64(n-1)
+				i := int(pos)
+				want := sorted[min(i, n-1)]
+				if i+1 < n {
+					want = sorted[i] + (pos-float64(i))*(sorted[i+1]-sorted[i])
+				}
+				assert.Equal(t, want, quantile(xs, q), "%s, %d values, q %v", name, n, q)
+				slices.Sort(xs)
+				assert.Equal(t, sorted, xs, "%s, %d values: reordered, never changed", name, n)
+			}
+		}
+	}
+}
+
+// ramp returns n values 0, 1, ... (dir 1) or n-1, ..., 0 (dir -1).
+func ramp(n, dir int) []float64 {
+	xs := make([]float64, n)
+	for i := range xs {
+		xs[i] = float64(i)
+		if dir < 0 {
+			xs[i] = float64(n - 1 - i)
+		}
+	}
+	return xs
 }

@@ -3,18 +3,13 @@ package tui
 import (
 	"fmt"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/report"
-	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
-	"github.com/cortex-tui/cortex-tui/strategy"
 	"github.com/cortex-tui/cortex-tui/tui/common"
-	"github.com/cortex-tui/cortex-tui/tui/eventlog"
 	"github.com/cortex-tui/cortex-tui/tui/picker"
 )
 
@@ -162,41 +157,6 @@ func (m *Model) pickerMsg(msg tea.Msg) (tea.Cmd, bool) {
 	return cmd, true
 }
 
-// cycleStrategy switches the run (the right side in compare mode) to the next strategy, once
-// no advance is in flight (whenIdle).
-func (m *Model) cycleStrategy() tea.Cmd {
-	if len(m.fr.runs) == 0 || m.over() {
-		return nil
-	}
-	r := m.fr.runs[len(m.fr.runs)-1]
-	m.ctl.whenIdle(func() { m.nextStrategy(r) })
-	return nil
-}
-
-// nextStrategy switches r to the next strategy its source accepts, if r is still watched.
-func (m *Model) nextStrategy(r *run) {
-	if !slices.Contains(m.fr.runs, r) {
-		return // replaced while the switch waited for an advance
-	}
-	names := strategy.Names()
-	i := slices.Index(names, r.meta.Strategy)
-	var errs []string
-	for step := 1; step < len(names); step++ { // skip strategies the source refuses
-		next := names[(i+step+len(names))%len(names)]
-		if err := r.src.Control(source.SetStrategy(next)); err != nil {
-			errs = append(errs, err.Error())
-			continue
-		}
-		r.syncMeta()
-		r.rec.SwitchStrategy(next)
-		m.applied(fmt.Sprintf("strategy %s from now on (%s)", next, strategy.Describe(next)))
-		m.redraw()
-		m.lessonControl(source.SetStrategy(next))
-		return
-	}
-	m.setStatus("no other strategy available: "+strings.Join(errs, "; "), true)
-}
-
 // toggleCompare enters compare mode (cortex against the current strategy, or naive) on fresh
 // runs of the same scenario and seed, or leaves it keeping the left run.
 func (m *Model) toggleCompare() tea.Cmd {
@@ -221,7 +181,11 @@ func (m *Model) toggleCompare() tea.Cmd {
 	}
 	seed := m.fr.runs[0].meta.Seed
 	left, right := "cortex", m.fr.runs[0].meta.Strategy
-	if right == left {
+	rightFactory := m.ctl.factory
+	switch {
+	case m.opts.CompareFactory != nil: // another engine on the right
+		right, rightFactory = "cortex", m.opts.CompareFactory
+	case right == left:
 		right = compareDefault
 	}
 	a, err := m.ctl.build(*m.scn, left, seed)
@@ -229,7 +193,7 @@ func (m *Model) toggleCompare() tea.Cmd {
 		m.setStatus(err.Error(), true)
 		return nil
 	}
-	b, err := m.ctl.build(*m.scn, right, seed)
+	b, err := (&controller{factory: rightFactory}).build(*m.scn, right, seed)
 	if err != nil {
 		_ = a.Close()
 		m.setStatus(err.Error(), true)
@@ -237,180 +201,12 @@ func (m *Model) toggleCompare() tea.Cmd {
 	}
 	m.ctl.closeAll()
 	m.screen = screenDashboard
-	m.setRuns(newRun(a), newRun(b))
+	ra, rb := newRun(a), newRun(b)
+	left, right = ra.meta.StrategyLabel(), rb.meta.StrategyLabel()
+	m.setRuns(ra, rb)
 	m.setStatus(fmt.Sprintf("comparing %s and %s on the same arrivals and seed %d (%s changes the right side)", left, right, seed, common.KeyName(m.keys.Strategy)), false)
 	m.logControl(fmt.Sprintf("compare %s vs %s from t=0, seed %d", left, right, seed))
 	return m.kick()
-}
-
-// toggleFault injects a fault of kind with the dashboard's value, or clears it if active.
-func (m *Model) toggleFault(kind scenarios.FaultKind) func() tea.Cmd {
-	return func() tea.Cmd {
-		if len(m.fr.runs) == 0 {
-			return nil
-		}
-		if m.over() {
-			return nil
-		}
-		if m.injected[kind] || m.faultActive(kind) {
-			m.ctl.send(source.Clear(kind), nil)
-			delete(m.injected, kind)
-			m.applied(fmt.Sprintf("%s cleared", kind))
-			return nil
-		}
-		spec, _ := kind.Spec()
-		f := scenarios.Fault{Kind: kind, Value: spec.InjectValue(m.capacity())}
-		m.ctl.send(source.Inject(f), nil)
-		m.injected[kind] = true
-		what := spec.Effect // "latency injected (+1s: added to the service time, ...)"
-		if v := spec.Unit.Show(f.Value); v != "" {
-			what = v + ": " + what
-		}
-		injected := fmt.Sprintf("%s injected (%s)", kind, what)
-		m.applied(injected)
-		m.setStatus(injected+"; press again to clear", false)
-		return nil
-	}
-}
-
-// over reports whether every run is over, and then says in the footer that a control changes
-// nothing any more: a finished run's results must never change (a strategy switched on the
-// summary relabelled them, and the export named a strategy that never ran).
-func (m *Model) over() bool {
-	if !m.done() {
-		return false
-	}
-	m.setStatus(fmt.Sprintf("the run is over: its results stay as they are; %s runs it again, %s picks another scenario",
-		common.KeyName(m.keys.Restart), common.KeyName(m.keys.Load)), true)
-	return true
-}
-
-// faultActive reports whether the latest snapshot shows a fault of kind in effect.
-func (m *Model) faultActive(kind scenarios.FaultKind) bool {
-	for _, f := range m.fr.runs[0].hist.last.Faults {
-		if f.Kind == kind {
-			return true
-		}
-	}
-	return false
-}
-
-// capacity is the service's full capacity in requests/s, which a rate fault is injected
-// relative to (scenarios.FaultSpec.InjectValue): the scenario's, or the latest snapshot's.
-func (m *Model) capacity() float64 {
-	if m.scn != nil {
-		return m.scn.Service.Capacity()
-	}
-	return m.fr.runs[0].hist.last.Service.Capacity
-}
-
-// clearFaults ends every active fault.
-func (m *Model) clearFaults() tea.Cmd {
-	if m.over() {
-		return nil
-	}
-	m.ctl.send(source.ClearAll(), nil)
-	clear(m.injected)
-	m.applied("every fault cleared")
-	return nil
-}
-
-// weightSel moves the weight selection by d (wrapping).
-func (m *Model) weightSel(d int) func() tea.Cmd {
-	return func() tea.Cmd {
-		m.fr.selWeight = (m.fr.selWeight + d + len(signalNames)) % len(signalNames)
-		m.redrawFor(changedWeights)
-		return nil
-	}
-}
-
-// weightBy changes the selected weight by delta, renormalises and applies the weights.
-func (m *Model) weightBy(delta float64) func() tea.Cmd {
-	return func() tea.Cmd {
-		if m.over() {
-			return nil
-		}
-		w := m.fr.weights
-		s := signalNames[m.fr.selWeight]
-		if v := w[m.fr.selWeight]; (delta < 0 && v <= 0) || (delta > 0 && v >= 1) {
-			m.setStatus(fmt.Sprintf("weight of %s (%s) is already %.2f", s.key, s.name, v), false)
-			return nil
-		}
-		weights, err := engine.WeightsFrom(w).Adjust(m.fr.selWeight, delta)
-		if err != nil {
-			m.setStatus("the weights cannot all be zero", true)
-			return nil
-		}
-		w = weights.Array()
-		m.ctl.send(source.SetWeights(weights), func(err error) { m.setStatus("weights: "+err.Error(), true) })
-		m.fr.weights = w
-		m.applied(fmt.Sprintf("weight of %s (%s) now %.2f, renormalised", s.key, s.name, w[m.fr.selWeight]))
-		m.redrawFor(changedWeights)
-		m.lessonControl(source.SetWeights(weights))
-		return nil
-	}
-}
-
-// toggleAdaptive turns adaptive weights on or off.
-func (m *Model) toggleAdaptive() tea.Cmd {
-	if m.over() {
-		return nil
-	}
-	m.fr.adaptive = !m.fr.adaptive
-	m.ctl.send(source.SetAdaptive(m.fr.adaptive), nil)
-	m.applied(fmt.Sprintf("adaptive weights %s", eventlog.OnOff(m.fr.adaptive)))
-	m.redrawFor(changedWeights)
-	return nil
-}
-
-// classSel moves the class selection by d (clamped).
-func (m *Model) classSel(d int) func() tea.Cmd {
-	return func() tea.Cmd {
-		if len(m.fr.classes) == 0 {
-			return nil
-		}
-		m.fr.selClass = min(max(m.fr.selClass+d, 0), len(m.fr.classes)-1)
-		m.redrawFor(changedClasses)
-		return nil
-	}
-}
-
-// shareBy changes the selected class's share of traffic by d.
-func (m *Model) shareBy(d float64) func() tea.Cmd {
-	return func() tea.Cmd {
-		return m.setClass(func(share float64, prio int) (float64, int) {
-			return min(max(share+d, 0), maxShare), prio
-		})
-	}
-}
-
-// priorityBy changes the selected class's priority by d.
-func (m *Model) priorityBy(d int) func() tea.Cmd {
-	return func() tea.Cmd {
-		return m.setClass(func(share float64, prio int) (float64, int) {
-			return share, min(max(prio+d, 0), maxPriority)
-		})
-	}
-}
-
-// setClass applies change to the selected class on every run.
-func (m *Model) setClass(change func(float64, int) (float64, int)) tea.Cmd {
-	if m.fr.selClass >= len(m.fr.classes) || m.over() {
-		return nil
-	}
-	c := &m.fr.classes[m.fr.selClass]
-	share, prio := change(c.Share, c.Priority)
-	if share == c.Share && prio == c.Priority {
-		m.setStatus(fmt.Sprintf("class %s: share x%.2f, priority %d: already at the limit (share x0..x%g, priority 0..%d)",
-			c.Name, share, prio, maxShare, maxPriority), false)
-		return nil
-	}
-	name := c.Name
-	m.ctl.send(source.SetClass(name, share, prio), func(err error) { m.setStatus(fmt.Sprintf("class %s: %v", name, err), true) })
-	c.Share, c.Priority = share, prio
-	m.applied(fmt.Sprintf("class %s: share x%.2f, priority %d", c.Name, share, prio))
-	m.redrawFor(changedClasses)
-	return nil
 }
 
 // export writes every run's timeline as CSV and JSON.
@@ -432,10 +228,7 @@ func (m *Model) export() tea.Cmd {
 func (m *Model) results() []report.Result {
 	out := make([]report.Result, 0, len(m.fr.runs))
 	for _, r := range m.fr.runs {
-		sum := r.rec.Summary()
-		meta := r.meta
-		meta.Strategy = sum.Strategy
-		out = append(out, report.Result{Meta: meta, Timeline: r.rec.Rows(), Summary: sum})
+		out = append(out, r.rec.Result())
 	}
 	return out
 }

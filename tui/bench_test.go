@@ -6,6 +6,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/keymap"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/sim"
@@ -72,7 +73,7 @@ func BenchmarkRedraw(b *testing.B) {
 func BenchmarkHeaviestFrame(b *testing.B) {
 	saved := newFrameBudget
 	defer func() { newFrameBudget = saved }()
-	newFrameBudget = func() func(int) bool { return frameBudgetFrom(time.Now) } // the real one
+	newFrameBudget = func() func(int) bool { return frameBudgetFrom(engine.WallClock{}) } // the real one
 	scn := heaviest()
 	m := New(Options{Keys: keymap.Default(), Factory: sim.NewSource, Scenario: &scn, ExportDir: b.TempDir()})
 	m.Update(tea.WindowSizeMsg{Width: 160, Height: 48})

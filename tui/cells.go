@@ -7,10 +7,13 @@ import (
 
 	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/source"
+	"github.com/cortex-tui/cortex-tui/tui/common"
+	"github.com/cortex-tui/cortex-tui/tui/decisions"
 	"github.com/cortex-tui/cortex-tui/tui/eventlog"
 	"github.com/cortex-tui/cortex-tui/tui/fleetpanel"
 	"github.com/cortex-tui/cortex-tui/tui/help"
 	"github.com/cortex-tui/cortex-tui/tui/lessonpanel"
+	"github.com/cortex-tui/cortex-tui/tui/shedding"
 	"github.com/cortex-tui/cortex-tui/tui/summary"
 )
 
@@ -36,7 +39,7 @@ func (c eventsCell) Update(msg tea.Msg) (eventsCell, tea.Cmd) {
 	}
 	title := "Events"
 	if len(f.f.runs) > 1 && c.run < len(f.f.runs) {
-		title += " · " + f.f.runs[c.run].meta.Strategy
+		title += " · " + f.f.runs[c.run].meta.StrategyLabel()
 	}
 	if c.run >= len(f.f.runs) {
 		c.Hide(title)
@@ -151,4 +154,40 @@ func (f *frame) lessonH(_, h int) int {
 		return 6
 	}
 	return 5
+}
+
+// sheddingCell places the shedding panel: it shows the first run's classes on a full redraw
+// and when a class or the selection changed.
+type sheddingCell struct{ *shedding.Model }
+
+// Update shows the classes as set, the selected one and the first run's latest counts.
+func (c sheddingCell) Update(msg tea.Msg) (sheddingCell, tea.Cmd) {
+	f, ok := msg.(frameMsg)
+	if !ok || !f.shows(changedClasses) {
+		return c, nil
+	}
+	if len(f.f.runs) == 0 {
+		c.Hide()
+		return c, nil
+	}
+	km, r := f.f.keyMap(), f.f.runs[0]
+	c.Show(shedding.View{Classes: f.f.classes, Selected: f.f.selClass, Last: r.hist.last, Tick: r.meta.Tick,
+		Keys: common.KeyName(km.ClassUp) + "/" + common.KeyName(km.ClassDown)})
+	return c, nil
+}
+
+// decisionsCell places the decisions panel: it shows the first run's decisions on a full redraw.
+type decisionsCell struct{ *decisions.Model }
+
+// Update shows the first run's latest counts and totals on a full redraw.
+func (c decisionsCell) Update(msg tea.Msg) (decisionsCell, tea.Cmd) {
+	if f, ok := msg.(frameMsg); ok && f.full() {
+		if len(f.f.runs) == 0 {
+			c.Hide()
+		} else {
+			r := f.f.runs[0]
+			c.Show(r.hist.last, r.hist.totals(), r.meta.Tick)
+		}
+	}
+	return c, nil
 }

@@ -7,6 +7,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/source"
 )
@@ -29,13 +30,13 @@ const (
 // newFrameBudget returns the check an advance command makes before each step but the first:
 // may it step again, after steps steps? A variable: the tests of this package make it count
 // steps only (TestMain), so that a slow machine never changes what a frame holds.
-var newFrameBudget = func() func(steps int) bool { return frameBudgetFrom(time.Now) }
+var newFrameBudget = func() func(steps int) bool { return frameBudgetFrom(engine.WallClock{}) }
 
-// frameBudgetFrom is the budget of a frame starting now, on the clock now: steps until
+// frameBudgetFrom is the budget of a frame starting now, on clock: steps until
 // maxFrameTicks or until frameBudget has passed, whichever comes first.
-func frameBudgetFrom(now func() time.Time) func(steps int) bool {
-	deadline := now().Add(frameBudget)
-	return func(steps int) bool { return steps < maxFrameTicks && now().Before(deadline) }
+func frameBudgetFrom(clock engine.Clock) func(steps int) bool {
+	deadline := clock.Now().Add(frameBudget)
+	return func(steps int) bool { return steps < maxFrameTicks && clock.Now().Before(deadline) }
 }
 
 // advance moves every source forward by d off the Update loop, in steps of at most one tick
@@ -95,7 +96,7 @@ func export(jobs []report.Result, dir string) tea.Cmd {
 		}()
 		var paths []string
 		for _, j := range jobs {
-			p, err := writeExport(j, dir)
+			p, err := report.Export(j, dir)
 			if err != nil {
 				return exportedMsg{paths: paths, err: err}
 			}

@@ -19,9 +19,10 @@ import (
 	"github.com/cortex-tui/cortex-tui/sim"
 	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/tui/common"
+	"github.com/cortex-tui/cortex-tui/tui/decisions"
 )
 
-// sumParts adds up the numbers of a decisionParts line before its "; +N by tiers" tail.
+// sumParts adds up the numbers of a decisions.Parts line before its "; +N by tiers" tail.
 func sumParts(t *testing.T, s string) int {
 	t.Helper()
 	if i := regexp.MustCompile(`; \+`).FindStringIndex(s); i != nil {
@@ -50,21 +51,21 @@ func TestDecisionsReasonsAddUp(t *testing.T) {
 	pending := 4190 - 3916 - 200 - 54
 	tot := report.Totals{Counts: c}
 
-	reject := decisionParts(engine.Reject, tot, pending)
+	reject := decisions.Parts(engine.Reject, tot, pending)
 	assert.Equal(t, "shed 9387 · ramp 271 · budget 12753", reject)
 	assert.Equal(t, c.Decisions[engine.Reject], sumParts(t, reject))
 
-	circuit := decisionParts(engine.CircuitOpen, tot, pending)
+	circuit := decisions.Parts(engine.CircuitOpen, tot, pending)
 	assert.Equal(t, c.Decisions[engine.CircuitOpen], sumParts(t, circuit))
 
-	retry := decisionParts(engine.Retry, tot, pending)
+	retry := decisions.Parts(engine.Retry, tot, pending)
 	assert.Equal(t, "sent 3916 · waiting 20 · refused when due 200 · past deadline 54", retry)
 	assert.Equal(t, c.Decisions[engine.Retry], sumParts(t, retry))
 
-	assert.Empty(t, decisionParts(engine.MaxRetriesExceeded, tot, pending), "nothing to split")
+	assert.Empty(t, decisions.Parts(engine.MaxRetriesExceeded, tot, pending), "nothing to split")
 
 	c.TierRetries, c.Retries = 7007, 3916+7007
-	retry = decisionParts(engine.Retry, report.Totals{Counts: c}, pending)
+	retry = decisions.Parts(engine.Retry, report.Totals{Counts: c}, pending)
 	assert.Contains(t, retry, "sent 3916")
 	assert.Contains(t, retry, "+7007 by tiers = 10923 retries")
 	assert.Equal(t, c.Decisions[engine.Retry], sumParts(t, retry))
@@ -93,7 +94,7 @@ func TestDecisionsReconcileWithSummary(t *testing.T) {
 			require.True(t, m.done())
 			r := m.fr.runs[0]
 			tot, sum := r.hist.totals(), r.rec.Summary()
-			p := newDecisions(common.DefaultStyles())
+			p := decisionsCell{decisions.New(common.DefaultStyles())}
 			p.SetSize(44, 12)
 			p, _ = p.Update(frameMsg{f: &m.fr})
 			lines := strings.Split(ansi.Strip(p.View()), "\n")

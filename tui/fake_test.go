@@ -195,6 +195,8 @@ func (s *fakeSource) Control(c source.ControlEvent) error {
 			return fmt.Errorf("strategy %q is not available in the fake", c.Strategy)
 		}
 		s.meta.Strategy = c.Strategy
+		s.pending = append(s.pending, source.Event{T: time.Duration(s.n) * s.meta.Tick, Kind: source.EventControl,
+			Control: source.SetStrategy(c.Strategy)}) // as the simulator says it
 	case source.ControlRestart:
 		s.n, s.carry, s.restarts = 0, 0, s.restarts+1
 		clear(s.faults)

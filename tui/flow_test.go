@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/tui/internal/tuitest"
 )
@@ -109,12 +110,12 @@ func TestFlowCompareInjectExport(t *testing.T) {
 		_, _, injected, _ := r.src.(*fakeSource).calls()
 		require.Len(t, injected, 1)
 		assert.Equal(t, scenarios.FaultOutage, injected[0].Kind)
-		for _, ext := range []string{".csv", ".json"} {
-			_, err := os.Stat(filepath.Join(dir, exportBase(r.meta)+ext))
+		for _, f := range report.ExportFormats() {
+			_, err := os.Stat(filepath.Join(dir, report.ExportName(r.meta)+f.Ext))
 			assert.NoError(t, err)
 		}
 	}
-	assert.Equal(t, "exported to "+dir+": cortex-fake-storm-cortex-seed7.csv + .json, cortex-fake-storm-naive-seed7.csv + .json", m.footer.status)
+	assert.Equal(t, "exported to "+dir+": "+exported("cortex-fake-storm-cortex-seed7")+", "+exported("cortex-fake-storm-naive-seed7"), m.footer.status)
 }
 
 // Asserts that a window resize reaches every panel: after a resize to 80x24 the final view is

@@ -81,9 +81,9 @@ func (p *header) line(f *frame, detail int) string {
 	if detail <= headerLeast {
 		state = style.Render(glyph)
 	}
-	strat := st.Bold.Render(r.meta.Strategy)
+	strat := st.Bold.Render(r.meta.StrategyLabel())
 	if len(f.runs) > 1 {
-		strat = st.Bold.Render(r.meta.Strategy) + st.Muted.Render(" vs ") + st.Bold.Render(f.runs[1].meta.Strategy)
+		strat = st.Bold.Render(r.meta.StrategyLabel()) + st.Muted.Render(" vs ") + st.Bold.Render(f.runs[1].meta.StrategyLabel())
 	}
 	speed := "x" + common.FmtSpeed(f.speed)
 	if f.slowed && !f.paused {

@@ -15,6 +15,7 @@ import (
 	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/keymap"
 	"github.com/cortex-tui/cortex-tui/scenarios"
+	"github.com/cortex-tui/cortex-tui/sim"
 	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/strategy"
 	"github.com/cortex-tui/cortex-tui/tui/chart"
@@ -250,7 +251,7 @@ func TestViewKeys(t *testing.T) {
 		js, err := os.ReadFile(filepath.Join(dir, "cortex-fake-storm-cortex-seed7.json"))
 		require.NoError(t, err)
 		assert.Contains(t, string(js), `"timeline"`)
-		assert.Contains(t, m.View(), "exported to "+dir+": cortex-fake-storm-cortex-seed7.csv + .json")
+		assert.Contains(t, m.View(), "exported to "+dir+": "+exported("cortex-fake-storm-cortex-seed7"))
 		info, err := os.Stat(csvPath)
 		require.NoError(t, err)
 		assert.Equal(t, os.FileMode(0o644), info.Mode().Perm(), "an ordinary file, not the temp file's 0600")
@@ -596,7 +597,8 @@ strategy = ["S"]
 compare = ["C"]
 quit = ["ctrl+c"]
 share_down = ["-", "<"]
-slower = ["_"]`))
+slower = ["_"]
+record = ["W"]`))
 	require.NoError(t, err)
 	ff := &fakeFactory{}
 	scn := fakeScenario()
@@ -757,6 +759,34 @@ func btoi(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// Asserts that Options.Compare opens the dashboard in compare mode with the right side built by
+// CompareFactory (run --compare-engine): cortex against cortex with another engine, both
+// named on screen, and that the compare key then goes back to one run and in again the same way.
+func TestCompareEngines(t *testing.T) {
+	scn := scenarios.Scenario{}
+	for _, s := range scenarios.Catalog() {
+		if s.Name == "dns-crash" {
+			scn = s
+		}
+	}
+	tuned := engine.DefaultConfig()
+	tuned.TokenBucketCapacity = 30
+	right := func(scn scenarios.Scenario, strat string, seed int64) (source.Source, error) {
+		return sim.NewSourceWith(scn, strat, seed, sim.Options{Engine: &tuned, EngineName: "tuned.toml"})
+	}
+	m := New(Options{Keys: keymap.Default(), Factory: sim.NewSource, CompareFactory: right, Compare: true, Scenario: &scn, ExportDir: t.TempDir()})
+	m.Update(tea.WindowSizeMsg{Width: 140, Height: 40})
+	require.Len(t, m.fr.runs, 2)
+	assert.Equal(t, "cortex", m.fr.runs[0].meta.StrategyLabel())
+	assert.Equal(t, "cortex (tuned.toml)", m.fr.runs[1].meta.StrategyLabel())
+	assert.Contains(t, m.View(), "cortex (tuned.toml)")
+	m.Update(keyMsg("c"))
+	require.Len(t, m.fr.runs, 1)
+	m.Update(keyMsg("c"))
+	require.Len(t, m.fr.runs, 2)
+	assert.Equal(t, "cortex (tuned.toml)", m.fr.runs[1].meta.StrategyLabel())
 }
 
 // Asserts that a finished run's results never change: after a compare run has ended, the

@@ -8,11 +8,13 @@ import (
 
 	"github.com/cortex-tui/cortex-tui/keymap"
 	"github.com/cortex-tui/cortex-tui/tui/common"
+	"github.com/cortex-tui/cortex-tui/tui/decisions"
 	"github.com/cortex-tui/cortex-tui/tui/eventlog"
 	"github.com/cortex-tui/cortex-tui/tui/fleetpanel"
 	"github.com/cortex-tui/cortex-tui/tui/help"
 	"github.com/cortex-tui/cortex-tui/tui/inspector"
 	"github.com/cortex-tui/cortex-tui/tui/lessonpanel"
+	"github.com/cortex-tui/cortex-tui/tui/shedding"
 	"github.com/cortex-tui/cortex-tui/tui/summary"
 )
 
@@ -50,8 +52,8 @@ func newLayouts(st common.Styles, keys keymap.KeyMap, insp *inspector.Model, f *
 			{h: captionH, cells: whole(caption)},
 			{h: f.lessonH, cells: whole(mount(lessonCell{lessonpanel.New(st, keys)}))},
 			{h: f.topH, cells: []cell{{p: mount(newSignals(st)), w: signalsW}, {p: mount(newQueue(st, 0)), w: f.queueW}, {p: mount(newCPS(st, 0))}}},
-			{cells: []cell{{p: mount(newTraffic(st, 0))}, {p: mount(newShedding(st)), w: sheddingW}}},
-			{h: f.bottomH, cells: []cell{{p: mount(newDecisions(st)), w: decisionsW}, {p: mount(fleetCell{fleetpanel.New(st)}), w: f.fleetW}, {p: mount(eventsCell{eventlog.New(st, keys), 0})}}},
+			{cells: []cell{{p: mount(newTraffic(st, 0))}, {p: mount(sheddingCell{shedding.New(st)}), w: sheddingW}}},
+			{h: f.bottomH, cells: []cell{{p: mount(decisionsCell{decisions.New(st)}), w: decisionsW}, {p: mount(fleetCell{fleetpanel.New(st)}), w: f.fleetW}, {p: mount(eventsCell{eventlog.New(st, keys, controlText), 0})}}},
 		},
 		layoutCompare: {
 			{h: one, cells: whole(header)},
@@ -59,7 +61,7 @@ func newLayouts(st common.Styles, keys keymap.KeyMap, insp *inspector.Model, f *
 			{h: statsH, cells: halves(mount(newStats(st, 0)), mount(newStats(st, 1)))},
 			{h: compareCPSH, cells: halves(mount(newCPS(st, 0)), mount(newCPS(st, 1)))},
 			{cells: halves(mount(newTraffic(st, 0)), mount(newTraffic(st, 1)))},
-			{h: compareEventsH, cells: halves(mount(eventsCell{eventlog.New(st, keys), 0}), mount(eventsCell{eventlog.New(st, keys), 1}))},
+			{h: compareEventsH, cells: halves(mount(eventsCell{eventlog.New(st, keys, controlText), 0}), mount(eventsCell{eventlog.New(st, keys, controlText), 1}))},
 		},
 		layoutSmall: {
 			{h: one, cells: whole(header)},

@@ -31,6 +31,7 @@ import (
 	"github.com/cortex-tui/cortex-tui/tui/common"
 	"github.com/cortex-tui/cortex-tui/tui/inspector"
 	"github.com/cortex-tui/cortex-tui/tui/picker"
+	"github.com/cortex-tui/cortex-tui/tui/summary"
 )
 
 // SourceFactory builds a source for a scenario, a strategy name and a seed. The dashboard uses it
@@ -70,6 +71,16 @@ type Options struct {
 	// NoExport turns the export key off (the footer says so): a dashboard served to a remote
 	// terminal writes no file where it runs.
 	NoExport bool
+	// CompareFactory, when set, builds the right side of compare mode: cortex against cortex
+	// built by it, on the same arrivals and seed (run --compare-engine: another engine
+	// configuration). nil: compare puts cortex against the current strategy, both from Factory.
+	CompareFactory SourceFactory
+	// Compare opens the dashboard in compare mode (with Scenario).
+	Compare bool
+	// Record is where the record key writes the run as played (replacing the file), and where
+	// it is written when the dashboard ends (run --record); "": the record key writes beside
+	// the exports under a new name, and nothing is written at the end.
+	Record string
 }
 
 // speeds are the selectable speed factors (virtual seconds per wall second).
@@ -166,6 +177,9 @@ func New(opts Options) *Model {
 	m.screen = screenPicker
 	if opts.Scenario != nil {
 		m.open(*opts.Scenario, opts.Strategy, opts.Seed)
+		if opts.Compare && len(m.fr.runs) == 1 {
+			m.toggleCompare()
+		}
 	}
 	if opts.Lesson != nil && len(m.fr.runs) > 0 {
 		m.fr.lesson = newLessonRun(*opts.Lesson, m.fr.runs[0].meta)
@@ -193,10 +207,13 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case exportedMsg:
 		m.onExported(msg)
 		return m, nil
+	case recordedMsg:
+		m.onRecorded(msg)
+		return m, nil
 	case lessonSavedMsg:
 		m.onLessonSaved(msg)
 		return m, nil
-	case baselineMsg:
+	case summary.BaselinesMsg:
 		m.onBaselines(msg)
 		return m, nil
 	}
@@ -285,27 +302,19 @@ func (m *Model) eachRune(msg tea.KeyMsg) tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// dashboardBindings lists the dashboard's keys and their actions (help text is in keymap).
+// dashboardBindings lists the dashboard's keys and their actions (help text is in keymap):
+// those of the run itself here and in actions.go, those that control its sources in
+// controls.go.
 func (m *Model) dashboardBindings() []binding {
 	k := &m.keys
 	bs := []binding{
 		{&k.Pause, m.togglePause}, {&k.Step, m.stepOnce}, {&k.Faster, m.faster}, {&k.Slower, m.slower},
-		{&k.Restart, m.restart}, {&k.Load, m.openPicker}, {&k.Strategy, m.cycleStrategy},
-		{&k.Compare, m.toggleCompare}, {&k.ClearFaults, m.clearFaults},
-		{&k.NextWeight, m.weightSel(1)}, {&k.PrevWeight, m.weightSel(-1)},
-		{&k.LowerWeight, m.weightBy(-weightStep)}, {&k.RaiseWeight, m.weightBy(weightStep)},
-		{&k.Adaptive, m.toggleAdaptive},
-		{&k.ClassUp, m.classSel(-1)}, {&k.ClassDown, m.classSel(1)},
-		{&k.ShareDown, m.shareBy(-shareStep)}, {&k.ShareUp, m.shareBy(shareStep)},
-		{&k.PriorityDown, m.priorityBy(-1)}, {&k.PriorityUp, m.priorityBy(1)},
-		{&k.Export, m.export}, {&k.Inspect, m.inspect},
+		{&k.Restart, m.restart}, {&k.Load, m.openPicker}, {&k.Compare, m.toggleCompare},
+		{&k.Export, m.export}, {&k.Record, m.record}, {&k.Inspect, m.inspect},
 		{&k.LogUp, nil}, {&k.LogDown, nil}, {&k.LogFilter, nil},
 		{&k.Hint, m.toggleHint},
 	}
-	for i, kind := range scenarios.FaultKinds { // a kind without a key has an unbound Fault[i]
-		bs = append(bs, binding{&k.Fault[i], m.toggleFault(kind)})
-	}
-	return bs
+	return append(bs, m.controlBindings()...)
 }
 
 // quit closes the sources and ends the program.

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/keymap"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/sim"
@@ -20,13 +21,13 @@ import (
 // Asserts that a frame's budget on the wall clock allows steps until frameBudget has passed
 // or maxFrameTicks steps were made, whichever comes first (a fake clock: no sleeping).
 func TestFrameBudget(t *testing.T) {
-	now := time.Unix(0, 0)
-	more := frameBudgetFrom(func() time.Time { return now })
+	clock := engine.NewManualClock(time.Unix(0, 0))
+	more := frameBudgetFrom(clock)
 	assert.True(t, more(1))
-	now = now.Add(frameBudget - time.Nanosecond)
+	clock.Advance(frameBudget - time.Nanosecond)
 	assert.True(t, more(maxFrameTicks-1))
 	assert.False(t, more(maxFrameTicks), "at most maxFrameTicks steps")
-	now = now.Add(time.Nanosecond)
+	clock.Advance(time.Nanosecond)
 	assert.False(t, more(1), "the budget is spent")
 }
 

@@ -55,6 +55,9 @@ func runProgram(ctx context.Context, opts Options, in io.Reader, out io.Writer, 
 	if err != nil {
 		return fmt.Errorf("the dashboard stopped: %w", err)
 	}
+	if fm != nil {
+		return fm.recordOnQuit()
+	}
 	return nil
 }
 

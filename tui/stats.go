@@ -65,5 +65,5 @@ func (p *statsPanel) numbers(f *frame, i int) string {
 			lines[1] += more
 		}
 	}
-	return st.Title.Render(r.meta.Strategy) + badge + "\n" + strings.Join(lines, "\n")
+	return st.Title.Render(r.meta.StrategyLabel()) + badge + "\n" + strings.Join(lines, "\n")
 }

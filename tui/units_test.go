@@ -13,6 +13,9 @@ import (
 	"github.com/cortex-tui/cortex-tui/keymap"
 	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/tui/common"
+	"github.com/cortex-tui/cortex-tui/tui/decisions"
+	"github.com/cortex-tui/cortex-tui/tui/eventlog"
+	"github.com/cortex-tui/cortex-tui/tui/shedding"
 )
 
 // Asserts that the history turns ticks into one point per simulated second (counts summed into
@@ -143,12 +146,12 @@ func TestDecisionsAndSheddingSayWhatTheyCount(t *testing.T) {
 				Reasons: [source.NumReasons]int{source.ReasonShed: 2, source.ReasonBudget: 3, source.ReasonRamp: 1}}})
 	}
 	f := &frame{runs: []*run{r}, classes: r.meta.Classes}
-	d := newDecisions(common.DefaultStyles())
+	d := decisionsCell{decisions.New(common.DefaultStyles())}
 	d.SetSize(44, 10)
 	d, _ = d.Update(frameMsg{f: f})
 	assert.Contains(t, d.View(), "shed 10 · ramp 5 · budget 15")
 	assert.Contains(t, d.View(), "last 0.1s tick")
-	s := newShedding(common.DefaultStyles())
+	s := sheddingCell{shedding.New(common.DefaultStyles())}
 	s.SetSize(60, 10)
 	s, _ = s.Update(frameMsg{f: f})
 	assert.Contains(t, s.View(), "last 0.1s tick: new shed = new requests refused", "the shedding panel counts new requests and retries")
@@ -252,4 +255,34 @@ func TestEventTextsCleaned(t *testing.T) {
 	common.CleanSnapshot(&s)
 	assert.NotContains(t, s.Events[0].Control.Class, "\x1b")
 	assert.NotContains(t, s.Events[1].Fault.Reason, "\x1b")
+}
+
+// Asserts how the event log words each control a source applied (controlText), and that a
+// control the dashboard applied itself keeps its own words.
+func TestControlWording(t *testing.T) {
+	for _, tc := range []struct {
+		c    source.ControlEvent
+		want string
+	}{
+		{source.SetWeights(engine.DefaultWeights()), "weights set: F 0.30 L 0.20 Q 0.15 B 0.15 C 0.20"},
+		{source.SetAdaptive(true), "adaptive weights on"},
+		{source.SetClass("search", 1.25, 6), "class search: share x1.25, priority 6"},
+		{source.SetStrategy("naive"), "strategy: naive"},
+		{source.ControlEvent{Control: source.ControlText}, ""},
+	} {
+		assert.Equal(t, tc.want, controlText(tc.c))
+		assert.Equal(t, tc.want, eventlog.Text(source.Event{Kind: source.EventControl, Control: tc.c}, controlText))
+	}
+	assert.Equal(t, "paused", eventlog.Text(source.Event{Kind: source.EventControl, Text: "paused"}, controlText))
+	// Every control a source logs as an EventControl has words here: a new control without its
+	// case of controlText would log a blank line.
+	notLogged := map[source.Control]bool{ // the dashboard's own words, or logged as another kind of event
+		source.ControlText: true, source.ControlInject: true, source.ControlClear: true,
+		source.ControlClearAll: true, source.ControlRestart: true,
+	}
+	for c := range source.NumControls {
+		if !notLogged[c] {
+			assert.NotEmpty(t, controlText(source.ControlEvent{Control: c}), "control %s has no words in controlText", c)
+		}
+	}
 }

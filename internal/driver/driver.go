@@ -33,10 +33,11 @@ type Driver struct {
 }
 
 // New returns a driver of s on clock (nil: the wall clock). A nil s is a new CORTEX strategy
-// (engine.DefaultConfig on clock, randomly seeded). concurrent declares s safe for concurrent
+// on clock, randomly seeded, configured by eng (nil: engine.DefaultConfig; a cortex.toml
+// file's, package engineconf). concurrent declares s safe for concurrent
 // use; a strategy that says so itself (strategy.IsConcurrent) needs no declaration. The error,
 // from building the default strategy, is prefixed with pkg.
-func New(pkg string, s strategy.Strategy, clock engine.Clock, concurrent bool) (*Driver, error) {
+func New(pkg string, s strategy.Strategy, clock engine.Clock, concurrent bool, eng *engine.Config) (*Driver, error) {
 	if clock == nil {
 		clock = engine.WallClock{}
 	}
@@ -44,8 +45,9 @@ func New(pkg string, s strategy.Strategy, clock engine.Clock, concurrent bool) (
 	_, d.wallTime = clock.(engine.WallClock)
 	if d.strat == nil {
 		st, err := strategy.New(strategy.CortexName, strategy.Env{
-			Clock: clock,
-			Rand:  rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
+			Clock:  clock,
+			Rand:   rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
+			Cortex: eng,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("%s: the default strategy: %w", pkg, err)

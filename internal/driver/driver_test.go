@@ -50,7 +50,7 @@ func (*overlap) Name() string { return "overlap" }
 // whatever the callers do at once, and that the pending counts it is told end at zero.
 func TestSerialised(t *testing.T) {
 	s := &overlap{}
-	d, err := driver.New("test", s, nil, false)
+	d, err := driver.New("test", s, nil, false, nil)
 	require.NoError(t, err)
 	var wg sync.WaitGroup
 	for range 8 {
@@ -75,7 +75,7 @@ func TestSerialised(t *testing.T) {
 // the strategy's now and the monotonic clock for the latency.
 func TestDefaults(t *testing.T) {
 	clock := engine.NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	d, err := driver.New("test", nil, clock, false)
+	d, err := driver.New("test", nil, clock, false, nil)
 	require.NoError(t, err)
 	assert.Equal(t, strategy.CortexName, d.Strategy().Name())
 
@@ -108,7 +108,7 @@ func (h *holder) Admit(_ strategy.Time, a strategy.Attempt) strategy.Admission {
 // answer at once, and that a context ended during a hold is an error.
 func TestAdmitted(t *testing.T) {
 	h := &holder{holds: 2, wait: time.Millisecond}
-	d, err := driver.New("test", h, nil, false)
+	d, err := driver.New("test", h, nil, false, nil)
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
 	defer cancel()
@@ -127,14 +127,14 @@ func TestAdmitted(t *testing.T) {
 	assert.InDelta(t, float64(time.Hour), float64(left), float64(time.Minute))
 
 	long := &holder{holds: 1, wait: 2 * time.Hour}
-	d, err = driver.New("test", long, nil, false)
+	d, err = driver.New("test", long, nil, false, nil)
 	require.NoError(t, err)
 	_, _, _, adm, err = d.Admitted(ctx, 7, 0, func(strategy.Admission) { t.Error("a hold past the deadline is not slept") })
 	require.NoError(t, err)
 	assert.True(t, adm.Held(), "the hold is the answer")
 
 	stuck := &holder{holds: 1 << 30, wait: time.Hour}
-	d, err = driver.New("test", stuck, nil, false)
+	d, err = driver.New("test", stuck, nil, false, nil)
 	require.NoError(t, err)
 	cctx, ccancel := context.WithCancel(context.Background())
 	_, _, _, _, err = d.Admitted(cctx, 7, 0, func(strategy.Admission) { ccancel() })
@@ -144,7 +144,7 @@ func TestAdmitted(t *testing.T) {
 // Asserts that Wait sleeps its delay counted as pending, returns the context's error at once
 // when the context ends first, and that Fits says whether a delay ends before the deadline.
 func TestWait(t *testing.T) {
-	d, err := driver.New("test", strategy.NewNone(), nil, false)
+	d, err := driver.New("test", strategy.NewNone(), nil, false, nil)
 	require.NoError(t, err)
 	require.NoError(t, d.Wait(context.Background(), time.Millisecond))
 

@@ -3,7 +3,10 @@
 # the maximum resident set size and the wall time of a headless run at full scale, and its exit
 # status. Prints one markdown table row per server.
 #
-#   internal/hostile/rss.sh BIN [NAME...]      (default: every behaviour of the catalog)
+#   internal/hostile/rss.sh BIN [NAME...]
+#
+# NAME is a behaviour of the catalog (default: every one, then the two scheme mismatches),
+# https-to-plain (an https:// URL to the plain "ok" server) or http-to-tls (http:// to "tls").
 #
 # RSS_SCENARIO (black-friday), RSS_DURATION (15s) and RSS_ARGS (extra flags) tune the run.
 set -euo pipefail
@@ -17,6 +20,7 @@ go build -o "$tmp/hostile" ./internal/hostile/cmd/hostile
 names=("$@")
 if [ ${#names[@]} -eq 0 ]; then
   mapfile -t names < <("$tmp/hostile" -list | awk '{print $1}')
+  names+=(https-to-plain http-to-tls)
 fi
 echo "| server | URL | max RSS | wall | exit |"
 echo "|---|---|---|---|---|"
@@ -26,10 +30,14 @@ for name in "${names[@]}"; do
     https-to-plain) name=ok; scheme=https ;;
     http-to-tls) name=tls; scheme=http ;;
   esac
+  : > "$tmp/url"
   "$tmp/hostile" "$name" > "$tmp/url" 2> "$tmp/server.log" &
   srv=$!
-  for _ in $(seq 100); do [ -s "$tmp/url" ] && break; sleep 0.05; done
+  for _ in $(seq 600); do [ -s "$tmp/url" ] && break; sleep 0.05; done
   url=$(cat "$tmp/url")
+  if [ -z "$url" ]; then
+    echo "| $name | | the server did not start in 30 s | | |"; kill "$srv" 2>/dev/null || true; continue
+  fi
   if [ -n "$scheme" ]; then url="$scheme://${url#*://}"; fi
   set +e
   # shellcheck disable=SC2086
@@ -37,7 +45,10 @@ for name in "${names[@]}"; do
     --format json ${RSS_ARGS:-} > /dev/null 2> "$tmp/time.log"
   code=$?
   set -e
-  kill -INT "$srv"; wait "$srv" 2>/dev/null || true
+  kill -INT "$srv"
+  if ! wait "$srv"; then
+    echo "    hostile $name did not stop cleanly:" >&2; sed 's/^/    /' "$tmp/server.log" | head -60 >&2
+  fi
   rss=$(awk -F': ' '/Maximum resident set size/ {printf "%.0f MB", $2/1024}' "$tmp/time.log")
   wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {n=split($2,a,":"); s=0; for(i=1;i<=n;i++) s=s*60+a[i]; printf "%.2f s", s}' "$tmp/time.log")
   echo "| $name | ${url%%://*} | $rss | $wall | $code |"

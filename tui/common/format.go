@@ -63,3 +63,6 @@ func FmtDelay(d time.Duration) string {
 	}
 	return strconv.FormatInt(ms/1000, 10) + "." + frac + "s"
 }
+
+// FmtTick formats a tick length in seconds, as short as exact: 0.1s, 1s.
+func FmtTick(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s" }

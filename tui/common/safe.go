@@ -23,6 +23,7 @@ func CleanMeta(meta source.Meta) source.Meta {
 	meta.Summary = safetext.Line(meta.Summary)
 	meta.Story = safetext.Text(meta.Story)
 	meta.Strategy = safetext.Line(meta.Strategy)
+	meta.Engine = safetext.Line(meta.Engine)
 	meta.Classes = slices.Clone(meta.Classes)
 	for i := range meta.Classes {
 		meta.Classes[i].Name = safetext.Line(meta.Classes[i].Name)

@@ -28,6 +28,7 @@ import (
 type Model struct {
 	common.Base
 	keys   keymap.KeyMap
+	words  Controls       // the dashboard's words for the controls
 	events []source.Event // as last shown
 	title  string         // "Events", with the run's strategy in compare mode
 	shown  bool           // Show was called: there is a run
@@ -41,9 +42,10 @@ const numEventKinds = int(source.EventTarget) + 1
 // Page is how many lines a log key scrolls.
 const Page = 5
 
-// New returns an empty event log drawn with st, naming the keys of keys.
-func New(st common.Styles, keys keymap.KeyMap) *Model {
-	return &Model{Base: common.Base{St: st}, keys: keys, title: "Events"}
+// New returns an empty event log drawn with st, naming the keys of keys, wording the controls
+// a source applied with words.
+func New(st common.Styles, keys keymap.KeyMap, words Controls) *Model {
+	return &Model{Base: common.Base{St: st}, keys: keys, words: words, title: "Events"}
 }
 
 // Show draws events (a run's log, oldest first) under title; the log keeps its scrolling and
@@ -209,7 +211,7 @@ func (p *Model) line(l logLine) string {
 	if int(e.Kind) >= 0 && int(e.Kind) < len(p.St.Events) {
 		kind, style = e.Kind.String(), p.St.Events[e.Kind]
 	}
-	text := strings.TrimSpace(Text(e))
+	text := strings.TrimSpace(Text(e, p.words))
 	if l.n > 1 {
 		text += fmt.Sprintf(" (×%d since %s)", l.n, common.FmtClock(l.from))
 	}

@@ -8,7 +8,6 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/stretchr/testify/assert"
 
-	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/keymap"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
@@ -19,7 +18,7 @@ import (
 // kept and continued under its text (never cut mid-word), and that one taller than the whole
 // log is cut with "…"; no line overflows.
 func TestEventsPanelWrapsLongLines(t *testing.T) {
-	p := New(common.DefaultStyles(), keymap.Default())
+	p := New(common.DefaultStyles(), keymap.Default(), nil)
 	p.SetSize(60, 8)
 	text := "The payment DB crashes. Every call fails fast, and every client starts retrying."
 	p.Show([]source.Event{{T: 2 * time.Second, Kind: source.EventControl, Text: "paused"},
@@ -38,7 +37,7 @@ func TestEventsPanelWrapsLongLines(t *testing.T) {
 
 // Asserts that an event taller than the whole log is cut with "…" and never overflows.
 func TestEventsPanelCutsLongLines(t *testing.T) {
-	p := New(common.DefaultStyles(), keymap.Default())
+	p := New(common.DefaultStyles(), keymap.Default(), nil)
 	p.SetSize(60, 6)
 	p.Show([]source.Event{{T: 3 * time.Second, Kind: source.EventNote, Text: strings.Repeat("a long caption ", 20)}}, "Events")
 	v := p.View()
@@ -52,7 +51,7 @@ func TestEventsPanelCutsLongLines(t *testing.T) {
 // with "…" only when the panel is too short for it.
 func TestEventsPlaceholderWraps(t *testing.T) {
 	for _, size := range [][2]int{{70, 7}, {40, 8}, {40, 3}} {
-		p := New(common.DefaultStyles(), keymap.Default())
+		p := New(common.DefaultStyles(), keymap.Default(), nil)
 		p.SetSize(size[0], size[1])
 		p.Show(nil, "Events")
 		text := strings.Join(strings.Fields(strings.NewReplacer("│", " ", "╭", " ", "╰", " ", "─", " ", "╮", " ", "╯", " ").Replace(p.View())), " ")
@@ -88,23 +87,17 @@ func TestEventWording(t *testing.T) {
 		{source.Event{Kind: source.EventService, Service: source.ServiceEvent{State: source.ServiceUp, Cause: source.CauseWarmedUp}}, "warmed up: full capacity"},
 		{source.Event{Kind: source.EventCircuit, Circuit: source.CircuitEvent{Open: 12, HalfOpen: 3, Clients: 20}}, "12 of 20 clients OPEN, 3 HALF_OPEN"},
 		{source.Event{Kind: source.EventCircuit, Circuit: source.CircuitEvent{Clients: 20}}, "0 of 20 clients OPEN"},
-		{source.Event{Kind: source.EventControl, Control: source.ControlEvent{Control: source.ControlWeights, Weights: engine.DefaultWeights()}},
-			"weights set: F 0.30 L 0.20 Q 0.15 B 0.15 C 0.20"},
-		{source.Event{Kind: source.EventControl, Control: source.ControlEvent{Control: source.ControlAdaptive, On: true}}, "adaptive weights on"},
-		{source.Event{Kind: source.EventControl, Control: source.ControlEvent{Control: source.ControlClass, Class: "search", Share: 1.25, Priority: 6}},
-			"class search: share x1.25, priority 6"},
-		{source.Event{Kind: source.EventControl, Control: source.ControlEvent{Control: source.ControlStrategy, Strategy: "naive"}}, "strategy: naive"},
 		{source.Event{Kind: source.EventControl, Text: "paused"}, "paused"},
 		{source.Event{Kind: source.EventTarget, Text: "the target answers 503: attempts fail as '503'"}, "the target answers 503: attempts fail as '503'"},
 	} {
-		assert.Equal(t, tc.want, Text(tc.e))
+		assert.Equal(t, tc.want, Text(tc.e, nil))
 	}
 }
 
 // Asserts that the log writes every time in one format, to the tenth of a second, before and
 // after 100 s (it wrote 99.9s, then 1m40s), as the header does.
 func TestEventTimesOneFormat(t *testing.T) {
-	p := New(common.DefaultStyles(), keymap.Default())
+	p := New(common.DefaultStyles(), keymap.Default(), nil)
 	p.SetSize(60, 6)
 	p.Show([]source.Event{{T: 99900 * time.Millisecond, Kind: source.EventControl, Text: "paused"},
 		{T: 100200 * time.Millisecond, Kind: source.EventControl, Text: "resumed"}}, "Events")

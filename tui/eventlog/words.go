@@ -2,15 +2,18 @@ package eventlog
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/source"
 )
 
-// Text words an event for the log, without its kind (the log's first column): the
-// sources send data, the dashboard chooses the words.
-func Text(e source.Event) string {
+// Controls words a control a source applied (an EventControl's ControlEvent; the dashboard's
+// words for each of its controls, tui/controls.go); "" keeps the event's own Text.
+type Controls func(c source.ControlEvent) string
+
+// Text words an event for the log, without its kind (the log's first column): the sources
+// send data, the dashboard chooses the words, those of the controls through controls.
+func Text(e source.Event, controls Controls) string {
 	switch e.Kind {
 	case source.EventFault:
 		return faultText(e.Fault)
@@ -24,7 +27,11 @@ func Text(e source.Event) string {
 		}
 		return text
 	case source.EventControl:
-		return controlText(e)
+		if controls != nil {
+			if t := controls(e.Control); t != "" {
+				return t
+			}
+		}
 	}
 	return e.Text
 }
@@ -65,26 +72,6 @@ func serviceText(v source.ServiceEvent) string {
 		return "warmed up: full capacity"
 	}
 	return v.State.String()
-}
-
-// controlText words a control a source applied, or gives the dashboard's own words.
-func controlText(e source.Event) string {
-	c := e.Control
-	switch c.Control {
-	case source.ControlWeights:
-		parts := make([]string, 0, len(engine.SignalNames))
-		for i, v := range c.Weights.Array() {
-			parts = append(parts, fmt.Sprintf("%s %.2f", engine.SignalNames[i], v))
-		}
-		return "weights set: " + strings.Join(parts, " ")
-	case source.ControlAdaptive:
-		return "adaptive weights " + OnOff(c.On)
-	case source.ControlClass:
-		return fmt.Sprintf("class %s: share x%.2f, priority %d", c.Class, c.Share, c.Priority)
-	case source.ControlStrategy:
-		return "strategy: " + c.Strategy
-	}
-	return e.Text
 }
 
 // OnOff spells a switch: "on" or "off".

@@ -14,7 +14,9 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
+	"time"
 
 	"github.com/cortex-tui/cortex-tui/internal/hostile"
 )
@@ -51,7 +53,15 @@ func main() {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	<-sig
-	_ = s.Close()
+	closed := make(chan struct{})
+	go func() { _ = s.Close(); close(closed) }()
+	select {
+	case <-closed:
+	case <-time.After(5 * time.Second): // a behaviour that does not let go: say where it is
+		fmt.Fprintln(os.Stderr, "hostile: still closing after 5 s; goroutines:")
+		_ = pprof.Lookup("goroutine").WriteTo(os.Stderr, 1)
+		os.Exit(1)
+	}
 	fmt.Fprintf(os.Stderr, "hostile %s: %d connections, %d requests, %d bytes written\n",
 		n.Name, s.Accepted(), s.Requests(), s.Written())
 }

@@ -1,9 +1,14 @@
-package tui
+// Package decisions is the dashboard's decisions panel, a component of its own: the new
+// requests that arrived and what admission did with them, then the retry decisions per action,
+// in the last tick and since the start, each with what its total is made of, so that the totals
+// reconcile with the run's summary.
+package decisions
 
 import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -16,41 +21,38 @@ import (
 // decisionOrder lists the actions most telling first, so a short panel clips the rare ones.
 var decisionOrder = []engine.Action{engine.Retry, engine.Reject, engine.CircuitOpen, engine.MaxRetriesExceeded, engine.NotRetryable}
 
-// decisionsPanel counts the new requests that arrived and what admission did with them (sent,
-// shed, refused, held), then the retry decisions per action, this tick and since the start, each
+// Model counts the new requests that arrived and what admission did with them (sent, shed,
+// refused, held), then the retry decisions per action, this tick and since the start, each
 // action followed by what it is made of: the reasons of REJECT and CIRCUIT_OPEN, and for RETRY
 // where the decided retries went (sent, the summary's retries; waiting; refused when due;
-// dropped at the deadline), so the totals reconcile with the summary's.
-type decisionsPanel struct{ common.Base }
+// dropped at the deadline), so the totals reconcile with the summary's. It is used from the
+// Bubble Tea goroutine only.
+type Model struct{ common.Base }
 
-// newDecisions returns an empty decisions panel.
-func newDecisions(st common.Styles) *decisionsPanel { return &decisionsPanel{common.Base{St: st}} }
+// New returns an empty decisions panel drawn with st.
+func New(st common.Styles) *Model { return &Model{common.Base{St: st}} }
 
-// Update redraws the panel on a full redraw.
-func (p *decisionsPanel) Update(msg tea.Msg) (*decisionsPanel, tea.Cmd) {
-	if f, ok := msg.(frameMsg); ok && f.full() {
-		title := "Decisions"
-		if len(f.f.runs) > 0 {
-			title = common.FitTitle(p.W, "Decisions · last "+fmtTick(f.f.runs[0].meta.Tick)+" tick · total", "Decisions · tick · total")
-		}
-		p.Rendered = common.Box(p.St, title, p.body(f.f), p.W, p.H)
-	}
-	return p, nil
+// Update does nothing: the panel draws what Show gives it.
+func (p *Model) Update(tea.Msg) (*Model, tea.Cmd) { return p, nil }
+
+// Hide draws the panel without a run: its title and an empty box.
+func (p *Model) Hide() { p.Rendered = common.Box(p.St, "Decisions", "", p.W, p.H) }
+
+// Show draws a run's decisions: last is its latest snapshot (the counts of its tick, the
+// retries pending), t its totals so far, tick the length of its ticks.
+func (p *Model) Show(last source.Snapshot, t report.Totals, tick time.Duration) {
+	title := common.FitTitle(p.W, "Decisions · last "+common.FmtTick(tick)+" tick · total", "Decisions · tick · total")
+	p.Rendered = common.Box(p.St, title, p.body(last, t), p.W, p.H)
 }
 
-func (p *decisionsPanel) body(f *frame) string {
+func (p *Model) body(last source.Snapshot, t report.Totals) string {
 	st := p.St
-	if len(f.runs) == 0 {
-		return ""
-	}
-	h := f.runs[0].hist
 	iw, ih := common.Inner(p.W, p.H)
 	nameW := min(max(iw-16, 8), 20)
-	t := h.totals()
 	var lines []string
 	if t.Originals > 0 { // new requests first: what admission did with them
 		lines = append(lines, st.Text.Render(fmt.Sprintf("%-*.*s", nameW, nameW, "NEW"))+
-			fmt.Sprintf(" %6d %8d", h.last.Counts.Originals, t.Originals))
+			fmt.Sprintf(" %6d %8d", last.Counts.Originals, t.Originals))
 	}
 	shown := decisionsShown(t, ih-len(lines))
 	room := ih - len(lines) - len(shown) // the rows left for what the totals are made of
@@ -64,8 +66,8 @@ func (p *decisionsPanel) body(f *frame) string {
 			name = "MAX_RETRIES"
 		}
 		lines = append(lines, st.Band[common.ActionBand[a]].Render(fmt.Sprintf("%-*.*s", nameW, nameW, name))+
-			fmt.Sprintf(" %6d %8d", h.last.Counts.Decisions[a], t.Decisions[a]))
-		if why := decisionParts(a, t, h.last.Pending); why != "" && room > 0 {
+			fmt.Sprintf(" %6d %8d", last.Counts.Decisions[a], t.Decisions[a]))
+		if why := Parts(a, t, last.Pending); why != "" && room > 0 {
 			lines = append(lines, st.Muted.Render(common.Ellipsis(" └ "+why, iw)))
 			room--
 		}
@@ -110,7 +112,7 @@ func decisionsShown(t report.Totals, h int) []engine.Action {
 // split): for REJECT and CIRCUIT_OPEN their non-zero reasons; for RETRY the retries sent (the
 // summary's retries, less the tiers'), waiting (pending now), refused when due, dropped at the
 // deadline and capped, then the intermediate tiers' retries, which no client decided.
-func decisionParts(a engine.Action, t report.Totals, pending int) string {
+func Parts(a engine.Action, t report.Totals, pending int) string {
 	var parts []string
 	add := func(n int, name string) {
 		if n != 0 {

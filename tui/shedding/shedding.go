@@ -1,9 +1,12 @@
-package tui
+// Package shedding is the dashboard's shedding panel, a component of its own: each priority
+// class of a run, highest priority first, with the new requests shed and the retries admitted,
+// shed by priority and rejected by the budget in the last tick, and CORTEX's floors drawn as
+// lines across the classes.
+package shedding
 
 import (
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -13,31 +16,42 @@ import (
 	"github.com/cortex-tui/cortex-tui/tui/common"
 )
 
-// sheddingPanel shows each priority class, highest priority first, with the new requests shed
-// (Admit) and the retries admitted, shed by priority and rejected by the budget this tick, and
-// the floors as lines across the classes: floor(CPS*10), under which retries are shed, and the
-// admission floor, under which new requests are shed while the service queues.
-type sheddingPanel struct{ common.Base }
+// Model shows each priority class, highest priority first, with the new requests shed (Admit)
+// and the retries admitted, shed by priority and rejected by the budget this tick, and the
+// floors as lines across the classes: floor(CPS*10), under which retries are shed, and the
+// admission floor, under which new requests are shed while the service queues. It is used from
+// the Bubble Tea goroutine only.
+type Model struct{ common.Base }
 
-// newShedding returns an empty shedding panel.
-func newShedding(st common.Styles) *sheddingPanel { return &sheddingPanel{common.Base{St: st}} }
-
-// Update redraws the panel on a full redraw and when a class or the selection changed.
-func (p *sheddingPanel) Update(msg tea.Msg) (*sheddingPanel, tea.Cmd) {
-	if f, ok := msg.(frameMsg); ok && f.shows(changedClasses) {
-		title, body := p.render(f.f)
-		p.Rendered = common.Box(p.St, title, body, p.W, p.H)
-	}
-	return p, nil
+// View is what the panel shows: the classes as set (shares and priorities), the selected one
+// (an index into Classes), the run's latest snapshot (its per-class counts and CORTEX view), the
+// tick the counts are of, and the keys that select a class, as the help names them.
+type View struct {
+	Classes  []source.ClassMeta
+	Selected int
+	Last     source.Snapshot
+	Tick     time.Duration
+	Keys     string
 }
 
-func (p *sheddingPanel) render(f *frame) (string, string) {
+// New returns an empty shedding panel drawn with st.
+func New(st common.Styles) *Model { return &Model{common.Base{St: st}} }
+
+// Update does nothing: the panel draws what Show gives it.
+func (p *Model) Update(tea.Msg) (*Model, tea.Cmd) { return p, nil }
+
+// Hide draws the panel without a run: its title and an empty box.
+func (p *Model) Hide() { p.Rendered = common.Box(p.St, "Shedding", "", p.W, p.H) }
+
+// Show draws v.
+func (p *Model) Show(v View) {
+	title, body := p.render(v)
+	p.Rendered = common.Box(p.St, title, body, p.W, p.H)
+}
+
+func (p *Model) render(v View) (string, string) {
 	st := p.St
-	if len(f.runs) == 0 {
-		return "Shedding", ""
-	}
-	r := f.runs[0]
-	last := r.hist.last
+	last := v.Last
 	floor, admit := -1, -1
 	title := "Shedding by priority"
 	if cv := last.Cortex; cv != nil {
@@ -48,11 +62,11 @@ func (p *sheddingPanel) render(f *frame) (string, string) {
 			title += fmt.Sprintf(" · new %s", st.Band[3].Render(fmt.Sprintf("%.0f%% shed", 100*cv.ShedShare)))
 		}
 	}
-	order := make([]int, len(f.classes))
+	order := make([]int, len(v.Classes))
 	for i := range order {
 		order[i] = i
 	}
-	sort.SliceStable(order, func(a, b int) bool { return f.classes[order[a]].Priority > f.classes[order[b]].Priority })
+	sort.SliceStable(order, func(a, b int) bool { return v.Classes[order[a]].Priority > v.Classes[order[b]].Priority })
 
 	iw, _ := common.Inner(p.W, p.H)
 	wide, withNew := iw >= 63, iw >= 43
@@ -67,7 +81,7 @@ func (p *sheddingPanel) render(f *frame) (string, string) {
 	sel := 0
 	drawn, drawnAdmit := false, false
 	for _, i := range order {
-		c := f.classes[i]
+		c := v.Classes[i]
 		if admit >= 0 && !drawnAdmit && c.Priority < admit && (floor < 0 || admit >= floor || drawn) {
 			rows = append(rows, p.admitLine(admit, iw))
 			drawnAdmit = true
@@ -80,10 +94,10 @@ func (p *sheddingPanel) render(f *frame) (string, string) {
 			rows = append(rows, p.admitLine(admit, iw))
 			drawnAdmit = true
 		}
-		if i == f.selClass {
+		if i == v.Selected {
 			sel = len(rows)
 		}
-		rows = append(rows, p.classRow(f, i, last, iw, wide, withNew))
+		rows = append(rows, p.classRow(v, i, iw, wide, withNew))
 	}
 	if floor >= 0 && !drawn {
 		rows = append(rows, p.floorLine(floor, iw))
@@ -92,10 +106,9 @@ func (p *sheddingPanel) render(f *frame) (string, string) {
 		rows = append(rows, p.admitLine(admit, iw))
 	}
 	_, ih := common.Inner(p.W, p.H)
-	km := f.keyMap()
-	lines := append([]string{st.Muted.Render(header)}, fitRows(st, rows, sel, ih-1, common.KeyName(km.ClassUp)+"/"+common.KeyName(km.ClassDown))...)
-	if _, ih := common.Inner(p.W, p.H); len(lines)+2 <= ih {
-		lines = append(lines, "", p.legend(r.meta.Tick, iw, ih-len(lines)-1))
+	lines := append([]string{st.Muted.Render(header)}, fitRows(st, rows, sel, ih-1, v.Keys)...)
+	if len(lines)+2 <= ih {
+		lines = append(lines, "", p.legend(v.Tick, iw, ih-len(lines)-1))
 	}
 	return title, strings.Join(lines, "\n")
 }
@@ -103,9 +116,10 @@ func (p *sheddingPanel) render(f *frame) (string, string) {
 // classRow is class i's row: its name (marked when selected), priority, share, the new
 // requests shed (withNew) and the retries admitted, shed and rejected by the budget in the
 // last tick, with a bar when wide.
-func (p *sheddingPanel) classRow(f *frame, i int, last source.Snapshot, iw int, wide, withNew bool) string {
+func (p *Model) classRow(v View, i int, iw int, wide, withNew bool) string {
 	st := p.St
-	c := f.classes[i]
+	c := v.Classes[i]
+	last := v.Last
 	var ct struct{ shedNew, adm, shed, bud int }
 	if i < len(last.Classes) {
 		t := last.Classes[i]
@@ -124,7 +138,7 @@ func (p *sheddingPanel) classRow(f *frame, i int, last source.Snapshot, iw int, 
 	}
 	// Cut and padded in cells, not runes: a CJK or emoji name keeps the columns aligned.
 	marker, name := "  ", st.Text.Render(common.FitLine(c.Name, nameW))
-	if i == f.selClass {
+	if i == v.Selected {
 		marker, name = st.Accent.Render("▸ "), st.Selected.Render(common.FitLine(c.Name, nameW))
 	}
 	row := fmt.Sprintf(format,
@@ -156,8 +170,8 @@ func fitRows(st common.Styles, rows []string, sel, h int, keys string) []string 
 }
 
 // legend says what the columns count, in the longest wording that fits w x h cells.
-func (p *sheddingPanel) legend(tick time.Duration, w, h int) string {
-	per := "last " + fmtTick(tick) + " tick"
+func (p *Model) legend(tick time.Duration, w, h int) string {
+	per := "last " + common.FmtTick(tick) + " tick"
 	for _, s := range []string{
 		per + ": new shed = new requests refused while the service queues, lowest priorities first; " +
 			"retries admitted = sent again; shed = priority under the floor; budget = out of retry tokens",
@@ -171,11 +185,8 @@ func (p *sheddingPanel) legend(tick time.Duration, w, h int) string {
 	return ""
 }
 
-// fmtTick formats a tick length: 0.1s, 1s.
-func fmtTick(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s" }
-
 // floorLine is the separator between classes above the floor and those shed under it.
-func (p *sheddingPanel) floorLine(floor, w int) string {
+func (p *Model) floorLine(floor, w int) string {
 	label := fmt.Sprintf(" floor %d: retries of priority < %d are shed ", floor, floor)
 	switch {
 	case floor == 0:
@@ -189,7 +200,7 @@ func (p *sheddingPanel) floorLine(floor, w int) string {
 
 // admitLine is the separator above the classes whose new requests are shed (the admission
 // floor: the highest among the engines shedding).
-func (p *sheddingPanel) admitLine(floor, w int) string {
+func (p *Model) admitLine(floor, w int) string {
 	label := fmt.Sprintf(" admission %d: new requests of priority < %d shed ", floor, floor)
 	if w < 50 {
 		label = fmt.Sprintf(" admission %d: new < %d shed ", floor, floor)
@@ -199,7 +210,7 @@ func (p *sheddingPanel) admitLine(floor, w int) string {
 }
 
 // bar draws admitted, shed and budget-rejected as one proportional bar of w cells.
-func (p *sheddingPanel) bar(adm, shed, bud, w int) string {
+func (p *Model) bar(adm, shed, bud, w int) string {
 	total := adm + shed + bud
 	if total == 0 {
 		return p.St.GaugeEmpty.Render(strings.Repeat("·", w))

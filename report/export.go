@@ -1,4 +1,4 @@
-package tui
+package report
 
 import (
 	"bytes"
@@ -9,13 +9,13 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/cortex-tui/cortex-tui/report"
+	"github.com/cortex-tui/cortex-tui/internal/atomicfile"
 	"github.com/cortex-tui/cortex-tui/source"
 )
 
-// exportBase is the file name without extension: cortex-<scenario>-<strategy>-seed<seed>
+// ExportName is the file name of a run's export without extension: cortex-<scenario>-<strategy>-seed<seed>
 // (the seed named, so that a second export's suffix, -2, never reads as a seed).
-func exportBase(m source.Meta) string {
+func ExportName(m source.Meta) string {
 	clean := func(s string) string {
 		return strings.Map(func(r rune) rune {
 			if r == '/' || r == '\\' || r == ' ' || r == os.PathSeparator {
@@ -31,18 +31,18 @@ func exportBase(m source.Meta) string {
 // before giving up.
 const maxExportNames = 1000
 
-// writeExport writes a run's result into dir ("" = current directory) in every format of
-// report.ExportFormats (the CSV and the JSON) and returns their paths. It never replaces a
+// Export writes a run's result into dir ("" = current directory) in every format of
+// ExportFormats (the CSV and the JSON) and returns their paths. It never replaces a
 // file: when cortex-<scenario>-<strategy>-seed<seed> with one of the extensions exists it tries
 // -2, -3, ... before the extension, the same suffix for every file of the run (see reserve).
 // Each file's content appears at once (a temporary file renamed onto the name reserved for
 // it), so a reader never sees a half-written export.
-func writeExport(j report.Result, dir string) ([]string, error) {
+func Export(j Result, dir string) ([]string, error) {
 	if dir == "" {
 		dir = "."
 	}
-	base := filepath.Join(dir, exportBase(j.Meta))
-	formats := report.ExportFormats()
+	base := filepath.Join(dir, ExportName(j.Meta))
+	formats := ExportFormats()
 	data := make([][]byte, len(formats))
 	exts := make([]string, len(formats))
 	for i, f := range formats {
@@ -52,14 +52,26 @@ func writeExport(j report.Result, dir string) ([]string, error) {
 		}
 		data[i], exts[i] = b.Bytes(), f.Ext
 	}
-	paths, err := reserve(base, exts...)
+	return ExportFiles(j.Meta, dir, exts, data)
+}
+
+// ExportFiles writes one file per ext (".toml", or ".svg" and ".txt") with its data into dir
+// ("" = current directory) under the name of a run's export, cortex-<scenario>-<strategy>-seed<seed>,
+// never replacing a file (the same suffix -2, -3, ... for all of them when one is taken, as
+// Export does), and returns their paths: the dashboard's recording and its pictures of the
+// screen.
+func ExportFiles(m source.Meta, dir string, exts []string, data [][]byte) ([]string, error) {
+	if dir == "" {
+		dir = "."
+	}
+	paths, err := reserve(filepath.Join(dir, ExportName(m)), exts...)
 	if err != nil {
 		return nil, err
 	}
-	for i := range data {
+	for i := range paths {
 		if err := writeAtomic(paths[i], data[i]); err != nil {
 			for _, p := range paths[i:] {
-				_ = os.Remove(p) // the reservations not yet filled; the files written stay
+				_ = os.Remove(p)
 			}
 			return paths[:i], err
 		}
@@ -116,25 +128,8 @@ func reserveAll(name string, exts []string) ([]string, error) {
 // writeAtomic writes data to a temporary file beside path and renames it onto path, which
 // reserve created empty for this export, so a reader sees either nothing or the whole file.
 func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
+	if err := atomicfile.Write(path, data, 0o644); err != nil {
 		return fmt.Errorf("export %s: %w", path, err)
-	}
-	name := tmp.Name()
-	_, werr := tmp.Write(data)
-	if werr == nil {
-		werr = tmp.Chmod(0o644) // CreateTemp makes 0600; an export is an ordinary file
-	}
-	cerr := tmp.Close()
-	if werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(name, path)
-	}
-	if werr != nil {
-		_ = os.Remove(name)
-		return fmt.Errorf("export %s: %w", path, werr)
 	}
 	return nil
 }

@@ -1,0 +1,77 @@
+package cli_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// controlledScenario is a short scenario whose timeline holds controls: a throttle injected and
+// cleared, a strategy switch, a class's priority.
+const controlledScenario = `name = "rehearsal"
+summary = "a short demo with controls"
+duration = "20s"
+drain = "5s"
+
+[[class]]
+name = "payment"
+priority = 9
+rate = 60
+
+[[class]]
+name = "analytics"
+priority = 1
+rate = 60
+
+[service]
+workers = 12
+service_time = "100ms"
+queue_limit = 100
+
+[[control]]
+at = "3s"
+do = "inject"
+kind = "throttle"
+
+[[control]]
+at = "8s"
+do = "strategy"
+strategy = "naive"
+
+[[control]]
+at = "10s"
+do = "class"
+class = "analytics"
+priority = 0
+
+[[control]]
+at = "14s"
+do = "clear"
+kind = "throttle"
+`
+
+// Asserts that run --headless --record writes the scenario as run (its strategy and seed
+// with it) and that running the recording prints the same bytes without a flag; that a run
+// with controls names every strategy it used and has no oracle bound (the controls change what
+// the bound is computed from); and that an unwritable --record is an error naming it.
+func TestHeadlessRecordReplays(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "rehearsal.toml")
+	require.NoError(t, os.WriteFile(file, []byte(controlledScenario), 0o644))
+	rec := filepath.Join(dir, "rec.toml")
+	code, first, errOut := execute("run", "--scenario-file", file, "--headless", "--strategy", "cortex-article", "--seed", "4", "--record", rec, "--format", "json")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, first, `"strategy":"cortex-article+naive"`)
+	assert.Contains(t, first, `"oracle":null`)
+
+	code, again, errOut := execute("run", "--scenario-file", rec, "--headless", "--format", "json")
+	require.Equal(t, 0, code, errOut)
+	assert.Equal(t, first, again, "the recording replays the run byte for byte")
+
+	code, _, errOut = execute("run", "--scenario-file", file, "--headless", "--record", filepath.Join(dir, "no", "such", "dir.toml"), "--format", "json")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, "--record "+filepath.Join(dir, "no", "such", "dir.toml"))
+}

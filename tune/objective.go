@@ -1,0 +1,175 @@
+package tune
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/cortex-tui/cortex-tui/report"
+	"github.com/cortex-tui/cortex-tui/scenarios"
+)
+
+// Objective is what a configuration is scored by, over every run of the training seeds.
+type Objective int
+
+// The objectives of --objective.
+const (
+	// Success is the mean success rate (originals completed within the deadline) over the
+	// scenarios, each scenario the mean over its seeds.
+	Success Objective = iota
+	// Goodput is the mean over the scenarios of the goodput (originals completed per second)
+	// relative to the default engine's on the same scenario and seeds: 1 is the default's.
+	Goodput
+	// Priority is the mean over the scenarios of the success rate of each priority weighted by
+	// the priority plus one (payment at 9 counts ten times analytics at 0).
+	Priority
+)
+
+// Objectives are the names of --objective, in the order of the constants.
+var Objectives = []string{"success", "goodput", "priority"}
+
+// String returns the objective's name.
+func (o Objective) String() string {
+	if int(o) < len(Objectives) {
+		return Objectives[o]
+	}
+	return fmt.Sprintf("Objective(%d)", int(o))
+}
+
+// ParseObjective returns the objective named s.
+func ParseObjective(s string) (Objective, error) {
+	i := slices.Index(Objectives, strings.ToLower(strings.TrimSpace(s)))
+	if i < 0 {
+		return 0, fmt.Errorf("unknown objective %q (valid: %s)", s, strings.Join(Objectives, ", "))
+	}
+	return Objective(i), nil
+}
+
+// The penalties of the score, in points of the objective (a point is 0.01).
+const (
+	// CrashPenalty is taken for every crash of the service in a run, averaged over the seeds:
+	// a configuration that crashes the service once in twenty runs loses 0.5 point.
+	CrashPenalty = 0.10
+	// InversionPenalty multiplies the points by which a class is served better than a class of
+	// a higher priority, beyond InversionSlack, summed over the pairs.
+	InversionPenalty = 2.0
+	// InversionSlack is the difference of success between two classes that is not an
+	// inversion (the bench's targets allow one point).
+	InversionSlack = 0.01
+)
+
+// ClassScore is one priority of a scenario: its classes' names and their success, mean over
+// the seeds.
+type ClassScore struct {
+	Priority int
+	Names    string // the scenario's classes of this priority, "payment" or "a, b"
+	Success  float64
+}
+
+// ScenarioScore is one configuration on one scenario, the means over the seeds.
+type ScenarioScore struct {
+	Scenario   string
+	Success    float64
+	Goodput    float64 // originals completed per second
+	Crashes    float64 // crashes per run
+	Inversions float64 // points of inversion per run, beyond InversionSlack, summed over the pairs
+	Classes    []ClassScore
+	Objective  float64 // the scenario's term of the objective, before penalties
+}
+
+// Score is one configuration over every scenario and seed: its per-scenario figures, the
+// objective (higher is better) and the penalties taken from it.
+type Score struct {
+	Scenarios []ScenarioScore
+	Objective float64 // mean of the scenarios' terms
+	Penalty   float64 // crashes and inversions, in the objective's units
+	Value     float64 // Objective - Penalty: what the search maximises
+}
+
+// score computes the Score of runs, the summaries of each scenario's seeds (runs[i] are
+// scns[i]'s), against the default's goodput per scenario (for Goodput; nil for the default
+// itself, which scores 1 on each).
+func score(obj Objective, scns []scenarios.Scenario, runs [][]report.Summary, defGoodput []float64) Score {
+	var s Score
+	for i, scn := range scns {
+		ss := scenarioScore(scn, runs[i])
+		switch obj {
+		case Success:
+			ss.Objective = ss.Success
+		case Goodput:
+			ss.Objective = 1
+			if defGoodput != nil && defGoodput[i] > 0 {
+				ss.Objective = ss.Goodput / defGoodput[i]
+			}
+		case Priority:
+			var w, sum float64
+			for _, c := range ss.Classes {
+				w += float64(c.Priority + 1)
+				sum += float64(c.Priority+1) * c.Success
+			}
+			if w > 0 {
+				ss.Objective = sum / w
+			}
+		}
+		s.Scenarios = append(s.Scenarios, ss)
+		s.Objective += ss.Objective / float64(len(scns))
+		s.Penalty += (CrashPenalty*ss.Crashes + InversionPenalty*ss.Inversions) / float64(len(scns))
+	}
+	s.Value = s.Objective - s.Penalty
+	return s
+}
+
+// scenarioScore is the means over one scenario's runs.
+func scenarioScore(scn scenarios.Scenario, runs []report.Summary) ScenarioScore {
+	ss := ScenarioScore{Scenario: scn.Name}
+	names := map[int][]string{}
+	for _, c := range scn.Classes {
+		if !slices.Contains(names[c.Priority], c.Name) {
+			names[c.Priority] = append(names[c.Priority], c.Name)
+		}
+	}
+	success := map[int]float64{}
+	n := float64(len(runs))
+	for _, r := range runs {
+		ss.Success += r.SuccessRate / n
+		ss.Goodput += r.Goodput / n
+		ss.Crashes += float64(r.Crashes) / n
+		ss.Inversions += inversions(r) / n
+		for p, v := range r.PrioritySuccess {
+			if prio, err := strconv.Atoi(p); err == nil {
+				success[prio] += v / n
+			}
+		}
+	}
+	for p, v := range success {
+		ss.Classes = append(ss.Classes, ClassScore{Priority: p, Names: strings.Join(names[p], ", "), Success: v})
+	}
+	slices.SortFunc(ss.Classes, func(a, b ClassScore) int { return b.Priority - a.Priority })
+	return ss
+}
+
+// inversions sums, over every pair of priorities of a run, how far the lower one's success
+// exceeds the higher one's beyond InversionSlack.
+func inversions(r report.Summary) float64 {
+	type ps struct {
+		prio int
+		v    float64
+	}
+	var list []ps
+	for p, v := range r.PrioritySuccess {
+		if prio, err := strconv.Atoi(p); err == nil {
+			list = append(list, ps{prio, v})
+		}
+	}
+	sum := 0.0
+	for _, hi := range list {
+		for _, lo := range list {
+			if lo.prio < hi.prio {
+				sum += math.Max(0, lo.v-hi.v-InversionSlack)
+			}
+		}
+	}
+	return sum
+}

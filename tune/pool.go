@@ -1,0 +1,121 @@
+package tune
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/cortex-tui/cortex-tui/engine"
+	"github.com/cortex-tui/cortex-tui/report"
+	"github.com/cortex-tui/cortex-tui/scenarios"
+	"github.com/cortex-tui/cortex-tui/sim"
+	"github.com/cortex-tui/cortex-tui/strategy"
+)
+
+// goodputs returns each scenario's mean goodput over its runs.
+func goodputs(runs [][]report.Summary) []float64 {
+	out := make([]float64, len(runs))
+	for i, rs := range runs {
+		for _, r := range rs {
+			out[i] += r.Goodput / float64(len(rs))
+		}
+	}
+	return out
+}
+
+// pool runs simulations on a fixed number of goroutines.
+type pool struct {
+	ctx  context.Context
+	jobs chan func()
+	wg   sync.WaitGroup
+	mu   sync.Mutex
+	runs int
+}
+
+// newPool starts n workers.
+func newPool(ctx context.Context, n int) *pool {
+	p := &pool{ctx: ctx, jobs: make(chan func())}
+	for range n {
+		p.wg.Add(1)
+		go func() {
+			defer p.wg.Done()
+			for job := range p.jobs {
+				job()
+			}
+		}()
+	}
+	return p
+}
+
+// close stops the workers once their jobs are done.
+func (p *pool) close() {
+	close(p.jobs)
+	p.wg.Wait()
+}
+
+// runAll runs cortex with cfg on every scenario and seed and returns the summaries, out[i][j]
+// scenario i with seed j; ctx's error when it was done before they all ran.
+func (p *pool) runAll(scns []scenarios.Scenario, seeds []int64, cfg engine.Config) ([][]report.Summary, error) {
+	out := make([][]report.Summary, len(scns))
+	errs := make([]error, len(scns)*len(seeds))
+	var wg sync.WaitGroup
+	for i, scn := range scns {
+		out[i] = make([]report.Summary, len(seeds))
+		for j, seed := range seeds {
+			wg.Add(1)
+			job := func() {
+				defer wg.Done()
+				if p.ctx.Err() != nil {
+					errs[i*len(seeds)+j] = p.ctx.Err()
+					return
+				}
+				s, err := sim.NewWith(scn, strategy.CortexName, seed, sim.Options{Engine: &cfg})
+				if err != nil {
+					errs[i*len(seeds)+j] = fmt.Errorf("%s, seed %d: %w", scn.Name, seed, err)
+					return
+				}
+				out[i][j] = report.Run(s).Summary
+				p.mu.Lock()
+				p.runs++
+				p.mu.Unlock()
+			}
+			select {
+			case p.jobs <- job:
+			case <-p.ctx.Done():
+				wg.Done()
+				errs[i*len(seeds)+j] = p.ctx.Err()
+			}
+		}
+	}
+	wg.Wait()
+	return out, errors.Join(errs...)
+}
+
+// simulations returns the number of simulations run so far.
+func (p *pool) simulations() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.runs
+}
+
+// oracles returns each scenario's oracle bound on the success rate, mean over seeds (NaN for a
+// closed loop).
+func oracles(scns []scenarios.Scenario, seeds []int64) ([]float64, error) {
+	out := make([]float64, len(scns))
+	for i, scn := range scns {
+		for _, seed := range seeds {
+			b, err := sim.Oracle(scn, seed)
+			if errors.Is(err, sim.ErrClosedLoop) {
+				out[i] = math.NaN()
+				break
+			}
+			if err != nil {
+				return nil, fmt.Errorf("%s, seed %d: %w", scn.Name, seed, err)
+			}
+			out[i] += b.Rate() / float64(len(seeds))
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,364 @@
+package tune
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+
+	"gonum.org/v1/gonum/optimize"
+
+	"github.com/cortex-tui/cortex-tui/engine"
+	"github.com/cortex-tui/cortex-tui/scenarios"
+)
+
+// Options configure a search. Scenarios, Train and Dims are required.
+type Options struct {
+	Scenarios []scenarios.Scenario // tuned together: the objective is the mean over them
+	Train     []int64              // the seeds every candidate runs every scenario with
+	Holdout   []int64              // the seeds the result is checked on, never searched on
+	Objective Objective
+	Dims      []Dim         // the parameters moved
+	Base      engine.Config // where the search starts and what it is compared with (zero: engine.DefaultConfig)
+	BaseName  string        // Base's name in the report (zero: "default")
+	Seed      uint64        // the optimizer's random source: the same seed, the same search
+	// Generations is the most generations of candidates (each Population candidates); 0 means
+	// 30. The search stops earlier when it converges (Patience generations with no gain of
+	// MinGain) or when Time runs out.
+	Generations int
+	// Population is the number of candidates of a generation; 0 means CMA-ES's own, 4 + 3 ln(dims).
+	Population int
+	// Time, when > 0, bounds the search's wall time: no candidate starts past it (those
+	// running end, and their unfinished generation is dropped), nor a generation after it.
+	Time time.Duration
+	// Workers is the number of simulations run at once; 0 means GOMAXPROCS.
+	Workers int
+	// Progress, when set, is called after each candidate's evaluation, when a check on the
+	// held-out seeds starts and at each generation's end, one call at a time.
+	Progress func(Progress)
+	// Clock is the wall clock of Time and Progress (nil: engine.WallClock).
+	Clock engine.Clock
+}
+
+// Convergence: a search that gains less than MinGain in Patience generations has converged.
+const (
+	MinGain  = 1e-4 // 0.01 point of the objective
+	Patience = 8
+)
+
+// Progress is the state of a search after a candidate's evaluation.
+type Progress struct {
+	Evals, MaxEvals int // candidates evaluated, and the most the generations allow
+	Generation      int // generations completed
+	Generations     int // the most generations (Options.Generations)
+	// Best and Default are the kept candidate's score and the default's on the training seeds,
+	// BestHoldout and DefaultHoldout on the held-out seeds (zero without them).
+	Best, Default               float64
+	BestHoldout, DefaultHoldout float64
+	Checking                    bool          // the held-out seeds are being run for a new best
+	Elapsed                     time.Duration // since the search started (the default's evaluation included)
+	Left                        time.Duration // estimated time left, by the evaluations left or Time, whichever ends first
+}
+
+// Candidate is one configuration the search evaluated, in the order they were started.
+type Candidate struct {
+	ID         int
+	Generation int
+	Config     engine.Config
+	X          []float64 // its position in the unit cube
+	Score      Score     // on the training seeds
+}
+
+// Result is what a search found and how: the best configuration and the default, on the
+// training and the held-out seeds, and the search's course.
+type Result struct {
+	Base, Tuned                  engine.Config // the configuration searched from (Options.Base), and the best found
+	Improved                     bool          // the best candidate beat the default on the training seeds (else Tuned is Base)
+	DefaultTrain, TunedTrain     Score
+	DefaultHoldout, TunedHoldout Score // zero without Holdout
+	// Oracle is each scenario's oracle bound on the success rate (sim.Oracle: the most any
+	// strategy could complete), mean over the held-out seeds; NaN for a closed loop, which has
+	// none; nil without Holdout.
+	Oracle                        []float64
+	Evals, Generations            int
+	Checks                        int // held-out checks of a new best
+	Simulations                   int
+	History                       []float64 // the best score after each generation, on the training seeds
+	Stop                          string    // why the search stopped: "converged", "generations", "time", "interrupted"
+	Elapsed                       time.Duration
+	Population, Dimensions, Seeds int
+}
+
+// Run searches opts.Dims for the configuration that scores best on opts.Train, with gonum's
+// CMA-ES (optimize.CmaEsChol) over the parameters rescaled to the unit cube, starting from
+// opts.Base, then scores the best and the default on opts.Holdout. Every candidate runs every
+// scenario on every training seed in the simulator, opts.Workers simulations at once. The
+// search is a pure function of opts (the same Seed, the same candidates and result) except
+// where Time or ctx stops it: it stops at a generation's end, and the result is the best of the
+// generations completed. When ctx is done the search stops at once and keeps the best
+// candidate fully evaluated so far (Stop "interrupted"). The error is a simulation's.
+func Run(ctx context.Context, opts Options) (Result, error) {
+	if len(opts.Scenarios) == 0 || len(opts.Train) == 0 || len(opts.Dims) == 0 {
+		return Result{}, errors.New("tune: no scenario, training seed or parameter")
+	}
+	if opts.Base.Window == 0 {
+		opts.Base = engine.DefaultConfig()
+	}
+	if opts.Generations <= 0 {
+		opts.Generations = 30
+	}
+	if opts.Workers <= 0 {
+		opts.Workers = runtime.GOMAXPROCS(0)
+	}
+	if opts.Clock == nil {
+		opts.Clock = engine.WallClock{}
+	}
+	s := &search{opts: opts, start: opts.Clock.Now(), pool: newPool(ctx, opts.Workers)}
+	defer s.pool.close()
+	s.pop = opts.Population
+	if s.pop <= 0 {
+		s.pop = 4 + int(3*math.Log(float64(len(opts.Dims))))
+	}
+	res := Result{Base: opts.Base, Population: s.pop, Dimensions: len(opts.Dims), Seeds: len(opts.Train)}
+
+	defRuns, err := s.pool.runAll(opts.Scenarios, opts.Train, opts.Base)
+	if err != nil {
+		return Result{}, err
+	}
+	s.defGoodput = goodputs(defRuns)
+	res.DefaultTrain = score(opts.Objective, opts.Scenarios, defRuns, nil)
+	if opts.Objective == Goodput {
+		res.DefaultTrain = score(opts.Objective, opts.Scenarios, defRuns, s.defGoodput)
+	}
+	s.defScore = res.DefaultTrain.Value
+
+	if len(opts.Holdout) > 0 {
+		defH, err := s.pool.runAll(opts.Scenarios, opts.Holdout, opts.Base)
+		if err != nil {
+			return Result{}, err
+		}
+		s.holdGoodput = goodputs(defH)
+		res.DefaultHoldout = score(opts.Objective, opts.Scenarios, defH, s.holdGoodput)
+		if res.Oracle, err = oracles(opts.Scenarios, opts.Holdout); err != nil {
+			return Result{}, err
+		}
+	}
+	s.checked = Candidate{Config: opts.Base, Score: res.DefaultTrain}
+	s.checkedHoldout, s.defHoldout = res.DefaultHoldout, res.DefaultHoldout.Value
+
+	if err := s.minimize(ctx); err != nil && !errors.Is(err, errStop) {
+		return Result{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	res.Tuned, res.TunedTrain, res.TunedHoldout = s.checked.Config, s.checked.Score, s.checkedHoldout
+	res.Improved = s.checked.Score.Value > res.DefaultTrain.Value
+	res.Evals, res.Generations, res.History, res.Stop, res.Checks = s.evals, s.gens, s.history, s.stop, s.checks
+	if ctx.Err() != nil {
+		res.Stop = "interrupted"
+	}
+	res.Simulations = s.pool.simulations()
+	res.Elapsed = opts.Clock.Now().Sub(s.start)
+	return res, nil
+}
+
+// errStop ends the optimizer's run from its Recorder.
+var errStop = errors.New("tune: stop")
+
+// search is one Run's state.
+type search struct {
+	opts       Options
+	start      time.Time
+	pool       *pool
+	pop        int
+	defGoodput []float64
+	defScore   float64
+	// holdGoodput is the default's goodput per scenario on the held-out seeds.
+	holdGoodput []float64
+	// checked is the best candidate of the generations completed whose held-out check is
+	// done (the Base until a candidate beats it), checkedHoldout its held-out score: what a
+	// search stopped at any moment returns.
+	checked        Candidate
+	checkedHoldout Score
+	checking       bool    // a check is running
+	checks         int     // checks done
+	defHoldout     float64 // the default's score on the held-out seeds
+
+	mu         sync.Mutex
+	started    int         // candidates started (their IDs)
+	cands      []Candidate // fully evaluated, in any order
+	doneInGen  map[int]int // candidates evaluated per generation
+	evals      int
+	gens       int // generations completed
+	history    []float64
+	stop       string
+	stopping   bool
+	noGainFrom float64 // the best score Patience generations ago
+}
+
+// minimize runs CMA-ES until a stop.
+func (s *search) minimize(ctx context.Context) error {
+	s.doneInGen = map[int]int{}
+	s.noGainFrom = math.Inf(-1)
+	init := Encode(s.opts.Dims, s.opts.Base)
+	method := &optimize.CmaEsChol{
+		InitStepSize: 0.25, // a quarter of each parameter's range
+		Population:   s.pop,
+		Src:          rand.NewPCG(s.opts.Seed, 0x636f72746578), // "cortex"
+		StopLogDet:   math.NaN(),
+	}
+	settings := &optimize.Settings{
+		InitValues: &optimize.Location{F: -s.defScore},
+		Concurrent: s.pop,
+		Converger:  optimize.NeverTerminate{},
+		Recorder:   recorder{s, ctx},
+	}
+	problem := optimize.Problem{Func: func(x []float64) float64 { return s.evaluate(ctx, x) }}
+	_, err := optimize.Minimize(problem, init, settings, method)
+	return err
+}
+
+// evaluate scores the candidate at x (the unit cube's coordinates) on the training seeds:
+// minus its score, plus its distance outside the cube. Once the search stops it returns NaN
+// at once (CMA-ES skips such a sample).
+func (s *search) evaluate(ctx context.Context, x []float64) float64 {
+	s.mu.Lock()
+	if !s.stopping && s.opts.Time > 0 && s.opts.Clock.Now().Sub(s.start) >= s.opts.Time {
+		s.stop, s.stopping = "time", true // the generation under way is left unfinished
+	}
+	if s.stopping || ctx.Err() != nil {
+		s.mu.Unlock()
+		return math.NaN()
+	}
+	id := s.started
+	s.started++
+	s.mu.Unlock()
+	cfg, out := Decode(s.opts.Dims, s.opts.Base, x)
+	runs, err := s.pool.runAll(s.opts.Scenarios, s.opts.Train, cfg)
+	if err != nil {
+		return math.NaN() // interrupted (a simulation error would be on the default too)
+	}
+	sc := score(s.opts.Objective, s.opts.Scenarios, runs, s.defGoodput)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	gen := id / s.pop
+	s.cands = append(s.cands, Candidate{ID: id, Generation: gen, Config: cfg, X: slices.Clone(x), Score: sc})
+	s.doneInGen[gen]++
+	s.evals++
+	if s.opts.Progress != nil {
+		s.opts.Progress(s.progress())
+	}
+	return -sc.Value + out
+}
+
+// progress is the search's state (s.mu held).
+func (s *search) progress() Progress {
+	p := Progress{Evals: s.evals, MaxEvals: s.opts.Generations * s.pop, Generation: s.gens, Generations: s.opts.Generations, Default: s.defScore,
+		Best: s.checked.Score.Value, Checking: s.checking, Elapsed: s.opts.Clock.Now().Sub(s.start)}
+	if len(s.opts.Holdout) > 0 {
+		p.BestHoldout, p.DefaultHoldout = s.checkedHoldout.Value, s.defHoldout
+	}
+	if s.evals > 0 {
+		p.Left = time.Duration(float64(p.Elapsed) / float64(s.evals) * float64(max(0, p.MaxEvals-s.evals)))
+	}
+	if s.opts.Time > 0 {
+		p.Left = min(p.Left, max(0, s.opts.Time-p.Elapsed))
+	}
+	return p
+}
+
+// bestOf returns the best candidate of generation gen (s.mu held), the first in the unit
+// cube's order among equals (the IDs follow the workers' schedule, the positions the
+// optimizer's seeded draws); ok is false for none.
+func (s *search) bestOf(gen int) (Candidate, bool) {
+	var best Candidate
+	ok := false
+	for _, c := range s.cands {
+		if c.Generation != gen {
+			continue
+		}
+		if !ok || c.Score.Value > best.Score.Value || c.Score.Value == best.Score.Value && slices.Compare(c.X, best.X) < 0 {
+			best, ok = c, true
+		}
+	}
+	return best, ok
+}
+
+// recorder ends each generation (optimize.MajorIteration): a best candidate that beats the
+// one kept is checked on the held-out seeds and kept; then the search stops once the
+// generations are done, it has converged or its time is up. When ctx is done it stops at once,
+// keeping the candidate kept last.
+type recorder struct {
+	s   *search
+	ctx context.Context
+}
+
+func (recorder) Init() error { return nil }
+
+func (r recorder) Record(_ *optimize.Location, op optimize.Operation, _ *optimize.Stats) error {
+	s := r.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r.ctx.Err() != nil {
+		s.stop, s.stopping = "interrupted", true
+		return errStop
+	}
+	if s.stopping {
+		return errStop
+	}
+	if op != optimize.MajorIteration || s.doneInGen[s.gens] < s.pop {
+		return nil
+	}
+	if c, ok := s.bestOf(s.gens); ok && c.Score.Value > s.checked.Score.Value {
+		if err := s.check(c); err != nil {
+			s.stop, s.stopping = "interrupted", true
+			return errStop
+		}
+	}
+	best := s.checked.Score.Value
+	s.gens++
+	s.history = append(s.history, best)
+	if s.opts.Progress != nil {
+		s.opts.Progress(s.progress())
+	}
+	switch {
+	case s.gens >= s.opts.Generations:
+		s.stop = "generations"
+	case len(s.history) > Patience && best-s.history[len(s.history)-1-Patience] < MinGain:
+		s.stop = "converged"
+	case s.opts.Time > 0 && s.opts.Clock.Now().Sub(s.start) >= s.opts.Time:
+		s.stop = "time"
+	default:
+		return nil
+	}
+	s.stopping = true
+	return errStop
+}
+
+// check scores c on the held-out seeds and keeps it (s.mu held; released while the
+// simulations run, which no evaluation waits for: the generation is complete). An error is
+// ctx's: c is not kept.
+func (s *search) check(c Candidate) error {
+	var hold Score
+	if len(s.opts.Holdout) > 0 {
+		s.checking = true
+		if s.opts.Progress != nil {
+			s.opts.Progress(s.progress())
+		}
+		s.mu.Unlock()
+		runs, err := s.pool.runAll(s.opts.Scenarios, s.opts.Holdout, c.Config)
+		s.mu.Lock()
+		s.checking = false
+		if err != nil {
+			return err
+		}
+		hold = score(s.opts.Objective, s.opts.Scenarios, runs, s.holdGoodput)
+	}
+	s.checked, s.checkedHoldout = c, hold
+	s.checks++
+	return nil
+}

@@ -1,0 +1,168 @@
+package tune
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cortex-tui/cortex-tui/engine"
+	"github.com/cortex-tui/cortex-tui/engineconf"
+	"github.com/cortex-tui/cortex-tui/scenarios"
+)
+
+// small is a short scenario with an outage, cheap enough to run many times: 20 s of arrivals
+// at 40 requests/s against a capacity of 100/s, 5 s down at 8 s.
+func small() scenarios.Scenario {
+	return scenarios.Scenario{
+		Name: "small", Duration: 20 * time.Second, Drain: 5 * time.Second, Clients: 4,
+		Classes: []scenarios.Class{{Name: "payment", Priority: 9, Rate: 20}, {Name: "analytics", Priority: 1, Rate: 20}},
+		Service: scenarios.Service{Workers: 10, ServiceTime: 100 * time.Millisecond, Sigma: 0.25, QueueLimit: 50, WarmStart: 0.3, RefusalCost: 0.1},
+		Faults:  []scenarios.Fault{{Kind: scenarios.FaultOutage, At: 8 * time.Second, Duration: 5 * time.Second}},
+	}
+}
+
+// smallOptions searches the budget and the retry groups on small over three seeds.
+func smallOptions(t *testing.T) Options {
+	dims, err := ParseDims([]string{"budget", "retry"})
+	require.NoError(t, err)
+	return Options{Scenarios: []scenarios.Scenario{small()}, Train: []int64{1, 2, 3}, Holdout: []int64{4, 5},
+		Dims: dims, Seed: 7, Generations: 3, Population: 4}
+}
+
+// Asserts that a search is a pure function of its options: the same seed gives the same
+// candidates and result, another seed another search; that the result is never below the
+// default on the training seeds; and that each generation is counted.
+func TestSearchIsDeterministic(t *testing.T) {
+	a, err := Run(context.Background(), smallOptions(t))
+	require.NoError(t, err)
+	opts := smallOptions(t)
+	opts.Workers = 1
+	b, err := Run(context.Background(), opts)
+	require.NoError(t, err)
+	assert.Equal(t, a.Tuned, b.Tuned, "the same seed, the same result, whatever the workers")
+	assert.Equal(t, a.History, b.History)
+	assert.Equal(t, 3, a.Generations)
+	assert.Equal(t, 12, a.Evals)
+	assert.Len(t, a.History, 3)
+	assert.GreaterOrEqual(t, a.TunedTrain.Value, a.DefaultTrain.Value)
+	assert.Equal(t, 3*(1+12)+2*(1+a.Checks), a.Simulations, "the default and 12 candidates on 3 seeds, the default and each new best on 2 held-out seeds")
+	assert.Equal(t, a.Improved, a.Checks > 0)
+	assert.LessOrEqual(t, a.Checks, a.Generations, "one check at most per generation")
+	require.NoError(t, a.Tuned.Validate())
+
+	opts = smallOptions(t)
+	opts.Seed = 8
+	c, err := Run(context.Background(), opts)
+	require.NoError(t, err)
+	assert.NotEqual(t, a.History, c.History, "another seed, another search")
+}
+
+// Asserts that a search stopped by its context keeps the best candidate fully evaluated so far.
+func TestSearchInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	opts := smallOptions(t)
+	opts.Generations = 50
+	n := 0
+	opts.Progress = func(p Progress) {
+		n++
+		if p.Evals == 6 {
+			cancel()
+		}
+	}
+	res, err := Run(ctx, opts)
+	require.NoError(t, err)
+	assert.Equal(t, "interrupted", res.Stop)
+	assert.GreaterOrEqual(t, res.Evals, 6)
+	assert.Less(t, res.Evals, 50*4)
+	assert.GreaterOrEqual(t, res.TunedTrain.Value, res.DefaultTrain.Value)
+}
+
+// Asserts the rescaling: a configuration encodes into the unit cube and decodes back to itself
+// (within the rounding), on a log scale where the range is one, and that a point outside the
+// cube is clamped and measured.
+func TestSpace(t *testing.T) {
+	dims, err := ParseDims([]string{"weights", "budget", "breaker", "retry", "signals"})
+	require.NoError(t, err)
+	def := engine.DefaultConfig()
+	u := Encode(dims, def)
+	for i, x := range u {
+		assert.True(t, x >= 0 && x <= 1, "%s: %v", dims[i].Param.Path(), x)
+	}
+	back, out := Decode(dims, def, u)
+	assert.Zero(t, out)
+	for _, d := range dims {
+		assert.InDelta(t, d.Param.Get(def), d.Param.Get(back), 0.002*max(1, d.Param.Get(def)), d.Param.Path())
+	}
+	u[0], u[1] = -0.5, 1.25
+	_, out = Decode(dims, def, u)
+	assert.InDelta(t, 0.75, out, 1e-12)
+	_, err = ParseDims([]string{"budget", "nope"})
+	assert.ErrorContains(t, err, `unknown parameter "nope"`)
+	one, err := ParseDims([]string{"budget.capacity"})
+	require.NoError(t, err)
+	require.Len(t, one, 1)
+	p, _ := engineconf.ByPath("budget.capacity")
+	assert.Equal(t, p, one[0].Param)
+}
+
+// stepClock is a clock that moves a minute every time it is read.
+type stepClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *stepClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(time.Minute)
+	return c.t
+}
+
+// Asserts that Time bounds the search, on the injected clock (so the test does not depend on
+// the machine's speed): read at the start (minute 1), before each candidate starts and at each
+// generation's end, it is 1 to 4 minutes past the start as the first generation's 4 candidates
+// start and 5 at its end: 3 minutes keep the fourth from starting (no generation completes),
+// 4.5 minutes stop the search at the first generation's end. The report says why it stopped.
+func TestSearchTimeBound(t *testing.T) {
+	for _, tc := range []struct {
+		limit time.Duration
+		gens  int
+	}{{3 * time.Minute, 0}, {4*time.Minute + 30*time.Second, 1}} {
+		opts := smallOptions(t)
+		opts.Generations, opts.Time, opts.Clock = 50, tc.limit, &stepClock{}
+		res, err := Run(context.Background(), opts)
+		require.NoError(t, err)
+		assert.Equal(t, "time", res.Stop, "%s", tc.limit)
+		assert.Equal(t, tc.gens, res.Generations, "%s", tc.limit)
+		var b strings.Builder
+		require.NoError(t, WriteTable(&b, res, opts))
+		assert.Contains(t, b.String(), "stopped: its time was up")
+		assert.Contains(t, b.String(), "small success")
+		assert.Contains(t, b.String(), "payment (priority 9)")
+	}
+}
+
+// Asserts when a tuned engine may be written: not worse than the default on the held-out
+// seeds, or on the training seeds without them.
+func TestHolds(t *testing.T) {
+	for _, tc := range []struct {
+		train, hold float64 // tuned - default
+		holdout     bool
+		want        bool
+	}{
+		{0.02, 0.01, true, true},
+		{0.02, 0, true, true},
+		{0.02, -0.001, true, false},
+		{0.02, -0.5, false, true},
+		{-0.01, 0, false, false},
+	} {
+		r := Result{DefaultTrain: Score{Value: 0.5}, TunedTrain: Score{Value: 0.5 + tc.train},
+			DefaultHoldout: Score{Value: 0.6}, TunedHoldout: Score{Value: 0.6 + tc.hold}}
+		assert.Equal(t, tc.want, r.Holds(tc.holdout), "%+v", tc)
+	}
+}
