@@ -12,7 +12,7 @@ CORE_PKGS  := ./engine/... ./model/... ./sim/... ./strategy/... ./scenarios/... 
 # The libraries a Go service adopts: no UI library either; and only cortexgrpc links gRPC.
 ADOPT_PKGS := ./cortexhttp/... ./cortexgrpc/... ./priority/... ./internal/driver/...
 
-.PHONY: all build run test fmt-check vet check-imports unit bench lint golden screenshots bench-table engine-table tune-table fleet-sizing live-vs-sim hostile-rss clean
+.PHONY: all build run test fmt-check vet check-imports unit bench lint golden screenshots plots bench-table speed-table engine-table tune-table fleet-sizing live-vs-sim hostile-rss hostile-soak clean
 
 all: build
 
@@ -115,6 +115,11 @@ fill = awk '/<!-- (matrix|bench|targets|heldout):start -->/ { print; n = $$0; su
 	       while ((getline line < f) > 0) print line; close(f); skip = 1; next } \
 	     /<!-- (matrix|bench|targets|heldout):end -->/ { skip = 0 } !skip' $(1) > $(1).tmp && mv $(1).tmp $(1)
 
+# The README's picture of a run's charts: black-friday under cortex, naive and backoff on one
+# chart, drawn by run --headless --plot (package plots, gonum's plot).
+plots: build
+	@./$(BIN) run --scenario black-friday --headless --plot docs/plot.png --plot-with naive,backoff --format table > /dev/null
+
 bench-table: build
 	@./$(BIN) bench --seeds $(BENCH_SEEDS) --format matrix > .bench-matrix.md
 	@./$(BIN) bench --scenario $(SEED_SCENARIOS) --seeds $(BENCH_SEEDS) --format markdown > .bench-bench.md
@@ -124,6 +129,26 @@ bench-table: build
 	@$(call fill,docs/engine.md)
 	@rm -f .bench-matrix.md .bench-bench.md .bench-targets.md .bench-heldout.md
 	@echo "README.md, docs/engine.md: benchmark tables regenerated"
+
+# The simulator's speed in docs/simulator.md, as the program measures it: sim's BenchmarkRun
+# (every strategy's storm run alternating with none's, SPEED_RUNS iterations each: attempts per
+# CPU-second and x-none, the ratio to none's in the same iterations) writes the table, then GNU
+# time times bench --seeds 1-10 over everything (wall and user CPU, with the load average). Run it
+# on a quiet machine: the load is printed with the figures. Needs /usr/bin/time.
+SPEED_RUNS ?= 8
+speed-table: build
+	@command -v /usr/bin/time >/dev/null || { echo "speed-table: GNU time (/usr/bin/time) is required"; exit 1; }
+	@$(GO) test -c -o .sim.test ./sim
+	@SPEED_TABLE_OUT=$(CURDIR)/.speed-table.md ./.sim.test -test.run '^$$' -test.bench 'Run$$' -test.benchtime $(SPEED_RUNS)x > /dev/null
+	@load=$$(cut -d' ' -f1 /proc/loadavg); \
+	/usr/bin/time -f '%e %U' -o .speed-bench.txt ./$(BIN) bench --seeds 1-10 --format json > /dev/null; \
+	read wall user < .speed-bench.txt; \
+	printf '\n`bench --seeds 1-10 --format json` (every built-in scenario x every strategy x seeds 1-10, on every core): %s s wall, %s s user CPU; load average %s before, %s after.\n' \
+		"$$wall" "$$user" "$$load" "$$(cut -d' ' -f1 /proc/loadavg)" >> .speed-table.md
+	@awk '/<!-- speed:start -->/ { print; while ((getline line < ".speed-table.md") > 0) print line; skip = 1; next } \
+	     /<!-- speed:end -->/ { skip = 0 } !skip' docs/simulator.md > docs/simulator.md.tmp
+	@mv docs/simulator.md.tmp docs/simulator.md; rm -f .speed-table.md .speed-bench.txt .sim.test
+	@echo "docs/simulator.md: the speed table regenerated"
 
 # The table of cortex.toml's keys in docs/engine.md (defaults, the article's values, units and
 # ranges), from the program: cortex-tui engine --markdown.
@@ -176,12 +201,20 @@ live-vs-sim: build
 
 # GNU time's maximum RSS and wall time of `live --target` (black-friday at full scale, 15 s) against
 # each misbehaving server of internal/hostile (HOSTILE: names, default every one; HOSTILE_BIN: the
-# binary measured, default the one just built), one markdown row each. Needs /usr/bin/time.
-HOSTILE     ?=
-HOSTILE_BIN ?= $(CURDIR)/$(BIN)
+# binary measured, default the one just built; HOSTILE_BEFORE: an older build measured first,
+# side by side), one markdown row each. Needs /usr/bin/time.
+HOSTILE        ?=
+HOSTILE_BIN    ?= $(CURDIR)/$(BIN)
+HOSTILE_BEFORE ?=
 hostile-rss: build
 	@test -x /usr/bin/time || { echo "hostile-rss: GNU time (/usr/bin/time) is required (Debian: time)"; exit 1; }
-	@internal/hostile/rss.sh $(HOSTILE_BIN) $(HOSTILE)
+	@RSS_BEFORE=$(HOSTILE_BEFORE) internal/hostile/rss.sh $(HOSTILE_BIN) $(HOSTILE)
+
+# A 300 s memory soak of `live --target` through six faults against `cortex-tui target`
+# (live/testdata/soak-six-faults.toml): the resident set every 10 s, then GNU time's maximum.
+hostile-soak: build
+	@test -x /usr/bin/time || { echo "hostile-soak: GNU time (/usr/bin/time) is required (Debian: time)"; exit 1; }
+	@internal/hostile/soak.sh $(HOSTILE_BIN)
 
 clean:
 	rm -rf bin .tools

@@ -6,6 +6,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strings"
+	"time"
 
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
@@ -49,6 +51,9 @@ func runDashboard(cmd *cobra.Command, io streams, scn scenarios.Scenario, o runO
 		return err
 	}
 	opts.Record = o.record
+	if opts.StartAt, err = startAt(o.startAt, scn); err != nil {
+		return err
+	}
 	in, out, err := terminal(io, headlessCommand(o))
 	if err != nil {
 		return err
@@ -57,6 +62,24 @@ func runDashboard(cmd *cobra.Command, io streams, scn scenarios.Scenario, o runO
 		return err
 	}
 	return toldRecorded(io, o.record)
+}
+
+// startAt reads --start-at: a duration from 0 to before the end of the run (duration + drain);
+// a usage error (exit 2) otherwise. "" is 0.
+func startAt(s string, scn scenarios.Scenario) (time.Duration, error) {
+	if s == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(strings.TrimSpace(s))
+	end := scn.Duration + scn.Drain
+	switch {
+	case err != nil:
+		return 0, &exitError{code: 2, err: fmt.Errorf("--start-at: %q is not a duration (e.g. 55s, 1m30s)", s)}
+	case d < 0 || d >= end:
+		return 0, &exitError{code: 2, err: fmt.Errorf("--start-at: %s is outside the run (%s of arrivals and drain: give 0s to %s)", s,
+			end, end-scn.Tick)}
+	}
+	return d, nil
 }
 
 // toldRecorded says, once the dashboard has ended, where run --record wrote the run as played

@@ -33,17 +33,28 @@ func runHeadless(cmd *cobra.Command, io streams, scn scenarios.Scenario, o runOp
 	if err != nil {
 		return err
 	}
-	if err := checkCost(scenarioSource(o.scenario, o.scenarioFile), scn, o.allowLarge, name); err != nil {
+	plot, err := planPlot(o, name)
+	if err != nil {
 		return err
 	}
+	if err := checkCost(scenarioSource(o.scenario, o.scenarioFile), scn, o.allowLarge, append([]string{name}, plot.with...)...); err != nil {
+		return err
+	}
+	var others []report.Result
 	res, err := await(cmd.Context(), func() (report.Result, error) {
 		res, err := simulate(scn, name, o.seed, o.eng.sim())
 		if err == nil {
 			res.Summary.Oracle, err = oracleOf(scn, o.seed)
 		}
+		if err == nil {
+			others, err = plot.others(scn, o.seed, o)
+		}
 		return res, err
 	})
 	if err != nil {
+		return err
+	}
+	if err := plot.write(append([]report.Result{res}, others...)); err != nil {
 		return err
 	}
 	if o.record != "" {

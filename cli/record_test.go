@@ -67,6 +67,10 @@ func TestHeadlessRecordReplays(t *testing.T) {
 	assert.Contains(t, first, `"strategy":"cortex-article+naive"`)
 	assert.Contains(t, first, `"oracle":null`)
 
+	code, out, errOut := execute("validate", rec)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "rec.toml: ok (rehearsal, 20s, 0 faults, 4 controls; up to")
+
 	code, again, errOut := execute("run", "--scenario-file", rec, "--headless", "--format", "json")
 	require.Equal(t, 0, code, errOut)
 	assert.Equal(t, first, again, "the recording replays the run byte for byte")
@@ -74,4 +78,24 @@ func TestHeadlessRecordReplays(t *testing.T) {
 	code, _, errOut = execute("run", "--scenario-file", file, "--headless", "--record", filepath.Join(dir, "no", "such", "dir.toml"), "--format", "json")
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errOut, "--record "+filepath.Join(dir, "no", "such", "dir.toml"))
+}
+
+// Asserts that --start-at is checked before the terminal is touched: a duration outside the run,
+// a word, or --headless are usage errors naming the flag; a time inside the run passes on to the
+// dashboard (which then wants a terminal).
+func TestStartAtFlag(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		err  string
+	}{
+		{[]string{"--start-at", "5m"}, "--start-at: 5m is outside the run (3m30s of arrivals and drain: give 0s to 3m29.9s)"},
+		{[]string{"--start-at", "-1s"}, "--start-at: -1s is outside the run"},
+		{[]string{"--start-at", "soon"}, `--start-at: "soon" is not a duration (e.g. 55s, 1m30s)`},
+		{[]string{"--start-at", "55s", "--headless"}, "--start-at opens the dashboard part way through"},
+		{[]string{"--start-at", "55s"}, "the dashboard needs a terminal"},
+	} {
+		code, _, errOut := execute(append([]string{"run", "--scenario", "black-friday"}, c.args...)...)
+		assert.Equal(t, 2, code, "%v", c.args)
+		assert.Contains(t, errOut, c.err, "%v", c.args)
+	}
 }

@@ -29,6 +29,9 @@ type runOptions struct {
 	compare      string // --compare-engine: a second engine file, beside the first in compare mode
 	eng, cmpEng  engineFile
 	record       string // --record: where the run as played is written as a scenario file
+	plot         string // --plot: the picture of the run's charts (.svg or .png), headless
+	plotWith     string // --plot-with: strategies drawn beside the run's own on the picture
+	startAt      string // --start-at: virtual time to fast-forward to before the first frame
 }
 
 func init() { subcommands = append(subcommands, newRunCmd) }
@@ -44,7 +47,8 @@ func newRunCmd(io streams) *cobra.Command {
   cortex-tui run --scenario black-friday --engine cortex.toml --headless
   cortex-tui run --scenario-file my.toml --compare-engine cortex.toml
 
-  cortex-tui run --scenario black-friday --record demo.toml   # then: run --scenario-file demo.toml`,
+  cortex-tui run --scenario black-friday --record demo.toml   # then: run --scenario-file demo.toml
+  cortex-tui run --scenario black-friday --headless --plot bf.svg --plot-with naive`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				return &exitError{code: 2, err: fmt.Errorf("run takes no arguments, got %q (use --scenario NAME or --scenario-file PATH)", args)}
@@ -82,6 +86,9 @@ func newRunCmd(io streams) *cobra.Command {
 			if !cmd.Flags().Changed("strategy") && scn.Strategy != "" {
 				o.strategy = scn.Strategy // a recorded demo starts as it began
 			}
+			if o.startAt != "" && o.headless {
+				return &exitError{code: 2, err: fmt.Errorf("--start-at opens the dashboard part way through: headless, the whole run is printed")}
+			}
 			if o.headless {
 				if o.compare != "" {
 					return &exitError{code: 2, err: fmt.Errorf("--compare-engine opens the dashboard's compare mode; headless, bench both files: cortex-tui bench --engine FILE")}
@@ -92,6 +99,9 @@ func newRunCmd(io streams) *cobra.Command {
 					}
 				}
 				return runHeadless(cmd, io, scn, o)
+			}
+			if o.plot != "" || o.plotWith != "" {
+				return &exitError{code: 2, err: fmt.Errorf("--plot draws a headless run: add --headless (in the dashboard, the picture key writes the screen)")}
 			}
 			return runDashboard(cmd, io, scn, o)
 		},
@@ -109,6 +119,9 @@ func newRunCmd(io streams) *cobra.Command {
 	addEngineFlag(cmd, &o.engine)
 	f.StringVar(&o.compare, "compare-engine", "", "open the dashboard in compare mode: cortex (with --engine, or the defaults) on the left, cortex with this cortex.toml file on the right, on the same arrivals and seed")
 	f.StringVar(&o.record, "record", "", "write the run as played, every control applied at its time (the dashboard's keys), as a scenario file that replays it (run --scenario-file FILE); the dashboard's record key (R) writes it too")
+	f.StringVar(&o.startAt, "start-at", "", "open the dashboard this far into the run (e.g. 55s), fast-forwarded deterministically before the first frame")
+	f.StringVar(&o.plot, "plot", "", "headless: also draw the run's charts into this file, .svg or .png (traffic against capacity, CPS with its bands, success per priority)")
+	f.StringVar(&o.plotWith, "plot-with", "", "headless, with --plot: strategies to run on the same scenario and seed and draw beside the run's own, comma-separated (e.g. naive,backoff)")
 	addAllowLargeFlag(cmd, &o.allowLarge)
 	addKeysFlag(cmd)
 	return cmd

@@ -48,9 +48,9 @@ func newServeCmd(io streams) *cobra.Command {
 size and colours, with its own simulator: a student types ssh -p 2222 HOST. With --class, one
 class run is driven by the teacher's session (the key in --teacher-key): its scenario, speed,
 pauses, faults, weights, classes and strategy reach every student's view of the same run;
-students keep their own inspector, help and layout, fork the run into a copy of their own (f)
-and rejoin it (f again), and the teacher's screen lists who is connected and following.
---lesson NAME walks the class through a lesson, the teacher moving to the next step (n).
+students keep their own inspector, help and layout, fork the run into a copy of their own (F)
+and rejoin it (F again), and the teacher's screen lists who is connected and following.
+--lesson NAME walks the class through a lesson, the teacher moving to the next step (N).
 
 It listens on loopback unless --addr says otherwise, and an address other machines can reach
 needs --authorized-keys (the keys of the class) or --open (any key). The host key is generated

@@ -90,6 +90,9 @@ func validateFile(io streams, path string, allowLarge bool) bool {
 		}
 		over = ": over the budget, allowed by --" + allowLargeFlag
 	}
+	if len(s.Controls) > 0 { // a recorded demo says what it replays
+		faults += ", " + scenarios.CountControls(len(s.Controls))
+	}
 	fmt.Fprintln(io.out, safetext.Line(fmt.Sprintf("%s: ok (%s, %s, %d %s; %s%s)", path, s.Name, scenarios.FormatDuration(s.Duration), len(s.Faults), faults, cost, over)))
 	return true
 }

@@ -267,7 +267,7 @@ func TestDeadline(t *testing.T) {
 		})
 		s := newSpy(time.Millisecond, 3) // the floor of 30 s (the cap) decides
 		rt, seen := newTransport(t, cortexhttp.DefaultConfig(), s)
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second) // under the 30 s delay
 		defer cancel()
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
 		require.NoError(t, err)
@@ -281,7 +281,7 @@ func TestDeadline(t *testing.T) {
 		require.NoError(t, resp.Body.Close())
 		assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)
 		assert.Equal(t, "come back later\n", string(body), "the last response, unread")
-		assert.Less(t, elapsed, 500*time.Millisecond, "did not wait for the deadline")
+		assert.Less(t, elapsed, 10*time.Second, "did not wait for the deadline (a bound far from both, so that a loaded machine cannot fail it)")
 		as := seen.list()
 		require.Len(t, as, 1)
 		assert.Equal(t, cortexhttp.EndDeadline, as[0].End)
@@ -304,7 +304,7 @@ func TestDeadline(t *testing.T) {
 
 		require.ErrorIs(t, err, context.DeadlineExceeded)
 		assert.Nil(t, resp)
-		assert.Less(t, elapsed, 100*time.Millisecond, "returned promptly after the deadline")
+		assert.Less(t, elapsed, 10*time.Second, "returned after the deadline, not held by the attempt the server never answers")
 		assert.Equal(t, []strategy.Outcome{strategy.Timeout}, s.outcomes(), "the client timed out")
 		assert.Empty(t, s.decides, "no retry is possible past the deadline")
 		as := seen.list()
@@ -314,7 +314,8 @@ func TestDeadline(t *testing.T) {
 }
 
 // Asserts that a cancel stops the request at once: during the wait for a retry (a 1 h delay)
-// RoundTrip returns the context's cause within a few ms, and the pending count goes back to 0;
+// RoundTrip returns the context's cause at the cancel (far from the hour, with room for a
+// loaded machine), and the pending count goes back to 0;
 // during an attempt the attempt is not recorded (it says nothing about the service).
 func TestCancel(t *testing.T) {
 	t.Run("while waiting for a retry", func(t *testing.T) {
@@ -344,7 +345,7 @@ func TestCancel(t *testing.T) {
 		assert.Nil(t, resp)
 		lag := returned.Sub(time.Unix(0, canceledAt.Load()))
 		t.Logf("returned %v after the cancel", lag)
-		assert.Less(t, lag, 20*time.Millisecond, "returned at once")
+		assert.Less(t, lag, 10*time.Second, "returned at the cancel, not after the hour's delay")
 		assert.Equal(t, int32(1), calls.Load(), "the retry was never sent")
 		assert.Equal(t, 0, rt.Pending())
 		assert.Equal(t, []int{1, 0}, s.pendings, "SetPending saw the wait begin and end")
@@ -363,7 +364,7 @@ func TestCancel(t *testing.T) {
 		_, err = rt.RoundTrip(req)
 
 		require.ErrorIs(t, err, context.Canceled)
-		assert.Less(t, time.Since(start), 100*time.Millisecond)
+		assert.Less(t, time.Since(start), 10*time.Second, "returned at the cancel, not held by the attempt the server never answers")
 		assert.Equal(t, []strategy.Outcome{strategy.Canceled}, s.outcomes(), "a canceled attempt is not recorded: the strategy is told Canceled")
 		assert.Empty(t, s.decides)
 		as := seen.list()

@@ -71,10 +71,10 @@ func TestMemorySuite(t *testing.T) {
 		opts:   map[string]fleet.Options{},
 	}
 	storetest.Run(t, storetest.Harness{
-		New:  b.store,
-		Now:  b.clock.Now,
-		Wait: b.clock.Advance,
-		Kill: func(*testing.T) { b.mu.Lock(); b.down = true; b.mu.Unlock() },
+		New:   b.store,
+		Clock: b.clock,
+		Wait:  b.clock.Advance,
+		Kill:  func(*testing.T) { b.mu.Lock(); b.down = true; b.mu.Unlock() },
 		Restart: func(t *testing.T) {
 			b.mu.Lock()
 			defer b.mu.Unlock()

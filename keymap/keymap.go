@@ -20,8 +20,8 @@ var _ help.KeyMap = KeyMap{}
 // KeyMap is every action of the dashboard and its picker bound to its keys. The zero value has
 // no keys bound and matches nothing; use Default or Load.
 type KeyMap struct {
-	// Time and scenario control.
-	Pause, Step, Faster, Slower, Restart, Load, Strategy, Compare key.Binding
+	// Time and scenario control; StrategyMenu chooses the strategy from a list (S).
+	Pause, Step, Faster, Slower, Restart, Load, Strategy, StrategyMenu, Compare key.Binding
 	// Fault[i] toggles the fault of kind scenarios.FaultKinds[i] (keys 1..6 by default); it is
 	// unbound, and matches nothing, for a kind without a key (its table row names no Binding).
 	Fault [scenarios.NumFaultKinds]key.Binding
@@ -35,12 +35,18 @@ type KeyMap struct {
 	Export, Help, Quit key.Binding
 	// Hint shows the current lesson step's hint before it is due (H).
 	Hint key.Binding
+	// In a class served over SSH: Fork copies the class run into a run of the student's own,
+	// or rejoins the class (F); NextStep moves the class's lesson to its next step (N, the
+	// teacher's).
+	Fork, NextStep key.Binding
 	// Inspect pauses and opens the decision inspector (up, down select a decision); LogUp and
 	// LogDown scroll the event log, LogFilter shows one kind of event at a time.
 	Inspect, LogUp, LogDown, LogFilter key.Binding
 	// Record writes the scenario as played so far, every control applied at its time, as a
-	// scenario file that replays the run (R).
-	Record key.Binding
+	// scenario file that replays the run (R); Present shows one chart large with the caption
+	// in full, for a room (P: traffic, then the CPS, then the dashboard again); Picture writes
+	// the screen as SVG and as text, for a slide (g).
+	Record, Present, Picture key.Binding
 	// Select and Back confirm and leave the picker, the summary and the help.
 	Select, Back key.Binding
 	// Filter starts typing a filter in the scenario picker.
@@ -69,6 +75,7 @@ var timeActions = []action{
 	{"restart", []string{"r"}, "restart the scenario (same seed)", func(k *KeyMap) *key.Binding { return &k.Restart }},
 	{"load", []string{"l"}, "load a scenario", func(k *KeyMap) *key.Binding { return &k.Load }},
 	{"strategy", []string{"s"}, "cycle the strategy", func(k *KeyMap) *key.Binding { return &k.Strategy }},
+	{"strategy_menu", []string{"S"}, "choose the strategy from a list", func(k *KeyMap) *key.Binding { return &k.StrategyMenu }},
 	{"compare", []string{"c"}, "compare two strategies side by side", func(k *KeyMap) *key.Binding { return &k.Compare }},
 }
 
@@ -118,11 +125,15 @@ var otherActions = []action{
 
 	{"export", []string{"e"}, "export the timeline (CSV and JSON)", func(k *KeyMap) *key.Binding { return &k.Export }},
 	{"record", []string{"R"}, "write the run as played as a scenario file", func(k *KeyMap) *key.Binding { return &k.Record }},
+	{"present", []string{"P"}, "presenter mode: traffic, CPS, off", func(k *KeyMap) *key.Binding { return &k.Present }},
+	{"picture", []string{"g"}, "grab the screen as SVG and text", func(k *KeyMap) *key.Binding { return &k.Picture }},
 	{"inspect", []string{"i"}, "pause and inspect the latest decisions", func(k *KeyMap) *key.Binding { return &k.Inspect }},
 	{"log_up", []string{"pgup"}, "scroll the event log back", func(k *KeyMap) *key.Binding { return &k.LogUp }},
 	{"log_down", []string{"pgdown"}, "scroll the event log forward", func(k *KeyMap) *key.Binding { return &k.LogDown }},
 	{"log_filter", []string{"v"}, "event log: one kind at a time", func(k *KeyMap) *key.Binding { return &k.LogFilter }},
 	{"hint", []string{"H"}, "show / hide the lesson's hint", func(k *KeyMap) *key.Binding { return &k.Hint }},
+	{"fork", []string{"F"}, "class: a copy of the class run of your own / rejoin the class", func(k *KeyMap) *key.Binding { return &k.Fork }},
+	{"next_step", []string{"N"}, "class: the lesson's next step (the teacher)", func(k *KeyMap) *key.Binding { return &k.NextStep }},
 	{"help", []string{"?"}, "full help", func(k *KeyMap) *key.Binding { return &k.Help }},
 	{"quit", []string{"q", "ctrl+c"}, "quit", func(k *KeyMap) *key.Binding { return &k.Quit }},
 	{"select", []string{"enter"}, "select", func(k *KeyMap) *key.Binding { return &k.Select }},
@@ -175,11 +186,11 @@ func (k KeyMap) SummaryHelp() []key.Binding {
 // implements help.KeyMap).
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Pause, k.Step, k.Faster, k.Slower, k.Restart, k.Load, k.Strategy, k.Compare},
+		{k.Pause, k.Step, k.Faster, k.Slower, k.Restart, k.Load, k.Strategy, k.StrategyMenu, k.Compare},
 		append(k.FaultBindings(), k.ClearFaults),
 		{k.NextWeight, k.PrevWeight, k.LowerWeight, k.RaiseWeight, k.Adaptive,
 			k.ClassUp, k.ClassDown, k.ShareDown, k.ShareUp, k.PriorityDown, k.PriorityUp},
-		{k.Export, k.Record, k.Hint, k.Inspect, k.LogUp, k.LogDown, k.LogFilter, k.Help, k.Quit, k.Select, k.Back, k.Filter},
+		{k.Export, k.Record, k.Present, k.Picture, k.Hint, k.Fork, k.NextStep, k.Inspect, k.LogUp, k.LogDown, k.LogFilter, k.Help, k.Quit, k.Select, k.Back, k.Filter},
 	}
 }
 

@@ -306,7 +306,7 @@ func TestParsedKeysMatchTeaKeys(t *testing.T) {
 	}{
 		{`pause = ["space"]`, tea.KeyMsg{Type: tea.KeySpace, Runes: []rune{' '}}},
 		{`pause = ["alt+space"]`, tea.KeyMsg{Type: tea.KeySpace, Runes: []rune{' '}, Alt: true}},
-		{`pause = ["P"]`, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'P'}}},
+		{`pause = ["Z"]`, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'Z'}}},
 		{`pause = ["alt+p"]`, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'p'}, Alt: true}},
 		{`pause = ["é"]`, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'é'}}},
 		{`pause = ["delete"]`, tea.KeyMsg{Type: tea.KeyDelete}},

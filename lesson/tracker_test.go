@@ -170,3 +170,21 @@ func TestTrackerControl(t *testing.T) {
 	w = lesson.SetWeight(engine.DefaultWeights(), "L", 0.5)
 	assert.True(t, tr.Control(source.SetWeights(w), "cortex"), "the goal holds: the step is done")
 }
+
+// TestTrackerSkip asserts that Skip moves on to the next step without its goals, from the
+// latest snapshot's time, and changes nothing once the lesson is done.
+func TestTrackerSkip(t *testing.T) {
+	l := scenarios.Lesson{Name: "x", Steps: []scenarios.Step{
+		{Goals: []scenarios.Goal{{Metric: metric(t, "service"), Op: scenarios.OpEqual, State: "DOWN"}}},
+		{Goals: []scenarios.Goal{{Metric: metric(t, "queue"), Op: scenarios.OpGreater, Num: 100}}},
+	}}
+	tr := lesson.New(l, nil)
+	assert.False(t, tr.Observe(tick(1, source.Counts{}, source.ServiceUp, nil), "cortex"))
+	require.True(t, tr.Skip())
+	assert.Equal(t, 1, tr.Step())
+	assert.False(t, tr.Observe(tick(1.1, source.Counts{}, source.ServiceDown, nil), "cortex"), "step 2's goal, not step 1's")
+	require.True(t, tr.Skip())
+	assert.True(t, tr.Done())
+	assert.False(t, tr.Skip())
+	assert.Equal(t, 2, tr.Step())
+}

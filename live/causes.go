@@ -92,12 +92,13 @@ func (r *Run) diagnose(t time.Duration, c *source.Counts) {
 	if !ok || r.stack.Target != nil {
 		return
 	}
+	r.markExplained(t)
 	var up proxy.Counters
 	read := false
 	for i, n := range c.FailureCauses {
 		cause := source.FailureCause(i)
 		words := targetWords[i]
-		if n == 0 || r.told[i] || words[0] == "" || r.explained(cause) {
+		if n == 0 || r.told[i] || words[0] == "" || t <= r.explainedTill[i] {
 			continue
 		}
 		if !read {
@@ -122,18 +123,19 @@ func (r *Run) diagnose(t time.Duration, c *source.Counts) {
 	}
 }
 
-// explained reports whether the faults in effect cause failures of this cause themselves
-// (refused: an outage; timeouts: a blackhole or added latency): while they do, such failures
-// say nothing about the target (r.mu held).
-func (r *Run) explained(cause source.FailureCause) bool {
+// markExplained records until when the faults in effect at t explain failures themselves, so
+// that they say nothing about the target: refused connections during an outage (and the tick
+// after it), timeouts during a blackhole or added latency and up to an attempt's timeout and a
+// tick after it (an attempt sent just before the fault ended times out that much later).
+// r.mu is held.
+func (r *Run) markExplained(t time.Duration) {
 	fx := r.tl.Effects()
-	switch cause {
-	case source.FailRefused:
-		return fx.Down
-	case source.FailTimeout:
-		return fx.Hang || fx.Latency > 0
+	if fx.Down {
+		r.explainedTill[source.FailRefused] = t + r.tick
 	}
-	return false
+	if fx.Hang || fx.Latency > 0 {
+		r.explainedTill[source.FailTimeout] = t + r.scn.Timeout + r.tick
+	}
 }
 
 // detail shortens an error text for a diagnosis: net/http's prefix dropped, at most maxDetail

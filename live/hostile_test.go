@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cortex-tui/cortex-tui/internal/hostile"
+	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
 )
 
@@ -223,4 +224,52 @@ func TestRunEndsOnTime(t *testing.T) {
 			t.Logf("%s: ended %v after its duration", n.Name, (took - duration).Round(time.Millisecond))
 		})
 	}
+}
+
+// Asserts that timeouts are not told as the target's while a blackhole explains them, nor up to
+// an attempt's timeout and a tick after it ends (an attempt sent as the fault ended times out
+// that much later, in a tick with no fault in effect: the soak through six faults told 'the
+// target does not answer in time' of a target that answered the rest), and are told after that.
+func TestFaultTimeoutsNotToldAfterFault(t *testing.T) {
+	noLeaks(t)
+	_, u := hostileURL(t, "ok")
+	scn := small()
+	scn.Duration, scn.Drain = 2*time.Second, 0
+	scn.Timeout, scn.Deadline = 300*time.Millisecond, time.Second
+	scn.Faults = []scenarios.Fault{{Kind: scenarios.FaultBlackhole, At: 0, Duration: 200 * time.Millisecond}}
+	clk := manual()
+	r := newRun(t, Config{Scenario: scn, Strategy: "none", Clock: clk, Stack: ExternalStack(u, DefaultDrainLimit)})
+	// stepTo closes the ticks up to end, the requests of each settled first, then has the run
+	// diagnose one timeout in the tick ending at end, as if an attempt had just timed out.
+	stepTo := func(end time.Duration) []source.Event {
+		var snaps []source.Snapshot
+		for r.now < end-r.tick {
+			clk.Advance(r.tick - time.Nanosecond)
+			snaps = append(snaps, r.Advance(0)...)
+			settle(t, r)
+			clk.Advance(time.Nanosecond)
+			snaps = append(snaps, r.Advance(0)...)
+		}
+		r.mu.Lock()
+		var c source.Counts
+		c.FailureCauses[source.FailTimeout] = 1
+		r.diagnose(end, &c)
+		events := r.events
+		r.mu.Unlock()
+		for _, s := range snaps {
+			events = append(events, s.Events...)
+		}
+		var told []source.Event
+		for _, e := range events {
+			if e.Kind == source.EventTarget {
+				told = append(told, e)
+			}
+		}
+		return told
+	}
+	assert.Empty(t, stepTo(200*time.Millisecond), "during the blackhole")
+	assert.Empty(t, stepTo(500*time.Millisecond), "a timeout and a tick after its last tick")
+	told := stepTo(800 * time.Millisecond)
+	require.Len(t, told, 1, "told once the fault no longer explains it")
+	assert.Contains(t, told[0].Text, "attempts fail as 'timeout'")
 }

@@ -65,9 +65,12 @@ type Run struct {
 	out       []source.Snapshot
 	svc       serviceWatch
 	told      [source.NumFailureCauses]bool // the causes of failure diagnose has told
-	circuits  [2]int
-	emergency float64
-	classTick []source.ClassTick
+	// explainedTill is, per cause, until when the faults explain its failures (an attempt a
+	// blackhole held times out up to a timeout after the fault ends); see markExplained.
+	explainedTill [source.NumFailureCauses]time.Duration
+	circuits      [2]int
+	emergency     float64
+	classTick     []source.ClassTick
 
 	wake     chan struct{} // pokes the real-time loop (resume, restart)
 	loopStop context.CancelFunc
@@ -156,6 +159,7 @@ func (r *Run) reset(strategyName string) error {
 	r.events, r.out = nil, nil
 	r.svc = serviceWatch{}
 	r.told = [source.NumFailureCauses]bool{}
+	r.explainedTill = [source.NumFailureCauses]time.Duration{}
 	r.circuits = [2]int{}
 	r.fleetMode = ""
 	r.start = r.cfg.Clock.Now()

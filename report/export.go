@@ -52,19 +52,18 @@ func Export(j Result, dir string) ([]string, error) {
 		}
 		data[i], exts[i] = b.Bytes(), f.Ext
 	}
-	return ExportFiles(j.Meta, dir, exts, data)
+	return ExportFiles(dir, ExportName(j.Meta), exts, data)
 }
 
 // ExportFiles writes one file per ext (".toml", or ".svg" and ".txt") with its data into dir
-// ("" = current directory) under the name of a run's export, cortex-<scenario>-<strategy>-seed<seed>,
-// never replacing a file (the same suffix -2, -3, ... for all of them when one is taken, as
-// Export does), and returns their paths: the dashboard's recording and its pictures of the
-// screen.
-func ExportFiles(m source.Meta, dir string, exts []string, data [][]byte) ([]string, error) {
+// ("" = current directory) named base (ExportName, or more after it) and the ext, never
+// replacing a file (the same suffix -2, -3, ... for all of them when one is taken, as Export
+// does), and returns their paths: the dashboard's recording and its pictures of the screen.
+func ExportFiles(dir, base string, exts []string, data [][]byte) ([]string, error) {
 	if dir == "" {
 		dir = "."
 	}
-	paths, err := reserve(filepath.Join(dir, ExportName(m)), exts...)
+	paths, err := reserve(filepath.Join(dir, base), exts...)
 	if err != nil {
 		return nil, err
 	}

@@ -284,7 +284,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "an unknown control",
 			text: minimal + "\n[[control]]\nat = \"5s\"\ndo = \"restart\"\n",
-			want: `t.toml:16: control[1].do: unknown control "restart"; valid: inject, clear, clear-all, weights, adaptive, class, strategy`,
+			want: `t.toml:16: control[1].do: unknown control "restart"; valid: ` + scheduledNames(),
 		},
 		{
 			name: "a key the control does not take",
@@ -675,6 +675,15 @@ func kindNames() string {
 	names := make([]string, len(scenarios.FaultKinds))
 	for i, k := range scenarios.FaultKinds {
 		names[i] = string(k)
+	}
+	return strings.Join(names, ", ")
+}
+
+// scheduledNames lists the controls a scenario may schedule, as the parser's message does.
+func scheduledNames() string {
+	names := make([]string, len(scenarios.ScheduledKinds))
+	for i, k := range scenarios.ScheduledKinds {
+		names[i] = k.String()
 	}
 	return strings.Join(names, ", ")
 }

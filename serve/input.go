@@ -54,10 +54,13 @@ func (in *input) file() *os.File { return in.r }
 // Last returns when the client last sent a byte (the start, before the first one).
 func (in *input) Last() time.Time { return time.Unix(0, in.last.Load()) }
 
-// Close closes the pipe: the program's reads end; the pump goes on reading the session, and
-// dropping what it reads, until the session ends.
+// Close closes the pipe's write end: the program's reads end (EOF, if its cancelled read has
+// not returned yet); the pump goes on reading the session, and dropping what it reads, until
+// the session ends. The read end is left to the runtime, which closes it once nothing refers
+// to it: Bubble Tea v1.3.10 waits at most 500 ms for its read loop when it stops, so on a
+// loaded machine the loop may still be about to read it (closing it here would free its
+// descriptor under that read, for another file to take).
 func (in *input) Close() {
-	_ = in.r.Close()
 	in.wmu.Lock()
 	_ = in.w.Close()
 	in.wmu.Unlock()

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -28,6 +29,7 @@ type Server struct {
 	allowed  keySet // the keys that may connect; nil: any
 	catalog  []scenarios.Scenario
 	progress *progress
+	class    *class // --class: the class run and its sessions; nil without
 
 	logMu sync.Mutex
 
@@ -66,6 +68,21 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 			return nil, fmt.Errorf("--authorized-keys: %w", err)
 		}
 		s.allowed = keys
+	}
+	if cfg.Class {
+		key, err := loadKey(cfg.TeacherKey)
+		if err != nil {
+			return nil, fmt.Errorf("--teacher-key: %w", err)
+		}
+		var lesson *scenarios.Lesson
+		if cfg.Lesson != "" {
+			l, err := scenarios.LookupLesson(cfg.Lesson)
+			if err != nil {
+				return nil, fmt.Errorf("--lesson: %w", err)
+			}
+			lesson = &l
+		}
+		s.class = newClass(s, key, lesson)
 	}
 	s.catalog = append(scenarios.Catalog(), cfg.Scenarios...)
 	var err error
@@ -131,6 +148,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	if cerr := s.srv.Close(); err == nil && !errors.Is(cerr, ssh.ErrServerClosed) {
 		err = cerr
 	}
+	if s.class != nil {
+		s.class.close()
+	}
 	return err
 }
 
@@ -156,6 +176,9 @@ func (s *Server) idleLocked() <-chan struct{} {
 // publicKey accepts the teacher's key and, without --authorized-keys, any key; with it, the
 // keys it lists.
 func (s *Server) publicKey(_ ssh.Context, key ssh.PublicKey) bool {
+	if s.class != nil && bytes.Equal(key.Marshal(), s.class.teacherKey.Marshal()) {
+		return true
+	}
 	return s.allowed == nil || s.allowed.has(key)
 }
 

@@ -12,6 +12,7 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/cortex-tui/cortex-tui/keymap"
+	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/tui"
 )
 
@@ -159,6 +160,9 @@ func (s *Server) admit(next ssh.Handler) ssh.Handler {
 			s.logf("%v", err)
 		}
 		next(sess)
+		if s.class != nil {
+			s.class.leave(st)
+		}
 		st.finish()
 		tell, why := st.why()
 		st.setEnded(why)
@@ -206,7 +210,32 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 	opts := tui.Options{
 		Keys: keymap.Default(), Factory: s.cfg.Factory, Renderer: r, Scenarios: s.catalog, NoExport: true,
 		LessonsDone: s.progress.done(st.fp),
-		LessonDone:  func(name string) error { return s.progress.markDone(st.fp, name, s.cfg.Now()) },
+		LessonDone: func(name string) error {
+			err := s.progress.markDone(st.fp, name, s.cfg.Now())
+			if s.class != nil {
+				s.class.broadcast() // the teacher's roster counts it
+			}
+			return err
+		},
+	}
+	last := in.Last
+	var view *classView
+	if s.class != nil {
+		view = s.class.join(st)
+		opts.Class = view
+		if view.Teacher() {
+			opts.Factory = s.class.factory
+			if l := s.class.lesson; l != nil {
+				scn, err := scenarios.Lookup(l.Scenario)
+				if err != nil {
+					s.failed(st, err)
+					return nil
+				}
+				opts.Scenario, opts.Lesson, opts.Strategy, opts.Guided = &scn, l, l.Strategy, l.Guided
+			}
+		} else {
+			last = func() time.Time { return latest(in.Last(), s.class.teacherLast()) }
+		}
 	}
 	// Never cancelled: stop quits the program (see stop).
 	p, m, err := tui.NewProgram(context.Background(), opts, tea.WithInput(in.file()), tea.WithOutput(sess), tea.WithEnvironment(sessionEnviron(sess)))
@@ -222,8 +251,20 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 		m.Close()
 		return nil
 	}
-	st.watchIdle(s.cfg.Idle, s.cfg.Now, in.Last)
+	if view != nil {
+		go view.m.box.run(p)
+		s.class.broadcast() // the new dashboard's first message: the roster, the play
+	}
+	st.watchIdle(s.cfg.Idle, s.cfg.Now, last)
 	return p
+}
+
+// latest returns the later of a and b.
+func latest(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 // failed ends a session whose dashboard could not start, saying why.

@@ -1,7 +1,11 @@
 package sim
 
 import (
+	"fmt"
+	"os"
 	"runtime"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -48,11 +52,17 @@ func stormScenario() scenarios.Scenario {
 // attempts the strategy refused locally, which cost an arrival and its calls but are not
 // attempts) and holds/attempt say what the strategy's attempts cost the simulator beside its own
 // code: a served attempt draws a service time and is popped from the workers' heap.
+//
+// With $SPEED_TABLE_OUT set, it writes there the markdown table of docs/simulator.md's speed
+// section (make speed-table), one row per strategy from its last run of iterations.
 func BenchmarkRun(b *testing.B) {
+	load := loadAverage()
+	rows := map[string][2]stormRate{}
 	for _, name := range strategy.Names() {
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
 			var own, ref stormRate
+			defer func() { rows[name] = [2]stormRate{own, ref} }()
 			i := 0
 			for b.Loop() {
 				if i++; i%2 == 0 {
@@ -75,12 +85,79 @@ func BenchmarkRun(b *testing.B) {
 			}
 		})
 	}
+	if out := os.Getenv("SPEED_TABLE_OUT"); out != "" {
+		if err := os.WriteFile(out, []byte(speedTable(rows, load, loadAverage())), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// speedTable is the markdown table of the storm runs in rows (strategy: its runs and none's),
+// in catalog order, with the load averages before and after, and the strategies under the
+// speed target.
+func speedTable(rows map[string][2]stormRate, before, after string) string {
+	var sb strings.Builder
+	sb.WriteString("| strategy | attempts a run | served, refused, holds per attempt | attempts per CPU-second | x-none |\n|---|---|---|---|---|\n")
+	var under []string
+	n := 0
+	for _, name := range strategy.Names() {
+		r, ok := rows[name]
+		own, ref := r[0], r[1]
+		if !ok || own.runs == 0 || own.attempts == 0 || own.cpu <= 0 || ref.cpu <= 0 {
+			continue
+		}
+		n++
+		x := own.perCPUSecond() / ref.perCPUSecond()
+		if x < 0.6 {
+			under = append(under, fmt.Sprintf("%s %.3f", name, x))
+		}
+		a := float64(own.attempts)
+		fmt.Fprintf(&sb, "| %s | %s | %.2f, %.2f, %.2f | %.1f M | %.2f |\n", name, thousands(own.attempts/own.runs),
+			float64(own.served)/a, float64(own.refused)/a, float64(own.held)/a, own.perCPUSecond()/1e6, x)
+	}
+	fmt.Fprintf(&sb, "\n%d iterations a strategy, each with a run of none; GOMAXPROCS %d; load average %s before, %s after. ",
+		rowsRuns(rows), runtime.GOMAXPROCS(0), before, after)
+	if len(under) == 0 {
+		fmt.Fprintf(&sb, "Every one of the %d strategies at x-none >= 0.6.\n", n)
+	} else {
+		fmt.Fprintf(&sb, "Under x-none 0.6: %s (of %d strategies).\n", strings.Join(under, ", "), n)
+	}
+	return sb.String()
+}
+
+// rowsRuns is the number of runs of the first strategy in rows with any (every one has the same).
+func rowsRuns(rows map[string][2]stormRate) int {
+	for _, name := range strategy.Names() {
+		if r, ok := rows[name]; ok && r[0].runs > 0 {
+			return r[0].runs
+		}
+	}
+	return 0
+}
+
+// thousands writes n with a comma every three digits.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// loadAverage is the 1-minute load average and the number of runnable processes
+// (/proc/loadavg), "unknown" where it cannot be read.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) >= 4 {
+		return f[0]
+	}
+	return "unknown"
 }
 
 // stormRate sums the attempts, what became of them, and the CPU time of storm runs.
 type stormRate struct {
-	attempts, served, refused, held int
-	cpu                             time.Duration
+	runs, attempts, served, refused, held int
+	cpu                                   time.Duration
 }
 
 // run runs the storm once with strategy name, adding its attempts and CPU time.
@@ -98,6 +175,7 @@ func (r *stormRate) run(b *testing.B, name string) {
 		r.held += c.Held
 	}
 	r.cpu += cpuTime() - cpu0
+	r.runs++
 }
 
 // perCPUSecond returns the attempts per CPU-second.

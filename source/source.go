@@ -7,6 +7,7 @@ package source
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/cortex-tui/cortex-tui/engine"
@@ -126,6 +127,24 @@ type Snapshot struct {
 	// HeldOriginals is how many originals their strategy held at the end of the tick
 	// (Admission.Wait: a rate limiter without a token), not yet sent.
 	HeldOriginals int
+}
+
+// Clone returns a copy of s that shares no memory with it (its slices and the CORTEX view are
+// copied): for a source that hands one snapshot to several consumers, each of which may change
+// its copy (the dashboard makes the texts inert in place).
+func (s Snapshot) Clone() Snapshot {
+	s.Classes = slices.Clone(s.Classes)
+	s.Events = slices.Clone(s.Events)
+	s.Faults = slices.Clone(s.Faults)
+	if s.Cortex != nil {
+		cv := *s.Cortex
+		if cv.Fleet != nil {
+			fh := *cv.Fleet
+			cv.Fleet = &fh
+		}
+		s.Cortex = &cv
+	}
+	return s
 }
 
 // Counts are the per-tick counters of the fleet.

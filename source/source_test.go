@@ -3,6 +3,7 @@ package source
 import (
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -26,6 +27,31 @@ func TestServiceStateText(t *testing.T) {
 	assert.True(t, ServiceWarming.Serving())
 	assert.False(t, ServiceDown.Serving())
 	assert.False(t, ServiceCrashed.Serving())
+}
+
+// Asserts that a clone shares no memory with its snapshot: changing the clone's events,
+// faults, classes and CORTEX view (its fleet's too) leaves the original as it was.
+func TestSnapshotClone(t *testing.T) {
+	s := Snapshot{
+		T:       time.Second,
+		Classes: []ClassTick{{Priority: 9}},
+		Events:  []Event{{Text: "a"}},
+		Faults:  []ActiveFault{{Kind: "outage"}},
+		Cortex:  &CortexView{CPS: 0.5, Fleet: &FleetHealth{LastError: "x"}},
+	}
+	c := s.Clone()
+	assert.Equal(t, s, c)
+	c.Classes[0].Priority = 1
+	c.Events[0].Text = "b"
+	c.Faults[0].Kind = "errors"
+	c.Cortex.CPS = 0.9
+	c.Cortex.Fleet.LastError = "y"
+	assert.Equal(t, 9, s.Classes[0].Priority)
+	assert.Equal(t, "a", s.Events[0].Text)
+	assert.Equal(t, "outage", string(s.Faults[0].Kind))
+	assert.Equal(t, 0.5, s.Cortex.CPS)
+	assert.Equal(t, "x", s.Cortex.Fleet.LastError)
+	assert.Equal(t, Snapshot{}, Snapshot{}.Clone(), "nil stays nil")
 }
 
 // TestEveryControlNamed asserts that every control has a name of its own (a control added

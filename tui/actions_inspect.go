@@ -18,7 +18,7 @@ func (m *Model) inspect() tea.Cmd {
 		return nil
 	}
 	var cmd tea.Cmd
-	if !m.fr.paused && !m.done() {
+	if !m.fr.paused && !m.done() && !m.following() { // a student's view goes on following behind it
 		cmd = m.togglePause()
 	}
 	src := m.fr.runs[0].src

@@ -24,9 +24,10 @@ type baseline struct {
 
 // startBaselines returns the command that runs the baselines of the summary now shown, once per
 // run: on a single simulated run's summary only (compare mode has its two columns; a live run
-// cannot be replayed), leaving out the run's own strategy.
+// cannot be replayed; a class's students share the class run, not sixty baselines), leaving
+// out the run's own strategy.
 func (m *Model) startBaselines() tea.Cmd {
-	if m.screen != screenSummary || len(m.fr.runs) != 1 || m.scn == nil || m.fr.runs[0].meta.Live {
+	if m.screen != screenSummary || len(m.fr.runs) != 1 || m.scn == nil || m.fr.runs[0].meta.Live || m.following() {
 		return nil
 	}
 	if m.fr.baseline != nil && m.fr.baseline.gen == m.ctl.gen {

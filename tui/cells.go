@@ -5,20 +5,42 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/cortex-tui/cortex-tui/internal/ring"
 	"github.com/cortex-tui/cortex-tui/report"
+	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
+	"github.com/cortex-tui/cortex-tui/tui/chart"
 	"github.com/cortex-tui/cortex-tui/tui/common"
+	"github.com/cortex-tui/cortex-tui/tui/cps"
 	"github.com/cortex-tui/cortex-tui/tui/decisions"
 	"github.com/cortex-tui/cortex-tui/tui/eventlog"
 	"github.com/cortex-tui/cortex-tui/tui/fleetpanel"
 	"github.com/cortex-tui/cortex-tui/tui/help"
 	"github.com/cortex-tui/cortex-tui/tui/lessonpanel"
+	"github.com/cortex-tui/cortex-tui/tui/roster"
 	"github.com/cortex-tui/cortex-tui/tui/shedding"
+	"github.com/cortex-tui/cortex-tui/tui/signals"
 	"github.com/cortex-tui/cortex-tui/tui/summary"
+	"github.com/cortex-tui/cortex-tui/tui/traffic"
 )
 
 // The cells of the layout table that hold a component package's panel: each shows on a full
 // redraw what the frame holds for it, and has its extent here.
+
+// cellRun is what a cell showing run index i draws on msg: the frame and the run, when msg is
+// a frame message that redraws what the cell shows (what; 0 for the runs' data alone, drawn on
+// a full redraw only). When the frame has no run i it calls hide and returns a nil run.
+func cellRun(msg tea.Msg, i int, what change, hide func()) (*frame, *run) {
+	f, ok := msg.(frameMsg)
+	if !ok || !f.shows(what) {
+		return nil, nil
+	}
+	if i >= len(f.f.runs) {
+		hide()
+		return nil, nil
+	}
+	return f.f, f.f.runs[i]
+}
 
 // eventsCell places the event log of run index run: it shows the run's log on a full redraw
 // and when a control was logged, and hands the log's keys to it.
@@ -80,14 +102,16 @@ func (c summaryCell) Update(msg tea.Msg) (summaryCell, tea.Cmd) {
 	return c, nil
 }
 
-// helpCell places the full help: on a full redraw it learns whether the run is live traffic.
+// helpCell places the full help: on a full redraw it learns whether the run is live traffic
+// and whether the dashboard is part of a class.
 type helpCell struct{ *help.Model }
 
-// Update hands keys to the help and tells it, on a full redraw, whether the run is live.
+// Update hands keys to the help and tells it, on a full redraw, whether the run is live and
+// whether the dashboard is part of a class.
 func (c helpCell) Update(msg tea.Msg) (helpCell, tea.Cmd) {
 	if f, ok := msg.(frameMsg); ok {
 		if f.full() {
-			c.SetLive(len(f.f.runs) > 0 && f.f.runs[0].meta.Live)
+			c.SetMode(len(f.f.runs) > 0 && f.f.runs[0].meta.Live, f.f.class != nil)
 		}
 		return c, nil
 	}
@@ -162,17 +186,11 @@ type sheddingCell struct{ *shedding.Model }
 
 // Update shows the classes as set, the selected one and the first run's latest counts.
 func (c sheddingCell) Update(msg tea.Msg) (sheddingCell, tea.Cmd) {
-	f, ok := msg.(frameMsg)
-	if !ok || !f.shows(changedClasses) {
-		return c, nil
+	if f, r := cellRun(msg, 0, changedClasses, c.Hide); r != nil {
+		km := f.keyMap()
+		c.Show(shedding.View{Classes: f.classes, Selected: f.selClass, Last: r.hist.last, Tick: r.meta.Tick,
+			Keys: common.KeyName(km.ClassUp) + "/" + common.KeyName(km.ClassDown)})
 	}
-	if len(f.f.runs) == 0 {
-		c.Hide()
-		return c, nil
-	}
-	km, r := f.f.keyMap(), f.f.runs[0]
-	c.Show(shedding.View{Classes: f.f.classes, Selected: f.f.selClass, Last: r.hist.last, Tick: r.meta.Tick,
-		Keys: common.KeyName(km.ClassUp) + "/" + common.KeyName(km.ClassDown)})
 	return c, nil
 }
 
@@ -181,13 +199,106 @@ type decisionsCell struct{ *decisions.Model }
 
 // Update shows the first run's latest counts and totals on a full redraw.
 func (c decisionsCell) Update(msg tea.Msg) (decisionsCell, tea.Cmd) {
-	if f, ok := msg.(frameMsg); ok && f.full() {
-		if len(f.f.runs) == 0 {
-			c.Hide()
-		} else {
-			r := f.f.runs[0]
-			c.Show(r.hist.last, r.hist.totals(), r.meta.Tick)
-		}
+	if _, r := cellRun(msg, 0, 0, c.Hide); r != nil {
+		c.Show(r.hist.last, r.hist.totals(), r.meta.Tick)
 	}
 	return c, nil
+}
+
+// trafficCell places the traffic panel of run index run: it shows the run's series on a full
+// redraw, on the scale of every run's series in compare mode.
+type trafficCell struct {
+	*traffic.Model
+	run int
+}
+
+// Update shows the run's series, its service and its totals on a full redraw.
+func (c trafficCell) Update(msg tea.Msg) (trafficCell, tea.Cmd) {
+	f, r := cellRun(msg, c.run, 0, c.Hide)
+	if r == nil {
+		return c, nil
+	}
+	h := r.hist
+	yMax := 0.0 // each its own scale, alone
+	if len(f.runs) > 1 {
+		// Compare mode: one scale for both sides, over the newest window-width seconds: more
+		// than either half's chart shows (one point per column), so a peak just scrolled out
+		// of view still sets it a while.
+		yMax = trafficMax(f.runs, f.width)
+	}
+	c.Show(traffic.View{Service: h.last.Service, Originals: h.originals, Retries: h.retries, Successes: h.successes,
+		Capacity: h.capac, Totals: h.totals(), YMax: yMax, Last: h.lastSec, Spans: h.spans()})
+	return c, nil
+}
+
+// trafficMax is the largest value of the traffic series of every run over the last n points,
+// rounded up: compare mode draws both traffic charts on this one scale.
+func trafficMax(runs []*run, n int) float64 {
+	top := 1.0
+	var buf []float64
+	for _, r := range runs {
+		for _, s := range []*ring.Ring[float64]{r.hist.originals, r.hist.retries, r.hist.successes, r.hist.capac} {
+			buf = s.Tail(buf[:0], n)
+			for _, v := range buf {
+				top = max(top, v)
+			}
+		}
+	}
+	return chart.NiceCeil(top)
+}
+
+// cpsCell places the CPS panel of run index run: it shows the run's score on a full redraw.
+type cpsCell struct {
+	*cps.Model
+	run int
+}
+
+// Update shows the run's CORTEX view and its per-second CPS on a full redraw.
+func (c cpsCell) Update(msg tea.Msg) (cpsCell, tea.Cmd) {
+	if _, r := cellRun(msg, c.run, 0, c.Hide); r != nil {
+		c.Show(cps.View{Cortex: r.hist.last.Cortex, Seen: r.hist.seen, Strategy: r.meta.Strategy, CPS: r.hist.cps,
+			Last: r.hist.lastSec, Spans: r.hist.spans()})
+	}
+	return c, nil
+}
+
+// signalsCell places the signals panel: it shows the first run's signals on a full redraw and
+// when the weights or their selection changed.
+type signalsCell struct{ *signals.Model }
+
+// Update shows the first run's signals, the weights as set and the selected one.
+func (c signalsCell) Update(msg tea.Msg) (signalsCell, tea.Cmd) {
+	if f, r := cellRun(msg, 0, changedWeights, c.Hide); r != nil {
+		km := f.keyMap()
+		c.Show(signals.View{Cortex: r.hist.last.Cortex, Seen: r.hist.seen, Strategy: r.meta.Strategy,
+			Weights: f.weights, Selected: f.selWeight, Adaptive: f.adaptive, Series: r.hist.sig,
+			StrategyKey: common.KeyName(km.Strategy), CompareKey: common.KeyName(km.Compare)})
+	}
+	return c, nil
+}
+
+// rosterCell places the class roster on the teacher's screen: on a full redraw it shows who
+// is connected (its row has no height elsewhere: rosterH).
+type rosterCell struct{ *roster.Model }
+
+// Update shows the class's roster on a full redraw.
+func (c rosterCell) Update(msg tea.Msg) (rosterCell, tea.Cmd) {
+	if f, ok := msg.(frameMsg); ok && f.full() {
+		var members []roster.Member
+		if f.f.class != nil {
+			members = f.f.class.roster
+		}
+		c.Show(members, len(scenarios.Lessons()))
+	}
+	return c, nil
+}
+
+// rosterH is the height of the roster's row: its border and its lines of names on the
+// teacher's screen of a class; none elsewhere, and none in a window under 30 rows (the header
+// still counts the students following).
+func (f *frame) rosterH(w, h int) int {
+	if f.class == nil || !f.class.teacher || h < 30 {
+		return 0
+	}
+	return roster.Lines(f.class.roster, w) + 2
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/cortex-tui/cortex-tui/strategy"
 	"github.com/cortex-tui/cortex-tui/tui/common"
 	"github.com/cortex-tui/cortex-tui/tui/eventlog"
+	"github.com/cortex-tui/cortex-tui/tui/signals"
 )
 
 // The dashboard's controls of its sources: each key that sends a control (controlBindings), the
@@ -25,7 +26,7 @@ import (
 func (m *Model) controlBindings() []binding {
 	k := &m.keys
 	bs := []binding{
-		{&k.Strategy, m.cycleStrategy}, {&k.ClearFaults, m.clearFaults},
+		{&k.Strategy, m.cycleStrategy}, {&k.StrategyMenu, m.openMenu}, {&k.ClearFaults, m.clearFaults},
 		{&k.NextWeight, m.weightSel(1)}, {&k.PrevWeight, m.weightSel(-1)},
 		{&k.LowerWeight, m.weightBy(-weightStep)}, {&k.RaiseWeight, m.weightBy(weightStep)},
 		{&k.Adaptive, m.toggleAdaptive},
@@ -60,18 +61,27 @@ func (m *Model) nextStrategy(r *run) {
 	var errs []string
 	for step := 1; step < len(names); step++ { // skip strategies the source refuses
 		next := names[(i+step+len(names))%len(names)]
-		if err := r.src.Control(source.SetStrategy(next)); err != nil {
+		if err := m.switchStrategy(r, next); err != nil {
 			errs = append(errs, err.Error())
 			continue
 		}
-		r.syncMeta()
-		r.rec.SwitchStrategy(next)
-		m.applied(fmt.Sprintf("strategy %s from now on (%s)", next, strategy.Describe(next)))
-		m.redraw()
-		m.lessonControl(source.SetStrategy(next))
 		return
 	}
 	m.setStatus("no other strategy available: "+strings.Join(errs, "; "), true)
+}
+
+// switchStrategy switches r to the strategy name from now on and says so, or returns the
+// source's refusal (nothing changed).
+func (m *Model) switchStrategy(r *run, name string) error {
+	if err := r.src.Control(source.SetStrategy(name)); err != nil {
+		return err
+	}
+	r.syncMeta()
+	r.rec.SwitchStrategy(name)
+	m.applied(fmt.Sprintf("strategy %s from now on (%s)", name, strategy.Describe(name)))
+	m.redraw()
+	m.lessonControl(source.SetStrategy(name))
+	return nil
 }
 
 // toggleFault injects a fault of kind with the dashboard's value, or clears it if active.
@@ -137,7 +147,7 @@ func (m *Model) clearFaults() tea.Cmd {
 // weightSel moves the weight selection by d (wrapping).
 func (m *Model) weightSel(d int) func() tea.Cmd {
 	return func() tea.Cmd {
-		m.fr.selWeight = (m.fr.selWeight + d + len(signalNames)) % len(signalNames)
+		m.fr.selWeight = (m.fr.selWeight + d + len(signals.Names)) % len(signals.Names)
 		m.redrawFor(changedWeights)
 		return nil
 	}
@@ -150,9 +160,9 @@ func (m *Model) weightBy(delta float64) func() tea.Cmd {
 			return nil
 		}
 		w := m.fr.weights
-		s := signalNames[m.fr.selWeight]
+		s := signals.Names[m.fr.selWeight]
 		if v := w[m.fr.selWeight]; (delta < 0 && v <= 0) || (delta > 0 && v >= 1) {
-			m.setStatus(fmt.Sprintf("weight of %s (%s) is already %.2f", s.key, s.name, v), false)
+			m.setStatus(fmt.Sprintf("weight of %s (%s) is already %.2f", s.Key, s.Name, v), false)
 			return nil
 		}
 		weights, err := engine.WeightsFrom(w).Adjust(m.fr.selWeight, delta)
@@ -163,7 +173,7 @@ func (m *Model) weightBy(delta float64) func() tea.Cmd {
 		w = weights.Array()
 		m.ctl.send(source.SetWeights(weights), func(err error) { m.setStatus("weights: "+err.Error(), true) })
 		m.fr.weights = w
-		m.applied(fmt.Sprintf("weight of %s (%s) now %.2f, renormalised", s.key, s.name, w[m.fr.selWeight]))
+		m.applied(fmt.Sprintf("weight of %s (%s) now %.2f, renormalised", s.Key, s.Name, w[m.fr.selWeight]))
 		m.redrawFor(changedWeights)
 		m.lessonControl(source.SetWeights(weights))
 		return nil

@@ -48,6 +48,10 @@ func TestGoldenScreens(t *testing.T) {
 		{"glossary_100x30", 100, 30, func(m *Model) { m.Update(keyMsg("?")); m.Update(keyMsg("tab")) }},
 		{"inspector_140x40", 140, 40, func(m *Model) { fastForward(m, 31); m.Update(keyMsg("i")); m.Update(keyMsg("up")) }},
 		{"inspector_80x24", 80, 24, func(m *Model) { fastForward(m, 31); m.Update(keyMsg("i")) }},
+		{"present_traffic_80x24", 80, 24, func(m *Model) { fastForward(m, 31); m.Update(keyMsg("P")) }},
+		{"present_cps_140x40", 140, 40, func(m *Model) { fastForward(m, 31); m.Update(keyMsg("P")); m.Update(keyMsg("P")) }},
+		{"present_compare_80x24", 80, 24, func(m *Model) { m.Update(keyMsg("c")); fastForward(m, 31); m.Update(keyMsg("P")) }},
+		{"strategy_menu_80x24", 80, 24, func(m *Model) { fastForward(m, 31); m.Update(keyMsg("S")); m.Update(keyMsg("down")) }},
 		{"events_scrolled_100x30", 100, 30, func(m *Model) {
 			for range 12 {
 				m.Update(keyMsg("space"))

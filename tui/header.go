@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -25,10 +26,43 @@ func (p *header) Update(msg tea.Msg) (*header, tea.Cmd) {
 	return p, nil
 }
 
+// classParts are the header's speed, state and class parts in a class: a student following
+// sees the class's speed and pauses, and each side what it is (the teacher, following, a copy).
+func (p *header) classParts(f *frame, c *classState, speed, state string) (string, string, string) {
+	st := p.St
+	switch {
+	case c.teacher:
+		following := 0
+		for _, mb := range c.roster {
+			if mb.State == MemberFollowing {
+				following++
+			}
+		}
+		return speed, state, st.Accent.Render(fmt.Sprintf("teacher · %d following", following))
+	case c.forked:
+		return speed, state, st.Warn.Render("your copy from " + common.FmtClock(c.forkedAt))
+	}
+	if f.runs[0].hist.last.Done {
+		return speed, state, st.Accent.Render("following")
+	}
+	speed = "x" + common.FmtSpeed(c.play.Speed)
+	switch {
+	case c.play.Away:
+		state = st.Warn.Render("|| teacher away")
+	case c.play.Paused:
+		state = st.Warn.Render("|| paused by teacher")
+	}
+	return speed, state, st.Accent.Render("following")
+}
+
 func (p *header) render(f *frame) string {
 	st := p.St
 	if len(f.runs) == 0 {
-		return common.Fit(st.Bold.Render(" cortex-tui"), p.W, p.H)
+		head := st.Bold.Render(" cortex-tui")
+		if f.class != nil && !f.class.teacher {
+			head += st.Muted.Render(" │ ") + st.Accent.Render("class: waiting for the teacher to open a scenario")
+		}
+		return common.Fit(head, p.W, p.H)
 	}
 	r := f.runs[0]
 	right := ""
@@ -92,6 +126,10 @@ func (p *header) line(f *frame, detail int) string {
 	if r.meta.Live {
 		speed = st.Warn.Render("LIVE") // real traffic in real time: no speed
 	}
+	var class string
+	if c := f.class; c != nil {
+		speed, state, class = p.classParts(f, c, speed, state)
+	}
 	clock := "t " + common.FmtClock(r.hist.last.T)
 	if detail >= headerFull || detail == headerNoFaultVals {
 		clock += " / " + common.FmtDur(r.meta.Total)
@@ -101,6 +139,9 @@ func (p *header) line(f *frame, detail int) string {
 		parts = append(parts, speed)
 	}
 	parts = append(parts, strat, state)
+	if class != "" {
+		parts = append(parts, class)
+	}
 	if fs := r.hist.last.Faults; len(fs) > 0 && !r.hist.last.Done {
 		labels := make([]string, len(fs))
 		for i, f := range fs {

@@ -8,26 +8,35 @@ import (
 
 	"github.com/cortex-tui/cortex-tui/keymap"
 	"github.com/cortex-tui/cortex-tui/tui/common"
+	"github.com/cortex-tui/cortex-tui/tui/cps"
 	"github.com/cortex-tui/cortex-tui/tui/decisions"
 	"github.com/cortex-tui/cortex-tui/tui/eventlog"
 	"github.com/cortex-tui/cortex-tui/tui/fleetpanel"
 	"github.com/cortex-tui/cortex-tui/tui/help"
 	"github.com/cortex-tui/cortex-tui/tui/inspector"
 	"github.com/cortex-tui/cortex-tui/tui/lessonpanel"
+	"github.com/cortex-tui/cortex-tui/tui/roster"
 	"github.com/cortex-tui/cortex-tui/tui/shedding"
+	"github.com/cortex-tui/cortex-tui/tui/signals"
 	"github.com/cortex-tui/cortex-tui/tui/summary"
+	"github.com/cortex-tui/cortex-tui/tui/traffic"
 )
 
 // layoutID names a screen of the layout table: what fills the window above the footer.
 type layoutID int
 
 const (
-	layoutFull    layoutID = iota // the dashboard, from minFullW x minFullH
-	layoutCompare                 // two runs side by side
-	layoutSmall                   // the collapsed dashboard of a small window
-	layoutSummary                 // the end of the run
-	layoutHelp                    // the full help
-	layoutInspect                 // the decision inspector
+	layoutFull            layoutID = iota // the dashboard, from minFullW x minFullH
+	layoutCompare                         // two runs side by side
+	layoutSmall                           // the collapsed dashboard of a small window
+	layoutSummary                         // the end of the run
+	layoutHelp                            // the full help
+	layoutInspect                         // the decision inspector
+	layoutPresentTraffic                  // presenter mode: the traffic chart large
+	layoutPresentCPS                      // presenter mode: the CPS chart large
+	layoutPresentTraffic2                 // presenter mode in compare: both traffic charts
+	layoutPresentCPS2                     // presenter mode in compare: both CPS charts
+	layoutStrategyMenu                    // the strategy menu
 	numLayouts
 )
 
@@ -46,21 +55,23 @@ const (
 // out. The inspector is the root model's (it opens it); the table places it.
 func newLayouts(st common.Styles, keys keymap.KeyMap, insp *inspector.Model, f *frame) [numLayouts][]row {
 	header, caption := mount(newHeader(st)), mount(newCaption(st))
+	bigCaption := mount(newCaption(st)) // presenter mode's, taller: a shared panel has one size
 	return [numLayouts][]row{
 		layoutFull: {
 			{h: one, cells: whole(header)},
 			{h: captionH, cells: whole(caption)},
 			{h: f.lessonH, cells: whole(mount(lessonCell{lessonpanel.New(st, keys)}))},
-			{h: f.topH, cells: []cell{{p: mount(newSignals(st)), w: signalsW}, {p: mount(newQueue(st, 0)), w: f.queueW}, {p: mount(newCPS(st, 0))}}},
-			{cells: []cell{{p: mount(newTraffic(st, 0))}, {p: mount(sheddingCell{shedding.New(st)}), w: sheddingW}}},
+			{h: f.rosterH, cells: whole(mount(rosterCell{roster.New(st)}))},
+			{h: f.topH, cells: []cell{{p: mount(signalsCell{signals.New(st)}), w: signalsW}, {p: mount(newQueue(st, 0)), w: f.queueW}, {p: mount(cpsCell{cps.New(st), 0})}}},
+			{cells: []cell{{p: mount(trafficCell{traffic.New(st), 0})}, {p: mount(sheddingCell{shedding.New(st)}), w: sheddingW}}},
 			{h: f.bottomH, cells: []cell{{p: mount(decisionsCell{decisions.New(st)}), w: decisionsW}, {p: mount(fleetCell{fleetpanel.New(st)}), w: f.fleetW}, {p: mount(eventsCell{eventlog.New(st, keys, controlText), 0})}}},
 		},
 		layoutCompare: {
 			{h: one, cells: whole(header)},
 			{h: captionH, cells: whole(caption)},
 			{h: statsH, cells: halves(mount(newStats(st, 0)), mount(newStats(st, 1)))},
-			{h: compareCPSH, cells: halves(mount(newCPS(st, 0)), mount(newCPS(st, 1)))},
-			{cells: halves(mount(newTraffic(st, 0)), mount(newTraffic(st, 1)))},
+			{h: compareCPSH, cells: halves(mount(cpsCell{cps.New(st), 0}), mount(cpsCell{cps.New(st), 1}))},
+			{cells: halves(mount(trafficCell{traffic.New(st), 0}), mount(trafficCell{traffic.New(st), 1}))},
 			{h: compareEventsH, cells: halves(mount(eventsCell{eventlog.New(st, keys, controlText), 0}), mount(eventsCell{eventlog.New(st, keys, controlText), 1}))},
 		},
 		layoutSmall: {
@@ -72,6 +83,30 @@ func newLayouts(st common.Styles, keys keymap.KeyMap, insp *inspector.Model, f *
 		layoutInspect: {
 			{h: one, cells: whole(header)},
 			{cells: whole(mount(insp))},
+		},
+		layoutStrategyMenu: {
+			{h: one, cells: whole(header)},
+			{cells: whole(mount(newMenu(st)))},
+		},
+		layoutPresentTraffic: {
+			{h: one, cells: whole(header)},
+			{h: presentCaptionH, cells: whole(bigCaption)},
+			{cells: whole(mount(trafficCell{traffic.New(st), 0}))},
+		},
+		layoutPresentCPS: {
+			{h: one, cells: whole(header)},
+			{h: presentCaptionH, cells: whole(bigCaption)},
+			{cells: whole(mount(cpsCell{cps.New(st), 0}))},
+		},
+		layoutPresentTraffic2: {
+			{h: one, cells: whole(header)},
+			{h: presentCaptionH, cells: whole(bigCaption)},
+			{cells: halves(mount(trafficCell{traffic.New(st), 0}), mount(trafficCell{traffic.New(st), 1}))},
+		},
+		layoutPresentCPS2: {
+			{h: one, cells: whole(header)},
+			{h: presentCaptionH, cells: whole(bigCaption)},
+			{cells: halves(mount(cpsCell{cps.New(st), 0}), mount(cpsCell{cps.New(st), 1}))},
 		},
 	}
 }
@@ -255,8 +290,12 @@ func (m *Model) current() layoutID {
 		return layoutHelp
 	case m.inspecting:
 		return layoutInspect
+	case m.fr.menu != nil:
+		return layoutStrategyMenu
 	case m.screen == screenSummary:
 		return layoutSummary
+	case m.fr.present != presentOff:
+		return m.presentLayout()
 	case m.fr.small:
 		return layoutSmall
 	case len(m.fr.runs) > 1:

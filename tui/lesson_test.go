@@ -15,6 +15,7 @@ import (
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/sim"
 	"github.com/cortex-tui/cortex-tui/tui/picker"
+	"github.com/cortex-tui/cortex-tui/tui/signals"
 )
 
 // metricNamed returns the metric of the goal vocabulary called name.
@@ -156,7 +157,7 @@ func pressActions(t *testing.T, m *Model, actions []scenarios.Action) {
 		case scenarios.ActStrategy:
 			switchTo(t, m, a.Name)
 		case scenarios.ActWeight:
-			i := slices.IndexFunc(signalNames[:], func(s struct{ key, name string }) bool { return s.key == a.Name })
+			i := slices.IndexFunc(signals.Names[:], func(s struct{ Key, Name string }) bool { return s.Key == a.Name })
 			require.GreaterOrEqual(t, i, 0)
 			for n := 0; n < 5 && m.fr.selWeight != i; n++ {
 				press("tab")

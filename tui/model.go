@@ -77,10 +77,16 @@ type Options struct {
 	CompareFactory SourceFactory
 	// Compare opens the dashboard in compare mode (with Scenario).
 	Compare bool
+	// StartAt fast-forwards the runs by this much virtual time before the first frame
+	// (run --start-at); 0 starts at the beginning.
+	StartAt time.Duration
 	// Record is where the record key writes the run as played (replacing the file), and where
 	// it is written when the dashboard ends (run --record); "": the record key writes beside
 	// the exports under a new name, and nothing is written at the end.
 	Record string
+	// Class makes the dashboard part of a class (cortex-tui serve --class): the teacher's
+	// drives the class run, a student's follows it (class.go). nil: a dashboard of its own.
+	Class Class
 }
 
 // speeds are the selectable speed factors (virtual seconds per wall second).
@@ -122,6 +128,7 @@ type Model struct {
 
 	scn      *scenarios.Scenario
 	fr       frame
+	class    *classState // the dashboard's part in a class, nil for none
 	speedIdx int
 	tag      int         // current tick-loop tag
 	ctl      *controller // the runs' sources, and the controls waiting for them
@@ -175,17 +182,50 @@ func New(opts Options) *Model {
 		m.picker.SelectLessons()
 	}
 	m.screen = screenPicker
-	if opts.Scenario != nil {
+	joined := false // a class's run, or a student waiting for one
+	if opts.Class != nil {
+		m.class = &classState{c: opts.Class, teacher: opts.Class.Teacher()}
+		m.fr.class = m.class
+		if run, ok := opts.Class.Join(); ok {
+			m.follow(run)
+			joined = true
+		} else if !m.class.teacher {
+			m.joinClass()
+			joined = true
+		}
+	}
+	if !joined && opts.Scenario != nil {
 		m.open(*opts.Scenario, opts.Strategy, opts.Seed)
 		if opts.Compare && len(m.fr.runs) == 1 {
 			m.toggleCompare()
 		}
-	}
-	if opts.Lesson != nil && len(m.fr.runs) > 0 {
-		m.fr.lesson = newLessonRun(*opts.Lesson, m.fr.runs[0].meta)
+		if opts.Lesson != nil && len(m.fr.runs) > 0 {
+			m.fr.lesson = newLessonRun(*opts.Lesson, m.fr.runs[0].meta)
+		}
 	}
 	m.resize(80, 24)
+	m.startAt(opts.StartAt)
+	m.drive()
 	return m
+}
+
+// startAt fast-forwards every run by d of its own time before the first frame (run
+// --start-at): the snapshots go into the histories and recorders as if watched, so the charts
+// show the past and the export holds it; the same seed gives the same screen at d. Nothing for
+// d <= 0.
+func (m *Model) startAt(d time.Duration) {
+	if d <= 0 || len(m.fr.runs) == 0 {
+		return
+	}
+	snaps := make([][]source.Snapshot, len(m.fr.runs))
+	for i, r := range m.fr.runs {
+		snaps[i] = r.src.Advance(d)
+	}
+	m.apply(snaps)
+	if m.done() {
+		m.screen = screenSummary
+	}
+	m.redraw()
 }
 
 // Init starts the tick loop (a no-op on the picker).
@@ -194,6 +234,7 @@ func (m *Model) Init() tea.Cmd { return m.kick() }
 // Update routes a message: window size, keys, the tick loop, results of commands, and the rest
 // to the picker.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	defer m.drive()
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.resize(msg.Width, msg.Height)
@@ -210,12 +251,19 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case recordedMsg:
 		m.onRecorded(msg)
 		return m, nil
+	case picturedMsg:
+		m.onPictured(msg)
+		return m, nil
 	case lessonSavedMsg:
 		m.onLessonSaved(msg)
 		return m, nil
 	case summary.BaselinesMsg:
 		m.onBaselines(msg)
 		return m, nil
+	case ClassMsg:
+		return m, m.onClassMsg(msg)
+	case forkedMsg:
+		return m, m.onForked(msg)
 	}
 	if cmd, ok := m.pickerMsg(msg); ok {
 		return m, cmd
@@ -261,10 +309,15 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		return m.onHelpKey(msg)
 	case m.inspecting:
 		return m.onInspectKey(msg)
+	case m.fr.menu != nil:
+		return m.onMenuKey(msg)
 	case m.screen == screenSummary && key.Matches(msg, m.keys.Back, m.keys.Select):
 		m.screen = screenDashboard
 		m.redraw()
 		return nil
+	}
+	if m.following() && m.drivesRun(msg) {
+		return m.refuseDriving()
 	}
 	for _, b := range m.bindings {
 		if key.Matches(msg, *b.keys) {
@@ -310,9 +363,9 @@ func (m *Model) dashboardBindings() []binding {
 	bs := []binding{
 		{&k.Pause, m.togglePause}, {&k.Step, m.stepOnce}, {&k.Faster, m.faster}, {&k.Slower, m.slower},
 		{&k.Restart, m.restart}, {&k.Load, m.openPicker}, {&k.Compare, m.toggleCompare},
-		{&k.Export, m.export}, {&k.Record, m.record}, {&k.Inspect, m.inspect},
+		{&k.Export, m.export}, {&k.Record, m.record}, {&k.Present, m.togglePresent}, {&k.Picture, m.picture}, {&k.Inspect, m.inspect},
 		{&k.LogUp, nil}, {&k.LogDown, nil}, {&k.LogFilter, nil},
-		{&k.Hint, m.toggleHint},
+		{&k.Hint, m.toggleHint}, {&k.Fork, m.forkOrRejoin}, {&k.NextStep, m.nextStep},
 	}
 	return append(bs, m.controlBindings()...)
 }
@@ -407,6 +460,7 @@ func (m *Model) onAdvanced(msg advancedMsg) tea.Cmd {
 			m.redrawFor(changedPlay)
 		}
 		m.apply(msg.snaps)
+		m.syncFollowed()
 	}
 	for _, fn := range pending {
 		fn()
@@ -433,7 +487,7 @@ func (m *Model) apply(snaps [][]source.Snapshot) {
 			pause = (i == 0 && m.observe(s)) || pause
 		}
 	}
-	if pause && !m.done() {
+	if pause && !m.done() && !m.following() { // a student follows the teacher's pauses
 		m.fr.paused = true // guided: the tick loop stops in onAdvanced
 		m.ctl.pause(true)
 	}

@@ -13,6 +13,8 @@ import (
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/tui/common"
+	"github.com/cortex-tui/cortex-tui/tui/cps"
+	"github.com/cortex-tui/cortex-tui/tui/traffic"
 )
 
 // chartRun is a run of n seconds whose traffic climbs, with a fault from second 10 to 20.
@@ -44,17 +46,17 @@ func chartRun(n int) *run {
 func TestChartsReadWithoutColour(t *testing.T) {
 	r := chartRun(40)
 	f := &frame{runs: []*run{r}}
-	tr := newTraffic(common.DefaultStyles(), 0)
+	tr := trafficCell{traffic.New(common.DefaultStyles()), 0}
 	tr.SetSize(80, 16)
 	tr, _ = tr.Update(frameMsg{f: f})
 	v := ansi.Strip(tr.View())
 	lines := strings.Split(v, "\n")
 	legend := lines[1]
 	for i, name := range []string{"originals", "retries", "successes", "capacity"} {
-		assert.Contains(t, legend, string(trafficGlyphs[i])+" "+name, "the legend marks %s with its glyph", name)
+		assert.Contains(t, legend, string(traffic.Glyphs[i])+" "+name, "the legend marks %s with its glyph", name)
 	}
 	plot := strings.Join(lines[2:len(lines)-2], "\n")
-	for _, g := range trafficGlyphs {
+	for _, g := range traffic.Glyphs {
 		assert.Contains(t, plot, string(g), "the glyph %q is on its line", g)
 	}
 	axis := lines[len(lines)-2]
@@ -65,18 +67,18 @@ func TestChartsReadWithoutColour(t *testing.T) {
 	assert.Equal(t, 10, len([]rune(axis[start:end])), "ten columns (seconds) apart")
 	assert.Contains(t, plot, "┊", "marked up the plot")
 
-	cp := newCPS(common.DefaultStyles(), 0)
+	cp := cpsCell{cps.New(common.DefaultStyles()), 0}
 	cp.SetSize(80, 14)
 	cp, _ = cp.Update(frameMsg{f: f})
 	v = ansi.Strip(cp.View())
 	for i, letter := range []string{"D", "C", "E"} {
 		line := ""
 		for _, l := range strings.Split(v, "\n") {
-			if strings.Contains(l, letter+strings.Repeat(string(bandGlyphs[i+1]), 3)) {
+			if strings.Contains(l, letter+strings.Repeat(string(cps.BandGlyphs[i+1]), 3)) {
 				line = l
 			}
 		}
-		assert.NotEmpty(t, line, "the %s line starts with its letter and is drawn in %q", letter, bandGlyphs[i+1])
+		assert.NotEmpty(t, line, "the %s line starts with its letter and is drawn in %q", letter, cps.BandGlyphs[i+1])
 	}
 	assert.Contains(t, v, "▲")
 }

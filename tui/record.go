@@ -64,7 +64,7 @@ func writeRecording(scn scenarios.Scenario, path, dir string) (string, error) {
 		return "", fmt.Errorf("record: %w", err)
 	}
 	if path == "" {
-		paths, err := report.ExportFiles(source.Meta{Scenario: scn.Name, Strategy: scn.Strategy, Seed: scn.Seed}, dir,
+		paths, err := report.ExportFiles(dir, report.ExportName(source.Meta{Scenario: scn.Name, Strategy: scn.Strategy, Seed: scn.Seed}),
 			[]string{".toml"}, [][]byte{data})
 		if err != nil {
 			return "", err

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cortex-tui/cortex-tui/tui/chart"
 	"github.com/cortex-tui/cortex-tui/tui/common"
+	"github.com/cortex-tui/cortex-tui/tui/signals"
 )
 
 // smallPanel is the collapsed layout below minFullW x minFullH, under the header: a note that the
@@ -45,12 +46,12 @@ func (p *smallPanel) render(f *frame) string {
 			lines = append(lines, head+spark)
 			sig := cv.Signals.Array()
 			sparkW := max(p.W-15, 0)
-			for i, s := range signalNames {
+			for i, s := range signals.Names {
 				sel := " "
 				if i == f.selWeight {
 					sel = st.Accent.Render("▸")
 				}
-				lines = append(lines, fmt.Sprintf("%s%s %4.2f w%.2f %s", sel, s.key, sig[i], f.weights[i],
+				lines = append(lines, fmt.Sprintf("%s%s %4.2f w%.2f %s", sel, s.Key, sig[i], f.weights[i],
 					st.Level(sig[i]).Render(chart.Sparkline(r.hist.sig[i].Tail(nil, sparkW), sparkW, 1))))
 			}
 		}

@@ -60,8 +60,8 @@ func (p *statsPanel) numbers(f *frame, i int) string {
 	}
 	if ansi.StringWidth(lines[1]) > w {
 		lines[1] = fmt.Sprintf("%s · %s %d · %s %s", service, st.Muted.Render("crashes"), t.Crashes,
-			st.Muted.Render("retries"), rate(float64(t.Retries)))
-		if more := st.Muted.Render(fmt.Sprintf(" (%s wasted)", rate(float64(t.RetryFailures)))); ansi.StringWidth(lines[1]+more) <= w {
+			st.Muted.Render("retries"), common.FmtRate(float64(t.Retries)))
+		if more := st.Muted.Render(fmt.Sprintf(" (%s wasted)", common.FmtRate(float64(t.RetryFailures)))); ansi.StringWidth(lines[1]+more) <= w {
 			lines[1] += more
 		}
 	}

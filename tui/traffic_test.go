@@ -9,23 +9,8 @@ import (
 
 	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/tui/common"
+	"github.com/cortex-tui/cortex-tui/tui/traffic"
 )
-
-// Asserts that the traffic panel's "amplification now" is attempts over originals in the last
-// second, and 1 when no original arrived (no division by zero).
-func TestAmplificationNow(t *testing.T) {
-	cases := []struct {
-		originals, retries, want float64
-	}{
-		{originals: 500, retries: 0, want: 1},
-		{originals: 500, retries: 1500, want: 4},
-		{originals: 547, retries: 101, want: 648.0 / 547},
-		{originals: 0, retries: 30, want: 1},
-	}
-	for _, tc := range cases {
-		assert.InDelta(t, tc.want, amplificationNow(tc.originals, tc.retries), 1e-9, "%v", tc)
-	}
-}
 
 // Asserts that the traffic panel's title is never cut: at every width it drops the queue, then
 // words, instead of ending in "…", and the amplification stays in it.
@@ -39,7 +24,7 @@ func TestTrafficTitleNotCut(t *testing.T) {
 	}
 	f := &frame{runs: []*run{r}}
 	for w := 24; w <= 250; w += 3 {
-		p := newTraffic(common.DefaultStyles(), 0)
+		p := trafficCell{traffic.New(common.DefaultStyles()), 0}
 		p.SetSize(w, 12)
 		p, _ = p.Update(frameMsg{f: f})
 		top := strings.SplitN(p.View(), "\n", 2)[0]
@@ -64,7 +49,7 @@ func TestTrafficLegendOneSecond(t *testing.T) {
 			Service: source.Service{State: source.ServiceDown, Capacity: capacity}})
 	}
 	f := &frame{runs: []*run{r}}
-	p := newTraffic(common.DefaultStyles(), 0)
+	p := trafficCell{traffic.New(common.DefaultStyles()), 0}
 	p.SetSize(100, 12)
 	p, _ = p.Update(frameMsg{f: f})
 	legend := strings.Split(p.View(), "\n")[1]
@@ -82,7 +67,7 @@ func TestTrafficLegendFitsNarrow(t *testing.T) {
 			Counts:  source.Counts{Originals: 30, Attempts: 39, Retries: 9, Successes: 1},
 			Service: source.Service{State: source.ServiceUp, Capacity: 500}})
 	}
-	p := newTraffic(common.DefaultStyles(), 0)
+	p := trafficCell{traffic.New(common.DefaultStyles()), 0}
 	p.SetSize(40, 8)
 	p, _ = p.Update(frameMsg{f: &frame{runs: []*run{r}}})
 	assert.Contains(t, strings.Split(p.View(), "\n")[1], "cap 500")
@@ -100,7 +85,7 @@ func TestUnmeasuredServiceHidesCapacity(t *testing.T) {
 			Service: source.Service{State: source.ServiceUp, Unmeasured: true}})
 	}
 	f := &frame{runs: []*run{r}}
-	p := newTraffic(common.DefaultStyles(), 0)
+	p := trafficCell{traffic.New(common.DefaultStyles()), 0}
 	p.SetSize(100, 14)
 	p, _ = p.Update(frameMsg{f: f})
 	v := p.View()

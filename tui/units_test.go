@@ -13,9 +13,11 @@ import (
 	"github.com/cortex-tui/cortex-tui/keymap"
 	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/tui/common"
+	"github.com/cortex-tui/cortex-tui/tui/cps"
 	"github.com/cortex-tui/cortex-tui/tui/decisions"
 	"github.com/cortex-tui/cortex-tui/tui/eventlog"
 	"github.com/cortex-tui/cortex-tui/tui/shedding"
+	"github.com/cortex-tui/cortex-tui/tui/signals"
 )
 
 // Asserts that the history turns ticks into one point per simulated second (counts summed into
@@ -182,7 +184,7 @@ func TestSignalsBandLegendWhole(t *testing.T) {
 	r.hist.add(source.Snapshot{T: tick, Dt: tick, Cortex: &source.CortexView{CPS: 0.3}})
 	f := &frame{runs: []*run{r}}
 	for w := 46; w <= 72; w++ {
-		p := newSignals(common.DefaultStyles())
+		p := signalsCell{signals.New(common.DefaultStyles())}
 		p.SetSize(w, 12)
 		p, _ = p.Update(frameMsg{f: f})
 		for _, s := range []string{"HEALTHY .25", "DEGRADED .50", "CRITICAL .75", "EMERGENCY"} {
@@ -209,7 +211,7 @@ func TestCPSTitleAgreesWithBand(t *testing.T) {
 			State: engine.StateFor(tc.cps, engine.DefaultEmergencyThreshold), Floor: engine.FloorFor(tc.cps)}})
 		f := &frame{runs: []*run{r}}
 		for w := 34; w <= 180; w += 7 {
-			p := newCPS(common.DefaultStyles(), 0)
+			p := cpsCell{cps.New(common.DefaultStyles()), 0}
 			p.SetSize(w, 10)
 			p, _ = p.Update(frameMsg{f: f})
 			top := strings.SplitN(p.View(), "\n", 2)[0]

@@ -37,7 +37,7 @@ func suiteOn(t *testing.T, url string, kill func(), restart func(t *testing.T), 
 			require.NoError(t, st.Check(context.Background()))
 			return st
 		},
-		Now:     time.Now,
+		Clock:   engine.WallClock{},
 		Wait:    time.Sleep,
 		Kill:    func(*testing.T) { kill() },
 		Restart: restart,

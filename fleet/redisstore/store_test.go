@@ -52,7 +52,7 @@ func TestRedisSuite(t *testing.T) {
 		New: func(t *testing.T, name string, opts fleet.Options) fleet.Store {
 			return srv.open(t, name, opts)
 		},
-		Now:     time.Now,
+		Clock:   engine.WallClock{},
 		Wait:    time.Sleep,
 		Kill:    func(*testing.T) { srv.Stop() },
 		Restart: func(t *testing.T) { srv.Restart(t) },

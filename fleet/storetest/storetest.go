@@ -23,8 +23,8 @@ type Harness struct {
 	// New returns a store of the fleet called name with opts. Each case uses its own names, so
 	// a harness may keep one backend (one Redis) for the whole suite.
 	New func(t *testing.T, name string, opts fleet.Options) fleet.Store
-	// Now reads the store's clock.
-	Now func() time.Time
+	// Clock is the store's clock.
+	Clock engine.Clock
 	// Wait lets d of the store's time pass: a manual clock advances, real time sleeps.
 	Wait func(d time.Duration)
 	// Kill makes every store of the harness fail (Redis: the server is killed); Restart brings
@@ -140,7 +140,7 @@ func bucketBound(t *testing.T, h Harness) {
 		rate     = 200.0
 	)
 	store := h.New(t, "bound", fleet.Options{Budget: fleet.Budget{Capacity: capacity, RefillRate: rate}})
-	start := h.Now()
+	start := h.Clock.Now()
 	var mu sync.Mutex
 	granted := 0.0
 	var errs atomic.Int64
@@ -165,7 +165,7 @@ func bucketBound(t *testing.T, h Harness) {
 		})
 	}
 	wg.Wait()
-	elapsed := h.Now().Sub(start)
+	elapsed := h.Clock.Now().Sub(start)
 	require.Zero(t, errs.Load())
 	bound := capacity + rate*elapsed.Seconds()
 	t.Logf("granted %.1f tokens in %s, bound %.1f", granted, elapsed, bound)
@@ -245,7 +245,7 @@ func windowExpires(t *testing.T, h Harness) {
 	store := h.New(t, "window", fleet.Options{})
 	// Start 50 ms into a second of the store's clock, so that each wait below crosses exactly
 	// one second boundary.
-	h.Wait(time.Second - time.Duration(h.Now().UnixNano()%int64(time.Second)) + 50*time.Millisecond)
+	h.Wait(time.Second - time.Duration(h.Clock.Now().UnixNano()%int64(time.Second)) + 50*time.Millisecond)
 	var v engine.FleetView
 	r := engine.FleetReport{Window: 2 * time.Second, Horizon: time.Second, Counts: engine.FleetCounts{Successes: 3, Failures: 1}}
 	r.Latency.Counts[10], r.Latency.Sums[10] = 4, 4*300_000
@@ -277,84 +277,6 @@ func fleetsDoNotMix(t *testing.T, h Harness) {
 	require.NoError(t, two.Sync(context.Background(), "a", &r, &v))
 	assert.Equal(t, engine.FleetCounts{}, v.Short)
 	assert.Equal(t, 10.0, v.Granted, "a full bucket of its own")
-}
-
-// Asserts the fallback: when the store dies, the next sync fails and the engine reads its local
-// view at once (and its decisions go on, on its own budget); when the store comes back empty,
-// the next sync rejoins it, and the outcomes recorded meanwhile are published then.
-func outage(t *testing.T, h Harness) {
-	if h.Kill == nil {
-		t.Skip("the harness cannot kill its store")
-	}
-	store := h.New(t, "outage", fleet.Options{Budget: fleet.Budget{Capacity: 100, RefillRate: 10}})
-	ms := members(t, store, 2, time.Second)
-	for _, m := range ms {
-		m.Engine().RecordFailure(20 * time.Millisecond)
-	}
-	for _, err := range round(ms) {
-		require.NoError(t, err)
-	}
-	e := ms[0].Engine()
-	require.Equal(t, engine.FleetJoint, e.Snapshot().Fleet)
-
-	h.Kill(t)
-	e.RecordSuccess(20 * time.Millisecond)
-	e.RecordSuccess(20 * time.Millisecond)
-	require.Error(t, ms[0].Sync(context.Background()))
-	s := e.Snapshot()
-	assert.Equal(t, engine.FleetLocal, s.Fleet, "local at the first failed sync")
-	assert.InDelta(t, 1.0/3, s.Signals.F, 1e-12, "the engine's own F")
-	assert.False(t, ms[0].Status().Healthy)
-	assert.NotEmpty(t, ms[0].Status().LastError)
-	assert.Equal(t, engine.Retry, e.ShouldRetry(10, 0, true).Action, "decisions go on, on the local budget")
-
-	h.Restart(t)
-	require.NoError(t, ms[0].Sync(context.Background()))
-	s = e.Snapshot()
-	assert.Equal(t, engine.FleetJoint, s.Fleet, "rejoined")
-	assert.InDelta(t, 0, e.FleetStatus().F, 1e-12, "the empty store holds the two successes published since")
-	assert.InDelta(t, 1.0/3-engine.DefaultEnvelope, s.Signals.F, 1e-12, "the fleet's F within the envelope of the engine's own")
-	assert.True(t, ms[0].Status().Healthy)
-}
-
-// Asserts that a stalled store never holds a decision: while a sync waits on the store,
-// decisions go on; the sync then fails on its timeout, the engine falls back to its local
-// view, and rejoins at the next sync once the store answers again.
-func stall(t *testing.T, h Harness) {
-	if h.Stall == nil {
-		t.Skip("the harness cannot stall its store")
-	}
-	inner := h.New(t, "stall", fleet.Options{Budget: fleet.Budget{Capacity: 100, RefillRate: 10}})
-	entered := make(chan struct{}, 4)
-	store := storeFunc(func(ctx context.Context, inst string, r *engine.FleetReport, v *engine.FleetView) error {
-		entered <- struct{}{}
-		return inner.Sync(ctx, inst, r, v)
-	})
-	m := members(t, store, 1, 300*time.Millisecond)[0]
-	require.NoError(t, m.Sync(context.Background()))
-	<-entered
-	e := m.Engine()
-
-	wait := h.Stall(t)
-	done := make(chan error, 1)
-	go func() { done <- m.Sync(context.Background()) }()
-	<-entered
-	for i := range 1000 {
-		e.RecordSuccess(20 * time.Millisecond)
-		_ = e.ShouldRetry(i%11, 0, true)
-	}
-	select {
-	case err := <-done:
-		t.Fatalf("the sync returned (%v) before 1000 decisions were made: it did not stall", err)
-	default:
-	}
-	err := <-done
-	require.Error(t, err, "the sync gives up on its timeout")
-	assert.Equal(t, engine.FleetLocal, e.Snapshot().Fleet)
-	wait()
-	require.NoError(t, m.Sync(context.Background()))
-	<-entered
-	assert.Equal(t, engine.FleetJoint, e.Snapshot().Fleet)
 }
 
 // storeFunc is a fleet.Store made of a function.
@@ -503,42 +425,4 @@ func boundedReport(t *testing.T, h Harness) {
 	assert.LessOrEqual(t, v.Held, 4.0, "it holds at most what it was granted")
 	assert.LessOrEqual(t, v.Short.Successes+v.Short.Failures, uint64(2*200+1), "at most MaxRate per second, over at most 2 s")
 	assert.Positive(t, v.Short.Failures)
-}
-
-// Asserts that a store restarted empty does not count the leases the engines held before: the
-// tokens they held are dropped from their leases, so the fleet never has more tokens in
-// circulation than its capacity.
-func restartForfeitsLeases(t *testing.T, h Harness) {
-	if h.Kill == nil {
-		t.Skip("the harness cannot restart its store")
-	}
-	store := h.New(t, "restart", fleet.Options{Budget: fleet.Budget{Capacity: 30}})
-	ms := members(t, store, 3, time.Second)
-	for _, m := range ms {
-		m.Engine().ShouldRetry(10, 0, true)
-	}
-	for range 2 {
-		for _, err := range round(ms) {
-			require.NoError(t, err)
-		}
-	}
-	before := 0.0
-	for _, m := range ms {
-		before += m.Held()
-	}
-	require.Positive(t, before)
-	h.Kill(t)
-	h.Restart(t)
-	for _, err := range round(ms) {
-		require.NoError(t, err)
-	}
-	held := 0.0
-	for _, m := range ms {
-		held += m.Held()
-	}
-	var v engine.FleetView
-	r := report(77)
-	require.NoError(t, store.Sync(context.Background(), "probe", &r, &v))
-	assert.LessOrEqual(t, held, v.Leased+1e-9, "the engines hold no token the store does not count")
-	assert.LessOrEqual(t, v.Tokens+v.Leased, 30.0+1e-9)
 }

@@ -66,3 +66,16 @@ func FmtDelay(d time.Duration) string {
 
 // FmtTick formats a tick length in seconds, as short as exact: 0.1s, 1s.
 func FmtTick(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s" }
+
+// FmtRate formats a per-second figure compactly: 950, 1.2k, 35k.
+func FmtRate(v float64) string {
+	switch {
+	case v >= 9999.5:
+		return strconv.FormatFloat(v/1000, 'f', 0, 64) + "k"
+	case v >= 999.5:
+		return strconv.FormatFloat(v/1000, 'f', 1, 64) + "k"
+	case v < 9.95 && v != math.Trunc(v):
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 0, 64)
+}

@@ -22,6 +22,10 @@ func (b *Base) SetSize(w, h int) { b.W, b.H = max(w, 0), max(h, 0) }
 // View returns the panel as last drawn, exactly its size.
 func (b *Base) View() string { return b.Rendered }
 
+// Draw caches body in the panel's bordered box with title (Box at the panel's size): what a
+// panel's Update, or a component's Show, does once it has its words.
+func (b *Base) Draw(title, body string) { b.Rendered = Box(b.St, title, body, b.W, b.H) }
+
 // KeyName is the key a binding shows in the help ("space", "q/ctrl+c"), so texts that name a
 // key follow a remapped key file.
 func KeyName(b key.Binding) string { return b.Help().Key }

@@ -36,13 +36,13 @@ func New(st common.Styles) *Model { return &Model{common.Base{St: st}} }
 func (p *Model) Update(tea.Msg) (*Model, tea.Cmd) { return p, nil }
 
 // Hide draws the panel without a run: its title and an empty box.
-func (p *Model) Hide() { p.Rendered = common.Box(p.St, "Decisions", "", p.W, p.H) }
+func (p *Model) Hide() { p.Draw("Decisions", "") }
 
 // Show draws a run's decisions: last is its latest snapshot (the counts of its tick, the
 // retries pending), t its totals so far, tick the length of its ticks.
 func (p *Model) Show(last source.Snapshot, t report.Totals, tick time.Duration) {
 	title := common.FitTitle(p.W, "Decisions · last "+common.FmtTick(tick)+" tick · total", "Decisions · tick · total")
-	p.Rendered = common.Box(p.St, title, p.body(last, t), p.W, p.H)
+	p.Draw(title, p.body(last, t))
 }
 
 func (p *Model) body(last source.Snapshot, t report.Totals) string {

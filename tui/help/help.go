@@ -30,6 +30,7 @@ type Model struct {
 	offset int  // first line shown, when the help is taller than the window
 	page   int  // 0 the keys, 1 the glossary
 	live   bool // the run shown is live traffic
+	class  bool // the dashboard is part of a class (its keys are shown)
 }
 
 // helpPages is how many pages the help has: the keys, then the glossary.
@@ -43,9 +44,11 @@ func New(st common.Styles, keys keymap.KeyMap) *Model {
 	return &Model{Base: common.Base{St: st}, help: h, keys: keys}
 }
 
-// SetLive says whether the run shown is live traffic (its speed keys do not apply) and redraws.
-func (p *Model) SetLive(on bool) {
-	p.live = on
+// SetMode says whether the run shown is live traffic (its speed keys do not apply) and whether
+// the dashboard is part of a class (the class's keys apply; elsewhere they are left out), and
+// redraws.
+func (p *Model) SetMode(live, class bool) {
+	p.live, p.class = live, class
 	p.render()
 }
 
@@ -138,8 +141,14 @@ func (p *Model) notes() string {
 func (p *Model) groups(w int) string {
 	p.help.Width = 0
 	all := p.keys.FullHelp()
+	var skip []key.Binding
 	if p.live {
-		skip := NotLive(p.keys)
+		skip = NotLive(p.keys)
+	}
+	if !p.class {
+		skip = append(skip, ClassOnly(p.keys)...)
+	}
+	if len(skip) > 0 {
 		for i, g := range all {
 			all[i] = slices.DeleteFunc(slices.Clone(g), func(b key.Binding) bool { return SameKeys(skip, b) })
 		}
@@ -181,6 +190,11 @@ func keyFileHint() string { return "<user config dir>/cortex-tui/keys.toml" }
 // runs at one speed), which the footer and the help screen leave out on a live run. They stay
 // bound: the dashboard explains them when pressed.
 func NotLive(k keymap.KeyMap) []key.Binding { return []key.Binding{k.Faster, k.Slower, k.Step} }
+
+// ClassOnly returns the bindings that apply only in a class served over SSH (fork, the lesson's
+// next step), which the help leaves out elsewhere. They stay bound: the dashboard explains them
+// when pressed.
+func ClassOnly(k keymap.KeyMap) []key.Binding { return []key.Binding{k.Fork, k.NextStep} }
 
 // SameKeys reports whether b is bound to the same keys as one of bs.
 func SameKeys(bs []key.Binding, b key.Binding) bool {

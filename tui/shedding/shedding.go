@@ -41,13 +41,10 @@ func New(st common.Styles) *Model { return &Model{common.Base{St: st}} }
 func (p *Model) Update(tea.Msg) (*Model, tea.Cmd) { return p, nil }
 
 // Hide draws the panel without a run: its title and an empty box.
-func (p *Model) Hide() { p.Rendered = common.Box(p.St, "Shedding", "", p.W, p.H) }
+func (p *Model) Hide() { p.Draw("Shedding", "") }
 
 // Show draws v.
-func (p *Model) Show(v View) {
-	title, body := p.render(v)
-	p.Rendered = common.Box(p.St, title, body, p.W, p.H)
-}
+func (p *Model) Show(v View) { p.Draw(p.render(v)) }
 
 func (p *Model) render(v View) (string, string) {
 	st := p.St

@@ -1,4 +1,7 @@
-package tui
+// Package signals is the dashboard's signals panel, a component of its own: CORTEX's five
+// signals, F, L, Q, B and C, each with a gauge, its value, its weight and a sparkline of its
+// recent seconds, then the CPS formula, the bands and what the letters mean.
+package signals
 
 import (
 	"fmt"
@@ -8,53 +11,71 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/cortex-tui/cortex-tui/engine"
+	"github.com/cortex-tui/cortex-tui/internal/ring"
+	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/strategy"
 	"github.com/cortex-tui/cortex-tui/tui/chart"
 	"github.com/cortex-tui/cortex-tui/tui/common"
 )
 
-// signalNames are the five CPS signals in weight order: the engine's letter and the word.
-var signalNames = [5]struct{ key, name string }{
+// Names are the five CPS signals in weight order: the engine's letter (Key) and the word the
+// dashboard gives it (Name).
+var Names = [5]struct{ Key, Name string }{
 	{engine.SignalNames[0], "failures"}, {engine.SignalNames[1], "latency"}, {engine.SignalNames[2], "waiting"},
 	{engine.SignalNames[3], "budget"}, {engine.SignalNames[4], "circuit"},
 }
 
-// signalGlossary says what each signal measures and what the CPS does, shown in that order as
-// far as the panel has room.
-var signalGlossary = []string{
+// glossary says what each signal measures and what the CPS does, shown in that order as far
+// as the panel has room.
+var glossary = []string{
 	"F calls failing · L p99 latency over baseline · Q retries waiting out their delay · B retry budget spent · C breakers open",
 	"The higher the CPS, the fewer retries: priorities under floor(CPS×10) are shed.",
 }
 
-// signalsPanel shows F, L, Q, B and C: a gauge, the value, the weight (the selected one
-// highlighted) and a sparkline of recent history (one block per simulated second).
-type signalsPanel struct{ common.Base }
+// Model shows F, L, Q, B and C: a gauge, the value, the weight (the selected one highlighted)
+// and a sparkline of recent history (one block per simulated second). It is used from the
+// Bubble Tea goroutine only.
+type Model struct{ common.Base }
 
-// newSignals returns an empty signals panel.
-func newSignals(st common.Styles) *signalsPanel { return &signalsPanel{common.Base{St: st}} }
+// View is what the panel shows: the run's latest CORTEX view (nil for a strategy without one),
+// whether a snapshot arrived yet, its strategy, the weights as set (normalised) with the
+// selected one and the adaptive switch, each signal's per-second series (newest last), and
+// the keys that switch and compare strategies, as the help names them.
+type View struct {
+	Cortex                  *source.CortexView
+	Seen                    bool
+	Strategy                string
+	Weights                 [5]float64
+	Selected                int
+	Adaptive                bool
+	Series                  [5]*ring.Ring[float64]
+	StrategyKey, CompareKey string
+}
 
-// Update redraws the panel on a full redraw and when the weights or their selection changed.
-func (p *signalsPanel) Update(msg tea.Msg) (*signalsPanel, tea.Cmd) {
-	if f, ok := msg.(frameMsg); ok && f.shows(changedWeights) {
-		iw, _ := common.Inner(p.W, p.H)
-		p.Rendered = common.Box(p.St, "Signals", p.body(f.f, iw), p.W, p.H)
-	}
-	return p, nil
+// New returns an empty signals panel drawn with st.
+func New(st common.Styles) *Model { return &Model{common.Base{St: st}} }
+
+// Update does nothing: the panel draws what Show gives it.
+func (p *Model) Update(tea.Msg) (*Model, tea.Cmd) { return p, nil }
+
+// Hide draws the panel without a run: its title and an empty box.
+func (p *Model) Hide() { p.Draw("Signals", "") }
+
+// Show draws v.
+func (p *Model) Show(v View) {
+	iw, _ := common.Inner(p.W, p.H)
+	p.Draw("Signals", p.body(v, iw))
 }
 
 // body draws the signal lines into w columns.
-func (p *signalsPanel) body(f *frame, w int) string {
+func (p *Model) body(v View, w int) string {
 	st := p.St
-	if len(f.runs) == 0 {
-		return ""
-	}
-	r := f.runs[0]
-	if r.hist.last.Cortex == nil && r.hist.seen {
+	if v.Cortex == nil && v.Seen {
 		return st.Muted.Render(ansi.Wordwrap(fmt.Sprintf("%s: %s. It computes no signals; only cortex does (%s switches the strategy, %s compares).",
-			r.meta.Strategy, strategy.Describe(r.meta.Strategy), common.KeyName(f.keyMap().Strategy), common.KeyName(f.keyMap().Compare)), max(w, 1), " "))
+			v.Strategy, strategy.Describe(v.Strategy), v.StrategyKey, v.CompareKey), max(w, 1), " "))
 	}
 	var sig [5]float64
-	if cv := r.hist.last.Cortex; cv != nil {
+	if cv := v.Cortex; cv != nil {
 		sig = cv.Signals.Array()
 	}
 	const labelW, gaugeW, numW, contribW = 12, 8, 14, 7
@@ -68,24 +89,24 @@ func (p *signalsPanel) body(f *frame, w int) string {
 	}
 	lines := make([]string, 0, 7)
 	var buf []float64
-	for i, s := range signalNames {
-		marker, wt := "  ", st.Text.Render(fmt.Sprintf("w%.2f", f.weights[i]))
-		if i == f.selWeight {
-			marker, wt = st.Accent.Render("▸ "), st.Selected.Render(fmt.Sprintf("w%.2f", f.weights[i]))
+	for i, s := range Names {
+		marker, wt := "  ", st.Text.Render(fmt.Sprintf("w%.2f", v.Weights[i]))
+		if i == v.Selected {
+			marker, wt = st.Accent.Render("▸ "), st.Selected.Render(fmt.Sprintf("w%.2f", v.Weights[i]))
 		}
-		line := marker + st.Bold.Render(s.key) + " " + st.Muted.Render(fmt.Sprintf("%-9s", s.name)) +
+		line := marker + st.Bold.Render(s.Key) + " " + st.Muted.Render(fmt.Sprintf("%-9s", s.Name)) +
 			gauge(st, sig[i], gaugeW) + fmt.Sprintf(" %4.2f  ", sig[i]) + wt
 		if showContrib {
-			line += st.Muted.Render(fmt.Sprintf(" →%4.2f", f.weights[i]*sig[i]))
+			line += st.Muted.Render(fmt.Sprintf(" →%4.2f", v.Weights[i]*sig[i]))
 		}
 		if sparkW > 0 {
-			buf = r.hist.sig[i].Tail(buf[:0], sparkW)
+			buf = v.Series[i].Tail(buf[:0], sparkW)
 			line += "  " + st.Level(sig[i]).Render(chart.Sparkline(buf, sparkW, 1))
 		}
 		lines = append(lines, line)
 	}
 	adaptive := "off"
-	if f.adaptive {
+	if v.Adaptive {
 		adaptive = "on"
 	}
 	formula := "CPS = Σ weight × signal · adaptive " + adaptive
@@ -95,7 +116,7 @@ func (p *signalsPanel) body(f *frame, w int) string {
 	lines = append(lines, st.Muted.Render(formula), p.bands(w))
 	if _, ih := common.Inner(p.W, p.H); ih > 0 { // spare rows: what the letters mean, what the CPS does
 		used := strings.Count(strings.Join(lines, "\n"), "\n") + 1
-		for _, g := range signalGlossary {
+		for _, g := range glossary {
 			g = common.Wrap(g, max(w, 1))
 			if used+strings.Count(g, "\n")+1 > ih {
 				break
@@ -109,7 +130,7 @@ func (p *signalsPanel) body(f *frame, w int) string {
 
 // bands is the legend of the state bands, each in its colour, on one line if it fits w cells,
 // else on two, broken between bands.
-func (p *signalsPanel) bands(w int) string {
+func (p *Model) bands(w int) string {
 	st := p.St
 	starts := engine.BandStarts(engine.DefaultEmergencyThreshold)
 	at := func(i int) string {

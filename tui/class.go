@@ -1,0 +1,381 @@
+package tui
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/cortex-tui/cortex-tui/scenarios"
+	"github.com/cortex-tui/cortex-tui/source"
+	"github.com/cortex-tui/cortex-tui/tui/common"
+	"github.com/cortex-tui/cortex-tui/tui/roster"
+)
+
+// Class connects a dashboard to a class run served to many terminals (cortex-tui serve
+// --class): one run that the teacher's dashboard drives and that every student's dashboard
+// follows. The teacher's dashboard tells the class what it plays (Drive); a student's shows a
+// view of the run (Join), keeps its own inspector, help and layout, and may fork the run into
+// a copy of its own (Fork) and rejoin it. The server tells each dashboard what changed with a
+// ClassMsg (tea.Program.Send). Implementations are safe for concurrent use; the dashboard
+// calls Join and Drive from its Update loop and Fork from a command.
+type Class interface {
+	// Teacher reports whether this dashboard drives the class run.
+	Teacher() bool
+	// Join returns the class run as it is now: for the teacher the run itself, which its keys
+	// drive; for a student a source that follows it and refuses every control. ok is false
+	// while there is no class run (the teacher has not opened one yet).
+	Join() (run ClassRun, ok bool)
+	// Fork returns a copy of the class run at its current moment, the student's own: the
+	// same scenario, seed and controls up to now, simulated again (it takes a while).
+	Fork() (ClassRun, error)
+	// Drive tells the class what the teacher's dashboard plays now; the dashboard calls it
+	// whenever that changed. Students' calls are ignored.
+	Drive(p Play)
+}
+
+// ClassRun is a class run handed to a dashboard: its source, the scenario it runs, every
+// snapshot of it so far (the dashboard's own copies, oldest first), how it is played, and its
+// generation (a new one each time the teacher opens a scenario or restarts).
+type ClassRun struct {
+	Source   source.Source
+	Scenario scenarios.Scenario
+	Snaps    []source.Snapshot
+	Play     Play
+	Gen      int
+}
+
+// Play is how the teacher's dashboard plays the class run. The zero value is no run, paused.
+type Play struct {
+	Source source.Source // the teacher's first run (Drive only; nil elsewhere)
+	Speed  float64       // virtual seconds per wall second
+	Paused bool          // the run stands still: paused, on the picker, or the teacher away
+	Away   bool          // the teacher is not connected (ClassMsg)
+	Lesson string        // the lesson the class follows, "" for none
+	Step   int           // its current step
+}
+
+// sameAs reports whether p and q play the same run the same way.
+func (p Play) sameAs(q Play) bool { return p == q }
+
+// ClassMsg tells a dashboard of a class what changed: the class run (Gen), how it is played,
+// and for the teacher the roster.
+type ClassMsg struct {
+	Gen    int
+	Play   Play
+	Roster []Member
+}
+
+// Member is one session of a class, as the teacher's roster shows it.
+type Member = roster.Member
+
+// MemberState is what a session of a class does.
+type MemberState = roster.State
+
+// The states of a class's sessions.
+const (
+	MemberFollowing = roster.Following // a student following the class run
+	MemberForked    = roster.Forked    // a student on a copy of their own
+	MemberWaiting   = roster.Waiting   // a student connected before the teacher opened a run
+	MemberTeacher   = roster.Teacher   // the teacher
+)
+
+// classState is a dashboard's part in a class: its Class, the class run it shows, and what
+// the server last said.
+type classState struct {
+	c        Class
+	teacher  bool
+	gen      int           // the class run followed (students)
+	forked   bool          // a student on a copy of their own
+	forking  bool          // a fork is being made
+	forkedAt time.Duration // the class run's time when it was forked
+	play     Play          // how the class run is played, as last told
+	roster   []Member
+	driven   Play // what the teacher's dashboard last told the class
+}
+
+// following reports whether the dashboard shows the class run of someone else (a student not
+// on a copy of their own).
+func (m *Model) following() bool {
+	return m.class != nil && !m.class.teacher && !m.class.forked
+}
+
+// joinClass opens the class run, if there is one, as the dashboard's run; a student's
+// dashboard without one waits for the teacher.
+func (m *Model) joinClass() {
+	c := m.class
+	if run, ok := c.c.Join(); ok {
+		m.follow(run)
+		return
+	}
+	if !c.teacher {
+		m.ctl.closeAll()
+		m.ctl.set()
+		m.screen = screenDashboard
+		m.setStatus("waiting for the teacher to open a scenario…", false)
+		m.redraw()
+	}
+}
+
+// follow shows run as the dashboard's only run, its history rebuilt from its snapshots, at the
+// class's speed; the teacher's is paused as the class is, a student's view goes on by itself.
+func (m *Model) follow(run ClassRun) {
+	c := m.class
+	m.ctl.closeAll()
+	scn := run.Scenario
+	m.scn = &scn
+	r := newRun(run.Source)
+	for _, s := range run.Snaps {
+		r.add(s)
+	}
+	m.fr.lesson = nil
+	m.setRuns(r)
+	if cv := r.hist.last.Cortex; cv != nil {
+		m.fr.weights, m.fr.adaptive = cv.Weights.Array(), cv.Adaptive
+	}
+	c.gen, c.play, c.forked = run.Gen, run.Play, false
+	if i := slices.Index(speeds, run.Play.Speed); i >= 0 {
+		m.setSpeed(i)
+	}
+	m.fr.paused = c.teacher && run.Play.Paused
+	m.clearStatus()
+	if !c.teacher {
+		m.setStatus(fmt.Sprintf("following the class run: %s makes a copy of your own to try things", common.KeyName(m.keys.Fork)), false)
+	} else if m.fr.paused && len(run.Snaps) > 0 {
+		m.setStatus(fmt.Sprintf("the class run, paused at %s while you were away: %s resumes", common.FmtClock(r.hist.last.T), common.KeyName(m.keys.Pause)), false)
+	}
+	m.followLesson(run)
+	m.screen = screenDashboard
+	if m.done() {
+		m.screen = screenSummary
+	}
+	m.layout()
+	m.redraw()
+}
+
+// followLesson follows the class's lesson over the run just joined: its tracker sees the
+// snapshots so far, then moves on to the class's step.
+func (m *Model) followLesson(run ClassRun) {
+	if run.Play.Lesson == "" {
+		return
+	}
+	l, err := scenarios.LookupLesson(run.Play.Lesson)
+	if err != nil || l.Scenario != run.Scenario.Name {
+		return
+	}
+	lr := newLessonRun(l, m.fr.runs[0].meta)
+	for _, s := range run.Snaps {
+		lr.tr.Observe(s, m.fr.runs[0].meta.Strategy)
+	}
+	m.fr.lesson = lr
+	m.catchUpLesson(run.Play.Step)
+}
+
+// catchUpLesson moves the lesson followed on to step (never back), and notes it done.
+func (m *Model) catchUpLesson(step int) {
+	lr := m.fr.lesson
+	if lr == nil {
+		return
+	}
+	for lr.tr.Step() < step && lr.tr.Skip() {
+		lr.showHint = false
+	}
+	if lr.tr.Done() && !lr.done {
+		lr.done = true
+		m.picker.MarkLessonDone(lr.tr.Lesson().Name)
+		m.setStatus(fmt.Sprintf("lesson %q complete: well done", lr.tr.Lesson().Title), false)
+	}
+}
+
+// onClassMsg takes what the server says changed: a student following the class joins its new
+// run or takes its new play, the teacher its roster.
+func (m *Model) onClassMsg(msg ClassMsg) tea.Cmd {
+	c := m.class
+	if c == nil {
+		return nil
+	}
+	c.roster = msg.Roster
+	if c.teacher {
+		if m.screen == screenPicker {
+			n := 0
+			for _, mb := range c.roster {
+				if mb.State != MemberTeacher {
+					n++
+				}
+			}
+			m.setStatus(fmt.Sprintf("class: %d connected, waiting for you to open a scenario or a lesson", n), false)
+		}
+		m.redraw()
+		return nil
+	}
+	if c.forked {
+		c.play = msg.Play
+		m.redrawFor(changedPlay)
+		return nil
+	}
+	if msg.Gen != c.gen || len(m.fr.runs) == 0 {
+		m.joinClass()
+		return m.kick()
+	}
+	c.play = msg.Play
+	if i := slices.Index(speeds, msg.Play.Speed); i >= 0 {
+		m.setSpeed(i)
+	}
+	if m.fr.lesson != nil && m.fr.lesson.tr.Lesson().Name == msg.Play.Lesson {
+		m.catchUpLesson(msg.Play.Step)
+	}
+	m.redraw()
+	return m.saveLesson()
+}
+
+// drive tells the class what the teacher's dashboard plays, when that changed (after every
+// message the dashboard took).
+func (m *Model) drive() {
+	c := m.class
+	if c == nil || !c.teacher {
+		return
+	}
+	p := Play{Speed: m.fr.speed, Paused: m.fr.paused || m.screen == screenPicker || m.done()}
+	if len(m.fr.runs) > 0 {
+		p.Source = m.fr.runs[0].src
+	}
+	if lr := m.fr.lesson; lr != nil {
+		p.Lesson, p.Step = lr.tr.Lesson().Name, lr.tr.Step()
+	}
+	if p.sameAs(c.driven) {
+		return
+	}
+	c.driven = p
+	c.c.Drive(p)
+}
+
+// syncFollowed takes the followed run's configuration again when the teacher changed it (a
+// strategy, a class's share or priority): its source says so in its Meta.
+func (m *Model) syncFollowed() {
+	if !m.following() || len(m.fr.runs) == 0 {
+		return
+	}
+	r := m.fr.runs[0]
+	meta := r.src.Meta()
+	if meta.Strategy != r.meta.Strategy {
+		r.syncMeta()
+		r.rec.SwitchStrategy(r.meta.Strategy)
+		m.redraw()
+	}
+	if !slices.Equal(meta.Classes, m.fr.classes) {
+		r.syncMeta()
+		m.fr.classes = append(m.fr.classes[:0], r.meta.Classes...)
+		m.fr.selClass = min(m.fr.selClass, max(len(m.fr.classes)-1, 0))
+		m.redrawFor(changedClasses)
+	}
+}
+
+// drivesRun reports whether msg is a key that drives the run (time, faults, tuning, another
+// scenario), which a student following the class may not press.
+func (m *Model) drivesRun(msg tea.KeyMsg) bool {
+	k := &m.keys
+	if key.Matches(msg, k.Pause, k.Step, k.Faster, k.Slower, k.Restart, k.Load, k.Strategy, k.Compare,
+		k.ClearFaults, k.LowerWeight, k.RaiseWeight, k.Adaptive, k.ShareDown, k.ShareUp, k.PriorityDown, k.PriorityUp) {
+		return true
+	}
+	return key.Matches(msg, k.Fault[:]...)
+}
+
+// refuseDriving says why a student's key does nothing to the class run.
+func (m *Model) refuseDriving() tea.Cmd {
+	m.setStatus(fmt.Sprintf("the teacher drives the class run: %s makes a copy of your own to try it", common.KeyName(m.keys.Fork)), false)
+	return nil
+}
+
+// forkedMsg carries a student's copy of the class run, or why it could not be made.
+type forkedMsg struct {
+	run ClassRun
+	err error
+}
+
+// forkOrRejoin is the fork key: a student following the class gets a copy of the class run of
+// their own (made in a command: the run is simulated again up to now); on a copy, they rejoin.
+func (m *Model) forkOrRejoin() tea.Cmd {
+	c := m.class
+	switch {
+	case c == nil:
+		m.setStatus(fmt.Sprintf("%s forks a class run: in a class served over SSH (cortex-tui serve --class)", common.KeyName(m.keys.Fork)), false)
+	case c.teacher:
+		m.setStatus("you drive the class run: the students fork it", false)
+	case c.forking:
+	case c.forked:
+		m.joinClass()
+		if len(m.fr.runs) > 0 {
+			m.setStatus(fmt.Sprintf("back with the class at %s", common.FmtClock(m.fr.runs[0].hist.last.T)), false)
+		}
+		return m.kick()
+	case len(m.fr.runs) == 0:
+		m.setStatus("no class run to fork yet: the teacher has not opened one", false)
+	default:
+		c.forking = true
+		m.setStatus(fmt.Sprintf("forking the class run at %s…", common.FmtClock(m.fr.runs[0].hist.last.T)), false)
+		class := c.c
+		return func() (msg tea.Msg) {
+			defer func() {
+				if r := recover(); r != nil {
+					msg = forkedMsg{err: fmt.Errorf("forking panicked: %v", r)}
+				}
+			}()
+			run, err := class.Fork()
+			return forkedMsg{run: run, err: err}
+		}
+	}
+	return nil
+}
+
+// onForked shows the student's copy of the class run, paused at the moment it was forked.
+func (m *Model) onForked(msg forkedMsg) tea.Cmd {
+	c := m.class
+	if c == nil {
+		return nil
+	}
+	c.forking = false
+	if msg.err != nil {
+		m.setStatus("cannot fork the class run: "+msg.err.Error(), true)
+		return nil
+	}
+	m.follow(msg.run)
+	c.forked = true
+	if len(m.fr.runs) > 0 {
+		c.forkedAt = m.fr.runs[0].hist.last.T
+	}
+	m.fr.paused = msg.run.Play.Paused
+	m.setStatus(fmt.Sprintf("your own copy of the class run, forked at %s: every key is yours (%s resumes); %s rejoins the class",
+		common.FmtClock(c.forkedAt), common.KeyName(m.keys.Pause), common.KeyName(m.keys.Fork)), false)
+	m.redraw()
+	return m.kick()
+}
+
+// nextStep is the teacher's key that moves the class's lesson to its next step.
+func (m *Model) nextStep() tea.Cmd {
+	c := m.class
+	switch {
+	case c == nil:
+		m.setStatus(fmt.Sprintf("%s moves a class's lesson on (the teacher's key); here a step's goals do", common.KeyName(m.keys.NextStep)), false)
+	case !c.teacher:
+		m.setStatus("the teacher moves the lesson on", false)
+	case m.fr.lesson == nil || m.fr.lesson.done:
+		m.setStatus("no lesson to move on: pick one (l) or start the server with --lesson", false)
+	default:
+		lr := m.fr.lesson
+		lr.tr.Skip()
+		lr.showHint = false
+		if lr.tr.Done() {
+			lr.done = true
+			m.picker.MarkLessonDone(lr.tr.Lesson().Name)
+			m.setStatus(fmt.Sprintf("lesson %q complete for the class", lr.tr.Lesson().Title), false)
+		} else {
+			m.setStatus(fmt.Sprintf("the class moves on to step %d of %d", lr.tr.Step()+1, len(lr.tr.Lesson().Steps)), false)
+		}
+		m.redraw()
+		return m.saveLesson()
+	}
+	return nil
+}
