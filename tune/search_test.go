@@ -144,6 +144,11 @@ func TestSearchTimeBound(t *testing.T) {
 		assert.Contains(t, b.String(), "stopped: its time was up")
 		assert.Contains(t, b.String(), "small success")
 		assert.Contains(t, b.String(), "payment (priority 9)")
+		b.Reset()
+		require.NoError(t, WriteMarkdown(&b, res, opts))
+		lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+		require.Len(t, lines, 3, "the header and one row per scenario")
+		assert.Regexp(t, `^\| small \| \d+\.\d% \| \d+\.\d% \| \d+\.\d% \| \d+\.\d% \| [+-]\d+\.\d \| \d+\.\d% \| \d+ \| [0-9hms]+ \| time \| (written|not written: no gain|refused: worse on held-out) \|$`, lines[2])
 	}
 }
 
