@@ -22,15 +22,15 @@ type input struct {
 	now  func() time.Time
 	last atomic.Int64 // unix nanoseconds of the latest byte (or of the start)
 
-	mu  sync.Mutex // guards q, late and carry, and orders writes into the pipe (wmu is taken under it)
-	q   *query
+	mu sync.Mutex // guards q, late and carry, and orders writes into the pipe (wmu is taken under it)
+	q  *query
 	// late is until when an answer to a query that timed out may still come (a slow link, a
 	// loaded server): until then, or until the device attributes' answer comes, the answers
 	// are taken out of what the client sends, never typed into the dashboard (a background
 	// answer read as keys types "/" and opens the picker's filter). Zero: none is due.
 	late  time.Time
-	carry []byte // the start of an answer cut at the end of a read, held for the next
-	wmu sync.Mutex // held while writing into the pipe
+	carry []byte     // the start of an answer cut at the end of a read, held for the next
+	wmu   sync.Mutex // held while writing into the pipe
 }
 
 // query is a terminal query waiting for its answer: what the client sent meanwhile, and a
