@@ -96,12 +96,25 @@ screenshots: build
 		echo "wrote docs/$$shot.png"; \
 	done
 
-# The benchmark tables in README.md, as printed by the program itself: every scenario x every
-# strategy as a matrix of success rates (between the matrix:start and matrix:end markers), and
-# the seed scenarios with every strategy in full, each cell the mean over seeds 1-10 with its
-# min-max (between bench:start and bench:end).
+# The benchmark tables in README.md and docs/engine.md, as printed by the program itself: every
+# scenario x every strategy as a matrix of success rates (between the matrix:start and matrix:end
+# markers of README.md), the seed scenarios with every strategy in full, each cell the mean over
+# seeds 1-10 with its min-max (bench:start and bench:end), and CORTEX against the targets over
+# the built-in scenarios, seeds 1-10 (targets:start and targets:end, in both files) and over the
+# held-out scenarios of testdata/heldout, seeds 11-30 (heldout:start and heldout:end, in
+# docs/engine.md).
 SEED_SCENARIOS := black-friday,dns-crash,food-delivery,upi-salary-day,article-benchmark
 BENCH_SEEDS    := 1-10
+HELDOUT_SEEDS  := 11-30
+comma := ,
+empty :=
+space := $(empty) $(empty)
+HELDOUT        := $(subst $(space),$(comma),$(sort $(wildcard testdata/heldout/*.toml)))
+# fill FILE: replaces what is between each NAME:start and NAME:end marker of FILE with .bench-NAME.md.
+fill = awk '/<!-- (matrix|bench|targets|heldout):start -->/ { print; n = $$0; sub(/.*<!-- /, "", n); sub(/:start.*/, "", n); f = ".bench-" n ".md"; \
+	       while ((getline line < f) > 0) print line; close(f); skip = 1; next } \
+	     /<!-- (matrix|bench|targets|heldout):end -->/ { skip = 0 } !skip' $(1) > $(1).tmp && mv $(1).tmp $(1)
+
 # The README's picture of a run's charts: black-friday under cortex, naive and backoff on one
 # chart, drawn by run --headless --plot (package plots, gonum's plot).
 plots: build
@@ -109,12 +122,13 @@ plots: build
 
 bench-table: build
 	@./$(BIN) bench --seeds $(BENCH_SEEDS) --format matrix > .bench-matrix.md
-	@./$(BIN) bench --scenario $(SEED_SCENARIOS) --seeds $(BENCH_SEEDS) --format markdown > .bench-table.md
-	@awk '/<!-- (bench|matrix):start -->/ { print; f = ($$0 ~ /matrix/) ? ".bench-matrix.md" : ".bench-table.md"; \
-	       while ((getline line < f) > 0) print line; skip = 1; next } \
-	     /<!-- (bench|matrix):end -->/ { skip = 0 } !skip' README.md > README.md.tmp
-	@mv README.md.tmp README.md; rm -f .bench-table.md .bench-matrix.md
-	@echo "README.md: benchmark tables regenerated"
+	@./$(BIN) bench --scenario $(SEED_SCENARIOS) --seeds $(BENCH_SEEDS) --format markdown > .bench-bench.md
+	@./$(BIN) bench --seeds $(BENCH_SEEDS) --format targets > .bench-targets.md
+	@./$(BIN) bench --scenario-file $(HELDOUT) --seeds $(HELDOUT_SEEDS) --format targets > .bench-heldout.md
+	@$(call fill,README.md)
+	@$(call fill,docs/engine.md)
+	@rm -f .bench-matrix.md .bench-bench.md .bench-targets.md .bench-heldout.md
+	@echo "README.md, docs/engine.md: benchmark tables regenerated"
 
 # The simulator's speed in docs/simulator.md, as the program measures it: sim's BenchmarkRun
 # (every strategy's storm run alternating with none's, SPEED_RUNS iterations each: attempts per

@@ -23,19 +23,19 @@ import (
 
 // benchOptions are the flags of `cortex-tui bench`.
 type benchOptions struct {
-	scenarios    []string
-	scenarioFile string
-	strategies   []string
-	seed         int64
-	seedSet      bool
-	seeds        string // --seeds as written
-	seedsSet     bool
-	format       string
-	allowLarge   bool
-	budgets      []string // --budget: bench every scenario once per budget, named NAME (budget)
-	refusalCosts []string // --refusal-cost: bench every scenario once per cost, named NAME (refusal_cost X)
-	instances    []string // --instances: bench every scenario once per fleet size, named NAME (N instances)
-	engine       string   // --engine: the cortex strategy's engine file
+	scenarios     []string
+	scenarioFiles []string
+	strategies    []string
+	seed          int64
+	seedSet       bool
+	seeds         string // --seeds as written
+	seedsSet      bool
+	format        string
+	allowLarge    bool
+	budgets       []string // --budget: bench every scenario once per budget, named NAME (budget)
+	refusalCosts  []string // --refusal-cost: bench every scenario once per cost, named NAME (refusal_cost X)
+	instances     []string // --instances: bench every scenario once per fleet size, named NAME (N instances)
+	engine        string   // --engine: the cortex strategy's engine file
 }
 
 func init() { subcommands = append(subcommands, newBenchCmd) }
@@ -89,7 +89,7 @@ strategy with its "seeds" and, for each figure, its "mean", "min" and "max" over
 	}
 	f := cmd.Flags()
 	f.StringSliceVar(&o.scenarios, "scenario", nil, "built-in scenarios, comma separated (default: all)")
-	f.StringVar(&o.scenarioFile, "scenario-file", "", "path of a scenario TOML file to bench (instead of, or with, --scenario)")
+	f.StringSliceVar(&o.scenarioFiles, "scenario-file", nil, "paths of scenario TOML files to bench, comma-separated or the flag repeated (instead of, or with, --scenario)")
 	f.StringSliceVar(&o.strategies, "strategy", nil, "strategies, comma separated (default: all: "+strings.Join(strategy.Names(), ", ")+")")
 	f.Int64Var(&o.seed, "seed", 0, "random seed for every run (default: each scenario's own)")
 	f.StringVar(&o.seeds, "seeds", "", "seeds to run every scenario x strategy with, printing the mean (min-max) over them: 1-10, 1,3,5 or 1-3,7")
@@ -125,6 +125,9 @@ var benchFormats = []report.Format[benchResult]{
 	}},
 	{Name: "matrix", Note: "one row per scenario, one column per strategy: " + report.MatrixLegend, Write: func(w io.Writer, b benchResult) error {
 		return report.WriteCellsMatrix(w, report.Aggregate(b.runs))
+	}},
+	{Name: "targets", Note: "cortex against the targets, one row per scenario: against the best other strategy, none and the oracle, its top class against its bound, priority order, crashes, peak amplification and wasted retries over the seeds, and the targets not met", Write: func(w io.Writer, b benchResult) error {
+		return report.WriteTargetsMarkdown(w, report.Targets(b.runs, strategy.CortexName))
 	}},
 	{Name: "json", Write: func(w io.Writer, b benchResult) error { return report.WriteBenchJSON(w, b.runs) }},
 }
@@ -175,6 +178,9 @@ func runBench(ctx context.Context, io streams, o benchOptions) error {
 			names = append(names, n)
 		}
 	}
+	if format.Name == "targets" && !slices.Contains(names, strategy.CortexName) {
+		return &exitError{code: 2, err: fmt.Errorf("--format targets holds cortex to the targets: add cortex to --strategy")}
+	}
 	for i, scn := range scns { // each run must fit in the budget; none starts otherwise
 		if err := checkCost(froms[i], scn, o.allowLarge, names...); err != nil {
 			return err
@@ -209,7 +215,7 @@ func runBench(ctx context.Context, io streams, o benchOptions) error {
 	return format.Write(io.out, benchResult{runs: runs, cells: len(seeds) > 1})
 }
 
-// benchScenarios returns the scenarios to bench, the named built-ins then the file's, and
+// benchScenarios returns the scenarios to bench, the named built-ins then the files', and
 // where each comes from (its name, or the file's path) for messages.
 func benchScenarios(o benchOptions) ([]scenarios.Scenario, []string, error) {
 	var out []scenarios.Scenario
@@ -225,14 +231,14 @@ func benchScenarios(o benchOptions) ([]scenarios.Scenario, []string, error) {
 		}
 		out, froms = append(out, scn), append(froms, scn.Name)
 	}
-	if o.scenarioFile != "" {
-		scn, err := scenarios.ParseFile(o.scenarioFile)
+	for _, path := range o.scenarioFiles {
+		scn, err := scenarios.ParseFile(path)
 		if err != nil {
 			return nil, nil, err
 		}
-		out, froms = append(out, scn), append(froms, o.scenarioFile)
+		out, froms = append(out, scn), append(froms, path)
 	}
-	if len(o.scenarios) == 0 && o.scenarioFile == "" {
+	if len(o.scenarios) == 0 && len(o.scenarioFiles) == 0 {
 		out = scenarios.Catalog()
 		if len(out) == 0 {
 			return nil, nil, fmt.Errorf("no built-in scenarios to bench")

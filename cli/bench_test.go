@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -214,4 +215,32 @@ func TestBenchMatrix(t *testing.T) {
 		row += " | " + strconv.FormatFloat(cortex.SuccessRate.Mean/cortex.Oracle.SuccessRate.Mean, 'f', 2, 64)
 		assert.Equal(t, row+" |", lines[2+i])
 	}
+}
+
+// TestBenchTargets asserts that --format targets prints cortex's targets table from the runs it
+// made (a row per scenario, the count of scenarios meeting every target), the same figures as
+// the JSON of the same runs, and refuses a bench without cortex.
+func TestBenchTargets(t *testing.T) {
+	args := []string{"--scenario", "metastable", "--strategy", "none,cortex", "--seeds", "1-2"}
+	code, out, errOut := execute(append(append([]string{"bench"}, args...), "--format", "targets")...)
+	require.Equal(t, 0, code, errOut)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	require.Len(t, lines, 5, out)
+	assert.True(t, strings.HasPrefix(lines[0], "| scenario | cortex | best other | none | oracle | cortex/oracle |"))
+	doc := benchJSON(t, args...)
+	var cx, none float64
+	for _, c := range doc.Cells {
+		switch c.Strategy {
+		case "cortex":
+			cx = c.SuccessRate.Mean
+		case "none":
+			none = c.SuccessRate.Mean
+		}
+	}
+	assert.True(t, strings.HasPrefix(lines[2], fmt.Sprintf("| metastable | %.1f%% | none %.1f%% | %.1f%% |", 100*cx, 100*none, 100*none)), lines[2])
+	assert.Regexp(t, `^cortex meets every target in [01] of 1 scenarios\.$`, lines[4])
+
+	code, _, errOut = execute("bench", "--scenario", "metastable", "--strategy", "none", "--format", "targets")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, "add cortex to --strategy")
 }

@@ -38,7 +38,8 @@ func tunedFile(t *testing.T) (string, engine.Config) {
 	c.BackoffBaseDelay = time.Millisecond
 	c.BackoffMaxDelay = 3 * time.Millisecond
 	c.Deterministic = true
-	c.HoldForProbe = false // a hold waits for the cooldown on the clock, which the test moves only between requests
+	c.HoldForProbe = false   // a hold waits for the cooldown on the clock, which the test moves only between requests
+	c.AdmitOriginals = false // so would the pacer's holds for a send slot
 	path := filepath.Join(t.TempDir(), "cortex.toml")
 	require.NoError(t, os.WriteFile(path, engineconf.Format(c, "tuned"), 0o600))
 	return path, c

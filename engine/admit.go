@@ -17,49 +17,33 @@ const (
 	// of at least 2.5 times the baseline (S >= 0.5). Admission reads the fastest success of the
 	// last window slice, so it takes every success of the slice to have queued.
 	admitSlow = 0.5
-	// admitRefused and admitFailed are the shares of the short span's outcomes, answered
-	// refusals (503, 429) and failures of any kind, above which slow successes engage the
-	// shedding: slow successes alone may be a slow dependency rather than a queue.
+	// admitRefused and admitFailed are the shares of a slice's outcomes, answered refusals
+	// (RecordRefused: 503, 429) and failures of any kind, above which slow successes turn the
+	// pacer on (refusals alone do too): slow successes alone may be a slow dependency rather
+	// than a queue.
 	admitRefused = 0.05
 	admitFailed  = 0.25
-	// admitMargin is how much more than the service completed the engine admits while it sheds:
-	// a tenth more, so that the queue stays fed and the admitted rate climbs as fast as the
-	// service recovers (by a tenth a slice).
-	admitMargin = 0.1
-	// admitSmooth is the weight of each slice in the smoothed counts of completed and asked.
+	// admitSmooth is the weight of each slice in the smoothed count of successes.
 	admitSmooth = 0.5
-	// mixDecay is how much of the priority mix each window slice keeps (a memory of about five
-	// slices): the shed share is taken from the lowest priorities of recent traffic.
-	mixDecay = 0.8
-	// mixPresent is the decayed count above which a priority counts as present in the mix.
-	mixPresent = 0.5
-	// topShare is the most of the highest priority present that admission may shed: the rest
-	// keeps the signals learning, and keeps the class the engine protects most flowing.
-	topShare = 0.5
 )
 
-// admission is the state of Admit (Config.AdmitOriginals). Once per window slice (step) the
-// engine compares what the service completed with what was asked of it: while the service
-// queues, it sheds the share of new requests it cannot complete, lowest priorities first.
-// Not safe for concurrent use: the engine's mutex guards it.
+// admission is the state of Admit (Config.AdmitOriginals): once per window slice (step) the
+// engine reads whether the service queues, and the pacer (pacer) releases the attempts at the
+// rate the service completes while it does. Not safe for concurrent use: the engine's mutex
+// guards it.
 type admission struct {
-	mix    [MaxPriority + 1]float64 // originals asked, by priority, decayed by mixDecay per slice
-	asked  float64                  // originals asked in the current slice
-	okN    float64                  // successes in the current slice
-	okMin  time.Duration            // the fastest of them
-	lastOK time.Duration            // the latest success's latency (0 before any)
+	okN    float64       // successes in the current slice
+	okMin  time.Duration // the fastest of them
+	lastOK time.Duration // the latest success's latency (0 before any)
 
-	askedS, doneS float64 // asked and completed per slice, smoothed (admitSmooth)
-	engaged       bool    // the service queues: admission sheds
-	share         float64 // share of originals shed, lowest priorities first
-	floor         int     // priorities below floor are shed whole
-	part          float64 // the share of priority floor shed
-	carry         float64 // error diffusion of part: exactly that share of the floor's class is shed
+	engaged bool    // the pacer is on
+	share   float64 // share of the attempts of the last slice that found no send slot at once
+	floor   int     // the lowest priority granted a slot in the last slice while others waited
 
 	sig Signals // the signals as the last slice closed, which Admit's answers carry
 	cps float64 // their score
 
-	admitted, shed uint64 // Admit's answers since New or Reset
+	admitted, shed uint64 // Admit's answers to new requests since New or Reset
 }
 
 // recordOK counts a success of latency for admission.
@@ -71,9 +55,8 @@ func (a *admission) recordOK(latency time.Duration) {
 	a.lastOK = latency
 }
 
-// step closes a window slice at t: it decides whether the service queues, sets the shed share
-// from what it completed and what was asked, and turns the share into a floor over the recent
-// priority mix.
+// stepAdmission closes a window slice at t: it reads the score as of now, and whether even the
+// fastest success of the slice queued, for the pacer.
 func (e *Engine) stepAdmission(t time.Duration) {
 	a := &e.adm
 	fastest := a.lastOK
@@ -81,96 +64,40 @@ func (e *Engine) stepAdmission(t time.Duration) {
 		fastest = a.okMin
 	}
 	slow := e.bl.slowdown(fastest) >= admitSlow
-	a.askedS += admitSmooth * (a.asked - a.askedS)
-	a.doneS += admitSmooth * (a.okN - a.doneS)
-	a.asked, a.okN = 0, 0
+	a.okN = 0
 	e.fillSignals(t, &a.sig)
 	a.cps = e.w.dot(&a.sig)
 	if !(a.cps >= 0) { // NaN from a broken signal: the unified decision falls back on it, admission reads 0
 		a.cps = 0
 	}
 	a.cps = clamp01(a.cps)
-	if slow && !a.engaged {
-		sp := &e.win.short
-		n := float64(sp.outcomes())
-		a.engaged = n > 0 && (float64(sp.failures-sp.timeouts) >= admitRefused*n || float64(sp.failures) >= admitFailed*n ||
-			a.cps >= CriticalFrom)
-	}
-	if !slow {
-		a.engaged = false
-	}
-	a.share = 0
-	if a.engaged && a.askedS > 0 {
-		a.share = clamp01(1 - a.doneS*(1+admitMargin)/a.askedS)
-	}
-	a.floor, a.part = a.mixFloor(a.share)
-	for p := range a.mix {
-		a.mix[p] *= mixDecay
-	}
-}
-
-// mixFloor turns a shed share into a floor over the priority mix: the priorities below floor
-// are shed whole and part of priority floor, so that share of recent originals is shed, lowest
-// priorities first; at most topShare of the highest priority present.
-func (a *admission) mixFloor(share float64) (floor int, part float64) {
-	if share <= 0 {
-		return 0, 0
-	}
-	var total float64
-	top := -1
-	for p, c := range a.mix {
-		total += c
-		if c > mixPresent {
-			top = p
-		}
-	}
-	if top < 0 {
-		return 0, 0
-	}
-	var cum float64
-	for p := 0; p < top; p++ {
-		s := a.mix[p] / total
-		if cum+s > share {
-			return p, (share - cum) / s
-		}
-		cum += s
-	}
-	return top, min(topShare, (share-cum)/(a.mix[top]/total))
-}
-
-// sheds reports whether an original of priority p is shed now, and counts it as asked.
-func (a *admission) sheds(p int) bool {
-	a.mix[p]++
-	a.asked++
-	switch {
-	case p < a.floor:
-		return true
-	case p == a.floor && a.part > 0:
-		a.carry += a.part
-		if a.carry >= 1 {
-			a.carry--
-			return true
-		}
-	}
-	return false
+	e.stepPace(t, slow, fastest)
 }
 
 // Admit decides whether a new request (an original, not a retry) of the given priority (0..10,
-// clamped) may be sent now. With Config.AdmitOriginals (the default) the engine sheds new
-// requests while the service queues: once per window slice, when even the fastest success of
-// the slice took 2.5 times the baseline latency or more and the short span shows refusals
-// (5% of its outcomes), failures (25%) or a CRITICAL score, it admits a tenth more new requests
-// than the service completed in the last slices, and sheds the rest, lowest priorities first
-// over the recent mix of priorities (at most half of the highest priority present, which keeps
-// the signals learning); it stops shedding as soon as a success comes back fast.
+// clamped) may be sent now. With Config.AdmitOriginals (the default) the engine paces what it
+// sends while the service cannot take it: once per window slice it turns the pacer on when the
+// service answers nothing, refuses (5% of the slice's outcomes RecordRefused) or queues (even
+// the fastest success took 2.5 times the baseline, with refusals, 25% failures or a CRITICAL
+// score); then every attempt, new requests and retries alike, takes a send slot, the slots
+// coming at the rate the service completed (a tenth faster once even the fastest successes
+// are no longer slow; one a second while it is down; ramping up by one per round trip once
+// successes are fast again). An attempt with no slot free
+// reserves the next one if it is near enough (within (p+1)/11 of 2 s for priority p: higher
+// priorities wait longer and so come first), or is held to ask again after the held work of
+// its priority and above may have gone, or, when its deadline cannot wait that long, is shed.
+// The pacer turns off once the successes are fast and nothing waits. A slowness that lasts a
+// short span at the paced rate without easing is the service's own (a slow dependency), not a
+// queue: it stops counting as one.
 //
-// The answer is Action Retry with Reason ADMITTED (send it), or Action Reject with Reason
-// SHED_LOW_PRIORITY (fail it locally, as a 503 would: it was never sent). Floor is the
-// admission floor (priorities below it are shed whole, and part of the floor's own class), CPS,
-// State and Signals the score as the last window slice closed (what admission decided on: it
-// reads no signal per request, so that it costs a new request as little as possible). Without AdmitOriginals (ArticleConfig) every request is
-// admitted. Every answer is counted (Snapshot.OriginalsAdmitted, OriginalsShed). Safe for
-// concurrent use; it never panics and allocates nothing.
+// The answer is Action Retry with Reason ADMITTED (send it), Action Retry with Reason HELD and
+// Delay > 0 (send nothing now, ask again after Delay: AdmitRequest with the same request), or
+// Action Reject with Reason SHED_LOW_PRIORITY (fail it locally, as a 503 would: it was never
+// sent). Floor is the admission floor (the lowest priority given a slot in the last slice while
+// others waited), CPS, State and Signals the score as the last window slice closed. Without
+// AdmitOriginals (ArticleConfig) every request is admitted. Every answer to a new request is
+// counted (Snapshot.OriginalsAdmitted, OriginalsShed). Safe for concurrent use; it never panics
+// and allocates nothing.
 func (e *Engine) Admit(priority int) (d Decision) {
 	e.AdmitTo(&d, priority)
 	return d
@@ -222,10 +149,16 @@ func (e *Engine) admit(d *Decision, r Request) {
 	if r.Hold && e.cfg.HoldForProbe && r.Retry > 0 && e.hold(t, r, d) {
 		return
 	}
+	paced := e.cfg.AdmitOriginals && e.pace.on
 	if r.Retry > 0 {
+		if paced && !e.paceAdmit(t, r, d) {
+			return
+		}
+		// A retry decided while the circuit was OPEN pays now, unless paced: then the pace is
+		// what bounds it.
 		if r.Hold && e.owed > 0 {
-			e.owed-- // a retry decided while the circuit was OPEN pays now
-			if !e.tb.take(t, e.retryCost(false), e.reserve(r.Priority)) {
+			e.owed--
+			if !paced && !e.tb.take(t, e.retryCost(false), e.reserve(r.Priority)) {
 				d.Action, d.Reason = Reject, ReasonBudgetExhausted
 				return
 			}
@@ -233,9 +166,10 @@ func (e *Engine) admit(d *Decision, r Request) {
 		e.br.probeSent(t) // a held retry sent in HALF_OPEN is a probe (a no-op otherwise)
 		return
 	}
-	if e.cfg.AdmitOriginals && a.sheds(r.Priority) {
-		a.shed++
-		d.Action, d.Reason = Reject, ReasonShedLowPriority
+	if paced && !e.paceAdmit(t, r, d) {
+		if d.Action != Retry {
+			a.shed++
+		}
 		return
 	}
 	a.admitted++

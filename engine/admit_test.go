@@ -35,146 +35,204 @@ func mix(n int) []int {
 	return out
 }
 
-// second drives one second of traffic: asks (Admit) every original of prios, spread over the
-// second, sends the admitted ones to svc, and records their outcomes. It returns how many of
-// each priority were asked and admitted.
-func second(e *Engine, clock *ManualClock, svc queueing, prios []int) (asked, admitted map[int]int) {
-	asked, admitted = map[int]int{}, map[int]int{}
-	every := time.Second / time.Duration(len(prios))
-	served := 0
-	for _, p := range prios {
-		clock.Advance(every)
-		asked[p]++
-		if e.Admit(p).Action != Retry {
-			continue
-		}
-		admitted[p]++
-		if svc.slowOnly || served < svc.capacity {
-			served++
-			e.RecordSuccess(svc.latency)
-		} else {
-			e.RecordFailure(time.Millisecond)
-		}
-	}
-	return asked, admitted
+// client is a toy caller for the admission tests: it asks AdmitRequest for every new request
+// (with a 2 s deadline), sends what is admitted to a queueing service, and asks again for what
+// is held, after its Delay, until its deadline.
+type client struct {
+	e     *Engine
+	clock *ManualClock
+	now   time.Duration
+	held  []heldReq
 }
 
-// warm gives e a healthy minute at 50 ms, so that its baseline is formed.
-func warm(t *testing.T, e *Engine, clock *ManualClock) {
+type heldReq struct {
+	prio         int
+	at, deadline time.Duration
+}
+
+// traffic is what a second of a client's traffic did, by priority: new requests asked, attempts
+// sent (the first time or after a hold), shed, and expired while held.
+type traffic struct{ asked, sent, shed, expired map[int]int }
+
+// second drives one second of traffic: every original of prios, spread over the second, and
+// the held requests whose time came, against svc.
+func (c *client) second(svc queueing, prios []int) traffic {
+	n := traffic{map[int]int{}, map[int]int{}, map[int]int{}, map[int]int{}}
+	every := time.Second / time.Duration(len(prios))
+	served := 0
+	ask := func(p int, deadline time.Duration) {
+		d := c.e.AdmitRequest(Request{Priority: p, Remaining: deadline - c.now})
+		switch {
+		case d.Action != Retry:
+			n.shed[p]++
+		case d.Delay > 0:
+			c.held = append(c.held, heldReq{p, c.now + d.Delay, deadline})
+		default:
+			n.sent[p]++
+			if svc.slowOnly || served < svc.capacity {
+				served++
+				c.e.RecordSuccess(svc.latency)
+			} else {
+				c.e.RecordRefused(time.Millisecond) // a full queue's 503
+			}
+		}
+	}
+	for _, p := range prios {
+		c.clock.Advance(every)
+		c.now += every
+		due := c.held[:0:0]
+		keep := c.held[:0]
+		for _, h := range c.held {
+			switch {
+			case h.deadline <= c.now:
+				n.expired[h.prio]++
+			case h.at <= c.now:
+				due = append(due, h)
+			default:
+				keep = append(keep, h)
+			}
+		}
+		c.held = keep
+		for _, h := range due {
+			ask(h.prio, h.deadline)
+		}
+		n.asked[p]++
+		ask(p, c.now+2*time.Second)
+	}
+	return n
+}
+
+// newClient returns a client of a new test engine (mutate as newTestEngine's) after a healthy
+// minute at 50 ms, so that its baseline is formed.
+func newClient(t *testing.T, mutate func(c *Config)) *client {
 	t.Helper()
+	e, clock := newTestEngine(t, mutate)
+	c := &client{e: e, clock: clock}
 	for range 60 {
-		second(e, clock, queueing{capacity: 1000, latency: 50 * time.Millisecond}, mix(100))
+		c.second(queueing{capacity: 1000, latency: 50 * time.Millisecond}, mix(100))
 	}
 	require.Equal(t, 50*time.Millisecond, e.Snapshot().Baseline)
 	require.False(t, e.Snapshot().Shedding)
+	return c
 }
 
-// TestAdmitShedsWhatTheServiceCannotComplete asserts that, when a service completes 120 of the
-// 200 requests a second it is asked, slowly (a queue) and refusing the rest, the engine sheds
-// new requests, lowest priorities first: within five seconds it admits about a tenth more than
-// the service completes (132 a second), priority 1 not at all, priority 9 every time; and that
-// it admits everything again within two seconds of the service answering fast.
-func TestAdmitShedsWhatTheServiceCannotComplete(t *testing.T) {
-	e, clock := newTestEngine(t, nil)
-	warm(t, e, clock)
+func sum(m map[int]int) (n int) {
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
+
+// TestAdmitPacesWhatTheServiceCanComplete asserts that, when a service completes 120 of the
+// 200 requests a second it is asked, slowly (a queue) and refusing the rest, the engine paces
+// what it sends: within five seconds what the service completes (120 a second), the rest held
+// or shed, lowest priorities first (priority 9 sent nearly whole, priority 1 least, and shed);
+// and that once the service answers fast again its held requests go within four seconds, then every new request at once, and the
+// pacer turns off.
+func TestAdmitPacesWhatTheServiceCanComplete(t *testing.T) {
+	c := newClient(t, nil)
 	overload := queueing{capacity: 120, latency: 400 * time.Millisecond}
 	for range 5 {
-		second(e, clock, overload, mix(200))
+		c.second(overload, mix(200))
 	}
-	asked, admitted := second(e, clock, overload, mix(200))
-	s := e.Snapshot()
+	n := c.second(overload, mix(200))
+	s := c.e.Snapshot()
 	require.True(t, s.Shedding, "the service queues")
-	total := admitted[1] + admitted[5] + admitted[9]
-	assert.InDelta(t, 132, total, 15, "a tenth more than the service completes")
-	assert.Zero(t, admitted[1], "priority 1 is shed first")
-	assert.Equal(t, asked[9], admitted[9], "priority 9 goes")
-	assert.Less(t, admitted[5], asked[5], "priority 5 is partly shed")
-	assert.InDelta(t, 1-float64(total)/200, s.ShedShare, 0.05)
-	assert.Equal(t, 5, s.AdmitFloor, "below 5 shed whole, part of 5")
+	assert.InDelta(t, 120, sum(n.sent), 12, "what the service completes")
+	assert.GreaterOrEqual(t, n.sent[9], 64, "priority 9 (80 a second) goes nearly whole")
+	assert.Greater(t, n.sent[9]*60, n.sent[5]*80, "priority 9 before priority 5")
+	assert.Greater(t, n.sent[5], n.sent[1], "priority 5 before priority 1")
+	assert.Greater(t, n.shed[1], n.shed[9], "priority 1 shed first")
 	assert.Positive(t, s.OriginalsShed)
-
-	d := e.ShouldRetry(1, 0, true)
-	assert.Equal(t, ReasonShedLowPriority, d.Reason, "a retry below the admission floor is shed with the new requests")
+	assert.Positive(t, s.ShedShare)
 
 	healthy := queueing{capacity: 1000, latency: 50 * time.Millisecond}
-	second(e, clock, healthy, mix(200))
-	asked, admitted = second(e, clock, healthy, mix(200))
-	assert.Equal(t, asked, admitted, "a fast success releases the shedding at once")
-	assert.False(t, e.Snapshot().Shedding)
+	drained := 0
+	for len(c.held) > 0 && drained < 10 {
+		c.second(healthy, mix(200))
+		drained++
+	}
+	assert.LessOrEqual(t, drained, 4, "the held requests drain")
+	n = c.second(healthy, mix(200))
+	assert.Equal(t, n.asked, n.sent, "fast successes release the pacer")
+	assert.Empty(t, c.held)
+	assert.False(t, c.e.Snapshot().Shedding)
 }
 
-// TestAdmitLeavesASlowDependencyAlone asserts that slow successes alone (a dependency four
+// TestAdmitLeavesASlowDependencyAlone asserts that slow successes alone (a dependency eight
 // times slower, every request completed) shed nothing: without refusals, failures or a
-// CRITICAL score, slowness is not a queue that shedding could drain.
+// CRITICAL score, slowness is not a queue that pacing could drain.
 func TestAdmitLeavesASlowDependencyAlone(t *testing.T) {
-	e, clock := newTestEngine(t, nil)
-	warm(t, e, clock)
+	c := newClient(t, nil)
 	for range 10 {
-		asked, admitted := second(e, clock, queueing{latency: 400 * time.Millisecond, slowOnly: true}, mix(200))
-		assert.Equal(t, asked, admitted)
+		n := c.second(queueing{latency: 400 * time.Millisecond, slowOnly: true}, mix(200))
+		assert.Equal(t, n.asked, n.sent)
 	}
-	assert.False(t, e.Snapshot().Shedding)
-	assert.Zero(t, e.Snapshot().OriginalsShed)
+	assert.False(t, c.e.Snapshot().Shedding)
+	assert.Zero(t, c.e.Snapshot().OriginalsShed)
 }
 
-// TestAdmitKeepsHalfTheTopClass asserts that when one class alone is more than the service can
-// complete, admission sheds at most half of it: the rest keeps the signals learning.
-func TestAdmitKeepsHalfTheTopClass(t *testing.T) {
-	e, clock := newTestEngine(t, nil)
-	warm(t, e, clock)
-	only9 := make([]int, 200)
-	for i := range only9 {
-		only9[i] = 9
+// TestAdmitTakesASteadySlownessAsTheServices asserts that once the pacer is on, a slowness
+// that does not ease over a short span of pacing (a slow dependency that also failed some
+// requests as it began) stops counting as a queue: the engine sends everything again.
+func TestAdmitTakesASteadySlownessAsTheServices(t *testing.T) {
+	c := newClient(t, nil)
+	c.second(queueing{capacity: 100, latency: 400 * time.Millisecond}, mix(200)) // failures as it begins
+	c.second(queueing{capacity: 100, latency: 400 * time.Millisecond}, mix(200))
+	require.True(t, c.e.Snapshot().Shedding)
+	var n traffic
+	for range 12 {
+		n = c.second(queueing{latency: 400 * time.Millisecond, slowOnly: true}, mix(200))
 	}
-	var admitted map[int]int
-	for range 10 {
-		_, admitted = second(e, clock, queueing{capacity: 10, latency: 400 * time.Millisecond}, only9)
-	}
-	assert.Equal(t, 100, admitted[9], "half of the only class goes")
+	assert.Equal(t, n.asked, n.sent)
+	assert.False(t, c.e.Snapshot().Shedding)
 }
 
 // TestAdmitArticle asserts that with the article's parameters (AdmitOriginals off) every new
 // request goes, however overloaded the service, and is counted.
 func TestAdmitArticle(t *testing.T) {
-	e, clock := newTestEngine(t, onArticle(nil))
-	warm(t, e, clock)
+	c := newClient(t, onArticle(nil))
 	for range 10 {
-		asked, admitted := second(e, clock, queueing{capacity: 50, latency: 2 * time.Second}, mix(200))
-		require.Equal(t, asked, admitted)
+		n := c.second(queueing{capacity: 50, latency: 2 * time.Second}, mix(200))
+		require.Equal(t, n.asked, n.sent)
 	}
-	s := e.Snapshot()
+	s := c.e.Snapshot()
 	assert.Zero(t, s.OriginalsShed)
 	assert.Equal(t, uint64(60*100+10*200), s.OriginalsAdmitted)
 }
 
 // TestAdmitDecision asserts what Admit's answer carries: the clamped priority, the admission
-// floor, the score now, ADMITTED or SHED_LOW_PRIORITY, and that AdmitExplained gives the same
-// answer with the shed share, the smoothed counts and the check that decided.
+// floor, the score now, ADMITTED, HELD or SHED_LOW_PRIORITY, and that AdmitRequestExplained
+// gives the same answer with the pace, the smoothed completions and the check that decided.
 func TestAdmitDecision(t *testing.T) {
-	e, clock := newTestEngine(t, nil)
+	e, _ := newTestEngine(t, nil)
 	d := e.Admit(42)
 	assert.Equal(t, Decision{Action: Retry, Priority: MaxPriority, Reason: ReasonAdmitted, State: Healthy}, d)
 	assert.Equal(t, 0, e.Admit(-3).Priority)
 
-	warm(t, e, clock)
+	c := newClient(t, nil)
 	for range 6 {
-		second(e, clock, queueing{capacity: 120, latency: 400 * time.Millisecond}, mix(200))
+		c.second(queueing{capacity: 120, latency: 400 * time.Millisecond}, mix(200))
+	}
+	for range 50 { // priority 9 takes the slots of the next second
+		c.e.AdmitRequest(Request{Priority: 9, Remaining: 5 * time.Second})
 	}
 	var x Explanation
-	d = e.AdmitExplained(1, &x)
+	d = c.e.AdmitRequestExplained(Request{Priority: 1, Remaining: 300 * time.Millisecond}, &x)
 	assert.Equal(t, Reject, d.Action)
 	assert.Equal(t, ReasonShedLowPriority, d.Reason)
-	assert.Equal(t, 5, d.Floor)
 	assert.Equal(t, d, x.Decision)
 	assert.True(t, x.Original)
 	assert.True(t, x.Shedding)
 	assert.Equal(t, 4, x.Check)
-	assert.InDelta(t, 1-x.Completed*1.1/x.Asked, x.ShedShare, 1e-9)
+	assert.InDelta(t, 1.1*x.Completed, x.Pace, 15, "a tenth more than completed")
 	assert.Equal(t, d.CPS, x.CPS)
 	assert.GreaterOrEqual(t, x.Slowdown, 0.5)
-	d = e.AdmitExplained(9, &x)
+	d = c.e.AdmitRequestExplained(Request{Priority: 9, Remaining: 5 * time.Second}, &x)
 	assert.Equal(t, Retry, d.Action)
-	assert.Equal(t, 5, x.Check)
+	assert.Equal(t, ReasonHeld, d.Reason, "priority 9 waits for a slot")
+	assert.Positive(t, d.Delay)
+	assert.Equal(t, 4, x.Check)
 }
 
 // TestAdmitAllocatesNothing asserts that Admit, the hot path of every new request, allocates

@@ -178,6 +178,9 @@ func (e *Engine) spend(t time.Duration, attempt int, cost, reserve, factor float
 	}
 	var ok bool
 	switch {
+	case f.Hold && e.cfg.AdmitOriginals && e.pace.on && !(e.paysAtSend(t) && e.br.state == Open):
+		// Paced (AdmitRequest gives it a send slot): the pace bounds it, not the bucket.
+		ok = true
 	case f.Hold && e.paysAtSend(t) && e.br.state == Open:
 		// Held until the circuit probes: it pays when it is sent (AdmitRequest), at the price
 		// of that moment; until then it only counts as owed.

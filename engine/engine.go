@@ -87,6 +87,7 @@ type Engine struct {
 	signalHook func(Signals) Signals
 
 	adm  admission // Admit's state (Config.AdmitOriginals)
+	pace pacer     // the release of attempts while the service cannot take them (Config.AdmitOriginals)
 	owed int       // retries decided with Hold while OPEN and not yet sent: each pays when it is (AdmitRequest)
 
 	// fleet is the engine's side of a fleet (Config.Fleet), off when alone. It comes last, so
@@ -140,6 +141,7 @@ func (e *Engine) init(origin time.Time) {
 	e.fleetOn = c.Fleet.Enabled
 	e.successes, e.failed, e.decisions, e.fallbacks = 0, 0, [5]uint64{}, 0
 	e.adm = admission{}
+	e.pace = pacer{}
 	e.owed = 0
 }
 
@@ -289,20 +291,26 @@ func (e *Engine) fillSignalsAt(t, p99 time.Duration, s *Signals) {
 // RecordSuccess records a successful request that took latency (negative counts as 0): it
 // enters the window, returns TokenSuccessBonus tokens, may teach the baseline (circuit CLOSED
 // and F < 0.10) and counts towards closing a HALF_OPEN circuit.
-func (e *Engine) RecordSuccess(latency time.Duration) { e.record(succeeded, latency) }
+func (e *Engine) RecordSuccess(latency time.Duration) { e.record(succeeded, latency, false) }
 
 // RecordFailure records a failed request that took latency (negative counts as 0): it enters
 // the window, may trip the circuit (sustained failure rate) and re-opens a HALF_OPEN one.
-func (e *Engine) RecordFailure(latency time.Duration) { e.record(failed, latency) }
+func (e *Engine) RecordFailure(latency time.Duration) { e.record(failed, latency, false) }
 
 // RecordTimeout records a request that got no answer within its timeout, latency being the
 // time waited (negative counts as 0). It counts as a failure in F and in the latency window,
 // but does not by itself trip the circuit: a timeout does not say the service refuses (it may
 // be queueing, which L and the retry cost weigh, or the network may be losing packets). A
 // HALF_OPEN circuit re-opens on it like on any failure.
-func (e *Engine) RecordTimeout(latency time.Duration) { e.record(timedOut, latency) }
+func (e *Engine) RecordTimeout(latency time.Duration) { e.record(timedOut, latency, false) }
 
-func (e *Engine) record(o outcome, latency time.Duration) {
+// RecordRefused records a failed attempt the service refused for want of room (an answered 429
+// or 503, a refused connection): a failure as RecordFailure records it, which also tells the
+// pacer (Admit) that the service is full rather than failing.
+func (e *Engine) RecordRefused(latency time.Duration) { e.record(failed, latency, true) }
+
+// record records an outcome of latency; refused says a failure was a refusal (RecordRefused).
+func (e *Engine) record(o outcome, latency time.Duration, refused bool) {
 	ok := o == succeeded
 	latency = max(0, latency)
 	e.mu.Lock()
@@ -311,6 +319,9 @@ func (e *Engine) record(o outcome, latency time.Duration) {
 	e.advance(t)
 	healthy := e.healthy()
 	e.win.record(o, latency)
+	if e.cfg.AdmitOriginals {
+		e.recordPace(t, ok, refused, latency)
+	}
 	if e.fleetOn {
 		e.fleet.record(o, binOf(int64(latency)), int64(latency))
 	}

@@ -48,18 +48,17 @@ type Explanation struct {
 	MaxDelay      time.Duration // Config.BackoffMaxDelay
 	Deterministic bool          // the draw is the midpoint of its range
 
-	// Admission of a new request (AdmitExplained; zero for a retry's decision): the priority
-	// against the admission floor, set once per window slice from what the service completed
-	// against what was asked while it queues. Check is 4 when the request is shed, 5 when it
-	// goes; Priority, Weights, Signals and CPS are filled as for a retry, Floor is the
-	// admission floor.
+	// Admission of a new request (AdmitExplained; zero for a retry's decision): whether the
+	// pacer is on (set once per window slice: the service down, refusing or queueing), its pace
+	// from what the service completed, and the send slot the request found. Check is 4 when the
+	// request is held or shed, 5 when it goes; Priority, Weights, Signals and CPS are filled as
+	// for a retry, Floor is the admission floor.
 	Original   bool    // the decision is Admit's, for a new request
 	Admission  bool    // Config.AdmitOriginals: off, every new request goes
-	Shedding   bool    // the service queues: the fastest recent success took 2.5 times the baseline or more
-	ShedShare  float64 // share of new requests shed, lowest priorities first
-	AdmitPart  float64 // the share of the floor's own class shed
+	Shedding   bool    // the pacer is on: the service is down, refuses or queues
+	ShedShare  float64 // share of the attempts of the last slice that found no send slot at once
+	Pace       float64 // send slots per second while the pacer is on (0 off)
 	Completed  float64 // successes per window slice, smoothed
-	Asked      float64 // new requests per window slice, smoothed
 	Slowdown   float64 // the slowdown of the fastest success of the last slice (the latest success without one)
 	ShedRetry  bool    // a retry's priority is below the admission floor: shed with the new requests (check 4)
 	AdmitFloor int     // the admission floor when the decision was made (retries below it are shed)
@@ -184,11 +183,14 @@ func (e *Engine) AdmitRequestExplained(r Request, x *Explanation) (d Decision) {
 		fastest = a.okMin
 	}
 	*x = Explanation{Original: r.Retry == 0, Admission: e.cfg.AdmitOriginals, Shedding: a.engaged, ShedShare: a.share,
-		AdmitPart: a.part, Completed: a.doneS, Asked: a.askedS, Slowdown: e.bl.slowdown(fastest),
+		Completed: e.pace.doneS, Slowdown: e.bl.slowdown(fastest),
 		Weights: e.w, Emergency: e.cfg.EmergencyThreshold, Circuit: e.br.state, InFlight: e.br.inFlight,
 		Probes: e.cfg.HalfOpenProbes, Priority: r.Priority, Attempt: r.Retry, AdmitFloor: a.floor,
 		RampShare: e.rampShare(t), Capacity: e.cfg.TokenBucketCapacity, Tokens: e.tb.tokens}
 	x.RampFloor = float64(MaxPriority) * (1 - x.RampShare)
+	if a.engaged {
+		x.Pace = e.pace.rate
+	}
 	e.mu.Unlock()
 	e.admit(&d, r)
 	x.Decision = d

@@ -382,10 +382,15 @@ func addCounts(a, b source.Counts) source.Counts {
 }
 
 // Asserts the bookkeeping identities of every tick: failures are the sum of their causes,
-// and over a whole run every original ends exactly once (completed or abandoned).
+// and over a whole run every original ends exactly once (completed or abandoned) and every
+// attempt has one outcome: the run drains for the deadline and the timeout after the last
+// arrival, so that no attempt is still in flight at its end (a request held by its strategy
+// may be sent up to its deadline).
 func TestCountIdentities(t *testing.T) {
+	scn := withOutage()
+	scn.Drain = scenarios.DefaultDeadline + scenarios.DefaultTimeout
 	for _, name := range strategy.Names() {
-		s, err := New(withOutage(), name, 2)
+		s, err := New(scn, name, 2)
 		require.NoError(t, err)
 		var sum source.Counts
 		for _, sn := range stepAll(t, s) {

@@ -181,13 +181,16 @@ func remaining(now Time, a Attempt) time.Duration {
 func (*Cortex) ConcurrentSafe() {}
 
 // Record feeds the outcome to the engine: Success and BadRequest as RecordSuccess, a Timeout
-// as RecordTimeout, the other failures as RecordFailure, with the attempt's latency; a Canceled
+// as RecordTimeout, a FastFail or Throttled answer (the service refused it for want of room)
+// as RecordRefused, the other failures as RecordFailure, with the attempt's latency; a Canceled
 // attempt is not recorded.
 func (c *Cortex) Record(_ Time, _ Attempt, o Outcome, latency time.Duration) {
 	switch {
 	case o == Canceled:
 	case o == Timeout:
 		c.eng.RecordTimeout(latency)
+	case o == FastFail || o == Throttled:
+		c.eng.RecordRefused(latency)
 	case o.Retryable():
 		c.eng.RecordFailure(latency)
 	default:

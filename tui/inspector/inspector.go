@@ -8,6 +8,7 @@ package inspector
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -229,9 +230,9 @@ func (p *Model) detail(d source.DecisionRecord, i, n int, w int) string {
 	return strings.Join(append(head, p.checks(&d.Why, w)...), "\n")
 }
 
-// admission draws the checks of a new request's admission: whether the service queues (the
-// fastest recent success against the baseline), the share shed (what the service completed
-// against what was asked), and the priority against the admission floor.
+// admission draws the checks of a new request's admission: whether the pacer is on (the
+// fastest recent success against the baseline), its pace (from what the service completed),
+// the send slot the request found, and the admission floor.
 func (p *Model) admission(x *engine.Explanation, w int) []string {
 	st := p.St
 	var lines []string
@@ -251,18 +252,22 @@ func (p *Model) admission(x *engine.Explanation, w int) []string {
 		row(true, false, "admission", "off (the article's parameters): every new request goes")
 		return lines
 	}
-	row(true, x.Shedding, "service queues?", fmt.Sprintf("fastest recent success S = %.2f %s 0.50 (2.5× the baseline)", x.Slowdown, geLt(x.Slowdown >= 0.5)))
-	if x.Shedding {
-		sub("and the short span shows refusals, failures or a CRITICAL score: shedding")
-		row(true, false, "share shed", fmt.Sprintf("1 − 1.1 × %.1f completed / %.1f asked a second = %.0f%%", x.Completed, x.Asked, 100*x.ShedShare))
-	} else {
-		sub("no: every new request goes")
+	row(true, x.Shedding, "pacer on?", fmt.Sprintf("fastest recent success S = %.2f %s 0.50 (2.5× the baseline)", x.Slowdown, geLt(x.Slowdown >= 0.5)))
+	if !x.Shedding {
+		sub("no: the service is not down, refusing or queueing · every new request goes")
+		return lines
 	}
-	floor := fmt.Sprintf("priority %d %s admission floor %d", x.Priority, geLt(x.Priority >= x.AdmitFloor), x.AdmitFloor)
-	if x.AdmitPart > 0 && x.Priority == x.AdmitFloor {
-		floor += fmt.Sprintf(", %.0f%% of priority %d shed", 100*x.AdmitPart, x.AdmitFloor)
+	sub("the service is down, refuses or queues: every attempt takes a send slot")
+	row(true, false, "pace", fmt.Sprintf("%.1f slots a second for %.1f completed · %.0f%% waited last second", x.Pace, x.Completed, 100*x.ShedShare))
+	slot := "a slot is free: it goes"
+	switch {
+	case shed:
+		slot = "no slot its deadline can wait for: shed"
+	case x.Decision.Delay > 0:
+		slot = "no slot free now: held, asks again in " + x.Decision.Delay.Round(time.Millisecond).String()
 	}
-	row(x.Shedding, shed, "priority ≥ floor", floor)
+	row(true, shed || x.Decision.Delay > 0, "send slot", slot)
+	row(false, false, "admission floor", fmt.Sprintf("%d: the lowest priority given a slot while others waited", x.AdmitFloor))
 	sub(fmt.Sprintf("the score's floor, for retries: floor(%.3f×10) = %d · circuit %s", x.CPS, engine.FloorFor(x.CPS), x.Circuit))
 	return lines
 }

@@ -27,7 +27,8 @@ func TestDelayFormula(t *testing.T) {
 }
 
 // shedAdmission returns the record of a new request of priority 1 shed by an engine whose
-// service completes 120 of the 200 requests a second it is asked, slowly.
+// service completes 120 of the 200 requests a second it is asked, slowly, once payments have
+// taken the send slots of the next second.
 func shedAdmission(t *testing.T) source.DecisionRecord {
 	t.Helper()
 	clock := engine.NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
@@ -39,14 +40,14 @@ func shedAdmission(t *testing.T) source.DecisionRecord {
 		served := 0
 		for i := range 200 {
 			clock.Advance(5 * time.Millisecond)
-			if eng.Admit([]int{1, 5, 9, 9}[i%4]).Action != engine.Retry {
+			if d := eng.AdmitRequest(engine.Request{Priority: []int{1, 5, 9, 9}[i%4], Remaining: time.Second}); d.Action != engine.Retry || d.Delay > 0 {
 				continue
 			}
 			if served < capacity {
 				served++
 				eng.RecordSuccess(latency)
 			} else {
-				eng.RecordFailure(time.Millisecond)
+				eng.RecordRefused(time.Millisecond) // a full queue's 503
 			}
 		}
 	}
@@ -56,16 +57,19 @@ func shedAdmission(t *testing.T) source.DecisionRecord {
 	for range 6 {
 		second(120, 400*time.Millisecond)
 	}
+	for range 50 { // payments take the send slots of the next second
+		eng.AdmitRequest(engine.Request{Priority: 9, Remaining: 5 * time.Second})
+	}
 	d := source.DecisionRecord{T: time.Minute, Class: "analytics", Priority: 1, Failure: "new", Explained: true}
-	dec := eng.AdmitExplained(1, &d.Why)
+	dec := eng.AdmitRequestExplained(engine.Request{Priority: 1, Remaining: 300 * time.Millisecond}, &d.Why)
 	d.Action, d.Reason = dec.Action, dec.Reason
 	require.Equal(t, engine.ReasonShedLowPriority, dec.Reason)
 	return d
 }
 
-// Asserts that a shed new request is explained check by check: the service queueing (the
-// fastest recent success against the baseline), the share shed (what the service completed
-// against what was asked), and the priority against the admission floor.
+// Asserts that a shed new request is explained check by check: the pacer on (the fastest
+// recent success against the baseline), its pace (from what the service completed), the send
+// slot its deadline could not wait for, and the admission floor.
 func TestInspectorExplainsAnAdmission(t *testing.T) {
 	d := shedAdmission(t)
 	p := New(common.DefaultStyles(), keymap.Default())
@@ -74,7 +78,9 @@ func TestInspectorExplainsAnAdmission(t *testing.T) {
 	x := d.Why
 	assert.Contains(t, v, "analytics (priority 1) · a new request, before it is sent")
 	assert.Contains(t, v, "→ REJECT · SHED_LOW_PRIORITY")
-	assert.Contains(t, v, fmt.Sprintf("✗ service queues?      fastest recent success S = %.2f ≥ 0.50", x.Slowdown))
-	assert.Contains(t, v, fmt.Sprintf("1 − 1.1 × %.1f completed / %.1f asked a second = %.0f%%", x.Completed, x.Asked, 100*x.ShedShare))
-	assert.Contains(t, v, fmt.Sprintf("✗ priority ≥ floor     priority 1 < admission floor %d", x.AdmitFloor))
+	assert.Contains(t, v, fmt.Sprintf("✗ pacer on?            fastest recent success S = %.2f ≥ 0.50", x.Slowdown))
+	assert.Contains(t, v, fmt.Sprintf("%.1f slots a second for %.1f completed · %.0f%% waited last second", x.Pace, x.Completed, 100*x.ShedShare))
+	assert.Contains(t, v, "✗ send slot            no slot its deadline can wait for: shed")
+	assert.Contains(t, v, fmt.Sprintf("admission floor      %d: the lowest priority given a slot while others waited", x.AdmitFloor))
+	assert.Greater(t, x.Pace, 0.0)
 }

@@ -19,7 +19,7 @@ import (
 // Model shows each priority class, highest priority first, with the new requests shed (Admit)
 // and the retries admitted, shed by priority and rejected by the budget this tick, and the
 // floors as lines across the classes: floor(CPS*10), under which retries are shed, and the
-// admission floor, under which new requests are shed while the service queues. It is used from
+// admission floor, the lowest priority given a send slot while the engine paces. It is used from
 // the Bubble Tea goroutine only.
 type Model struct{ common.Base }
 

@@ -1,0 +1,341 @@
+package engine
+
+import (
+	"math"
+	"time"
+)
+
+// The constants of the pacer (Config.AdmitOriginals); docs/engine.md gives the measurements
+// behind them.
+const (
+	// paceMin is the slowest pace, attempts per second: while the service answers nothing (an
+	// outage) the pacer still sends one attempt a second, which probes the recovery.
+	paceMin = 1.0
+	// paceMargin is how much more than the service completed the pacer sends while it queues: a
+	// tenth more, so that the service stays fed and the pace climbs by a tenth a slice as fast
+	// as the service completes more.
+	paceMargin = 0.1
+	// paceHorizon is how far ahead the highest priority may reserve a send slot; priority p may
+	// reserve (p+1)/11 of it (0.18 s for priority 0, 2 s for 10). An attempt whose slot is
+	// further away is held and asks again, or is shed when its deadline cannot wait that long.
+	paceHorizon = 2 * time.Second
+	// paceBurst is the idle credit the pacer keeps: the slots of the last tenth of a second not
+	// taken may still be taken at once.
+	paceBurst = 100 * time.Millisecond
+	// paceTolerance is how late a reserved slot may be claimed (the attempt asks again a little
+	// late: timers, a loaded caller); a slot older than that is dropped.
+	paceTolerance = 50 * time.Millisecond
+	// paceSlowShare is the share of slow successes (beyond the healthy tail) above which the
+	// service still queues: the pacer stays at the completion rate instead of ramping up.
+	paceSlowShare = 0.05
+	// paceStartFactor bounds the ramp after the queue drained: each fast success adds one attempt
+	// per its latency in seconds (one more per round trip, as slow start does), up to twice the
+	// rate the service completes (paceRateTau's moving rate).
+	paceStartFactor = 2.0
+	// paceRateTau is the time constant of the moving rate of successes the ramp is bounded by.
+	paceRateTau = 500 * time.Millisecond
+	// paceRing is the most reserved slots the pacer keeps.
+	paceRing = 512
+	// paceMaxPoll is the longest a held attempt waits before it asks again, unless the service
+	// queues (then it waits for the queue ahead of it) or is down.
+	paceMaxPoll = time.Second
+	// paceIntrinsic is how much slower than the fastest success a success may be once a slowness
+	// is found to be the service's own (see Engine.settled), and still count as fast.
+	paceIntrinsic = 1.25
+	// paceEasing is how much the fastest success must fall over a short span of pacing for the
+	// slowness to count as a queue the pacing drains.
+	paceEasing = 0.9
+)
+
+// The pacer's modes.
+const (
+	paceDown      = iota + 1 // the service answers nothing: paceMin, which probes
+	paceRecover              // the queue drained: the pace ramps up on fast successes
+	paceCongested            // the service queues or refuses: a tenth more than it completes
+)
+
+// reservation is a send slot reserved at at for an attempt of priority prio (-1 once claimed).
+type reservation struct {
+	at   time.Duration
+	prio int8
+}
+
+// pacer is the engine's release of attempts while the service cannot take what is asked of it:
+// instead of a share of new requests shed, every attempt (new requests and retries) takes a
+// send slot, and the slots come at the rate the service completes. An attempt that finds no
+// slot free reserves one (within its priority's horizon, so that higher priorities wait
+// longer and come first), is held and asks again once the work of its priority and above ahead
+// of it may have gone, or is shed when its deadline cannot wait that long. Not safe for
+// concurrent use: the engine's mutex guards it.
+type pacer struct {
+	on   bool
+	mode uint8
+	rate float64       // slots per second
+	gap  time.Duration // 1/rate
+	next time.Duration // the next free slot
+
+	ring    [paceRing]reservation // reserved slots, oldest first
+	head, n int
+
+	waitSum [MaxPriority + 1]float64 // held time asked for in the current slice, by priority, ns
+	pop     [MaxPriority + 1]float64 // held attempts by priority as of the last slice (waitSum/s)
+
+	heldUntil time.Duration // when the last attempt held asks again: the pacer stays on until then
+
+	floor int // the lowest priority granted a slot in the last slice while some were refused one
+	low   int // the lowest priority granted in the current slice
+
+	ok, refused, failed float64 // outcomes of the current slice
+	starved, granted    float64 // attempts refused a slot and granted one in the current slice
+	slowN               float64 // successes of the current slice beyond the healthy tail
+	doneS               float64 // successes per slice, smoothed (admitSmooth)
+	okRate              float64 // the moving rate of successes, per second, as of okAt
+	okAt                time.Duration
+
+	congFor int           // slices congested without refusals (Engine.settled)
+	latRef  time.Duration // the fastest success as that run began
+	slowOK  time.Duration // a latency found to be the service's own: successes up to it count as fast (0: none)
+}
+
+// setRate sets the pace to r slots per second (at least paceMin); a faster pace brings the
+// next free slot nearer in proportion.
+func (p *pacer) setRate(t time.Duration, r float64) {
+	r = max(paceMin, r)
+	if p.rate > 0 && r > p.rate && p.next > t {
+		p.next = t + time.Duration(float64(p.next-t)*p.rate/r)
+	}
+	p.rate = r
+	p.gap = time.Duration(float64(time.Second) / p.rate)
+}
+
+// reset forgets the reserved slots (the pace changed under them).
+func (p *pacer) reset() { p.head, p.n, p.next = 0, 0, 0 }
+
+// horizon is how far ahead priority prio may reserve a slot.
+func horizon(prio int) time.Duration {
+	return time.Duration(float64(paceHorizon) * float64(prio+1) / float64(MaxPriority+1))
+}
+
+// fastOK reports whether a success of latency shows no queueing: within the learned healthy
+// tail (the baseline's 2.5 times before it forms), or within a slowness found intrinsic.
+func (e *Engine) fastOK(latency time.Duration) bool {
+	if e.pace.slowOK > 0 && latency <= e.pace.slowOK {
+		return true
+	}
+	if e.bl.tail > 0 {
+		return latency <= e.bl.tail
+	}
+	return e.bl.slowdown(latency) < admitSlow
+}
+
+// okRateAt returns the moving rate of successes at t, per second.
+func (p *pacer) okRateAt(t time.Duration) float64 {
+	return p.okRate * math.Exp(-float64(t-p.okAt)/float64(paceRateTau))
+}
+
+// recordPace counts an outcome at t for the pacer; refused is an answer that says the service
+// has no room for the attempt (RecordRefused).
+func (e *Engine) recordPace(t time.Duration, ok, refused bool, latency time.Duration) {
+	p := &e.pace
+	if !ok {
+		p.failed++
+		if refused {
+			p.refused++
+		}
+		return
+	}
+	p.ok++
+	p.okRate = p.okRateAt(t) + float64(time.Second)/float64(paceRateTau)
+	p.okAt = t
+	fast := e.fastOK(latency)
+	if !fast {
+		p.slowN++
+	}
+	if !p.on || p.mode != paceRecover {
+		return
+	}
+	if fast { // one more slot a second per round trip, at most twice the rate of successes
+		r := p.rate + float64(time.Second)/float64(max(latency, 10*time.Millisecond))
+		p.setRate(t, min(r, paceStartFactor*p.okRate))
+		return
+	}
+	// A slow success while ramping: the queue is back, halve the pace (not below what completes).
+	p.mode = paceCongested
+	p.setRate(t, max(p.doneS, p.rate/2))
+	p.reset()
+}
+
+// stepPace closes a window slice at t for the pacer: slow says the fastest success of the
+// slice (fastest) took 2.5 times the baseline or more. The pacer turns on when the service is
+// down (no success and failures), refuses (admitRefused of the outcomes) or queues (slow, with
+// failures, refusals or a CRITICAL score), sets the pace from what the service completed, and
+// turns off once the successes are fast again and no attempt waits for a slot.
+func (e *Engine) stepPace(t time.Duration, slow bool, fastest time.Duration) {
+	p := &e.pace
+	a := &e.adm
+	if !slow {
+		p.slowOK = 0
+	}
+	n := p.ok + p.failed
+	p.doneS += admitSmooth * (p.ok - p.doneS)
+	down := p.ok == 0 && (p.failed >= 2 || p.on && p.failed >= 1)
+	refusing := n > 0 && p.refused >= admitRefused*n
+	queueing := slow && n > 0 && (refusing || p.failed >= admitFailed*n || a.cps >= CriticalFrom)
+	congested := refusing || p.slowN > paceSlowShare*p.ok
+	switch {
+	case !p.on:
+		if down || refusing || queueing {
+			p.on, p.mode = true, paceCongested
+			if down {
+				p.mode = paceDown
+			}
+			p.setRate(t, (1+paceMargin)*p.ok)
+			p.reset()
+			p.next = t
+		}
+	case down:
+		if p.mode != paceDown {
+			p.reset()
+		}
+		p.mode = paceDown
+		p.setRate(t, paceMin)
+	case !congested:
+		if p.mode != paceRecover {
+			p.mode = paceRecover
+			p.setRate(t, max(p.rate, p.doneS))
+		}
+		if p.starved == 0 && t >= p.heldUntil {
+			p.on = false
+			p.reset()
+		}
+	case !refusing && e.settled(fastest):
+		p.mode = paceRecover
+		p.setRate(t, max(p.rate, p.doneS))
+	default:
+		p.mode = paceCongested
+		if slow {
+			p.setRate(t, p.doneS)
+		} else {
+			p.setRate(t, (1+paceMargin)*p.doneS)
+		}
+	}
+	p.floor = 0
+	if p.on && p.starved > 0 && p.low <= MaxPriority {
+		p.floor = p.low
+	}
+	p.low = MaxPriority + 1
+	for q := range p.pop {
+		p.pop[q] = p.waitSum[q] / float64(time.Second)
+		p.waitSum[q] = 0
+	}
+	a.share = 0
+	if asked := p.granted + p.starved; p.on && asked > 0 {
+		a.share = p.starved / asked
+	}
+	p.ok, p.refused, p.failed, p.granted, p.starved, p.slowN = 0, 0, 0, 0, 0, 0
+	a.floor, a.engaged = p.floor, p.on
+}
+
+// settled reports whether a slowness of the successes has lasted a short span of congested
+// slices without refusals and without easing (the fastest success still paceEasing of what it
+// was): the pacing has not drained a queue, so the latency is the service's own (a slow
+// dependency), and successes that slow count as fast from then on.
+func (e *Engine) settled(fastest time.Duration) bool {
+	p := &e.pace
+	p.congFor++
+	switch {
+	case p.congFor == 1:
+		p.latRef = fastest
+		return false
+	case float64(fastest) < paceEasing*float64(p.latRef):
+		p.congFor = 0
+		return false
+	case p.congFor < int(e.win.recent):
+		return false
+	}
+	p.congFor = 0
+	p.slowOK = time.Duration(paceIntrinsic * float64(max(fastest, p.latRef)))
+	return true
+}
+
+// claim consumes a slot reserved for prio due by t (claimed at most paceTolerance late),
+// dropping the expired ones; it reports whether it found one.
+func (p *pacer) claim(t time.Duration, prio int) bool {
+	for p.n > 0 && (p.ring[p.head].prio < 0 || p.ring[p.head].at < t-paceTolerance) {
+		p.head = (p.head + 1) % paceRing
+		p.n--
+	}
+	for i := 0; i < p.n; i++ {
+		r := &p.ring[(p.head+i)%paceRing]
+		if r.at > t {
+			return false
+		}
+		if int(r.prio) == prio && r.at >= t-paceTolerance {
+			r.prio = -1
+			return true
+		}
+	}
+	return false
+}
+
+// paceAdmit decides the attempt r at t against the pacer: true when it may go now, false when d
+// has been written (held, Reason HELD, or shed, Reject with SHED_LOW_PRIORITY).
+func (e *Engine) paceAdmit(t time.Duration, r Request, d *Decision) bool {
+	p := &e.pace
+	prio := r.Priority
+	if p.claim(t, prio) {
+		p.granted++
+		p.low = min(p.low, prio)
+		return true
+	}
+	p.next = max(p.next, t-paceBurst)
+	if p.next <= t {
+		p.next += p.gap
+		p.granted++
+		p.low = min(p.low, prio)
+		return true
+	}
+	p.starved++
+	wait := p.next - t
+	left := r.Remaining
+	at := e.attemptTime()
+	if wait <= horizon(prio) && p.n < paceRing && (left == 0 || wait+at < left) {
+		p.ring[(p.head+p.n)%paceRing] = reservation{at: p.next, prio: int8(prio)}
+		p.n++
+		p.next += p.gap
+		p.heldUntil = max(p.heldUntil, t+wait)
+		d.Reason, d.Delay = ReasonHeld, wait
+		return false
+	}
+	// Beyond its horizon: ask again once the held work of its priority and above may have gone.
+	var ahead float64
+	for q := prio; q <= MaxPriority; q++ {
+		ahead += p.pop[q]
+	}
+	// Congested, it is shed unless its deadline can wait for that work (expect); otherwise it
+	// asks again within its deadline.
+	expect := max(0, wait-horizon(prio)) + time.Duration(ahead*float64(p.gap))
+	switch p.mode {
+	case paceDown:
+		wait = time.Duration(float64(time.Second)/paceMin/2) + e.draw(float64(time.Second)/paceMin)
+	case paceCongested:
+		wait = max(0, wait-horizon(prio)) + e.draw(ahead*float64(p.gap))
+	default:
+		wait = min(max(0, wait-horizon(prio))+e.draw(ahead*float64(p.gap)), paceMaxPoll)
+	}
+	if left > 0 {
+		wait = min(wait, (left-at)/2)
+	}
+	if p.mode != paceCongested {
+		expect = wait
+	}
+	if left == 0 || expect+at < left && wait+at < left {
+		wait = max(wait, time.Millisecond)
+		p.waitSum[prio] += float64(wait)
+		p.heldUntil = max(p.heldUntil, t+wait)
+		d.Reason, d.Delay = ReasonHeld, wait
+		return false
+	}
+	d.Action, d.Reason = Reject, ReasonShedLowPriority
+	return false
+}
