@@ -76,7 +76,8 @@ func TestTrafficLegendFitsNarrow(t *testing.T) {
 
 // Asserts that a service not the source's to measure (live --target: your own service) shows
 // no capacity and no queue, neither in the title and legend nor as a line, rather than a
-// capacity of 0 and a queue of 0/0; its traffic lines stay.
+// capacity of 0 and a queue of 0/0, nor "service UP", which it said while every attempt was
+// answered 500; its traffic lines stay.
 func TestUnmeasuredServiceHidesCapacity(t *testing.T) {
 	tick := 100 * time.Millisecond
 	r := &run{meta: source.Meta{Tick: tick, Live: true}, hist: testHistory()}
@@ -93,6 +94,8 @@ func TestUnmeasuredServiceHidesCapacity(t *testing.T) {
 	assert.NotContains(t, v, "capacity")
 	assert.NotContains(t, v, "queue")
 	assert.NotContains(t, v, "··", "no dotted capacity line")
+	assert.NotContains(t, v, "UP", "no health the source never measured")
+	assert.Contains(t, v, "service not measured")
 	assert.Contains(t, v, "o originals")
 	q := newQueue(common.DefaultStyles(), 0)
 	q.SetSize(60, 8)
