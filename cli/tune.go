@@ -55,7 +55,7 @@ the objective over the scenarios, less a penalty for every crash of the service 
 point by which a class is served better than a class of higher priority.
 
 The search starts from the default engine (or --engine FILE) and ends when its generations are
-done, when it has gained less than 0.01 point in 8 generations, or at --time (the candidates
+done, when it has gained less than 0.01 point in 8 generations, or at --time (the simulations
 running then finish; the generation they belong to is dropped). The best candidate of each generation that beats the one kept is run on
 the held-out seeds (--holdout), which the search never sees: the report puts the default beside
 the tuned engine on both, per scenario and per class, so an engine that only fits the training
@@ -90,7 +90,7 @@ with run --compare-engine, or build a Go service from it with cortexhttp.ConfigF
 	f.StringVar(&o.objective, "objective", "success", "what is maximised: "+strings.Join(tune.Objectives, ", ")+
 		" (success: the success rate; goodput: completed originals per second, relative to the default's; priority: each priority's success weighted by the priority + 1)")
 	f.StringSliceVar(&o.params, "params", tune.DefaultGroups, "the parameters searched: groups ("+groupList()+") or keys of them such as budget.capacity")
-	f.DurationVar(&o.time, "time", 2*time.Minute, "bound on the search's time: no candidate starts past it, the generation under way is dropped (0: no bound)")
+	f.DurationVar(&o.time, "time", 2*time.Minute, "bound on the search's time: no simulation starts past it, the generation under way is dropped (0: no bound)")
 	f.StringVar(&o.out, "out", "cortex.toml", `the tuned engine file to write ("-": the standard output)`)
 	f.Uint64Var(&o.seed, "seed", 1, "the search's random seed: the same seed, the same search")
 	f.IntVar(&o.generations, "generations", 30, "the most generations of the search")

@@ -25,6 +25,9 @@ func goodputs(runs [][]report.Summary) []float64 {
 	return out
 }
 
+// errTimeUp is runAll's error for a simulation not started because the search's time was up.
+var errTimeUp = errors.New("tune: the time is up")
+
 // pool runs simulations on a fixed number of goroutines.
 type pool struct {
 	ctx  context.Context
@@ -56,8 +59,9 @@ func (p *pool) close() {
 }
 
 // runAll runs cortex with cfg on every scenario and seed and returns the summaries, out[i][j]
-// scenario i with seed j; ctx's error when it was done before they all ran.
-func (p *pool) runAll(scns []scenarios.Scenario, seeds []int64, cfg engine.Config) ([][]report.Summary, error) {
+// scenario i with seed j; ctx's error when it was done before they all ran, errTimeUp when
+// skip (nil: never) said so before one started.
+func (p *pool) runAll(scns []scenarios.Scenario, seeds []int64, cfg engine.Config, skip func() bool) ([][]report.Summary, error) {
 	out := make([][]report.Summary, len(scns))
 	errs := make([]error, len(scns)*len(seeds))
 	var wg sync.WaitGroup
@@ -69,6 +73,10 @@ func (p *pool) runAll(scns []scenarios.Scenario, seeds []int64, cfg engine.Confi
 				defer wg.Done()
 				if p.ctx.Err() != nil {
 					errs[i*len(seeds)+j] = p.ctx.Err()
+					return
+				}
+				if skip != nil && skip() {
+					errs[i*len(seeds)+j] = errTimeUp
 					return
 				}
 				s, err := sim.NewWith(scn, strategy.CortexName, seed, sim.Options{Engine: &cfg})

@@ -32,8 +32,9 @@ type Options struct {
 	Generations int
 	// Population is the number of candidates of a generation; 0 means CMA-ES's own, 4 + 3 ln(dims).
 	Population int
-	// Time, when > 0, bounds the search's wall time: no candidate starts past it (those
-	// running end, and their unfinished generation is dropped), nor a generation after it.
+	// Time, when > 0, bounds the search's wall time: no simulation of a candidate starts past
+	// it (those running end; their unfinished generation is dropped), so the search ends
+	// within a simulation's time of it (and a held-out check under way).
 	Time time.Duration
 	// Workers is the number of simulations run at once; 0 means GOMAXPROCS.
 	Workers int
@@ -95,12 +96,14 @@ type Result struct {
 
 // Run searches opts.Dims for the configuration that scores best on opts.Train, with gonum's
 // CMA-ES (optimize.CmaEsChol) over the parameters rescaled to the unit cube, starting from
-// opts.Base, then scores the best and the default on opts.Holdout. Every candidate runs every
-// scenario on every training seed in the simulator, opts.Workers simulations at once. The
-// search is a pure function of opts (the same Seed, the same candidates and result) except
-// where Time or ctx stops it: it stops at a generation's end, and the result is the best of the
-// generations completed. When ctx is done the search stops at once and keeps the best
-// candidate fully evaluated so far (Stop "interrupted"). The error is a simulation's.
+// opts.Base. Every candidate runs every scenario on every training seed in the simulator,
+// opts.Workers simulations at once. At each generation's end its best candidate, when it beats
+// the one kept, is scored on opts.Holdout and kept; the result is the candidate kept last (the
+// Base when none beat it), with the Base's and its scores on both seed sets. The search is a
+// pure function of opts (the same Seed, the same candidates and result, whatever the workers)
+// except where Time or ctx stops it; when ctx is done it stops at once (Stop "interrupted"),
+// keeping the candidate kept last. The error is a simulation's, or ctx's before the Base's
+// scores are known.
 func Run(ctx context.Context, opts Options) (Result, error) {
 	if len(opts.Scenarios) == 0 || len(opts.Train) == 0 || len(opts.Dims) == 0 {
 		return Result{}, errors.New("tune: no scenario, training seed or parameter")
@@ -125,7 +128,7 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 	}
 	res := Result{Base: opts.Base, Population: s.pop, Dimensions: len(opts.Dims), Seeds: len(opts.Train)}
 
-	defRuns, err := s.pool.runAll(opts.Scenarios, opts.Train, opts.Base)
+	defRuns, err := s.pool.runAll(opts.Scenarios, opts.Train, opts.Base, nil)
 	if err != nil {
 		return Result{}, err
 	}
@@ -137,7 +140,7 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 	s.defScore = res.DefaultTrain.Value
 
 	if len(opts.Holdout) > 0 {
-		defH, err := s.pool.runAll(opts.Scenarios, opts.Holdout, opts.Base)
+		defH, err := s.pool.runAll(opts.Scenarios, opts.Holdout, opts.Base, nil)
 		if err != nil {
 			return Result{}, err
 		}
@@ -226,21 +229,17 @@ func (s *search) minimize(ctx context.Context) error {
 // minus its score, plus its distance outside the cube. Once the search stops it returns NaN
 // at once (CMA-ES skips such a sample).
 func (s *search) evaluate(ctx context.Context, x []float64) float64 {
-	s.mu.Lock()
-	if !s.stopping && s.opts.Time > 0 && s.opts.Clock.Now().Sub(s.start) >= s.opts.Time {
-		s.stop, s.stopping = "time", true // the generation under way is left unfinished
-	}
-	if s.stopping || ctx.Err() != nil {
-		s.mu.Unlock()
+	if s.timeUp() || ctx.Err() != nil {
 		return math.NaN()
 	}
+	s.mu.Lock()
 	id := s.started
 	s.started++
 	s.mu.Unlock()
 	cfg, out := Decode(s.opts.Dims, s.opts.Base, x)
-	runs, err := s.pool.runAll(s.opts.Scenarios, s.opts.Train, cfg)
+	runs, err := s.pool.runAll(s.opts.Scenarios, s.opts.Train, cfg, s.timeUp)
 	if err != nil {
-		return math.NaN() // interrupted (a simulation error would be on the default too)
+		return math.NaN() // interrupted, or the time is up (a simulation error would be on the default too)
 	}
 	sc := score(s.opts.Objective, s.opts.Scenarios, runs, s.defGoodput)
 	s.mu.Lock()
@@ -253,6 +252,17 @@ func (s *search) evaluate(ctx context.Context, x []float64) float64 {
 		s.opts.Progress(s.progress())
 	}
 	return -sc.Value + out
+}
+
+// timeUp reports whether the search is stopping, and stops it once Time is up: no candidate
+// nor simulation of one starts after it, and the generation under way is left unfinished.
+func (s *search) timeUp() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.stopping && s.opts.Time > 0 && s.opts.Clock.Now().Sub(s.start) >= s.opts.Time {
+		s.stop, s.stopping = "time", true
+	}
+	return s.stopping
 }
 
 // progress is the search's state (s.mu held).
@@ -350,7 +360,7 @@ func (s *search) check(c Candidate) error {
 			s.opts.Progress(s.progress())
 		}
 		s.mu.Unlock()
-		runs, err := s.pool.runAll(s.opts.Scenarios, s.opts.Holdout, c.Config)
+		runs, err := s.pool.runAll(s.opts.Scenarios, s.opts.Holdout, c.Config, nil)
 		s.mu.Lock()
 		s.checking = false
 		if err != nil {

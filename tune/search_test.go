@@ -110,35 +110,46 @@ func TestSpace(t *testing.T) {
 	assert.Equal(t, p, one[0].Param)
 }
 
-// stepClock is a clock that moves a minute every time it is read.
-type stepClock struct {
+// evalClock is a clock moved by the search's evaluations: 10 s each, whatever the machine's
+// speed and however often the search reads it.
+type evalClock struct {
 	mu sync.Mutex
 	t  time.Time
 }
 
-func (c *stepClock) Now() time.Time {
+func (c *evalClock) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.t = c.t.Add(time.Minute)
 	return c.t
 }
 
-// Asserts that Time bounds the search, on the injected clock (so the test does not depend on
-// the machine's speed): read at the start (minute 1), before each candidate starts and at each
-// generation's end, it is 1 to 4 minutes past the start as the first generation's 4 candidates
-// start and 5 at its end: 3 minutes keep the fourth from starting (no generation completes),
-// 4.5 minutes stop the search at the first generation's end. The report says why it stopped.
+func (c *evalClock) progress(p Progress) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = time.Time{}.Add(time.Duration(p.Evals) * 10 * time.Second)
+}
+
+// Asserts that Time bounds the search, on a clock the evaluations move (10 s each): with 35 s
+// the first generation's 4 candidates all run (the last one ends at 40 s) and the search stops
+// at its end; with 5 s it stops once the first candidate has ended: a simulation of another
+// candidate is left unstarted (2 workers, 12 simulations), the generation is dropped and the
+// default kept. The report says why it stopped.
 func TestSearchTimeBound(t *testing.T) {
 	for _, tc := range []struct {
 		limit time.Duration
 		gens  int
-	}{{3 * time.Minute, 0}, {4*time.Minute + 30*time.Second, 1}} {
+	}{{5 * time.Second, 0}, {35 * time.Second, 1}} {
 		opts := smallOptions(t)
-		opts.Generations, opts.Time, opts.Clock = 50, tc.limit, &stepClock{}
+		clock := &evalClock{}
+		opts.Generations, opts.Time, opts.Clock, opts.Progress, opts.Workers = 50, tc.limit, clock, clock.progress, 2
 		res, err := Run(context.Background(), opts)
 		require.NoError(t, err)
 		assert.Equal(t, "time", res.Stop, "%s", tc.limit)
 		assert.Equal(t, tc.gens, res.Generations, "%s", tc.limit)
+		if tc.gens == 0 {
+			assert.False(t, res.Improved, "no generation completed: the default is kept")
+			assert.Equal(t, res.Base, res.Tuned)
+		}
 		var b strings.Builder
 		require.NoError(t, WriteTable(&b, res, opts))
 		assert.Contains(t, b.String(), "stopped: its time was up")
