@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/stretchr/testify/assert"
 
 	"github.com/cortex-tui/cortex-tui/source"
@@ -97,4 +98,36 @@ func TestUnmeasuredServiceHidesCapacity(t *testing.T) {
 	q.SetSize(60, 8)
 	q, _ = q.Update(frameMsg{f: f})
 	assert.Contains(t, strings.Join(strings.Fields(q.View()), " "), "its queue is not known")
+}
+
+// Asserts that against a service not the source's (live --target: your own), the caption says
+// what the last second shows of its answers instead of the scenario's note, which tells of the
+// scenario's own service ("Everything is green" while every attempt to yours failed).
+func TestUnmeasuredServiceCaption(t *testing.T) {
+	tick := 100 * time.Millisecond
+	tests := []struct {
+		name      string
+		successes int
+		want      string
+	}{
+		{"every attempt fails", 0, "none of the last second's 600 attempts succeeded"},
+		{"some succeed", 30, "300 of the last second's 600 attempts succeeded (50%)"},
+		{"all succeed", 60, "all 600 of the last second's attempts succeeded"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &run{meta: source.Meta{Tick: tick, Live: true}, hist: testHistory()}
+			for n := 1; n <= 30; n++ {
+				r.hist.add(source.Snapshot{T: time.Duration(n) * tick, Dt: tick, Note: "Everything is green.",
+					Counts:  source.Counts{Originals: 50, Attempts: 60, Retries: 10, Successes: tc.successes, Failures: 60 - tc.successes},
+					Service: source.Service{State: source.ServiceUp, Unmeasured: true}})
+			}
+			c := newCaption(common.DefaultStyles())
+			c.SetSize(400, 2)
+			c, _ = c.Update(frameMsg{f: &frame{runs: []*run{r}}})
+			v := strings.Join(strings.Fields(ansi.Strip(c.View())), " ")
+			assert.Contains(t, v, "Your service (--target): "+tc.want)
+			assert.NotContains(t, v, "Everything is green")
+		})
+	}
 }
