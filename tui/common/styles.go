@@ -166,6 +166,17 @@ func (st Styles) BandOf(s engine.State) lipgloss.Style {
 // Service renders a service state (UP, DOWN, CRASHED, WARMING) in its colour, "-" before
 // the first tick.
 func (st Styles) Service(state source.ServiceState) string {
+	return st.ServiceOf(source.Service{State: state})
+}
+
+// ServiceOf is Service for a service's whole state: "not measured" for a service not the
+// source's to measure (live --target: your own) while nothing says it is down, where UP would
+// claim a health the source never saw (it said UP while every attempt was answered 500).
+func (st Styles) ServiceOf(svc source.Service) string {
+	state := svc.State
+	if svc.Unmeasured && state == source.ServiceUp {
+		return st.Muted.Render("not measured")
+	}
 	switch state {
 	case source.ServiceUp:
 		return st.ServiceUp.Render(state.String())
