@@ -278,10 +278,12 @@ func TestInstancesSeeTheSameF(t *testing.T) {
 		}
 		return true
 	}, wait, 50*time.Millisecond, "both runs in the fleet, seeing the errors")
-	// Two seconds of outcomes (about 240) in the fleet's window: one interval's (about 24) can
-	// move F by well under 0.1. Each view is read when both are at most two intervals old: a
-	// loaded machine may make a sync late, and a late view is older than the claim.
-	time.Sleep(2 * time.Second)
+	// Once the fleet's short span (the engine's FailureHorizon, 5 s) is full of outcomes, two
+	// views at most two sync intervals old each differ by the outcomes of at most two
+	// intervals, under a tenth of those F weighs: they move it by well under 0.1, whatever the
+	// machine's speed. A view made late by a failed or late sync is older than the claim, and
+	// is not read.
+	time.Sleep(engine.DefaultConfig().FailureHorizon)
 	deadline := time.Now().Add(wait)
 	for n := 0; n < 5; {
 		require.True(t, time.Now().Before(deadline), "both views within two sync intervals of now only %d times in %s", n, wait)
