@@ -45,12 +45,15 @@ check-imports:
 	if [ -n "$$bad" ]; then echo "the simulator and source emit data only, but import:"; echo "$$bad"; exit 1; fi
 	@echo "check-imports: ok"
 
-# The oracle's bound is checked against every built-in scenario x strategy x seeds 1-10 without
-# the race detector, which would make it ten times slower (the test skips itself under it). A
+# Tests that step whole runs of every built-in scenario on one goroutine skip themselves under
+# the race detector, which has no concurrency to check there and makes them about twenty times
+# slower: the oracle's bound over every scenario x strategy x seeds 1-10 (cli) and the
+# simulator's whole-run invariants (sim's wholeRuns); the second pass runs them without it. A
 # package's tests may take 30 minutes under the race detector: sim's and tui's took more than go
 # test's default 10 on the 2-core machine at a load average of 20.
 unit:
 	$(GO) test -race -count=1 -timeout 30m ./...
+	$(GO) test -count=1 ./sim/
 	$(GO) test -count=1 -run '^TestOracleIsABound$$' ./cli/
 
 bench:

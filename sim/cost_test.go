@@ -194,6 +194,7 @@ func TestFormatCost(t *testing.T) {
 // included, read after every tick) never grows by more than the model's memory minus the
 // process's base.
 func TestEstimateBoundsMemory(t *testing.T) {
+	wholeRuns(t)
 	tests := []struct {
 		name     string
 		strategy string

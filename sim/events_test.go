@@ -14,6 +14,7 @@ import (
 // fleet, and are emitted only when those counts change: never twice the same counts in a row,
 // never at the start.
 func TestCircuitEventsOnlyOnChange(t *testing.T) {
+	wholeRuns(t)
 	for _, strat := range []string{"cortex", "breaker"} {
 		scn, err := scenarios.Lookup("black-friday")
 		require.NoError(t, err)

@@ -16,6 +16,7 @@ import (
 // explain; and that the ring holds the latest decisions, oldest first, each as counted, with the
 // engine's checks for cortex only.
 func TestKeepDecisionsChangesNothing(t *testing.T) {
+	wholeRuns(t)
 	scn, err := scenarios.Lookup("black-friday")
 	require.NoError(t, err)
 	for _, strat := range []string{"cortex", "breaker"} {

@@ -51,6 +51,7 @@ func runCounts(t *testing.T, scn scenarios.Scenario, strat string) (source.Count
 // reasons add up to their actions: REJECT is shed + recovery ramp + budget + throttled + no
 // retries + other, CIRCUIT_OPEN is emergency + circuit open + probes busy.
 func TestDecisionsReconcile(t *testing.T) {
+	wholeRuns(t)
 	for _, scn := range scenarios.Catalog() {
 		for _, strat := range []string{"cortex", "naive", "breaker", "grpc", "aws-adaptive", "failsafe"} {
 			t.Run(scn.Name+"/"+strat, func(t *testing.T) {

@@ -19,6 +19,7 @@ func collapsed(rec *float64, crashes int) bool { return rec == nil || crashes >=
 // naive and backoff retries collapse the service, while `none`, which adds no retries, does
 // not crash: the physics the seeds teach.
 func TestSeedScenariosCollapse(t *testing.T) {
+	wholeRuns(t)
 	for _, name := range []string{"black-friday", "dns-crash", "food-delivery", "upi-salary-day", "article-benchmark"} {
 		t.Run(name, func(t *testing.T) {
 			scn, err := scenarios.Lookup(name)
