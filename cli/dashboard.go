@@ -23,6 +23,14 @@ import (
 // keysFlag is the name of the flag that chooses another key file.
 const keysFlag = "keys"
 
+// presentHeadless refuses --present without the dashboard (a usage error, exit 2).
+var presentHeadless = &exitError{code: 2, err: fmt.Errorf("--present opens the dashboard in presenter mode: headless, --plot draws the run's charts")}
+
+// addPresentFlag adds --present to cmd (run and live), into p.
+func addPresentFlag(cmd *cobra.Command, p *bool) {
+	cmd.Flags().BoolVar(p, "present", false, "open the dashboard in presenter mode: one chart large (the traffic; the present key P goes on to the CPS, then the dashboard) with the caption in full, for a projector")
+}
+
 // addKeysFlag adds --keys PATH to cmd (the root command and `run`, the two that open the
 // dashboard).
 func addKeysFlag(cmd *cobra.Command) {
@@ -107,7 +115,7 @@ func runDashboardOptions(cmd *cobra.Command, scn scenarios.Scenario, name string
 	if o.cmpEng.cfg != nil {
 		opts.CompareFactory, opts.Compare = simFactory(o.cmpEng), true
 	}
-	opts.Guided = o.guided
+	opts.Guided, opts.Present = o.guided, o.present
 	return opts, nil
 }
 

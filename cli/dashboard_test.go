@@ -211,3 +211,19 @@ func TestDashboardEngines(t *testing.T) {
 	assert.False(t, got.Compare)
 	assert.Nil(t, got.CompareFactory)
 }
+
+// Asserts that run --present opens the dashboard in presenter mode, and that live has the flag.
+func TestPresentFlag(t *testing.T) {
+	isolateConfig(t)
+	scn, err := scenarios.Lookup("dns-crash")
+	require.NoError(t, err)
+	cmd := newRunCmd(streams{})
+	require.NoError(t, cmd.ParseFlags([]string{"--present"}))
+	var o runOptions
+	o.present, err = cmd.Flags().GetBool("present")
+	require.NoError(t, err)
+	got, err := runDashboardOptions(cmd, scn, "cortex", o)
+	require.NoError(t, err)
+	assert.True(t, got.Present)
+	assert.NotNil(t, newLiveCmd(streams{}).Flags().Lookup("present"))
+}

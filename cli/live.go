@@ -39,6 +39,7 @@ type liveOptions struct {
 	maxInFlight  int
 	target       string
 	headless     bool
+	present      bool // --present: open in presenter mode
 	format       string
 	compareSim   bool
 	fleet        string
@@ -90,6 +91,7 @@ while Redis does not answer they decide alone (LOCAL) and rejoin when it does.`,
 	f.Float64Var(&o.maxRPS, "max-rps", live.DefaultMaxRPS, "cap on the arrival rate of originals, requests/s (the scale is lowered to keep the scenario's peak under it)")
 	f.IntVar(&o.maxInFlight, "max-inflight", live.DefaultMaxInFlight, "most requests alive at once; an arrival beyond it fails locally")
 	f.StringVar(&o.target, "target", "", "send the traffic to this http(s) URL, your own service, instead of the embedded target")
+	addPresentFlag(cmd, &o.present)
 	f.BoolVar(&o.headless, "headless", false, "run without the dashboard and print the result: the summary (--format table), the per-second rows (csv) or both (json)")
 	f.StringVar(&o.format, "format", "", "headless output: "+formatHelp(headlessFormats))
 	f.StringVar(&o.fleet, "fleet", "", "join a fleet on this Redis: redis[s]://[USER[:PASSWORD]@]HOST:PORT[/DB][?addr=HOST:PORT&cluster=1&master=NAME&ca=FILE] (password also from $"+redisstore.PasswordEnv+")")
@@ -231,6 +233,9 @@ func (s *liveSources) closeAll() {
 
 // runLive runs the live command.
 func runLive(cmd *cobra.Command, io streams, o liveOptions) error {
+	if o.present && (o.headless || o.compareSim) {
+		return presentHeadless
+	}
 	var format report.Format[report.Result]
 	if o.headless || o.compareSim {
 		var err error
@@ -292,7 +297,7 @@ func runLive(cmd *cobra.Command, io streams, o liveOptions) error {
 		return err
 	}
 	scn := p.scn
-	opts := tui.Options{Keys: keys, Factory: srcs.build, Scenario: &scn, Strategy: p.strategy, Seed: p.seed, OnQuit: printResults(io.out)}
+	opts := tui.Options{Keys: keys, Factory: srcs.build, Scenario: &scn, Strategy: p.strategy, Seed: p.seed, OnQuit: printResults(io.out), Present: o.present}
 	return startDashboard(cmd.Context(), opts, in, out)
 }
 

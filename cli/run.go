@@ -23,6 +23,7 @@ type runOptions struct {
 	format       string
 	allowLarge   bool
 	guided       bool
+	present      bool   // --present: open in presenter mode
 	budget       string // --budget: overrides the scenario's [fleet] budget when set
 	refusalCost  string // --refusal-cost: overrides the scenario's service.refusal_cost when set
 	engine       string // --engine: the cortex strategy's engine file
@@ -86,6 +87,9 @@ func newRunCmd(io streams) *cobra.Command {
 			if !cmd.Flags().Changed("strategy") && scn.Strategy != "" {
 				o.strategy = scn.Strategy // a recorded demo starts as it began
 			}
+			if o.present && o.headless {
+				return presentHeadless
+			}
 			if o.startAt != "" && o.headless {
 				return &exitError{code: 2, err: fmt.Errorf("--start-at opens the dashboard part way through: headless, the whole run is printed")}
 			}
@@ -114,6 +118,7 @@ func newRunCmd(io streams) *cobra.Command {
 	f.BoolVar(&o.headless, "headless", false, "run without the dashboard and print the result: the summary (--format table), the per-second rows (csv) or both (json)")
 	f.StringVar(&o.format, "format", "", "headless output: "+formatHelp(headlessFormats))
 	f.BoolVar(&o.guided, "guided", false, "pause the dashboard at each caption until space is pressed (for a demo)")
+	addPresentFlag(cmd, &o.present)
 	f.StringVar(&o.budget, "budget", "", budgetHelp+" (default: the scenario's own)")
 	f.StringVar(&o.refusalCost, "refusal-cost", "", refusalCostHelp+"; the run's scenario is then named \"NAME (refusal_cost X)\" (default: the scenario's own)")
 	addEngineFlag(cmd, &o.engine)

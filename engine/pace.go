@@ -145,13 +145,16 @@ func (e *Engine) recordPace(t time.Duration, ok, refused bool, latency time.Dura
 		return
 	}
 	p.ok++
+	if !p.on { // off, only the slice's counts are read (stepPace)
+		return
+	}
 	p.okRate = p.okRateAt(t) + float64(time.Second)/float64(paceRateTau)
 	p.okAt = t
 	fast := e.fastOK(latency)
 	if !fast {
 		p.slowN++
 	}
-	if !p.on || p.mode != paceRecover {
+	if p.mode != paceRecover {
 		return
 	}
 	if fast { // one more slot a second per round trip, at most twice the rate of successes
@@ -192,6 +195,7 @@ func (e *Engine) stepPace(t time.Duration, slow bool, fastest time.Duration) {
 			p.setRate(t, (1+paceMargin)*p.ok)
 			p.reset()
 			p.next = t
+			p.okRate, p.okAt = p.ok*float64(time.Second)/float64(e.win.width), t // the slice's rate of successes
 		}
 	case down:
 		if p.mode != paceDown {

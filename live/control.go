@@ -72,11 +72,7 @@ func (r *Run) apply(c source.ControlEvent) error {
 	case source.ControlStrategy:
 		return r.setStrategy(c.Strategy)
 	default:
-		ev, err := r.ctl.Apply(c, r.engines())
-		if err != nil {
-			return err
-		}
-		r.emit(r.now, ev)
+		return r.ctl.Do(c, r.engines(), func(ev source.Event) { r.emit(r.now, ev) })
 	}
 	return nil
 }

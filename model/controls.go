@@ -89,6 +89,16 @@ func (c *Controls) Apply(ev source.ControlEvent, engines iter.Seq[*engine.Engine
 	return source.Event{Kind: source.EventControl, Control: out}, nil
 }
 
+// Do is Apply for a source: it hands the event that says what was applied to emit (the
+// source's event log) and returns only the error of a bad control.
+func (c *Controls) Do(ev source.ControlEvent, engines iter.Seq[*engine.Engine], emit func(source.Event)) error {
+	out, err := c.Apply(ev, engines)
+	if err == nil {
+		emit(out)
+	}
+	return err
+}
+
 // Configure gives an engine built after the controls were set (a strategy switch) the weights
 // and the adaptive switch last set; it leaves an engine as built for a control never set (and
 // for nil Controls).

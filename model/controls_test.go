@@ -112,3 +112,33 @@ func TestConfigure(t *testing.T) {
 	require.NoError(t, c.Configure(last))
 	assert.True(t, last.Snapshot().Adaptive)
 }
+
+// Asserts that Do hands a source's event log the event of a control it applied, and neither
+// emits nor changes anything for a bad one, whose error it returns.
+func TestDo(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		ev      source.ControlEvent
+		wantErr bool
+	}{
+		{"applied", source.SetClass("search", 2, 7), false},
+		{"refused", source.SetClass("nobody", 2, 7), true},
+		{"not a run's control", source.Restart(), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := testControls()
+			var got []source.Event
+			err := c.Do(tc.ev, slices.Values(testEngines(t, 1)), func(e source.Event) { got = append(got, e) })
+			if tc.wantErr {
+				require.Error(t, err)
+				assert.Empty(t, got)
+				assert.Equal(t, testControls().Classes, c.Classes)
+				return
+			}
+			require.NoError(t, err)
+			require.Len(t, got, 1)
+			assert.Equal(t, source.EventControl, got[0].Kind)
+			assert.Equal(t, tc.ev, got[0].Control)
+		})
+	}
+}

@@ -23,6 +23,9 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv(benchChildEnv) != "" { // the server of a benchmark, in a process of its own
+		os.Exit(benchChild())
+	}
 	goleak.VerifyTestMain(m)
 }
 
@@ -114,7 +117,12 @@ func writeKeys(t *testing.T, users ...*user) string {
 // dial connects u to the server, checking its host key.
 func (u *user) dial(ts *testServer) (*gossh.Client, error) {
 	hk, _ := ts.HostKey()
-	return gossh.Dial("tcp", ts.addr, &gossh.ClientConfig{
+	return u.dialAddr(ts.addr, hk)
+}
+
+// dialAddr connects u to the server at addr whose host key is hk.
+func (u *user) dialAddr(addr string, hk gossh.PublicKey) (*gossh.Client, error) {
+	return gossh.Dial("tcp", addr, &gossh.ClientConfig{
 		User:            u.name,
 		Auth:            []gossh.AuthMethod{gossh.PublicKeys(u.signer)},
 		HostKeyCallback: gossh.FixedHostKey(hk),

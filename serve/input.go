@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"bytes"
 	"io"
 	"os"
 	"regexp"
@@ -21,9 +22,15 @@ type input struct {
 	now  func() time.Time
 	last atomic.Int64 // unix nanoseconds of the latest byte (or of the start)
 
-	mu  sync.Mutex // guards q, and orders writes into the pipe (wmu is taken under it)
-	q   *query
-	wmu sync.Mutex // held while writing into the pipe
+	mu sync.Mutex // guards q, late and carry, and orders writes into the pipe (wmu is taken under it)
+	q  *query
+	// late is until when an answer to a query that timed out may still come (a slow link, a
+	// loaded server): until then, or until the device attributes' answer comes, the answers
+	// are taken out of what the client sends, never typed into the dashboard (a background
+	// answer read as keys types "/" and opens the picker's filter). Zero: none is due.
+	late  time.Time
+	carry []byte     // the start of an answer cut at the end of a read, held for the next
+	wmu   sync.Mutex // held while writing into the pipe
 }
 
 // query is a terminal query waiting for its answer: what the client sent meanwhile, and a
@@ -95,10 +102,68 @@ func (in *input) take(b []byte) {
 		in.mu.Unlock()
 		return
 	}
+	if !in.late.IsZero() {
+		b = in.lateAnswers(b)
+	}
 	in.wmu.Lock()
 	in.mu.Unlock()
-	_, _ = in.w.Write(b)
+	if len(b) > 0 {
+		_, _ = in.w.Write(b)
+	}
 	in.wmu.Unlock()
+}
+
+// lateFor is how long after a query timed out its answers are still taken out of the input.
+const lateFor = 10 * time.Second
+
+// lateAnswers returns b without the answers of a query that timed out, holding back the start
+// of one cut at its end; the wait ends with the device attributes' answer, or at in.late.
+// in.mu is held.
+func (in *input) lateAnswers(b []byte) []byte {
+	b = append(in.carry, b...)
+	in.carry = nil
+	if in.now().After(in.late) {
+		in.late = time.Time{}
+		return b
+	}
+	if da1Reply.Match(b) {
+		in.late = time.Time{}
+	}
+	b = da1Reply.ReplaceAll(bgReply.ReplaceAll(b, nil), nil)
+	if i := cutAnswer(b); !in.late.IsZero() && i >= 0 {
+		in.carry = append([]byte(nil), b[i:]...)
+		b = b[:i]
+	}
+	return b
+}
+
+// maxAnswerBytes is the longest answer lateAnswers holds back while it is cut.
+const maxAnswerBytes = 64
+
+// answerStarts are how the answers to the query begin.
+var answerStarts = [][]byte{[]byte("\x1b]11;"), []byte("\x1b[?")}
+
+// cutAnswer returns where an answer cut at the end of b begins (complete ones were taken out:
+// one that has begun is cut), at most maxAnswerBytes before the end; -1 for none. The start of
+// an answer's introducer at the very end (ESC, ESC ], ESC [ ...) counts too.
+func cutAnswer(b []byte) int {
+	cut := -1
+	for _, p := range answerStarts {
+		if i := bytes.LastIndex(b, p); i >= 0 && len(b)-i <= maxAnswerBytes && (cut < 0 || i < cut) {
+			cut = i
+		}
+	}
+	if cut >= 0 {
+		return cut
+	}
+	for _, p := range answerStarts {
+		for n := len(p) - 1; n >= 1; n-- {
+			if bytes.HasSuffix(b, p[:n]) {
+				return len(b) - n
+			}
+		}
+	}
+	return -1
 }
 
 // maxQueryBytes ends a query whose client sends this much without answering.
@@ -135,6 +200,10 @@ func (in *input) ask(out io.Writer, timeout time.Duration) (dark, known bool) {
 	got := q.buf
 	dark, known = background(got)
 	rest := da1Reply.ReplaceAll(bgReply.ReplaceAll(got, nil), nil)
+	if !da1Reply.Match(got) { // timed out: the answers may still come, or be coming
+		in.late = in.now().Add(lateFor)
+		rest = in.lateAnswers(rest)
+	}
 	in.wmu.Lock()
 	in.mu.Unlock()
 	if len(rest) > 0 {

@@ -13,14 +13,18 @@ import (
 
 // fakeTerminal is the client's side of an input: what it sends (src) and what it is sent.
 type fakeTerminal struct {
-	src *io.PipeWriter
-	mu  sync.Mutex
-	out bytes.Buffer
+	src     *io.PipeWriter
+	mu      sync.Mutex
+	out     bytes.Buffer
+	onQuery func() // the terminal answering, once asked (nil: silent)
 }
 
 func (f *fakeTerminal) Write(p []byte) (int, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.onQuery != nil {
+		go f.onQuery()
+	}
 	return f.out.Write(p)
 }
 
@@ -66,15 +70,19 @@ func TestInputAsk(t *testing.T) {
 			require.NoError(t, err)
 			defer in.Close()
 			term := &fakeTerminal{src: w}
-			go func() {
-				_, _ = w.Write([]byte("ab"))
-				if tc.reply != "" {
+			_, _ = w.Write([]byte("ab")) // typed before the query
+			if tc.reply != "" {
+				term.onQuery = func() {
 					half := len(tc.reply) / 2
 					_, _ = w.Write([]byte(tc.reply[:half]))
 					_, _ = w.Write([]byte(tc.reply[half:] + "c"))
 				}
-			}()
-			dark, known := in.ask(term, 300*time.Millisecond)
+			}
+			timeout := 10 * time.Second // the answer ends the wait
+			if tc.reply == "" {
+				timeout = 300 * time.Millisecond
+			}
+			dark, known := in.ask(term, timeout)
 			assert.Equal(t, tc.dark, dark)
 			assert.Equal(t, tc.known, known)
 			term.mu.Lock()
@@ -89,6 +97,31 @@ func TestInputAsk(t *testing.T) {
 			assert.Equal(t, typed+"d", got, "the keys typed, in order, without the answer")
 			assert.True(t, !in.Last().Before(start))
 		})
+	}
+}
+
+// Asserts that the answers of a terminal that answers after the query timed out (a slow link, a
+// loaded server) are never typed into the dashboard, whole or cut across reads anywhere, while
+// the keys around them go on in order; once the device attributes' answer has come, what the
+// client sends is its keys again, ESC included.
+func TestInputLateAnswer(t *testing.T) {
+	answer := "\x1b]11;rgb:0000/0000/0000\x1b\\\x1b[?62;22c"
+	for cut := range len(answer) + 1 {
+		r, w := io.Pipe()
+		in, err := newInput(r, time.Now)
+		require.NoError(t, err)
+		term := &fakeTerminal{src: w}
+		dark, known := in.ask(term, time.Millisecond)
+		require.False(t, known)
+		require.False(t, dark)
+		go func() {
+			_, _ = w.Write([]byte("a" + answer[:cut]))
+			_, _ = w.Write([]byte(answer[cut:] + "b"))
+			_, _ = w.Write([]byte("\x1b"))
+		}()
+		assert.Equal(t, "ab\x1b", readN(t, in, 3), "cut at %d", cut)
+		in.Close()
+		w.Close()
 	}
 }
 

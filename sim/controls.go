@@ -52,11 +52,7 @@ func (s *Sim) control(c source.ControlEvent) error {
 	case source.ControlRestart:
 		s.restart()
 	default:
-		ev, err := s.ctl.Apply(c, s.engines())
-		if err != nil {
-			return err
-		}
-		s.emit(s.now, ev)
+		return s.ctl.Do(c, s.engines(), func(ev source.Event) { s.emit(s.now, ev) })
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -28,6 +29,9 @@ func (p *captionPanel) Update(msg tea.Msg) (*captionPanel, tea.Cmd) {
 			note = r.hist.last.Note
 			if note == "" && !r.hist.seen {
 				note = r.meta.Summary
+			}
+			if r.hist.last.Service.Unmeasured {
+				note = targetCaption(r.hist) // the scenario's captions tell of its own service
 			}
 			if inj := injectedCaption(r, f.f.keyMap()); inj != "" {
 				note = inj // the scenario's captions do not know of a fault you injected
@@ -76,4 +80,29 @@ func injectedCaption(r *run, keys keymap.KeyMap) string {
 	}
 	slices.Sort(parts)
 	return strings.Join(parts, "; ") + ". The scenario's captions resume once it is cleared."
+}
+
+// targetCaption is the caption of a run against a service not the source's (live --target:
+// your own), in place of the scenario's notes, which tell the story of the scenario's service
+// ("Everything is green" while every attempt to yours failed): what the last whole second
+// shows of your service's answers, and why the scenario's notes are not shown.
+func targetCaption(h *history) string {
+	const tail = " The scenario's traffic and faults are played against it; its captions, written for its own service, are not shown."
+	if h.successes.Len() == 0 {
+		return "Your service (--target): no second has ended yet." + tail
+	}
+	ok := int(math.Round(h.successes.Last()))
+	all := int(math.Round(h.originals.Last() + h.retries.Last()))
+	var said string
+	switch {
+	case all == 0:
+		said = "no attempt was sent in the last second"
+	case ok <= 0:
+		said = fmt.Sprintf("none of the last second's %d attempts succeeded", all)
+	case ok >= all:
+		said = fmt.Sprintf("all %d of the last second's attempts succeeded", all)
+	default:
+		said = fmt.Sprintf("%d of the last second's %d attempts succeeded (%.0f%%)", ok, all, 100*float64(ok)/float64(all))
+	}
+	return "Your service (--target): " + said + "." + tail
 }

@@ -80,6 +80,9 @@ type Options struct {
 	// StartAt fast-forwards the runs by this much virtual time before the first frame
 	// (run --start-at); 0 starts at the beginning.
 	StartAt time.Duration
+	// Present opens the dashboard in presenter mode, the traffic chart large (run --present);
+	// the present key goes on from there. false: the dashboard.
+	Present bool
 	// Record is where the record key writes the run as played (replacing the file), and where
 	// it is written when the dashboard ends (run --record); "": the record key writes beside
 	// the exports under a new name, and nothing is written at the end.
@@ -205,6 +208,9 @@ func New(opts Options) *Model {
 	}
 	m.resize(80, 24)
 	m.startAt(opts.StartAt)
+	if opts.Present && len(m.fr.runs) > 0 && m.fr.present == presentOff {
+		m.togglePresent()
+	}
 	m.drive()
 	return m
 }

@@ -118,3 +118,18 @@ func TestStrategyMenu(t *testing.T) {
 	assert.NotContains(t, m.View(), "every client switches from now on")
 	assert.Contains(t, m.footer.status, "strategy "+want+" from now on")
 }
+
+// Asserts that Options.Present (run --present, live --present) opens the dashboard in
+// presenter mode on the traffic chart, and that the present key goes on from there.
+func TestOpenInPresenterMode(t *testing.T) {
+	ff := &fakeFactory{}
+	scn := fakeScenario()
+	m := New(Options{Keys: testKeys(), Factory: ff.build, Scenario: &scn, Present: true, ExportDir: t.TempDir()})
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	fastForward(m, 5)
+	v := m.View()
+	assert.Contains(t, v, "Traffic /s")
+	assert.NotContains(t, v, "Decisions")
+	m.Update(keyMsg("P"))
+	assert.Contains(t, m.View(), "CPS 0.", "the present key goes on to the CPS")
+}

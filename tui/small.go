@@ -57,7 +57,7 @@ func (p *smallPanel) render(f *frame) string {
 		}
 		svc := r.hist.last.Service
 		lines = append(lines, fmt.Sprintf("%s · service %s · success %.0f%% · amplification %s",
-			r.meta.StrategyLabel(), st.Service(svc.State), 100*r.hist.totals().SuccessRate(), common.FmtPeak(r.hist.totals().Amplification())))
+			r.meta.StrategyLabel(), st.ServiceOf(svc), 100*r.hist.totals().SuccessRate(), common.FmtPeak(r.hist.totals().Amplification())))
 	}
 	return strings.Join(lines, "\n")
 }

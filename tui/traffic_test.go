@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/stretchr/testify/assert"
 
 	"github.com/cortex-tui/cortex-tui/source"
@@ -75,7 +76,8 @@ func TestTrafficLegendFitsNarrow(t *testing.T) {
 
 // Asserts that a service not the source's to measure (live --target: your own service) shows
 // no capacity and no queue, neither in the title and legend nor as a line, rather than a
-// capacity of 0 and a queue of 0/0; its traffic lines stay.
+// capacity of 0 and a queue of 0/0, nor "service UP", which it said while every attempt was
+// answered 500; its traffic lines stay.
 func TestUnmeasuredServiceHidesCapacity(t *testing.T) {
 	tick := 100 * time.Millisecond
 	r := &run{meta: source.Meta{Tick: tick, Live: true}, hist: testHistory()}
@@ -92,9 +94,43 @@ func TestUnmeasuredServiceHidesCapacity(t *testing.T) {
 	assert.NotContains(t, v, "capacity")
 	assert.NotContains(t, v, "queue")
 	assert.NotContains(t, v, "··", "no dotted capacity line")
+	assert.NotContains(t, v, "UP", "no health the source never measured")
+	assert.Contains(t, v, "service not measured")
 	assert.Contains(t, v, "o originals")
 	q := newQueue(common.DefaultStyles(), 0)
 	q.SetSize(60, 8)
 	q, _ = q.Update(frameMsg{f: f})
 	assert.Contains(t, strings.Join(strings.Fields(q.View()), " "), "its queue is not known")
+}
+
+// Asserts that against a service not the source's (live --target: your own), the caption says
+// what the last second shows of its answers instead of the scenario's note, which tells of the
+// scenario's own service ("Everything is green" while every attempt to yours failed).
+func TestUnmeasuredServiceCaption(t *testing.T) {
+	tick := 100 * time.Millisecond
+	tests := []struct {
+		name      string
+		successes int
+		want      string
+	}{
+		{"every attempt fails", 0, "none of the last second's 600 attempts succeeded"},
+		{"some succeed", 30, "300 of the last second's 600 attempts succeeded (50%)"},
+		{"all succeed", 60, "all 600 of the last second's attempts succeeded"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &run{meta: source.Meta{Tick: tick, Live: true}, hist: testHistory()}
+			for n := 1; n <= 30; n++ {
+				r.hist.add(source.Snapshot{T: time.Duration(n) * tick, Dt: tick, Note: "Everything is green.",
+					Counts:  source.Counts{Originals: 50, Attempts: 60, Retries: 10, Successes: tc.successes, Failures: 60 - tc.successes},
+					Service: source.Service{State: source.ServiceUp, Unmeasured: true}})
+			}
+			c := newCaption(common.DefaultStyles())
+			c.SetSize(400, 2)
+			c, _ = c.Update(frameMsg{f: &frame{runs: []*run{r}}})
+			v := strings.Join(strings.Fields(ansi.Strip(c.View())), " ")
+			assert.Contains(t, v, "Your service (--target): "+tc.want)
+			assert.NotContains(t, v, "Everything is green")
+		})
+	}
 }

@@ -30,8 +30,9 @@ func (u *unreachable) Unwrap() error        { return u.err }
 func (u *unreachable) Is(target error) bool { return target == ErrUnreachable }
 
 // explain turns the error of a start-up check into one that names the mistake, or into an
-// unreachable error when nothing is wrong but the server's absence.
-func (c *Conn) explain(ctx context.Context, err error) error {
+// unreachable error when nothing is wrong but the server's absence. A probe of the other
+// protocol (TLS or plain) may take up to probe.
+func (c *Conn) explain(ctx context.Context, err error, probe time.Duration) error {
 	what := fmt.Sprintf("%s at %s", c.Kind(), c.String())
 	msg := err.Error()
 	has := func(s ...string) bool {
@@ -68,11 +69,11 @@ func (c *Conn) explain(ctx context.Context, err error) error {
 	case errors.As(err, &record), has("first record does not look like a TLS handshake"):
 		return fmt.Errorf("%s does not speak TLS (rediss:// to a plain port): use redis:// (%v)", what, err)
 	}
-	if c.TLS != nil && timedOut(err) && speaksPlain(ctx, c.Addrs[0]) {
+	if c.TLS != nil && timedOut(err) && speaksPlain(ctx, c.Addrs[0], probe) {
 		return fmt.Errorf("%s speaks plain Redis, not TLS (rediss:// to a plain port): use redis://", what)
 	}
 	if c.TLS == nil && (errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) || has("EOF", "connection reset")) {
-		if speaksTLS(ctx, c.Addrs[0]) {
+		if speaksTLS(ctx, c.Addrs[0], probe) {
 			return fmt.Errorf("%s expects TLS (redis:// to a TLS port): use rediss://", what)
 		}
 	}
@@ -85,12 +86,13 @@ func timedOut(err error) bool {
 	return errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) || strings.Contains(err.Error(), "timeout")
 }
 
-// probe is how long a probe of the other protocol may take.
-const probe = time.Second
+// minProbe is the least time a probe of the other protocol may take: the store's timeout when
+// it is longer.
+const minProbe = time.Second
 
 // speaksPlain reports whether addr answers a plain-text PING as Redis does (+PONG, or an error
-// such as -NOAUTH).
-func speaksPlain(ctx context.Context, addr string) bool {
+// such as -NOAUTH) within probe.
+func speaksPlain(ctx context.Context, addr string, probe time.Duration) bool {
 	d := net.Dialer{Timeout: probe}
 	conn, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
@@ -106,8 +108,8 @@ func speaksPlain(ctx context.Context, addr string) bool {
 }
 
 // speaksTLS reports whether addr completes a TLS handshake (its certificate unchecked: this
-// only tells the protocol, and nothing is sent after it).
-func speaksTLS(ctx context.Context, addr string) bool {
+// only tells the protocol, and nothing is sent after it) within probe.
+func speaksTLS(ctx context.Context, addr string, probe time.Duration) bool {
 	d := tls.Dialer{NetDialer: &net.Dialer{Timeout: probe}, Config: &tls.Config{InsecureSkipVerify: true, MinVersion: tls.VersionTLS12}} //nolint:gosec // a protocol probe, nothing is sent
 	c, cancel := context.WithTimeout(ctx, probe)
 	defer cancel()

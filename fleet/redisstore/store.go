@@ -48,6 +48,7 @@ type Store struct {
 	conn   *Conn // nil for a store from New
 	closer func() error
 	ping   func(ctx context.Context) error // nil for a store from New
+	probe  time.Duration                   // how long Check's probes of the other protocol may take
 	fps    fleet.Fingerprints
 }
 
@@ -82,7 +83,8 @@ func New(client redis.Scripter, name string, opts fleet.Options) (*Store, error)
 
 // Open returns the store of the fleet called name on the Redis c describes, with a client of
 // its own that Close closes. It does not contact Redis: Check and the first sync do. Each
-// dial, read and write is bounded by timeout (at least 10 ms).
+// dial, read and write is bounded by timeout (at least 10 ms), and so is each probe Check
+// makes to name a mistake (at least 1 s).
 func Open(c *Conn, name string, opts fleet.Options, timeout time.Duration) (*Store, error) {
 	if c == nil {
 		return nil, errors.New("redisstore: no Redis (nil Conn)")
@@ -94,6 +96,7 @@ func Open(c *Conn, name string, opts fleet.Options, timeout time.Duration) (*Sto
 		return nil, err
 	}
 	s.conn = c
+	s.probe = max(timeout, minProbe)
 	s.closer = client.Close
 	s.ping = func(ctx context.Context) error {
 		if err := client.Ping(ctx).Err(); err != nil {
@@ -120,7 +123,7 @@ func (s *Store) Check(ctx context.Context) error {
 	if err == nil {
 		return nil
 	}
-	return redactErr(s.conn.explain(ctx, err), s.conn.Password)
+	return redactErr(s.conn.explain(ctx, err, s.probe), s.conn.Password)
 }
 
 // Close closes the connection Open made (a no-op for a store from New).

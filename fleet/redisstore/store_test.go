@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -38,14 +37,14 @@ func (s redisServer) open(t testing.TB, name string, opts fleet.Options) *rediss
 	t.Helper()
 	c, err := redisstore.ParseURL(s.url(), nil)
 	require.NoError(t, err)
-	st, err := redisstore.Open(c, name, opts, time.Second)
+	st, err := redisstore.Open(c, name, opts, patience)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = st.Close() })
 	return st
 }
 
 // TestRedisSuite runs the store suite against a real redis-server: killed and restarted
-// empty for the outage case, put to sleep (DEBUG SLEEP) for the stall case.
+// empty for the outage case, paused (CLIENT PAUSE) for the stall case.
 func TestRedisSuite(t *testing.T) {
 	srv := startRedis(t)
 	storetest.Run(t, storetest.Harness{
@@ -56,24 +55,7 @@ func TestRedisSuite(t *testing.T) {
 		Wait:    time.Sleep,
 		Kill:    func(*testing.T) { srv.Stop() },
 		Restart: func(t *testing.T) { srv.Restart(t) },
-		Stall: func(t *testing.T) func() {
-			c := redis.NewClient(&redis.Options{Addr: srv.addr(), MaxRetries: -1, ReadTimeout: 5 * time.Second})
-			var wg sync.WaitGroup
-			wg.Go(func() {
-				defer c.Close()
-				assert.NoError(t, c.Do(context.Background(), "DEBUG", "SLEEP", "1.5").Err())
-			})
-			// DEBUG SLEEP blocks the whole server: the stall is on once a PING from another
-			// client gets no answer within 100 ms.
-			p := redis.NewClient(&redis.Options{Addr: srv.addr(), MaxRetries: -1, ReadTimeout: 100 * time.Millisecond})
-			defer p.Close()
-			for range 100 {
-				if p.Ping(context.Background()).Err() != nil {
-					break
-				}
-			}
-			return wg.Wait
-		},
+		Stall:   func(t *testing.T) func() { return srv.Stall(t, 1500*time.Millisecond) },
 	})
 }
 

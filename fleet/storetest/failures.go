@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -22,7 +23,7 @@ func outage(t *testing.T, h Harness) {
 		t.Skip("the harness cannot kill its store")
 	}
 	store := h.New(t, "outage", fleet.Options{Budget: fleet.Budget{Capacity: 100, RefillRate: 10}})
-	ms := members(t, store, 2, time.Second)
+	ms := members(t, store, 2, patience)
 	for _, m := range ms {
 		m.Engine().RecordFailure(20 * time.Millisecond)
 	}
@@ -53,17 +54,30 @@ func outage(t *testing.T, h Harness) {
 }
 
 // Asserts that a stalled store never holds a decision: while a sync waits on the store,
-// decisions go on; the sync then fails on its timeout, the engine falls back to its local
-// view, and rejoins at the next sync once the store answers again.
+// decisions go on; the sync then fails on its timeout (the store held it until its deadline),
+// the engine falls back to its local view, and rejoins at the next sync once the store answers
+// again. The stalled sync's answer is held back until the decisions are made, so that a slow
+// machine cannot end the sync first; decisions that wait on the sync fail the case.
 func stall(t *testing.T, h Harness) {
 	if h.Stall == nil {
 		t.Skip("the harness cannot stall its store")
 	}
 	inner := h.New(t, "stall", fleet.Options{Budget: fleet.Budget{Capacity: 100, RefillRate: 10}})
 	entered := make(chan struct{}, 4)
+	var mu sync.Mutex
+	gate := make(chan struct{}) // closed: syncs answer at once
+	close(gate)
+	deadlined := false // the last sync ran until its deadline
 	store := storeFunc(func(ctx context.Context, inst string, r *engine.FleetReport, v *engine.FleetView) error {
 		entered <- struct{}{}
-		return inner.Sync(ctx, inst, r, v)
+		err := inner.Sync(ctx, inst, r, v)
+		mu.Lock()
+		g := gate
+		dl, ok := ctx.Deadline()
+		deadlined = ok && !time.Now().Before(dl)
+		mu.Unlock()
+		<-g
+		return err
 	})
 	m := members(t, store, 1, 300*time.Millisecond)[0]
 	require.NoError(t, m.Sync(context.Background()))
@@ -71,20 +85,33 @@ func stall(t *testing.T, h Harness) {
 	e := m.Engine()
 
 	wait := h.Stall(t)
+	mu.Lock()
+	gate = make(chan struct{})
+	release := gate
+	mu.Unlock()
 	done := make(chan error, 1)
 	go func() { done <- m.Sync(context.Background()) }()
 	<-entered
-	for i := range 1000 {
-		e.RecordSuccess(20 * time.Millisecond)
-		_ = e.ShouldRetry(i%11, 0, true)
-	}
+	decided := make(chan struct{})
+	go func() {
+		defer close(decided)
+		for i := range 1000 {
+			e.RecordSuccess(20 * time.Millisecond)
+			_ = e.ShouldRetry(i%11, 0, true)
+		}
+	}()
 	select {
-	case err := <-done:
-		t.Fatalf("the sync returned (%v) before 1000 decisions were made: it did not stall", err)
-	default:
+	case <-decided:
+	case <-time.After(patience):
+		close(release)
+		t.Fatalf("1000 decisions took over %s while a sync waited on the store: they wait for it", patience)
 	}
+	close(release)
 	err := <-done
 	require.Error(t, err, "the sync gives up on its timeout")
+	mu.Lock()
+	assert.True(t, deadlined, "the store held the sync until its deadline: %v", err)
+	mu.Unlock()
 	assert.Equal(t, engine.FleetLocal, e.Snapshot().Fleet)
 	wait()
 	require.NoError(t, m.Sync(context.Background()))
@@ -100,7 +127,7 @@ func restartForfeitsLeases(t *testing.T, h Harness) {
 		t.Skip("the harness cannot restart its store")
 	}
 	store := h.New(t, "restart", fleet.Options{Budget: fleet.Budget{Capacity: 30}})
-	ms := members(t, store, 3, time.Second)
+	ms := members(t, store, 3, patience)
 	for _, m := range ms {
 		m.Engine().ShouldRetry(10, 0, true)
 	}

@@ -35,6 +35,10 @@ type Harness struct {
 	Stall func(t *testing.T) (wait func())
 }
 
+// patience bounds the syncs of the cases that do not make the store fail: far more than a
+// loaded machine takes, so that only a store that hangs misses it.
+const patience = 20 * time.Second
+
 // Run runs every case of the suite against h's stores.
 func Run(t *testing.T, h Harness) {
 	t.Run("SameFailureRate", func(t *testing.T) { sameFailureRate(t, h) })
@@ -98,7 +102,7 @@ func sameFailureRate(t *testing.T, h Harness) {
 	for _, n := range []int{2, 5} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			store := h.New(t, fmt.Sprintf("same-f-%d", n), fleet.Options{Budget: fleet.Budget{Capacity: 100, RefillRate: 10}})
-			ms := members(t, store, n, time.Second)
+			ms := members(t, store, n, patience)
 			var ok, failed uint64
 			for i, m := range ms {
 				for range 10 {
@@ -338,7 +342,7 @@ func duplicateRefused(t *testing.T, h Harness) {
 // the bucket again, nothing stays leased, and the instance is no longer counted.
 func leaveReturnsLease(t *testing.T, h Harness) {
 	store := h.New(t, "leave", fleet.Options{Budget: fleet.Budget{Capacity: 20}})
-	ms := members(t, store, 2, time.Second)
+	ms := members(t, store, 2, patience)
 	for _, m := range ms {
 		m.Engine().ShouldRetry(10, 0, true) // refused for want of a lease: the next sync asks
 	}
@@ -378,7 +382,7 @@ func oneMemberManyEngines(t *testing.T, h Harness) {
 		require.NoError(t, err)
 		es = append(es, e)
 	}
-	m, err := fleet.NewMember(es, store, fleet.MemberConfig{Instance: "proc", Timeout: time.Second})
+	m, err := fleet.NewMember(es, store, fleet.MemberConfig{Instance: "proc", Timeout: patience})
 	require.NoError(t, err)
 	for i, e := range es {
 		e.RecordSuccess(20 * time.Millisecond)

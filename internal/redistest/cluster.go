@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -113,44 +112,35 @@ func (c *Cluster) Restart(t testing.TB) {
 	c.waitOK(t)
 }
 
-// Sleep puts every node to sleep for d at once (DEBUG SLEEP) and returns a function that
-// waits until they wake.
-func (c *Cluster) Sleep(t testing.TB, d time.Duration) (wait func()) {
-	var wg sync.WaitGroup
+// Stall makes every node hang for d at once (Server.Stall) and returns a function that waits
+// until they all answer again.
+func (c *Cluster) Stall(t testing.TB, d time.Duration) (wait func()) {
+	t.Helper()
+	var waits []func()
 	for _, n := range c.Nodes {
-		wg.Go(func() { n.Sleep(d) })
+		waits = append(waits, n.Stall(t, d))
 	}
-	for _, n := range c.Nodes {
-		n.waitAsleep()
-	}
-	return wg.Wait
-}
-
-// Sleep puts the server to sleep for d (DEBUG SLEEP) and returns when it wakes.
-func (s *Server) Sleep(d time.Duration) {
-	c := redis.NewClient(&redis.Options{Addr: s.Addr(), MaxRetries: -1, ReadTimeout: d + 5*time.Second,
-		Password: s.opts.Password, TLSConfig: s.opts.TLS, Username: s.opts.Username})
-	defer c.Close()
-	_ = c.Do(context.Background(), "DEBUG", "SLEEP", strconv.FormatFloat(d.Seconds(), 'f', 3, 64)).Err()
-}
-
-// waitAsleep returns once a PING gets no answer within 100 ms (at most 100 tries).
-func (s *Server) waitAsleep() {
-	p := redis.NewClient(&redis.Options{Addr: s.Addr(), MaxRetries: -1, ReadTimeout: 100 * time.Millisecond,
-		Password: s.opts.Password, TLSConfig: s.opts.TLS, Username: s.opts.Username})
-	defer p.Close()
-	for range 100 {
-		if p.Ping(context.Background()).Err() != nil {
-			return
+	return func() {
+		for _, w := range waits {
+			w()
 		}
 	}
 }
 
-// Stall puts the server to sleep for d in the background and returns once it sleeps, with a
-// function that waits until it wakes.
-func (s *Server) Stall(d time.Duration) (wait func()) {
-	var wg sync.WaitGroup
-	wg.Go(func() { s.Sleep(d) })
-	s.waitAsleep()
-	return wg.Wait
+// Stall makes the server hang for d, and returns once it hangs, with a function that waits
+// until it answers again. It sends CLIENT PAUSE d ALL, whose answer says that the pause has
+// begun: from then on the server runs no client's command until d has passed (a new connection
+// is still accepted, as a hung server's kernel accepts it), whatever the machine's load, where
+// a sleep (DEBUG SLEEP) is only seen to have begun when a PING times out, which a slow machine
+// also does.
+func (s *Server) Stall(t testing.TB, d time.Duration) (wait func()) {
+	t.Helper()
+	c := s.client(patience)
+	defer c.Close()
+	require.NoError(t, c.Do(context.Background(), "CLIENT", "PAUSE", d.Milliseconds(), "ALL").Err(), "CLIENT PAUSE on port %d", s.port)
+	return func() {
+		w := s.client(d + patience)
+		defer w.Close()
+		require.NoError(t, w.Ping(context.Background()).Err(), "redis-server on port %d after its pause", s.port)
+	}
 }

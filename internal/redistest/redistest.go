@@ -11,10 +11,13 @@ package redistest
 import (
 	"context"
 	"crypto/tls"
+	"errors"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -72,22 +75,46 @@ func freePort(t testing.TB) int {
 // Start starts a redis-server on a free loopback port and stops it when the test ends.
 func Start(t testing.TB) *Server { return StartWith(t, Options{}) }
 
-// StartWith is Start with options.
+// patience is how long a test waits for a server to start, or for one command of its own
+// (a PING, a pause) to be answered: far more than a loaded machine takes, so that only a
+// server that hangs or never starts misses it.
+const patience = 30 * time.Second
+
+// errPortTaken is start's error when the server exited at once (its port taken since
+// freePort, by another test's server).
+var errPortTaken = errors.New("redis-server exited at start")
+
+// StartWith is Start with options. A server that exits at once because another process took
+// its free port in the meantime is started again on another (at most 5 tries).
 func StartWith(t testing.TB, o Options) *Server {
 	t.Helper()
 	if o.PortArg == "" {
 		o.PortArg = "--port"
 	}
-	s := &Server{bin: Need(t), port: freePort(t), dir: t.TempDir(), opts: o}
-	s.Restart(t)
+	s := &Server{bin: Need(t), dir: t.TempDir(), opts: o}
 	t.Cleanup(s.Stop)
-	return s
+	for try := 1; ; try++ {
+		s.port = freePort(t)
+		err := s.start()
+		if err == nil {
+			return s
+		}
+		if !errors.Is(err, errPortTaken) || try == 5 {
+			t.Fatal(err)
+		}
+	}
 }
 
 // Restart runs the server again on its port (after Stop: empty) and waits until it answers
 // PING.
 func (s *Server) Restart(t testing.TB) {
 	t.Helper()
+	require.NoError(t, s.start())
+}
+
+// start runs the server on its port and waits (at most patience) until it answers PING itself
+// (INFO's process_id is its pid: not another test's server that took the port).
+func (s *Server) start() error {
 	args := []string{"--bind", "127.0.0.1", s.opts.PortArg, strconv.Itoa(s.port), "--dir", s.dir,
 		"--save", "", "--appendonly", "no", "--daemonize", "no", "--logfile", "",
 		"--enable-debug-command", "yes", "--loglevel", "warning"}
@@ -96,25 +123,35 @@ func (s *Server) Restart(t testing.TB) {
 	}
 	s.cmd = exec.Command(s.bin, append(args, s.opts.Args...)...)
 	s.cmd.Dir = s.dir
-	require.NoError(t, s.cmd.Start())
+	if err := s.cmd.Start(); err != nil {
+		return err
+	}
 	s.done = make(chan struct{})
 	go func(cmd *exec.Cmd, done chan struct{}) {
 		_ = cmd.Wait()
 		close(done)
 	}(s.cmd, s.done)
-	c := redis.NewClient(&redis.Options{Addr: s.Addr(), MaxRetries: -1, Password: s.opts.Password, Username: s.opts.Username, TLSConfig: s.opts.TLS})
+	c := s.client(patience)
 	defer c.Close()
-	for range 500 {
-		if c.Ping(context.Background()).Err() == nil {
-			return
+	pid := "process_id:" + strconv.Itoa(s.cmd.Process.Pid) + "\r\n"
+	for deadline := time.Now().Add(patience); time.Now().Before(deadline); {
+		if info, err := c.Info(context.Background(), "server").Result(); err == nil && strings.Contains(info, pid) {
+			return nil
 		}
 		select {
 		case <-s.done:
-			t.Fatalf("redis-server exited at start (port %d)", s.port)
+			s.cmd = nil
+			return fmt.Errorf("%w (port %d)", errPortTaken, s.port)
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
-	t.Fatalf("redis-server on port %d did not answer PING within 5s", s.port)
+	return fmt.Errorf("redis-server on port %d did not answer within %s", s.port, patience)
+}
+
+// client returns a client of the server that waits up to timeout for a dial or an answer.
+func (s *Server) client(timeout time.Duration) *redis.Client {
+	return redis.NewClient(&redis.Options{Addr: s.Addr(), MaxRetries: -1, DialTimeout: timeout, ReadTimeout: timeout, WriteTimeout: timeout,
+		Password: s.opts.Password, Username: s.opts.Username, TLSConfig: s.opts.TLS})
 }
 
 // Stop kills the server and waits for it to exit; a no-op when it is not running.

@@ -1,8 +1,11 @@
 package common
 
 import (
+	"strconv"
+
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
 
 	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/source"
@@ -67,9 +70,10 @@ func DefaultStyles() Styles { return NewStyles(lipgloss.DefaultRenderer()) }
 // colour profile (none under NO_COLOR) and background decide what the colours become.
 func NewStyles(r *lipgloss.Renderer) Styles {
 	s := r.NewStyle()
-	fg := func(c lipgloss.TerminalColor) lipgloss.Style { return s.Foreground(c) }
-	badge := func(c lipgloss.TerminalColor) lipgloss.Style {
-		return s.Bold(true).Foreground(colInk).Background(c).Padding(0, 1)
+	in := func(c lipgloss.AdaptiveColor) lipgloss.AdaptiveColor { return inProfile(r.ColorProfile(), c) }
+	fg := func(c lipgloss.AdaptiveColor) lipgloss.Style { return s.Foreground(in(c)) }
+	badge := func(c lipgloss.AdaptiveColor) lipgloss.Style {
+		return s.Bold(true).Foreground(in(colInk)).Background(in(c)).Padding(0, 1)
 	}
 	st := Styles{
 		Text:       fg(colText),
@@ -78,7 +82,7 @@ func NewStyles(r *lipgloss.Renderer) Styles {
 		Accent:     fg(colAccent),
 		Selected:   fg(colAccent).Bold(true).Reverse(true),
 		Title:      fg(colAccent).Bold(true),
-		Panel:      s.Border(lipgloss.RoundedBorder()).BorderTop(false).BorderForeground(colBorder),
+		Panel:      s.Border(lipgloss.RoundedBorder()).BorderTop(false).BorderForeground(in(colBorder)),
 		BorderLine: fg(colBorder),
 		Header:     fg(colText),
 		Caption:    fg(colText).Italic(true),
@@ -105,21 +109,42 @@ func NewStyles(r *lipgloss.Renderer) Styles {
 		GaugeEmpty: fg(colBorder),
 		Events:     [6]lipgloss.Style{fg(colText).Italic(true), fg(colCritical), fg(colEmergency), fg(colDegraded), fg(colAccent), fg(colCritical)},
 
-		Help: helpStyles(s),
+		Help: helpStyles(fg),
 	}
 	return st
 }
 
-// helpStyles are bubbles' help styles (the colours of help.New) built on s, so that the help
-// too renders with s's renderer rather than lipgloss's default one.
-func helpStyles(s lipgloss.Style) help.Styles {
-	key := s.Foreground(lipgloss.AdaptiveColor{Light: "#909090", Dark: "#626262"})
-	desc := s.Foreground(lipgloss.AdaptiveColor{Light: "#B2B2B2", Dark: "#4A4A4A"})
-	sep := s.Foreground(lipgloss.AdaptiveColor{Light: "#DDDADA", Dark: "#3C3C3C"})
+// helpStyles are bubbles' help styles (the colours of help.New) built by fg, so that the help
+// too renders with the styles' renderer rather than lipgloss's default one.
+func helpStyles(fg func(lipgloss.AdaptiveColor) lipgloss.Style) help.Styles {
+	key := fg(lipgloss.AdaptiveColor{Light: "#909090", Dark: "#626262"})
+	desc := fg(lipgloss.AdaptiveColor{Light: "#B2B2B2", Dark: "#4A4A4A"})
+	sep := fg(lipgloss.AdaptiveColor{Light: "#DDDADA", Dark: "#3C3C3C"})
 	return help.Styles{
 		ShortKey: key, ShortDesc: desc, ShortSeparator: sep, Ellipsis: sep,
 		FullKey: key, FullDesc: desc, FullSeparator: sep,
 	}
+}
+
+// inProfile returns c with each of its hex colours converted once, here, to the colour profile
+// p shows it in: on a 256- or 16-colour terminal lipgloss converts a hex colour at every
+// Render (the nearest of the 256 by HSLuv distance), which was a fifth of a served dashboard's
+// CPU; the index it finds is the same, so the screen is too. A true-colour or colourless
+// profile keeps c as it is.
+func inProfile(p termenv.Profile, c lipgloss.AdaptiveColor) lipgloss.AdaptiveColor {
+	if p != termenv.ANSI256 && p != termenv.ANSI {
+		return c
+	}
+	conv := func(hex string) string {
+		switch tc := p.Color(hex).(type) {
+		case termenv.ANSI256Color:
+			return strconv.Itoa(int(tc))
+		case termenv.ANSIColor:
+			return strconv.Itoa(int(tc))
+		}
+		return hex
+	}
+	return lipgloss.AdaptiveColor{Light: conv(c.Light), Dark: conv(c.Dark)}
 }
 
 // StateBadge renders the state band as a coloured badge, e.g. " HEALTHY " on green.
@@ -141,6 +166,17 @@ func (st Styles) BandOf(s engine.State) lipgloss.Style {
 // Service renders a service state (UP, DOWN, CRASHED, WARMING) in its colour, "-" before
 // the first tick.
 func (st Styles) Service(state source.ServiceState) string {
+	return st.ServiceOf(source.Service{State: state})
+}
+
+// ServiceOf is Service for a service's whole state: "not measured" for a service not the
+// source's to measure (live --target: your own) while nothing says it is down, where UP would
+// claim a health the source never saw (it said UP while every attempt was answered 500).
+func (st Styles) ServiceOf(svc source.Service) string {
+	state := svc.State
+	if svc.Unmeasured && state == source.ServiceUp {
+		return st.Muted.Render("not measured")
+	}
 	switch state {
 	case source.ServiceUp:
 		return st.ServiceUp.Render(state.String())

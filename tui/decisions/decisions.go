@@ -80,7 +80,9 @@ func (p *Model) body(last source.Snapshot, t report.Totals) string {
 
 // decisionsShown is the actions the panel lists in h rows, in decisionOrder: all of them when
 // they fit, otherwise those with a decision in total first (an action nobody took says
-// nothing), the totals before any of their detail (decisionParts, on the rows left).
+// nothing), the largest totals when even those do not fit (at 80x24 during an outage
+// CIRCUIT_OPEN holds most of the decisions and must not give way to a rarer action listed
+// before it), the totals before any of their detail (decisionParts, on the rows left).
 func decisionsShown(t report.Totals, h int) []engine.Action {
 	if len(decisionOrder) <= h || h <= 0 {
 		return decisionOrder
@@ -91,6 +93,10 @@ func decisionsShown(t report.Totals, h int) []engine.Action {
 			out = append(out, a)
 		}
 	}
+	if len(out) > h {
+		slices.SortStableFunc(out, func(a, b engine.Action) int { return t.Decisions[b] - t.Decisions[a] })
+		out = out[:h]
+	}
 	for _, a := range decisionOrder { // room left: the others, in order
 		if len(out) >= h {
 			break
@@ -98,9 +104,6 @@ func decisionsShown(t report.Totals, h int) []engine.Action {
 		if t.Decisions[a] == 0 {
 			out = append(out, a)
 		}
-	}
-	if len(out) > h {
-		out = out[:h]
 	}
 	slices.SortStableFunc(out, func(a, b engine.Action) int {
 		return slices.Index(decisionOrder, a) - slices.Index(decisionOrder, b)

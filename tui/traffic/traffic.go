@@ -75,7 +75,7 @@ func (p *Model) Show(v View) { p.Draw(p.render(v)) }
 func (p *Model) render(v View) (string, string) {
 	st := p.St
 	svc := v.Service
-	service, ampNow, ampRun := st.Service(svc.State), amplificationNow(v.Originals.Last(), v.Retries.Last()), v.Totals.Amplification()
+	service, ampNow, ampRun := st.ServiceOf(svc), amplificationNow(v.Originals.Last(), v.Retries.Last()), v.Totals.Amplification()
 	now, all := common.FmtAmp(ampNow), common.FmtAmp(ampRun)
 	queue := fmt.Sprintf(" · queue %d/%d", svc.Queue, svc.QueueLimit)
 	if svc.Unmeasured { // your own service: its capacity and queue are not ours to know
