@@ -23,6 +23,9 @@ import (
 // keysFlag is the name of the flag that chooses another key file.
 const keysFlag = "keys"
 
+// presentHeadless refuses --present without the dashboard (a usage error, exit 2).
+var presentHeadless = &exitError{code: 2, err: fmt.Errorf("--present opens the dashboard in presenter mode: headless, --plot draws the run's charts")}
+
 // addPresentFlag adds --present to cmd (run and live), into p.
 func addPresentFlag(cmd *cobra.Command, p *bool) {
 	cmd.Flags().BoolVar(p, "present", false, "open the dashboard in presenter mode: one chart large (the traffic; the present key P goes on to the CPS, then the dashboard) with the caption in full, for a projector")

@@ -233,6 +233,9 @@ func (s *liveSources) closeAll() {
 
 // runLive runs the live command.
 func runLive(cmd *cobra.Command, io streams, o liveOptions) error {
+	if o.present && (o.headless || o.compareSim) {
+		return presentHeadless
+	}
 	var format report.Format[report.Result]
 	if o.headless || o.compareSim {
 		var err error

@@ -93,9 +93,20 @@ func TestStartAtFlag(t *testing.T) {
 		{[]string{"--start-at", "soon"}, `--start-at: "soon" is not a duration (e.g. 55s, 1m30s)`},
 		{[]string{"--start-at", "55s", "--headless"}, "--start-at opens the dashboard part way through"},
 		{[]string{"--start-at", "55s"}, "the dashboard needs a terminal"},
+		{[]string{"--present", "--headless"}, "--present opens the dashboard in presenter mode: headless, --plot draws"},
 	} {
 		code, _, errOut := execute(append([]string{"run", "--scenario", "black-friday"}, c.args...)...)
 		assert.Equal(t, 2, code, "%v", c.args)
 		assert.Contains(t, errOut, c.err, "%v", c.args)
+	}
+}
+
+// Asserts that --present without the dashboard (live --headless, live --compare-sim) is a
+// usage error that names what draws a headless run's charts, before any traffic is sent.
+func TestPresentHeadless(t *testing.T) {
+	for _, args := range [][]string{{"--headless"}, {"--compare-sim"}} {
+		code, _, errOut := execute(append([]string{"live", "--scenario", "black-friday", "--present"}, args...)...)
+		assert.Equal(t, 2, code, "%v", args)
+		assert.Contains(t, errOut, "--present opens the dashboard in presenter mode", "%v", args)
 	}
 }

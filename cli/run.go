@@ -87,6 +87,9 @@ func newRunCmd(io streams) *cobra.Command {
 			if !cmd.Flags().Changed("strategy") && scn.Strategy != "" {
 				o.strategy = scn.Strategy // a recorded demo starts as it began
 			}
+			if o.present && o.headless {
+				return presentHeadless
+			}
 			if o.startAt != "" && o.headless {
 				return &exitError{code: 2, err: fmt.Errorf("--start-at opens the dashboard part way through: headless, the whole run is printed")}
 			}
