@@ -30,7 +30,7 @@ type Harness struct {
 	// Kill makes every store of the harness fail (Redis: the server is killed); Restart brings
 	// the backend back empty (Redis: a new server on the same port, no persistence).
 	Kill, Restart func(t *testing.T)
-	// Stall makes the backend hang for a while (Redis: DEBUG SLEEP); the function it returns
+	// Stall makes the backend hang for a while (Redis: CLIENT PAUSE); the function it returns
 	// waits for the stall to end.
 	Stall func(t *testing.T) (wait func())
 }
