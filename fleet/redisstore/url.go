@@ -187,10 +187,15 @@ func (c *Conn) Kind() string {
 // client returns go-redis's universal client for c: every dial, read and write bounded by
 // timeout, and at most one retry inside a call, at once, within the caller's deadline (a
 // pooled connection to a server that restarted fails once, and the retry takes another); a
-// Redis that does not answer fails the sync, which the next tick tries again.
+// Redis that does not answer fails the sync, which the next tick tries again. It speaks RESP2:
+// with RESP3, go-redis's pool reads any bytes waiting on an idle connection (a late reply after a
+// stall, a TLS 1.3 session ticket) as a possible push notification, through the TLS connection
+// and with no deadline, so a sync could wait for ever; with RESP2 such a connection is closed
+// and another taken. The fleet's script answers the same in both.
 func (c *Conn) client(timeout time.Duration) redis.UniversalClient {
 	return redis.NewUniversalClient(&redis.UniversalOptions{
-		Addrs: c.Addrs, Username: c.Username, Password: c.Password, DB: c.DB,
+		Protocol: 2,
+		Addrs:    c.Addrs, Username: c.Username, Password: c.Password, DB: c.DB,
 		MasterName: c.Master, IsClusterMode: c.Cluster, Dialer: c.dialer(timeout),
 		DialTimeout: timeout, ReadTimeout: timeout, WriteTimeout: timeout,
 		ContextTimeoutEnabled: true, MaxRetries: 1, MinRetryBackoff: -1, MaxRetryBackoff: -1, MaxRedirects: 3,
