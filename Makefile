@@ -48,12 +48,13 @@ check-imports:
 # Tests that step whole runs of every built-in scenario on one goroutine skip themselves under
 # the race detector, which has no concurrency to check there and makes them about twenty times
 # slower: the oracle's bound over every scenario x strategy x seeds 1-10 (cli) and the
-# simulator's whole-run invariants (sim's wholeRuns); the second pass runs them without it. A
+# simulator's and the strategies' whole-run invariants (internal/racedetect.SkipWholeRuns); the
+# second pass runs them without it. A
 # package's tests may take 30 minutes under the race detector: sim's and tui's took more than go
 # test's default 10 on the 2-core machine at a load average of 20.
 unit:
 	$(GO) test -race -count=1 -timeout 30m ./...
-	$(GO) test -count=1 ./sim/
+	$(GO) test -count=1 ./sim/ ./strategy/
 	$(GO) test -count=1 -run '^TestOracleIsABound$$' ./cli/
 
 bench:

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cortex-tui/cortex-tui/internal/racedetect"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/sim"
 	"github.com/cortex-tui/cortex-tui/strategy"
@@ -25,7 +26,7 @@ func TestOracleIsABound(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every built-in scenario with every strategy over ten seeds")
 	}
-	if raceDetector {
+	if racedetect.Enabled {
 		// Ten times slower under the race detector (55 s of CPU for one seed), which would find
 		// nothing here that the other bench tests do not exercise (the parallel runs and their
 		// shared oracles): make test runs this test without it.

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cortex-tui/cortex-tui/internal/racedetect"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/strategy"
 )
@@ -194,7 +195,7 @@ func TestFormatCost(t *testing.T) {
 // included, read after every tick) never grows by more than the model's memory minus the
 // process's base.
 func TestEstimateBoundsMemory(t *testing.T) {
-	wholeRuns(t)
+	racedetect.SkipWholeRuns(t)
 	tests := []struct {
 		name     string
 		strategy string

@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cortex-tui/cortex-tui/internal/racedetect"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
 )
@@ -14,7 +15,7 @@ import (
 // fleet, and are emitted only when those counts change: never twice the same counts in a row,
 // never at the start.
 func TestCircuitEventsOnlyOnChange(t *testing.T) {
-	wholeRuns(t)
+	racedetect.SkipWholeRuns(t)
 	for _, strat := range []string{"cortex", "breaker"} {
 		scn, err := scenarios.Lookup("black-friday")
 		require.NoError(t, err)

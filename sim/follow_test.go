@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cortex-tui/cortex-tui/engine"
+	"github.com/cortex-tui/cortex-tui/internal/racedetect"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
 )
@@ -35,7 +36,7 @@ func outageScenario() scenarios.Scenario {
 // circuits are OPEN; within 15 s of the service coming back the CPS is HEALTHY again and the
 // circuits are CLOSED. Before the outage it is HEALTHY too.
 func TestStateFollowsTheService(t *testing.T) {
-	wholeRuns(t)
+	racedetect.SkipWholeRuns(t)
 	const start, end = 40 * time.Second, 70 * time.Second
 	for seed := int64(1); seed <= 5; seed++ {
 		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {

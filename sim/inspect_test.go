@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cortex-tui/cortex-tui/engine"
+	"github.com/cortex-tui/cortex-tui/internal/racedetect"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
 )
@@ -16,7 +17,7 @@ import (
 // explain; and that the ring holds the latest decisions, oldest first, each as counted, with the
 // engine's checks for cortex only.
 func TestKeepDecisionsChangesNothing(t *testing.T) {
-	wholeRuns(t)
+	racedetect.SkipWholeRuns(t)
 	scn, err := scenarios.Lookup("black-friday")
 	require.NoError(t, err)
 	for _, strat := range []string{"cortex", "breaker"} {

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cortex-tui/cortex-tui/internal/racedetect"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 )
 
@@ -40,7 +41,7 @@ func longestOverload(t *testing.T, scn scenarios.Scenario, strategy string, seed
 // crash or a near miss there would be the physics' noise, not the lesson. The margin of each
 // scenario is logged (go test -run TestNoneMargin -v).
 func TestNoneMargin(t *testing.T) {
-	wholeRuns(t)
+	racedetect.SkipWholeRuns(t)
 	if testing.Short() {
 		t.Skip("runs every built-in scenario over ten seeds")
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cortex-tui/cortex-tui/engine"
+	"github.com/cortex-tui/cortex-tui/internal/racedetect"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
 )
@@ -51,7 +52,7 @@ func runCounts(t *testing.T, scn scenarios.Scenario, strat string) (source.Count
 // reasons add up to their actions: REJECT is shed + recovery ramp + budget + throttled + no
 // retries + other, CIRCUIT_OPEN is emergency + circuit open + probes busy.
 func TestDecisionsReconcile(t *testing.T) {
-	wholeRuns(t)
+	racedetect.SkipWholeRuns(t)
 	for _, scn := range scenarios.Catalog() {
 		for _, strat := range []string{"cortex", "naive", "breaker", "grpc", "aws-adaptive", "failsafe"} {
 			t.Run(scn.Name+"/"+strat, func(t *testing.T) {

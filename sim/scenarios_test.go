@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cortex-tui/cortex-tui/internal/racedetect"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/strategy"
 )
@@ -19,7 +20,7 @@ func collapsed(rec *float64, crashes int) bool { return rec == nil || crashes >=
 // naive and backoff retries collapse the service, while `none`, which adds no retries, does
 // not crash: the physics the seeds teach.
 func TestSeedScenariosCollapse(t *testing.T) {
-	wholeRuns(t)
+	racedetect.SkipWholeRuns(t)
 	for _, name := range []string{"black-friday", "dns-crash", "food-delivery", "upi-salary-day", "article-benchmark"} {
 		t.Run(name, func(t *testing.T) {
 			scn, err := scenarios.Lookup(name)

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cortex-tui/cortex-tui/engine"
+	"github.com/cortex-tui/cortex-tui/internal/racedetect"
 )
 
 // retryEvent is a retry scheduled by a verdict.
@@ -97,6 +98,7 @@ func outage(s Strategy, clk *engine.ManualClock) (originals, sent, retries int) 
 //     CircuitCooldown: at most 6 s x 100/s + 5 x 12 retries with the defaults; the article's
 //     parameters trip after 10 s and spend their 500 tokens first, refilled at 100/s.
 func TestOutageAmplification(t *testing.T) {
+	racedetect.SkipWholeRuns(t)
 	const originals = 6000
 	tests := []struct {
 		name             string

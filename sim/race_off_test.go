@@ -1,6 +1,0 @@
-//go:build !race
-
-package sim
-
-// raceDetector reports whether the tests run under the race detector (see wholeRuns).
-const raceDetector = false
