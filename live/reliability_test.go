@@ -151,14 +151,7 @@ func TestRealTimeRunEnds(t *testing.T) {
 		Stack: EmbeddedStack(ScaledTarget(scn.Service, 1, 1))})
 	require.NoError(t, err)
 	r.Start(context.Background())
-	var snaps []source.Snapshot
-	deadline := time.Now().Add(wait)
-	for !r.Done() {
-		require.True(t, time.Now().Before(deadline))
-		snaps = append(snaps, r.Advance(0)...)
-		time.Sleep(10 * time.Millisecond)
-	}
-	snaps = append(snaps, r.Advance(0)...)
+	snaps := advanceToEnd(t, r)
 	require.NoError(t, r.Close())
 	require.NotEmpty(t, snaps)
 	assert.True(t, snaps[len(snaps)-1].Done)
@@ -275,14 +268,7 @@ func TestRunWaitsForRequestsAlive(t *testing.T) {
 	r, err := New(Config{Scenario: scn, Strategy: "none", Duration: 500 * time.Millisecond, Stack: handlerStack(t, slow, newFakeFaults())})
 	require.NoError(t, err)
 	r.Start(context.Background())
-	var snaps []source.Snapshot
-	deadline := time.Now().Add(wait)
-	for !r.Done() {
-		require.True(t, time.Now().Before(deadline))
-		snaps = append(snaps, r.Advance(0)...)
-		time.Sleep(10 * time.Millisecond)
-	}
-	snaps = append(snaps, r.Advance(0)...)
+	snaps := advanceToEnd(t, r)
 	require.NoError(t, r.Close())
 	c := sum(snaps)
 	require.Positive(t, c.Originals)
@@ -290,4 +276,18 @@ func TestRunWaitsForRequestsAlive(t *testing.T) {
 	last := snaps[len(snaps)-1]
 	assert.Greater(t, last.T, 500*time.Millisecond, "the run waited past its duration")
 	assert.Less(t, last.T, 500*time.Millisecond+EndGrace, "and ended once none was alive")
+}
+
+// advanceToEnd advances a started run until it is done, within wait, and returns every snapshot
+// it gave, the last one included.
+func advanceToEnd(t *testing.T, r *Run) []source.Snapshot {
+	t.Helper()
+	var snaps []source.Snapshot
+	deadline := time.Now().Add(wait)
+	for !r.Done() {
+		require.True(t, time.Now().Before(deadline))
+		snaps = append(snaps, r.Advance(0)...)
+		time.Sleep(10 * time.Millisecond)
+	}
+	return append(snaps, r.Advance(0)...)
 }
