@@ -116,7 +116,7 @@ func (m *Model) toggleFault(kind scenarios.FaultKind) func() tea.Cmd {
 
 // faultActive reports whether the latest snapshot shows a fault of kind in effect.
 func (m *Model) faultActive(kind scenarios.FaultKind) bool {
-	for _, f := range m.fr.runs[0].hist.last.Faults {
+	for _, f := range m.fr.runs[0].hist.Last.Faults {
 		if f.Kind == kind {
 			return true
 		}
@@ -130,7 +130,7 @@ func (m *Model) capacity() float64 {
 	if m.scn != nil {
 		return m.scn.Service.Capacity()
 	}
-	return m.fr.runs[0].hist.last.Service.Capacity
+	return m.fr.runs[0].hist.Last.Service.Capacity
 }
 
 // clearFaults ends every active fault.

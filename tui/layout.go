@@ -222,8 +222,8 @@ func (f *frame) cortex() bool {
 		return true
 	}
 	r := f.runs[0]
-	if r.hist.seen {
-		return r.hist.last.Cortex != nil
+	if r.hist.Seen {
+		return r.hist.Last.Cortex != nil
 	}
 	return strings.HasPrefix(r.meta.Strategy, "cortex")
 }
