@@ -248,7 +248,7 @@ func (m *Model) bounds() func([]report.Result) {
 	played := make([]*scenarios.Scenario, len(m.fr.runs))
 	for i, r := range m.fr.runs {
 		rec, ok := r.src.(source.Recording)
-		if oracle == nil || !ok || r.meta.Live || !r.hist.last.Done {
+		if oracle == nil || !ok || r.meta.Live || !r.hist.Last.Done {
 			continue
 		}
 		scn := rec.Played()
