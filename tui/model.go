@@ -62,6 +62,10 @@ type Options struct {
 	// had run), as the export writes them: the command prints them, so that quitting never
 	// loses a run's numbers.
 	OnQuit func(results []report.Result)
+	// Oracle, when set, gives a finished simulated run's export and OnQuit's result the
+	// oracle's bound, as run --headless prints it (the command passes the simulator's); nil:
+	// none (a live run never has one).
+	Oracle OracleFunc
 	// Renderer renders every style: its colour profile (none under NO_COLOR) and its dark or
 	// light background decide the colours. nil: lipgloss's default renderer, the process's own
 	// terminal. A server that draws one dashboard per remote terminal in one process gives
