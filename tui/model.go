@@ -29,6 +29,7 @@ import (
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/tui/common"
+	"github.com/cortex-tui/cortex-tui/tui/footer"
 	"github.com/cortex-tui/cortex-tui/tui/inspector"
 	"github.com/cortex-tui/cortex-tui/tui/picker"
 	"github.com/cortex-tui/cortex-tui/tui/strategymenu"
@@ -145,7 +146,7 @@ type Model struct {
 	picker   *picker.Model       // the scenario picker, drawn alone over the whole window
 	insp     *inspector.Model    // the decision inspector, placed by the layout table
 	menu     *strategymenu.Model // the strategy menu, placed by the layout table
-	footer   *footer             // the status line and short help, under every screen
+	footer   *footer.Model       // the status line and short help, under every screen
 	layouts  [numLayouts][]row   // every other panel, by screen: the layout table (layout.go)
 	body     string              // the composed screen above the footer, cached
 	bindings []binding
@@ -172,7 +173,7 @@ func New(opts Options) *Model {
 	m := &Model{
 		st: st, keys: opts.Keys, opts: opts, speedIdx: defaultSpeed,
 		injected: map[scenarios.FaultKind]bool{},
-		footer:   newFooter(st, opts.Keys),
+		footer:   footer.New(st, opts.Keys),
 		insp:     inspector.New(st, opts.Keys),
 		menu:     strategymenu.New(st, opts.Keys),
 	}
@@ -287,7 +288,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // View joins the cached body and footer.
 func (m *Model) View() string {
 	if m.screen == screenPicker && !m.showHelp {
-		if m.footer.status != "" {
+		if m.footer.Status() != "" {
 			return m.picker.View() + "\n" + m.footer.View()
 		}
 		return m.picker.View()

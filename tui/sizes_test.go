@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cortex-tui/cortex-tui/tui/common"
+	"github.com/cortex-tui/cortex-tui/tui/footer"
 	"github.com/cortex-tui/cortex-tui/tui/inspector"
 	"github.com/cortex-tui/cortex-tui/tui/internal/tuitest"
 	"github.com/cortex-tui/cortex-tui/tui/strategymenu"
@@ -55,7 +56,7 @@ func TestSizeSweepPanels(t *testing.T) {
 	m.Update(keyMsg("c"))
 	fastForward(m, 5)
 	f := m.frameMsg()
-	panels := []panel{mount(newFooter(common.DefaultStyles(), testKeys()))}
+	panels := []panel{mount(footerCell{footer.New(common.DefaultStyles(), testKeys())})}
 	insp := inspector.New(common.DefaultStyles(), testKeys())
 	insp.Open(fakeDecisions(), "cortex")
 	menu := strategymenu.New(common.DefaultStyles(), testKeys())
@@ -85,4 +86,15 @@ func TestSizeSweepPanels(t *testing.T) {
 			}
 		})
 	}
+}
+
+// footerCell is the footer as a panel of the size sweep: a redraw shows the frame's runs.
+type footerCell struct{ *footer.Model }
+
+// Update redraws the footer on a frame message.
+func (c footerCell) Update(msg tea.Msg) (footerCell, tea.Cmd) {
+	if f, ok := msg.(frameMsg); ok {
+		c.Show(len(f.f.runs) > 0 && f.f.runs[0].meta.Live, false)
+	}
+	return c, nil
 }
