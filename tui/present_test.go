@@ -56,7 +56,7 @@ func TestStartAt(t *testing.T) {
 	scn := fakeScenario()
 	m := New(Options{Keys: testKeys(), Factory: ff.build, Scenario: &scn, StartAt: 15 * time.Second, ExportDir: t.TempDir()})
 	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
-	assert.Equal(t, 15*time.Second, m.fr.runs[0].hist.last.T)
+	assert.Equal(t, 15*time.Second, m.fr.runs[0].hist.Last.T)
 	assert.Equal(t, watched.View(), m.View())
 	assert.Equal(t, watched.results(), m.results())
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/cortex-tui/cortex-tui/tui/common"
 	"github.com/cortex-tui/cortex-tui/tui/inspector"
 	"github.com/cortex-tui/cortex-tui/tui/internal/tuitest"
+	"github.com/cortex-tui/cortex-tui/tui/strategymenu"
 )
 
 // Asserts that every screen (dashboard, compare, summary, help, picker) renders at every size
@@ -57,7 +58,9 @@ func TestSizeSweepPanels(t *testing.T) {
 	panels := []panel{mount(newFooter(common.DefaultStyles(), testKeys()))}
 	insp := inspector.New(common.DefaultStyles(), testKeys())
 	insp.Open(fakeDecisions(), "cortex")
-	for _, rows := range newLayouts(common.DefaultStyles(), testKeys(), insp, f.f) { // fresh panels, not the model's
+	menu := strategymenu.New(common.DefaultStyles(), testKeys())
+	menu.Open("cortex")
+	for _, rows := range newLayouts(common.DefaultStyles(), testKeys(), insp, menu, f.f) { // fresh panels, not the model's
 		for _, r := range rows {
 			for _, c := range r.cells {
 				if !slices.Contains(panels, c.p) {

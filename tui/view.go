@@ -52,7 +52,7 @@ func (m *Model) applied(text string) {
 		return
 	}
 	for _, r := range m.fr.runs {
-		r.hist.pending = append(r.hist.pending, source.Event{T: r.hist.last.T, Kind: source.EventControl,
+		r.hist.Pending = append(r.hist.Pending, source.Event{T: r.hist.Last.T, Kind: source.EventControl,
 			Text: "next tick: " + text})
 	}
 	m.redrawFor(changedLog)
@@ -63,12 +63,12 @@ func (m *Model) applied(text string) {
 // source (faults, weights, classes, strategy) are logged by the source.
 func (m *Model) logControl(text string) {
 	for _, r := range m.fr.runs {
-		e := source.Event{T: r.hist.last.T, Kind: source.EventControl, Text: text}
-		if n := len(r.hist.events); n > 0 && sameSetting(r.hist.events[n-1], e) {
-			r.hist.events[n-1] = e // "+ + +" logs the speed reached, not each step
+		e := source.Event{T: r.hist.Last.T, Kind: source.EventControl, Text: text}
+		if n := len(r.hist.Events); n > 0 && sameSetting(r.hist.Events[n-1], e) {
+			r.hist.Events[n-1] = e // "+ + +" logs the speed reached, not each step
 			continue
 		}
-		r.hist.addEvent(e)
+		r.hist.AddEvent(e)
 	}
 	m.redrawFor(changedLog)
 }
