@@ -20,6 +20,7 @@ import (
 	"github.com/cortex-tui/cortex-tui/tui/roster"
 	"github.com/cortex-tui/cortex-tui/tui/shedding"
 	"github.com/cortex-tui/cortex-tui/tui/signals"
+	"github.com/cortex-tui/cortex-tui/tui/strategymenu"
 	"github.com/cortex-tui/cortex-tui/tui/summary"
 	"github.com/cortex-tui/cortex-tui/tui/traffic"
 )
@@ -273,6 +274,18 @@ func (c signalsCell) Update(msg tea.Msg) (signalsCell, tea.Cmd) {
 		c.Show(signals.View{Cortex: r.hist.Last.Cortex, Seen: r.hist.Seen, Strategy: r.meta.Strategy,
 			Weights: f.weights, Selected: f.selWeight, Adaptive: f.adaptive, Series: r.hist.Sig,
 			StrategyKey: common.KeyName(km.Strategy), CompareKey: common.KeyName(km.Compare)})
+	}
+	return c, nil
+}
+
+// menuCell places the strategy menu: on a full redraw it marks the strategy of the run it
+// switches (the right side in compare mode).
+type menuCell struct{ *strategymenu.Model }
+
+// Update marks the run's strategy on a full redraw.
+func (c menuCell) Update(msg tea.Msg) (menuCell, tea.Cmd) {
+	if f, ok := msg.(frameMsg); ok && f.full() && len(f.f.runs) > 0 {
+		c.Show(f.f.runs[len(f.f.runs)-1].meta.Strategy)
 	}
 	return c, nil
 }

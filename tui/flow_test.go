@@ -115,7 +115,7 @@ func TestFlowCompareInjectExport(t *testing.T) {
 			assert.NoError(t, err)
 		}
 	}
-	assert.Equal(t, "exported to "+dir+": "+exported("cortex-fake-storm-cortex-seed7")+", "+exported("cortex-fake-storm-naive-seed7"), m.footer.status)
+	assert.Equal(t, "exported to "+dir+": "+exported("cortex-fake-storm-cortex-seed7")+", "+exported("cortex-fake-storm-naive-seed7"), m.footer.Status())
 }
 
 // Asserts that a window resize reaches every panel: after a resize to 80x24 the final view is

@@ -122,7 +122,7 @@ func TestRecordReplaysTheRun(t *testing.T) {
 			require.NoError(t, msg.err)
 			m.Update(msg)
 			assert.Equal(t, filepath.Join(dir, "cortex-demo-cortex-seed1.toml"), msg.path)
-			assert.Contains(t, m.footer.status, c.controls+msg.path)
+			assert.Contains(t, m.footer.Status(), c.controls+msg.path)
 
 			back, err := scenarios.ParseFile(msg.path)
 			require.NoError(t, err)
@@ -157,5 +157,5 @@ func TestRecordOption(t *testing.T) {
 
 	m.opts.NoExport = true
 	assert.Nil(t, m.record())
-	assert.Contains(t, m.footer.status, "recording is off here")
+	assert.Contains(t, m.footer.Status(), "recording is off here")
 }

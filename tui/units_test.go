@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cortex-tui/cortex-tui/engine"
-	"github.com/cortex-tui/cortex-tui/keymap"
 	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/tui/common"
 	"github.com/cortex-tui/cortex-tui/tui/cps"
@@ -66,23 +65,6 @@ func TestDecisionsAndSheddingSayWhatTheyCount(t *testing.T) {
 	s.SetSize(60, 10)
 	s, _ = s.Update(frameMsg{f: f})
 	assert.Contains(t, s.View(), "last 0.1s tick: new shed = new requests refused", "the shedding panel counts new requests and retries")
-}
-
-// Asserts that the footer's short help is never cut in the middle of a key's description: at
-// every width it ends with the last binding (quit) or with the ellipsis bubbles/help puts in
-// place of the bindings that do not fit.
-func TestFooterHelpNotCut(t *testing.T) {
-	for w := 30; w <= 250; w++ {
-		p := newFooter(common.DefaultStyles(), keymap.Default())
-		p.SetSize(w, 1)
-		p, _ = p.Update(frameMsg{f: &frame{}})
-		line := strings.TrimRight(p.View(), " ")
-		assert.True(t, strings.HasSuffix(line, "quit") || strings.HasSuffix(line, "…"), "width %d: %q", w, line)
-		p.SetStatus("exported to /tmp/somewhere: cortex-black-friday-cortex-1.csv + .json", false)
-		p, _ = p.Update(frameMsg{f: &frame{}})
-		line = strings.TrimRight(p.View(), " ")
-		assert.False(t, strings.Contains(line, "│") && !strings.HasSuffix(line, "quit"), "width %d with a status: %q", w, line)
-	}
 }
 
 // Asserts that the signals panel shows the whole band legend, every band and threshold, at
