@@ -277,13 +277,13 @@ func (c signalsCell) Update(msg tea.Msg) (signalsCell, tea.Cmd) {
 	return c, nil
 }
 
-// rosterCell places the class roster on the teacher's screen: on a full redraw it shows who
-// is connected (its row has no height elsewhere: rosterH).
+// rosterCell places the class roster on the teacher's screen: on a full redraw and when the
+// roster changed it shows who is connected (its row has no height elsewhere: rosterH).
 type rosterCell struct{ *roster.Model }
 
-// Update shows the class's roster on a full redraw.
+// Update shows the class's roster on a full redraw and when it changed.
 func (c rosterCell) Update(msg tea.Msg) (rosterCell, tea.Cmd) {
-	if f, ok := msg.(frameMsg); ok && f.full() {
+	if f, ok := msg.(frameMsg); ok && f.shows(changedRoster) {
 		var members []roster.Member
 		if f.f.class != nil {
 			members = f.f.class.roster

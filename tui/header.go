@@ -18,9 +18,10 @@ type header struct{ common.Base }
 // newHeader returns an empty header.
 func newHeader(st common.Styles) *header { return &header{common.Base{St: st}} }
 
-// Update redraws the header on a full redraw and when the speed or pause changed.
+// Update redraws the header on a full redraw, when the speed or pause changed and when the
+// class's roster did (the teacher's header counts the students following).
 func (p *header) Update(msg tea.Msg) (*header, tea.Cmd) {
-	if f, ok := msg.(frameMsg); ok && f.shows(changedPlay) {
+	if f, ok := msg.(frameMsg); ok && f.shows(changedPlay|changedRoster) {
 		p.Rendered = p.render(f.f)
 	}
 	return p, nil
