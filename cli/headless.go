@@ -81,11 +81,7 @@ func oracleOf(scn scenarios.Scenario, seed int64) (*report.Oracle, error) {
 	case err != nil:
 		return nil, err
 	}
-	prios := make(map[int]float64, len(b.Priorities))
-	for _, p := range b.Priorities {
-		prios[p.Priority] = p.Rate()
-	}
-	return report.NewOracle(b.Rate(), prios), nil
+	return report.NewOracle(b.Rate(), b.PriorityRates()), nil
 }
 
 // simulate runs scn with strategy name from seed to the end in the simulator and returns the

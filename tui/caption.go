@@ -12,6 +12,7 @@ import (
 	"github.com/cortex-tui/cortex-tui/keymap"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/tui/common"
+	"github.com/cortex-tui/cortex-tui/tui/history"
 )
 
 // captionPanel shows the scenario's current note, so the screen explains itself.
@@ -26,11 +27,11 @@ func (p *captionPanel) Update(msg tea.Msg) (*captionPanel, tea.Cmd) {
 		note := ""
 		if len(f.f.runs) > 0 {
 			r := f.f.runs[0]
-			note = r.hist.last.Note
-			if note == "" && !r.hist.seen {
+			note = r.hist.Last.Note
+			if note == "" && !r.hist.Seen {
 				note = r.meta.Summary
 			}
-			if r.hist.last.Service.Unmeasured {
+			if r.hist.Last.Service.Unmeasured {
 				note = targetCaption(r.hist) // the scenario's captions tell of its own service
 			}
 			if inj := injectedCaption(r, f.f.keyMap()); inj != "" {
@@ -57,17 +58,14 @@ func (p *captionPanel) Update(msg tea.Msg) (*captionPanel, tea.Cmd) {
 // that clears it; "" when none is on.
 func injectedCaption(r *run, keys keymap.KeyMap) string {
 	var parts []string
-	for _, af := range r.hist.last.Faults {
+	for _, af := range r.hist.Last.Faults {
 		if !af.Injected {
 			continue
 		}
 		spec, _ := af.Kind.Spec()
 		since := ""
-		for i := len(r.hist.faults) - 1; i >= 0; i-- {
-			if f := r.hist.faults[i]; f.kind == af.Kind && f.To < 0 {
-				since = fmt.Sprintf(" since %ds", f.From)
-				break
-			}
+		if from, ok := r.hist.Since(af.Kind); ok {
+			since = fmt.Sprintf(" since %ds", from)
 		}
 		part := fmt.Sprintf("%s injected%s: %s", af.Kind.Label(af.Value), since, spec.Effect)
 		if i := slices.Index(scenarios.FaultKinds, af.Kind); i >= 0 && i < len(keys.Fault) && len(keys.Fault[i].Keys()) > 0 {
@@ -86,13 +84,13 @@ func injectedCaption(r *run, keys keymap.KeyMap) string {
 // your own), in place of the scenario's notes, which tell the story of the scenario's service
 // ("Everything is green" while every attempt to yours failed): what the last whole second
 // shows of your service's answers, and why the scenario's notes are not shown.
-func targetCaption(h *history) string {
+func targetCaption(h *history.History) string {
 	const tail = " The scenario's traffic and faults are played against it; its captions, written for its own service, are not shown."
-	if h.successes.Len() == 0 {
+	if h.Successes.Len() == 0 {
 		return "Your service (--target): no second has ended yet." + tail
 	}
-	ok := int(math.Round(h.successes.Last()))
-	all := int(math.Round(h.originals.Last() + h.retries.Last()))
+	ok := int(math.Round(h.Successes.Last()))
+	all := int(math.Round(h.Originals.Last() + h.Retries.Last()))
 	var said string
 	switch {
 	case all == 0:

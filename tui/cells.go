@@ -20,6 +20,7 @@ import (
 	"github.com/cortex-tui/cortex-tui/tui/roster"
 	"github.com/cortex-tui/cortex-tui/tui/shedding"
 	"github.com/cortex-tui/cortex-tui/tui/signals"
+	"github.com/cortex-tui/cortex-tui/tui/strategymenu"
 	"github.com/cortex-tui/cortex-tui/tui/summary"
 	"github.com/cortex-tui/cortex-tui/tui/traffic"
 )
@@ -66,7 +67,7 @@ func (c eventsCell) Update(msg tea.Msg) (eventsCell, tea.Cmd) {
 	if c.run >= len(f.f.runs) {
 		c.Hide(title)
 	} else {
-		c.Show(f.f.runs[c.run].hist.log(), title)
+		c.Show(f.f.runs[c.run].hist.Log(), title)
 	}
 	return c, nil
 }
@@ -129,7 +130,7 @@ func (c fleetCell) Update(msg tea.Msg) (fleetCell, tea.Cmd) {
 			c.Show(nil, nil)
 		} else {
 			r := f.f.runs[0]
-			c.Show(r.fleet, r.hist.last.Cortex)
+			c.Show(r.fleet, r.hist.Last.Cortex)
 		}
 	}
 	return c, nil
@@ -188,7 +189,7 @@ type sheddingCell struct{ *shedding.Model }
 func (c sheddingCell) Update(msg tea.Msg) (sheddingCell, tea.Cmd) {
 	if f, r := cellRun(msg, 0, changedClasses, c.Hide); r != nil {
 		km := f.keyMap()
-		c.Show(shedding.View{Classes: f.classes, Selected: f.selClass, Last: r.hist.last, Tick: r.meta.Tick,
+		c.Show(shedding.View{Classes: f.classes, Selected: f.selClass, Last: r.hist.Last, Tick: r.meta.Tick,
 			Keys: common.KeyName(km.ClassUp) + "/" + common.KeyName(km.ClassDown)})
 	}
 	return c, nil
@@ -200,7 +201,7 @@ type decisionsCell struct{ *decisions.Model }
 // Update shows the first run's latest counts and totals on a full redraw.
 func (c decisionsCell) Update(msg tea.Msg) (decisionsCell, tea.Cmd) {
 	if _, r := cellRun(msg, 0, 0, c.Hide); r != nil {
-		c.Show(r.hist.last, r.hist.totals(), r.meta.Tick)
+		c.Show(r.hist.Last, r.hist.Totals(), r.meta.Tick)
 	}
 	return c, nil
 }
@@ -226,8 +227,8 @@ func (c trafficCell) Update(msg tea.Msg) (trafficCell, tea.Cmd) {
 		// of view still sets it a while.
 		yMax = trafficMax(f.runs, f.width)
 	}
-	c.Show(traffic.View{Service: h.last.Service, Originals: h.originals, Retries: h.retries, Successes: h.successes,
-		Capacity: h.capac, Totals: h.totals(), YMax: yMax, Last: h.lastSec, Spans: h.spans()})
+	c.Show(traffic.View{Service: h.Last.Service, Originals: h.Originals, Retries: h.Retries, Successes: h.Successes,
+		Capacity: h.Capacity, Totals: h.Totals(), YMax: yMax, Last: h.LastSec, Spans: h.Spans()})
 	return c, nil
 }
 
@@ -237,7 +238,7 @@ func trafficMax(runs []*run, n int) float64 {
 	top := 1.0
 	var buf []float64
 	for _, r := range runs {
-		for _, s := range []*ring.Ring[float64]{r.hist.originals, r.hist.retries, r.hist.successes, r.hist.capac} {
+		for _, s := range []*ring.Ring[float64]{r.hist.Originals, r.hist.Retries, r.hist.Successes, r.hist.Capacity} {
 			buf = s.Tail(buf[:0], n)
 			for _, v := range buf {
 				top = max(top, v)
@@ -256,8 +257,8 @@ type cpsCell struct {
 // Update shows the run's CORTEX view and its per-second CPS on a full redraw.
 func (c cpsCell) Update(msg tea.Msg) (cpsCell, tea.Cmd) {
 	if _, r := cellRun(msg, c.run, 0, c.Hide); r != nil {
-		c.Show(cps.View{Cortex: r.hist.last.Cortex, Seen: r.hist.seen, Strategy: r.meta.Strategy, CPS: r.hist.cps,
-			Last: r.hist.lastSec, Spans: r.hist.spans()})
+		c.Show(cps.View{Cortex: r.hist.Last.Cortex, Seen: r.hist.Seen, Strategy: r.meta.Strategy, CPS: r.hist.CPS,
+			Last: r.hist.LastSec, Spans: r.hist.Spans()})
 	}
 	return c, nil
 }
@@ -270,9 +271,21 @@ type signalsCell struct{ *signals.Model }
 func (c signalsCell) Update(msg tea.Msg) (signalsCell, tea.Cmd) {
 	if f, r := cellRun(msg, 0, changedWeights, c.Hide); r != nil {
 		km := f.keyMap()
-		c.Show(signals.View{Cortex: r.hist.last.Cortex, Seen: r.hist.seen, Strategy: r.meta.Strategy,
-			Weights: f.weights, Selected: f.selWeight, Adaptive: f.adaptive, Series: r.hist.sig,
+		c.Show(signals.View{Cortex: r.hist.Last.Cortex, Seen: r.hist.Seen, Strategy: r.meta.Strategy,
+			Weights: f.weights, Selected: f.selWeight, Adaptive: f.adaptive, Series: r.hist.Sig,
 			StrategyKey: common.KeyName(km.Strategy), CompareKey: common.KeyName(km.Compare)})
+	}
+	return c, nil
+}
+
+// menuCell places the strategy menu: on a full redraw it marks the strategy of the run it
+// switches (the right side in compare mode).
+type menuCell struct{ *strategymenu.Model }
+
+// Update marks the run's strategy on a full redraw.
+func (c menuCell) Update(msg tea.Msg) (menuCell, tea.Cmd) {
+	if f, ok := msg.(frameMsg); ok && f.full() && len(f.f.runs) > 0 {
+		c.Show(f.f.runs[len(f.f.runs)-1].meta.Strategy)
 	}
 	return c, nil
 }

@@ -132,7 +132,7 @@ func (m *Model) follow(run ClassRun) {
 	}
 	m.fr.lesson = nil
 	m.setRuns(r)
-	if cv := r.hist.last.Cortex; cv != nil {
+	if cv := r.hist.Last.Cortex; cv != nil {
 		m.fr.weights, m.fr.adaptive = cv.Weights.Array(), cv.Adaptive
 	}
 	c.gen, c.play, c.forked = run.Gen, run.Play, false
@@ -144,7 +144,7 @@ func (m *Model) follow(run ClassRun) {
 	if !c.teacher {
 		m.setStatus(fmt.Sprintf("following the class run: %s makes a copy of your own to try things", common.KeyName(m.keys.Fork)), false)
 	} else if m.fr.paused && len(run.Snaps) > 0 {
-		m.setStatus(fmt.Sprintf("the class run, paused at %s while you were away: %s resumes", common.FmtClock(r.hist.last.T), common.KeyName(m.keys.Pause)), false)
+		m.setStatus(fmt.Sprintf("the class run, paused at %s while you were away: %s resumes", common.FmtClock(r.hist.Last.T), common.KeyName(m.keys.Pause)), false)
 	}
 	m.followLesson(run)
 	m.screen = screenDashboard
@@ -345,14 +345,14 @@ func (m *Model) forkOrRejoin() tea.Cmd {
 	case c.forked:
 		m.joinClass()
 		if len(m.fr.runs) > 0 {
-			m.setStatus(fmt.Sprintf("back with the class at %s", common.FmtClock(m.fr.runs[0].hist.last.T)), false)
+			m.setStatus(fmt.Sprintf("back with the class at %s", common.FmtClock(m.fr.runs[0].hist.Last.T)), false)
 		}
 		return m.kick()
 	case len(m.fr.runs) == 0:
 		m.setStatus("no class run to fork yet: the teacher has not opened one", false)
 	default:
 		c.forking = true
-		m.setStatus(fmt.Sprintf("forking the class run at %s…", common.FmtClock(m.fr.runs[0].hist.last.T)), false)
+		m.setStatus(fmt.Sprintf("forking the class run at %s…", common.FmtClock(m.fr.runs[0].hist.Last.T)), false)
 		class := c.c
 		return func() (msg tea.Msg) {
 			defer func() {
@@ -381,7 +381,7 @@ func (m *Model) onForked(msg forkedMsg) tea.Cmd {
 	m.follow(msg.run)
 	c.forked = true
 	if len(m.fr.runs) > 0 {
-		c.forkedAt = m.fr.runs[0].hist.last.T
+		c.forkedAt = m.fr.runs[0].hist.Last.T
 	}
 	m.fr.paused = msg.run.Play.Paused
 	m.setStatus(fmt.Sprintf("your own copy of the class run, forked at %s: every key is yours (%s resumes); %s rejoins the class",

@@ -43,7 +43,7 @@ func (p *header) classParts(f *frame, c *classState, speed, state string) (strin
 	case c.forked:
 		return speed, state, st.Warn.Render("your copy from " + common.FmtClock(c.forkedAt))
 	}
-	if f.runs[0].hist.last.Done {
+	if f.runs[0].hist.Last.Done {
 		return speed, state, st.Accent.Render("following")
 	}
 	speed = "x" + common.FmtSpeed(c.play.Speed)
@@ -67,7 +67,7 @@ func (p *header) render(f *frame) string {
 	}
 	r := f.runs[0]
 	right := ""
-	if cv := r.hist.last.Cortex; cv != nil {
+	if cv := r.hist.Last.Cortex; cv != nil {
 		right = st.StateBadge(cv.State)
 	}
 	room := p.W - ansi.StringWidth(right) - 1
@@ -107,7 +107,7 @@ func (p *header) line(f *frame, detail int) string {
 	sep := st.Muted.Render(" │ ")
 	glyph, word, style := "▶", "running", st.Accent
 	switch {
-	case r.hist.last.Done:
+	case r.hist.Last.Done:
 		glyph, word, style = "■", "finished", st.Muted
 	case f.paused:
 		glyph, word, style = "||", "paused", st.Warn
@@ -131,7 +131,7 @@ func (p *header) line(f *frame, detail int) string {
 	if c := f.class; c != nil {
 		speed, state, class = p.classParts(f, c, speed, state)
 	}
-	clock := "t " + common.FmtClock(r.hist.last.T)
+	clock := "t " + common.FmtClock(r.hist.Last.T)
 	if detail >= headerFull || detail == headerNoFaultVals {
 		clock += " / " + common.FmtDur(r.meta.Total)
 	}
@@ -143,7 +143,7 @@ func (p *header) line(f *frame, detail int) string {
 	if class != "" {
 		parts = append(parts, class)
 	}
-	if fs := r.hist.last.Faults; len(fs) > 0 && !r.hist.last.Done {
+	if fs := r.hist.Last.Faults; len(fs) > 0 && !r.hist.Last.Done {
 		labels := make([]string, len(fs))
 		for i, f := range fs {
 			labels[i] = f.Kind.Label(f.Value)

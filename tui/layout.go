@@ -18,6 +18,7 @@ import (
 	"github.com/cortex-tui/cortex-tui/tui/roster"
 	"github.com/cortex-tui/cortex-tui/tui/shedding"
 	"github.com/cortex-tui/cortex-tui/tui/signals"
+	"github.com/cortex-tui/cortex-tui/tui/strategymenu"
 	"github.com/cortex-tui/cortex-tui/tui/summary"
 	"github.com/cortex-tui/cortex-tui/tui/traffic"
 )
@@ -52,8 +53,9 @@ const (
 // here. A panel may appear on several screens (the header); each screen's rows fill the window
 // above the footer. A panel that is absent has no extent (the lesson's row without a lesson,
 // the fleet's cell without a fleet: their extents read f, the frame), and compose leaves it
-// out. The inspector is the root model's (it opens it); the table places it.
-func newLayouts(st common.Styles, keys keymap.KeyMap, insp *inspector.Model, f *frame) [numLayouts][]row {
+// out. The inspector and the strategy menu are the root model's (it opens them); the table
+// places them.
+func newLayouts(st common.Styles, keys keymap.KeyMap, insp *inspector.Model, menu *strategymenu.Model, f *frame) [numLayouts][]row {
 	header, caption := mount(newHeader(st)), mount(newCaption(st))
 	bigCaption := mount(newCaption(st)) // presenter mode's, taller: a shared panel has one size
 	return [numLayouts][]row{
@@ -86,7 +88,7 @@ func newLayouts(st common.Styles, keys keymap.KeyMap, insp *inspector.Model, f *
 		},
 		layoutStrategyMenu: {
 			{h: one, cells: whole(header)},
-			{cells: whole(mount(newMenu(st)))},
+			{cells: whole(mount(menuCell{menu}))},
 		},
 		layoutPresentTraffic: {
 			{h: one, cells: whole(header)},
@@ -222,8 +224,8 @@ func (f *frame) cortex() bool {
 		return true
 	}
 	r := f.runs[0]
-	if r.hist.seen {
-		return r.hist.last.Cortex != nil
+	if r.hist.Seen {
+		return r.hist.Last.Cortex != nil
 	}
 	return strings.HasPrefix(r.meta.Strategy, "cortex")
 }
@@ -290,7 +292,7 @@ func (m *Model) current() layoutID {
 		return layoutHelp
 	case m.inspecting:
 		return layoutInspect
-	case m.fr.menu != nil:
+	case m.menu.Opened():
 		return layoutStrategyMenu
 	case m.screen == screenSummary:
 		return layoutSummary

@@ -67,7 +67,6 @@ type frame struct {
 	slowed    bool           // the last frame ran out of time: the run goes slower than speed
 	small     bool           // the window is below the full layout's minimum
 	present   presentMode    // presenter mode: one chart large, or off
-	menu      *strategyMenu  // the strategy menu, nil when closed
 	width     int            // the window's width in cells
 	height    int            // the window's height in cells
 	keys      *keymap.KeyMap // the bindings, for texts that name a key

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cortex-tui/cortex-tui/tui/chart"
 	"github.com/cortex-tui/cortex-tui/tui/common"
+	"github.com/cortex-tui/cortex-tui/tui/history"
 )
 
 // queuePanel charts the service's queue over time (one point per simulated second, the mean
@@ -47,20 +48,20 @@ func (p *queuePanel) render(f *frame) (string, string) {
 		return "Queue", ""
 	}
 	r := f.runs[p.run]
-	svc := r.hist.last.Service
+	svc := r.hist.Last.Service
 	iw, _ := common.Inner(p.W, p.H)
 	say := func(s string) string { return p.St.Muted.Render(common.Wrap(s, max(iw, 1))) }
 	if svc.Unmeasured {
 		return "Queue", say("the service is your own (--target): its queue is not known here; the traffic shows what it answers")
 	}
-	if svc.QueueLimit <= 0 && svc.Queue == 0 && r.hist.seen {
+	if svc.QueueLimit <= 0 && svc.Queue == 0 && r.hist.Seen {
 		return "Queue", say("the service has no queue: an attempt that finds every worker busy is refused at once")
 	}
 	title := common.FitTitle(p.W,
 		fmt.Sprintf("Service queue %d/%d · attempts waiting for a worker", svc.Queue, svc.QueueLimit),
 		fmt.Sprintf("Service queue %d/%d", svc.Queue, svc.QueueLimit),
 		fmt.Sprintf("Queue %d/%d", svc.Queue, svc.QueueLimit))
-	p.buf = r.hist.queue.Tail(p.buf[:0], historyPoints)
+	p.buf = r.hist.Queue.Tail(p.buf[:0], history.Points)
 	ymax := 0.0
 	var marks []chart.Mark
 	if lim := float64(svc.QueueLimit); lim > 0 {
@@ -75,8 +76,8 @@ func (p *queuePanel) render(f *frame) (string, string) {
 		Format:  func(v float64) string { return strconv.FormatFloat(v, 'f', 0, 64) },
 		Muted:   p.St.Muted,
 		Seconds: true,
-		Last:    r.hist.lastSec,
-		Spans:   r.hist.spans(),
+		Last:    r.hist.LastSec,
+		Spans:   r.hist.Spans(),
 	})
 	return title, body
 }

@@ -36,9 +36,9 @@ func (p *smallPanel) render(f *frame) string {
 	lines := []string{st.Warn.Render(warn)}
 	if len(f.runs) > 0 {
 		r := f.runs[0]
-		if cv := r.hist.last.Cortex; cv != nil {
+		if cv := r.hist.Last.Cortex; cv != nil {
 			head := fmt.Sprintf("%s CPS %s floor %d ", st.StateBadge(cv.State), common.FmtCPS(cv.CPS), cv.Floor)
-			vals := r.hist.cps.Tail(nil, p.W)
+			vals := r.hist.CPS.Tail(nil, p.W)
 			spark := ""
 			if rest := p.W - len(cv.State.String()) - 2 - 19; rest > 0 {
 				spark = st.BandOf(cv.State).Render(chart.Sparkline(vals, rest, 1))
@@ -52,12 +52,12 @@ func (p *smallPanel) render(f *frame) string {
 					sel = st.Accent.Render("▸")
 				}
 				lines = append(lines, fmt.Sprintf("%s%s %4.2f w%.2f %s", sel, s.Key, sig[i], f.weights[i],
-					st.Level(sig[i]).Render(chart.Sparkline(r.hist.sig[i].Tail(nil, sparkW), sparkW, 1))))
+					st.Level(sig[i]).Render(chart.Sparkline(r.hist.Sig[i].Tail(nil, sparkW), sparkW, 1))))
 			}
 		}
-		svc := r.hist.last.Service
+		svc := r.hist.Last.Service
 		lines = append(lines, fmt.Sprintf("%s · service %s · success %.0f%% · amplification %s",
-			r.meta.StrategyLabel(), st.ServiceOf(svc), 100*r.hist.totals().SuccessRate(), common.FmtPeak(r.hist.totals().Amplification())))
+			r.meta.StrategyLabel(), st.ServiceOf(svc), 100*r.hist.Totals().SuccessRate(), common.FmtPeak(r.hist.Totals().Amplification())))
 	}
 	return strings.Join(lines, "\n")
 }

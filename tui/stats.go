@@ -37,9 +37,9 @@ func (p *statsPanel) numbers(f *frame, i int) string {
 		return ""
 	}
 	r := f.runs[i]
-	t := r.hist.totals()
+	t := r.hist.Totals()
 	badge := ""
-	if cv := r.hist.last.Cortex; cv != nil {
+	if cv := r.hist.Last.Cortex; cv != nil {
 		badge = "  " + st.StateBadge(cv.State)
 	}
 	peak := ""
@@ -48,7 +48,7 @@ func (p *statsPanel) numbers(f *frame, i int) string {
 	}
 	w, _ := common.Inner(p.W, p.H)
 	success := st.Bold.Render(fmt.Sprintf("%5.1f%%", 100*t.SuccessRate()))
-	service := st.Service(r.hist.last.Service.State)
+	service := st.Service(r.hist.Last.Service.State)
 	wasted := fmt.Sprintf(" (%d wasted)", t.RetryFailures)
 	lines := []string{
 		fmt.Sprintf("%s %s   %s %s%s", st.Muted.Render("success"), success, st.Muted.Render("amplification"), common.FmtAmp(t.Amplification()), st.Muted.Render(peak)),

@@ -19,7 +19,7 @@ func TestTrafficTitleNotCut(t *testing.T) {
 	tick := 100 * time.Millisecond
 	r := &run{meta: source.Meta{Tick: tick}, hist: testHistory()}
 	for n := 1; n <= 12; n++ {
-		r.hist.add(source.Snapshot{T: time.Duration(n) * tick, Dt: tick,
+		r.hist.Add(source.Snapshot{T: time.Duration(n) * tick, Dt: tick,
 			Counts:  source.Counts{Originals: 50, Attempts: 120, Retries: 70},
 			Service: source.Service{State: source.ServiceWarming, Capacity: 150, Queue: 4500, QueueLimit: 5000}})
 	}
@@ -45,7 +45,7 @@ func TestTrafficLegendOneSecond(t *testing.T) {
 		if n > 10 {
 			capacity = 0 // outage from 1.0 s, in the second still open
 		}
-		r.hist.add(source.Snapshot{T: time.Duration(n) * tick, Dt: tick,
+		r.hist.Add(source.Snapshot{T: time.Duration(n) * tick, Dt: tick,
 			Counts:  source.Counts{Originals: 40, Attempts: 40, Successes: 40},
 			Service: source.Service{State: source.ServiceDown, Capacity: capacity}})
 	}
@@ -64,7 +64,7 @@ func TestTrafficLegendFitsNarrow(t *testing.T) {
 	tick := 100 * time.Millisecond
 	r := &run{meta: source.Meta{Tick: tick}, hist: testHistory()}
 	for n := 1; n <= 12; n++ {
-		r.hist.add(source.Snapshot{T: time.Duration(n) * tick, Dt: tick,
+		r.hist.Add(source.Snapshot{T: time.Duration(n) * tick, Dt: tick,
 			Counts:  source.Counts{Originals: 30, Attempts: 39, Retries: 9, Successes: 1},
 			Service: source.Service{State: source.ServiceUp, Capacity: 500}})
 	}
@@ -82,7 +82,7 @@ func TestUnmeasuredServiceHidesCapacity(t *testing.T) {
 	tick := 100 * time.Millisecond
 	r := &run{meta: source.Meta{Tick: tick, Live: true}, hist: testHistory()}
 	for n := 1; n <= 30; n++ {
-		r.hist.add(source.Snapshot{T: time.Duration(n) * tick, Dt: tick,
+		r.hist.Add(source.Snapshot{T: time.Duration(n) * tick, Dt: tick,
 			Counts:  source.Counts{Originals: 50, Attempts: 60, Retries: 10, Successes: 55},
 			Service: source.Service{State: source.ServiceUp, Unmeasured: true}})
 	}
@@ -121,7 +121,7 @@ func TestUnmeasuredServiceCaption(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r := &run{meta: source.Meta{Tick: tick, Live: true}, hist: testHistory()}
 			for n := 1; n <= 30; n++ {
-				r.hist.add(source.Snapshot{T: time.Duration(n) * tick, Dt: tick, Note: "Everything is green.",
+				r.hist.Add(source.Snapshot{T: time.Duration(n) * tick, Dt: tick, Note: "Everything is green.",
 					Counts:  source.Counts{Originals: 50, Attempts: 60, Retries: 10, Successes: tc.successes, Failures: 60 - tc.successes},
 					Service: source.Service{State: source.ServiceUp, Unmeasured: true}})
 			}
