@@ -130,6 +130,14 @@ func validateLesson(io streams, path string) bool {
 		fmt.Fprintln(io.err, safetext.Text(msg))
 		return false
 	}
-	fmt.Fprintln(io.out, safetext.Line(fmt.Sprintf("%s: ok (lesson %s on %s, %d steps)", path, l.Name, l.Scenario, len(l.Steps))))
+	controls := ""
+	if len(l.Controls) > 0 { // the lesson plays controls of its own
+		controls = ", " + scenarios.CountControls(len(l.Controls))
+	}
+	steps := fmt.Sprintf("%d steps", len(l.Steps))
+	if len(l.Steps) == 1 {
+		steps = "1 step"
+	}
+	fmt.Fprintln(io.out, safetext.Line(fmt.Sprintf("%s: ok (lesson %s on %s, %s%s)", path, l.Name, l.Scenario, steps, controls)))
 	return true
 }

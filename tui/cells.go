@@ -280,13 +280,14 @@ func (c signalsCell) Update(msg tea.Msg) (signalsCell, tea.Cmd) {
 }
 
 // headerCell places the header: it shows the first run (and the second's strategy) on a full
-// redraw and when the speed or pause changed.
+// redraw, when the speed or pause changed and when the class's roster did (the teacher's
+// header counts the students following).
 type headerCell struct{ *header.Model }
 
 // Update shows the runs, the speed and pause and the dashboard's part in a class.
 func (c headerCell) Update(msg tea.Msg) (headerCell, tea.Cmd) {
 	f, ok := msg.(frameMsg)
-	if !ok || !f.shows(changedPlay) {
+	if !ok || !f.shows(changedPlay|changedRoster) {
 		return c, nil
 	}
 	v := header.View{Speed: f.f.speed, Paused: f.f.paused, Slowed: f.f.slowed}
@@ -324,13 +325,13 @@ func (c menuCell) Update(msg tea.Msg) (menuCell, tea.Cmd) {
 	return c, nil
 }
 
-// rosterCell places the class roster on the teacher's screen: on a full redraw it shows who
-// is connected (its row has no height elsewhere: rosterH).
+// rosterCell places the class roster on the teacher's screen: on a full redraw and when the
+// roster changed it shows who is connected (its row has no height elsewhere: rosterH).
 type rosterCell struct{ *roster.Model }
 
-// Update shows the class's roster on a full redraw.
+// Update shows the class's roster on a full redraw and when it changed.
 func (c rosterCell) Update(msg tea.Msg) (rosterCell, tea.Cmd) {
-	if f, ok := msg.(frameMsg); ok && f.full() {
+	if f, ok := msg.(frameMsg); ok && f.shows(changedRoster) {
 		var members []roster.Member
 		if f.f.class != nil {
 			members = f.f.class.roster

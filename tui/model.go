@@ -153,6 +153,8 @@ type Model struct {
 	// laidCortex is whether the layout was last laid out for a strategy with a CPS: the full
 	// layout's top band differs without one (frame.bands), so a switch lays it out again.
 	laidCortex bool
+	// composed counts the bodies composed: the frames drawn (a test counts them).
+	composed int
 }
 
 // binding ties a key to what it does on the dashboard: do, or with no do, whatever the
