@@ -18,9 +18,12 @@ import (
 	"github.com/cortex-tui/cortex-tui/tui/header"
 	"github.com/cortex-tui/cortex-tui/tui/help"
 	"github.com/cortex-tui/cortex-tui/tui/lessonpanel"
+	"github.com/cortex-tui/cortex-tui/tui/queue"
 	"github.com/cortex-tui/cortex-tui/tui/roster"
 	"github.com/cortex-tui/cortex-tui/tui/shedding"
 	"github.com/cortex-tui/cortex-tui/tui/signals"
+	"github.com/cortex-tui/cortex-tui/tui/small"
+	"github.com/cortex-tui/cortex-tui/tui/stats"
 	"github.com/cortex-tui/cortex-tui/tui/strategymenu"
 	"github.com/cortex-tui/cortex-tui/tui/summary"
 	"github.com/cortex-tui/cortex-tui/tui/traffic"
@@ -261,6 +264,53 @@ func (c cpsCell) Update(msg tea.Msg) (cpsCell, tea.Cmd) {
 		c.Show(cps.View{Cortex: r.hist.Last.Cortex, Seen: r.hist.Seen, Strategy: r.meta.Strategy, CPS: r.hist.CPS,
 			Last: r.hist.LastSec, Spans: r.hist.Spans()})
 	}
+	return c, nil
+}
+
+// queueCell places the queue panel: it shows the first run's queue on a full redraw.
+type queueCell struct{ *queue.Model }
+
+// Update shows the first run's service and its queue's per-second means on a full redraw.
+func (c queueCell) Update(msg tea.Msg) (queueCell, tea.Cmd) {
+	if _, r := cellRun(msg, 0, 0, c.Hide); r != nil {
+		c.Show(queue.View{Service: r.hist.Last.Service, Seen: r.hist.Seen, Queue: r.hist.Queue, Last: r.hist.LastSec, Spans: r.hist.Spans()})
+	}
+	return c, nil
+}
+
+// statsCell places the key figures of run index run (compare mode): it shows them on a full
+// redraw.
+type statsCell struct {
+	*stats.Model
+	run int
+}
+
+// Update shows the run's figures on a full redraw.
+func (c statsCell) Update(msg tea.Msg) (statsCell, tea.Cmd) {
+	if _, r := cellRun(msg, c.run, 0, c.Hide); r != nil {
+		c.Show(stats.View{Label: r.meta.StrategyLabel(), Cortex: r.hist.Last.Cortex, Totals: r.hist.Totals(),
+			Peak: r.rec.PeakAmplification(), Service: r.hist.Last.Service.State})
+	}
+	return c, nil
+}
+
+// smallCell places the collapsed layout of a small window: it shows the first run on a full
+// redraw and when the weights or their selection changed.
+type smallCell struct{ *small.Model }
+
+// Update shows the window's size and the first run's CPS, signals and figures.
+func (c smallCell) Update(msg tea.Msg) (smallCell, tea.Cmd) {
+	f, ok := msg.(frameMsg)
+	if !ok || !f.shows(changedWeights) {
+		return c, nil
+	}
+	v := small.View{WinW: f.f.width, WinH: f.f.height, FullW: minFullW, FullH: minFullH, Weights: f.f.weights, Selected: f.f.selWeight}
+	if len(f.f.runs) > 0 {
+		r := f.f.runs[0]
+		v.Run, v.Cortex, v.CPS, v.Sig = true, r.hist.Last.Cortex, r.hist.CPS, r.hist.Sig
+		v.Label, v.Service, v.Totals = r.meta.StrategyLabel(), r.hist.Last.Service, r.hist.Totals()
+	}
+	c.Show(v)
 	return c, nil
 }
 
