@@ -15,6 +15,7 @@ import (
 	"github.com/cortex-tui/cortex-tui/tui/decisions"
 	"github.com/cortex-tui/cortex-tui/tui/eventlog"
 	"github.com/cortex-tui/cortex-tui/tui/fleetpanel"
+	"github.com/cortex-tui/cortex-tui/tui/header"
 	"github.com/cortex-tui/cortex-tui/tui/help"
 	"github.com/cortex-tui/cortex-tui/tui/lessonpanel"
 	"github.com/cortex-tui/cortex-tui/tui/roster"
@@ -275,6 +276,40 @@ func (c signalsCell) Update(msg tea.Msg) (signalsCell, tea.Cmd) {
 			Weights: f.weights, Selected: f.selWeight, Adaptive: f.adaptive, Series: r.hist.Sig,
 			StrategyKey: common.KeyName(km.Strategy), CompareKey: common.KeyName(km.Compare)})
 	}
+	return c, nil
+}
+
+// headerCell places the header: it shows the first run (and the second's strategy) on a full
+// redraw, when the speed or pause changed and when the class's roster did (the teacher's
+// header counts the students following).
+type headerCell struct{ *header.Model }
+
+// Update shows the runs, the speed and pause and the dashboard's part in a class.
+func (c headerCell) Update(msg tea.Msg) (headerCell, tea.Cmd) {
+	f, ok := msg.(frameMsg)
+	if !ok || !f.shows(changedPlay|changedRoster) {
+		return c, nil
+	}
+	v := header.View{Speed: f.f.speed, Paused: f.f.paused, Slowed: f.f.slowed}
+	if cs := f.f.class; cs != nil {
+		v.Class = &header.Class{Teacher: cs.teacher, Forked: cs.forked, ForkedAt: cs.forkedAt,
+			Speed: cs.play.Speed, Paused: cs.play.Paused, Away: cs.play.Away}
+		for _, mb := range cs.roster {
+			if mb.State == MemberFollowing {
+				v.Class.Following++
+			}
+		}
+	}
+	if len(f.f.runs) > 0 {
+		r := f.f.runs[0]
+		last := r.hist.Last
+		v.Scenario, v.T, v.Total, v.Done, v.Live = r.meta.Scenario, last.T, r.meta.Total, last.Done, r.meta.Live
+		v.Cortex, v.Faults = last.Cortex, last.Faults
+		for _, r := range f.f.runs[:min(len(f.f.runs), 2)] {
+			v.Strategies = append(v.Strategies, r.meta.StrategyLabel())
+		}
+	}
+	c.Show(v)
 	return c, nil
 }
 

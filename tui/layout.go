@@ -12,6 +12,7 @@ import (
 	"github.com/cortex-tui/cortex-tui/tui/decisions"
 	"github.com/cortex-tui/cortex-tui/tui/eventlog"
 	"github.com/cortex-tui/cortex-tui/tui/fleetpanel"
+	"github.com/cortex-tui/cortex-tui/tui/header"
 	"github.com/cortex-tui/cortex-tui/tui/help"
 	"github.com/cortex-tui/cortex-tui/tui/inspector"
 	"github.com/cortex-tui/cortex-tui/tui/lessonpanel"
@@ -56,7 +57,7 @@ const (
 // out. The inspector and the strategy menu are the root model's (it opens them); the table
 // places them.
 func newLayouts(st common.Styles, keys keymap.KeyMap, insp *inspector.Model, menu *strategymenu.Model, f *frame) [numLayouts][]row {
-	header, caption := mount(newHeader(st)), mount(newCaption(st))
+	header, caption := mount(headerCell{header.New(st)}), mount(newCaption(st))
 	bigCaption := mount(newCaption(st)) // presenter mode's, taller: a shared panel has one size
 	return [numLayouts][]row{
 		layoutFull: {
