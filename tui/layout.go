@@ -341,7 +341,7 @@ func (m *Model) compose() {
 		blocks = append(blocks, side(views...))
 	}
 	m.body = common.Fit(stack(blocks...), m.width, max(m.height-1, 0))
-	m.composed++
+	m.composed.Add(1)
 }
 
 // side joins blocks left to right, top-aligned.
