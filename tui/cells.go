@@ -15,11 +15,15 @@ import (
 	"github.com/cortex-tui/cortex-tui/tui/decisions"
 	"github.com/cortex-tui/cortex-tui/tui/eventlog"
 	"github.com/cortex-tui/cortex-tui/tui/fleetpanel"
+	"github.com/cortex-tui/cortex-tui/tui/header"
 	"github.com/cortex-tui/cortex-tui/tui/help"
 	"github.com/cortex-tui/cortex-tui/tui/lessonpanel"
+	"github.com/cortex-tui/cortex-tui/tui/queue"
 	"github.com/cortex-tui/cortex-tui/tui/roster"
 	"github.com/cortex-tui/cortex-tui/tui/shedding"
 	"github.com/cortex-tui/cortex-tui/tui/signals"
+	"github.com/cortex-tui/cortex-tui/tui/small"
+	"github.com/cortex-tui/cortex-tui/tui/stats"
 	"github.com/cortex-tui/cortex-tui/tui/strategymenu"
 	"github.com/cortex-tui/cortex-tui/tui/summary"
 	"github.com/cortex-tui/cortex-tui/tui/traffic"
@@ -263,6 +267,53 @@ func (c cpsCell) Update(msg tea.Msg) (cpsCell, tea.Cmd) {
 	return c, nil
 }
 
+// queueCell places the queue panel: it shows the first run's queue on a full redraw.
+type queueCell struct{ *queue.Model }
+
+// Update shows the first run's service and its queue's per-second means on a full redraw.
+func (c queueCell) Update(msg tea.Msg) (queueCell, tea.Cmd) {
+	if _, r := cellRun(msg, 0, 0, c.Hide); r != nil {
+		c.Show(queue.View{Service: r.hist.Last.Service, Seen: r.hist.Seen, Queue: r.hist.Queue, Last: r.hist.LastSec, Spans: r.hist.Spans()})
+	}
+	return c, nil
+}
+
+// statsCell places the key figures of run index run (compare mode): it shows them on a full
+// redraw.
+type statsCell struct {
+	*stats.Model
+	run int
+}
+
+// Update shows the run's figures on a full redraw.
+func (c statsCell) Update(msg tea.Msg) (statsCell, tea.Cmd) {
+	if _, r := cellRun(msg, c.run, 0, c.Hide); r != nil {
+		c.Show(stats.View{Label: r.meta.StrategyLabel(), Cortex: r.hist.Last.Cortex, Totals: r.hist.Totals(),
+			Peak: r.rec.PeakAmplification(), Service: r.hist.Last.Service.State})
+	}
+	return c, nil
+}
+
+// smallCell places the collapsed layout of a small window: it shows the first run on a full
+// redraw and when the weights or their selection changed.
+type smallCell struct{ *small.Model }
+
+// Update shows the window's size and the first run's CPS, signals and figures.
+func (c smallCell) Update(msg tea.Msg) (smallCell, tea.Cmd) {
+	f, ok := msg.(frameMsg)
+	if !ok || !f.shows(changedWeights) {
+		return c, nil
+	}
+	v := small.View{WinW: f.f.width, WinH: f.f.height, FullW: minFullW, FullH: minFullH, Weights: f.f.weights, Selected: f.f.selWeight}
+	if len(f.f.runs) > 0 {
+		r := f.f.runs[0]
+		v.Run, v.Cortex, v.CPS, v.Sig = true, r.hist.Last.Cortex, r.hist.CPS, r.hist.Sig
+		v.Label, v.Service, v.Totals = r.meta.StrategyLabel(), r.hist.Last.Service, r.hist.Totals()
+	}
+	c.Show(v)
+	return c, nil
+}
+
 // signalsCell places the signals panel: it shows the first run's signals on a full redraw and
 // when the weights or their selection changed.
 type signalsCell struct{ *signals.Model }
@@ -278,6 +329,40 @@ func (c signalsCell) Update(msg tea.Msg) (signalsCell, tea.Cmd) {
 	return c, nil
 }
 
+// headerCell places the header: it shows the first run (and the second's strategy) on a full
+// redraw, when the speed or pause changed and when the class's roster did (the teacher's
+// header counts the students following).
+type headerCell struct{ *header.Model }
+
+// Update shows the runs, the speed and pause and the dashboard's part in a class.
+func (c headerCell) Update(msg tea.Msg) (headerCell, tea.Cmd) {
+	f, ok := msg.(frameMsg)
+	if !ok || !f.shows(changedPlay|changedRoster) {
+		return c, nil
+	}
+	v := header.View{Speed: f.f.speed, Paused: f.f.paused, Slowed: f.f.slowed}
+	if cs := f.f.class; cs != nil {
+		v.Class = &header.Class{Teacher: cs.teacher, Forked: cs.forked, ForkedAt: cs.forkedAt,
+			Speed: cs.play.Speed, Paused: cs.play.Paused, Away: cs.play.Away}
+		for _, mb := range cs.roster {
+			if mb.State == MemberFollowing {
+				v.Class.Following++
+			}
+		}
+	}
+	if len(f.f.runs) > 0 {
+		r := f.f.runs[0]
+		last := r.hist.Last
+		v.Scenario, v.T, v.Total, v.Done, v.Live = r.meta.Scenario, last.T, r.meta.Total, last.Done, r.meta.Live
+		v.Cortex, v.Faults = last.Cortex, last.Faults
+		for _, r := range f.f.runs[:min(len(f.f.runs), 2)] {
+			v.Strategies = append(v.Strategies, r.meta.StrategyLabel())
+		}
+	}
+	c.Show(v)
+	return c, nil
+}
+
 // menuCell places the strategy menu: on a full redraw it marks the strategy of the run it
 // switches (the right side in compare mode).
 type menuCell struct{ *strategymenu.Model }
@@ -290,13 +375,13 @@ func (c menuCell) Update(msg tea.Msg) (menuCell, tea.Cmd) {
 	return c, nil
 }
 
-// rosterCell places the class roster on the teacher's screen: on a full redraw it shows who
-// is connected (its row has no height elsewhere: rosterH).
+// rosterCell places the class roster on the teacher's screen: on a full redraw and when the
+// roster changed it shows who is connected (its row has no height elsewhere: rosterH).
 type rosterCell struct{ *roster.Model }
 
-// Update shows the class's roster on a full redraw.
+// Update shows the class's roster on a full redraw and when it changed.
 func (c rosterCell) Update(msg tea.Msg) (rosterCell, tea.Cmd) {
-	if f, ok := msg.(frameMsg); ok && f.full() {
+	if f, ok := msg.(frameMsg); ok && f.shows(changedRoster) {
 		var members []roster.Member
 		if f.f.class != nil {
 			members = f.f.class.roster

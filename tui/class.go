@@ -190,44 +190,81 @@ func (m *Model) catchUpLesson(step int) {
 }
 
 // onClassMsg takes what the server says changed: a student following the class joins its new
-// run or takes its new play, the teacher its roster.
+// run or takes its new play, the teacher its roster. Only what changed is drawn again: the
+// server tells every dashboard of the class each time a student comes, goes, forks or the
+// teacher presses a key, and a class of 60 redrawing every chart each time made the teacher's
+// frame wait for the CPU behind them.
 func (m *Model) onClassMsg(msg ClassMsg) tea.Cmd {
 	c := m.class
 	if c == nil {
 		return nil
 	}
-	c.roster = msg.Roster
 	if c.teacher {
-		if m.screen == screenPicker {
-			n := 0
-			for _, mb := range c.roster {
-				if mb.State != MemberTeacher {
-					n++
-				}
-			}
-			m.setStatus(fmt.Sprintf("class: %d connected, waiting for you to open a scenario or a lesson", n), false)
-		}
-		m.redraw()
+		m.takeRoster(msg.Roster)
 		return nil
 	}
+	c.roster = msg.Roster
 	if c.forked {
-		c.play = msg.Play
-		m.redrawFor(changedPlay)
+		if msg.Play != c.play {
+			c.play = msg.Play
+			m.redrawFor(changedPlay)
+		}
 		return nil
 	}
 	if msg.Gen != c.gen || len(m.fr.runs) == 0 {
 		m.joinClass()
 		return m.kick()
 	}
-	c.play = msg.Play
-	if i := slices.Index(speeds, msg.Play.Speed); i >= 0 {
-		m.setSpeed(i)
+	return m.takePlay(msg.Play)
+}
+
+// takeRoster shows the teacher the class's roster: on the picker in the footer, on the
+// dashboard in the roster and the header (the whole layout when the roster's row grows or
+// shrinks); nothing is drawn when it did not change.
+func (m *Model) takeRoster(members []Member) {
+	c := m.class
+	same := slices.Equal(members, c.roster)
+	before := m.fr.rosterH(m.width, m.height)
+	c.roster = members
+	switch {
+	case m.screen == screenPicker:
+		n := 0
+		for _, mb := range c.roster {
+			if mb.State != MemberTeacher {
+				n++
+			}
+		}
+		m.setStatus(fmt.Sprintf("class: %d connected, waiting for you to open a scenario or a lesson", n), false)
+		m.redraw()
+	case same:
+	case m.fr.rosterH(m.width, m.height) != before:
+		m.layout()
+		m.redraw()
+	default:
+		m.redrawFor(changedRoster)
 	}
-	if m.fr.lesson != nil && m.fr.lesson.tr.Lesson().Name == msg.Play.Lesson {
-		m.catchUpLesson(msg.Play.Step)
+}
+
+// takePlay takes how the teacher plays the class run now: its speed and pauses redraw the
+// header only, a step of the class's lesson the lesson's panel; the same play (the roster
+// changed) draws nothing.
+func (m *Model) takePlay(p Play) tea.Cmd {
+	c := m.class
+	if p == c.play {
+		return nil
 	}
-	m.redraw()
-	return m.saveLesson()
+	step := p.Lesson != c.play.Lesson || p.Step != c.play.Step
+	c.play = p
+	if i := slices.Index(speeds, p.Speed); i >= 0 {
+		m.speedIdx, m.fr.speed = i, speeds[i]
+	}
+	if step && m.fr.lesson != nil && m.fr.lesson.tr.Lesson().Name == p.Lesson {
+		m.catchUpLesson(p.Step)
+		m.redraw()
+		return m.saveLesson()
+	}
+	m.redrawFor(changedPlay)
+	return nil
 }
 
 // drive tells the class what the teacher's dashboard plays, when that changed (after every

@@ -520,11 +520,11 @@ func TestStepShowsInHeader(t *testing.T) {
 	require.Greater(t, m.fr.runs[0].hist.Last.T, 100*time.Second)
 	m.Update(keyMsg("space"))
 	for range 3 {
-		before := findPanel[*header](t, m, 0).View()
+		before := findPanel[headerCell](t, m, 0).View()
 		_, cmd := m.Update(keyMsg("."))
 		require.NotNil(t, cmd)
 		m.Update(cmd())
-		assert.NotEqual(t, before, findPanel[*header](t, m, 0).View(), "the step shows in the header")
+		assert.NotEqual(t, before, findPanel[headerCell](t, m, 0).View(), "the step shows in the header")
 	}
 }
 
@@ -634,16 +634,16 @@ strategy_menu = ["Y"]`))
 func TestHeaderShowsActiveFaults(t *testing.T) {
 	m, _ := newTestModel(t, 140, 40, "cortex")
 	advanceFrames(m, 2)
-	assert.NotContains(t, findPanel[*header](t, m, 0).View(), "fault:")
+	assert.NotContains(t, findPanel[headerCell](t, m, 0).View(), "fault:")
 	m.Update(keyMsg("4"))
 	m.Update(keyMsg("3"))
 	advanceFrames(m, 1)
-	assert.Contains(t, findPanel[*header](t, m, 0).View(), "fault:")
-	assert.Contains(t, findPanel[*header](t, m, 0).View(), "errors 50%")
-	assert.Contains(t, findPanel[*header](t, m, 0).View(), "latency +1s")
+	assert.Contains(t, findPanel[headerCell](t, m, 0).View(), "fault:")
+	assert.Contains(t, findPanel[headerCell](t, m, 0).View(), "errors 50%")
+	assert.Contains(t, findPanel[headerCell](t, m, 0).View(), "latency +1s")
 	m.Update(keyMsg("0"))
 	advanceFrames(m, 1)
-	assert.NotContains(t, findPanel[*header](t, m, 0).View(), "fault:")
+	assert.NotContains(t, findPanel[headerCell](t, m, 0).View(), "fault:")
 }
 
 // Asserts that the compare summary puts the two runs' numbers side by side on each row and fits

@@ -44,6 +44,7 @@ const (
 	changedWeights                    // the weights, their selection, adaptive: signals, the collapsed layout
 	changedClasses                    // a class's share or priority, the class selection: shedding
 	changedLog                        // the event log (a control was logged): the event logs
+	changedRoster                     // the class's roster (the teacher's): the roster, the header
 )
 
 // shows reports whether a panel that shows c redraws on m: on a full redraw, or when c changed.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/tui/common"
+	"github.com/cortex-tui/cortex-tui/tui/queue"
 	"github.com/cortex-tui/cortex-tui/tui/traffic"
 )
 
@@ -97,7 +98,7 @@ func TestUnmeasuredServiceHidesCapacity(t *testing.T) {
 	assert.NotContains(t, v, "UP", "no health the source never measured")
 	assert.Contains(t, v, "service not measured")
 	assert.Contains(t, v, "o originals")
-	q := newQueue(common.DefaultStyles(), 0)
+	q := queueCell{queue.New(common.DefaultStyles())}
 	q.SetSize(60, 8)
 	q, _ = q.Update(frameMsg{f: f})
 	assert.Contains(t, strings.Join(strings.Fields(q.View()), " "), "its queue is not known")
