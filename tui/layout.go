@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/cortex-tui/cortex-tui/keymap"
+	"github.com/cortex-tui/cortex-tui/tui/caption"
 	"github.com/cortex-tui/cortex-tui/tui/common"
 	"github.com/cortex-tui/cortex-tui/tui/cps"
 	"github.com/cortex-tui/cortex-tui/tui/decisions"
@@ -60,8 +61,8 @@ const (
 // out. The inspector and the strategy menu are the root model's (it opens them); the table
 // places them.
 func newLayouts(st common.Styles, keys keymap.KeyMap, insp *inspector.Model, menu *strategymenu.Model, f *frame) [numLayouts][]row {
-	header, caption := mount(headerCell{header.New(st)}), mount(newCaption(st))
-	bigCaption := mount(newCaption(st)) // presenter mode's, taller: a shared panel has one size
+	// presenter mode's caption is bigCaption, taller: a shared panel has one size
+	header, caption, bigCaption := mount(headerCell{header.New(st)}), mount(captionCell{caption.New(st)}), mount(captionCell{caption.New(st)})
 	return [numLayouts][]row{
 		layoutFull: {
 			{h: one, cells: whole(header)},
