@@ -6,6 +6,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/cortex-tui/cortex-tui/keymap"
+	"github.com/cortex-tui/cortex-tui/tui/caption"
 	"github.com/cortex-tui/cortex-tui/tui/common"
 	"github.com/cortex-tui/cortex-tui/tui/cps"
 	"github.com/cortex-tui/cortex-tui/tui/decisions"
@@ -15,9 +16,12 @@ import (
 	"github.com/cortex-tui/cortex-tui/tui/help"
 	"github.com/cortex-tui/cortex-tui/tui/inspector"
 	"github.com/cortex-tui/cortex-tui/tui/lessonpanel"
+	"github.com/cortex-tui/cortex-tui/tui/queue"
 	"github.com/cortex-tui/cortex-tui/tui/roster"
 	"github.com/cortex-tui/cortex-tui/tui/shedding"
 	"github.com/cortex-tui/cortex-tui/tui/signals"
+	"github.com/cortex-tui/cortex-tui/tui/small"
+	"github.com/cortex-tui/cortex-tui/tui/stats"
 	"github.com/cortex-tui/cortex-tui/tui/strategymenu"
 	"github.com/cortex-tui/cortex-tui/tui/summary"
 	"github.com/cortex-tui/cortex-tui/tui/traffic"
@@ -56,29 +60,29 @@ const (
 // out. The inspector and the strategy menu are the root model's (it opens them); the table
 // places them.
 func newLayouts(st common.Styles, keys keymap.KeyMap, insp *inspector.Model, menu *strategymenu.Model, f *frame) [numLayouts][]row {
-	header, caption := mount(headerCell{header.New(st)}), mount(newCaption(st))
-	bigCaption := mount(newCaption(st)) // presenter mode's, taller: a shared panel has one size
+	// presenter mode's caption is bigCaption, taller: a shared panel has one size
+	header, caption, bigCaption := mount(headerCell{header.New(st)}), mount(captionCell{caption.New(st)}), mount(captionCell{caption.New(st)})
 	return [numLayouts][]row{
 		layoutFull: {
 			{h: one, cells: whole(header)},
 			{h: captionH, cells: whole(caption)},
 			{h: f.lessonH, cells: whole(mount(lessonCell{lessonpanel.New(st, keys)}))},
 			{h: f.rosterH, cells: whole(mount(rosterCell{roster.New(st)}))},
-			{h: f.topH, cells: []cell{{p: mount(signalsCell{signals.New(st)}), w: signalsW}, {p: mount(newQueue(st, 0)), w: f.queueW}, {p: mount(cpsCell{cps.New(st), 0})}}},
+			{h: f.topH, cells: []cell{{p: mount(signalsCell{signals.New(st)}), w: signalsW}, {p: mount(queueCell{queue.New(st)}), w: f.queueW}, {p: mount(cpsCell{cps.New(st), 0})}}},
 			{cells: []cell{{p: mount(trafficCell{traffic.New(st), 0})}, {p: mount(sheddingCell{shedding.New(st)}), w: sheddingW}}},
 			{h: f.bottomH, cells: []cell{{p: mount(decisionsCell{decisions.New(st)}), w: decisionsW}, {p: mount(fleetCell{fleetpanel.New(st)}), w: f.fleetW}, {p: mount(eventsCell{eventlog.New(st, keys, controlText), 0})}}},
 		},
 		layoutCompare: {
 			{h: one, cells: whole(header)},
 			{h: captionH, cells: whole(caption)},
-			{h: statsH, cells: halves(mount(newStats(st, 0)), mount(newStats(st, 1)))},
+			{h: statsH, cells: halves(mount(statsCell{stats.New(st), 0}), mount(statsCell{stats.New(st), 1}))},
 			{h: compareCPSH, cells: halves(mount(cpsCell{cps.New(st), 0}), mount(cpsCell{cps.New(st), 1}))},
 			{cells: halves(mount(trafficCell{traffic.New(st), 0}), mount(trafficCell{traffic.New(st), 1}))},
 			{h: compareEventsH, cells: halves(mount(eventsCell{eventlog.New(st, keys, controlText), 0}), mount(eventsCell{eventlog.New(st, keys, controlText), 1}))},
 		},
 		layoutSmall: {
 			{h: one, cells: whole(header)},
-			{cells: whole(mount(newSmall(st)))},
+			{cells: whole(mount(smallCell{small.New(st)}))},
 		},
 		layoutSummary: {{cells: whole(mount(summaryCell{summary.New(st, keys)}))}},
 		layoutHelp:    {{cells: whole(mount(helpCell{help.New(st, keys)}))}},

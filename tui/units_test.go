@@ -122,7 +122,7 @@ func TestCompareNumbersFit(t *testing.T) {
 		require.Len(t, m.fr.runs, 2)
 		advanceFrames(m, 3)
 		stats := func() string {
-			l, r := findPanel[*statsPanel](t, m, 0), findPanel[*statsPanel](t, m, 1)
+			l, r := findPanel[statsCell](t, m, 0), findPanel[statsCell](t, m, 1)
 			return side([]string{l.View(), r.View()}, []int{l.W, r.W}, l.H)
 		}
 		assert.NotContains(t, stats(), "peak 0.0x", "%v", size)
