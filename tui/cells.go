@@ -9,6 +9,7 @@ import (
 	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
+	"github.com/cortex-tui/cortex-tui/tui/caption"
 	"github.com/cortex-tui/cortex-tui/tui/chart"
 	"github.com/cortex-tui/cortex-tui/tui/common"
 	"github.com/cortex-tui/cortex-tui/tui/cps"
@@ -325,6 +326,21 @@ func (c signalsCell) Update(msg tea.Msg) (signalsCell, tea.Cmd) {
 		c.Show(signals.View{Cortex: r.hist.Last.Cortex, Seen: r.hist.Seen, Strategy: r.meta.Strategy,
 			Weights: f.weights, Selected: f.selWeight, Adaptive: f.adaptive, Series: r.hist.Sig,
 			StrategyKey: common.KeyName(km.Strategy), CompareKey: common.KeyName(km.Compare)})
+	}
+	return c, nil
+}
+
+// captionCell places the caption: it shows the first run's note on a full redraw.
+type captionCell struct{ *caption.Model }
+
+// Update shows the first run's note (caption.Note) on a full redraw; none without a run.
+func (c captionCell) Update(msg tea.Msg) (captionCell, tea.Cmd) {
+	if f, ok := msg.(frameMsg); ok && f.full() {
+		note := ""
+		if len(f.f.runs) > 0 {
+			note = caption.Note(f.f.runs[0].hist, f.f.runs[0].meta.Summary, f.f.keyMap())
+		}
+		c.Show(note)
 	}
 	return c, nil
 }

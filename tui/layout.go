@@ -4,9 +4,9 @@ import (
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
 
 	"github.com/cortex-tui/cortex-tui/keymap"
+	"github.com/cortex-tui/cortex-tui/tui/caption"
 	"github.com/cortex-tui/cortex-tui/tui/common"
 	"github.com/cortex-tui/cortex-tui/tui/cps"
 	"github.com/cortex-tui/cortex-tui/tui/decisions"
@@ -60,8 +60,8 @@ const (
 // out. The inspector and the strategy menu are the root model's (it opens them); the table
 // places them.
 func newLayouts(st common.Styles, keys keymap.KeyMap, insp *inspector.Model, menu *strategymenu.Model, f *frame) [numLayouts][]row {
-	header, caption := mount(headerCell{header.New(st)}), mount(newCaption(st))
-	bigCaption := mount(newCaption(st)) // presenter mode's, taller: a shared panel has one size
+	// presenter mode's caption is bigCaption, taller: a shared panel has one size
+	header, caption, bigCaption := mount(headerCell{header.New(st)}), mount(captionCell{caption.New(st)}), mount(captionCell{caption.New(st)})
 	return [numLayouts][]row{
 		layoutFull: {
 			{h: one, cells: whole(header)},
@@ -333,19 +333,47 @@ func (m *Model) compose() {
 			continue
 		}
 		views := make([]string, 0, len(r.cells))
+		widths := make([]int, 0, len(r.cells))
 		for _, c := range r.cells {
 			if c.width > 0 { // a cell of no width is left out (the fleet panel of a run alone)
 				views = append(views, c.p.View())
+				widths = append(widths, c.width)
 			}
 		}
-		blocks = append(blocks, side(views...))
+		blocks = append(blocks, side(views, widths, r.height))
 	}
-	m.body = common.Fit(stack(blocks...), m.width, max(m.height-1, 0))
+	m.body = common.Fit(strings.Join(blocks, "\n"), m.width, max(m.height-1, 0))
 	m.composed.Add(1)
 }
 
-// side joins blocks left to right, top-aligned.
-func side(blocks ...string) string { return lipgloss.JoinHorizontal(lipgloss.Top, blocks...) }
-
-// stack joins blocks top to bottom, left-aligned.
-func stack(blocks ...string) string { return lipgloss.JoinVertical(lipgloss.Left, blocks...) }
+// side joins the views of a row's cells left to right, each widths[i] cells wide, h lines
+// high: a panel's view is exactly its size (common.Box and common.Fit make it so), so line y
+// of the row is line y of each view in turn, with no measuring (lipgloss.JoinHorizontal
+// measured every line, and JoinVertical every line again: a fifth of a frame); a view short of
+// lines gets blank ones. compose's Fit of the whole body is what measures, once.
+func side(views []string, widths []int, h int) string {
+	if len(views) == 1 {
+		return views[0]
+	}
+	lines := make([][]string, len(views))
+	n := 0
+	for i, v := range views {
+		lines[i] = strings.SplitN(v, "\n", h+1)
+		n += len(v) + h
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for y := range h {
+		if y > 0 {
+			b.WriteByte('\n')
+		}
+		for i, ls := range lines {
+			if y < len(ls) {
+				b.WriteString(ls[y])
+			} else {
+				b.WriteString(strings.Repeat(" ", widths[i]))
+			}
+		}
+	}
+	return b.String()
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/cortex-tui/cortex-tui/source"
+	"github.com/cortex-tui/cortex-tui/tui/caption"
 	"github.com/cortex-tui/cortex-tui/tui/common"
 	"github.com/cortex-tui/cortex-tui/tui/queue"
 	"github.com/cortex-tui/cortex-tui/tui/traffic"
@@ -126,7 +127,7 @@ func TestUnmeasuredServiceCaption(t *testing.T) {
 					Counts:  source.Counts{Originals: 50, Attempts: 60, Retries: 10, Successes: tc.successes, Failures: 60 - tc.successes},
 					Service: source.Service{State: source.ServiceUp, Unmeasured: true}})
 			}
-			c := newCaption(common.DefaultStyles())
+			c := captionCell{caption.New(common.DefaultStyles())}
 			c.SetSize(400, 2)
 			c, _ = c.Update(frameMsg{f: &frame{runs: []*run{r}}})
 			v := strings.Join(strings.Fields(ansi.Strip(c.View())), " ")
