@@ -281,3 +281,20 @@ func TestLessonSeesControlsWhilePaused(t *testing.T) {
 	assert.Equal(t, 1, m.fr.lesson.tr.Step(), "the step done at once")
 	assert.True(t, m.fr.paused, "still paused")
 }
+
+// Asserts that a goal on a windowed metric (amplification: the last 5 s) says so beside its
+// value, while a gauge's (the queue, at the last tick) says "now": the Traffic title's
+// "amplif. 1.00x" is the last whole second, and a lesson that read "now 1.59x" beside it
+// contradicted the screen right after the crash.
+func TestLessonSaysWhichWindow(t *testing.T) {
+	l := scenarios.Lesson{Name: "w", Title: "Windows", Scenario: "fake-storm", Strategy: "cortex", HintAt: time.Minute,
+		Steps: []scenarios.Step{{Text: "Watch.", Hint: "wait.", Goals: []scenarios.Goal{
+			{Metric: metricNamed(t, "amplification"), Op: scenarios.OpGreaterEq, Num: 100},
+			{Metric: metricNamed(t, "queue"), Op: scenarios.OpGreaterEq, Num: 1e6},
+		}}}}
+	m := newLessonModel(t, 140, 40, l, false)
+	fastForward(m, 3)
+	v := m.View()
+	assert.Regexp(t, `amplification >= 100\.00x \(last 5s [0-9.]+x\)`, v)
+	assert.Regexp(t, `queue >= 1e\+06 \(now [0-9]+\)`, v)
+}
