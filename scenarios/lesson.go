@@ -22,6 +22,10 @@ type Lesson struct {
 	Guided   bool          // pause the run at each caption until a key is pressed (default true)
 	HintAt   time.Duration // scenario time after a step's start when its hint appears (default 20s)
 	Steps    []Step
+	// Controls are the lesson's timeline of controls ([[control]], as in a scenario file or a
+	// recorded demo): played over the scenario's own at their virtual times, whatever the
+	// learner does (package lesson's Scenario), each complete (Resolve) and in time order.
+	Controls []ScheduledControl
 }
 
 // Step is one step of a lesson: it is done when every goal has held for its For.

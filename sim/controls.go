@@ -28,13 +28,19 @@ func (s *Sim) Control(c source.ControlEvent) error {
 // Played returns the scenario as the run played it since it began (or restarted): its own,
 // from the seed and the strategy it began with, its timeline of controls the ones applied so
 // far at their times (the dashboard's keys and the timeline's own) and then the timeline's
-// still to come. A scenario file written from it replays the run exactly.
+// still to come, its engine the one cortex ran. A scenario file written from it replays the
+// run exactly.
 func (s *Sim) Played() scenarios.Scenario {
 	scn := s.scn
 	scn.Classes, scn.Load = slices.Clone(scn.Classes), slices.Clone(scn.Load)
 	scn.Faults, scn.Notes = slices.Clone(scn.Faults), slices.Clone(scn.Notes)
 	scn.Seed, scn.Strategy = s.seed, s.began
 	scn.Controls = s.sch.Played()
+	scn.Engine, scn.EngineName = nil, ""
+	if e := s.opts.Engine; e != nil { // the engine it ran (--engine FILE, or the scenario's own)
+		c := *e
+		scn.Engine, scn.EngineName = &c, s.opts.EngineName
+	}
 	return scn
 }
 

@@ -176,7 +176,8 @@ func New(scn scenarios.Scenario, strategyName string, seed int64) (*Sim, error) 
 // the run New builds.
 type Options struct {
 	// Engine, when set, is the engine configuration of the cortex strategy for the whole fleet
-	// (a cortex.toml file's, package engineconf), in place of engine.DefaultConfig: each client's
+	// (a cortex.toml file's, package engineconf), in place of the scenario's (its [engine]) or
+	// else engine.DefaultConfig: each client's
 	// engine gets its share (Config.Split), and a shared budget's bucket is its capacity. Its
 	// Fleet is the scenario's to decide (the budget), and each engine's seed the run's.
 	Engine *engine.Config
@@ -190,6 +191,9 @@ func NewWith(scn scenarios.Scenario, strategyName string, seed int64, opts Optio
 	scn = withDefaults(scn)
 	if err := validate(scn); err != nil {
 		return nil, err
+	}
+	if opts.Engine == nil && scn.Engine != nil { // the scenario's [engine], unless the run has its own
+		opts.Engine, opts.EngineName = scn.Engine, scn.EngineName
 	}
 	if opts.Engine != nil {
 		if err := opts.Engine.Validate(); err != nil {
