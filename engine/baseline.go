@@ -46,23 +46,27 @@ type baseline struct {
 // decayingHistogram is a latency histogram whose counts and sums are scaled down by decay.
 // The zero value is empty.
 type decayingHistogram struct {
-	counts [histBins]float64
-	sums   [histBins]float64
-	n      float64
+	bins [histBins]decayingBin
+	n    float64
+}
+
+// decayingBin is one bin of a decayingHistogram, its count and sum side by side (histBin).
+type decayingBin struct {
+	count, sum float64
 }
 
 func (h *decayingHistogram) add(ns int64) {
-	i := binOf(ns)
-	h.counts[i]++
-	h.sums[i] += float64(ns)
+	b := &h.bins[binOf(ns)]
+	b.count++
+	b.sum += float64(ns)
 	h.n++
 }
 
 // decay scales every count and sum by f.
 func (h *decayingHistogram) decay(f float64) {
-	for i := range h.counts {
-		h.counts[i] *= f
-		h.sums[i] *= f
+	for i := range h.bins {
+		h.bins[i].count *= f
+		h.bins[i].sum *= f
 	}
 	h.n *= f
 }
@@ -73,10 +77,10 @@ func (h *decayingHistogram) p99() time.Duration {
 	need := h.n * 0.01
 	var cum float64
 	for i := histBins - 1; i >= 0; i-- {
-		if c := h.counts[i]; c > 0 {
+		if c := h.bins[i].count; c > 0 {
 			cum += c
 			if cum >= need {
-				return time.Duration(h.sums[i] / c)
+				return time.Duration(h.bins[i].sum / c)
 			}
 		}
 	}
