@@ -31,16 +31,17 @@ const (
 // With learnTail it also learns the healthy P99, the tail, from the same successes (see
 // tailDecay), so that L measures the P99 against what a healthy P99 looks like.
 type baseline struct {
+	// The fields the signals read first, the arrays last (see Engine's layout).
 	fixed        bool
+	learnTail    bool
 	value        time.Duration // 0 until formed; changed through set only
 	scale        float64       // 1 / (3 value), 0 until formed
-	seed         [baselineSeed]time.Duration
+	tail         time.Duration // the healthy P99; 0 until formed
 	n            int
 	above, below uint64 // healthy successes above / below value since the last step
 
-	learnTail bool
-	tail      time.Duration // the healthy P99; 0 until formed
-	healthy   decayingHistogram
+	seed    [baselineSeed]time.Duration
+	healthy decayingHistogram
 }
 
 // decayingHistogram is a latency histogram whose counts and sums are scaled down by decay.

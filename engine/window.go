@@ -136,8 +136,8 @@ func (p *tally) forget(b *bucket) {
 // span (the long one needs only its counts, so it keeps no histogram).
 type span struct {
 	tally
-	merged histogram
 	top    int // no bin of merged above this one holds a sample (P99 scans down from it)
+	merged histogram
 }
 
 // add counts one outcome whose latency ns falls in bin i.
@@ -198,15 +198,17 @@ func (p *span) p99() time.Duration {
 // backwards (the engine guarantees it). Not safe for concurrent use: the engine's mutex guards
 // it.
 type slidingWindow struct {
+	// The fields every record and decision reads come first, in two cache lines, and the
+	// slices last (see Engine's layout).
 	width    time.Duration // length of one slice
 	recent   int64         // slices in the short span, 1..windowBuckets
 	head     int64         // epoch of the newest slice
 	nextEdge time.Duration // start of slice head+1
+	cur      int           // index in buckets of slice head
+	prev     tally         // the outcomes of slice head-1 (zero when it is older or before the origin)
+	long     tally         // the last windowBuckets slices
+	short    span          // the last recent slices
 	buckets  [windowBuckets]bucket
-	long     tally // the last windowBuckets slices
-	short    span  // the last recent slices
-	cur      int   // index in buckets of slice head
-	prev     tally // the outcomes of slice head-1 (zero when it is older or before the origin)
 }
 
 // newSlidingWindow returns an empty window of windowBuckets slices of window/windowBuckets each
