@@ -70,6 +70,9 @@ func (p *Model) body(st lesson.Status, tr *lesson.Tracker, showHint bool, next s
 			mark, style = "…", s.Band[1]
 		}
 		now := " (now " + g.Value
+		if g.Window > 0 { // not the chart's "now", its last whole second: say which
+			now = fmt.Sprintf(" (last %.0fs %s", g.Window.Seconds(), g.Value)
+		}
 		if g.Holding {
 			now += fmt.Sprintf(", held %.0fs of %.0fs", g.Held.Seconds(), g.For.Seconds())
 		}
