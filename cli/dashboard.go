@@ -170,6 +170,7 @@ func dashboardOptions(cmd *cobra.Command, scn *scenarios.Scenario, strategyName 
 		OnQuit:      printResults(cmd.OutOrStdout()),
 		Keys:        keys,
 		Factory:     sim.NewSource,
+		Oracle:      oracleOf,
 		Scenario:    scn,
 		Strategy:    strategyName,
 		Seed:        seed,

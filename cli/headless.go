@@ -60,6 +60,9 @@ func runHeadless(cmd *cobra.Command, io streams, scn scenarios.Scenario, o runOp
 	if o.record != "" {
 		played := scn // headless, the run plays the scenario's own controls only
 		played.Seed, played.Strategy = o.seed, name
+		if o.eng.cfg != nil { // the engine it ran, embedded: the replay needs no other file
+			played.Engine, played.EngineName = o.eng.cfg, o.eng.name
+		}
 		data, err := played.MarshalTOML()
 		if err == nil {
 			err = atomicfile.Write(o.record, data, 0o644)
@@ -81,11 +84,7 @@ func oracleOf(scn scenarios.Scenario, seed int64) (*report.Oracle, error) {
 	case err != nil:
 		return nil, err
 	}
-	prios := make(map[int]float64, len(b.Priorities))
-	for _, p := range b.Priorities {
-		prios[p.Priority] = p.Rate()
-	}
-	return report.NewOracle(b.Rate(), prios), nil
+	return report.NewOracle(b.Rate(), b.PriorityRates()), nil
 }
 
 // simulate runs scn with strategy name from seed to the end in the simulator and returns the

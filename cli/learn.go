@@ -115,7 +115,7 @@ func listLessons(io streams) error {
 
 // checkLesson plays l headless with its own actions and prints each step's completion time.
 func checkLesson(io streams, l scenarios.Lesson) error {
-	scn, err := scenarios.Lookup(l.Scenario)
+	scn, err := lesson.Scenario(l)
 	if err != nil {
 		return err
 	}
@@ -138,7 +138,7 @@ func checkLesson(io streams, l scenarios.Lesson) error {
 // openLesson opens the dashboard on l's scenario, strategy and seed, following the lesson
 // (guided unless the file says guided = false), and records it in the progress when done.
 func openLesson(cmd *cobra.Command, io streams, l scenarios.Lesson) error {
-	scn, err := scenarios.Lookup(l.Scenario)
+	scn, err := lesson.Scenario(l)
 	if err != nil {
 		return err
 	}

@@ -81,6 +81,14 @@ func TestValidateLesson(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	assert.Equal(t, len(files), strings.Count(out, ": ok (lesson "), out)
 
+	own := write(t, "own.toml", "name = \"x\"\ntitle = \"X\"\nscenario = \"black-friday\"\n\n[[control]]\nat = \"20s\"\ndo = \"inject\"\nkind = \"outage\"\n\n[[step]]\ntext = \"t\"\nhint = \"h\"\ngoal = [{ metric = \"service\", op = \"==\", value = \"DOWN\" }]\n")
+	code, out, errOut = execute("validate", own)
+	require.Equal(t, 0, code, errOut)
+	assert.Equal(t, own+": ok (lesson x on black-friday, 1 step, 1 control)\n", out, "a lesson's own controls are counted")
+	code, out, errOut = execute("learn", "--file", own, "--check")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "step 1 done at t=20.1s: t", "the lesson's outage completes its step at its time")
+
 	bad := write(t, "bad.toml", "name = \"x\"\ntitle = \"X\"\nscenario = \"black-friday\"\nstrategy = \"naiv\"\n\n[[step]]\ntext = \"t\"\nhint = \"h\"\ngoal = [{ metric = \"service\", op = \">\", value = \"UP\" }]\n")
 	code, _, errOut = execute("validate", bad)
 	assert.Equal(t, 1, code)

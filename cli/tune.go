@@ -16,6 +16,7 @@ import (
 	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/engineconf"
 	"github.com/cortex-tui/cortex-tui/internal/atomicfile"
+	"github.com/cortex-tui/cortex-tui/internal/cputime"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/strategy"
 	"github.com/cortex-tui/cortex-tui/tune"
@@ -33,6 +34,7 @@ type tuneOptions struct {
 	out           string
 	seed          uint64
 	generations   int
+	evals         int
 	population    int
 	engine        string // --engine: the configuration searched from and compared with
 	format        string
@@ -55,15 +57,17 @@ the objective over the scenarios, less a penalty for every crash of the service 
 point by which a class is served better than a class of higher priority.
 
 The search starts from the default engine (or --engine FILE) and ends when its generations are
-done, when it has gained less than 0.01 point in 8 generations, or at --time (the simulations
-running then finish; the generation they belong to is dropped). The best candidate of each generation that beats the one kept is run on
+done, when --evals candidates are evaluated (at the end of that generation), when it has gained
+less than 0.01 point in 8 generations, or at --time (the simulations running then finish; the
+generation they belong to is dropped), whichever comes first. The best candidate of each generation that beats the one kept is run on
 the held-out seeds (--holdout), which the search never sees: the report puts the default beside
 the tuned engine on both, per scenario and per class, so an engine that only fits the training
 seeds shows. tune writes the tuned engine (--out) only when it is not worse than the default on
 the held-out seeds; otherwise it says so, writes nothing and exits with status 1.
 
 The same --seed gives the same search and the same file, whatever the machine, unless --time
-ends it earlier on a slower one. A progress line on standard error shows the best so far, the
+ends it earlier on a slower or busier one: bound it with --evals (and --time 0) for a result
+that is the same anywhere. The report states the evaluations per second and per CPU-second. A progress line on standard error shows the best so far, the
 evaluations and the time left; ctrl+c stops the search and writes the best candidate already
 checked on the held-out seeds.
 
@@ -72,6 +76,7 @@ with run --compare-engine, or build a Go service from it with cortexhttp.ConfigF
 		Example: `  cortex-tui tune --scenario black-friday --out cortex.toml
   cortex-tui tune --scenario black-friday,dns-crash,metastable --seeds 1-20 --holdout 21-30
   cortex-tui tune --scenario-file my.toml --params weights,budget --time 5m
+  cortex-tui tune --scenario dns-crash --evals 96 --time 0   # the same result on any machine
   cortex-tui tune --scenario api-throttling --objective priority --params budget.capacity,retry
   cortex-tui bench --scenario black-friday --seeds 21-30 --engine cortex.toml --strategy cortex`,
 		Args: func(_ *cobra.Command, args []string) error {
@@ -94,6 +99,7 @@ with run --compare-engine, or build a Go service from it with cortexhttp.ConfigF
 	f.StringVar(&o.out, "out", "cortex.toml", `the tuned engine file to write ("-": the standard output)`)
 	f.Uint64Var(&o.seed, "seed", 1, "the search's random seed: the same seed, the same search")
 	f.IntVar(&o.generations, "generations", 30, "the most generations of the search")
+	f.IntVar(&o.evals, "evals", 0, "the most candidates evaluated, in whole generations: the same search on any machine, however loaded (0: no bound)")
 	f.IntVar(&o.population, "population", 0, "candidates per generation (default: CMA-ES's, 4 + 3 ln(parameters))")
 	f.StringVar(&o.engine, "engine", "", "the engine file to start from and compare with (default: the engine's defaults)")
 	f.StringVar(&o.format, "format", "table", "the report: table, json or markdown (one row per scenario: docs/tune.md's table)")
@@ -211,10 +217,14 @@ func tuneSearchOptions(io streams, o tuneOptions) (tune.Options, error) {
 	if o.generations < 1 || o.generations > 10000 {
 		return opts, usage(fmt.Errorf("invalid --generations %d: give 1 to 10000", o.generations))
 	}
+	if o.evals < 0 {
+		return opts, usage(fmt.Errorf("invalid --evals %d: give a count >= 0 (0: no bound)", o.evals))
+	}
 	if o.population < 0 || o.population == 1 || o.population > 1000 {
 		return opts, usage(fmt.Errorf("invalid --population %d: give 2 to 1000 (0: CMA-ES's own)", o.population))
 	}
-	opts.Time, opts.Seed, opts.Generations, opts.Population = o.time, o.seed, o.generations, o.population
+	opts.Time, opts.Seed, opts.Generations, opts.Evals, opts.Population = o.time, o.seed, o.generations, o.evals, o.population
+	opts.CPU = cputime.Process
 	if opts.Scenarios, err = tuneScenarios(o); err != nil {
 		return opts, err
 	}

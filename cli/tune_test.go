@@ -144,6 +144,7 @@ func TestTuneBadFlags(t *testing.T) {
 		{[]string{"--scenario-file", scn, "--time", "-1s"}, "invalid --time -1s"},
 		{[]string{"--scenario-file", scn, "--population", "1"}, "invalid --population 1"},
 		{[]string{"--scenario-file", scn, "--generations", "0"}, "invalid --generations 0"},
+		{[]string{"--scenario-file", scn, "--evals", "-3"}, "invalid --evals -3"},
 		{[]string{"--scenario-file", scn, "--format", "csv"}, `invalid --format "csv"`},
 		{[]string{"--scenario-file", scn, "--out", "/nonexistent/dir/x.toml"}, "no directory /nonexistent/dir to write it in"},
 		{[]string{"--scenario-file", scn, "--out", t.TempDir()}, "is a directory"},

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"strings"
@@ -93,6 +94,9 @@ func validateFile(io streams, path string, allowLarge bool) bool {
 	if len(s.Controls) > 0 { // a recorded demo says what it replays
 		faults += ", " + scenarios.CountControls(len(s.Controls))
 	}
+	if s.Engine != nil { // and which engine cortex runs
+		faults += ", engine " + cmp.Or(s.EngineName, "custom")
+	}
 	fmt.Fprintln(io.out, safetext.Line(fmt.Sprintf("%s: ok (%s, %s, %d %s; %s%s)", path, s.Name, scenarios.FormatDuration(s.Duration), len(s.Faults), faults, cost, over)))
 	return true
 }
@@ -130,6 +134,14 @@ func validateLesson(io streams, path string) bool {
 		fmt.Fprintln(io.err, safetext.Text(msg))
 		return false
 	}
-	fmt.Fprintln(io.out, safetext.Line(fmt.Sprintf("%s: ok (lesson %s on %s, %d steps)", path, l.Name, l.Scenario, len(l.Steps))))
+	controls := ""
+	if len(l.Controls) > 0 { // the lesson plays controls of its own
+		controls = ", " + scenarios.CountControls(len(l.Controls))
+	}
+	steps := fmt.Sprintf("%d steps", len(l.Steps))
+	if len(l.Steps) == 1 {
+		steps = "1 step"
+	}
+	fmt.Fprintln(io.out, safetext.Line(fmt.Sprintf("%s: ok (lesson %s on %s, %s%s)", path, l.Name, l.Scenario, steps, controls)))
 	return true
 }

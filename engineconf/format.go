@@ -72,3 +72,28 @@ func Format(cfg engine.Config, comment string) []byte {
 	}
 	return b.Bytes()
 }
+
+// FormatUnder writes cfg as the keys of a table at path (a scenario's [engine]): base
+// "default", then each table with a key whose value is not the default's as [path.table], with
+// those keys alone (the rest are the base's). Decode reads them back to cfg (its Clock and
+// Fleet.Pool aside, as for Format). The text starts with the base key: the caller writes the
+// [path] header and its own keys before it.
+func FormatUnder(cfg engine.Config, path string) string {
+	var b strings.Builder
+	b.WriteString("base = \"default\"\n")
+	def := engine.DefaultConfig()
+	for _, t := range Tables {
+		header := false
+		for _, p := range Params {
+			if p.Table != t.Name || p.Text(cfg) == p.Text(def) {
+				continue
+			}
+			if !header {
+				fmt.Fprintf(&b, "\n[%s.%s]\n", path, t.Name)
+				header = true
+			}
+			fmt.Fprintf(&b, "%s = %s\n", p.Key, p.Text(cfg))
+		}
+	}
+	return b.String()
+}

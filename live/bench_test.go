@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cortex-tui/cortex-tui/internal/cputime"
 	"github.com/cortex-tui/cortex-tui/live/upstream"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 )
@@ -94,11 +95,11 @@ func benchGenerator(b *testing.B, u *url.URL, rate float64) {
 	var live, bare float64
 	var liveCPU, bareCPU time.Duration
 	for b.Loop() {
-		c0 := cpuTime()
+		c0 := cputime.Process()
 		live += runGenerator(b, u, d, rate)
-		c1 := cpuTime()
+		c1 := cputime.Process()
 		bare += runBare(u, d, rate)
-		liveCPU, bareCPU = liveCPU+c1-c0, bareCPU+cpuTime()-c1
+		liveCPU, bareCPU = liveCPU+c1-c0, bareCPU+cputime.Process()-c1
 	}
 	n := float64(b.N)
 	b.ReportMetric(live/n, "attempts/s")

@@ -66,7 +66,8 @@ type Summary struct {
 	Crashes           int                `json:"crashes"`
 	PrioritySuccess   map[string]float64 `json:"priority_success"`
 	// Oracle is the oracle's bound on this run's success (null where none is computed: a
-	// closed loop, a run recorded by the dashboard). bench and run --headless fill it.
+	// closed loop, a run with controls, a live run, a dashboard's run not finished). bench,
+	// run --headless and the dashboard's export of a finished simulated run fill it.
 	Oracle *Oracle `json:"oracle"`
 	// FailureCauses counts the failed attempts by cause (source.FailureCause's words: "timeout",
 	// "oversize headers", ...); live runs only, absent when empty (every simulated run).

@@ -22,6 +22,10 @@ type Lesson struct {
 	Guided   bool          // pause the run at each caption until a key is pressed (default true)
 	HintAt   time.Duration // scenario time after a step's start when its hint appears (default 20s)
 	Steps    []Step
+	// Controls are the lesson's timeline of controls ([[control]], as in a scenario file or a
+	// recorded demo): played over the scenario's own at their virtual times, whatever the
+	// learner does (package lesson's Scenario), each complete (Resolve) and in time order.
+	Controls []ScheduledControl
 }
 
 // Step is one step of a lesson: it is done when every goal has held for its For.
@@ -149,6 +153,18 @@ type Metric struct {
 	Index  int      // signal.F..C and weight.F..C: 0..4
 	States []string // a state metric's values (nil for strategy: the strategy catalog)
 	Doc    string   // one line, with its unit
+}
+
+// Windowed reports whether the metric is over the last WindowSeconds of the run (success,
+// amplification, the rates of retries, sheds and refusals, a class's success and shed) rather
+// than a gauge at the last tick: the lesson panel says "last 5s" beside its value, which a
+// chart's "now" (the last whole second) may not equal.
+func (m Metric) Windowed() bool {
+	switch m.ID {
+	case MetricSuccess, MetricAmplification, MetricRetries, MetricShed, MetricBudget, MetricLocalRejects, MetricClassSuccess, MetricClassShed:
+		return true
+	}
+	return false
 }
 
 // Format writes a number metric's value for the lesson panel: a percentage for a rate.

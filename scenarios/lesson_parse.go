@@ -25,7 +25,7 @@ const (
 
 // The keys of a lesson's tables, in the order docs/lessons.md lists them.
 var (
-	lessonKeys = []string{"name", "title", "summary", "scenario", "strategy", "guided", "hint_after", "step"}
+	lessonKeys = []string{"name", "title", "summary", "scenario", "strategy", "guided", "hint_after", "step", "control"}
 	stepKeys   = []string{"text", "hint", "goal", "do"}
 	goalKeys   = []string{"metric", "op", "value", "for"}
 )
@@ -107,8 +107,32 @@ func (d *decoder) lesson(tree map[string]any) Lesson {
 	for _, st := range steps {
 		l.Steps = append(l.Steps, d.step(st, scn, haveScn))
 	}
+	l.Controls = d.lessonControls(root, scn, haveScn)
 	root.Done()
 	return l
+}
+
+// lessonControls decodes the lesson's [[control]] tables as a scenario's and checks them as
+// Validate does a scenario's, against the lesson's scenario (its tick, its end, its classes):
+// the paths are the lesson file's own (control[2].at), so a problem names its line.
+func (d *decoder) lessonControls(root *table, scn Scenario, haveScn bool) []ScheduledControl {
+	var cs []ScheduledControl
+	for _, c := range root.List("control", controlKeys...) {
+		cs = append(cs, d.control(c))
+	}
+	if !haveScn || len(cs) == 0 {
+		return cs
+	}
+	scn.Controls = cs
+	scn.Resolve()
+	var p problems
+	scn.validateControls(&p)
+	for _, v := range p.List {
+		if !d.CoveredBy(v.Field) {
+			d.List = append(d.List, v)
+		}
+	}
+	return scn.Controls
 }
 
 // step decodes one [[step]].

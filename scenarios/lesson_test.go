@@ -3,6 +3,7 @@ package scenarios_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -43,6 +44,9 @@ func TestParseLessonErrors(t *testing.T) {
 	step := func(goal string) string {
 		return head + "\n[[step]]\ntext = \"t\"\nhint = \"h\"\ngoal = [" + goal + "]\n"
 	}
+	ctl := func(keys string) string { // a [[control]] at line 10, its keys from line 11
+		return step(`{ metric = "service", op = "==", value = "DOWN" }`) + "\n[[control]]\n" + keys + "\n"
+	}
 	tests := []struct {
 		name, text, want string
 	}{
@@ -57,6 +61,11 @@ func TestParseLessonErrors(t *testing.T) {
 		{"unknown goal key", step(`{ metric = "success", op = ">", value = 1, fro = "2s" }`), `l.toml:8: step[1].goal[1].fro: unknown key (did you mean "for"?)`},
 		{"bad action", step(`{ metric = "success", op = ">", value = 1 }`) + "do = [\"strategy naiv\"]\n", `l.toml:9: step[1].do: action 1: unknown strategy "naiv"`},
 		{"unknown strategy", head + "strategy = \"cortx\"\n", `l.toml:4: strategy: unknown strategy "cortx" (did you mean "cortex"?)`},
+		{"control after the run", ctl(`at = "9m"` + "\n" + `do = "clear-all"`), `l.toml:11: control[1].at: is at or after the end of the run (duration + drain = 210s), got 540s`},
+		{"control between ticks", ctl(`at = "20.05s"` + "\n" + `do = "clear-all"`), `l.toml:11: control[1].at: must be a multiple of tick (100ms)`},
+		{"control on no class", ctl(`at = "20s"` + "\n" + `do = "class"` + "\n" + `class = "orders"` + "\n" + `share = 2`), `l.toml:13: control[1].class: no class "orders"; the classes are payment, search, analytics`},
+		{"unknown control", ctl(`at = "20s"` + "\n" + `do = "explode"`), `l.toml:12: control[1].do: unknown control "explode"; valid: inject, clear, clear-all, weights, adaptive, class, strategy`},
+		{"control key of another do", ctl(`at = "20s"` + "\n" + `do = "clear-all"` + "\n" + `kind = "outage"`), `l.toml:13: control[1].kind: is not a key of do = "clear-all", which takes no other key`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -84,6 +93,24 @@ func TestParseLessonGoal(t *testing.T) {
 	assert.Equal(t, scenarios.Action{Kind: scenarios.ActPriority, Name: "payment", Value: 1, Text: "priority payment 1"}, l.Steps[0].Actions[1])
 	assert.Equal(t, "naive", l.Strategy)
 	assert.True(t, l.Guided, "guided by default")
+}
+
+// TestParseLessonControls asserts that a lesson's [[control]] tables are decoded as a
+// scenario's, completed from the lesson's scenario (an outage's value, a class's priority
+// left out), and that lesson.Scenario's timeline has them.
+func TestParseLessonControls(t *testing.T) {
+	text := "name = \"x\"\ntitle = \"X\"\nscenario = \"black-friday\"\n\n[[step]]\ntext = \"t\"\nhint = \"h\"\ngoal = [{ metric = \"service\", op = \"==\", value = \"DOWN\" }]\n" +
+		"\n[[control]]\nat = \"20s\"\ndo = \"inject\"\nkind = \"throttle\"\nduration = \"10s\"\n" +
+		"\n[[control]]\nat = \"25s\"\ndo = \"class\"\nclass = \"analytics\"\nshare = 2\n"
+	l, err := scenarios.ParseLesson("l.toml", []byte(text))
+	require.NoError(t, err)
+	require.Len(t, l.Controls, 2)
+	scn, err := scenarios.Lookup("black-friday")
+	require.NoError(t, err)
+	assert.Equal(t, scenarios.ControlInject, l.Controls[0].Control)
+	assert.Equal(t, 0.5*scn.Service.Capacity(), l.Controls[0].Fault.Value, "the throttle the dashboard's key injects")
+	assert.Equal(t, 10*time.Second, l.Controls[0].Fault.Duration)
+	assert.Equal(t, scenarios.ControlEvent{Control: scenarios.ControlClass, Class: "analytics", Share: 2, Priority: 1}, l.Controls[1].ControlEvent, "the class's own priority")
 }
 
 // FuzzParseLesson asserts that ParseLesson never panics, and that a lesson it accepts has

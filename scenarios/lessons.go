@@ -104,6 +104,7 @@ func (l Lesson) clone() Lesson {
 		l.Steps[i].Goals = slices.Clone(l.Steps[i].Goals)
 		l.Steps[i].Actions = slices.Clone(l.Steps[i].Actions)
 	}
+	l.Controls = slices.Clone(l.Controls)
 	return l
 }
 

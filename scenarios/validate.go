@@ -56,6 +56,11 @@ func (s Scenario) Validate() error {
 	s.validateFaults(&p)
 	s.validateControls(&p)
 	s.validateNotes(&p)
+	if s.Engine != nil {
+		if err := s.Engine.Validate(); err != nil {
+			p.Addf("engine", "%v", err)
+		}
+	}
 	return p.Err()
 }
 

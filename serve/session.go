@@ -12,7 +12,7 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/cortex-tui/cortex-tui/keymap"
-	"github.com/cortex-tui/cortex-tui/scenarios"
+	"github.com/cortex-tui/cortex-tui/lesson"
 	"github.com/cortex-tui/cortex-tui/tui"
 )
 
@@ -226,7 +226,7 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 		if view.Teacher() {
 			opts.Factory = s.class.factory
 			if l := s.class.lesson; l != nil {
-				scn, err := scenarios.Lookup(l.Scenario)
+				scn, err := lesson.Scenario(*l)
 				if err != nil {
 					s.failed(st, err)
 					return nil

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cortex-tui/cortex-tui/internal/cputime"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/strategy"
 )
@@ -162,7 +163,7 @@ type stormRate struct {
 
 // run runs the storm once with strategy name, adding its attempts and CPU time.
 func (r *stormRate) run(b *testing.B, name string) {
-	cpu0 := cpuTime()
+	cpu0 := cputime.Process()
 	s, err := New(stormScenario(), name, 1)
 	if err != nil {
 		b.Fatal(err)
@@ -174,7 +175,7 @@ func (r *stormRate) run(b *testing.B, name string) {
 		r.refused += c.LocalRejects
 		r.held += c.Held
 	}
-	r.cpu += cpuTime() - cpu0
+	r.cpu += cputime.Process() - cpu0
 	r.runs++
 }
 

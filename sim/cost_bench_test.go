@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cortex-tui/cortex-tui/internal/cputime"
 	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/strategy"
@@ -171,12 +172,12 @@ func BenchmarkCostTick(b *testing.B) {
 					b.Fatal(err)
 				}
 				rec := report.NewRecorder(s.Meta())
-				cpu0 := cpuTime()
+				cpu0 := cputime.Process()
 				for !s.Done() {
 					rec.Add(s.Step())
 					ticks++
 				}
-				cpu += cpuTime() - cpu0
+				cpu += cputime.Process() - cpu0
 			}
 			b.ReportMetric(float64(cpu.Nanoseconds())/float64(ticks), "cpu-ns/tick")
 		})

@@ -79,6 +79,16 @@ func (b Bound) Rate() float64 {
 	return b.Success / float64(b.Arrived)
 }
 
+// PriorityRates is the bound on each priority's success rate, by priority (report.NewOracle's
+// argument); empty with no arrivals.
+func (b Bound) PriorityRates() map[int]float64 {
+	prios := make(map[int]float64, len(b.Priorities))
+	for _, p := range b.Priorities {
+		prios[p.Priority] = p.Rate()
+	}
+	return prios
+}
+
 // ErrClosedLoop is Oracle's answer for a closed-loop scenario: its arrivals are not the
 // scenario's alone (a user sends its next request only when the last one ends), so there is no
 // sequence of arrivals to bound the schedule of.

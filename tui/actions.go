@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/cortex-tui/cortex-tui/report"
+	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/tui/common"
 	"github.com/cortex-tui/cortex-tui/tui/picker"
@@ -219,7 +220,7 @@ func (m *Model) export() tea.Cmd {
 		return nil
 	}
 	m.setStatus("exporting…", false)
-	return export(m.results(), m.opts.ExportDir)
+	return export(m.results(), m.bounds(), m.opts.ExportDir)
 }
 
 // results copies every run's timeline and summary (the Recorder is not safe for concurrent
@@ -231,6 +232,37 @@ func (m *Model) results() []report.Result {
 		out = append(out, r.rec.Result())
 	}
 	return out
+}
+
+// OracleFunc returns the oracle's bound on a run of scn from seed as report writes it (what
+// run --headless prints), nil when the run has none (a closed loop, a scenario with controls).
+type OracleFunc func(scn scenarios.Scenario, seed int64) (*report.Oracle, error)
+
+// bounds returns the function that fills, off the Update loop, the oracle's bound (Options.Oracle)
+// of the results of m.results(): a finished simulated run's, from the scenario it played, so
+// that the export of a run is what run --headless prints of the same scenario (of its
+// recording, too: a run with no control has a bound, one with controls none). It leaves the
+// others' nil, and a bound that fails too.
+func (m *Model) bounds() func([]report.Result) {
+	oracle := m.opts.Oracle
+	played := make([]*scenarios.Scenario, len(m.fr.runs))
+	for i, r := range m.fr.runs {
+		rec, ok := r.src.(source.Recording)
+		if oracle == nil || !ok || r.meta.Live || !r.hist.Last.Done {
+			continue
+		}
+		scn := rec.Played()
+		played[i] = &scn
+	}
+	return func(rs []report.Result) {
+		for i := range rs {
+			if i < len(played) && played[i] != nil {
+				if o, err := oracle(*played[i], played[i].Seed); err == nil {
+					rs[i].Summary.Oracle = o
+				}
+			}
+		}
+	}
 }
 
 // onExported says where the export went.

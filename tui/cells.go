@@ -9,17 +9,23 @@ import (
 	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
+	"github.com/cortex-tui/cortex-tui/tui/caption"
 	"github.com/cortex-tui/cortex-tui/tui/chart"
 	"github.com/cortex-tui/cortex-tui/tui/common"
 	"github.com/cortex-tui/cortex-tui/tui/cps"
 	"github.com/cortex-tui/cortex-tui/tui/decisions"
 	"github.com/cortex-tui/cortex-tui/tui/eventlog"
 	"github.com/cortex-tui/cortex-tui/tui/fleetpanel"
+	"github.com/cortex-tui/cortex-tui/tui/header"
 	"github.com/cortex-tui/cortex-tui/tui/help"
 	"github.com/cortex-tui/cortex-tui/tui/lessonpanel"
+	"github.com/cortex-tui/cortex-tui/tui/queue"
 	"github.com/cortex-tui/cortex-tui/tui/roster"
 	"github.com/cortex-tui/cortex-tui/tui/shedding"
 	"github.com/cortex-tui/cortex-tui/tui/signals"
+	"github.com/cortex-tui/cortex-tui/tui/small"
+	"github.com/cortex-tui/cortex-tui/tui/stats"
+	"github.com/cortex-tui/cortex-tui/tui/strategymenu"
 	"github.com/cortex-tui/cortex-tui/tui/summary"
 	"github.com/cortex-tui/cortex-tui/tui/traffic"
 )
@@ -66,7 +72,7 @@ func (c eventsCell) Update(msg tea.Msg) (eventsCell, tea.Cmd) {
 	if c.run >= len(f.f.runs) {
 		c.Hide(title)
 	} else {
-		c.Show(f.f.runs[c.run].hist.log(), title)
+		c.Show(f.f.runs[c.run].hist.Log(), title)
 	}
 	return c, nil
 }
@@ -129,7 +135,7 @@ func (c fleetCell) Update(msg tea.Msg) (fleetCell, tea.Cmd) {
 			c.Show(nil, nil)
 		} else {
 			r := f.f.runs[0]
-			c.Show(r.fleet, r.hist.last.Cortex)
+			c.Show(r.fleet, r.hist.Last.Cortex)
 		}
 	}
 	return c, nil
@@ -188,7 +194,7 @@ type sheddingCell struct{ *shedding.Model }
 func (c sheddingCell) Update(msg tea.Msg) (sheddingCell, tea.Cmd) {
 	if f, r := cellRun(msg, 0, changedClasses, c.Hide); r != nil {
 		km := f.keyMap()
-		c.Show(shedding.View{Classes: f.classes, Selected: f.selClass, Last: r.hist.last, Tick: r.meta.Tick,
+		c.Show(shedding.View{Classes: f.classes, Selected: f.selClass, Last: r.hist.Last, Tick: r.meta.Tick,
 			Keys: common.KeyName(km.ClassUp) + "/" + common.KeyName(km.ClassDown)})
 	}
 	return c, nil
@@ -200,7 +206,7 @@ type decisionsCell struct{ *decisions.Model }
 // Update shows the first run's latest counts and totals on a full redraw.
 func (c decisionsCell) Update(msg tea.Msg) (decisionsCell, tea.Cmd) {
 	if _, r := cellRun(msg, 0, 0, c.Hide); r != nil {
-		c.Show(r.hist.last, r.hist.totals(), r.meta.Tick)
+		c.Show(r.hist.Last, r.hist.Totals(), r.meta.Tick)
 	}
 	return c, nil
 }
@@ -226,8 +232,8 @@ func (c trafficCell) Update(msg tea.Msg) (trafficCell, tea.Cmd) {
 		// of view still sets it a while.
 		yMax = trafficMax(f.runs, f.width)
 	}
-	c.Show(traffic.View{Service: h.last.Service, Originals: h.originals, Retries: h.retries, Successes: h.successes,
-		Capacity: h.capac, Totals: h.totals(), YMax: yMax, Last: h.lastSec, Spans: h.spans()})
+	c.Show(traffic.View{Service: h.Last.Service, Originals: h.Originals, Retries: h.Retries, Successes: h.Successes,
+		Capacity: h.Capacity, Totals: h.Totals(), YMax: yMax, Last: h.LastSec, Spans: h.Spans()})
 	return c, nil
 }
 
@@ -237,7 +243,7 @@ func trafficMax(runs []*run, n int) float64 {
 	top := 1.0
 	var buf []float64
 	for _, r := range runs {
-		for _, s := range []*ring.Ring[float64]{r.hist.originals, r.hist.retries, r.hist.successes, r.hist.capac} {
+		for _, s := range []*ring.Ring[float64]{r.hist.Originals, r.hist.Retries, r.hist.Successes, r.hist.Capacity} {
 			buf = s.Tail(buf[:0], n)
 			for _, v := range buf {
 				top = max(top, v)
@@ -256,9 +262,56 @@ type cpsCell struct {
 // Update shows the run's CORTEX view and its per-second CPS on a full redraw.
 func (c cpsCell) Update(msg tea.Msg) (cpsCell, tea.Cmd) {
 	if _, r := cellRun(msg, c.run, 0, c.Hide); r != nil {
-		c.Show(cps.View{Cortex: r.hist.last.Cortex, Seen: r.hist.seen, Strategy: r.meta.Strategy, CPS: r.hist.cps,
-			Last: r.hist.lastSec, Spans: r.hist.spans()})
+		c.Show(cps.View{Cortex: r.hist.Last.Cortex, Seen: r.hist.Seen, Strategy: r.meta.Strategy, CPS: r.hist.CPS,
+			Last: r.hist.LastSec, Spans: r.hist.Spans()})
 	}
+	return c, nil
+}
+
+// queueCell places the queue panel: it shows the first run's queue on a full redraw.
+type queueCell struct{ *queue.Model }
+
+// Update shows the first run's service and its queue's per-second means on a full redraw.
+func (c queueCell) Update(msg tea.Msg) (queueCell, tea.Cmd) {
+	if _, r := cellRun(msg, 0, 0, c.Hide); r != nil {
+		c.Show(queue.View{Service: r.hist.Last.Service, Seen: r.hist.Seen, Queue: r.hist.Queue, Last: r.hist.LastSec, Spans: r.hist.Spans()})
+	}
+	return c, nil
+}
+
+// statsCell places the key figures of run index run (compare mode): it shows them on a full
+// redraw.
+type statsCell struct {
+	*stats.Model
+	run int
+}
+
+// Update shows the run's figures on a full redraw.
+func (c statsCell) Update(msg tea.Msg) (statsCell, tea.Cmd) {
+	if _, r := cellRun(msg, c.run, 0, c.Hide); r != nil {
+		c.Show(stats.View{Label: r.meta.StrategyLabel(), Cortex: r.hist.Last.Cortex, Totals: r.hist.Totals(),
+			Peak: r.rec.PeakAmplification(), Service: r.hist.Last.Service.State})
+	}
+	return c, nil
+}
+
+// smallCell places the collapsed layout of a small window: it shows the first run on a full
+// redraw and when the weights or their selection changed.
+type smallCell struct{ *small.Model }
+
+// Update shows the window's size and the first run's CPS, signals and figures.
+func (c smallCell) Update(msg tea.Msg) (smallCell, tea.Cmd) {
+	f, ok := msg.(frameMsg)
+	if !ok || !f.shows(changedWeights) {
+		return c, nil
+	}
+	v := small.View{WinW: f.f.width, WinH: f.f.height, FullW: minFullW, FullH: minFullH, Weights: f.f.weights, Selected: f.f.selWeight}
+	if len(f.f.runs) > 0 {
+		r := f.f.runs[0]
+		v.Run, v.Cortex, v.CPS, v.Sig = true, r.hist.Last.Cortex, r.hist.CPS, r.hist.Sig
+		v.Label, v.Service, v.Totals = r.meta.StrategyLabel(), r.hist.Last.Service, r.hist.Totals()
+	}
+	c.Show(v)
 	return c, nil
 }
 
@@ -270,20 +323,81 @@ type signalsCell struct{ *signals.Model }
 func (c signalsCell) Update(msg tea.Msg) (signalsCell, tea.Cmd) {
 	if f, r := cellRun(msg, 0, changedWeights, c.Hide); r != nil {
 		km := f.keyMap()
-		c.Show(signals.View{Cortex: r.hist.last.Cortex, Seen: r.hist.seen, Strategy: r.meta.Strategy,
-			Weights: f.weights, Selected: f.selWeight, Adaptive: f.adaptive, Series: r.hist.sig,
+		c.Show(signals.View{Cortex: r.hist.Last.Cortex, Seen: r.hist.Seen, Strategy: r.meta.Strategy,
+			Weights: f.weights, Selected: f.selWeight, Adaptive: f.adaptive, Series: r.hist.Sig,
 			StrategyKey: common.KeyName(km.Strategy), CompareKey: common.KeyName(km.Compare)})
 	}
 	return c, nil
 }
 
-// rosterCell places the class roster on the teacher's screen: on a full redraw it shows who
-// is connected (its row has no height elsewhere: rosterH).
+// captionCell places the caption: it shows the first run's note on a full redraw.
+type captionCell struct{ *caption.Model }
+
+// Update shows the first run's note (caption.Note) on a full redraw; none without a run.
+func (c captionCell) Update(msg tea.Msg) (captionCell, tea.Cmd) {
+	if f, ok := msg.(frameMsg); ok && f.full() {
+		note := ""
+		if len(f.f.runs) > 0 {
+			note = caption.Note(f.f.runs[0].hist, f.f.runs[0].meta.Summary, f.f.keyMap())
+		}
+		c.Show(note)
+	}
+	return c, nil
+}
+
+// headerCell places the header: it shows the first run (and the second's strategy) on a full
+// redraw, when the speed or pause changed and when the class's roster did (the teacher's
+// header counts the students following).
+type headerCell struct{ *header.Model }
+
+// Update shows the runs, the speed and pause and the dashboard's part in a class.
+func (c headerCell) Update(msg tea.Msg) (headerCell, tea.Cmd) {
+	f, ok := msg.(frameMsg)
+	if !ok || !f.shows(changedPlay|changedRoster) {
+		return c, nil
+	}
+	v := header.View{Speed: f.f.speed, Paused: f.f.paused, Slowed: f.f.slowed}
+	if cs := f.f.class; cs != nil {
+		v.Class = &header.Class{Teacher: cs.teacher, Forked: cs.forked, ForkedAt: cs.forkedAt,
+			Speed: cs.play.Speed, Paused: cs.play.Paused, Away: cs.play.Away}
+		for _, mb := range cs.roster {
+			if mb.State == MemberFollowing {
+				v.Class.Following++
+			}
+		}
+	}
+	if len(f.f.runs) > 0 {
+		r := f.f.runs[0]
+		last := r.hist.Last
+		v.Scenario, v.T, v.Total, v.Done, v.Live = r.meta.Scenario, last.T, r.meta.Total, last.Done, r.meta.Live
+		v.Cortex, v.Faults = last.Cortex, last.Faults
+		for _, r := range f.f.runs[:min(len(f.f.runs), 2)] {
+			v.Strategies = append(v.Strategies, r.meta.StrategyLabel())
+		}
+	}
+	c.Show(v)
+	return c, nil
+}
+
+// menuCell places the strategy menu: on a full redraw it marks the strategy of the run it
+// switches (the right side in compare mode).
+type menuCell struct{ *strategymenu.Model }
+
+// Update marks the run's strategy on a full redraw.
+func (c menuCell) Update(msg tea.Msg) (menuCell, tea.Cmd) {
+	if f, ok := msg.(frameMsg); ok && f.full() && len(f.f.runs) > 0 {
+		c.Show(f.f.runs[len(f.f.runs)-1].meta.Strategy)
+	}
+	return c, nil
+}
+
+// rosterCell places the class roster on the teacher's screen: on a full redraw and when the
+// roster changed it shows who is connected (its row has no height elsewhere: rosterH).
 type rosterCell struct{ *roster.Model }
 
-// Update shows the class's roster on a full redraw.
+// Update shows the class's roster on a full redraw and when it changed.
 func (c rosterCell) Update(msg tea.Msg) (rosterCell, tea.Cmd) {
-	if f, ok := msg.(frameMsg); ok && f.full() {
+	if f, ok := msg.(frameMsg); ok && f.shows(changedRoster) {
 		var members []roster.Member
 		if f.f.class != nil {
 			members = f.f.class.roster

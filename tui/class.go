@@ -132,7 +132,7 @@ func (m *Model) follow(run ClassRun) {
 	}
 	m.fr.lesson = nil
 	m.setRuns(r)
-	if cv := r.hist.last.Cortex; cv != nil {
+	if cv := r.hist.Last.Cortex; cv != nil {
 		m.fr.weights, m.fr.adaptive = cv.Weights.Array(), cv.Adaptive
 	}
 	c.gen, c.play, c.forked = run.Gen, run.Play, false
@@ -144,7 +144,7 @@ func (m *Model) follow(run ClassRun) {
 	if !c.teacher {
 		m.setStatus(fmt.Sprintf("following the class run: %s makes a copy of your own to try things", common.KeyName(m.keys.Fork)), false)
 	} else if m.fr.paused && len(run.Snaps) > 0 {
-		m.setStatus(fmt.Sprintf("the class run, paused at %s while you were away: %s resumes", common.FmtClock(r.hist.last.T), common.KeyName(m.keys.Pause)), false)
+		m.setStatus(fmt.Sprintf("the class run, paused at %s while you were away: %s resumes", common.FmtClock(r.hist.Last.T), common.KeyName(m.keys.Pause)), false)
 	}
 	m.followLesson(run)
 	m.screen = screenDashboard
@@ -190,44 +190,81 @@ func (m *Model) catchUpLesson(step int) {
 }
 
 // onClassMsg takes what the server says changed: a student following the class joins its new
-// run or takes its new play, the teacher its roster.
+// run or takes its new play, the teacher its roster. Only what changed is drawn again: the
+// server tells every dashboard of the class each time a student comes, goes, forks or the
+// teacher presses a key, and a class of 60 redrawing every chart each time made the teacher's
+// frame wait for the CPU behind them.
 func (m *Model) onClassMsg(msg ClassMsg) tea.Cmd {
 	c := m.class
 	if c == nil {
 		return nil
 	}
-	c.roster = msg.Roster
 	if c.teacher {
-		if m.screen == screenPicker {
-			n := 0
-			for _, mb := range c.roster {
-				if mb.State != MemberTeacher {
-					n++
-				}
-			}
-			m.setStatus(fmt.Sprintf("class: %d connected, waiting for you to open a scenario or a lesson", n), false)
-		}
-		m.redraw()
+		m.takeRoster(msg.Roster)
 		return nil
 	}
+	c.roster = msg.Roster
 	if c.forked {
-		c.play = msg.Play
-		m.redrawFor(changedPlay)
+		if msg.Play != c.play {
+			c.play = msg.Play
+			m.redrawFor(changedPlay)
+		}
 		return nil
 	}
 	if msg.Gen != c.gen || len(m.fr.runs) == 0 {
 		m.joinClass()
 		return m.kick()
 	}
-	c.play = msg.Play
-	if i := slices.Index(speeds, msg.Play.Speed); i >= 0 {
-		m.setSpeed(i)
+	return m.takePlay(msg.Play)
+}
+
+// takeRoster shows the teacher the class's roster: on the picker in the footer, on the
+// dashboard in the roster and the header (the whole layout when the roster's row grows or
+// shrinks); nothing is drawn when it did not change.
+func (m *Model) takeRoster(members []Member) {
+	c := m.class
+	same := slices.Equal(members, c.roster)
+	before := m.fr.rosterH(m.width, m.height)
+	c.roster = members
+	switch {
+	case m.screen == screenPicker:
+		n := 0
+		for _, mb := range c.roster {
+			if mb.State != MemberTeacher {
+				n++
+			}
+		}
+		m.setStatus(fmt.Sprintf("class: %d connected, waiting for you to open a scenario or a lesson", n), false)
+		m.redraw()
+	case same:
+	case m.fr.rosterH(m.width, m.height) != before:
+		m.layout()
+		m.redraw()
+	default:
+		m.redrawFor(changedRoster)
 	}
-	if m.fr.lesson != nil && m.fr.lesson.tr.Lesson().Name == msg.Play.Lesson {
-		m.catchUpLesson(msg.Play.Step)
+}
+
+// takePlay takes how the teacher plays the class run now: its speed and pauses redraw the
+// header only, a step of the class's lesson the lesson's panel; the same play (the roster
+// changed) draws nothing.
+func (m *Model) takePlay(p Play) tea.Cmd {
+	c := m.class
+	if p == c.play {
+		return nil
 	}
-	m.redraw()
-	return m.saveLesson()
+	step := p.Lesson != c.play.Lesson || p.Step != c.play.Step
+	c.play = p
+	if i := slices.Index(speeds, p.Speed); i >= 0 {
+		m.speedIdx, m.fr.speed = i, speeds[i]
+	}
+	if step && m.fr.lesson != nil && m.fr.lesson.tr.Lesson().Name == p.Lesson {
+		m.catchUpLesson(p.Step)
+		m.redraw()
+		return m.saveLesson()
+	}
+	m.redrawFor(changedPlay)
+	return nil
 }
 
 // drive tells the class what the teacher's dashboard plays, when that changed (after every
@@ -308,14 +345,14 @@ func (m *Model) forkOrRejoin() tea.Cmd {
 	case c.forked:
 		m.joinClass()
 		if len(m.fr.runs) > 0 {
-			m.setStatus(fmt.Sprintf("back with the class at %s", common.FmtClock(m.fr.runs[0].hist.last.T)), false)
+			m.setStatus(fmt.Sprintf("back with the class at %s", common.FmtClock(m.fr.runs[0].hist.Last.T)), false)
 		}
 		return m.kick()
 	case len(m.fr.runs) == 0:
 		m.setStatus("no class run to fork yet: the teacher has not opened one", false)
 	default:
 		c.forking = true
-		m.setStatus(fmt.Sprintf("forking the class run at %s…", common.FmtClock(m.fr.runs[0].hist.last.T)), false)
+		m.setStatus(fmt.Sprintf("forking the class run at %s…", common.FmtClock(m.fr.runs[0].hist.Last.T)), false)
 		class := c.c
 		return func() (msg tea.Msg) {
 			defer func() {
@@ -344,7 +381,7 @@ func (m *Model) onForked(msg forkedMsg) tea.Cmd {
 	m.follow(msg.run)
 	c.forked = true
 	if len(m.fr.runs) > 0 {
-		c.forkedAt = m.fr.runs[0].hist.last.T
+		c.forkedAt = m.fr.runs[0].hist.Last.T
 	}
 	m.fr.paused = msg.run.Play.Paused
 	m.setStatus(fmt.Sprintf("your own copy of the class run, forked at %s: every key is yours (%s resumes); %s rejoins the class",

@@ -86,14 +86,16 @@ func advanceUntil(srcs []source.Source, d, tick time.Duration, gen int, stop fun
 	}
 }
 
-// export writes the timelines of the given runs off the Update loop.
-func export(jobs []report.Result, dir string) tea.Cmd {
+// export writes the timelines of the given runs off the Update loop, with the oracle's
+// bounds bound fills in (Model.bounds).
+func export(jobs []report.Result, bound func([]report.Result), dir string) tea.Cmd {
 	return func() (msg tea.Msg) {
 		defer func() {
 			if r := recover(); r != nil {
 				msg = exportedMsg{err: fmt.Errorf("export panicked: %v", r)}
 			}
 		}()
+		bound(jobs)
 		var paths []string
 		for _, j := range jobs {
 			p, err := report.Export(j, dir)

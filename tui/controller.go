@@ -11,6 +11,7 @@ import (
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/tui/common"
+	"github.com/cortex-tui/cortex-tui/tui/history"
 )
 
 // controller owns the runs the dashboard watches and every call to their sources: it builds
@@ -121,7 +122,7 @@ func (c *controller) advanced() []func() {
 // done reports whether every run is over.
 func (c *controller) done() bool {
 	for _, r := range c.fr.runs {
-		if !r.hist.last.Done {
+		if !r.hist.Last.Done {
 			return false
 		}
 	}
@@ -134,7 +135,7 @@ type run struct {
 	meta  source.Meta
 	fleet *source.FleetMeta // the fleet the run's engines join (source.Fleet); nil for none
 	rec   *report.Recorder  // the run's record: its seconds and totals, the summary, the export
-	hist  *history          // the dashboard's view of it: chart series, last snapshot, event log
+	hist  *history.History  // the dashboard's view of it: chart series, last snapshot, event log
 	// prioNames are the names of the classes that had each priority at some time of the run
 	// (a class whose priority was changed with { } counts under both), for the summary.
 	prioNames map[int][]string
@@ -145,7 +146,7 @@ func newRun(src source.Source) *run {
 	r := &run{src: src, prioNames: map[int][]string{}}
 	r.syncMeta()
 	r.rec = report.NewRecorder(r.meta)
-	r.hist = newHistory(r.rec)
+	r.hist = history.New(r.rec)
 	return r
 }
 
@@ -163,7 +164,7 @@ func (r *run) syncMeta() {
 // recorder: one sum for the charts, the panels' figures, the summary and the export.
 func (r *run) add(s source.Snapshot) {
 	common.CleanSnapshot(&s)
-	r.hist.add(s)
+	r.hist.Add(s)
 	for i, c := range s.Classes {
 		if i < len(r.meta.Classes) && !slices.Contains(r.prioNames[c.Priority], r.meta.Classes[i].Name) {
 			r.prioNames[c.Priority] = append(r.prioNames[c.Priority], r.meta.Classes[i].Name)
@@ -175,6 +176,6 @@ func (r *run) add(s source.Snapshot) {
 func (r *run) reset() {
 	r.syncMeta()
 	r.rec = report.NewRecorder(r.meta)
-	r.hist = newHistory(r.rec)
+	r.hist = history.New(r.rec)
 	r.prioNames = map[int][]string{}
 }

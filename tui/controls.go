@@ -51,6 +51,34 @@ func (m *Model) cycleStrategy() tea.Cmd {
 	return nil
 }
 
+// openMenu opens the strategy menu on the run's strategy (the right side in compare mode).
+func (m *Model) openMenu() tea.Cmd {
+	if len(m.fr.runs) == 0 || m.over() {
+		return nil
+	}
+	m.menu.Open(m.fr.runs[len(m.fr.runs)-1].meta.Strategy)
+	m.redraw()
+	return nil
+}
+
+// onMenuKey hands a key to the strategy menu, and switches the run to the strategy chosen
+// there once no advance is in flight (whenIdle).
+func (m *Model) onMenuKey(msg tea.KeyMsg) tea.Cmd {
+	m.menu, _ = m.menu.Update(msg)
+	if name := m.menu.Chosen(); name != "" && len(m.fr.runs) > 0 && name != m.fr.runs[len(m.fr.runs)-1].meta.Strategy && !m.over() {
+		r := m.fr.runs[len(m.fr.runs)-1]
+		m.ctl.whenIdle(func() {
+			if slices.Contains(m.fr.runs, r) {
+				if err := m.switchStrategy(r, name); err != nil {
+					m.setStatus(fmt.Sprintf("strategy %s: %v", name, err), true)
+				}
+			}
+		})
+	}
+	m.redraw()
+	return nil
+}
+
 // nextStrategy switches r to the next strategy its source accepts, if r is still watched.
 func (m *Model) nextStrategy(r *run) {
 	if !slices.Contains(m.fr.runs, r) {
@@ -116,7 +144,7 @@ func (m *Model) toggleFault(kind scenarios.FaultKind) func() tea.Cmd {
 
 // faultActive reports whether the latest snapshot shows a fault of kind in effect.
 func (m *Model) faultActive(kind scenarios.FaultKind) bool {
-	for _, f := range m.fr.runs[0].hist.last.Faults {
+	for _, f := range m.fr.runs[0].hist.Last.Faults {
 		if f.Kind == kind {
 			return true
 		}
@@ -130,7 +158,7 @@ func (m *Model) capacity() float64 {
 	if m.scn != nil {
 		return m.scn.Service.Capacity()
 	}
-	return m.fr.runs[0].hist.last.Service.Capacity
+	return m.fr.runs[0].hist.Last.Service.Capacity
 }
 
 // clearFaults ends every active fault.

@@ -93,7 +93,7 @@ func TestDecisionsReconcileWithSummary(t *testing.T) {
 			}
 			require.True(t, m.done())
 			r := m.fr.runs[0]
-			tot, sum := r.hist.totals(), r.rec.Summary()
+			tot, sum := r.hist.Totals(), r.rec.Summary()
 			p := decisionsCell{decisions.New(common.DefaultStyles())}
 			p.SetSize(44, 12)
 			p, _ = p.Update(frameMsg{f: &m.fr})

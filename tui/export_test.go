@@ -42,7 +42,7 @@ func exportOnce(t *testing.T, m *Model) string {
 	_, cmd := m.Update(keyMsg("e"))
 	require.NotNil(t, cmd)
 	m.Update(cmd())
-	return m.footer.status
+	return m.footer.Status()
 }
 
 // Asserts that `e` never replaces a file: a second and a third export of the same run go to

@@ -57,7 +57,7 @@ func TestFlowPickWatchPause(t *testing.T) {
 	assert.True(t, m.fr.paused)
 	require.Len(t, m.fr.runs, 1)
 	assert.Equal(t, scenarios.Catalog()[0].Name, m.fr.runs[0].meta.Scenario)
-	assert.Greater(t, m.fr.runs[0].hist.last.T.Seconds(), 0.0, "the loop ran before the pause")
+	assert.Greater(t, m.fr.runs[0].hist.Last.T.Seconds(), 0.0, "the loop ran before the pause")
 	assert.Contains(t, m.View(), "|| paused")
 	assert.True(t, ff.last().closed, "quitting closes the source")
 }
@@ -115,7 +115,7 @@ func TestFlowCompareInjectExport(t *testing.T) {
 			assert.NoError(t, err)
 		}
 	}
-	assert.Equal(t, "exported to "+dir+": "+exported("cortex-fake-storm-cortex-seed7")+", "+exported("cortex-fake-storm-naive-seed7"), m.footer.status)
+	assert.Equal(t, "exported to "+dir+": "+exported("cortex-fake-storm-cortex-seed7")+", "+exported("cortex-fake-storm-naive-seed7"), m.footer.Status())
 }
 
 // Asserts that a window resize reaches every panel: after a resize to 80x24 the final view is

@@ -13,6 +13,7 @@ import (
 	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/strategy"
+	"github.com/cortex-tui/cortex-tui/tui/history"
 )
 
 func TestMain(m *testing.M) {
@@ -119,4 +120,4 @@ func findPanel[P component[P]](t *testing.T, m *Model, n int) P {
 }
 
 // testHistory returns an empty history with a recorder of its own.
-func testHistory() *history { return newHistory(report.NewRecorder(source.Meta{})) }
+func testHistory() *history.History { return history.New(report.NewRecorder(source.Meta{})) }

@@ -71,7 +71,7 @@ func TestHostileSourceTexts(t *testing.T) {
 	fastForward(m, 5)
 	ff.err = errors.New("cannot build \x1b]0;PWNED\x07 \u202Ethis")
 	m.Update(keyMsg("c")) // compare fails: the error is in the footer
-	require.Contains(t, m.footer.status, "cannot build ␛ this")
+	require.Contains(t, m.footer.Status(), "cannot build ␛ this")
 
 	screens := []struct {
 		name  string

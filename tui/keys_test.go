@@ -38,14 +38,14 @@ func TestTimeKeys(t *testing.T) {
 	t.Run("dot steps one tick while paused", func(t *testing.T) {
 		m, ff := newTestModel(t, 140, 40, "cortex")
 		advanceFrames(m, 10)
-		before := m.fr.runs[0].hist.last.T
+		before := m.fr.runs[0].hist.Last.T
 		_, cmd := m.Update(keyMsg("."))
 		assert.Nil(t, cmd, "running: the step key does nothing")
 		m.Update(keyMsg("space"))
 		_, cmd = m.Update(keyMsg("."))
 		require.NotNil(t, cmd)
 		m.Update(cmd())
-		assert.Equal(t, before+ff.last().meta.Tick, m.fr.runs[0].hist.last.T)
+		assert.Equal(t, before+ff.last().meta.Tick, m.fr.runs[0].hist.Last.T)
 	})
 	t.Run("plus and minus change the speed within bounds", func(t *testing.T) {
 		m, _ := newTestModel(t, 140, 40, "cortex")
@@ -63,11 +63,11 @@ func TestTimeKeys(t *testing.T) {
 	t.Run("r restarts with the same seed", func(t *testing.T) {
 		m, ff := newTestModel(t, 140, 40, "cortex")
 		advanceFrames(m, 30)
-		require.Greater(t, m.fr.runs[0].hist.last.T.Seconds(), 0.0)
+		require.Greater(t, m.fr.runs[0].hist.Last.T.Seconds(), 0.0)
 		m.Update(keyMsg("r"))
 		_, restarts, _, _ := ff.last().calls()
 		assert.Equal(t, 1, restarts)
-		assert.False(t, m.fr.runs[0].hist.seen, "history forgotten")
+		assert.False(t, m.fr.runs[0].hist.Seen, "history forgotten")
 		assert.Equal(t, int64(7), m.fr.runs[0].meta.Seed)
 	})
 }
@@ -207,7 +207,7 @@ func TestViewKeys(t *testing.T) {
 		assert.Equal(t, m.fr.runs[0].meta.Seed, m.fr.runs[1].meta.Seed)
 		assert.True(t, ff.made[0].closed, "the previous source is closed")
 		advanceFrames(m, 20)
-		assert.Equal(t, m.fr.runs[0].hist.last.T, m.fr.runs[1].hist.last.T, "both advance together")
+		assert.Equal(t, m.fr.runs[0].hist.Last.T, m.fr.runs[1].hist.Last.T, "both advance together")
 		m.Update(keyMsg("1"))
 		for _, r := range m.fr.runs {
 			assert.Contains(t, r.src.(*fakeSource).faults, scenarios.FaultOutage, "faults go to both")
@@ -481,8 +481,8 @@ func TestDashboardControlsAreLogged(t *testing.T) {
 				m.Update(keyMsg(k))
 			}
 			for i, r := range m.fr.runs {
-				require.NotEmpty(t, r.hist.events, "run %d", i)
-				last := r.hist.events[len(r.hist.events)-1]
+				require.NotEmpty(t, r.hist.Events, "run %d", i)
+				last := r.hist.Events[len(r.hist.Events)-1]
 				assert.Contains(t, last.Text, tc.want, "run %d", i)
 			}
 			assert.Contains(t, m.View(), tc.want)
@@ -494,16 +494,16 @@ func TestDashboardControlsAreLogged(t *testing.T) {
 		_, cmd := m.Update(keyMsg("e"))
 		require.NotNil(t, cmd)
 		m.Update(cmd())
-		evs := m.fr.runs[0].hist.events
+		evs := m.fr.runs[0].hist.Events
 		require.NotEmpty(t, evs)
 		assert.Contains(t, evs[len(evs)-1].Text, "exported to")
 	})
 	t.Run("speed at its limit", func(t *testing.T) {
 		m, _ := newTestModel(t, 140, 40, "cortex")
 		m.setSpeed(len(speeds) - 1)
-		n := len(m.fr.runs[0].hist.events)
+		n := len(m.fr.runs[0].hist.Events)
 		m.Update(keyMsg("+"))
-		assert.Len(t, m.fr.runs[0].hist.events, n, "no change, no event")
+		assert.Len(t, m.fr.runs[0].hist.Events, n, "no change, no event")
 		assert.Contains(t, m.View(), "is the limit")
 	})
 }
@@ -517,14 +517,14 @@ func TestStepShowsInHeader(t *testing.T) {
 	m.setSpeed(len(speeds) - 1)
 	advanceFrames(m, 17) // 108.8 s
 	m.setSpeed(defaultSpeed)
-	require.Greater(t, m.fr.runs[0].hist.last.T, 100*time.Second)
+	require.Greater(t, m.fr.runs[0].hist.Last.T, 100*time.Second)
 	m.Update(keyMsg("space"))
 	for range 3 {
-		before := findPanel[*header](t, m, 0).View()
+		before := findPanel[headerCell](t, m, 0).View()
 		_, cmd := m.Update(keyMsg("."))
 		require.NotNil(t, cmd)
 		m.Update(cmd())
-		assert.NotEqual(t, before, findPanel[*header](t, m, 0).View(), "the step shows in the header")
+		assert.NotEqual(t, before, findPanel[headerCell](t, m, 0).View(), "the step shows in the header")
 	}
 }
 
@@ -552,13 +552,13 @@ func TestSpeedEventsCollapse(t *testing.T) {
 	for range 3 {
 		m.Update(keyMsg("+"))
 	}
-	evs := m.fr.runs[0].hist.events
+	evs := m.fr.runs[0].hist.Events
 	require.NotEmpty(t, evs)
 	assert.Equal(t, "speed x8", evs[len(evs)-1].Text)
 	n := len(evs)
 	advanceFrames(m, 1)
 	m.Update(keyMsg("-"))
-	evs = m.fr.runs[0].hist.events
+	evs = m.fr.runs[0].hist.Events
 	assert.Len(t, evs, n+1)
 	assert.Equal(t, "speed x4", evs[len(evs)-1].Text)
 }
@@ -573,10 +573,10 @@ func TestTuningAtLimitSendsNothing(t *testing.T) {
 	}
 	require.Equal(t, 0, ff.last().Meta().Classes[1].Priority)
 	advanceFrames(m, 1)
-	n := len(m.fr.runs[0].hist.events)
+	n := len(m.fr.runs[0].hist.Events)
 	m.Update(keyMsg("{"))
 	advanceFrames(m, 1)
-	assert.Len(t, m.fr.runs[0].hist.events, n, "nothing logged")
+	assert.Len(t, m.fr.runs[0].hist.Events, n, "nothing logged")
 	assert.Contains(t, m.View(), "already at the limit")
 
 	for range 30 {
@@ -634,16 +634,16 @@ strategy_menu = ["Y"]`))
 func TestHeaderShowsActiveFaults(t *testing.T) {
 	m, _ := newTestModel(t, 140, 40, "cortex")
 	advanceFrames(m, 2)
-	assert.NotContains(t, findPanel[*header](t, m, 0).View(), "fault:")
+	assert.NotContains(t, findPanel[headerCell](t, m, 0).View(), "fault:")
 	m.Update(keyMsg("4"))
 	m.Update(keyMsg("3"))
 	advanceFrames(m, 1)
-	assert.Contains(t, findPanel[*header](t, m, 0).View(), "fault:")
-	assert.Contains(t, findPanel[*header](t, m, 0).View(), "errors 50%")
-	assert.Contains(t, findPanel[*header](t, m, 0).View(), "latency +1s")
+	assert.Contains(t, findPanel[headerCell](t, m, 0).View(), "fault:")
+	assert.Contains(t, findPanel[headerCell](t, m, 0).View(), "errors 50%")
+	assert.Contains(t, findPanel[headerCell](t, m, 0).View(), "latency +1s")
 	m.Update(keyMsg("0"))
 	advanceFrames(m, 1)
-	assert.NotContains(t, findPanel[*header](t, m, 0).View(), "fault:")
+	assert.NotContains(t, findPanel[headerCell](t, m, 0).View(), "fault:")
 }
 
 // Asserts that the compare summary puts the two runs' numbers side by side on each row and fits
@@ -677,7 +677,7 @@ func TestControlWhilePausedIsLoggedAtOnce(t *testing.T) {
 	m.Update(keyMsg("space"))
 	m.Update(keyMsg("1"))
 	for i, r := range m.fr.runs {
-		log := r.hist.log()
+		log := r.hist.Log()
 		require.NotEmpty(t, log)
 		assert.Contains(t, log[len(log)-1].Text, "outage injected", "run %d", i)
 		assert.Contains(t, log[len(log)-1].Text, "next tick: ", "run %d", i)
@@ -688,7 +688,7 @@ func TestControlWhilePausedIsLoggedAtOnce(t *testing.T) {
 	m.Update(cmd())
 	for i, r := range m.fr.runs {
 		n := 0
-		for _, e := range r.hist.log() {
+		for _, e := range r.hist.Log() {
 			if strings.Contains(e.Text, "outage injected") {
 				n++
 			}

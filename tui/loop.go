@@ -85,7 +85,7 @@ func (m *Model) apply(snaps [][]source.Snapshot) {
 	if m.fr.cortex() != m.laidCortex {
 		m.layout() // a strategy with a CPS, or without: the top band changes
 	}
-	if cv := m.fr.runs[0].hist.last.Cortex; cv != nil {
+	if cv := m.fr.runs[0].hist.Last.Cortex; cv != nil {
 		m.fr.weights = cv.Weights.Array()
 		m.fr.adaptive = cv.Adaptive
 	}

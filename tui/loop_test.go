@@ -59,7 +59,7 @@ func TestSpeedSetsVirtualTimePerFrame(t *testing.T) {
 		m.setSpeed(i)
 		advanceFrames(m, 8)
 		want := time.Duration(float64(8*frameInterval) * s).Truncate(100 * time.Millisecond)
-		assert.Equal(t, min(want, 60*time.Second), m.fr.runs[0].hist.last.T, "speed x%g", s)
+		assert.Equal(t, min(want, 60*time.Second), m.fr.runs[0].hist.Last.T, "speed x%g", s)
 	}
 }
 
@@ -75,7 +75,7 @@ func TestRestartDropsStaleSnapshots(t *testing.T) {
 	m.Update(inflight())
 	_, restarts, _, _ = ff.last().calls()
 	assert.Equal(t, 1, restarts)
-	assert.False(t, m.fr.runs[0].hist.seen, "the stale snapshots were dropped")
+	assert.False(t, m.fr.runs[0].hist.Seen, "the stale snapshots were dropped")
 }
 
 // Asserts that the end of the run shows the summary screen with the report's numbers, stops the

@@ -17,6 +17,7 @@
 package tui
 
 import (
+	"sync/atomic"
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -29,8 +30,10 @@ import (
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/tui/common"
+	"github.com/cortex-tui/cortex-tui/tui/footer"
 	"github.com/cortex-tui/cortex-tui/tui/inspector"
 	"github.com/cortex-tui/cortex-tui/tui/picker"
+	"github.com/cortex-tui/cortex-tui/tui/strategymenu"
 	"github.com/cortex-tui/cortex-tui/tui/summary"
 )
 
@@ -61,6 +64,10 @@ type Options struct {
 	// had run), as the export writes them: the command prints them, so that quitting never
 	// loses a run's numbers.
 	OnQuit func(results []report.Result)
+	// Oracle, when set, gives a finished simulated run's export and OnQuit's result the
+	// oracle's bound, as run --headless prints it (the command passes the simulator's); nil:
+	// none (a live run never has one).
+	Oracle OracleFunc
 	// Renderer renders every style: its colour profile (none under NO_COLOR) and its dark or
 	// light background decide the colours. nil: lipgloss's default renderer, the process's own
 	// terminal. A server that draws one dashboard per remote terminal in one process gives
@@ -137,15 +144,18 @@ type Model struct {
 	ctl      *controller // the runs' sources, and the controls waiting for them
 	injected map[scenarios.FaultKind]bool
 
-	picker   *picker.Model     // the scenario picker, drawn alone over the whole window
-	insp     *inspector.Model  // the decision inspector, placed by the layout table
-	footer   *footer           // the status line and short help, under every screen
-	layouts  [numLayouts][]row // every other panel, by screen: the layout table (layout.go)
-	body     string            // the composed screen above the footer, cached
+	picker   *picker.Model       // the scenario picker, drawn alone over the whole window
+	insp     *inspector.Model    // the decision inspector, placed by the layout table
+	menu     *strategymenu.Model // the strategy menu, placed by the layout table
+	footer   *footer.Model       // the status line and short help, under every screen
+	layouts  [numLayouts][]row   // every other panel, by screen: the layout table (layout.go)
+	body     string              // the composed screen above the footer, cached
 	bindings []binding
 	// laidCortex is whether the layout was last laid out for a strategy with a CPS: the full
 	// layout's top band differs without one (frame.bands), so a switch lays it out again.
 	laidCortex bool
+	// composed counts the bodies composed: the frames drawn (Frames).
+	composed atomic.Int64
 }
 
 // binding ties a key to what it does on the dashboard: do, or with no do, whatever the
@@ -166,11 +176,12 @@ func New(opts Options) *Model {
 	m := &Model{
 		st: st, keys: opts.Keys, opts: opts, speedIdx: defaultSpeed,
 		injected: map[scenarios.FaultKind]bool{},
-		footer:   newFooter(st, opts.Keys),
+		footer:   footer.New(st, opts.Keys),
 		insp:     inspector.New(st, opts.Keys),
+		menu:     strategymenu.New(st, opts.Keys),
 	}
 	m.ctl = &controller{factory: opts.Factory, fr: &m.fr}
-	m.layouts = newLayouts(st, opts.Keys, m.insp, &m.fr)
+	m.layouts = newLayouts(st, opts.Keys, m.insp, m.menu, &m.fr)
 	m.fr.speed = speeds[m.speedIdx]
 	m.fr.keys = &m.keys
 	m.bindings = m.dashboardBindings()
@@ -280,13 +291,18 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // View joins the cached body and footer.
 func (m *Model) View() string {
 	if m.screen == screenPicker && !m.showHelp {
-		if m.footer.status != "" {
+		if m.footer.Status() != "" {
 			return m.picker.View() + "\n" + m.footer.View()
 		}
 		return m.picker.View()
 	}
 	return m.body + "\n" + m.footer.View()
 }
+
+// Frames returns how many frames the dashboard has drawn: the times it composed its screen
+// from its panels (a View that only joins the cached strings is not one). It is safe for
+// concurrent use: a server counts the frames of the dashboards it serves.
+func (m *Model) Frames() int64 { return m.composed.Load() }
 
 // onKey handles a key press: quit and help everywhere, then the current screen's keys.
 func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
@@ -315,7 +331,7 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		return m.onHelpKey(msg)
 	case m.inspecting:
 		return m.onInspectKey(msg)
-	case m.fr.menu != nil:
+	case m.menu.Opened():
 		return m.onMenuKey(msg)
 	case m.screen == screenSummary && key.Matches(msg, m.keys.Back, m.keys.Select):
 		m.screen = screenDashboard

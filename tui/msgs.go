@@ -44,6 +44,7 @@ const (
 	changedWeights                    // the weights, their selection, adaptive: signals, the collapsed layout
 	changedClasses                    // a class's share or priority, the class selection: shedding
 	changedLog                        // the event log (a control was logged): the event logs
+	changedRoster                     // the class's roster (the teacher's): the roster, the header
 )
 
 // shows reports whether a panel that shows c redraws on m: on a full redraw, or when c changed.
@@ -66,7 +67,6 @@ type frame struct {
 	slowed    bool           // the last frame ran out of time: the run goes slower than speed
 	small     bool           // the window is below the full layout's minimum
 	present   presentMode    // presenter mode: one chart large, or off
-	menu      *strategyMenu  // the strategy menu, nil when closed
 	width     int            // the window's width in cells
 	height    int            // the window's height in cells
 	keys      *keymap.KeyMap // the bindings, for texts that name a key

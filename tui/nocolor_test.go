@@ -30,7 +30,7 @@ func chartRun(n int) *run {
 			evs = []source.Event{{T: 20 * time.Second, Kind: source.EventFault, Fault: source.FaultEvent{Change: source.FaultEnded, Kind: scenarios.FaultOutage}}}
 		}
 		cps := float64(i) / float64(n)
-		r.hist.add(source.Snapshot{T: time.Duration(i) * tick, Dt: tick, Events: evs,
+		r.hist.Add(source.Snapshot{T: time.Duration(i) * tick, Dt: tick, Events: evs,
 			Counts:  source.Counts{Originals: 100, Attempts: 100 + 4*i, Retries: 4 * i, Successes: 100 - 2*i},
 			Service: source.Service{State: source.ServiceUp, Capacity: 150},
 			Cortex:  &source.CortexView{CPS: cps, State: engine.StateFor(cps, engine.DefaultEmergencyThreshold)}})

@@ -37,7 +37,7 @@ func (m *Model) picture() tea.Cmd {
 		}
 		meta.Strategy = strings.Join(names, "-vs-")
 	}
-	base := fmt.Sprintf("%s-at%ds", report.ExportName(meta), int(r.hist.last.T.Seconds()))
+	base := fmt.Sprintf("%s-at%ds", report.ExportName(meta), int(r.hist.Last.T.Seconds()))
 	frame, rows := m.body, max(m.height-1, 0)
 	svg, text := shot.SVG(frame, m.width, rows), []byte(shot.Text(frame))
 	dir := m.opts.ExportDir

@@ -56,7 +56,7 @@ func TestStartAt(t *testing.T) {
 	scn := fakeScenario()
 	m := New(Options{Keys: testKeys(), Factory: ff.build, Scenario: &scn, StartAt: 15 * time.Second, ExportDir: t.TempDir()})
 	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
-	assert.Equal(t, 15*time.Second, m.fr.runs[0].hist.last.T)
+	assert.Equal(t, 15*time.Second, m.fr.runs[0].hist.Last.T)
 	assert.Equal(t, watched.View(), m.View())
 	assert.Equal(t, watched.results(), m.results())
 }
@@ -74,7 +74,7 @@ func TestPictureKey(t *testing.T) {
 	dir := m.opts.ExportDir
 	base := filepath.Join(dir, "cortex-fake-storm-cortex-seed7-at8s")
 	assert.Equal(t, []string{base + ".svg", base + ".txt"}, msg.paths)
-	assert.Contains(t, m.footer.status, "screen written to ")
+	assert.Contains(t, m.footer.Status(), "screen written to ")
 	text, err := os.ReadFile(base + ".txt")
 	require.NoError(t, err)
 	assert.Equal(t, ansi.Strip(m.body)+"\n", string(text))
@@ -116,7 +116,7 @@ func TestStrategyMenu(t *testing.T) {
 	m.Update(keyMsg("enter"))
 	assert.Equal(t, want, m.fr.runs[0].meta.Strategy)
 	assert.NotContains(t, m.View(), "every client switches from now on")
-	assert.Contains(t, m.footer.status, "strategy "+want+" from now on")
+	assert.Contains(t, m.footer.Status(), "strategy "+want+" from now on")
 }
 
 // Asserts that Options.Present (run --present, live --present) opens the dashboard in

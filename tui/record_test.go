@@ -2,18 +2,22 @@ package tui
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/keymap"
 	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/sim"
+	"github.com/cortex-tui/cortex-tui/source"
 )
 
 // demoScenario is a short scenario for recordings: two classes, a service near its capacity.
@@ -46,50 +50,118 @@ func jsonOf(t *testing.T, r report.Result) string {
 	return b.String()
 }
 
+// tuned is an engine file's configuration: no retry after the original, a smaller bucket.
+var tuned = func() *engine.Config {
+	c := engine.DefaultConfig()
+	c.MaxRetryAttempts, c.TokenBucketCapacity = 0, 50
+	return &c
+}()
+
+// simOracle is the oracle's bound as the command gives it to the dashboard (Options.Oracle)
+// and run --headless prints it: none for a scenario with controls.
+func simOracle(scn scenarios.Scenario, seed int64) (*report.Oracle, error) {
+	b, err := sim.Oracle(scn, seed)
+	if errors.Is(err, sim.ErrControlled) || errors.Is(err, sim.ErrClosedLoop) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return report.NewOracle(b.Rate(), b.PriorityRates()), nil
+}
+
+// headlessOf is what run --headless --format json prints of a recording: the run of its
+// strategy and seed with the oracle's bound.
+func headlessOf(t *testing.T, scn scenarios.Scenario) string {
+	t.Helper()
+	replay, err := sim.New(scn, scn.Strategy, scn.Seed)
+	require.NoError(t, err)
+	res := report.Run(replay)
+	res.Summary.Oracle, err = simOracle(scn, scn.Seed)
+	require.NoError(t, err)
+	return jsonOf(t, res)
+}
+
 // Asserts that a run played with the dashboard's keys (a fault injected and cleared, a
-// strategy switch, a weight, every fault cleared, a class's share and priority), recorded with the record key,
-// replays headless to the bytes of the recorded run's own export, and that the record key
-// says where it wrote and never replaces a file.
+// strategy switch, a weight, every fault cleared, a class's share and priority), or with none
+// pressed, or on an engine of its own (--engine FILE, which the recording embeds), recorded with the record key, replays headless to the bytes of the recorded run's
+// own export (the oracle's bound included: a run with no control has one, a run with controls
+// none), and that the record key says where it wrote and never replaces a file.
 func TestRecordReplaysTheRun(t *testing.T) {
-	scn, err := scenarios.Parse("demo.toml", []byte(demoScenario))
-	require.NoError(t, err)
-	dir := t.TempDir()
-	m := New(Options{Keys: keymap.Default(), Factory: sim.NewSource, Scenario: &scn, ExportDir: dir})
-	m.Update(tea.WindowSizeMsg{Width: 140, Height: 40})
-	defer m.ctl.closeAll()
-	for _, k := range []string{"1", "", "s", "", "1", "]", "", "}", "+", "", "2", "", "right", "s", "", "0"} {
-		if k == "" {
-			fastForward(m, 3)
-			continue
-		}
-		m.Update(keyMsg(k))
+	for _, c := range []struct {
+		name     string
+		keys     []string // "" lets three frames run
+		controls string
+		oracle   bool
+		engine   *engine.Config // the engine cortex runs (--engine FILE): nil for the defaults
+	}{
+		{"nine controls", []string{"1", "", "s", "", "1", "]", "", "}", "+", "", "2", "", "right", "s", "", "0"}, "recorded 9 controls to ", false, nil},
+		{"no control", nil, "recorded no control to ", true, nil},
+		{"a tuned engine", []string{"1", "", "", "1"}, "recorded 2 controls to ", false, tuned},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			scn, err := scenarios.Parse("demo.toml", []byte(demoScenario))
+			require.NoError(t, err)
+			dir := t.TempDir()
+			factory := SourceFactory(sim.NewSource)
+			if c.engine != nil {
+				factory = func(scn scenarios.Scenario, strategy string, seed int64) (source.Source, error) {
+					return sim.NewSourceWith(scn, strategy, seed, sim.Options{Engine: c.engine, EngineName: "tuned.toml"})
+				}
+			}
+			m := New(Options{Keys: keymap.Default(), Factory: factory, Scenario: &scn, ExportDir: dir, Oracle: simOracle})
+			m.Update(tea.WindowSizeMsg{Width: 140, Height: 40})
+			defer m.ctl.closeAll()
+			for _, k := range c.keys {
+				if k == "" {
+					fastForward(m, 3)
+					continue
+				}
+				m.Update(keyMsg(k))
+			}
+			for frames := 0; frames < 1000 && !m.done(); frames++ {
+				fastForward(m, 1)
+			}
+			require.True(t, m.done())
+			exportOnce(t, m)
+			files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+			require.NoError(t, err)
+			require.Len(t, files, 1, "the export's JSON file")
+			data, err := os.ReadFile(files[0])
+			require.NoError(t, err)
+			exported := string(data)
+			assert.Equal(t, c.oracle, !strings.Contains(exported, `"oracle":null`), "the export's oracle bound")
+
+			cmd := m.record()
+			require.NotNil(t, cmd)
+			msg, ok := cmd().(recordedMsg)
+			require.True(t, ok)
+			require.NoError(t, msg.err)
+			m.Update(msg)
+			assert.Equal(t, filepath.Join(dir, "cortex-demo-cortex-seed1.toml"), msg.path)
+			assert.Contains(t, m.footer.Status(), c.controls+msg.path)
+
+			back, err := scenarios.ParseFile(msg.path)
+			require.NoError(t, err)
+			require.Len(t, back.Controls, msg.controls)
+			assert.Equal(t, exported, headlessOf(t, back), "the replay's export is the recorded run's, byte for byte")
+			if c.engine != nil {
+				require.NotNil(t, back.Engine, "the recording carries the engine")
+				assert.Equal(t, *c.engine, *back.Engine)
+				assert.Equal(t, "tuned.toml", back.EngineName)
+				assert.Contains(t, exported, `"engine":"tuned.toml"`)
+				back.Engine = nil
+				assert.NotEqual(t, exported, headlessOf(t, back), "the default engine plays another run")
+			} else {
+				assert.Nil(t, back.Engine)
+			}
+
+			again, ok := m.record()().(recordedMsg)
+			require.True(t, ok)
+			require.NoError(t, again.err)
+			assert.Equal(t, filepath.Join(dir, "cortex-demo-cortex-seed1-2.toml"), again.path, "a second recording takes a new name")
+		})
 	}
-	for frames := 0; frames < 1000 && !m.done(); frames++ {
-		fastForward(m, 1)
-	}
-	require.True(t, m.done())
-	exported := m.results()[0]
-
-	cmd := m.record()
-	require.NotNil(t, cmd)
-	msg, ok := cmd().(recordedMsg)
-	require.True(t, ok)
-	require.NoError(t, msg.err)
-	m.Update(msg)
-	assert.Equal(t, filepath.Join(dir, "cortex-demo-cortex-seed1.toml"), msg.path)
-	assert.Contains(t, m.footer.status, "recorded 9 controls to "+msg.path)
-
-	back, err := scenarios.ParseFile(msg.path)
-	require.NoError(t, err)
-	require.Len(t, back.Controls, msg.controls)
-	replay, err := sim.New(back, back.Strategy, back.Seed)
-	require.NoError(t, err)
-	assert.Equal(t, jsonOf(t, exported), jsonOf(t, report.Run(replay)), "the replay's export is the recorded run's, byte for byte")
-
-	again, ok := m.record()().(recordedMsg)
-	require.True(t, ok)
-	require.NoError(t, again.err)
-	assert.Equal(t, filepath.Join(dir, "cortex-demo-cortex-seed1-2.toml"), again.path, "a second recording takes a new name")
 }
 
 // Asserts that Options.Record names the file, which the record key replaces and the end of the
@@ -112,5 +184,5 @@ func TestRecordOption(t *testing.T) {
 
 	m.opts.NoExport = true
 	assert.Nil(t, m.record())
-	assert.Contains(t, m.footer.status, "recording is off here")
+	assert.Contains(t, m.footer.Status(), "recording is off here")
 }

@@ -82,7 +82,7 @@ func TestNoExport(t *testing.T) {
 	advanceFrames(m, 5)
 	_, cmd := m.Update(keyMsg("e"))
 	assert.Nil(t, cmd, "no export command")
-	assert.Contains(t, m.footer.status, "export is off")
+	assert.Contains(t, m.footer.Status(), "export is off")
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	assert.Empty(t, entries)

@@ -97,7 +97,9 @@ func (m *Model) Close() {
 // of which no tick ran.
 func (m *Model) shownResults() []report.Result {
 	var out []report.Result
-	for _, r := range m.results() {
+	all := m.results()
+	m.bounds()(all)
+	for _, r := range all {
 		if len(r.Timeline) > 0 {
 			out = append(out, r)
 		}

@@ -45,7 +45,7 @@ func TestFactoryPanicIsReported(t *testing.T) {
 	boom := func(scenarios.Scenario, string, int64) (source.Source, error) { panic("kaboom") }
 	m := New(Options{Keys: testKeys(), Factory: boom, Scenario: &scn})
 	assert.Equal(t, screenPicker, m.screen)
-	assert.Contains(t, m.footer.status, "kaboom")
+	assert.Contains(t, m.footer.Status(), "kaboom")
 }
 
 // Asserts that RunContext stops when its context is cancelled (as the CLI does on SIGTERM):

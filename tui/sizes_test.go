@@ -11,8 +11,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cortex-tui/cortex-tui/tui/common"
+	"github.com/cortex-tui/cortex-tui/tui/footer"
 	"github.com/cortex-tui/cortex-tui/tui/inspector"
 	"github.com/cortex-tui/cortex-tui/tui/internal/tuitest"
+	"github.com/cortex-tui/cortex-tui/tui/strategymenu"
 )
 
 // Asserts that every screen (dashboard, compare, summary, help, picker) renders at every size
@@ -54,10 +56,12 @@ func TestSizeSweepPanels(t *testing.T) {
 	m.Update(keyMsg("c"))
 	fastForward(m, 5)
 	f := m.frameMsg()
-	panels := []panel{mount(newFooter(common.DefaultStyles(), testKeys()))}
+	panels := []panel{mount(footerCell{footer.New(common.DefaultStyles(), testKeys())})}
 	insp := inspector.New(common.DefaultStyles(), testKeys())
 	insp.Open(fakeDecisions(), "cortex")
-	for _, rows := range newLayouts(common.DefaultStyles(), testKeys(), insp, f.f) { // fresh panels, not the model's
+	menu := strategymenu.New(common.DefaultStyles(), testKeys())
+	menu.Open("cortex")
+	for _, rows := range newLayouts(common.DefaultStyles(), testKeys(), insp, menu, f.f) { // fresh panels, not the model's
 		for _, r := range rows {
 			for _, c := range r.cells {
 				if !slices.Contains(panels, c.p) {
@@ -82,4 +86,15 @@ func TestSizeSweepPanels(t *testing.T) {
 			}
 		})
 	}
+}
+
+// footerCell is the footer as a panel of the size sweep: a redraw shows the frame's runs.
+type footerCell struct{ *footer.Model }
+
+// Update redraws the footer on a frame message.
+func (c footerCell) Update(msg tea.Msg) (footerCell, tea.Cmd) {
+	if f, ok := msg.(frameMsg); ok {
+		c.Show(len(f.f.runs) > 0 && f.f.runs[0].meta.Live, false)
+	}
+	return c, nil
 }

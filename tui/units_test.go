@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cortex-tui/cortex-tui/engine"
-	"github.com/cortex-tui/cortex-tui/keymap"
 	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/tui/common"
 	"github.com/cortex-tui/cortex-tui/tui/cps"
@@ -19,78 +18,6 @@ import (
 	"github.com/cortex-tui/cortex-tui/tui/shedding"
 	"github.com/cortex-tui/cortex-tui/tui/signals"
 )
-
-// Asserts that the history turns ticks into one point per simulated second (counts summed into
-// per-second rates, gauges averaged), keeps totals, and stays bounded.
-func TestHistoryPerSecond(t *testing.T) {
-	h := testHistory()
-	tick := 100 * time.Millisecond
-	for n := 1; n <= 25; n++ {
-		h.add(source.Snapshot{T: time.Duration(n) * tick, Dt: tick,
-			Counts:  source.Counts{Originals: 2, Attempts: 3, Retries: 1},
-			Service: source.Service{Capacity: float64(n)},
-			Cortex:  &source.CortexView{CPS: 0.5, Signals: engine.Signals{F: 1}}})
-	}
-	require.Equal(t, 2, h.originals.Len(), "two whole seconds; the third is still open")
-	assert.Equal(t, []float64{20, 20}, h.originals.Tail(nil, 5))
-	assert.Equal(t, []float64{10, 10}, h.retries.Tail(nil, 5))
-	assert.Equal(t, []float64{5.5, 15.5}, h.capac.Tail(nil, 5), "capacity averaged")
-	assert.Equal(t, []float64{0.5, 0.5}, h.cps.Tail(nil, 5))
-	assert.Equal(t, []float64{1, 1}, h.sig[0].Tail(nil, 5))
-	assert.Equal(t, 50, h.totals().Originals)
-	assert.InDelta(t, 1.5, h.totals().Amplification(), 1e-9)
-	assert.InDelta(t, 1.5, h.rec.PeakAmplification(), 1e-9)
-
-	for n := 26; n <= 26+10*historyPoints*2; n++ {
-		h.add(source.Snapshot{T: time.Duration(n) * tick, Dt: tick})
-	}
-	assert.Equal(t, historyPoints, h.cps.Len(), "bounded")
-}
-
-// Asserts that the charts' points are the recorder's seconds, the same sums as the timeline's
-// rows (which round them): one point per row, even with a tick that does not divide a second;
-// counts as rates over the time the second's ticks cover; the CPS of a second in which the
-// strategy changed averaged over the ticks CORTEX ran, as in the row; the run's last, partial
-// second pushed when the run is done. And that the figures the panels read (totals, peak
-// amplification) are the summary's, unrounded.
-func TestHistoryIsTheRecordersSeconds(t *testing.T) {
-	tick := 300 * time.Millisecond
-	h := testHistory()
-	for n := 1; n <= 11; n++ { // ticks start at 0, 0.3, ..., 3.0 s; the last second is partial
-		s := source.Snapshot{T: time.Duration(n) * tick, Dt: tick, Done: n == 11,
-			Counts:  source.Counts{Originals: 10 * n, Attempts: 10*n + n*n, Retries: n * n, Completed: 9 * n},
-			Service: source.Service{State: source.ServiceUp, Capacity: 100}}
-		if n%3 != 0 { // the strategy switches away from cortex every third tick
-			s.Cortex = &source.CortexView{CPS: 0.1 * float64(n)}
-		}
-		h.add(s)
-	}
-	rows := h.rec.Rows()
-	require.Len(t, rows, 4)
-	require.Equal(t, len(rows), h.originals.Len(), "one point per row")
-	originals := h.originals.Tail(nil, 10)
-	cps := h.cps.Tail(nil, 10)
-	for i, ticks := range []int{4, 3, 3, 1} {
-		dt := (time.Duration(ticks) * tick).Seconds()
-		assert.InDelta(t, float64(rows[i].Originals)/dt, originals[i], 1e-9, "second %d: a rate over %gs", i, dt)
-		require.NotNil(t, rows[i].CPS)
-		assert.InDelta(t, *rows[i].CPS, cps[i], 5e-5, "second %d: the row's CPS, unrounded", i)
-	}
-	sum := h.rec.Summary()
-	assert.InDelta(t, sum.PeakAmplification, h.rec.PeakAmplification(), 5e-5)
-	assert.InDelta(t, sum.SuccessRate, h.totals().SuccessRate(), 5e-5)
-	assert.InDelta(t, sum.Amplification, h.totals().Amplification(), 5e-5)
-}
-
-// Asserts that the event log keeps only the newest maxEvents events.
-func TestHistoryEventsBounded(t *testing.T) {
-	h := testHistory()
-	for n := range maxEvents * 3 {
-		h.add(source.Snapshot{T: time.Duration(n+1) * time.Second, Dt: time.Second,
-			Events: []source.Event{{Text: strings.Repeat("x", n%7)}}})
-	}
-	assert.Len(t, h.events, maxEvents)
-}
 
 // Asserts that fit clips and pads to an exact size, ANSI sequences included.
 func TestFit(t *testing.T) {
@@ -116,25 +43,6 @@ func TestLevelAndBadge(t *testing.T) {
 	}
 }
 
-// Asserts that circuit events within one simulated second collapse into the latest, while other
-// kinds and other seconds are kept.
-func TestCircuitEventsCollapsePerSecond(t *testing.T) {
-	h := testHistory()
-	ev := func(ms int, kind source.EventKind, text string) source.Event {
-		return source.Event{T: time.Duration(ms) * time.Millisecond, Kind: kind, Text: text}
-	}
-	h.add(source.Snapshot{T: time.Second, Dt: time.Second, Events: []source.Event{
-		ev(100, source.EventCircuit, "3 open"), ev(400, source.EventCircuit, "5 open"),
-		ev(500, source.EventFault, "outage"), ev(600, source.EventCircuit, "6 open"), ev(900, source.EventCircuit, "7 open"),
-		ev(1200, source.EventCircuit, "2 open"),
-	}})
-	var got []string
-	for _, e := range h.events {
-		got = append(got, e.Text)
-	}
-	assert.Equal(t, []string{"5 open", "outage", "7 open", "2 open"}, got)
-}
-
 // Asserts that the decisions panel gives every count of its last line (shed, budget, not sent)
 // as a total over the run, like the totals column, and names the tick its first column counts;
 // and that the shedding panel says what its columns count when it has room.
@@ -143,7 +51,7 @@ func TestDecisionsAndSheddingSayWhatTheyCount(t *testing.T) {
 	r := &run{meta: source.Meta{Tick: tick, Classes: []source.ClassMeta{{Name: "payment", Priority: 9, Share: 1}}},
 		hist: testHistory()}
 	for n := 1; n <= 5; n++ {
-		r.hist.add(source.Snapshot{T: time.Duration(n) * tick, Dt: tick,
+		r.hist.Add(source.Snapshot{T: time.Duration(n) * tick, Dt: tick,
 			Counts: source.Counts{Shed: 2, BudgetRejected: 3, LocalRejects: n, Decisions: [5]int{engine.Reject: 6},
 				Reasons: [source.NumReasons]int{source.ReasonShed: 2, source.ReasonBudget: 3, source.ReasonRamp: 1}}})
 	}
@@ -159,29 +67,12 @@ func TestDecisionsAndSheddingSayWhatTheyCount(t *testing.T) {
 	assert.Contains(t, s.View(), "last 0.1s tick: new shed = new requests refused", "the shedding panel counts new requests and retries")
 }
 
-// Asserts that the footer's short help is never cut in the middle of a key's description: at
-// every width it ends with the last binding (quit) or with the ellipsis bubbles/help puts in
-// place of the bindings that do not fit.
-func TestFooterHelpNotCut(t *testing.T) {
-	for w := 30; w <= 250; w++ {
-		p := newFooter(common.DefaultStyles(), keymap.Default())
-		p.SetSize(w, 1)
-		p, _ = p.Update(frameMsg{f: &frame{}})
-		line := strings.TrimRight(p.View(), " ")
-		assert.True(t, strings.HasSuffix(line, "quit") || strings.HasSuffix(line, "…"), "width %d: %q", w, line)
-		p.SetStatus("exported to /tmp/somewhere: cortex-black-friday-cortex-1.csv + .json", false)
-		p, _ = p.Update(frameMsg{f: &frame{}})
-		line = strings.TrimRight(p.View(), " ")
-		assert.False(t, strings.Contains(line, "│") && !strings.HasSuffix(line, "quit"), "width %d with a status: %q", w, line)
-	}
-}
-
 // Asserts that the signals panel shows the whole band legend, every band and threshold, at
 // every width the layout gives it (on two lines when one is too narrow).
 func TestSignalsBandLegendWhole(t *testing.T) {
 	tick := 100 * time.Millisecond
 	r := &run{meta: source.Meta{Tick: tick}, hist: testHistory()}
-	r.hist.add(source.Snapshot{T: tick, Dt: tick, Cortex: &source.CortexView{CPS: 0.3}})
+	r.hist.Add(source.Snapshot{T: tick, Dt: tick, Cortex: &source.CortexView{CPS: 0.3}})
 	f := &frame{runs: []*run{r}}
 	for w := 46; w <= 72; w++ {
 		p := signalsCell{signals.New(common.DefaultStyles())}
@@ -207,7 +98,7 @@ func TestCPSTitleAgreesWithBand(t *testing.T) {
 		{0.29, "CPS 0.29 · floor 2"},
 	} {
 		r := &run{meta: source.Meta{Tick: tick}, hist: testHistory()}
-		r.hist.add(source.Snapshot{T: tick, Dt: tick, Cortex: &source.CortexView{CPS: tc.cps, CPSMin: tc.cps, CPSMax: tc.cps,
+		r.hist.Add(source.Snapshot{T: tick, Dt: tick, Cortex: &source.CortexView{CPS: tc.cps, CPSMin: tc.cps, CPSMax: tc.cps,
 			State: engine.StateFor(tc.cps, engine.DefaultEmergencyThreshold), Floor: engine.FloorFor(tc.cps)}})
 		f := &frame{runs: []*run{r}}
 		for w := 34; w <= 180; w += 7 {
@@ -231,12 +122,13 @@ func TestCompareNumbersFit(t *testing.T) {
 		require.Len(t, m.fr.runs, 2)
 		advanceFrames(m, 3)
 		stats := func() string {
-			return side(findPanel[*statsPanel](t, m, 0).View(), findPanel[*statsPanel](t, m, 1).View())
+			l, r := findPanel[statsCell](t, m, 0), findPanel[statsCell](t, m, 1)
+			return side([]string{l.View(), r.View()}, []int{l.W, r.W}, l.H)
 		}
 		assert.NotContains(t, stats(), "peak 0.0x", "%v", size)
 		fastForward(m, 30)
 		for _, r := range m.fr.runs { // one more tick, a wave of failed retries: 176124 of each in all
-			s, t := r.hist.last, r.hist.totals()
+			s, t := r.hist.Last, r.hist.Totals()
 			s.T += s.Dt
 			s.Counts, s.Events = source.Counts{Retries: 176124 - t.Retries, RetryFailures: 176124 - t.RetryFailures}, nil
 			r.add(s)

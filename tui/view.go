@@ -22,10 +22,8 @@ func (m *Model) frameMsg() frameMsg { return frameMsg{f: &m.fr} }
 
 // redraw redraws the footer and every panel of the current screen, and recomposes the body.
 func (m *Model) redraw() {
-	m.footer.summary = m.current() == layoutSummary
-	f := m.frameMsg()
-	m.footer, _ = m.footer.Update(f)
-	m.update(f)
+	m.footer.Show(m.live(), m.current() == layoutSummary)
+	m.update(m.frameMsg())
 	m.compose()
 }
 
@@ -52,7 +50,7 @@ func (m *Model) applied(text string) {
 		return
 	}
 	for _, r := range m.fr.runs {
-		r.hist.pending = append(r.hist.pending, source.Event{T: r.hist.last.T, Kind: source.EventControl,
+		r.hist.Pending = append(r.hist.Pending, source.Event{T: r.hist.Last.T, Kind: source.EventControl,
 			Text: "next tick: " + text})
 	}
 	m.redrawFor(changedLog)
@@ -63,12 +61,12 @@ func (m *Model) applied(text string) {
 // source (faults, weights, classes, strategy) are logged by the source.
 func (m *Model) logControl(text string) {
 	for _, r := range m.fr.runs {
-		e := source.Event{T: r.hist.last.T, Kind: source.EventControl, Text: text}
-		if n := len(r.hist.events); n > 0 && sameSetting(r.hist.events[n-1], e) {
-			r.hist.events[n-1] = e // "+ + +" logs the speed reached, not each step
+		e := source.Event{T: r.hist.Last.T, Kind: source.EventControl, Text: text}
+		if n := len(r.hist.Events); n > 0 && sameSetting(r.hist.Events[n-1], e) {
+			r.hist.Events[n-1] = e // "+ + +" logs the speed reached, not each step
 			continue
 		}
-		r.hist.addEvent(e)
+		r.hist.AddEvent(e)
 	}
 	m.redrawFor(changedLog)
 }
@@ -76,7 +74,7 @@ func (m *Model) logControl(text string) {
 // sizePicker gives the picker the window, less the footer's line while a message shows.
 func (m *Model) sizePicker() {
 	h := m.height
-	if m.footer.status != "" {
+	if m.footer.Status() != "" {
 		h--
 	}
 	m.picker.SetSize(m.width, max(h, 0))
@@ -85,16 +83,14 @@ func (m *Model) sizePicker() {
 // setStatus shows a message in the footer until the next key press.
 func (m *Model) setStatus(s string, isErr bool) {
 	m.footer.SetStatus(s, isErr)
-	m.footer, _ = m.footer.Update(m.frameMsg())
 	m.sizePicker()
 }
 
 // clearStatus removes the footer's message.
 func (m *Model) clearStatus() {
-	if m.footer.status == "" {
+	if m.footer.Status() == "" {
 		return
 	}
 	m.footer.SetStatus("", false)
-	m.footer, _ = m.footer.Update(m.frameMsg())
 	m.sizePicker()
 }

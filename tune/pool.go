@@ -30,16 +30,17 @@ var errTimeUp = errors.New("tune: the time is up")
 
 // pool runs simulations on a fixed number of goroutines.
 type pool struct {
-	ctx  context.Context
-	jobs chan func()
-	wg   sync.WaitGroup
-	mu   sync.Mutex
-	runs int
+	ctx     context.Context
+	started func() // called as each simulation starts (nil: nothing)
+	jobs    chan func()
+	wg      sync.WaitGroup
+	mu      sync.Mutex
+	runs    int
 }
 
-// newPool starts n workers.
-func newPool(ctx context.Context, n int) *pool {
-	p := &pool{ctx: ctx, jobs: make(chan func())}
+// newPool starts n workers; started, when not nil, is called as each simulation starts.
+func newPool(ctx context.Context, n int, started func()) *pool {
+	p := &pool{ctx: ctx, started: started, jobs: make(chan func())}
 	for range n {
 		p.wg.Add(1)
 		go func() {
@@ -78,6 +79,9 @@ func (p *pool) runAll(scns []scenarios.Scenario, seeds []int64, cfg engine.Confi
 				if skip != nil && skip() {
 					errs[i*len(seeds)+j] = errTimeUp
 					return
+				}
+				if p.started != nil {
+					p.started()
 				}
 				s, err := sim.NewWith(scn, strategy.CortexName, seed, sim.Options{Engine: &cfg})
 				if err != nil {

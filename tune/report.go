@@ -142,13 +142,23 @@ func WriteTable(w io.Writer, res Result, opts Options) error {
 			return err
 		}
 	}
-	_, err := fmt.Fprintf(w, "\nsearch: CMA-ES over %d parameters, population %d, %d generations, %d evaluations, %d simulations in %s (%.0f simulations/s), stopped: %s\n",
-		res.Dimensions, res.Population, res.Generations, res.Evals, res.Simulations, res.Elapsed.Round(100*1e6),
-		float64(res.Simulations)/math.Max(res.Elapsed.Seconds(), 1e-9), StopReason(res.Stop))
+	_, err := fmt.Fprintf(w, "\nsearch: CMA-ES over %d parameters, population %d, %d generations, %d evaluations, %d simulations in %s (%s), stopped: %s\n",
+		res.Dimensions, res.Population, res.Generations, res.Evals, res.Simulations, res.Elapsed.Round(100*1e6), rates(res), StopReason(res.Stop))
 	if err == nil && len(res.History) > 0 {
 		_, err = fmt.Fprintf(w, "best score by generation: %s\n", history(res.History))
 	}
 	return err
+}
+
+// rates words how fast a search went: simulations and evaluations per second of wall time,
+// and per CPU-second when the CPU time was measured (the rate a loaded machine does not change).
+func rates(res Result) string {
+	wall := math.Max(res.Elapsed.Seconds(), 1e-9)
+	out := fmt.Sprintf("%.0f simulations/s, %.2f evaluations/s", float64(res.Simulations)/wall, float64(res.Evals)/wall)
+	if res.CPU > 0 {
+		out += fmt.Sprintf("; %s of CPU, %.2f evaluations per CPU-second", res.CPU.Round(100*time.Millisecond), float64(res.Evals)/res.CPU.Seconds())
+	}
+	return out
 }
 
 // StopReason words why a search stopped.
@@ -158,6 +168,8 @@ func StopReason(stop string) string {
 		return fmt.Sprintf("converged (less than %.2f point gained in %d generations)", 100*MinGain, Patience)
 	case "generations":
 		return "the generations were done"
+	case "evaluations":
+		return "the evaluations were done"
 	case "time":
 		return "its time was up"
 	case "interrupted":
@@ -250,6 +262,7 @@ type jsonSearch struct {
 	Evals       int       `json:"evaluations"`
 	Simulations int       `json:"simulations"`
 	Seconds     float64   `json:"seconds"`
+	CPUSeconds  float64   `json:"cpu_seconds"` // 0 when not measured
 	Stop        string    `json:"stop"`
 	History     []float64 `json:"history"`
 }
@@ -273,7 +286,7 @@ func WriteJSON(w io.Writer, res Result, opts Options, comment string) error {
 		DefaultTrain: js(res.DefaultTrain), TunedTrain: js(res.TunedTrain), Holds: res.Holds(len(opts.Holdout) > 0),
 		Moved: MovedParams(opts.Dims, res.Base, res.Tuned), Engine: string(engineconf.Format(res.Tuned, comment)),
 		Search: jsonSearch{Method: "CMA-ES", Dimensions: res.Dimensions, Population: res.Population, Generations: res.Generations,
-			Evals: res.Evals, Simulations: res.Simulations, Seconds: res.Elapsed.Seconds(), Stop: res.Stop, History: res.History}}
+			Evals: res.Evals, Simulations: res.Simulations, Seconds: res.Elapsed.Seconds(), CPUSeconds: res.CPU.Seconds(), Stop: res.Stop, History: res.History}}
 	for _, s := range opts.Scenarios {
 		doc.Scenarios = append(doc.Scenarios, s.Name)
 	}
@@ -291,12 +304,21 @@ func WriteJSON(w io.Writer, res Result, opts Options, comment string) error {
 
 // WriteMarkdown writes res as markdown rows, one per scenario: the success rate of the default
 // and of the tuned engine on the training and the held-out seeds, the points gained on the
-// held-out seeds, the oracle bound, the search's evaluations, time and stop, and whether the
-// file is written. Its first two lines are the table's header.
+// held-out seeds, the oracle bound, the search's evaluations, its CPU time and evaluations per
+// CPU-second (its wall time and evaluations per second when the CPU time was not measured: a
+// wall time depends on the machine's load), why it stopped, and whether the file is written. Its first two lines are the table's header.
 func WriteMarkdown(w io.Writer, res Result, opts Options) error {
 	var b strings.Builder
-	b.WriteString("| scenario | training: default | tuned | held-out: default | tuned | change (points) | oracle bound | evaluations | time | stopped | file |\n")
-	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n")
+	spent, spentName := res.CPU, "CPU time"
+	if spent == 0 {
+		spent, spentName = res.Elapsed, "time"
+	}
+	rate, rateName := float64(res.Evals)/math.Max(spent.Seconds(), 1e-9), "evaluations per CPU-second"
+	if res.CPU == 0 {
+		rateName = "evaluations/s"
+	}
+	fmt.Fprintf(&b, "| scenario | training: default | tuned | held-out: default | tuned | change (points) | oracle bound | evaluations | %s | %s | stopped | file |\n", spentName, rateName)
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n")
 	file := "written"
 	switch {
 	case !res.Improved:
@@ -315,9 +337,9 @@ func WriteMarkdown(w io.Writer, res Result, opts Options) error {
 				oracle = cell(o, percent)
 			}
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %d | %s | %s | %s |\n", scn.Name,
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %d | %s | %.2f | %s | %s |\n", scn.Name,
 			cell(res.DefaultTrain.Scenarios[i].Success, percent), cell(res.TunedTrain.Scenarios[i].Success, percent),
-			dh, th, change, oracle, res.Evals, res.Elapsed.Round(time.Second), res.Stop, file)
+			dh, th, change, oracle, res.Evals, spent.Round(time.Second), rate, res.Stop, file)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

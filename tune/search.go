@@ -28,8 +28,13 @@ type Options struct {
 	Seed      uint64        // the optimizer's random source: the same seed, the same search
 	// Generations is the most generations of candidates (each Population candidates); 0 means
 	// 30. The search stops earlier when it converges (Patience generations with no gain of
-	// MinGain) or when Time runs out.
+	// MinGain), when Evals are done or when Time runs out.
 	Generations int
+	// Evals, when > 0, bounds the candidates evaluated: the search stops at the end of the
+	// generation that brings them to Evals or more (whole generations: ceil(Evals/Population)
+	// of them at most). Unlike Time it does not depend on the machine's speed or load: the
+	// same Seed and Evals, the same search anywhere.
+	Evals int
 	// Population is the number of candidates of a generation; 0 means CMA-ES's own, 4 + 3 ln(dims).
 	Population int
 	// Time, when > 0, bounds the search's wall time: no simulation of a candidate starts past
@@ -43,6 +48,14 @@ type Options struct {
 	Progress func(Progress)
 	// Clock is the wall clock of Time and Progress (nil: engine.WallClock).
 	Clock engine.Clock
+	// CPU, when set, returns the CPU time the process has used so far (cputime.Process):
+	// Result.CPU is what the search used, for a rate per CPU-second that the machine's load
+	// does not change as it does a wall-clock rate.
+	CPU func() time.Duration
+
+	// simulationStarted, when set, is called as each simulation starts (after Time's check),
+	// on the worker that runs it: the tests move their clock with it.
+	simulationStarted func()
 }
 
 // Convergence: a search that gains less than MinGain in Patience generations has converged.
@@ -89,8 +102,9 @@ type Result struct {
 	Checks                        int // held-out checks of a new best
 	Simulations                   int
 	History                       []float64 // the best score after each generation, on the training seeds
-	Stop                          string    // why the search stopped: "converged", "generations", "time", "interrupted"
+	Stop                          string    // why the search stopped: "converged", "generations", "evaluations", "time", "interrupted"
 	Elapsed                       time.Duration
+	CPU                           time.Duration // the process's CPU time during the search (0 without Options.CPU)
 	Population, Dimensions, Seeds int
 }
 
@@ -120,11 +134,21 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 	if opts.Clock == nil {
 		opts.Clock = engine.WallClock{}
 	}
-	s := &search{opts: opts, start: opts.Clock.Now(), pool: newPool(ctx, opts.Workers)}
+	var cpu0 time.Duration
+	if opts.CPU != nil {
+		cpu0 = opts.CPU()
+	}
+	s := &search{opts: opts, start: opts.Clock.Now(), pool: newPool(ctx, opts.Workers, opts.simulationStarted)}
 	defer s.pool.close()
 	s.pop = opts.Population
 	if s.pop <= 0 {
 		s.pop = 4 + int(3*math.Log(float64(len(opts.Dims))))
+	}
+	s.maxGens, s.maxGensStop = opts.Generations, "generations"
+	if opts.Evals > 0 {
+		if g := (opts.Evals + s.pop - 1) / s.pop; g < s.maxGens {
+			s.maxGens, s.maxGensStop = g, "evaluations"
+		}
 	}
 	res := Result{Base: opts.Base, Population: s.pop, Dimensions: len(opts.Dims), Seeds: len(opts.Train)}
 
@@ -166,6 +190,9 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 	}
 	res.Simulations = s.pool.simulations()
 	res.Elapsed = opts.Clock.Now().Sub(s.start)
+	if opts.CPU != nil {
+		res.CPU = opts.CPU() - cpu0
+	}
 	return res, nil
 }
 
@@ -174,12 +201,16 @@ var errStop = errors.New("tune: stop")
 
 // search is one Run's state.
 type search struct {
-	opts       Options
-	start      time.Time
-	pool       *pool
-	pop        int
-	defGoodput []float64
-	defScore   float64
+	opts  Options
+	start time.Time
+	pool  *pool
+	pop   int
+	// maxGens is the most generations (Options.Generations, or fewer for Options.Evals), and
+	// maxGensStop the Stop of a search that does them all.
+	maxGens     int
+	maxGensStop string
+	defGoodput  []float64
+	defScore    float64
 	// holdGoodput is the default's goodput per scenario on the held-out seeds.
 	holdGoodput []float64
 	// checked is the best candidate of the generations completed whose held-out check is
@@ -267,7 +298,7 @@ func (s *search) timeUp() bool {
 
 // progress is the search's state (s.mu held).
 func (s *search) progress() Progress {
-	p := Progress{Evals: s.evals, MaxEvals: s.opts.Generations * s.pop, Generation: s.gens, Generations: s.opts.Generations, Default: s.defScore,
+	p := Progress{Evals: s.evals, MaxEvals: s.maxGens * s.pop, Generation: s.gens, Generations: s.maxGens, Default: s.defScore,
 		Best: s.checked.Score.Value, Checking: s.checking, Elapsed: s.opts.Clock.Now().Sub(s.start)}
 	if len(s.opts.Holdout) > 0 {
 		p.BestHoldout, p.DefaultHoldout = s.checkedHoldout.Value, s.defHoldout
@@ -336,8 +367,8 @@ func (r recorder) Record(_ *optimize.Location, op optimize.Operation, _ *optimiz
 		s.opts.Progress(s.progress())
 	}
 	switch {
-	case s.gens >= s.opts.Generations:
-		s.stop = "generations"
+	case s.gens >= s.maxGens:
+		s.stop = s.maxGensStop
 	case len(s.history) > Patience && best-s.history[len(s.history)-1-Patience] < MinGain:
 		s.stop = "converged"
 	case s.opts.Time > 0 && s.opts.Clock.Now().Sub(s.start) >= s.opts.Time:

@@ -110,70 +110,50 @@ func TestSpace(t *testing.T) {
 	assert.Equal(t, p, one[0].Param)
 }
 
-// evalClock is a clock moved by the search's evaluations: 10 s each, whatever the machine's
-// speed and however often the search reads it.
-type evalClock struct {
+// simClock is a clock moved by the search's simulations: 1 s as each one starts, whatever the
+// machine's speed or load and however often the search reads it. With one worker the
+// simulations start one at a time, so the k-th one (from 0) checks the time at k seconds.
+type simClock struct {
 	mu sync.Mutex
-	t  time.Time
+	t  time.Duration
 }
 
-func (c *evalClock) Now() time.Time {
+func (c *simClock) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.t
+	return time.Time{}.Add(c.t)
 }
 
-func (c *evalClock) progress(p Progress) {
+func (c *simClock) started() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.t = time.Time{}.Add(time.Duration(p.Evals) * 10 * time.Second)
+	c.t += time.Second
 }
 
-// readsClock reads the zero time for its first n reads and an hour later from then on: the
-// search's time runs out at a step of its own, whatever the machine's speed and the workers'
-// schedule.
-type readsClock struct {
-	mu sync.Mutex
-	n  int
-}
-
-func (c *readsClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.n--
-	if c.n >= 0 {
-		return time.Time{}
-	}
-	return time.Time{}.Add(time.Hour)
-}
-
-// Asserts that Time bounds the search. On a clock the evaluations move (10 s each), with 35 s
-// the first generation's 4 candidates all run (the last one ends at 40 s) and the search stops
-// at its end. On a clock whose time runs out after 11 reads (the search's start, its 4
-// candidates' and some of the 12 simulations': each asks before it starts, 2 workers), while
-// the first generation's simulations are being started, a simulation is left unstarted: the
-// generation is dropped and the default kept. (The evaluation clock cannot show this: a candidate's end moves it only once
-// its goroutine runs again, and on a loaded machine the workers may have started every other
-// simulation by then.) The report says why it stopped.
+// Asserts that Time bounds the search, on a clock the simulations move (1 s as each starts, one
+// worker): the default runs 3 training and 2 held-out simulations (5 s), a generation 4
+// candidates of 3 (12 s). With 11 s only 6 of the generation's simulations start, the
+// generation is dropped and the default kept; with 17 s all 12 start, the generation counts and
+// the search stops at its end. No simulation starts past the time. The report says why it
+// stopped.
 func TestSearchTimeBound(t *testing.T) {
 	for _, tc := range []struct {
 		limit time.Duration
 		gens  int
-	}{{5 * time.Second, 0}, {35 * time.Second, 1}} {
+		sims  int // simulations of the default and the candidates (the held-out checks aside)
+	}{{11 * time.Second, 0, 11}, {17 * time.Second, 1, 17}} {
 		opts := smallOptions(t)
-		clock := &evalClock{}
-		opts.Generations, opts.Time, opts.Clock, opts.Progress, opts.Workers = 50, tc.limit, clock, clock.progress, 2
-		if tc.gens == 0 {
-			opts.Clock, opts.Progress = &readsClock{n: 11}, nil
-		}
+		clock := &simClock{}
+		opts.Generations, opts.Time, opts.Clock, opts.simulationStarted, opts.Workers = 50, tc.limit, clock, clock.started, 1
 		res, err := Run(context.Background(), opts)
 		require.NoError(t, err)
 		assert.Equal(t, "time", res.Stop, "%s", tc.limit)
 		assert.Equal(t, tc.gens, res.Generations, "%s", tc.limit)
+		assert.Equal(t, tc.sims+2*res.Checks, res.Simulations, "%s: no simulation started past the time", tc.limit)
 		if tc.gens == 0 {
 			assert.False(t, res.Improved, "no generation completed: the default is kept")
 			assert.Equal(t, res.Base, res.Tuned)
-			assert.Less(t, res.Simulations, 3+2+12, "a simulation of the generation left unstarted (the default's 3 and 2 held-out ran)")
+			assert.Less(t, res.Evals, 4)
 		}
 		var b strings.Builder
 		require.NoError(t, WriteTable(&b, res, opts))
@@ -184,8 +164,43 @@ func TestSearchTimeBound(t *testing.T) {
 		require.NoError(t, WriteMarkdown(&b, res, opts))
 		lines := strings.Split(strings.TrimSpace(b.String()), "\n")
 		require.Len(t, lines, 3, "the header and one row per scenario")
-		assert.Regexp(t, `^\| small \| \d+\.\d% \| \d+\.\d% \| \d+\.\d% \| \d+\.\d% \| [+-]\d+\.\d \| \d+\.\d% \| \d+ \| [0-9hms]+ \| time \| (written|not written: no gain|refused: worse on held-out) \|$`, lines[2])
+		assert.Contains(t, lines[0], "| evaluations | time | evaluations/s |", "no CPU time measured: the wall time")
+		assert.Regexp(t, `^\| small \| \d+\.\d% \| \d+\.\d% \| \d+\.\d% \| \d+\.\d% \| [+-]\d+\.\d \| \d+\.\d% \| \d+ \| [0-9hms]+ \| \d+\.\d\d \| time \| (written|not written: no gain|refused: worse on held-out) \|$`, lines[2])
 	}
+}
+
+// Asserts that Evals bounds the search in whole generations, whatever the time it takes: 6
+// evaluations with 4 candidates a generation are 2 generations (8 evaluations), the same
+// candidates and result as a search of 2 generations, and the report says why it stopped and
+// how fast it went per CPU-second (on a CPU clock the test moves: 1 s per reading).
+func TestSearchEvalBudget(t *testing.T) {
+	opts := smallOptions(t)
+	opts.Generations, opts.Evals = 50, 6
+	var cpu time.Duration
+	opts.CPU = func() time.Duration { cpu += time.Second; return cpu }
+	a, err := Run(context.Background(), opts)
+	require.NoError(t, err)
+	assert.Equal(t, "evaluations", a.Stop)
+	assert.Equal(t, 2, a.Generations)
+	assert.Equal(t, 8, a.Evals)
+	assert.Equal(t, time.Second, a.CPU, "the CPU time between the search's two readings")
+
+	opts = smallOptions(t)
+	opts.Generations = 2
+	b, err := Run(context.Background(), opts)
+	require.NoError(t, err)
+	assert.Equal(t, "generations", b.Stop)
+	assert.Equal(t, a.Tuned, b.Tuned, "an evaluation budget is a number of generations: the same search")
+	assert.Equal(t, a.History, b.History)
+
+	var w strings.Builder
+	require.NoError(t, WriteTable(&w, a, opts))
+	assert.Contains(t, w.String(), "stopped: the evaluations were done")
+	assert.Contains(t, w.String(), "1s of CPU, 8.00 evaluations per CPU-second")
+	w.Reset()
+	require.NoError(t, WriteMarkdown(&w, a, opts))
+	assert.Contains(t, w.String(), "| evaluations | CPU time | evaluations per CPU-second |")
+	assert.Contains(t, w.String(), "| 8 | 1s | 8.00 | evaluations |")
 }
 
 // Asserts when a tuned engine may be written: not worse than the default on the held-out

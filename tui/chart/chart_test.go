@@ -2,11 +2,14 @@ package chart
 
 import (
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/muesli/termenv"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -119,5 +122,44 @@ func TestMarksOnTheirRows(t *testing.T) {
 		if plotRows := h - 1; plotRows >= 5 {
 			assert.Equal(t, 3, drawn, "height %d: every mark drawn\n%s", h, out)
 		}
+	}
+}
+
+// Asserts that a Line draws again only when what it draws changed: the same spec at the same
+// size returns the last string without rendering, while a changed value (in the caller's own
+// buffer, as panels reuse theirs), a new point, a span, a mark, a style's colour or a size
+// renders afresh, each time the same string as a chart that never drew before.
+func TestLineDrawsOnlyWhatChanged(t *testing.T) {
+	r := lipgloss.NewRenderer(io.Discard)
+	r.SetColorProfile(termenv.TrueColor)
+	red, blue := r.NewStyle().Foreground(lipgloss.Color("#ff0000")), r.NewStyle().Foreground(lipgloss.Color("#0000ff"))
+	vals := []float64{1, 2, 3, 4}
+	spec := Spec{Lines: []Series{{Values: vals, Style: red, Glyph: 'o'}}, Labels: true, Seconds: true, Last: 3,
+		Format: func(v float64) string { return fmt.Sprintf("%.0f", v) }}
+	c := NewLine(40, 8)
+	fresh := func(s Spec) string { f := NewLine(c.w, c.h); return f.Draw(s) }
+	first := c.Draw(spec)
+	require.Equal(t, 1, c.drawn)
+	assert.Equal(t, first, c.Draw(spec), "the same spec")
+	assert.Equal(t, 1, c.drawn, "the same spec is not drawn again")
+
+	steps := []struct {
+		name   string
+		change func()
+	}{
+		{"a value changed in place", func() { vals[3] = 9 }},
+		{"a new point", func() { spec.Lines[0].Values = append(vals, 5); spec.Last = 4 }},
+		{"a fault's span", func() { spec.Spans = []Span{{From: 2, To: -1}} }},
+		{"a mark", func() { spec.Marks = []Mark{{Y: 2, Glyph: '┈', Style: red}} }},
+		{"a style's colour", func() { spec.Lines[0].Style = blue }},
+		{"another size", func() { c.Resize(50, 9) }},
+	}
+	for i, s := range steps {
+		before := c.Draw(spec)
+		s.change()
+		got := c.Draw(spec)
+		assert.Equal(t, i+2, c.drawn, "%s: drawn again", s.name)
+		assert.NotEqual(t, before, got, s.name)
+		assert.Equal(t, fresh(spec), got, "%s: as a chart that never drew", s.name)
 	}
 }

@@ -1,6 +1,8 @@
 package chart
 
 import (
+	"bytes"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"strconv"
@@ -19,9 +21,20 @@ import (
 // builds a fresh streamlinechart sized to the area and to the y range of the data, pushes the
 // visible points and renders it: no ntcharts model is kept between draws or copied by value,
 // and the chart's own unbounded auto-range never grows (the range covers every value pushed).
-// Below MinW x MinH it draws nothing (ntcharts panics at about one cell). Not safe
-// for concurrent use.
-type Line struct{ w, h int }
+// Below MinW x MinH it draws nothing (ntcharts panics at about one cell). A Line keeps what it
+// drew last: a spec that draws the same as the last one (the same values, marks, spans, labels
+// and styles, at the same size) returns that string again without drawing, so a panel that
+// draws its chart at every tick pays for it only when a point or a mark changed (the
+// per-second series change once a simulated second, every tenth frame at x1). Not safe for
+// concurrent use.
+type Line struct {
+	w, h int
+	key  []byte // what the last draw drew, flattened (specKey); nil before any
+	spec []byte // the spec being drawn, flattened (reused)
+	out  string // the last draw
+	// drawn counts the draws that rendered (not those that returned the last string again).
+	drawn int
+}
 
 var _ Chart = (*Line)(nil)
 
@@ -33,10 +46,74 @@ func (c *Line) Resize(w, h int) { c.w, c.h = max(w, 0), max(h, 0) }
 
 // Draw implements chart. A panic inside ntcharts (it has a few at odd sizes) draws a blank
 // area rather than taking the terminal down.
-func (c *Line) Draw(spec Spec) (out string) {
+func (c *Line) Draw(spec Spec) string {
 	if c.w < MinW || c.h < MinH {
 		return common.Blank(c.w, c.h)
 	}
+	c.spec = c.specKey(c.spec[:0], spec)
+	if c.key != nil && bytes.Equal(c.spec, c.key) {
+		return c.out
+	}
+	c.out = c.draw(spec)
+	c.drawn++
+	c.key, c.spec = c.spec, c.key
+	return c.out
+}
+
+// specKey appends to dst everything of spec that a draw at the chart's size depends on: the
+// size, the values, marks, spans and labels, and each style as it renders (its colours under
+// the renderer's profile). Two specs with the same key draw the same string.
+func (c *Line) specKey(dst []byte, spec Spec) []byte {
+	num := func(v float64) { dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(v)) }
+	str := func(s string) { dst = append(binary.AppendUvarint(dst, uint64(len(s))), s...) }
+	style := func(st lipgloss.Style) { str(st.Render("x")) }
+	for _, v := range []int{c.w, c.h, spec.Last, len(spec.Lines), len(spec.Marks), len(spec.Spans)} {
+		dst = binary.AppendVarint(dst, int64(v))
+	}
+	dst = append(dst, btoa(spec.Labels), btoa(spec.Seconds))
+	ymax := yTop(spec)
+	num(ymax)
+	style(spec.Muted)
+	if spec.Format != nil { // its labels: 0, the top, the middle and the marks'
+		str(spec.Format(0))
+		str(spec.Format(ymax))
+		str(spec.Format(ymax / 2))
+		for _, m := range spec.Marks {
+			str(spec.Format(m.Y))
+		}
+	}
+	for _, m := range spec.Marks {
+		num(m.Y)
+		dst = binary.AppendVarint(dst, int64(m.Glyph))
+		dst = binary.AppendVarint(dst, int64(m.Letter))
+		style(m.Style)
+	}
+	for _, sp := range spec.Spans {
+		dst = binary.AppendVarint(dst, int64(sp.From))
+		dst = binary.AppendVarint(dst, int64(sp.To))
+	}
+	for _, l := range spec.Lines {
+		dst = binary.AppendVarint(dst, int64(l.Glyph))
+		dst = append(dst, btoa(l.Dotted))
+		style(l.Style)
+		dst = binary.AppendUvarint(dst, uint64(len(l.Values)))
+		for _, v := range l.Values {
+			num(v)
+		}
+	}
+	return dst
+}
+
+// btoa is a bool as a byte of a key.
+func btoa(b bool) byte {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// draw renders spec with ntcharts.
+func (c *Line) draw(spec Spec) (out string) {
 	defer func() {
 		if recover() != nil {
 			out = common.Blank(c.w, c.h)

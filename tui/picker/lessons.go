@@ -6,6 +6,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/list"
 
+	"github.com/cortex-tui/cortex-tui/lesson"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/tui/common"
 )
@@ -15,7 +16,7 @@ import (
 func (p *Model) AddLessons(ls []scenarios.Lesson, done map[string]bool) {
 	items := p.list.Items()
 	for i := range ls {
-		scn, err := scenarios.Lookup(ls[i].Scenario)
+		scn, err := lesson.Scenario(ls[i])
 		if err != nil {
 			continue
 		}

@@ -1,0 +1,48 @@
+package header
+
+import (
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/stretchr/testify/assert"
+
+	"github.com/cortex-tui/cortex-tui/scenarios"
+	"github.com/cortex-tui/cortex-tui/source"
+	"github.com/cortex-tui/cortex-tui/tui/common"
+)
+
+// Asserts that the header says the fullest wording that fits its width, dropping the faults'
+// values, then the total, then the speed, while the names stay; that it is exactly its width;
+// and that a student following a class sees the class's pause.
+func TestHeaderFullestThatFits(t *testing.T) {
+	v := View{Scenario: "black-friday", Strategies: []string{"cortex"}, T: 42 * time.Second, Total: 180 * time.Second,
+		Speed: 2, Faults: []source.ActiveFault{{Kind: scenarios.FaultLatency, Value: 1}}}
+	tests := []struct {
+		w        int
+		has, not []string
+	}{
+		{140, []string{"black-friday", "/ 3m00s", "x2", "latency +1s", "running"}, nil},
+		{68, []string{"black-friday", "x2", "fault: latency", "running"}, []string{"/ 3m00s", "+1s"}},
+		{54, []string{"black-friday", "cortex", "fault: latency"}, []string{"x2", "running"}},
+	}
+	for _, tc := range tests {
+		p := New(common.DefaultStyles())
+		p.SetSize(tc.w, 1)
+		p.Show(v)
+		line := ansi.Strip(p.View())
+		assert.Equal(t, tc.w, ansi.StringWidth(line), "width %d", tc.w)
+		for _, s := range tc.has {
+			assert.Contains(t, line, s, "width %d", tc.w)
+		}
+		for _, s := range tc.not {
+			assert.NotContains(t, line, s, "width %d", tc.w)
+		}
+	}
+	p := New(common.DefaultStyles())
+	p.SetSize(140, 1)
+	v.Class = &Class{Speed: 4, Paused: true}
+	p.Show(v)
+	assert.Contains(t, p.View(), "|| paused by teacher")
+	assert.Contains(t, p.View(), "x4")
+}
