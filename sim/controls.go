@@ -104,6 +104,9 @@ func (s *Sim) setStrategy(name string) error {
 	}
 	for i := range s.clients {
 		s.clients[i].lastPending = -1 // tell the new strategy its pending count
+		if s.clients[i].parked > 0 {
+			s.wakeAt(int32(i), s.now) // the new strategy knows nothing of them
+		}
 	}
 	s.strategy = s.clients[0].strat.Name()
 	s.emit(s.now, source.Event{Kind: source.EventControl, Control: source.SetStrategy(s.strategy)})

@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
 
 	"github.com/cortex-tui/cortex-tui/keymap"
 	"github.com/cortex-tui/cortex-tui/tui/caption"
@@ -334,19 +333,47 @@ func (m *Model) compose() {
 			continue
 		}
 		views := make([]string, 0, len(r.cells))
+		widths := make([]int, 0, len(r.cells))
 		for _, c := range r.cells {
 			if c.width > 0 { // a cell of no width is left out (the fleet panel of a run alone)
 				views = append(views, c.p.View())
+				widths = append(widths, c.width)
 			}
 		}
-		blocks = append(blocks, side(views...))
+		blocks = append(blocks, side(views, widths, r.height))
 	}
-	m.body = common.Fit(stack(blocks...), m.width, max(m.height-1, 0))
+	m.body = common.Fit(strings.Join(blocks, "\n"), m.width, max(m.height-1, 0))
 	m.composed.Add(1)
 }
 
-// side joins blocks left to right, top-aligned.
-func side(blocks ...string) string { return lipgloss.JoinHorizontal(lipgloss.Top, blocks...) }
-
-// stack joins blocks top to bottom, left-aligned.
-func stack(blocks ...string) string { return lipgloss.JoinVertical(lipgloss.Left, blocks...) }
+// side joins the views of a row's cells left to right, each widths[i] cells wide, h lines
+// high: a panel's view is exactly its size (common.Box and common.Fit make it so), so line y
+// of the row is line y of each view in turn, with no measuring (lipgloss.JoinHorizontal
+// measured every line, and JoinVertical every line again: a fifth of a frame); a view short of
+// lines gets blank ones. compose's Fit of the whole body is what measures, once.
+func side(views []string, widths []int, h int) string {
+	if len(views) == 1 {
+		return views[0]
+	}
+	lines := make([][]string, len(views))
+	n := 0
+	for i, v := range views {
+		lines[i] = strings.SplitN(v, "\n", h+1)
+		n += len(v) + h
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for y := range h {
+		if y > 0 {
+			b.WriteByte('\n')
+		}
+		for i, ls := range lines {
+			if y < len(ls) {
+				b.WriteString(ls[y])
+			} else {
+				b.WriteString(strings.Repeat(" ", widths[i]))
+			}
+		}
+	}
+	return b.String()
+}

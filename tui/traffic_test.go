@@ -73,7 +73,34 @@ func TestTrafficLegendFitsNarrow(t *testing.T) {
 	p := trafficCell{traffic.New(common.DefaultStyles()), 0}
 	p.SetSize(40, 8)
 	p, _ = p.Update(frameMsg{f: &frame{runs: []*run{r}}})
-	assert.Contains(t, strings.Split(p.View(), "\n")[1], "cap 500")
+	assert.Contains(t, strings.Split(p.View(), "\n")[1], "· 500", "the capacity's value by its dotted glyph")
+}
+
+// Asserts that where the legend's four items do not fit with their names (a 38-column panel
+// at 80x24 once the originals reach hundreds), the capacity's name goes first, and a glyph is
+// never glued to its word ("oorig 473 rretry 0" on the screen of a lesson).
+func TestTrafficLegendNeverGlued(t *testing.T) {
+	tick := 100 * time.Millisecond
+	r := &run{meta: source.Meta{Tick: tick}, hist: testHistory()}
+	for n := 1; n <= 12; n++ {
+		r.hist.Add(source.Snapshot{T: time.Duration(n) * tick, Dt: tick,
+			Counts:  source.Counts{Originals: 47, Attempts: 47, Successes: 47},
+			Service: source.Service{State: source.ServiceUp, Capacity: 500}})
+	}
+	for _, w := range []int{30, 34, 38, 40, 60} {
+		p := trafficCell{traffic.New(common.DefaultStyles()), 0}
+		p.SetSize(w, 10)
+		p, _ = p.Update(frameMsg{f: &frame{runs: []*run{r}}})
+		legend := ansi.Strip(strings.Split(p.View(), "\n")[1])
+		for _, glued := range []string{"oorig", "rretry", "sok", "·cap"} {
+			assert.NotContains(t, legend, glued, "width %d: %q", w, legend)
+		}
+		assert.Contains(t, legend, "o ", "width %d: %q", w, legend)
+	}
+	p := trafficCell{traffic.New(common.DefaultStyles()), 0}
+	p.SetSize(38, 10)
+	p, _ = p.Update(frameMsg{f: &frame{runs: []*run{r}}})
+	assert.Contains(t, ansi.Strip(strings.Split(p.View(), "\n")[1]), "o orig 470 r retry 0 s ok 470 · 500")
 }
 
 // Asserts that a service not the source's to measure (live --target: your own service) shows
