@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cortex-tui/cortex-tui/internal/racedetect"
 	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/sim"
@@ -87,6 +88,7 @@ func TestStoryClaims(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs whole scenarios")
 	}
+	racedetect.SkipWholeRuns(t)
 	runs := storyRuns{}
 	tests := storyClaims()
 	for _, tt := range tests {

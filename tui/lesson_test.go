@@ -281,3 +281,39 @@ func TestLessonSeesControlsWhilePaused(t *testing.T) {
 	assert.Equal(t, 1, m.fr.lesson.tr.Step(), "the step done at once")
 	assert.True(t, m.fr.paused, "still paused")
 }
+
+// Asserts that a goal on a windowed metric (amplification: the last 5 s) says so beside its
+// value, while a gauge's (the queue, at the last tick) says "now": the Traffic title's
+// "amplif. 1.00x" is the last whole second, and a lesson that read "now 1.59x" beside it
+// contradicted the screen right after the crash.
+func TestLessonSaysWhichWindow(t *testing.T) {
+	l := scenarios.Lesson{Name: "w", Title: "Windows", Scenario: "fake-storm", Strategy: "cortex", HintAt: time.Minute,
+		Steps: []scenarios.Step{{Text: "Watch.", Hint: "wait.", Goals: []scenarios.Goal{
+			{Metric: metricNamed(t, "amplification"), Op: scenarios.OpGreaterEq, Num: 100},
+			{Metric: metricNamed(t, "queue"), Op: scenarios.OpGreaterEq, Num: 1e6},
+		}}}}
+	m := newLessonModel(t, 140, 40, l, false)
+	fastForward(m, 3)
+	v := m.View()
+	assert.Regexp(t, `amplification >= 100\.00x \(last 5s [0-9.]+x\)`, v)
+	assert.Regexp(t, `queue >= 1e\+06 \(now [0-9]+\)`, v)
+}
+
+// Asserts that at 80x24 a step's goals are shown whole, each on the line it fits on, rather
+// than joined on one line cut in the middle: retry-storm's last step read "✗ t >=…".
+func TestLessonGoalsNeverCut(t *testing.T) {
+	l := scenarios.Lesson{Name: "w", Title: "Three goals", Scenario: "fake-storm", Strategy: "naive", HintAt: time.Minute,
+		Steps: []scenarios.Step{{Text: "Now switch the fleet to CORTEX and hold success above 70% for 20 s after the crash.", Hint: "s.",
+			Goals: []scenarios.Goal{
+				{Metric: metricNamed(t, "strategy"), Op: scenarios.OpEqual, State: "cortex"},
+				{Metric: metricNamed(t, "success"), Op: scenarios.OpGreaterEq, Num: 0.7, For: 20 * time.Second},
+				{Metric: metricNamed(t, "t"), Op: scenarios.OpGreaterEq, Num: 110},
+			}}}}
+	m := newLessonModel(t, 80, 24, l, false)
+	fastForward(m, 3)
+	v := m.View()
+	for _, g := range l.Steps[0].Goals {
+		assert.Contains(t, v, " "+g.String()+" (", "the goal %q whole", g.String())
+	}
+	assert.Contains(t, v, "Now switch the fleet", "the step's text keeps a line")
+}
