@@ -47,36 +47,28 @@ const floorEpsilon = 1e-9
 // five signals, and answers ShouldRetry. All methods are safe for concurrent use; one mutex
 // guards the state. Build it with New.
 type Engine struct {
-	mu sync.Mutex
+	// Layout: a simulated fleet drives tens of engines in turn, and each record, admission and
+	// decision reads some thirty fields; spread over the struct they were as many cache lines,
+	// missed on nearly every call. So the fields those calls read are together here, between the
+	// breaker (transitions first, its state last) and the baseline (its state first, its arrays
+	// last), and the window's fields come before its slices. The rest (controls, snapshots, the
+	// fleet) follows.
+	br circuitBreaker
 
-	cfg    Config
-	clock  Clock
-	origin time.Time     // the clock's reading at New or Reset: elapsed time 0
-	manual *ManualClock  // clock, when it is a ManualClock: read without time.Time arithmetic
-	wall   bool          // clock is the WallClock: elapsed time read from the monotonic clock alone
-	oframe *clockFrame   // manual's frame at origin (nil otherwise)
-	ons    int64         // manual's offset in oframe at origin, ns
-	last   time.Duration // latest elapsed time seen (time never goes backwards inside)
-	pcg    rand.PCG
-	rng    *rand.Rand // draws from pcg
-
-	base     Weights // normalised weights from Config or SetWeights (what Reset restores)
-	w        Weights // current weights (adaptive weights move them)
+	mu       sync.Mutex
+	manual   *ManualClock  // clock, when it is a ManualClock: read without time.Time arithmetic
+	oframe   *clockFrame   // manual's frame at origin (nil otherwise)
+	ons      int64         // manual's offset in oframe at origin, ns
+	last     time.Duration // latest elapsed time seen (time never goes backwards inside)
+	origin   time.Time     // the clock's reading at New or Reset: elapsed time 0
+	wall     bool          // clock is the WallClock: elapsed time read from the monotonic clock alone
 	adaptive bool
-	fleetOn  bool // Config.Fleet.Enabled: read on the hot path here (padding after adaptive), not from fleet at the end
-	adapt    adaptiveWeights
-	queue    int
-	qSignal  float64 // Q for queue: computed when the depth is set, read by every decision
-
-	win slidingWindow
-	tb  tokenBucket
-	br  circuitBreaker
-	bl  baseline
-
-	recentOK float64 // moving average of the latest successes' latency (ns), 0 before any
-
+	fleetOn  bool          // Config.Fleet.Enabled: read on the hot path here, not from fleet at the end
 	ramping  bool          // a recovery ramp may be running
+	qSignal  float64       // Q for queue: computed when the depth is set, read by every decision
+	recentOK float64       // moving average of the latest successes' latency (ns), 0 before any
 	rampFrom time.Duration // when the circuit last closed after an outage
+	owed     int           // retries decided with Hold while OPEN and not yet sent: each pays when it is (AdmitRequest)
 
 	successes, failed uint64
 	decisions         [5]uint64
@@ -86,9 +78,22 @@ type Engine struct {
 	// a hook that panics or yields NaN exercises the fallback path.
 	signalHook func(Signals) Signals
 
-	adm  admission // Admit's state (Config.AdmitOriginals)
-	pace pacer     // the release of attempts while the service cannot take them (Config.AdmitOriginals)
-	owed int       // retries decided with Hold while OPEN and not yet sent: each pays when it is (AdmitRequest)
+	rng *rand.Rand // draws from pcg
+	pcg rand.PCG
+	w   Weights // current weights (adaptive weights move them)
+	tb  tokenBucket
+	adm admission // Admit's state (Config.AdmitOriginals)
+	cfg Config
+	bl  baseline
+	// pace keeps its slots' ring between its state and its counts, which the window's fields
+	// then follow.
+	pace pacer // the release of attempts while the service cannot take them (Config.AdmitOriginals)
+	win  slidingWindow
+
+	clock Clock
+	queue int
+	base  Weights // normalised weights from Config or SetWeights (what Reset restores)
+	adapt adaptiveWeights
 
 	// fleet is the engine's side of a fleet (Config.Fleet), off when alone. It comes last, so
 	// that the fields the hot path reads keep the offsets (and cache lines) they had without it.
