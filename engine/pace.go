@@ -47,8 +47,17 @@ const (
 	paceEasing = 0.9
 	// paceRelease caps the pace at this many times the arrival rate of new requests while held
 	// work waits: the work held through an outage is released over time, not at once, so that
-	// a second never carries more than about twice its own arrivals in attempts.
+	// a second never carries more than about twice its own arrivals in attempts (1.5, not 2: a
+	// second's arrivals vary around their smoothed rate). The rate is the higher of the
+	// arrivals now and before the pacer turned on: users who wait for their held requests (a
+	// closed loop) send less, which must not slow the release of what they wait for.
 	paceRelease = 1.5
+	// paceArrSmooth is the weight of each slice in the smoothed arrivals of new requests (a
+	// time constant of about five slices: a client's own arrivals are few a slice, and noisy).
+	paceArrSmooth = 0.2
+	// paceArrRef is the weight of each slice in the arrivals before the pressure (about thirty
+	// slices, frozen while the pacer is on).
+	paceArrRef = 1.0 / 30
 	// paceMaxPark is the longest an attempt without a deadline stays parked (Request.Park)
 	// before it asks again (AskExpired) if Wake has not released it.
 	paceMaxPark = 30 * time.Second
@@ -104,8 +113,9 @@ type pacer struct {
 	woken   [MaxPriority + 1]int32 // attempts Wake released at wokenAt whose slots are not yet claimed
 	wokenAt time.Duration
 	arrived float64 // new requests that asked in the current slice (AskNew originals)
-	arrS    float64 // new requests per slice, smoothed (admitSmooth): the arrival rate the pace is capped by
+	arrS    float64 // new requests per slice, smoothed (paceArrSmooth): the arrival rate the pace is capped by
 	sliceS  float64 // a window slice in seconds
+	arrRef  float64 // new requests per slice, smoothed over the slices with the pacer off (paceArrRef): the load before the pressure
 
 	congFor int           // slices congested without refusals (Engine.settled)
 	latRef  time.Duration // the fastest success as that run began
@@ -115,8 +125,8 @@ type pacer struct {
 // setRate sets the pace to r slots per second (at least paceMin); a faster pace brings the
 // next free slot nearer in proportion.
 func (p *pacer) setRate(t time.Duration, r float64) {
-	if p.nParked > 0 && p.sliceS > 0 && p.arrS > 0 {
-		r = min(r, paceRelease*p.arrS/p.sliceS)
+	if a := max(p.arrS, p.arrRef); p.nParked > 0 && p.sliceS > 0 && a > 0 {
+		r = min(r, paceRelease*a/p.sliceS)
 	}
 	r = max(paceMin, r)
 	if p.rate > 0 && r > p.rate && p.next > t {
@@ -199,7 +209,10 @@ func (e *Engine) stepPace(t time.Duration, slow bool, fastest time.Duration) {
 	}
 	n := p.ok + p.failed
 	p.doneS += admitSmooth * (p.ok - p.doneS)
-	p.arrS += admitSmooth * (p.arrived - p.arrS)
+	p.arrS += paceArrSmooth * (p.arrived - p.arrS)
+	if !p.on {
+		p.arrRef += paceArrRef * (p.arrived - p.arrRef)
+	}
 	p.arrived = 0
 	p.sliceS = e.win.width.Seconds()
 	down := p.ok == 0 && (p.failed >= 2 || p.on && p.failed >= 1)

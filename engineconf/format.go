@@ -5,23 +5,9 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/cortex-tui/cortex-tui/engine"
 )
-
-// FormatDuration writes d as the file does, exactly and short: "500ms", "60s", "1.5s", "0s".
-func FormatDuration(d time.Duration) string {
-	switch {
-	case d == 0:
-		return "0s"
-	case d%time.Second == 0:
-		return strconv.FormatInt(int64(d/time.Second), 10) + "s"
-	case d%time.Millisecond == 0 && d < time.Second && d > -time.Second:
-		return strconv.FormatInt(int64(d/time.Millisecond), 10) + "ms"
-	}
-	return d.String()
-}
 
 // formatFloat writes x with the fewest digits that read back as x.
 func formatFloat(x float64) string {

@@ -105,7 +105,7 @@ func (p *Model) render(v View) (string, string) {
 	_, ih := common.Inner(p.W, p.H)
 	lines := append([]string{st.Muted.Render(header)}, fitRows(st, rows, sel, ih-1, v.Keys)...)
 	if len(lines)+2 <= ih {
-		lines = append(lines, "", p.legend(v.Tick, iw, ih-len(lines)-1))
+		lines = append(lines, "", p.legend(v.Tick, iw, ih-len(lines)-1, withNew))
 	}
 	return title, strings.Join(lines, "\n")
 }
@@ -166,15 +166,25 @@ func fitRows(st common.Styles, rows []string, sel, h int, keys string) []string 
 	return out
 }
 
-// legend says what the columns count, in the longest wording that fits w x h cells.
-func (p *Model) legend(tick time.Duration, w, h int) string {
+// legend says what the columns count, in the longest wording that fits w x h cells; withNew
+// says the new-requests column is shown (a narrow panel leaves it out, and its legend then
+// says nothing of it: "new requests shed" read under a header without that column).
+func (p *Model) legend(tick time.Duration, w, h int, withNew bool) string {
 	per := "last " + common.FmtTick(tick) + " tick"
-	for _, s := range []string{
+	words := []string{
 		per + ": new shed = new requests refused while the service queues, lowest priorities first; " +
 			"retries admitted = sent again; shed = priority under the floor; budget = out of retry tokens",
 		per + ": new requests shed; retries admitted, shed under the floor, budget out of tokens",
 		per,
-	} {
+	}
+	if !withNew {
+		words = []string{
+			per + ": retries adm = admitted, sent again; shed = priority under the floor; bud = out of retry tokens",
+			per + ": retries admitted, shed under the floor, out of budget",
+			per,
+		}
+	}
+	for _, s := range words {
 		if s = common.Wrap(s, w); strings.Count(s, "\n") < h {
 			return p.St.Muted.Render(s)
 		}
