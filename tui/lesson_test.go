@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cortex-tui/cortex-tui/internal/racedetect"
 	"github.com/cortex-tui/cortex-tui/keymap"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/sim"
@@ -52,6 +53,7 @@ func newLessonModel(t *testing.T, w, h int, l scenarios.Lesson, guided bool) *Mo
 // Asserts that the lesson panel renders as reviewed: the step, its goal with its value now and
 // how long it has held, the hint once due, at the full size and at 80x24.
 func TestGoldenLesson(t *testing.T) {
+	racedetect.SkipWholeRuns(t)
 	for _, size := range [][2]int{{140, 40}, {80, 24}} {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
 			m := newLessonModel(t, size[0], size[1], fakeLesson(t), false)
@@ -87,6 +89,7 @@ func TestLessonSteps(t *testing.T) {
 
 // Asserts guided mode: the run pauses at each caption until space is pressed, and resumes.
 func TestGuidedPausesAtCaptions(t *testing.T) {
+	racedetect.SkipWholeRuns(t)
 	scn := fakeScenario()
 	scn.Notes = []scenarios.Note{{At: 2 * time.Second, Text: "first caption"}, {At: 4 * time.Second, Text: "second caption"}}
 	ff := &fakeFactory{}
@@ -121,6 +124,7 @@ func TestGuidedPausesAtCaptions(t *testing.T) {
 // presses (s until the strategy, tab and right for a weight, up/down and { } or [ ] for a
 // class) when the step begins, and the run goes on at x8 until the lesson is done.
 func TestLessonsByKeys(t *testing.T) {
+	racedetect.SkipWholeRuns(t)
 	if testing.Short() {
 		t.Skip("runs whole scenarios")
 	}
