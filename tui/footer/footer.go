@@ -74,7 +74,11 @@ func (p *Model) render() {
 		if p.isErr {
 			style = p.St.Error
 		}
-		status := " " + style.Render(p.status)
+		text := p.status
+		if ansi.StringWidth(text) > p.W-1 { // cut visibly, never mid-word silently
+			text = ansi.Truncate(text, max(p.W-2, 0), "…")
+		}
+		status := " " + style.Render(text)
 		line = status
 		p.help.Width = 0
 		tail := p.help.ShortHelpView([]key.Binding{p.keys.Help, p.keys.Quit})
