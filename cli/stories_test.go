@@ -166,7 +166,7 @@ func storyClaims() []storyClaim {
 		},
 		{
 			scenario: "black-friday",
-			claim:    "Naive retries keep it down: each restart meets the backlog and crashes again.",
+			claim:    "Naive and backoff retries keep it down: each restart meets the backlog and crashes again.",
 			each: func(t *testing.T, name string, res report.Result) {
 				assert.Nil(t, res.Summary.RecoverySeconds, "%s never recovers", name)
 				assert.GreaterOrEqual(t, res.Summary.Crashes, 2, "%s: crash, restart, crash", name)

@@ -160,14 +160,14 @@ func (e *Engine) admit(d *Decision, r Request) {
 	e.advance(t)
 	a := &e.adm
 	*d = Decision{Priority: r.Priority, Action: Retry, Reason: ReasonAdmitted, Floor: a.floor, CPS: a.cps, Signals: a.sig}
-	d.State = StateFor(a.cps, e.cfg.EmergencyThreshold)
+	d.State = StateFor(a.cps, e.hot.EmergencyThreshold)
 	if r.Ask == AskExpired {
 		e.pace.unpark(r.Priority)
 	}
-	if r.Hold && e.cfg.HoldForProbe && r.Retry > 0 && e.hold(t, r, d) {
+	if r.Hold && e.hot.HoldForProbe && r.Retry > 0 && e.hold(t, r, d) {
 		return
 	}
-	paced := e.cfg.AdmitOriginals && e.pace.on
+	paced := e.hot.AdmitOriginals && e.pace.on
 	if r.Retry > 0 {
 		if paced && !e.paceAdmit(t, r, d) {
 			return
@@ -210,7 +210,7 @@ func (e *Engine) Wake(n *[MaxPriority + 1]int) (after time.Duration, ok bool) {
 	defer e.mu.Unlock()
 	t := e.now()
 	e.advance(t)
-	return e.pace.wake(t, n, e.cfg.AdmitOriginals)
+	return e.pace.wake(t, n, e.hot.AdmitOriginals)
 }
 
 // NextWake returns how long from now until Wake may release a parked attempt, false when none
@@ -236,7 +236,7 @@ func (e *Engine) hold(t time.Duration, r Request, d *Decision) bool {
 		// The ramp admits priority p from share 1 - p/10 on, which it reaches at
 		// rampFrom + RecoveryRamp x ((1 - p/10) - start) / (1 - start).
 		need := (1 - float64(r.Priority)/MaxPriority - rampStartShare) / (1 - rampStartShare)
-		wait = max(0, e.rampFrom+time.Duration(need*float64(e.cfg.RecoveryRamp))-t) + e.draw(float64(time.Second))
+		wait = max(0, e.rampFrom+time.Duration(need*float64(e.hot.RecoveryRamp))-t) + e.draw(float64(time.Second))
 	default:
 		return false
 	}
@@ -252,5 +252,5 @@ func (e *Engine) hold(t time.Duration, r Request, d *Decision) bool {
 // the engine's own bucket (a fleet's lease is taken when the retry is decided, as the lease's
 // sync expects).
 func (e *Engine) paysAtSend(t time.Duration) bool {
-	return e.cfg.HoldForProbe && !(e.fleetOn && e.fleet.fresh(t))
+	return e.hot.HoldForProbe && !(e.fleetOn && e.fleet.fresh(t))
 }

@@ -336,11 +336,11 @@ type captionCell struct{ *caption.Model }
 // Update shows the first run's note (caption.Note) on a full redraw; none without a run.
 func (c captionCell) Update(msg tea.Msg) (captionCell, tea.Cmd) {
 	if f, ok := msg.(frameMsg); ok && f.full() {
-		note := ""
+		var notes []string
 		if len(f.f.runs) > 0 {
-			note = caption.Note(f.f.runs[0].hist, f.f.runs[0].meta.Summary, f.f.keyMap())
+			notes = caption.Note(f.f.runs[0].hist, f.f.runs[0].meta.Summary, f.f.keyMap())
 		}
-		c.Show(note)
+		c.Show(notes...)
 	}
 	return c, nil
 }

@@ -9,6 +9,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -25,12 +26,18 @@ type Model struct{ common.Base }
 // New returns an empty caption drawn with st.
 func New(st common.Styles) *Model { return &Model{common.Base{St: st}} }
 
-// Show redraws the caption with note ("" for none): wrapped to its room, and when too long for
-// it, cut visibly with "…" rather than silently.
-func (p *Model) Show(note string) {
+// Show redraws the caption with the first of notes, the fullest wording first, that its room
+// holds whole (none: blank); when none fits, the last, cut visibly with "…" rather than
+// silently. A shorter wording drops a whole clause, so a key's hint is never cut in two.
+func (p *Model) Show(notes ...string) {
 	text := ""
-	if note != "" && p.W > 0 && p.H > 0 {
-		lines := strings.Split(ansi.Wordwrap("» "+note, max(p.W-1, 1), " "), "\n")
+	if len(notes) > 0 && notes[0] != "" && p.W > 0 && p.H > 0 {
+		var lines []string
+		for _, note := range notes {
+			if lines = strings.Split(ansi.Wordwrap("» "+note, max(p.W-1, 1), " "), "\n"); len(lines) <= p.H {
+				break
+			}
+		}
 		if len(lines) > p.H { // too long for the room: say so rather than cut silently
 			lines = lines[:p.H]
 			lines[p.H-1] = ansi.Truncate(lines[p.H-1], max(p.W-2, 1), "") + "…"
@@ -40,10 +47,11 @@ func (p *Model) Show(note string) {
 	p.Rendered = common.Fit(text, p.W, p.H)
 }
 
-// Note is the caption of the run of history h: its scenario's current note (summary, before
-// the first snapshot), what the injected faults do while one is on (Injected), or against a
-// service not the source's what its answers show (Target).
-func Note(h *history.History, summary string, keys keymap.KeyMap) string {
+// Note is the caption of the run of history h, in its wordings, the fullest first (Show): its
+// scenario's current note (summary, before the first snapshot), what the injected faults do
+// while one is on (Injected), or against a service not the source's what its answers show
+// (Target).
+func Note(h *history.History, summary string, keys keymap.KeyMap) []string {
 	note := h.Last.Note
 	if note == "" && !h.Seen {
 		note = summary
@@ -51,18 +59,21 @@ func Note(h *history.History, summary string, keys keymap.KeyMap) string {
 	if h.Last.Service.Unmeasured {
 		note = Target(h) // the scenario's captions tell of its own service
 	}
-	if inj := Injected(h, keys); inj != "" {
-		note = inj // the scenario's captions do not know of a fault you injected
+	if inj := Injected(h, keys); inj != nil {
+		return inj // the scenario's captions do not know of a fault you injected
 	}
-	return note
+	return []string{note}
 }
 
 // Injected says what the faults injected at run time do while they are on, in place of the
 // scenario's note, which was written without them ("Everything is green" over a service DOWN
 // from an outage injected at 19 s): the fault, when it began, what it does and the key that
-// clears it; "" when none is on.
-func Injected(h *history.History, keys keymap.KeyMap) string {
-	var parts []string
+// clears it; none when none is on. Its wordings, the fullest first: with the note that the
+// scenario's captions resume, without it, and without what the faults do (their names, when
+// they began and the keys that clear them).
+func Injected(h *history.History, keys keymap.KeyMap) []string {
+	type part struct{ full, short string }
+	var parts []part
 	for _, af := range h.Last.Faults {
 		if !af.Injected {
 			continue
@@ -70,19 +81,24 @@ func Injected(h *history.History, keys keymap.KeyMap) string {
 		spec, _ := af.Kind.Spec()
 		since := ""
 		if from, ok := h.Since(af.Kind); ok {
-			since = fmt.Sprintf(" since %ds", from)
+			since = " since " + common.FmtSecs(time.Duration(from)*time.Second)
 		}
-		part := fmt.Sprintf("%s injected%s: %s", af.Kind.Label(af.Value), since, spec.Effect)
+		name, clears := af.Kind.Label(af.Value)+" injected"+since, ""
 		if i := slices.Index(scenarios.FaultKinds, af.Kind); i >= 0 && i < len(keys.Fault) && len(keys.Fault[i].Keys()) > 0 {
-			part += fmt.Sprintf(" (%s clears it)", common.KeyName(keys.Fault[i]))
+			clears = fmt.Sprintf(" (%s clears it)", common.KeyName(keys.Fault[i]))
 		}
-		parts = append(parts, part)
+		parts = append(parts, part{name + ": " + spec.Effect + clears, name + clears})
 	}
 	if len(parts) == 0 {
-		return ""
+		return nil
 	}
-	slices.Sort(parts)
-	return strings.Join(parts, "; ") + ". The scenario's captions resume once it is cleared."
+	slices.SortFunc(parts, func(a, b part) int { return strings.Compare(a.full, b.full) })
+	full, short := make([]string, len(parts)), make([]string, len(parts))
+	for i, p := range parts {
+		full[i], short[i] = p.full, p.short
+	}
+	all := strings.Join(full, "; ") + "."
+	return []string{all + " The scenario's captions resume once it is cleared.", all, strings.Join(short, "; ") + "."}
 }
 
 // Target is the caption of a run against a service not the source's (live --target: your

@@ -74,7 +74,7 @@ func (p *Model) body(st lesson.Status, tr *lesson.Tracker, showHint bool, next s
 			now = fmt.Sprintf(" (last %.0fs %s", g.Window.Seconds(), g.Value)
 		}
 		if g.Holding {
-			now += fmt.Sprintf(", held %.0fs of %.0fs", g.Held.Seconds(), g.For.Seconds())
+			now += ", held " + common.FmtSecs(g.Held) + " of " + common.FmtSecs(g.For)
 		}
 		goals = append(goals, style.Render(mark+" "+g.Text)+s.Muted.Render(now+")"))
 	}
