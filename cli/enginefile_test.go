@@ -12,6 +12,7 @@ import (
 
 	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/engineconf"
+	"github.com/cortex-tui/cortex-tui/internal/racedetect"
 )
 
 // writeEngine writes c as a cortex.toml into a fresh directory and returns its path.
@@ -35,6 +36,10 @@ func smallBudget() engine.Config {
 // file: the defaults as a file give the figures of no file, another file other figures named
 // with it, the other strategies keep theirs, and a bad file is a usage error naming the problem.
 func TestEngineFlag(t *testing.T) {
+	// Nine whole runs of dns-crash: what they check is the file's plumbing, not the bench pool's
+	// concurrency, which TestBenchSeedsEqualOneSeedAtATime and TestBenchJSON check under the
+	// race detector.
+	racedetect.SkipWholeRuns(t)
 	def, tuned := writeEngine(t, engine.DefaultConfig()), writeEngine(t, smallBudget())
 	bench := func(args ...string) []map[string]any {
 		t.Helper()

@@ -60,6 +60,9 @@ func runHeadless(cmd *cobra.Command, io streams, scn scenarios.Scenario, o runOp
 	if o.record != "" {
 		played := scn // headless, the run plays the scenario's own controls only
 		played.Seed, played.Strategy = o.seed, name
+		if o.eng.cfg != nil { // the engine it ran, embedded: the replay needs no other file
+			played.Engine, played.EngineName = o.eng.cfg, o.eng.name
+		}
 		data, err := played.MarshalTOML()
 		if err == nil {
 			err = atomicfile.Write(o.record, data, 0o644)

@@ -54,8 +54,8 @@ func TestValidateHostile(t *testing.T) {
 	assert.Equal(t, 1, code)
 	assert.Empty(t, stdout)
 	f := hostileInvalidFile
-	assert.Equal(t, f+": ␛table: unknown key; valid keys at the top level: name, summary, story, duration, drain, tick, seed, strategy, fleet, class, load, service, fault, control, note\n"+
-		f+": evil␛key: unknown key; valid keys at the top level: name, summary, story, duration, drain, tick, seed, strategy, fleet, class, load, service, fault, control, note\n"+
+	assert.Equal(t, f+": ␛table: unknown key; valid keys at the top level: name, summary, story, duration, drain, tick, seed, strategy, fleet, class, load, service, fault, control, note, engine\n"+
+		f+": evil␛key: unknown key; valid keys at the top level: name, summary, story, duration, drain, tick, seed, strategy, fleet, class, load, service, fault, control, note, engine\n"+
 		f+":9: fleet.clients␛: unknown key; valid keys in [fleet]: clients, loop, users, think, deadline, timeout, layers, budget\n"+
 		f+`:18: class[2].name: "pay\x1b[5mment" is already the name of class[1]`+"\n"+
 		f+`:27: fault[1].kind: unknown kind "out\x1b]52;c;eA==\aage"; valid kinds: `+kindNames()+"\n"+

@@ -332,7 +332,7 @@ func noteClaims() []storyClaim {
 		},
 		{
 			scenario: "food-delivery",
-			claim:    "Naive retries keep it dead: each restart meets the backlog and crashes again.",
+			claim:    "Naive and backoff retries keep it dead: each restart meets the backlog and crashes again.",
 			each: func(t *testing.T, name string, res report.Result) {
 				for _, row := range res.Timeline[145:180] {
 					assert.NotEqual(t, source.ServiceUp, row.Service, "%s, t=%ds: not serving at full capacity", name, row.T)

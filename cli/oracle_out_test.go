@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cortex-tui/cortex-tui/internal/racedetect"
 	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/sim"
@@ -19,6 +20,10 @@ import (
 // (JSON and table), and what `scenarios NAME` says for the scenario's own seed; a closed loop
 // has none (null, "-" in the tables).
 func TestOracleInOutputs(t *testing.T) {
+	// Eight whole runs of black-friday and closed-loop: what they check is the oracle in each
+	// output, not the bench pool's concurrency, which TestBenchSeedsEqualOneSeedAtATime and
+	// TestBenchJSON check under the race detector.
+	racedetect.SkipWholeRuns(t)
 	scn, err := scenarios.Lookup("black-friday")
 	require.NoError(t, err)
 	b, err := sim.Oracle(scn, 2)

@@ -26,12 +26,10 @@ func TestOracleIsABound(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every built-in scenario with every strategy over ten seeds")
 	}
-	if racedetect.Enabled {
-		// Ten times slower under the race detector (55 s of CPU for one seed), which would find
-		// nothing here that the other bench tests do not exercise (the parallel runs and their
-		// shared oracles): make test runs this test without it.
-		t.Skip("make test runs it without the race detector")
-	}
+	// Ten times slower under the race detector (55 s of CPU for one seed), which would find
+	// nothing here that the other bench tests do not exercise (the parallel runs and their
+	// shared oracles): make test runs this test without it.
+	racedetect.SkipWholeRuns(t)
 	var jobs []benchJob
 	for i, scn := range scenarios.Catalog() {
 		for _, st := range strategy.Names() {

@@ -54,7 +54,8 @@ kind = "throttle"
 `
 
 // Asserts that run --headless --record writes the scenario as run (its strategy and seed
-// with it) and that running the recording prints the same bytes without a flag; that a run
+// with it) and that running the recording prints the same bytes without a flag, an engine
+// file's too (embedded: the replay runs it with the file gone); that a run
 // with controls names every strategy it used and has no oracle bound (the controls change what
 // the bound is computed from); and that an unwritable --record is an error naming it.
 func TestHeadlessRecordReplays(t *testing.T) {
@@ -74,6 +75,19 @@ func TestHeadlessRecordReplays(t *testing.T) {
 	code, again, errOut := execute("run", "--scenario-file", rec, "--headless", "--format", "json")
 	require.Equal(t, 0, code, errOut)
 	assert.Equal(t, first, again, "the recording replays the run byte for byte")
+
+	eng := filepath.Join(dir, "tuned.toml")
+	require.NoError(t, os.WriteFile(eng, []byte("[retry]\nmax_attempts = 0\n"), 0o644))
+	code, tunedRun, errOut := execute("run", "--scenario-file", file, "--headless", "--seed", "4", "--engine", eng, "--record", rec, "--format", "json")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, tunedRun, `"engine":"tuned.toml"`)
+	require.NoError(t, os.Remove(eng), "the recording needs no other file")
+	code, out, errOut = execute("validate", rec)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "4 controls, engine tuned.toml;", "the recording carries the engine")
+	code, again, errOut = execute("run", "--scenario-file", rec, "--headless", "--format", "json")
+	require.Equal(t, 0, code, errOut)
+	assert.Equal(t, tunedRun, again, "the recording replays the run on its engine, byte for byte")
 
 	code, _, errOut = execute("run", "--scenario-file", file, "--headless", "--record", filepath.Join(dir, "no", "such", "dir.toml"), "--format", "json")
 	assert.Equal(t, 1, code)

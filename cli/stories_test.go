@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cortex-tui/cortex-tui/internal/racedetect"
 	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/sim"
@@ -87,6 +88,7 @@ func TestStoryClaims(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs whole scenarios")
 	}
+	racedetect.SkipWholeRuns(t)
 	runs := storyRuns{}
 	tests := storyClaims()
 	for _, tt := range tests {
@@ -164,7 +166,7 @@ func storyClaims() []storyClaim {
 		},
 		{
 			scenario: "black-friday",
-			claim:    "Naive retries keep it down: each restart meets the backlog and crashes again.",
+			claim:    "Naive and backoff retries keep it down: each restart meets the backlog and crashes again.",
 			each: func(t *testing.T, name string, res report.Result) {
 				assert.Nil(t, res.Summary.RecoverySeconds, "%s never recovers", name)
 				assert.GreaterOrEqual(t, res.Summary.Crashes, 2, "%s: crash, restart, crash", name)

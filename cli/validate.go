@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"strings"
@@ -92,6 +93,9 @@ func validateFile(io streams, path string, allowLarge bool) bool {
 	}
 	if len(s.Controls) > 0 { // a recorded demo says what it replays
 		faults += ", " + scenarios.CountControls(len(s.Controls))
+	}
+	if s.Engine != nil { // and which engine cortex runs
+		faults += ", engine " + cmp.Or(s.EngineName, "custom")
 	}
 	fmt.Fprintln(io.out, safetext.Line(fmt.Sprintf("%s: ok (%s, %s, %d %s; %s%s)", path, s.Name, scenarios.FormatDuration(s.Duration), len(s.Faults), faults, cost, over)))
 	return true

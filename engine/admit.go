@@ -10,6 +10,17 @@ const (
 	ReasonHeld     = "HELD"     // Action Retry, Delay > 0: send nothing now, ask again after Delay
 )
 
+// Ask says how an attempt comes to ask AdmitRequest (Request.Ask).
+type Ask uint8
+
+// The ways an attempt asks.
+const (
+	AskNew     Ask = iota // the first time: a new request, or a retry Decide has just decided
+	AskAgain              // again, after a hold's Delay ended
+	AskWoken              // again, released by Wake from the parked attempts: its slot is reserved
+	AskExpired            // again, parked, its Delay ended before Wake released it: it leaves the parked ones
+)
+
 // The constants of admission (Config.AdmitOriginals); docs/engine.md gives the measurements
 // behind each.
 const (
@@ -86,6 +97,10 @@ func (e *Engine) stepAdmission(t time.Duration) {
 // reserves the next one if it is near enough (within (p+1)/11 of 2 s for priority p: higher
 // priorities wait longer and so come first), or is held to ask again after the held work of
 // its priority and above may have gone, or, when its deadline cannot wait that long, is shed.
+// A caller that wakes what it holds (Request.Park) gets no timer to poll on: the held attempt
+// is parked (Decision.Parked) until Wake releases it, highest priority first, when its slot
+// comes, and while work is parked the pace is capped at 1.5 times the arrivals of new requests
+// (paceRelease), so that the work held through an outage is released over time, not at once.
 // The pacer turns off once the successes are fast and nothing waits. A slowness that lasts a
 // short span at the paced rate without easing is the service's own (a slow dependency), not a
 // queue: it stops counting as one.
@@ -145,11 +160,14 @@ func (e *Engine) admit(d *Decision, r Request) {
 	e.advance(t)
 	a := &e.adm
 	*d = Decision{Priority: r.Priority, Action: Retry, Reason: ReasonAdmitted, Floor: a.floor, CPS: a.cps, Signals: a.sig}
-	d.State = StateFor(a.cps, e.cfg.EmergencyThreshold)
-	if r.Hold && e.cfg.HoldForProbe && r.Retry > 0 && e.hold(t, r, d) {
+	d.State = StateFor(a.cps, e.hot.EmergencyThreshold)
+	if r.Ask == AskExpired {
+		e.pace.unpark(r.Priority)
+	}
+	if r.Hold && e.hot.HoldForProbe && r.Retry > 0 && e.hold(t, r, d) {
 		return
 	}
-	paced := e.cfg.AdmitOriginals && e.pace.on
+	paced := e.hot.AdmitOriginals && e.pace.on
 	if r.Retry > 0 {
 		if paced && !e.paceAdmit(t, r, d) {
 			return
@@ -166,6 +184,9 @@ func (e *Engine) admit(d *Decision, r Request) {
 		e.br.probeSent(t) // a held retry sent in HALF_OPEN is a probe (a no-op otherwise)
 		return
 	}
+	if r.Ask == AskNew {
+		e.pace.arrived++
+	}
 	if paced && !e.paceAdmit(t, r, d) {
 		if d.Action != Retry {
 			a.shed++
@@ -173,6 +194,33 @@ func (e *Engine) admit(d *Decision, r Request) {
 		return
 	}
 	a.admitted++
+}
+
+// Wake releases the attempts parked (Request.Park, Decision.Parked) whose send slots have come,
+// highest priority first and, within a priority, in the order they parked: it adds to n[p] how
+// many of priority p the caller asks about again now (Request.Ask AskWoken: each finds its slot
+// reserved), its oldest parked ones of that priority. While the pacer is off every parked
+// attempt is released. It returns how long from now to call it again (NextWake), false when
+// nothing is left parked. A held attempt then waits for an event, a slot freed by the pace or
+// the pace raised by a recovery, instead of asking again on a timer: the caller asks NextWake
+// after each attempt it parks and each outcome it records, and calls Wake when it says. Safe
+// for concurrent use; allocates nothing.
+func (e *Engine) Wake(n *[MaxPriority + 1]int) (after time.Duration, ok bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	t := e.now()
+	e.advance(t)
+	return e.pace.wake(t, n, e.hot.AdmitOriginals)
+}
+
+// NextWake returns how long from now until Wake may release a parked attempt, false when none
+// is parked. Safe for concurrent use; allocates nothing.
+func (e *Engine) NextWake() (after time.Duration, ok bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	t := e.now()
+	e.advance(t)
+	return e.pace.nextWake(t)
 }
 
 // hold writes into d, and reports true, the hold of a retry the service has not been probed for
@@ -188,7 +236,7 @@ func (e *Engine) hold(t time.Duration, r Request, d *Decision) bool {
 		// The ramp admits priority p from share 1 - p/10 on, which it reaches at
 		// rampFrom + RecoveryRamp x ((1 - p/10) - start) / (1 - start).
 		need := (1 - float64(r.Priority)/MaxPriority - rampStartShare) / (1 - rampStartShare)
-		wait = max(0, e.rampFrom+time.Duration(need*float64(e.cfg.RecoveryRamp))-t) + e.draw(float64(time.Second))
+		wait = max(0, e.rampFrom+time.Duration(need*float64(e.hot.RecoveryRamp))-t) + e.draw(float64(time.Second))
 	default:
 		return false
 	}
@@ -204,5 +252,5 @@ func (e *Engine) hold(t time.Duration, r Request, d *Decision) bool {
 // the engine's own bucket (a fleet's lease is taken when the retry is decided, as the lease's
 // sync expects).
 func (e *Engine) paysAtSend(t time.Duration) bool {
-	return e.cfg.HoldForProbe && !(e.fleetOn && e.fleet.fresh(t))
+	return e.hot.HoldForProbe && !(e.fleetOn && e.fleet.fresh(t))
 }

@@ -31,38 +31,43 @@ const (
 // With learnTail it also learns the healthy P99, the tail, from the same successes (see
 // tailDecay), so that L measures the P99 against what a healthy P99 looks like.
 type baseline struct {
+	// The fields the signals read first, the arrays last (see Engine's layout).
 	fixed        bool
+	learnTail    bool
 	value        time.Duration // 0 until formed; changed through set only
 	scale        float64       // 1 / (3 value), 0 until formed
-	seed         [baselineSeed]time.Duration
+	tail         time.Duration // the healthy P99; 0 until formed
 	n            int
 	above, below uint64 // healthy successes above / below value since the last step
 
-	learnTail bool
-	tail      time.Duration // the healthy P99; 0 until formed
-	healthy   decayingHistogram
+	seed    [baselineSeed]time.Duration
+	healthy decayingHistogram
 }
 
 // decayingHistogram is a latency histogram whose counts and sums are scaled down by decay.
 // The zero value is empty.
 type decayingHistogram struct {
-	counts [histBins]float64
-	sums   [histBins]float64
-	n      float64
+	bins [histBins]decayingBin
+	n    float64
+}
+
+// decayingBin is one bin of a decayingHistogram, its count and sum side by side (histBin).
+type decayingBin struct {
+	count, sum float64
 }
 
 func (h *decayingHistogram) add(ns int64) {
-	i := binOf(ns)
-	h.counts[i]++
-	h.sums[i] += float64(ns)
+	b := &h.bins[binOf(ns)]
+	b.count++
+	b.sum += float64(ns)
 	h.n++
 }
 
 // decay scales every count and sum by f.
 func (h *decayingHistogram) decay(f float64) {
-	for i := range h.counts {
-		h.counts[i] *= f
-		h.sums[i] *= f
+	for i := range h.bins {
+		h.bins[i].count *= f
+		h.bins[i].sum *= f
 	}
 	h.n *= f
 }
@@ -73,10 +78,10 @@ func (h *decayingHistogram) p99() time.Duration {
 	need := h.n * 0.01
 	var cum float64
 	for i := histBins - 1; i >= 0; i-- {
-		if c := h.counts[i]; c > 0 {
+		if c := h.bins[i].count; c > 0 {
 			cum += c
 			if cum >= need {
-				return time.Duration(h.sums[i] / c)
+				return time.Duration(h.bins[i].sum / c)
 			}
 		}
 	}

@@ -24,7 +24,14 @@ const maxTransitions = 32
 // and re-opens on any failure. Probe slots not answered within cooldown are released, so lost
 // probes cannot wedge the breaker in HALF_OPEN. Times are the engine's elapsed time. Not safe
 // for concurrent use.
+//
+// Its transitions come first and its state last, so that the state shares cache lines with the
+// engine's fields that follow it (see Engine's layout).
 type circuitBreaker struct {
+	origin time.Time // elapsed time 0, to stamp transitions
+	trans  [maxTransitions]Transition
+	count  uint64 // transitions since the breaker was built or reset
+
 	threshold   float64
 	sustained   time.Duration
 	cooldown    time.Duration
@@ -39,10 +46,6 @@ type circuitBreaker struct {
 	probeOK    int // successes seen in HALF_OPEN
 	inFlight   int // probe retries admitted in HALF_OPEN and not yet answered
 	lastProbe  time.Duration
-
-	origin time.Time // elapsed time 0, to stamp transitions
-	trans  [maxTransitions]Transition
-	count  uint64 // transitions since the breaker was built or reset
 }
 
 func newCircuitBreaker(cfg *Config, origin time.Time) circuitBreaker {

@@ -7,15 +7,15 @@ import (
 
 // rampShare returns the share of retries the recovery ramp admits at t (1 outside a ramp).
 func (e *Engine) rampShare(t time.Duration) float64 {
-	if !e.ramping || e.br.state != Closed || e.cfg.RecoveryRamp == 0 {
+	if !e.ramping || e.br.state != Closed || e.hot.RecoveryRamp == 0 {
 		return 1
 	}
 	el := t - e.rampFrom
-	if el >= e.cfg.RecoveryRamp {
+	if el >= e.hot.RecoveryRamp {
 		e.ramping = false
 		return 1
 	}
-	return rampStartShare + (1-rampStartShare)*float64(el)/float64(e.cfg.RecoveryRamp)
+	return rampStartShare + (1-rampStartShare)*float64(el)/float64(e.hot.RecoveryRamp)
 }
 
 // rampAdmits reports whether the ramp admits a retry of priority p when it admits share of
@@ -81,7 +81,7 @@ func (e *Engine) decide(d *Decision, f Failure) {
 	switch {
 	case f.NotRetryable:
 		*d = Decision{Action: NotRetryable, Priority: priority, Reason: ReasonNotRetryable}
-	case attempt >= e.cfg.MaxRetryAttempts:
+	case attempt >= e.hot.MaxRetryAttempts:
 		*d = Decision{Action: MaxRetriesExceeded, Priority: priority, Reason: ReasonMaxRetries}
 	default:
 		t := e.now()
@@ -111,14 +111,14 @@ func (e *Engine) unified(t time.Duration, priority, attempt int, f Failure, d *D
 		return false
 	}
 	cps = clamp01(cps)
-	d.CPS, d.State, d.Floor = cps, StateFor(cps, e.cfg.EmergencyThreshold), FloorFor(cps)
+	d.CPS, d.State, d.Floor = cps, StateFor(cps, e.hot.EmergencyThreshold), FloorFor(cps)
 
 	switch {
-	case cps >= e.cfg.EmergencyThreshold && !(f.Hold && e.cfg.HoldForProbe && priority >= d.Floor && priority >= e.adm.floor):
+	case cps >= e.hot.EmergencyThreshold && !(f.Hold && e.hot.HoldForProbe && priority >= d.Floor && priority >= e.adm.floor):
 		// check 3: emergency, then the circuit
 		e.br.open(t, TransitionEmergency)
 		d.Action, d.Reason = CircuitOpen, ReasonEmergency
-	case f.Hold && e.cfg.HoldForProbe && (e.br.state == Open || cps >= e.cfg.EmergencyThreshold) && priority >= d.Floor && priority >= e.adm.floor:
+	case f.Hold && e.hot.HoldForProbe && (e.br.state == Open || cps >= e.hot.EmergencyThreshold) && priority >= d.Floor && priority >= e.adm.floor:
 		// check 3, held: a retry of a priority the floors protect is not refused by the open
 		// circuit (nor by an emergency, which opens it: "reject all non-critical retries"); it
 		// is decided as below, and AdmitRequest holds it until the circuit probes.
@@ -167,8 +167,8 @@ func (e *Engine) circuitRefuses(d *Decision) bool {
 // (attemptTime), and none is left.
 func (e *Engine) spend(t time.Duration, attempt int, cost, reserve, factor float64, f Failure, d *Decision) {
 	remaining := f.Remaining
-	delay := e.draw(float64(e.cfg.BackoffBaseDelay) * math.Ldexp(1, min(attempt, 64)) * factor)
-	if remaining > 0 && e.cfg.DeadlineAware {
+	delay := e.draw(float64(e.hot.BackoffBaseDelay) * math.Ldexp(1, min(attempt, 64)) * factor)
+	if remaining > 0 && e.hot.DeadlineAware {
 		latest := remaining - e.attemptTime()
 		if latest <= 0 {
 			d.Action, d.Reason = Reject, ReasonDeadline
@@ -178,7 +178,7 @@ func (e *Engine) spend(t time.Duration, attempt int, cost, reserve, factor float
 	}
 	var ok bool
 	switch {
-	case f.Hold && e.cfg.AdmitOriginals && e.pace.on && !(e.paysAtSend(t) && e.br.state == Open):
+	case f.Hold && e.hot.AdmitOriginals && e.pace.on && !(e.paysAtSend(t) && e.br.state == Open):
 		// Paced (AdmitRequest gives it a send slot): the pace bounds it, not the bucket.
 		ok = true
 	case f.Hold && e.paysAtSend(t) && e.br.state == Open:
@@ -211,11 +211,11 @@ func (e *Engine) attemptTime() time.Duration {
 // BackoffMaxDelay.
 func (e *Engine) draw(ceiling float64) time.Duration {
 	v := ceiling / 2
-	if !e.cfg.Deterministic {
+	if !e.hot.Deterministic {
 		v = ceiling * e.rng.Float64()
 	}
-	if !(v < float64(e.cfg.BackoffMaxDelay)) {
-		return e.cfg.BackoffMaxDelay
+	if !(v < float64(e.hot.BackoffMaxDelay)) {
+		return e.hot.BackoffMaxDelay
 	}
 	return time.Duration(v)
 }

@@ -144,7 +144,7 @@ func TestRecordTimeout(t *testing.T) {
 	assert.Zero(t, e.win.short.answeredFailureRate(), "timeouts are not answered failures")
 	assert.Equal(t, 5*time.Second, s.P99, "5 of 26 outcomes took 5 s")
 	assert.Equal(t, 1.0, s.Signals.L)
-	assert.Equal(t, uint64(1), e.win.short.merged.counts[0], "the negative latency counts as 0")
+	assert.Equal(t, uint64(1), e.win.short.merged.bins[0].count, "the negative latency counts as 0")
 
 	assert.Equal(t, bl, e.bl, "the baseline and the tail learn nothing from a timeout")
 	assert.Equal(t, recent, e.recentOK, "S reads successes only")

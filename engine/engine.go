@@ -47,36 +47,28 @@ const floorEpsilon = 1e-9
 // five signals, and answers ShouldRetry. All methods are safe for concurrent use; one mutex
 // guards the state. Build it with New.
 type Engine struct {
-	mu sync.Mutex
+	// Layout: a simulated fleet drives tens of engines in turn, and each record, admission and
+	// decision reads some thirty fields; spread over the struct they were as many cache lines,
+	// missed on nearly every call. So the fields those calls read are together here, between the
+	// breaker (transitions first, its state last) and the baseline (its state first, its arrays
+	// last), and the window's fields come before its slices. The rest (controls, snapshots, the
+	// fleet) follows.
+	br circuitBreaker
 
-	cfg    Config
-	clock  Clock
-	origin time.Time     // the clock's reading at New or Reset: elapsed time 0
-	manual *ManualClock  // clock, when it is a ManualClock: read without time.Time arithmetic
-	wall   bool          // clock is the WallClock: elapsed time read from the monotonic clock alone
-	oframe *clockFrame   // manual's frame at origin (nil otherwise)
-	ons    int64         // manual's offset in oframe at origin, ns
-	last   time.Duration // latest elapsed time seen (time never goes backwards inside)
-	pcg    rand.PCG
-	rng    *rand.Rand // draws from pcg
-
-	base     Weights // normalised weights from Config or SetWeights (what Reset restores)
-	w        Weights // current weights (adaptive weights move them)
+	mu       sync.Mutex
+	manual   *ManualClock  // clock, when it is a ManualClock: read without time.Time arithmetic
+	oframe   *clockFrame   // manual's frame at origin (nil otherwise)
+	ons      int64         // manual's offset in oframe at origin, ns
+	last     time.Duration // latest elapsed time seen (time never goes backwards inside)
+	origin   time.Time     // the clock's reading at New or Reset: elapsed time 0
+	wall     bool          // clock is the WallClock: elapsed time read from the monotonic clock alone
 	adaptive bool
-	fleetOn  bool // Config.Fleet.Enabled: read on the hot path here (padding after adaptive), not from fleet at the end
-	adapt    adaptiveWeights
-	queue    int
-	qSignal  float64 // Q for queue: computed when the depth is set, read by every decision
-
-	win slidingWindow
-	tb  tokenBucket
-	br  circuitBreaker
-	bl  baseline
-
-	recentOK float64 // moving average of the latest successes' latency (ns), 0 before any
-
+	fleetOn  bool          // Config.Fleet.Enabled: read on the hot path here, not from fleet at the end
 	ramping  bool          // a recovery ramp may be running
+	qSignal  float64       // Q for queue: computed when the depth is set, read by every decision
+	recentOK float64       // moving average of the latest successes' latency (ns), 0 before any
 	rampFrom time.Duration // when the circuit last closed after an outage
+	owed     int           // retries decided with Hold while OPEN and not yet sent: each pays when it is (AdmitRequest)
 
 	successes, failed uint64
 	decisions         [5]uint64
@@ -86,13 +78,56 @@ type Engine struct {
 	// a hook that panics or yields NaN exercises the fallback path.
 	signalHook func(Signals) Signals
 
-	adm  admission // Admit's state (Config.AdmitOriginals)
-	pace pacer     // the release of attempts while the service cannot take them (Config.AdmitOriginals)
-	owed int       // retries decided with Hold while OPEN and not yet sent: each pays when it is (AdmitRequest)
+	rng *rand.Rand // draws from pcg
+	pcg rand.PCG
+	w   Weights // current weights (adaptive weights move them)
+	tb  tokenBucket
+	adm admission // Admit's state (Config.AdmitOriginals)
+	hot hotConfig // what those calls read of cfg
+	bl  baseline
+	// pace keeps its slots' ring between its state and its counts, which the window's fields
+	// then follow.
+	pace pacer // the release of attempts while the service cannot take them (Config.AdmitOriginals)
+	win  slidingWindow
+
+	cfg   Config
+	clock Clock
+	queue int
+	base  Weights // normalised weights from Config or SetWeights (what Reset restores)
+	adapt adaptiveWeights
 
 	// fleet is the engine's side of a fleet (Config.Fleet), off when alone. It comes last, so
 	// that the fields the hot path reads keep the offsets (and cache lines) they had without it.
 	fleet fleetState
+}
+
+// hotConfig is the part of Config that records, admissions and decisions read, copied from it
+// by init (a Config never changes once the engine has it): 72 bytes in the engine's hot lines,
+// where the 312 of Config spread its 13 fields over four. The fields mean what Config's of the
+// same name do.
+type hotConfig struct {
+	EmergencyThreshold float64
+	MaxRetryAttempts   int
+	SlowdownCost       float64
+	BudgetReserve      float64
+	BackoffBaseDelay   time.Duration
+	BackoffMaxDelay    time.Duration
+	RecoveryRamp       time.Duration
+	AdmitOriginals     bool
+	HoldForProbe       bool
+	DeadlineAware      bool
+	Deterministic      bool
+	TripFast           bool
+	TripOnTimeouts     bool
+}
+
+// hotOf returns the hot part of c.
+func hotOf(c *Config) hotConfig {
+	return hotConfig{EmergencyThreshold: c.EmergencyThreshold, MaxRetryAttempts: c.MaxRetryAttempts,
+		SlowdownCost: c.SlowdownCost, BudgetReserve: c.BudgetReserve, BackoffBaseDelay: c.BackoffBaseDelay,
+		BackoffMaxDelay: c.BackoffMaxDelay, RecoveryRamp: c.RecoveryRamp, AdmitOriginals: c.AdmitOriginals,
+		HoldForProbe: c.HoldForProbe, DeadlineAware: c.DeadlineAware, Deterministic: c.Deterministic,
+		TripFast: c.TripFast, TripOnTimeouts: c.TripOnTimeouts}
 }
 
 // New validates cfg (see Config.Validate) and returns an engine in its initial state: empty
@@ -116,6 +151,7 @@ func New(cfg Config) (*Engine, error) {
 // init (re)builds the run-time state with origin as elapsed time 0.
 func (e *Engine) init(origin time.Time) {
 	c := &e.cfg
+	e.hot = hotOf(c)
 	e.origin, e.last = origin, 0
 	seed := uint64(c.Seed)
 	if c.Seed == 0 {
@@ -141,7 +177,7 @@ func (e *Engine) init(origin time.Time) {
 	e.fleetOn = c.Fleet.Enabled
 	e.successes, e.failed, e.decisions, e.fallbacks = 0, 0, [5]uint64{}, 0
 	e.adm = admission{}
-	e.pace = pacer{}
+	e.pace = pacer{parked: e.pace.parked, nParked: e.pace.nParked} // the parked attempts are the caller's: Wake releases them
 	e.owed = 0
 }
 
@@ -203,7 +239,7 @@ func (e *Engine) advance(t time.Duration) {
 		if e.adaptive {
 			e.adapt.step(e.signals(t), &e.w)
 		}
-		if e.cfg.AdmitOriginals {
+		if e.hot.AdmitOriginals {
 			e.stepAdmission(t)
 		}
 	}
@@ -236,11 +272,11 @@ func (e *Engine) p99() time.Duration { return e.win.short.p99() }
 func (e *Engine) tripRate() float64 {
 	p := &e.win.short.tally
 	var recent tally
-	if e.cfg.TripFast {
+	if e.hot.TripFast {
 		recent = e.win.recentTally()
 		p = &recent
 	}
-	if e.cfg.TripOnTimeouts {
+	if e.hot.TripOnTimeouts {
 		return p.failureRate()
 	}
 	return p.answeredFailureRate()
@@ -252,7 +288,7 @@ func (e *Engine) slowdown() float64 { return e.bl.slowdown(time.Duration(e.recen
 
 // retryCost is the tokens a retry costs: 1 + SlowdownCost*S, twice the extra after a timeout.
 func (e *Engine) retryCost(timeout bool) float64 {
-	extra := e.cfg.SlowdownCost * e.slowdown()
+	extra := e.hot.SlowdownCost * e.slowdown()
 	if timeout {
 		extra *= 2
 	}
@@ -261,7 +297,7 @@ func (e *Engine) retryCost(timeout bool) float64 {
 
 // reserve is the share of the bucket a retry of priority p must leave: BudgetReserve*(10-p)/10.
 func (e *Engine) reserve(p int) float64 {
-	return e.cfg.BudgetReserve * float64(MaxPriority-p) / MaxPriority
+	return e.hot.BudgetReserve * float64(MaxPriority-p) / MaxPriority
 }
 
 // signals computes the five signals at t.
@@ -319,7 +355,7 @@ func (e *Engine) record(o outcome, latency time.Duration, refused bool) {
 	e.advance(t)
 	healthy := e.healthy()
 	e.win.record(o, latency)
-	if e.cfg.AdmitOriginals {
+	if e.hot.AdmitOriginals {
 		e.recordPace(t, ok, refused, latency)
 	}
 	if e.fleetOn {

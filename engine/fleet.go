@@ -64,7 +64,10 @@ func (h *FleetHistogram) P99() time.Duration {
 	for _, c := range h.Counts {
 		n += c
 	}
-	hh := histogram{counts: h.Counts, sums: h.Sums}
+	var hh histogram
+	for i := range hh.bins {
+		hh.bins[i] = histBin{count: h.Counts[i], sum: h.Sums[i]}
+	}
 	return hh.quantile(0.99, n)
 }
 

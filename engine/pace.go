@@ -45,6 +45,22 @@ const (
 	// paceEasing is how much the fastest success must fall over a short span of pacing for the
 	// slowness to count as a queue the pacing drains.
 	paceEasing = 0.9
+	// paceRelease caps the pace at this many times the arrival rate of new requests while held
+	// work waits: the work held through an outage is released over time, not at once, so that
+	// a second never carries more than about twice its own arrivals in attempts (1.5, not 2: a
+	// second's arrivals vary around their smoothed rate). The rate is the higher of the
+	// arrivals now and before the pacer turned on: users who wait for their held requests (a
+	// closed loop) send less, which must not slow the release of what they wait for.
+	paceRelease = 1.5
+	// paceArrSmooth is the weight of each slice in the smoothed arrivals of new requests (a
+	// time constant of about five slices: a client's own arrivals are few a slice, and noisy).
+	paceArrSmooth = 0.2
+	// paceArrRef is the weight of each slice in the arrivals before the pressure (about thirty
+	// slices, frozen while the pacer is on).
+	paceArrRef = 1.0 / 30
+	// paceMaxPark is the longest an attempt without a deadline stays parked (Request.Park)
+	// before it asks again (AskExpired) if Wake has not released it.
+	paceMaxPark = 30 * time.Second
 )
 
 // The pacer's modes.
@@ -92,14 +108,27 @@ type pacer struct {
 	okRate              float64 // the moving rate of successes, per second, as of okAt
 	okAt                time.Duration
 
+	parked  [MaxPriority + 1]int32 // attempts parked (Request.Park) by priority, not yet released by Wake
+	nParked int32                  // their sum
+	woken   [MaxPriority + 1]int32 // attempts Wake released at wokenAt whose slots are not yet claimed
+	wokenAt time.Duration
+	arrived float64 // new requests that asked in the current slice (AskNew originals)
+	arrS    float64 // new requests per slice, smoothed (paceArrSmooth): the arrival rate the pace is capped by
+	sliceS  float64 // a window slice in seconds
+	arrRef  float64 // new requests per slice, smoothed over the slices with the pacer off (paceArrRef): the load before the pressure
+
 	congFor int           // slices congested without refusals (Engine.settled)
-	latRef  time.Duration // the fastest success as that run began
+	latRef  time.Duration // the lowest slice low (fastest success) of that run
+	latTop  time.Duration // the highest slice low of that run
 	slowOK  time.Duration // a latency found to be the service's own: successes up to it count as fast (0: none)
 }
 
 // setRate sets the pace to r slots per second (at least paceMin); a faster pace brings the
 // next free slot nearer in proportion.
 func (p *pacer) setRate(t time.Duration, r float64) {
+	if a := max(p.arrS, p.arrRef); p.nParked > 0 && p.sliceS > 0 && a > 0 {
+		r = min(r, paceRelease*a/p.sliceS)
+	}
 	r = max(paceMin, r)
 	if p.rate > 0 && r > p.rate && p.next > t {
 		p.next = t + time.Duration(float64(p.next-t)*p.rate/r)
@@ -181,6 +210,12 @@ func (e *Engine) stepPace(t time.Duration, slow bool, fastest time.Duration) {
 	}
 	n := p.ok + p.failed
 	p.doneS += admitSmooth * (p.ok - p.doneS)
+	p.arrS += paceArrSmooth * (p.arrived - p.arrS)
+	if !p.on {
+		p.arrRef += paceArrRef * (p.arrived - p.arrRef)
+	}
+	p.arrived = 0
+	p.sliceS = e.win.width.Seconds()
 	down := p.ok == 0 && (p.failed >= 2 || p.on && p.failed >= 1)
 	refusing := n > 0 && p.refused >= admitRefused*n
 	queueing := slow && n > 0 && (refusing || p.failed >= admitFailed*n || a.cps >= CriticalFrom)
@@ -208,7 +243,7 @@ func (e *Engine) stepPace(t time.Duration, slow bool, fastest time.Duration) {
 			p.mode = paceRecover
 			p.setRate(t, max(p.rate, p.doneS))
 		}
-		if p.starved == 0 && t >= p.heldUntil {
+		if p.starved == 0 && t >= p.heldUntil && p.nParked == 0 {
 			p.on = false
 			p.reset()
 		}
@@ -241,24 +276,29 @@ func (e *Engine) stepPace(t time.Duration, slow bool, fastest time.Duration) {
 }
 
 // settled reports whether a slowness of the successes has lasted a short span of congested
-// slices without refusals and without easing (the fastest success still paceEasing of what it
-// was): the pacing has not drained a queue, so the latency is the service's own (a slow
-// dependency), and successes that slow count as fast from then on.
+// slices without refusals and without easing: a queue the pacing drains sets ever lower lows
+// (the fastest success of a slice below paceEasing of the lowest of the span so far), while
+// a client's few successes a slice around a latency that is the service's own (a slow
+// dependency) set few. Then successes up to paceIntrinsic times the highest of the span's
+// slice lows count as fast from then on. The lows, not one slice's, since each is the fastest
+// of a handful of samples.
 func (e *Engine) settled(fastest time.Duration) bool {
 	p := &e.pace
 	p.congFor++
 	switch {
 	case p.congFor == 1:
-		p.latRef = fastest
+		p.latRef, p.latTop = fastest, fastest
 		return false
 	case float64(fastest) < paceEasing*float64(p.latRef):
 		p.congFor = 0
 		return false
-	case p.congFor < int(e.win.recent):
+	}
+	p.latRef, p.latTop = min(p.latRef, fastest), max(p.latTop, fastest)
+	if p.congFor < int(e.win.recent) {
 		return false
 	}
 	p.congFor = 0
-	p.slowOK = time.Duration(paceIntrinsic * float64(max(fastest, p.latRef)))
+	p.slowOK = time.Duration(paceIntrinsic * float64(p.latTop))
 	return true
 }
 
@@ -283,17 +323,31 @@ func (p *pacer) claim(t time.Duration, prio int) bool {
 }
 
 // paceAdmit decides the attempt r at t against the pacer: true when it may go now, false when d
-// has been written (held, Reason HELD, or shed, Reject with SHED_LOW_PRIORITY).
+// has been written (held, Reason HELD, or shed, Reject with SHED_LOW_PRIORITY). An attempt the
+// caller can wake (Request.Park) is parked rather than told to ask again on a timer, and takes
+// no free slot while an attempt of its priority or above is parked: those come first.
 func (e *Engine) paceAdmit(t time.Duration, r Request, d *Decision) bool {
 	p := &e.pace
 	prio := r.Priority
-	if p.claim(t, prio) {
+	if r.Ask == AskWoken && p.woken[prio] > 0 && t <= p.wokenAt+paceTolerance {
+		p.woken[prio]--
 		p.granted++
 		p.low = min(p.low, prio)
 		return true
 	}
+	if (r.Ask != AskNew || !r.Park) && p.claim(t, prio) {
+		p.granted++
+		p.low = min(p.low, prio)
+		return true
+	}
+	var ahead int32 // parked attempts of prio and above
+	if p.nParked > 0 {
+		for q := prio; q <= MaxPriority; q++ {
+			ahead += p.parked[q]
+		}
+	}
 	p.next = max(p.next, t-paceBurst)
-	if p.next <= t {
+	if ahead == 0 && p.next <= t {
 		p.next += p.gap
 		p.granted++
 		p.low = min(p.low, prio)
@@ -303,6 +357,9 @@ func (e *Engine) paceAdmit(t time.Duration, r Request, d *Decision) bool {
 	wait := p.next - t
 	left := r.Remaining
 	at := e.attemptTime()
+	if r.Park {
+		return e.park(r, d, wait, ahead)
+	}
 	if wait <= horizon(prio) && p.n < paceRing && (left == 0 || wait+at < left) {
 		p.ring[(p.head+p.n)%paceRing] = reservation{at: p.next, prio: int8(prio)}
 		p.n++
@@ -312,20 +369,20 @@ func (e *Engine) paceAdmit(t time.Duration, r Request, d *Decision) bool {
 		return false
 	}
 	// Beyond its horizon: ask again once the held work of its priority and above may have gone.
-	var ahead float64
+	var held float64
 	for q := prio; q <= MaxPriority; q++ {
-		ahead += p.pop[q]
+		held += p.pop[q]
 	}
 	// Congested, it is shed unless its deadline can wait for that work (expect); otherwise it
 	// asks again within its deadline.
-	expect := max(0, wait-horizon(prio)) + time.Duration(ahead*float64(p.gap))
+	expect := max(0, wait-horizon(prio)) + time.Duration(held*float64(p.gap))
 	switch p.mode {
 	case paceDown:
 		wait = time.Duration(float64(time.Second)/paceMin/2) + e.draw(float64(time.Second)/paceMin)
 	case paceCongested:
-		wait = max(0, wait-horizon(prio)) + e.draw(ahead*float64(p.gap))
+		wait = max(0, wait-horizon(prio)) + e.draw(held*float64(p.gap))
 	default:
-		wait = min(max(0, wait-horizon(prio))+e.draw(ahead*float64(p.gap)), paceMaxPoll)
+		wait = min(max(0, wait-horizon(prio))+e.draw(held*float64(p.gap)), paceMaxPoll)
 	}
 	if left > 0 {
 		wait = min(wait, (left-at)/2)
@@ -342,4 +399,79 @@ func (e *Engine) paceAdmit(t time.Duration, r Request, d *Decision) bool {
 	}
 	d.Action, d.Reason = Reject, ReasonShedLowPriority
 	return false
+}
+
+// park parks the attempt r (Request.Park), which found no slot free (the next one wait away,
+// ahead attempts of its priority and above parked before it), until Wake releases it or, at
+// the latest, until its deadline leaves just the time of an attempt (paceMaxPark without a
+// deadline). While the service queues it is shed instead when its deadline cannot wait for the
+// slots of the work ahead of it; while it is down or recovering it waits, as held work bridges
+// an outage. It returns false: d is written.
+func (e *Engine) park(r Request, d *Decision, wait time.Duration, ahead int32) bool {
+	p := &e.pace
+	longest := paceMaxPark
+	if r.Remaining > 0 {
+		longest = r.Remaining - e.attemptTime()
+		expect := max(0, wait) + time.Duration(float64(ahead)*float64(p.gap))
+		if longest <= 0 || p.mode == paceCongested && expect >= longest {
+			d.Action, d.Reason = Reject, ReasonShedLowPriority
+			return false
+		}
+	}
+	p.parked[r.Priority]++
+	p.nParked++
+	d.Reason, d.Delay, d.Parked = ReasonHeld, max(longest, time.Millisecond), true
+	return false
+}
+
+// unpark takes a parked attempt of priority prio off the queue: its Delay ended before Wake
+// released it (AskExpired).
+func (p *pacer) unpark(prio int) {
+	if p.parked[prio] > 0 {
+		p.parked[prio]--
+		p.nParked--
+	}
+}
+
+// wake releases at t the parked attempts whose slots have come into n (see Engine.Wake); on
+// says the pacer paces at all (Config.AdmitOriginals).
+func (p *pacer) wake(t time.Duration, n *[MaxPriority + 1]int, on bool) (time.Duration, bool) {
+	if p.nParked == 0 {
+		return 0, false
+	}
+	if !on || !p.on { // nothing paces: every parked attempt goes
+		for q := range p.parked {
+			n[q] += int(p.parked[q])
+			p.parked[q] = 0
+		}
+		p.nParked = 0
+		return 0, false
+	}
+	if t > p.wokenAt+paceTolerance {
+		p.woken = [MaxPriority + 1]int32{}
+	}
+	p.wokenAt = t
+	p.next = max(p.next, t-paceBurst)
+	for q := MaxPriority; q >= MinPriority && p.next <= t; q-- {
+		for p.parked[q] > 0 && p.next <= t {
+			p.next += p.gap
+			p.parked[q]--
+			p.nParked--
+			p.woken[q]++
+			n[q]++
+		}
+	}
+	return p.nextWake(t)
+}
+
+// nextWake returns how long from t until the next slot a parked attempt may take, and false
+// when none is parked.
+func (p *pacer) nextWake(t time.Duration) (time.Duration, bool) {
+	if p.nParked == 0 {
+		return 0, false
+	}
+	if !p.on {
+		return 0, true
+	}
+	return max(0, p.next-t), true
 }

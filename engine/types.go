@@ -152,6 +152,14 @@ type Request struct {
 	// Hold says, for a retry, that it was decided with Failure.Hold: it may be held, and its
 	// tokens are taken now. A retry decided without it has paid, and goes.
 	Hold bool
+	// Park says the caller wakes the attempts it holds when Engine.Wake releases them: an
+	// attempt the pacer holds is then parked (Decision.Parked) instead of being told to ask
+	// again on a timer.
+	Park bool
+	// Ask says how the attempt comes to ask: AskNew the first time, AskAgain after a hold's
+	// Delay ended, AskWoken when Wake released it, AskExpired when it was parked and its Delay
+	// ended first. Only AskNew counts as an arrival for the pacer.
+	Ask Ask
 }
 
 // Decision is the answer of ShouldRetry.
@@ -164,7 +172,10 @@ type Decision struct {
 	Floor    int    // floor(CPS*10) at decision time
 	Reason   string // machine-readable, e.g. SHED_LOW_PRIORITY, BUDGET_EXHAUSTED, EMERGENCY
 	Fallback bool   // true when the decision came from the fallback path
-	Signals  Signals
+	// Parked says the attempt (Request.Park) is held until Engine.Wake releases it, or at most
+	// Delay, the longest its deadline lets it wait: then it asks again with AskExpired.
+	Parked  bool
+	Signals Signals
 }
 
 // ShouldRetry reports whether the decision is to retry.

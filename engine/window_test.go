@@ -96,9 +96,9 @@ func spanSum(w *slidingWindow, from, to int64) (s span) {
 		s.successes += b.successes
 		s.failures += b.failures
 		s.timeouts += b.timeouts
-		for k := range s.merged.counts {
-			s.merged.counts[k] += b.hist.counts[k]
-			s.merged.sums[k] += b.hist.sums[k]
+		for k := range s.merged.bins {
+			s.merged.bins[k].count += b.hist.bins[k].count
+			s.merged.bins[k].sum += b.hist.bins[k].sum
 		}
 	}
 	return s
@@ -124,7 +124,7 @@ func requireSpansConsistent(t *testing.T, w *slidingWindow, format string, args 
 		want.top = got.top
 		occupiedAboveTop := false
 		for k := got.top + 1; k < histBins; k++ {
-			occupiedAboveTop = occupiedAboveTop || got.merged.counts[k] != 0
+			occupiedAboveTop = occupiedAboveTop || got.merged.bins[k].count != 0
 		}
 		p99 := got.merged.quantile(0.99, got.outcomes())
 		if got == want && !occupiedAboveTop && p99 == got.p99() {
@@ -248,8 +248,8 @@ func TestSlidingWindowRunningTotals(t *testing.T) {
 
 func (h *histogram) countAll() uint64 {
 	var n uint64
-	for _, c := range h.counts {
-		n += c
+	for _, b := range h.bins {
+		n += b.count
 	}
 	return n
 }

@@ -5,23 +5,9 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/cortex-tui/cortex-tui/engine"
 )
-
-// FormatDuration writes d as the file does, exactly and short: "500ms", "60s", "1.5s", "0s".
-func FormatDuration(d time.Duration) string {
-	switch {
-	case d == 0:
-		return "0s"
-	case d%time.Second == 0:
-		return strconv.FormatInt(int64(d/time.Second), 10) + "s"
-	case d%time.Millisecond == 0 && d < time.Second && d > -time.Second:
-		return strconv.FormatInt(int64(d/time.Millisecond), 10) + "ms"
-	}
-	return d.String()
-}
 
 // formatFloat writes x with the fewest digits that read back as x.
 func formatFloat(x float64) string {
@@ -71,4 +57,29 @@ func Format(cfg engine.Config, comment string) []byte {
 		}
 	}
 	return b.Bytes()
+}
+
+// FormatUnder writes cfg as the keys of a table at path (a scenario's [engine]): base
+// "default", then each table with a key whose value is not the default's as [path.table], with
+// those keys alone (the rest are the base's). Decode reads them back to cfg (its Clock and
+// Fleet.Pool aside, as for Format). The text starts with the base key: the caller writes the
+// [path] header and its own keys before it.
+func FormatUnder(cfg engine.Config, path string) string {
+	var b strings.Builder
+	b.WriteString("base = \"default\"\n")
+	def := engine.DefaultConfig()
+	for _, t := range Tables {
+		header := false
+		for _, p := range Params {
+			if p.Table != t.Name || p.Text(cfg) == p.Text(def) {
+				continue
+			}
+			if !header {
+				fmt.Fprintf(&b, "\n[%s.%s]\n", path, t.Name)
+				header = true
+			}
+			fmt.Fprintf(&b, "%s = %s\n", p.Key, p.Text(cfg))
+		}
+	}
+	return b.String()
 }

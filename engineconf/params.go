@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cortex-tui/cortex-tui/engine"
+	"github.com/cortex-tui/cortex-tui/internal/tomlfile"
 )
 
 // Kind is the type of a key's value in the file.
@@ -230,7 +231,7 @@ func (p Param) Text(cfg engine.Config) string {
 	v := fieldOf(&cfg, p.Field)
 	switch p.Kind {
 	case Duration:
-		return fmt.Sprintf("%q", FormatDuration(time.Duration(v.Int())))
+		return fmt.Sprintf("%q", tomlfile.FormatDuration(time.Duration(v.Int())))
 	case Int, Int64:
 		return fmt.Sprint(v.Int())
 	case Float:

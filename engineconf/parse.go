@@ -67,23 +67,37 @@ func Parse(filename string, data []byte) (engine.Config, error) {
 		return engine.Config{}, err
 	}
 	var p tomlfile.Problems
-	cfg := decode(&p, tree)
-	all := p.List
+	root := tomlfile.NewTable(&p, "", tree, Keys...)
+	cfg, err := Decode(&p, root)
+	if err != nil {
+		return engine.Config{}, err
+	}
+	root.Done()
+	if len(p.List) > 0 {
+		tomlfile.Place(filename, lines, p.List)
+		return engine.Config{}, p.List
+	}
+	return cfg, nil
+}
+
+// Decode reads a configuration from root, a file's top level or a table holding the same
+// keys (Keys: base and the tables; a scenario's [engine]), over its base, and validates it,
+// recording every problem in p at its path under root ("budget.capacity", or
+// "engine.budget.capacity"). It reads none of root's other keys and leaves root.Done to the
+// caller; the error is only an engine's validation it cannot map onto keys.
+func Decode(p *tomlfile.Problems, root *tomlfile.Table) (engine.Config, error) {
+	cfg := decode(p, root)
 	if err := cfg.Validate(); err != nil {
 		var ce engine.ConfigError
 		if !errors.As(err, &ce) {
 			return engine.Config{}, err
 		}
 		for _, fe := range ce {
-			path := fileField(fe.Field)
+			path := root.Field(fileField(fe.Field))
 			if !p.CoveredBy(path) {
-				all = append(all, &FieldError{Field: path, Msg: fileWords(fe.Problem)})
+				p.List = append(p.List, &FieldError{Field: path, Msg: fileWords(fe.Problem)})
 			}
 		}
-	}
-	if len(all) > 0 {
-		tomlfile.Place(filename, lines, all)
-		return engine.Config{}, all
 	}
 	return cfg, nil
 }
@@ -111,8 +125,8 @@ func fileWords(msg string) string {
 	return msg
 }
 
-// rootKeys are the keys of the top level: base and the tables.
-var rootKeys = func() []string {
+// Keys are the keys of a file's top level: base and the tables.
+var Keys = func() []string {
 	keys := []string{"base"}
 	for _, t := range Tables {
 		keys = append(keys, t.Name)
@@ -120,13 +134,12 @@ var rootKeys = func() []string {
 	return keys
 }()
 
-// decode reads the tree over its base, recording every problem in p.
-func decode(p *tomlfile.Problems, tree map[string]any) engine.Config {
-	root := tomlfile.NewTable(p, "", tree, rootKeys...)
+// decode reads base and the tables of root over the base, recording every problem in p.
+func decode(p *tomlfile.Problems, root *tomlfile.Table) engine.Config {
 	base := "default"
 	if root.Str("base", &base) {
 		if _, ok := Bases[base]; !ok {
-			p.Addf("base", "must be \"default\" or \"article\", got %q", base)
+			p.Addf(root.Field("base"), "must be \"default\" or \"article\", got %q", base)
 			base = "default"
 		}
 	}
@@ -149,7 +162,6 @@ func decode(p *tomlfile.Problems, tree map[string]any) engine.Config {
 		}
 		tbl.Done()
 	}
-	root.Done()
 	return cfg
 }
 

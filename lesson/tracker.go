@@ -252,6 +252,9 @@ type Goal struct {
 	Met, Holding bool
 	Held         time.Duration // how long it has held (while it holds)
 	For          time.Duration // how long it must hold
+	// Window is how far back Value looks: scenarios.WindowSeconds for a windowed metric
+	// (scenarios.Metric.Windowed), 0 for a value at the last tick.
+	Window time.Duration
 }
 
 // Status returns the current step's state.
@@ -270,6 +273,9 @@ func (t *Tracker) Status(running string) Status {
 	}
 	for i, g := range step.Goals {
 		gs := Goal{Text: g.String(), Value: "-", For: g.For}
+		if g.Metric.Windowed() {
+			gs.Window = scenarios.WindowSeconds * time.Second
+		}
 		if t.holds(g, running) {
 			if t.held[i] {
 				gs.Held = t.last.T - t.since[i]

@@ -66,8 +66,8 @@ type Config struct {
 	// is alone, with its own share of the budget.
 	Join *Join
 	// Engine, when set, is the engine configuration of the cortex strategy for the whole fleet
-	// (a cortex.toml file's, package engineconf), in place of engine.DefaultConfig: each client
-	// gets its share (engine.Config.Split), a fleet's bucket (Join) its capacity. Its Fleet is
+	// (a cortex.toml file's, package engineconf), in place of the scenario's ([engine]) or else
+	// engine.DefaultConfig: each client gets its share (engine.Config.Split), a fleet's bucket (Join) its capacity. Its Fleet is
 	// Join's to decide. EngineName names it in the run's Meta ("custom" when empty).
 	Engine     *engine.Config
 	EngineName string
@@ -95,6 +95,9 @@ func (c Config) customEngine(name string) (*engine.Config, bool) {
 
 // withDefaults fills the zero fields of c.
 func (c Config) withDefaults() Config {
+	if c.Engine == nil && c.Scenario.Engine != nil { // the scenario's [engine], unless the run has its own
+		c.Engine, c.EngineName = c.Scenario.Engine, c.Scenario.EngineName
+	}
 	if c.Engine != nil && c.EngineName == "" {
 		c.EngineName = "custom"
 	}

@@ -39,7 +39,8 @@ func (r *Run) Control(c source.ControlEvent) error {
 // Played returns the scenario as the run played it since it began or restarted
 // (source.Recording): the scenario given, its seed and the strategy it began with, its
 // controls the ones applied so far at their times (to the scenario's tick below) and then the
-// scenario's own still to come. Safe for concurrent use.
+// scenario's own still to come, at full scale (a throttle as the scenario and the dashboard's
+// key give it, not as --scale applied it), and the engine cortex ran. Safe for concurrent use.
 func (r *Run) Played() scenarios.Scenario {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -48,6 +49,11 @@ func (r *Run) Played() scenarios.Scenario {
 	scn.Faults, scn.Notes = slices.Clone(scn.Faults), slices.Clone(scn.Notes)
 	scn.Seed, scn.Strategy = r.cfg.Seed, r.began
 	scn.Controls = r.sch.Played()
+	scn.Engine, scn.EngineName = nil, ""
+	if e := r.cfg.Engine; e != nil { // the engine it ran, embedded (scenarios.Scenario.Engine)
+		c := *e
+		scn.Engine, scn.EngineName = &c, r.cfg.EngineName
+	}
 	return scn
 }
 
@@ -62,8 +68,8 @@ func (r *Run) apply(c source.ControlEvent) error {
 	}
 	switch c.Control {
 	case source.ControlInject:
-		if !r.done {
-			r.tl.Inject(c.Fault, r.now)
+		if !r.done { // a throttle at full scale, as the dashboard's key and the scenario give it
+			r.tl.Inject(scaledFault(c.Fault, r.cfg.Scale), r.now)
 		}
 	case source.ControlClear:
 		r.tl.Clear(c.Fault.Kind, r.now)

@@ -337,3 +337,43 @@ func TestNotesForTheStrategy(t *testing.T) {
 	require.NotEmpty(t, snaps)
 	assert.Equal(t, "naive only", snaps[len(snaps)-1].Note, "the switch shows naive's caption")
 }
+
+// Asserts that a run under --scale records what the user gave at full scale: a throttle of
+// the scenario's timeline ([[control]]) and one sent as the dashboard's key sends it both act
+// scaled (half the rate at x0.5) but the recording (Played) holds them at full scale, so that
+// the simulator (and live at any scale) replays the same throttle; and that the recording
+// carries the engine the run's cortex ran.
+func TestRecordingAtFullScale(t *testing.T) {
+	noLeaks(t)
+	scn := small()
+	scn.Duration, scn.Drain = time.Second, 0
+	scn.Controls = []scenarios.ScheduledControl{{At: 300 * time.Millisecond, ControlEvent: scenarios.ControlEvent{
+		Control: scenarios.ControlInject, Fault: scenarios.Fault{Kind: scenarios.FaultThrottle, Value: 40, Duration: 200 * time.Millisecond}}}}
+	clk := manual()
+	ff := newFakeFaults()
+	ok := http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})
+	tuned := engine.DefaultConfig()
+	tuned.MaxRetryAttempts = 1
+	r := newRun(t, Config{Scenario: scn, Strategy: "cortex", Clock: clk, Scale: 0.5, Stack: handlerStack(t, ok, ff), Engine: &tuned, EngineName: "tuned.toml"})
+	var values []float64
+	for i := 0; i < 10 && !r.Done(); i++ {
+		if i == 6 {
+			require.NoError(t, r.Control(source.Inject(scenarios.Fault{Kind: scenarios.FaultThrottle, Value: 60})))
+		}
+		clk.Advance(100 * time.Millisecond)
+		for _, s := range r.Advance(0) {
+			for _, f := range s.Faults {
+				values = append(values, f.Value)
+			}
+		}
+	}
+	assert.Contains(t, values, 20.0, "the timeline's throttle acts scaled")
+	assert.Contains(t, values, 30.0, "the key's throttle acts scaled")
+	played := r.Played()
+	require.Len(t, played.Controls, 2)
+	assert.Equal(t, 40.0, played.Controls[0].Fault.Value, "recorded at full scale")
+	assert.Equal(t, 60.0, played.Controls[1].Fault.Value, "recorded at full scale")
+	require.NotNil(t, played.Engine)
+	assert.Equal(t, tuned, *played.Engine)
+	assert.Equal(t, "tuned.toml", played.EngineName)
+}

@@ -155,7 +155,7 @@ func (r *Run) reset(strategyName string) error {
 	r.now, r.done, r.next, r.arrivals = 0, false, 0, r.arrivals[:0]
 	scaled := ScaledScenario(r.scn, r.cfg.Scale) // a rate limit shrinks with the rates
 	r.tl = model.NewTimeline(scaled.Faults, r.scn.Notes, runSide{r})
-	r.sch = model.NewSchedule(scaled.Controls)
+	r.sch = model.NewSchedule(r.scn.Controls) // at full scale: apply scales each, Played records them so
 	r.events, r.out = nil, nil
 	r.svc = serviceWatch{}
 	r.told = [source.NumFailureCauses]bool{}

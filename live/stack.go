@@ -190,15 +190,23 @@ func ScaledScenario(scn scenarios.Scenario, scale float64) scenarios.Scenario {
 	scn.Service.Workers, scn.Service.QueueLimit = cfg.Workers, cfg.QueueLimit
 	scn.Faults = append([]scenarios.Fault(nil), scn.Faults...)
 	for i, f := range scn.Faults {
-		if f.Kind == scenarios.FaultThrottle {
-			scn.Faults[i].Value = max(1, f.Value*scale)
-		}
+		scn.Faults[i] = scaledFault(f, scale)
 	}
 	scn.Controls = append([]scenarios.ScheduledControl(nil), scn.Controls...)
 	for i, c := range scn.Controls {
-		if c.Control == scenarios.ControlInject && c.Fault.Kind == scenarios.FaultThrottle {
-			scn.Controls[i].Fault.Value = max(1, c.Fault.Value*scale)
+		if c.Control == scenarios.ControlInject {
+			scn.Controls[i].Fault = scaledFault(c.Fault, scale)
 		}
 	}
 	return scn
+}
+
+// scaledFault returns f as a run scaled by scale plays it: a throttle's rate times scale (at
+// least 1 request/s), any other fault as it is. A run keeps its scenario's and its controls'
+// faults at full scale (what a recording holds) and scales each as it applies it.
+func scaledFault(f scenarios.Fault, scale float64) scenarios.Fault {
+	if f.Kind == scenarios.FaultThrottle && scale > 0 && scale < 1 {
+		f.Value = max(1, f.Value*scale)
+	}
+	return f
 }

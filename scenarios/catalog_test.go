@@ -3,6 +3,8 @@ package scenarios_test
 import (
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -219,4 +221,25 @@ func TestDocsExampleParses(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, s.Faults, 2)
 	assert.Len(t, s.Notes, 2)
+}
+
+// Asserts that a built-in caption scoped to some strategies (strategies = [...]) and naming
+// one of them names each strategy it is shown to: "Naive retries keep it down" was shown to
+// backoff too, with "backoff" in the header under it.
+func TestScopedNotesNameTheirStrategies(t *testing.T) {
+	named := []string{"naive", "backoff", "breaker", "cortex", "throttle", "grpc", "envoy", "finagle", "vegas", "failsafe"}
+	word := func(text, name string) bool {
+		return regexp.MustCompile(`(?i)\b` + regexp.QuoteMeta(name) + `\b`).MatchString(text)
+	}
+	for _, scn := range scenarios.Catalog() {
+		for _, n := range scn.Notes {
+			if len(n.Strategies) == 0 || !slices.ContainsFunc(named, func(s string) bool { return word(n.Text, s) }) {
+				continue
+			}
+			for _, s := range n.Strategies {
+				assert.True(t, word(n.Text, s) || !slices.Contains(named, s), "%s, note at %s shown to %s: %q names another strategy",
+					scn.Name, scenarios.FormatDuration(n.At), s, n.Text)
+			}
+		}
+	}
 }

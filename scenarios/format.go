@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cortex-tui/cortex-tui/engineconf"
 	"github.com/cortex-tui/cortex-tui/internal/safetext"
 )
 
@@ -77,6 +78,14 @@ func (s Scenario) MarshalTOML() ([]byte, error) {
 	kv("restart_delay", quote(FormatDuration(v.RestartDelay)))
 	kv("warm_start", number(v.WarmStart))
 	kv("warmup", quote(FormatDuration(v.Warmup)))
+
+	if s.Engine != nil {
+		b.WriteString("\n[engine]\n")
+		if s.EngineName != "" {
+			kv("name", quote(s.EngineName))
+		}
+		b.WriteString(engineconf.FormatUnder(*s.Engine, "engine"))
+	}
 
 	for _, f := range s.Faults {
 		b.WriteString("\n[[fault]]\n")

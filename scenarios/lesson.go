@@ -155,6 +155,18 @@ type Metric struct {
 	Doc    string   // one line, with its unit
 }
 
+// Windowed reports whether the metric is over the last WindowSeconds of the run (success,
+// amplification, the rates of retries, sheds and refusals, a class's success and shed) rather
+// than a gauge at the last tick: the lesson panel says "last 5s" beside its value, which a
+// chart's "now" (the last whole second) may not equal.
+func (m Metric) Windowed() bool {
+	switch m.ID {
+	case MetricSuccess, MetricAmplification, MetricRetries, MetricShed, MetricBudget, MetricLocalRejects, MetricClassSuccess, MetricClassShed:
+		return true
+	}
+	return false
+}
+
 // Format writes a number metric's value for the lesson panel: a percentage for a rate.
 func (m Metric) Format(v float64) string {
 	switch m.ID {

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"io"
 	"slices"
+	"strings"
 	"time"
 
+	"github.com/cortex-tui/cortex-tui/engineconf"
 	"github.com/cortex-tui/cortex-tui/internal/load"
 	"github.com/cortex-tui/cortex-tui/internal/tomlfile"
 )
@@ -86,7 +88,7 @@ func (d *decoder) table(path string, m map[string]any, keys ...string) *table {
 
 // The keys of each table, in the order the documentation lists them.
 var (
-	topKeys     = []string{"name", "summary", "story", "duration", "drain", "tick", "seed", "strategy", "fleet", "class", "load", "service", "fault", "control", "note"}
+	topKeys     = []string{"name", "summary", "story", "duration", "drain", "tick", "seed", "strategy", "fleet", "class", "load", "service", "fault", "control", "note", "engine"}
 	fleetKeys   = []string{"clients", "loop", "users", "think", "deadline", "timeout", "layers", "budget"}
 	classKeys   = []string{"name", "priority", "rate", "load"}
 	loadKeys    = []string{"at", "factor"}
@@ -142,6 +144,9 @@ func (d *decoder) scenario(tree map[string]any) Scenario {
 		s.Controls = append(s.Controls, d.control(c))
 	}
 	s.Resolve()
+	if e := root.Sub("engine", append([]string{"name"}, engineconf.Keys...)...); e != nil {
+		d.engine(e, &s)
+	}
 	for _, n := range root.List("note", noteKeys...) {
 		var note Note
 		n.Require("at", `at = "30s"`)
@@ -155,6 +160,24 @@ func (d *decoder) scenario(tree map[string]any) Scenario {
 	}
 	root.Done()
 	return s
+}
+
+// engine decodes the [engine] table: its name and a cortex.toml's keys (engineconf.Decode),
+// checked as an engine file is, each problem at its path under engine ("engine.budget.capacity").
+// s.Engine is left nil when there is one.
+func (d *decoder) engine(t *table, s *Scenario) {
+	if t.Str("name", &s.EngineName) && (strings.TrimSpace(s.EngineName) == "" || strings.ContainsAny(s.EngineName, "\r\n")) {
+		d.Addf(t.Field("name"), "must be one line of text (the engine's name, e.g. \"tuned.toml\")")
+	}
+	before := len(d.List)
+	cfg, err := engineconf.Decode(&d.problems, t)
+	t.Done()
+	switch {
+	case err != nil:
+		d.Addf("engine", "%v", err)
+	case len(d.List) == before:
+		s.Engine = &cfg
+	}
 }
 
 // loadPoints decodes the load profile under t's key "load": the scenario's [[load]] or a

@@ -132,7 +132,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "unknown top-level key",
 			text: edit(t, `name = "t"`, "name = \"t\"\ncolour = \"red\""),
-			want: `t.toml:2: colour: unknown key; valid keys at the top level: name, summary, story, duration, drain, tick, seed, strategy, fleet, class, load, service, fault, control, note`,
+			want: `t.toml:2: colour: unknown key; valid keys at the top level: name, summary, story, duration, drain, tick, seed, strategy, fleet, class, load, service, fault, control, note, engine`,
 		},
 		{
 			name: "misspelt key is unknown, with a suggestion, and the real one missing",
@@ -462,7 +462,7 @@ summary = "s"`, "name = 1979-05-27\nsummary = [\"s\"]") + "drop_expired = \"yes\
 		{
 			name: "an unknown table",
 			text: minimal + "\n[servce]\nworkers = 3\n",
-			want: `t.toml:14: servce: unknown key (did you mean "service"?); valid keys at the top level: name, summary, story, duration, drain, tick, seed, strategy, fleet, class, load, service, fault, control, note`,
+			want: `t.toml:14: servce: unknown key (did you mean "service"?); valid keys at the top level: name, summary, story, duration, drain, tick, seed, strategy, fleet, class, load, service, fault, control, note, engine`,
 		},
 		{
 			name: "a bad entry in an inline list of classes",
@@ -473,6 +473,16 @@ summary = "s"`, "name = 1979-05-27\nsummary = [\"s\"]") + "drop_expired = \"yes\
 			name: "CRLF line endings keep their line numbers",
 			text: strings.ReplaceAll(edit(t, "workers = 2", "workers = 0"), "\n", "\r\n"),
 			want: `t.toml:11: service.workers: must be between 1 and 100000, got 0`,
+		},
+		{
+			name: "an engine key misspelt, with its line",
+			text: minimal + "\n[engine]\nname = \"tuned.toml\"\n\n[engine.retry]\nmax_atempts = 5\n",
+			want: `t.toml:18: engine.retry.max_atempts: unknown key (did you mean "max_attempts"?); valid keys in [engine.retry]: max_attempts, backoff_base, backoff_max, deadline_aware`,
+		},
+		{
+			name: "an engine value the engine refuses",
+			text: minimal + "\n[engine]\nbase = \"tuned\"\n\n[engine.budget]\ncapacity = -1\n",
+			want: "t.toml:15: engine.base: must be \"default\" or \"article\", got \"tuned\"\nt.toml:18: engine.budget.capacity: must be >= 0, got -1",
 		},
 		{
 			name: "several problems at once, in file order",
@@ -579,6 +589,12 @@ func TestRoundTrip(t *testing.T) {
 	assert.Equal(t, 0, s.Controls[6].Priority)
 	assert.True(t, s.Controls[5].On)
 	assert.Equal(t, "cortex", s.Controls[7].Strategy)
+
+	require.NotNil(t, s.Engine)
+	want := engine.ArticleConfig()
+	want.MaxRetryAttempts, want.TokenBucketCapacity = 5, 100
+	assert.Equal(t, want, *s.Engine, "[engine] over its base")
+	assert.Equal(t, "tuned.toml", s.EngineName)
 
 	out, err := s.MarshalTOML()
 	require.NoError(t, err)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/cortex-tui/cortex-tui/engine"
 )
 
 // Scenario is one complete, validated simulation setup: who sends traffic, to what service,
@@ -36,6 +38,15 @@ type Scenario struct {
 	// times as the dashboard's keys apply them (a recorded demo's are the presenter's).
 	Controls []ScheduledControl
 	Notes    []Note // timed captions
+
+	// Engine is the engine configuration the cortex strategy runs ([engine]: a cortex.toml's
+	// keys, as run --record writes the --engine FILE a run used, so that its replay runs the
+	// same engine), nil for engine.DefaultConfig. A run given an engine of its own (--engine)
+	// runs that one instead.
+	Engine *engine.Config
+	// EngineName names Engine as the run showed it ("cortex (tuned.toml)"): the [engine]
+	// table's name key; "" reads "custom".
+	EngineName string
 }
 
 // Budget says how a fleet's clients hold their retry budget.

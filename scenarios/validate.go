@@ -56,6 +56,11 @@ func (s Scenario) Validate() error {
 	s.validateFaults(&p)
 	s.validateControls(&p)
 	s.validateNotes(&p)
+	if s.Engine != nil {
+		if err := s.Engine.Validate(); err != nil {
+			p.Addf("engine", "%v", err)
+		}
+	}
 	return p.Err()
 }
 
@@ -379,10 +384,6 @@ func CheckRefusalCost(v float64) string {
 func finiteAtLeast(v, lo float64) bool { return v >= lo && !math.IsInf(v, 1) }
 
 // FormatDuration formats d as the scenario format writes it: whole seconds as "180s", the rest
-// as time.Duration does ("250ms", "1.5s"). Both forms parse with time.ParseDuration.
-func FormatDuration(d time.Duration) string {
-	if d != 0 && d%time.Second == 0 && d < 1000*time.Hour && d > -1000*time.Hour {
-		return fmt.Sprintf("%ds", d/time.Second)
-	}
-	return d.String()
-}
+// as time.Duration does ("250ms", "1.5s"). Both forms parse with time.ParseDuration. It is
+// tomlfile.FormatDuration, the one format of every file of the project.
+func FormatDuration(d time.Duration) string { return tomlfile.FormatDuration(d) }

@@ -31,7 +31,8 @@ const (
 )
 
 // benchChild serves until its standard input closes: it prints the address it listens on and
-// its host key, one line each.
+// its host key, one line each, then answers the benchmark's commands on its standard input
+// (benchCommand).
 func benchChild() int {
 	cfg := DefaultConfig()
 	cfg.Addr, cfg.DataDir, cfg.Factory, cfg.Log = "127.0.0.1:0", os.Getenv(benchDataEnv), sim.NewSource, io.Discard
@@ -51,27 +52,99 @@ func benchChild() int {
 	}
 	hk, _ := srv.HostKey()
 	fmt.Printf("%s\n%s", ln.Addr(), gossh.MarshalAuthorizedKey(hk))
-	if path := os.Getenv(benchProfileEnv); path != "" {
-		f, err := os.Create(path)
-		if err == nil && pprof.StartCPUProfile(f) == nil {
-			defer f.Close()
-			defer pprof.StopCPUProfile()
+	go func() { _ = srv.Serve(ln) }()
+	var profile *os.File
+	in := bufio.NewScanner(os.Stdin)
+	for in.Scan() {
+		cmd, arg, _ := strings.Cut(in.Text(), " ")
+		switch cmd {
+		case "counts":
+			fmt.Println(srv.benchCounts())
+		case "profile":
+			if f, err := os.Create(arg); err == nil && pprof.StartCPUProfile(f) == nil {
+				profile = f
+			}
+		case "unprofile":
+			if profile != nil {
+				pprof.StopCPUProfile()
+				_ = profile.Close()
+				profile = nil
+			}
 		}
 	}
-	go func() { _ = srv.Serve(ln) }()
-	_, _ = io.Copy(io.Discard, os.Stdin)
+	if profile != nil {
+		pprof.StopCPUProfile()
+		_ = profile.Close()
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_ = srv.Shutdown(ctx)
 	return 0
 }
 
+// benchCounts is what the benchmark's server has done so far, on one line: the ticks the
+// class run stepped, and the frames the teacher's dashboard and the students' drew.
+func (s *Server) benchCounts() string {
+	ticks := 0
+	if s.class != nil {
+		s.class.mu.Lock()
+		if r := s.class.run; r != nil {
+			r.mu.Lock()
+			ticks = r.base + len(r.snaps)
+			r.mu.Unlock()
+		}
+		s.class.mu.Unlock()
+	}
+	var teacher, students int64
+	s.mu.Lock()
+	for _, st := range s.sessions {
+		st.mu.Lock()
+		m := st.model
+		st.mu.Unlock()
+		switch {
+		case m == nil:
+		case st.role == "teacher":
+			teacher += m.Frames()
+		default:
+			students += m.Frames()
+		}
+	}
+	s.mu.Unlock()
+	return fmt.Sprintf("%d %d %d", ticks, teacher, students)
+}
+
+// counts are benchCounts as the benchmark reads them.
+type counts struct{ ticks, teacherFrames, studentFrames int64 }
+
 // benchServer is the benchmark's server process.
 type benchServer struct {
 	cmd   *exec.Cmd
-	stdin io.Closer
+	stdin io.WriteCloser
+	out   *bufio.Reader
 	addr  string
 	hk    gossh.PublicKey
+}
+
+// counts asks the server process for its counts.
+func (bs *benchServer) counts(b *testing.B) counts {
+	_, err := io.WriteString(bs.stdin, "counts\n")
+	require.NoError(b, err)
+	line, err := bs.out.ReadString('\n')
+	require.NoError(b, err)
+	var c counts
+	_, err = fmt.Sscan(line, &c.ticks, &c.teacherFrames, &c.studentFrames)
+	require.NoError(b, err)
+	return c
+}
+
+// profile starts (path) or stops ("") the server process's CPU profile.
+func (bs *benchServer) profile(b *testing.B, path string) {
+	cmd := "unprofile\n"
+	if path != "" {
+		cmd = "profile " + path + "\n"
+	}
+	_, err := io.WriteString(bs.stdin, cmd)
+	require.NoError(b, err)
 }
 
 // startBenchServer starts the server process; mode is benchChildEnv's value.
@@ -91,7 +164,7 @@ func startBenchServer(b *testing.B, mode string) *benchServer {
 	require.NoError(b, err)
 	hk, _, _, _, err := gossh.ParseAuthorizedKey([]byte(line))
 	require.NoError(b, err)
-	bs := &benchServer{cmd: cmd, stdin: stdin, addr: strings.TrimSpace(addr), hk: hk}
+	bs := &benchServer{cmd: cmd, stdin: stdin, out: r, addr: strings.TrimSpace(addr), hk: hk}
 	b.Cleanup(func() {
 		_ = bs.stdin.Close()
 		_ = cmd.Wait()
@@ -214,7 +287,13 @@ func benchSessions(b *testing.B, class bool) {
 		driver = tms[0]
 	}
 	time.Sleep(3 * time.Second)
+	if path := os.Getenv(benchProfileEnv); path != "" { // the profile of the window measured
+		bs.profile(b, path)
+	}
+	c0, t0 := bs.counts(b), time.Now()
 	cpu := bs.cpuOver(b, 10*time.Second)
+	c1, window := bs.counts(b), time.Since(t0).Seconds()
+	bs.profile(b, "")
 	after := bs.measure(b)
 
 	header := func(want string) func(string) bool {
@@ -243,6 +322,12 @@ func benchSessions(b *testing.B, class bool) {
 	b.ReportMetric(cpu*100, "%core-server")
 	b.ReportMetric(float64(total.Microseconds())/1000/float64(2*b.N), "ms/key")
 	b.ReportMetric(float64(worst.Microseconds())/1000, "max-ms/key")
+	// In the window measured: how often the class run stepped, and how often a session drew.
+	b.ReportMetric(float64(c1.studentFrames-c0.studentFrames)/window/float64(n), "frames/s/session")
+	if class {
+		b.ReportMetric(float64(c1.ticks-c0.ticks)/window, "snaps/s")
+		b.ReportMetric(float64(c1.teacherFrames-c0.teacherFrames)/window, "frames/s/teacher")
+	}
 	b.ReportMetric(0, "ns/op")
 	for _, tm := range tms {
 		tm.close()

@@ -281,12 +281,13 @@ func (v *classView) Drive(p tui.Play) {
 	}
 }
 
-// mailbox hands a dashboard the latest ClassMsg (tea.Program.Send) from a goroutine of its
-// own, so that the class never waits for a slow dashboard; messages posted meanwhile are
-// replaced by the latest. It is safe for concurrent use.
+// mailbox hands a dashboard the latest of the messages posted to it (tea.Program.Send) from a
+// goroutine of its own, so that the poster never waits for a slow dashboard; messages posted
+// meanwhile are replaced by the latest. A session has one for the class's messages (ClassMsg)
+// and one for its window's size. It is safe for concurrent use.
 type mailbox struct {
 	mu   sync.Mutex
-	msg  *tui.ClassMsg
+	msg  tea.Msg // nil: nothing to hand
 	wake chan struct{}
 	done chan struct{}
 	once sync.Once
@@ -296,10 +297,10 @@ func newMailbox() *mailbox {
 	return &mailbox{wake: make(chan struct{}, 1), done: make(chan struct{})}
 }
 
-// post leaves msg for the dashboard, replacing one not taken yet.
-func (b *mailbox) post(msg tui.ClassMsg) {
+// post leaves msg (not nil) for the dashboard, replacing one not taken yet.
+func (b *mailbox) post(msg tea.Msg) {
 	b.mu.Lock()
-	b.msg = &msg
+	b.msg = msg
 	b.mu.Unlock()
 	select {
 	case b.wake <- struct{}{}:
@@ -307,8 +308,10 @@ func (b *mailbox) post(msg tui.ClassMsg) {
 	}
 }
 
-// run sends the messages posted to p until stop (a goroutine of the session's).
-func (b *mailbox) run(p *tea.Program) {
+// run hands the messages posted to send (the dashboard's tea.Program.Send, which returns once
+// the program takes it) until stop: a goroutine of the session's, the only one that waits for
+// the dashboard.
+func (b *mailbox) run(send func(tea.Msg)) {
 	for {
 		select {
 		case <-b.done:
@@ -319,7 +322,7 @@ func (b *mailbox) run(p *tea.Program) {
 			b.msg = nil
 			b.mu.Unlock()
 			if msg != nil {
-				p.Send(*msg) // returns once the program takes it, or has ended
+				send(msg)
 			}
 		}
 	}

@@ -257,3 +257,83 @@ func TestClassTeacherAway(t *testing.T) {
 	again.close()
 	tt.close()
 }
+
+// pending reports whether the mailbox of the class member called name holds a message its
+// dashboard has not taken.
+func (ts *testServer) pending(t *testing.T, name string) bool {
+	t.Helper()
+	c := ts.class
+	c.mu.Lock()
+	var box *mailbox
+	for st, m := range c.members {
+		if st.name == name {
+			box = m.box
+		}
+	}
+	c.mu.Unlock()
+	require.NotNil(t, box, "no member %s", name)
+	box.mu.Lock()
+	defer box.mu.Unlock()
+	return box.msg != nil
+}
+
+// nextFrame waits until tm's screen changes.
+func (tm *terminal) nextFrame(timeout time.Duration) {
+	tm.t.Helper()
+	select {
+	case <-tm.screen.Changed():
+	case <-time.After(timeout):
+		require.FailNow(tm.t, "the screen stood still", "screen:\n%s", tm.screen.String())
+	}
+}
+
+// Asserts that a student whose terminal reads nothing delays neither the teacher nor the other
+// students: once the slow student's dashboard is stuck writing (its SSH channel's window full:
+// a message the class posts it stays untaken while the teacher draws frames), the teacher's
+// speed and pause reach the teacher's screen and the other student's, the slow one's mailbox
+// holding the latest message meanwhile; once its terminal reads again it shows the latest
+// (x2, paused) at its latest size. The slow student is made stuck by repainting its whole
+// screen (its window resized, as a window being dragged) while it reads nothing; with wish's
+// Bubble Tea middleware those resizes left its connection waiting for good (Server.dashboard).
+func TestClassSlowStudent(t *testing.T) {
+	teacher := newUser(t, "teacher")
+	ts := startClass(t, teacher, nil)
+	tt := teacher.connect(t, ts, 140, 40, termOptions{})
+	tt.waitText(60*time.Second, "Scenarios")
+	tt.press("enter")
+	tt.waitText(60*time.Second, "running")
+	other := newUser(t, "student-other").connect(t, ts, 100, 30, termOptions{})
+	slow := newUser(t, "student-slow").connect(t, ts, 250, 80, termOptions{})
+	eachText(t, []*terminal{other, slow}, 60*time.Second, "following")
+
+	slow.stall()
+	stuck := false
+	n := 0
+	for ; n < 400 && !stuck; n++ { // repaints of the whole screen, until it waits for the terminal
+		require.NoError(t, slow.sess.WindowChange(80, 250-n%2))
+		tt.nextFrame(30 * time.Second)
+		if n%5 == 4 {
+			ts.class.broadcast()
+			for range 3 {
+				tt.nextFrame(30 * time.Second)
+			}
+			stuck = ts.pending(t, "student-slow")
+		}
+	}
+	require.True(t, stuck, "the slow student's dashboard never waited for its terminal")
+
+	tt.press("+")
+	eachText(t, []*terminal{tt, other}, 60*time.Second, " x2 ")
+	tt.press("space")
+	tt.waitText(60*time.Second, "paused")
+	other.waitText(60*time.Second, "paused by teacher")
+	assert.True(t, ts.pending(t, "student-slow"), "the slow student took nothing meanwhile: its mailbox holds the latest")
+
+	slow.resume()
+	slow.resize(100, 30)
+	slow.waitText(60*time.Second, " x2 ", "paused by teacher")
+	for _, tm := range []*terminal{other, slow, tt} {
+		tm.close()
+	}
+	waitSessions(t, ts, 0, 30*time.Second)
+}

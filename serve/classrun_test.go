@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/sim"
 	"github.com/cortex-tui/cortex-tui/source"
+	"github.com/cortex-tui/cortex-tui/tui"
 )
 
 // newTestClassRun returns a class run of black-friday with cortex, as the teacher's factory
@@ -125,4 +127,30 @@ func TestClassRunClose(t *testing.T) {
 	other, _ := newTestClassRun(t)
 	require.NoError(t, other.Close())
 	assert.True(t, other.closed)
+}
+
+// Asserts the class's fan-out to a dashboard that takes nothing (its terminal reads nothing,
+// so its program is stuck writing): posting to it never waits, however many messages; while
+// it is stuck, messages replace each other; once it takes messages again it gets the latest
+// one only, then nothing more until the next post.
+func TestMailboxNeverWaits(t *testing.T) {
+	box := newMailbox()
+	handed, release := make(chan tui.ClassMsg), make(chan struct{})
+	go box.run(func(msg tea.Msg) { // the dashboard: handed a message, it takes it once released
+		handed <- msg.(tui.ClassMsg)
+		<-release
+	})
+	defer box.stop()
+
+	box.post(tui.ClassMsg{Gen: 1})
+	assert.Equal(t, tui.ClassMsg{Gen: 1}, <-handed)
+	for speed := range 1000 { // the dashboard holds message 1: none of these waits for it
+		box.post(tui.ClassMsg{Gen: 1, Play: tui.Play{Speed: float64(speed)}})
+	}
+	release <- struct{}{}
+	assert.Equal(t, tui.ClassMsg{Gen: 1, Play: tui.Play{Speed: 999}}, <-handed, "then the latest, the others replaced")
+	release <- struct{}{}
+	box.post(tui.ClassMsg{Gen: 2})
+	assert.Equal(t, tui.ClassMsg{Gen: 2}, <-handed, "nothing in between")
+	release <- struct{}{}
 }

@@ -148,7 +148,28 @@ type terminal struct {
 	raw    *syncBuffer // every byte the server sent to the terminal
 	stderr *syncBuffer
 	done   chan error // the session's end (Wait)
+	// gate is held while the terminal reads nothing (stall): the SSH client stops reading
+	// the channel, so the server's writes wait once the channel's window is full.
+	gate sync.Mutex
 }
+
+// gated is a terminal's output: each write waits while the terminal is stalled.
+type gated struct {
+	gate *sync.Mutex
+	w    io.Writer
+}
+
+func (g gated) Write(p []byte) (int, error) {
+	g.gate.Lock()
+	defer g.gate.Unlock()
+	return g.w.Write(p)
+}
+
+// stall makes the terminal read nothing until resume.
+func (tm *terminal) stall() { tm.gate.Lock() }
+
+// resume makes a stalled terminal read again.
+func (tm *terminal) resume() { tm.gate.Unlock() }
 
 // connect opens a session for u on a PTY of w x h and starts the shell (the dashboard).
 func (u *user) connect(t testing.TB, ts *testServer, w, h int, o termOptions) *terminal {
@@ -185,7 +206,7 @@ func openTerminal(t testing.TB, client *gossh.Client, w, h int, o termOptions) (
 	}
 	tm := &terminal{t: t, client: client, sess: sess, stdin: stdin, raw: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan error, 1)}
 	tm.screen = vt.New(w, h, vt.Options{Answer: stdin, Silent: o.silent, Background: o.bg})
-	sess.Stdout = io.MultiWriter(tm.screen, tm.raw)
+	sess.Stdout = gated{gate: &tm.gate, w: io.MultiWriter(tm.screen, tm.raw)}
 	sess.Stderr = tm.stderr
 	if err := sess.Shell(); err != nil {
 		client.Close()

@@ -10,8 +10,6 @@ import (
 
 	"github.com/charmbracelet/ssh"
 	"github.com/charmbracelet/wish"
-	bm "github.com/charmbracelet/wish/bubbletea"
-	"github.com/muesli/termenv"
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/cortex-tui/cortex-tui/internal/netaddr"
@@ -97,7 +95,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	s.srv, err = wish.NewServer(
 		func(srv *ssh.Server) error { srv.AddHostKey(signer); return nil },
 		wish.WithPublicKeyAuth(s.publicKey),
-		wish.WithMiddleware(bm.MiddlewareWithProgramHandler(s.program, termenv.Ascii), s.refuse, s.admit),
+		wish.WithMiddleware(s.dashboard, s.refuse, s.admit),
 	)
 	if err != nil {
 		return nil, err

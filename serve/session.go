@@ -194,7 +194,54 @@ func (s *Server) refuse(next ssh.Handler) ssh.Handler {
 	}
 }
 
-// program is the bubbletea middleware's handler: the session's dashboard, on its own
+// dashboard is the innermost middleware, what wish's Bubble Tea middleware does with one
+// change: it runs the session's dashboard (program) and hands it its window's changes through
+// a mailbox, the latest size winning. wish's middleware sent each change with Program.Send
+// from the goroutine that drains the SSH library's channel of changes, which holds one: while
+// the dashboard was stuck writing to a terminal that read nothing, a resize left the library's
+// request loop waiting on that channel, the connection's reads behind it, so the window
+// adjustment that would have let the writes go on was never read (TestClassSlowStudent: a
+// student who resized while their terminal read nothing stayed stuck once it read again).
+func (s *Server) dashboard(next ssh.Handler) ssh.Handler {
+	return func(sess ssh.Session) {
+		_, changes, ok := sess.Pty()
+		var p *tea.Program
+		if ok {
+			p = s.program(sess)
+		}
+		if p == nil {
+			next(sess)
+			return
+		}
+		sizes := newMailbox()
+		go sizes.run(p.Send)
+		ctx, cancel := context.WithCancel(sess.Context())
+		go func() {
+			for {
+				select {
+				case <-ctx.Done():
+					p.Quit() // the client went: returns once the program takes it, or has ended
+					return
+				case w, ok := <-changes:
+					if !ok {
+						changes = nil // the channel is closing: no more changes
+						continue
+					}
+					sizes.post(tea.WindowSizeMsg{Width: w.Width, Height: w.Height})
+				}
+			}
+		}()
+		if _, err := p.Run(); err != nil { // a panic recovered: the session's log line says so
+			s.sessionOf(sess).setEnded("error: " + inert(err.Error(), 200))
+		}
+		p.Kill() // the terminal restored, whatever ended it
+		cancel()
+		sizes.stop()
+		next(sess)
+	}
+}
+
+// program builds the session's dashboard: on its own
 // keyboard (input), with its terminal's colours and size, and its own runs. It returns nil,
 // after telling the user, when the dashboard cannot start.
 func (s *Server) program(sess ssh.Session) *tea.Program {
@@ -252,7 +299,7 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 		return nil
 	}
 	if view != nil {
-		go view.m.box.run(p)
+		go view.m.box.run(p.Send)
 		s.class.broadcast() // the new dashboard's first message: the roster, the play
 	}
 	st.watchIdle(s.cfg.Idle, s.cfg.Now, last)

@@ -28,13 +28,19 @@ func (s *Sim) Control(c source.ControlEvent) error {
 // Played returns the scenario as the run played it since it began (or restarted): its own,
 // from the seed and the strategy it began with, its timeline of controls the ones applied so
 // far at their times (the dashboard's keys and the timeline's own) and then the timeline's
-// still to come. A scenario file written from it replays the run exactly.
+// still to come, its engine the one cortex ran. A scenario file written from it replays the
+// run exactly.
 func (s *Sim) Played() scenarios.Scenario {
 	scn := s.scn
 	scn.Classes, scn.Load = slices.Clone(scn.Classes), slices.Clone(scn.Load)
 	scn.Faults, scn.Notes = slices.Clone(scn.Faults), slices.Clone(scn.Notes)
 	scn.Seed, scn.Strategy = s.seed, s.began
 	scn.Controls = s.sch.Played()
+	scn.Engine, scn.EngineName = nil, ""
+	if e := s.opts.Engine; e != nil { // the engine it ran (--engine FILE, or the scenario's own)
+		c := *e
+		scn.Engine, scn.EngineName = &c, s.opts.EngineName
+	}
 	return scn
 }
 
@@ -98,6 +104,9 @@ func (s *Sim) setStrategy(name string) error {
 	}
 	for i := range s.clients {
 		s.clients[i].lastPending = -1 // tell the new strategy its pending count
+		if s.clients[i].parked > 0 {
+			s.wakeAt(int32(i), s.now) // the new strategy knows nothing of them
+		}
 	}
 	s.strategy = s.clients[0].strat.Name()
 	s.emit(s.now, source.Event{Kind: source.EventControl, Control: source.SetStrategy(s.strategy)})

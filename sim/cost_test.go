@@ -18,6 +18,7 @@ import (
 // for every built-in scenario and every strategy, and not a loose one: within 20 times. (The
 // runs are parallel: TestEstimateBoundsMemory, which reads the heap, never overlaps them.)
 func TestEstimateBoundsBuiltins(t *testing.T) {
+	racedetect.SkipWholeRuns(t)
 	for _, scn := range scenarios.Catalog() {
 		for _, name := range strategy.Names() {
 			t.Run(scn.Name+"/"+name, func(t *testing.T) {

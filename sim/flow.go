@@ -55,10 +55,11 @@ func (s *Sim) newRequest(cls, cl int, usr int32, t int64) {
 	c := &s.clients[cl]
 	deadline := t + s.deadline
 	var adm strategy.Admission
+	a := strategy.Attempt{Priority: int(prio), Deadline: strategy.Time(deadline), Park: c.waker != nil}
 	if s.kept != nil { // the dashboard keeps its decisions: apart, as in clientOutcome
-		adm = s.admitKept(c, cls, cl, strategy.Attempt{Priority: int(prio), Deadline: strategy.Time(deadline)}, t)
+		adm = s.admitKept(c, cls, cl, a, t)
 	} else {
-		adm = c.strat.Admit(s.setClock(t, c), strategy.Attempt{Priority: int(prio), Deadline: strategy.Time(deadline)})
+		adm = c.strat.Admit(s.setClock(t, c), a)
 	}
 	if adm.Action != engine.Retry { // refused
 		s.refuse(cls, adm.Reason, false)
@@ -73,6 +74,10 @@ func (s *Sim) newRequest(cls, cl int, usr int32, t int64) {
 	*r = request{}
 	r.gen, r.class, r.prio, r.client, r.user, r.deadline = gen, int16(cls), prio, int32(cl), usr, deadline
 	if adm.Wait > 0 {
+		if adm.Parked {
+			s.park(ri, 0, adm.Wait, t)
+			return
+		}
 		s.hold(ri, 0, adm.Wait, t)
 		return
 	}
@@ -82,16 +87,26 @@ func (s *Sim) newRequest(cls, cl int, usr int32, t int64) {
 // clientSend has the request's client send its attempt number retry at t, if its strategy
 // admits it: a refused attempt ends the request (the caller gets the local error), a held one
 // waits (hold).
-func (s *Sim) clientSend(ri int32, retry int, t int64) {
+func (s *Sim) clientSend(ri int32, retry int, t int64) { s.clientAsk(ri, retry, engine.AskNew, t) }
+
+// clientAsk is clientSend for an attempt that asks as ask (engine.AskNew the first time; again
+// after a hold or a park).
+func (s *Sim) clientAsk(ri int32, retry int, ask engine.Ask, t int64) {
 	r := &s.reqs[ri]
 	c := &s.clients[r.client]
-	adm := c.strat.Admit(s.setClock(t, c), s.attemptOf(r, retry))
+	a := s.attemptOf(r, retry)
+	a.Ask = ask
+	adm := c.strat.Admit(s.setClock(t, c), a)
 	if adm.Action != engine.Retry { // refused
 		s.refuse(int(r.class), adm.Reason, retry > 0)
 		s.endRequest(ri, false, t)
 		return
 	}
 	if adm.Wait > 0 {
+		if adm.Parked {
+			s.park(ri, retry, adm.Wait, t)
+			return
+		}
 		s.hold(ri, retry, adm.Wait, t)
 		return
 	}
@@ -100,7 +115,7 @@ func (s *Sim) clientSend(ri int32, retry int, t int64) {
 
 // attemptOf is what a strategy is told about request r's attempt number retry.
 func (s *Sim) attemptOf(r *request, retry int) strategy.Attempt {
-	return strategy.Attempt{Priority: int(r.prio), Retry: retry, Deadline: strategy.Time(r.deadline)}
+	return strategy.Attempt{Priority: int(r.prio), Retry: retry, Deadline: strategy.Time(r.deadline), Park: s.clients[r.client].waker != nil}
 }
 
 // refuse counts an attempt of class cls that its strategy refused to send, for reason (the
@@ -123,6 +138,17 @@ const minHold = int64(time.Millisecond)
 // deadline: the request is then abandoned. A held retry stays counted in its client's pending
 // retries (it is decided, not yet sent); a held original in its client's held originals.
 func (s *Sim) hold(ri int32, retry int, wait time.Duration, t int64) {
+	if at, ok := s.holdUntil(ri, retry, wait, t); ok {
+		s.timers.push(timer(at, timerHold, ri, s.reqs[ri].gen))
+	}
+}
+
+// holdUntil starts the hold (or park) of request ri's attempt number retry at t for wait: it
+// returns when the hold ends, or false when that would be at or after the request's deadline
+// and the request has been abandoned. The held attempt is counted in its client's pending
+// retries or held originals, and its request's sentAt is the hold's end (a stale hold timer
+// is told apart by it).
+func (s *Sim) holdUntil(ri int32, retry int, wait time.Duration, t int64) (int64, bool) {
 	s.counts.Held++
 	r := &s.reqs[ri]
 	r.retry = int16(retry)
@@ -133,7 +159,7 @@ func (s *Sim) hold(ri int32, retry int, wait time.Duration, t int64) {
 			s.counts.RetryExpired++
 		}
 		s.endRequest(ri, false, t)
-		return
+		return 0, false
 	}
 	c := &s.clients[r.client]
 	if retry > 0 {
@@ -141,7 +167,8 @@ func (s *Sim) hold(ri int32, retry int, wait time.Duration, t int64) {
 	} else {
 		c.held++
 	}
-	s.timers.push(timer(at, timerHold, ri, r.gen))
+	r.sentAt = at
+	return at, true
 }
 
 // send sends the client attempt number retry of request ri at t, once its strategy admitted it.
@@ -227,6 +254,9 @@ func (s *Sim) clientOutcome(ri int32, rgen, ep uint32, o strategy.Outcome, t int
 	retry := int(r.retry)
 	a := s.attemptOf(r, retry)
 	c.strat.Record(now, a, o, timeDur(t-r.sentAt))
+	if c.parked > 0 { // the outcome may have freed a slot or shown a recovery
+		s.scheduleWake(r.client, t)
+	}
 	if o == strategy.Success {
 		s.endRequest(ri, t <= r.deadline, t)
 		return

@@ -64,6 +64,8 @@ type Sim struct {
 
 	reqs    []request
 	freeReq []int32
+	wakeBuf []int32                     // the parked requests a wake releases (park.go)
+	wakeN   [engine.MaxPriority + 1]int // how many of each priority (park.go)
 	atts    []attempt
 	freeAtt []int32
 
@@ -101,6 +103,12 @@ type client struct {
 	pending     int                   // retries waiting out their delay (or held by the strategy when due)
 	held        int                   // originals held by the strategy (Admission.Wait), not yet sent
 	lastPending int
+
+	waker   strategy.Waker                    // non-nil for a strategy that parks held attempts
+	parkQ   [engine.MaxPriority + 1]parkQueue // parked attempts by priority (park.go)
+	parked  int                               // how many, stale entries not counted
+	wakeAt  int64                             // when the wake timer is due (noWake: none)
+	wakeGen uint32                            // the wake timer's generation: an older one is stale
 }
 
 // user is one closed-loop user: its class and client.
@@ -116,10 +124,11 @@ type request struct {
 	class    int16
 	retry    int16 // retry index of the current (or next) client attempt
 	prio     int8
-	waiting  bool // a client attempt is outstanding
+	waiting  bool   // a client attempt is outstanding
+	park     uint16 // odd while parked (park.go): the parks and unparks so far
 	client   int32
 	user     int32 // closed-loop user, -1 in open loop
-	sentAt   int64 // send time of the current client attempt
+	sentAt   int64 // send time of the current client attempt; while held, when its hold ends
 	deadline int64
 }
 
@@ -151,6 +160,7 @@ const (
 	timerRetry uint8 = iota // a retry's delay ends
 	timerThink              // a closed-loop user's think time ends
 	timerHold               // a held attempt's wait ends (Admission.Wait)
+	timerWake               // a client's parked attempts may be released (park.go): idx is the client
 )
 
 // New builds a simulation of scn with every client running strategyName, from seed. Zero
@@ -166,7 +176,8 @@ func New(scn scenarios.Scenario, strategyName string, seed int64) (*Sim, error) 
 // the run New builds.
 type Options struct {
 	// Engine, when set, is the engine configuration of the cortex strategy for the whole fleet
-	// (a cortex.toml file's, package engineconf), in place of engine.DefaultConfig: each client's
+	// (a cortex.toml file's, package engineconf), in place of the scenario's (its [engine]) or
+	// else engine.DefaultConfig: each client's
 	// engine gets its share (Config.Split), and a shared budget's bucket is its capacity. Its
 	// Fleet is the scenario's to decide (the budget), and each engine's seed the run's.
 	Engine *engine.Config
@@ -180,6 +191,9 @@ func NewWith(scn scenarios.Scenario, strategyName string, seed int64, opts Optio
 	scn = withDefaults(scn)
 	if err := validate(scn); err != nil {
 		return nil, err
+	}
+	if opts.Engine == nil && scn.Engine != nil { // the scenario's [engine], unless the run has its own
+		opts.Engine, opts.EngineName = scn.Engine, scn.EngineName
 	}
 	if opts.Engine != nil {
 		if err := opts.Engine.Validate(); err != nil {
@@ -275,6 +289,8 @@ func (s *Sim) buildClients(name string) error {
 			return err
 		}
 		clients[i].strat = st
+		clients[i].waker, _ = st.(strategy.Waker)
+		clients[i].wakeAt = noWake
 		if h, ok := st.(strategy.EngineHolder); ok {
 			clients[i].holder = h
 			s.emergency = h.Engine().Config().EmergencyThreshold
@@ -284,6 +300,7 @@ func (s *Sim) buildClients(name string) error {
 		}
 		if s.clients != nil && i < len(s.clients) {
 			clients[i].pending, clients[i].held = s.clients[i].pending, s.clients[i].held
+			clients[i].parkQ, clients[i].parked = s.clients[i].parkQ, s.clients[i].parked
 		}
 	}
 	if fs != nil {

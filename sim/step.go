@@ -170,7 +170,12 @@ func (s *Sim) fireTimer(kind uint8, idx int32, gen uint32, at int64) {
 		s.clientSend(idx, int(r.retry), at)
 	case timerHold:
 		r := &s.reqs[idx]
-		if r.gen != gen {
+		if r.gen != gen || r.waiting || r.sentAt != at {
+			return // a park's, whose attempt was woken since
+		}
+		if r.park&1 == 1 { // parked, not woken by its Wait's end
+			s.unpark(r)
+			s.clientAsk(idx, int(r.retry), engine.AskExpired, at)
 			return
 		}
 		if c := &s.clients[r.client]; r.retry > 0 {
@@ -178,7 +183,9 @@ func (s *Sim) fireTimer(kind uint8, idx int32, gen uint32, at int64) {
 		} else {
 			c.held--
 		}
-		s.clientSend(idx, int(r.retry), at)
+		s.clientAsk(idx, int(r.retry), engine.AskAgain, at)
+	case timerWake:
+		s.wake(idx, gen, at)
 	case timerThink:
 		if at >= s.duration {
 			return // the arrival phase is over: the user stops

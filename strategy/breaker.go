@@ -161,14 +161,20 @@ func (b *Breaker) open(now Time) {
 	b.state, b.waitEnds = engine.Open, now.Add(b.cfg.SleepWindow)
 }
 
-// shouldTrip applies Hystrix's test to the window, which Record has just moved to now.
+// shouldTrip applies Hystrix's test to the window, which Record has just moved to now: the
+// integer percentage errs*100/total at or above ErrorPercent (percentReached: without a 64-bit
+// division on every failure).
 func (b *Breaker) shouldTrip() bool {
 	total, errs := b.window.totals()
 	if total < int64(b.cfg.VolumeThreshold) {
 		return false
 	}
-	return errs*100/total >= int64(b.cfg.ErrorPercent)
+	return percentReached(errs, total, int64(b.cfg.ErrorPercent))
 }
+
+// percentReached reports whether the integer percentage errs*100/total (errs >= 0, total > 0)
+// is at least p: errs*100 >= p*total, which is the same for a whole p.
+func percentReached(errs, total, p int64) bool { return errs*100 >= p*total }
 
 // Decide answers NotRetryable for a non-retryable outcome, MaxRetriesExceeded once retry >=
 // MaxRetries, CircuitOpen while the breaker is open (reason CIRCUIT_OPEN) or its probe is out

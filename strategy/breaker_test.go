@@ -153,3 +153,17 @@ func TestBreakerConfigValidate(t *testing.T) {
 	_, err := NewBreaker(nil, DefaultBreakerConfig())
 	assert.Error(t, err)
 }
+
+// TestPercentReached asserts that the trip test without a division gives Hystrix's answer, the
+// integer percentage errs*100/total compared with p, for every count up to 300 and every p.
+func TestPercentReached(t *testing.T) {
+	for total := int64(1); total <= 300; total++ {
+		for errs := int64(0); errs <= total; errs++ {
+			for p := int64(1); p <= 100; p++ {
+				if want := errs*100/total >= p; percentReached(errs, total, p) != want {
+					t.Fatalf("percentReached(%d, %d, %d) = %v, want %v", errs, total, p, !want, want)
+				}
+			}
+		}
+	}
+}

@@ -151,8 +151,17 @@ func (c *Cortex) AdmitExplained(now Time, a Attempt, x *engine.Explanation) Admi
 
 // requestOf is the engine's description of attempt a about to be sent at now.
 func requestOf(now Time, a Attempt) engine.Request {
-	return engine.Request{Priority: a.Priority, Retry: a.Retry, Remaining: remaining(now, a), Hold: true}
+	return engine.Request{Priority: a.Priority, Retry: a.Retry, Remaining: remaining(now, a), Hold: true, Park: a.Park, Ask: a.Ask}
 }
+
+// Wake releases the engine's parked attempts whose send slots have come (engine.Engine.Wake);
+// Cortex implements Waker.
+func (c *Cortex) Wake(_ Time, n *[engine.MaxPriority + 1]int) (time.Duration, bool) {
+	return c.eng.Wake(n)
+}
+
+// NextWake is how long until the engine may release a parked attempt (engine.Engine.NextWake).
+func (c *Cortex) NextWake(Time) (time.Duration, bool) { return c.eng.NextWake() }
 
 // admissionOf maps the engine's answer to an Admission: a refusal with its action and reason,
 // a hold for its Delay, or an admission.
@@ -161,7 +170,7 @@ func admissionOf(d *engine.Decision) Admission {
 	case d.Action != engine.Retry:
 		return Admission{Action: d.Action, Reason: d.Reason}
 	case d.Delay > 0:
-		return Admission{Reason: d.Reason, Wait: d.Delay}
+		return Admission{Reason: d.Reason, Wait: d.Delay, Parked: d.Parked}
 	}
 	return Admission{}
 }

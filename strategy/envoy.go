@@ -238,39 +238,51 @@ func b2i64(b bool) int64 {
 	return 0
 }
 
-// heapPush adds t to the min-heap h.
+// heapPush adds t to the min-heap h. The entries above t move down into a hole instead of
+// being swapped with it: one store a level instead of two. Only the heap's length and least
+// entry are ever read, and they do not depend on its shape.
 func heapPush(h *[]Time, t Time) {
-	*h = append(*h, t)
-	s := *h
-	for i := len(s) - 1; i > 0; {
+	s := append(*h, t)
+	i := len(s) - 1
+	for i > 0 {
 		p := (i - 1) / 2
-		if s[p] <= s[i] {
+		if s[p] <= t {
 			break
 		}
-		s[p], s[i] = s[i], s[p]
+		s[i] = s[p]
 		i = p
 	}
+	s[i] = t
+	*h = s
 }
 
-// heapPop removes the earliest time of the min-heap h (not empty).
+// heapPop removes the earliest time of the min-heap h (not empty). The last entry goes into the
+// hole at the root, which moves down to its place: the earlier child is chosen without a branch
+// (which child comes first is random, so a branch is mispredicted half the time), and each level
+// stores one entry instead of swapping two.
 func heapPop(h *[]Time) {
 	s := *h
 	n := len(s) - 1
-	s[0] = s[n]
+	last := s[n]
 	s = s[:n]
-	for i := 0; ; {
+	*h = s
+	if n == 0 {
+		return
+	}
+	i := 0
+	for {
 		c := 2*i + 1
 		if c >= n {
 			break
 		}
-		if c+1 < n && s[c+1] < s[c] {
-			c++
+		if c+1 < n {
+			c += int(b2i64(s[c+1] < s[c]))
 		}
-		if s[i] <= s[c] {
+		if last <= s[c] {
 			break
 		}
-		s[i], s[c] = s[c], s[i]
+		s[i] = s[c]
 		i = c
 	}
-	*h = s
+	s[i] = last
 }

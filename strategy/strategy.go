@@ -59,6 +59,13 @@ type Attempt struct {
 	// Deadline is when the request's caller gives up, absolute (the request's arrival plus its
 	// deadline in the simulator, the context's deadline in cortexhttp); 0 when it has none.
 	Deadline Time
+	// Park says the client wakes the attempts it parks (Waker): Admit may then park the attempt
+	// (Admission.Parked) instead of holding it for a set Wait.
+	Park bool
+	// Ask says how the attempt comes to ask Admit: engine.AskNew the first time, AskAgain after
+	// a hold's Wait, AskWoken when Wake released it, AskExpired when it was parked and its Wait
+	// ended first.
+	Ask engine.Ask
 }
 
 // Remaining returns the time left before a's deadline at now (negative once it has passed), and
@@ -90,6 +97,10 @@ type Admission struct {
 	// Wait is how long a held attempt waits before Admit is asked again (> 0 holds; ignored for
 	// a refusal).
 	Wait time.Duration
+	// Parked says the held attempt (Attempt.Park) waits until the strategy's Wake releases it,
+	// Wait being the longest it may: Admit is then asked again with engine.AskWoken, or with
+	// engine.AskExpired once Wait ends first.
+	Parked bool
 }
 
 // Refused reports whether the admission refuses the attempt.
@@ -139,6 +150,17 @@ type Strategy interface {
 	Decide(now Time, a Attempt, o Outcome) Verdict
 	// SetPending tells the strategy how many retries its client has waiting (cortex uses it as Q).
 	SetPending(n int)
+}
+
+// Waker is implemented by the strategies that park held attempts (Admission.Parked) for their
+// client to wake: the client keeps its parked attempts by priority, oldest first, asks NextWake
+// after each attempt it parks and each outcome it records, and calls Wake when it says; Wake
+// adds to n[p] how many of its oldest parked attempts of priority p to ask Admit about again
+// now (engine.AskWoken). Both return how long from now until the next call, false when nothing
+// is parked. A held attempt then costs the client one wake, not a timer per poll.
+type Waker interface {
+	Wake(now Time, n *[engine.MaxPriority + 1]int) (after time.Duration, ok bool)
+	NextWake(now Time) (after time.Duration, ok bool)
 }
 
 // Concurrent is implemented by the strategies that are safe for concurrent use: their methods

@@ -9,6 +9,7 @@ import (
 	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
+	"github.com/cortex-tui/cortex-tui/tui/caption"
 	"github.com/cortex-tui/cortex-tui/tui/chart"
 	"github.com/cortex-tui/cortex-tui/tui/common"
 	"github.com/cortex-tui/cortex-tui/tui/cps"
@@ -18,9 +19,12 @@ import (
 	"github.com/cortex-tui/cortex-tui/tui/header"
 	"github.com/cortex-tui/cortex-tui/tui/help"
 	"github.com/cortex-tui/cortex-tui/tui/lessonpanel"
+	"github.com/cortex-tui/cortex-tui/tui/queue"
 	"github.com/cortex-tui/cortex-tui/tui/roster"
 	"github.com/cortex-tui/cortex-tui/tui/shedding"
 	"github.com/cortex-tui/cortex-tui/tui/signals"
+	"github.com/cortex-tui/cortex-tui/tui/small"
+	"github.com/cortex-tui/cortex-tui/tui/stats"
 	"github.com/cortex-tui/cortex-tui/tui/strategymenu"
 	"github.com/cortex-tui/cortex-tui/tui/summary"
 	"github.com/cortex-tui/cortex-tui/tui/traffic"
@@ -264,6 +268,53 @@ func (c cpsCell) Update(msg tea.Msg) (cpsCell, tea.Cmd) {
 	return c, nil
 }
 
+// queueCell places the queue panel: it shows the first run's queue on a full redraw.
+type queueCell struct{ *queue.Model }
+
+// Update shows the first run's service and its queue's per-second means on a full redraw.
+func (c queueCell) Update(msg tea.Msg) (queueCell, tea.Cmd) {
+	if _, r := cellRun(msg, 0, 0, c.Hide); r != nil {
+		c.Show(queue.View{Service: r.hist.Last.Service, Seen: r.hist.Seen, Queue: r.hist.Queue, Last: r.hist.LastSec, Spans: r.hist.Spans()})
+	}
+	return c, nil
+}
+
+// statsCell places the key figures of run index run (compare mode): it shows them on a full
+// redraw.
+type statsCell struct {
+	*stats.Model
+	run int
+}
+
+// Update shows the run's figures on a full redraw.
+func (c statsCell) Update(msg tea.Msg) (statsCell, tea.Cmd) {
+	if _, r := cellRun(msg, c.run, 0, c.Hide); r != nil {
+		c.Show(stats.View{Label: r.meta.StrategyLabel(), Cortex: r.hist.Last.Cortex, Totals: r.hist.Totals(),
+			Peak: r.rec.PeakAmplification(), Service: r.hist.Last.Service.State})
+	}
+	return c, nil
+}
+
+// smallCell places the collapsed layout of a small window: it shows the first run on a full
+// redraw and when the weights or their selection changed.
+type smallCell struct{ *small.Model }
+
+// Update shows the window's size and the first run's CPS, signals and figures.
+func (c smallCell) Update(msg tea.Msg) (smallCell, tea.Cmd) {
+	f, ok := msg.(frameMsg)
+	if !ok || !f.shows(changedWeights) {
+		return c, nil
+	}
+	v := small.View{WinW: f.f.width, WinH: f.f.height, FullW: minFullW, FullH: minFullH, Weights: f.f.weights, Selected: f.f.selWeight}
+	if len(f.f.runs) > 0 {
+		r := f.f.runs[0]
+		v.Run, v.Cortex, v.CPS, v.Sig = true, r.hist.Last.Cortex, r.hist.CPS, r.hist.Sig
+		v.Label, v.Service, v.Totals = r.meta.StrategyLabel(), r.hist.Last.Service, r.hist.Totals()
+	}
+	c.Show(v)
+	return c, nil
+}
+
 // signalsCell places the signals panel: it shows the first run's signals on a full redraw and
 // when the weights or their selection changed.
 type signalsCell struct{ *signals.Model }
@@ -275,6 +326,21 @@ func (c signalsCell) Update(msg tea.Msg) (signalsCell, tea.Cmd) {
 		c.Show(signals.View{Cortex: r.hist.Last.Cortex, Seen: r.hist.Seen, Strategy: r.meta.Strategy,
 			Weights: f.weights, Selected: f.selWeight, Adaptive: f.adaptive, Series: r.hist.Sig,
 			StrategyKey: common.KeyName(km.Strategy), CompareKey: common.KeyName(km.Compare)})
+	}
+	return c, nil
+}
+
+// captionCell places the caption: it shows the first run's note on a full redraw.
+type captionCell struct{ *caption.Model }
+
+// Update shows the first run's note (caption.Note) on a full redraw; none without a run.
+func (c captionCell) Update(msg tea.Msg) (captionCell, tea.Cmd) {
+	if f, ok := msg.(frameMsg); ok && f.full() {
+		var notes []string
+		if len(f.f.runs) > 0 {
+			notes = caption.Note(f.f.runs[0].hist, f.f.runs[0].meta.Summary, f.f.keyMap())
+		}
+		c.Show(notes...)
 	}
 	return c, nil
 }

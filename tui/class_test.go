@@ -60,7 +60,7 @@ func TestClassMsgDrawsWhatChanged(t *testing.T) {
 		teacher bool
 		first   ClassMsg // told first, the frames counted after it
 		msg     ClassMsg
-		frames  int    // frames drawn on msg
+		frames  int64  // frames drawn on msg
 		shows   string // on screen after msg ("" for nothing new)
 	}{
 		{"a student: the roster changed", false, ClassMsg{Gen: 1, Play: Play{Speed: 1}, Roster: alice}, ClassMsg{Gen: 1, Play: Play{Speed: 1}, Roster: bob}, 0, ""},
@@ -74,10 +74,10 @@ func TestClassMsgDrawsWhatChanged(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			m, draws := classModel(t, tt.teacher)
 			m.Update(tt.first)
-			before, frames := m.View(), m.composed
+			before, frames := m.View(), m.Frames()
 			*draws = 0
 			m.Update(tt.msg)
-			assert.Equal(t, tt.frames, m.composed-frames, "frames drawn")
+			assert.Equal(t, tt.frames, m.Frames()-frames, "frames drawn")
 			assert.Zero(t, *draws, "no chart drawn")
 			if tt.shows == "" {
 				assert.Equal(t, before, m.View())

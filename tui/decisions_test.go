@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cortex-tui/cortex-tui/engine"
+	"github.com/cortex-tui/cortex-tui/internal/racedetect"
 	"github.com/cortex-tui/cortex-tui/keymap"
 	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/scenarios"
@@ -78,6 +79,7 @@ func TestDecisionsReasonsAddUp(t *testing.T) {
 // would have waited past their deadline) and black-friday with cortex (the recovery ramp's
 // REJECTs beside shed and budget).
 func TestDecisionsReconcileWithSummary(t *testing.T) {
+	racedetect.SkipWholeRuns(t)
 	for _, c := range []struct{ scenario, strategy string }{{"metastable", "cortex-article"}, {"black-friday", "cortex"}} {
 		t.Run(c.scenario+"/"+c.strategy, func(t *testing.T) {
 			scn, err := scenarios.Lookup(c.scenario)

@@ -5,11 +5,14 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/golden"
+
+	"github.com/cortex-tui/cortex-tui/internal/racedetect"
 )
 
 // Asserts that the main screens render exactly as reviewed, at a few sizes (ASCII colour
 // profile, set in TestMain; `make golden` regenerates the files after a deliberate change).
 func TestGoldenScreens(t *testing.T) {
+	racedetect.SkipWholeRuns(t)
 	cases := []struct {
 		name  string
 		w, h  int

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cortex-tui/cortex-tui/internal/racedetect"
 	"github.com/cortex-tui/cortex-tui/keymap"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/tui/internal/tuitest"
@@ -27,6 +28,7 @@ func newModelOn(tb testing.TB, scn scenarios.Scenario, w, h int) (*Model, *fakeF
 // emoji whole) on every screen: no escape byte in the view, every line exactly the window's
 // width, and the screen as reviewed in the golden files (`make golden` regenerates them).
 func TestGoldenHostile(t *testing.T) {
+	racedetect.SkipWholeRuns(t)
 	scn := tuitest.HostileScenario(t)
 	cases := []struct {
 		name  string
@@ -57,6 +59,7 @@ func TestGoldenHostile(t *testing.T) {
 // (a name, a strategy, an event, a service state) are cleaned too, and so are the footer's
 // messages that quote them, on every screen and at every size of the sweep.
 func TestHostileSourceTexts(t *testing.T) {
+	racedetect.SkipWholeRuns(t)
 	scn := tuitest.HostileScenario(t)
 	scn.Name = "evil\x1b]0;PWNED\x07\u202Ename"
 	scn.Summary = "summary \x1b[5mblink\u200b"

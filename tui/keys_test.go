@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cortex-tui/cortex-tui/engine"
+	"github.com/cortex-tui/cortex-tui/internal/racedetect"
 	"github.com/cortex-tui/cortex-tui/keymap"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/sim"
@@ -26,6 +27,7 @@ import (
 // Asserts that each time key does what its help says: space pauses and resumes, "." steps one
 // tick while paused only, + and - change the speed within x0.25..x64, r restarts at t=0.
 func TestTimeKeys(t *testing.T) {
+	racedetect.SkipWholeRuns(t)
 	t.Run("space pauses and resumes", func(t *testing.T) {
 		m, _ := newTestModel(t, 140, 40, "cortex")
 		m.Update(keyMsg("space"))
@@ -75,6 +77,7 @@ func TestTimeKeys(t *testing.T) {
 // Asserts that 1..6 inject the documented fault (with the documented value) into the source
 // and that pressing the key again clears it; 0 clears every fault.
 func TestFaultKeys(t *testing.T) {
+	racedetect.SkipWholeRuns(t)
 	scn := fakeScenario()
 	cases := []struct {
 		key   string
@@ -115,6 +118,7 @@ func TestFaultKeys(t *testing.T) {
 // Asserts that the tuning keys select weights and classes, change them, and send the new
 // values to the source: weights renormalised to sum 1, shares and priorities clamped.
 func TestTuningKeys(t *testing.T) {
+	racedetect.SkipWholeRuns(t)
 	t.Run("tab and shift+tab select a weight, wrapping", func(t *testing.T) {
 		m, _ := newTestModel(t, 140, 40, "cortex")
 		m.Update(keyMsg("tab"))
@@ -185,6 +189,7 @@ func TestTuningKeys(t *testing.T) {
 // compares cortex with naive on the same seed and back, l opens the picker and esc returns,
 // ? toggles the full help, e writes CSV and JSON and shows where, q quits and closes sources.
 func TestViewKeys(t *testing.T) {
+	racedetect.SkipWholeRuns(t)
 	t.Run("s cycles the strategy", func(t *testing.T) {
 		names := strategy.Names()
 		m, ff := newTestModel(t, 140, 40, names[0])
@@ -271,6 +276,7 @@ func TestViewKeys(t *testing.T) {
 // Asserts that every binding of the keymap is handled somewhere: a key of each binding changes
 // the model's state or the screen (so help text and behaviour cannot drift apart silently).
 func TestEveryBindingDoesSomething(t *testing.T) {
+	racedetect.SkipWholeRuns(t)
 	k := testKeys()
 	for _, group := range k.FullHelp() {
 		for _, b := range group {
@@ -460,6 +466,7 @@ func TestSummaryAfterSwitchAndPriorityChange(t *testing.T) {
 // compare on and off, export) are written to the event log, visible on the next frame, in
 // every run's log; and that a speed key at its limit says so instead of logging a change.
 func TestDashboardControlsAreLogged(t *testing.T) {
+	racedetect.SkipWholeRuns(t)
 	cases := []struct {
 		name string
 		keys []string
@@ -737,6 +744,7 @@ func (c countingChart) Draw(spec chart.Spec) string { *c.draws++; return c.Chart
 // shares, speed, pause) redraw no chart, in the full layout and in compare mode, while they do
 // show on screen; a frame of new data redraws the charts.
 func TestKeysRedrawNoChart(t *testing.T) {
+	racedetect.SkipWholeRuns(t)
 	for _, compare := range []bool{false, true} {
 		m, _ := newTestModel(t, 140, 40, "cortex")
 		if compare {
@@ -866,4 +874,17 @@ func TestCaptionSaysWhatWasInjected(t *testing.T) {
 	m.Update(keyMsg("1"))
 	fastForward(m, 1)
 	assert.Contains(t, strings.Split(m.View(), "\n")[1], "note at", "the scenario's note again")
+}
+
+// Asserts that at 80 columns the footer says how to clear an injected fault, whatever the
+// length of its effect's words (it read "...attempts above the rate answered 429); press
+// again to" before), and that the event log keeps the whole effect.
+func TestInjectSaysHowToClear(t *testing.T) {
+	for _, k := range []string{"1", "3", "5"} {
+		m, _ := newTestModel(t, 80, 24, "cortex")
+		advanceFrames(m, 2)
+		m.Update(keyMsg(k))
+		lines := strings.Split(m.View(), "\n")
+		assert.Contains(t, lines[len(lines)-1], "press again to clear", "key %s: %s", k, lines[len(lines)-1])
+	}
 }

@@ -4,9 +4,9 @@ import (
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
 
 	"github.com/cortex-tui/cortex-tui/keymap"
+	"github.com/cortex-tui/cortex-tui/tui/caption"
 	"github.com/cortex-tui/cortex-tui/tui/common"
 	"github.com/cortex-tui/cortex-tui/tui/cps"
 	"github.com/cortex-tui/cortex-tui/tui/decisions"
@@ -16,9 +16,12 @@ import (
 	"github.com/cortex-tui/cortex-tui/tui/help"
 	"github.com/cortex-tui/cortex-tui/tui/inspector"
 	"github.com/cortex-tui/cortex-tui/tui/lessonpanel"
+	"github.com/cortex-tui/cortex-tui/tui/queue"
 	"github.com/cortex-tui/cortex-tui/tui/roster"
 	"github.com/cortex-tui/cortex-tui/tui/shedding"
 	"github.com/cortex-tui/cortex-tui/tui/signals"
+	"github.com/cortex-tui/cortex-tui/tui/small"
+	"github.com/cortex-tui/cortex-tui/tui/stats"
 	"github.com/cortex-tui/cortex-tui/tui/strategymenu"
 	"github.com/cortex-tui/cortex-tui/tui/summary"
 	"github.com/cortex-tui/cortex-tui/tui/traffic"
@@ -57,29 +60,29 @@ const (
 // out. The inspector and the strategy menu are the root model's (it opens them); the table
 // places them.
 func newLayouts(st common.Styles, keys keymap.KeyMap, insp *inspector.Model, menu *strategymenu.Model, f *frame) [numLayouts][]row {
-	header, caption := mount(headerCell{header.New(st)}), mount(newCaption(st))
-	bigCaption := mount(newCaption(st)) // presenter mode's, taller: a shared panel has one size
+	// presenter mode's caption is bigCaption, taller: a shared panel has one size
+	header, caption, bigCaption := mount(headerCell{header.New(st)}), mount(captionCell{caption.New(st)}), mount(captionCell{caption.New(st)})
 	return [numLayouts][]row{
 		layoutFull: {
 			{h: one, cells: whole(header)},
 			{h: captionH, cells: whole(caption)},
 			{h: f.lessonH, cells: whole(mount(lessonCell{lessonpanel.New(st, keys)}))},
 			{h: f.rosterH, cells: whole(mount(rosterCell{roster.New(st)}))},
-			{h: f.topH, cells: []cell{{p: mount(signalsCell{signals.New(st)}), w: signalsW}, {p: mount(newQueue(st, 0)), w: f.queueW}, {p: mount(cpsCell{cps.New(st), 0})}}},
+			{h: f.topH, cells: []cell{{p: mount(signalsCell{signals.New(st)}), w: signalsW}, {p: mount(queueCell{queue.New(st)}), w: f.queueW}, {p: mount(cpsCell{cps.New(st), 0})}}},
 			{cells: []cell{{p: mount(trafficCell{traffic.New(st), 0})}, {p: mount(sheddingCell{shedding.New(st)}), w: sheddingW}}},
 			{h: f.bottomH, cells: []cell{{p: mount(decisionsCell{decisions.New(st)}), w: decisionsW}, {p: mount(fleetCell{fleetpanel.New(st)}), w: f.fleetW}, {p: mount(eventsCell{eventlog.New(st, keys, controlText), 0})}}},
 		},
 		layoutCompare: {
 			{h: one, cells: whole(header)},
 			{h: captionH, cells: whole(caption)},
-			{h: statsH, cells: halves(mount(newStats(st, 0)), mount(newStats(st, 1)))},
+			{h: statsH, cells: halves(mount(statsCell{stats.New(st), 0}), mount(statsCell{stats.New(st), 1}))},
 			{h: compareCPSH, cells: halves(mount(cpsCell{cps.New(st), 0}), mount(cpsCell{cps.New(st), 1}))},
 			{cells: halves(mount(trafficCell{traffic.New(st), 0}), mount(trafficCell{traffic.New(st), 1}))},
 			{h: compareEventsH, cells: halves(mount(eventsCell{eventlog.New(st, keys, controlText), 0}), mount(eventsCell{eventlog.New(st, keys, controlText), 1}))},
 		},
 		layoutSmall: {
 			{h: one, cells: whole(header)},
-			{cells: whole(mount(newSmall(st)))},
+			{cells: whole(mount(smallCell{small.New(st)}))},
 		},
 		layoutSummary: {{cells: whole(mount(summaryCell{summary.New(st, keys)}))}},
 		layoutHelp:    {{cells: whole(mount(helpCell{help.New(st, keys)}))}},
@@ -330,19 +333,47 @@ func (m *Model) compose() {
 			continue
 		}
 		views := make([]string, 0, len(r.cells))
+		widths := make([]int, 0, len(r.cells))
 		for _, c := range r.cells {
 			if c.width > 0 { // a cell of no width is left out (the fleet panel of a run alone)
 				views = append(views, c.p.View())
+				widths = append(widths, c.width)
 			}
 		}
-		blocks = append(blocks, side(views...))
+		blocks = append(blocks, side(views, widths, r.height))
 	}
-	m.body = common.Fit(stack(blocks...), m.width, max(m.height-1, 0))
-	m.composed++
+	m.body = common.Fit(strings.Join(blocks, "\n"), m.width, max(m.height-1, 0))
+	m.composed.Add(1)
 }
 
-// side joins blocks left to right, top-aligned.
-func side(blocks ...string) string { return lipgloss.JoinHorizontal(lipgloss.Top, blocks...) }
-
-// stack joins blocks top to bottom, left-aligned.
-func stack(blocks ...string) string { return lipgloss.JoinVertical(lipgloss.Left, blocks...) }
+// side joins the views of a row's cells left to right, each widths[i] cells wide, h lines
+// high: a panel's view is exactly its size (common.Box and common.Fit make it so), so line y
+// of the row is line y of each view in turn, with no measuring (lipgloss.JoinHorizontal
+// measured every line, and JoinVertical every line again: a fifth of a frame); a view short of
+// lines gets blank ones. compose's Fit of the whole body is what measures, once.
+func side(views []string, widths []int, h int) string {
+	if len(views) == 1 {
+		return views[0]
+	}
+	lines := make([][]string, len(views))
+	n := 0
+	for i, v := range views {
+		lines[i] = strings.SplitN(v, "\n", h+1)
+		n += len(v) + h
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for y := range h {
+		if y > 0 {
+			b.WriteByte('\n')
+		}
+		for i, ls := range lines {
+			if y < len(ls) {
+				b.WriteString(ls[y])
+			} else {
+				b.WriteString(strings.Repeat(" ", widths[i]))
+			}
+		}
+	}
+	return b.String()
+}

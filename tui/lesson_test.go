@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cortex-tui/cortex-tui/internal/racedetect"
 	"github.com/cortex-tui/cortex-tui/keymap"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/sim"
@@ -52,6 +53,7 @@ func newLessonModel(t *testing.T, w, h int, l scenarios.Lesson, guided bool) *Mo
 // Asserts that the lesson panel renders as reviewed: the step, its goal with its value now and
 // how long it has held, the hint once due, at the full size and at 80x24.
 func TestGoldenLesson(t *testing.T) {
+	racedetect.SkipWholeRuns(t)
 	for _, size := range [][2]int{{140, 40}, {80, 24}} {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
 			m := newLessonModel(t, size[0], size[1], fakeLesson(t), false)
@@ -87,6 +89,7 @@ func TestLessonSteps(t *testing.T) {
 
 // Asserts guided mode: the run pauses at each caption until space is pressed, and resumes.
 func TestGuidedPausesAtCaptions(t *testing.T) {
+	racedetect.SkipWholeRuns(t)
 	scn := fakeScenario()
 	scn.Notes = []scenarios.Note{{At: 2 * time.Second, Text: "first caption"}, {At: 4 * time.Second, Text: "second caption"}}
 	ff := &fakeFactory{}
@@ -121,6 +124,7 @@ func TestGuidedPausesAtCaptions(t *testing.T) {
 // presses (s until the strategy, tab and right for a weight, up/down and { } or [ ] for a
 // class) when the step begins, and the run goes on at x8 until the lesson is done.
 func TestLessonsByKeys(t *testing.T) {
+	racedetect.SkipWholeRuns(t)
 	if testing.Short() {
 		t.Skip("runs whole scenarios")
 	}
@@ -280,4 +284,40 @@ func TestLessonSeesControlsWhilePaused(t *testing.T) {
 	m.Update(keyMsg("right"))
 	assert.Equal(t, 1, m.fr.lesson.tr.Step(), "the step done at once")
 	assert.True(t, m.fr.paused, "still paused")
+}
+
+// Asserts that a goal on a windowed metric (amplification: the last 5 s) says so beside its
+// value, while a gauge's (the queue, at the last tick) says "now": the Traffic title's
+// "amplif. 1.00x" is the last whole second, and a lesson that read "now 1.59x" beside it
+// contradicted the screen right after the crash.
+func TestLessonSaysWhichWindow(t *testing.T) {
+	l := scenarios.Lesson{Name: "w", Title: "Windows", Scenario: "fake-storm", Strategy: "cortex", HintAt: time.Minute,
+		Steps: []scenarios.Step{{Text: "Watch.", Hint: "wait.", Goals: []scenarios.Goal{
+			{Metric: metricNamed(t, "amplification"), Op: scenarios.OpGreaterEq, Num: 100},
+			{Metric: metricNamed(t, "queue"), Op: scenarios.OpGreaterEq, Num: 1e6},
+		}}}}
+	m := newLessonModel(t, 140, 40, l, false)
+	fastForward(m, 3)
+	v := m.View()
+	assert.Regexp(t, `amplification >= 100\.00x \(last 5s [0-9.]+x\)`, v)
+	assert.Regexp(t, `queue >= 1e\+06 \(now [0-9]+\)`, v)
+}
+
+// Asserts that at 80x24 a step's goals are shown whole, each on the line it fits on, rather
+// than joined on one line cut in the middle: retry-storm's last step read "✗ t >=…".
+func TestLessonGoalsNeverCut(t *testing.T) {
+	l := scenarios.Lesson{Name: "w", Title: "Three goals", Scenario: "fake-storm", Strategy: "naive", HintAt: time.Minute,
+		Steps: []scenarios.Step{{Text: "Now switch the fleet to CORTEX and hold success above 70% for 20 s after the crash.", Hint: "s.",
+			Goals: []scenarios.Goal{
+				{Metric: metricNamed(t, "strategy"), Op: scenarios.OpEqual, State: "cortex"},
+				{Metric: metricNamed(t, "success"), Op: scenarios.OpGreaterEq, Num: 0.7, For: 20 * time.Second},
+				{Metric: metricNamed(t, "t"), Op: scenarios.OpGreaterEq, Num: 110},
+			}}}}
+	m := newLessonModel(t, 80, 24, l, false)
+	fastForward(m, 3)
+	v := m.View()
+	for _, g := range l.Steps[0].Goals {
+		assert.Contains(t, v, " "+g.String()+" (", "the goal %q whole", g.String())
+	}
+	assert.Contains(t, v, "Now switch the fleet", "the step's text keeps a line")
 }

@@ -17,6 +17,7 @@
 package tui
 
 import (
+	"sync/atomic"
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -153,8 +154,8 @@ type Model struct {
 	// laidCortex is whether the layout was last laid out for a strategy with a CPS: the full
 	// layout's top band differs without one (frame.bands), so a switch lays it out again.
 	laidCortex bool
-	// composed counts the bodies composed: the frames drawn (a test counts them).
-	composed int
+	// composed counts the bodies composed: the frames drawn (Frames).
+	composed atomic.Int64
 }
 
 // binding ties a key to what it does on the dashboard: do, or with no do, whatever the
@@ -297,6 +298,11 @@ func (m *Model) View() string {
 	}
 	return m.body + "\n" + m.footer.View()
 }
+
+// Frames returns how many frames the dashboard has drawn: the times it composed its screen
+// from its panels (a View that only joins the cached strings is not one). It is safe for
+// concurrent use: a server counts the frames of the dashboards it serves.
+func (m *Model) Frames() int64 { return m.composed.Load() }
 
 // onKey handles a key press: quit and help everywhere, then the current screen's keys.
 func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {

@@ -12,10 +12,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/keymap"
 	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/sim"
+	"github.com/cortex-tui/cortex-tui/source"
 )
 
 // demoScenario is a short scenario for recordings: two classes, a service near its capacity.
@@ -48,6 +50,13 @@ func jsonOf(t *testing.T, r report.Result) string {
 	return b.String()
 }
 
+// tuned is an engine file's configuration: no retry after the original, a smaller bucket.
+var tuned = func() *engine.Config {
+	c := engine.DefaultConfig()
+	c.MaxRetryAttempts, c.TokenBucketCapacity = 0, 50
+	return &c
+}()
+
 // simOracle is the oracle's bound as the command gives it to the dashboard (Options.Oracle)
 // and run --headless prints it: none for a scenario with controls.
 func simOracle(scn scenarios.Scenario, seed int64) (*report.Oracle, error) {
@@ -75,7 +84,7 @@ func headlessOf(t *testing.T, scn scenarios.Scenario) string {
 
 // Asserts that a run played with the dashboard's keys (a fault injected and cleared, a
 // strategy switch, a weight, every fault cleared, a class's share and priority), or with none
-// pressed, recorded with the record key, replays headless to the bytes of the recorded run's
+// pressed, or on an engine of its own (--engine FILE, which the recording embeds), recorded with the record key, replays headless to the bytes of the recorded run's
 // own export (the oracle's bound included: a run with no control has one, a run with controls
 // none), and that the record key says where it wrote and never replaces a file.
 func TestRecordReplaysTheRun(t *testing.T) {
@@ -84,15 +93,23 @@ func TestRecordReplaysTheRun(t *testing.T) {
 		keys     []string // "" lets three frames run
 		controls string
 		oracle   bool
+		engine   *engine.Config // the engine cortex runs (--engine FILE): nil for the defaults
 	}{
-		{"nine controls", []string{"1", "", "s", "", "1", "]", "", "}", "+", "", "2", "", "right", "s", "", "0"}, "recorded 9 controls to ", false},
-		{"no control", nil, "recorded no control to ", true},
+		{"nine controls", []string{"1", "", "s", "", "1", "]", "", "}", "+", "", "2", "", "right", "s", "", "0"}, "recorded 9 controls to ", false, nil},
+		{"no control", nil, "recorded no control to ", true, nil},
+		{"a tuned engine", []string{"1", "", "", "1"}, "recorded 2 controls to ", false, tuned},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			scn, err := scenarios.Parse("demo.toml", []byte(demoScenario))
 			require.NoError(t, err)
 			dir := t.TempDir()
-			m := New(Options{Keys: keymap.Default(), Factory: sim.NewSource, Scenario: &scn, ExportDir: dir, Oracle: simOracle})
+			factory := SourceFactory(sim.NewSource)
+			if c.engine != nil {
+				factory = func(scn scenarios.Scenario, strategy string, seed int64) (source.Source, error) {
+					return sim.NewSourceWith(scn, strategy, seed, sim.Options{Engine: c.engine, EngineName: "tuned.toml"})
+				}
+			}
+			m := New(Options{Keys: keymap.Default(), Factory: factory, Scenario: &scn, ExportDir: dir, Oracle: simOracle})
 			m.Update(tea.WindowSizeMsg{Width: 140, Height: 40})
 			defer m.ctl.closeAll()
 			for _, k := range c.keys {
@@ -128,6 +145,16 @@ func TestRecordReplaysTheRun(t *testing.T) {
 			require.NoError(t, err)
 			require.Len(t, back.Controls, msg.controls)
 			assert.Equal(t, exported, headlessOf(t, back), "the replay's export is the recorded run's, byte for byte")
+			if c.engine != nil {
+				require.NotNil(t, back.Engine, "the recording carries the engine")
+				assert.Equal(t, *c.engine, *back.Engine)
+				assert.Equal(t, "tuned.toml", back.EngineName)
+				assert.Contains(t, exported, `"engine":"tuned.toml"`)
+				back.Engine = nil
+				assert.NotEqual(t, exported, headlessOf(t, back), "the default engine plays another run")
+			} else {
+				assert.Nil(t, back.Engine)
+			}
 
 			again, ok := m.record()().(recordedMsg)
 			require.True(t, ok)

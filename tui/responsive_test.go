@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cortex-tui/cortex-tui/engine"
+	"github.com/cortex-tui/cortex-tui/internal/racedetect"
 	"github.com/cortex-tui/cortex-tui/keymap"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/sim"
@@ -196,6 +197,7 @@ func heaviest() scenarios.Scenario {
 // more than maxFrameTicks ticks (x64 asks for 6,400 of these 1 ms ticks), says the run is
 // slowed, and that a key pressed after the heavy frame is handled by the very next Update.
 func TestHeaviestAcceptedScenarioStaysResponsive(t *testing.T) {
+	racedetect.SkipWholeRuns(t)
 	scn := heaviest()
 	require.NoError(t, scn.Validate())
 	require.NoError(t, sim.Estimate(scn).Check(sim.DefaultBudget), "the cost model accepts it")

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cortex-tui/cortex-tui/internal/racedetect"
 	"github.com/cortex-tui/cortex-tui/tui/common"
 	"github.com/cortex-tui/cortex-tui/tui/footer"
 	"github.com/cortex-tui/cortex-tui/tui/inspector"
@@ -20,6 +21,7 @@ import (
 // Asserts that every screen (dashboard, compare, summary, help, picker) renders at every size
 // of the sweep without panicking, exactly filling the window, and says so when it is small.
 func TestSizeSweepWholeScreen(t *testing.T) {
+	racedetect.SkipWholeRuns(t)
 	screens := []struct {
 		name  string
 		setup func(m *Model)
@@ -51,6 +53,7 @@ func TestSizeSweepWholeScreen(t *testing.T) {
 // size from 0x0 to 250x80 (including sizes too small for a border or a chart) without panicking
 // and exactly at their size.
 func TestSizeSweepPanels(t *testing.T) {
+	racedetect.SkipWholeRuns(t)
 	m, _ := newTestModel(t, 140, 40, "cortex")
 	fastForward(m, 5)
 	m.Update(keyMsg("c"))

@@ -9,7 +9,9 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/cortex-tui/cortex-tui/source"
+	"github.com/cortex-tui/cortex-tui/tui/caption"
 	"github.com/cortex-tui/cortex-tui/tui/common"
+	"github.com/cortex-tui/cortex-tui/tui/queue"
 	"github.com/cortex-tui/cortex-tui/tui/traffic"
 )
 
@@ -71,7 +73,34 @@ func TestTrafficLegendFitsNarrow(t *testing.T) {
 	p := trafficCell{traffic.New(common.DefaultStyles()), 0}
 	p.SetSize(40, 8)
 	p, _ = p.Update(frameMsg{f: &frame{runs: []*run{r}}})
-	assert.Contains(t, strings.Split(p.View(), "\n")[1], "cap 500")
+	assert.Contains(t, strings.Split(p.View(), "\n")[1], "· 500", "the capacity's value by its dotted glyph")
+}
+
+// Asserts that where the legend's four items do not fit with their names (a 38-column panel
+// at 80x24 once the originals reach hundreds), the capacity's name goes first, and a glyph is
+// never glued to its word ("oorig 473 rretry 0" on the screen of a lesson).
+func TestTrafficLegendNeverGlued(t *testing.T) {
+	tick := 100 * time.Millisecond
+	r := &run{meta: source.Meta{Tick: tick}, hist: testHistory()}
+	for n := 1; n <= 12; n++ {
+		r.hist.Add(source.Snapshot{T: time.Duration(n) * tick, Dt: tick,
+			Counts:  source.Counts{Originals: 47, Attempts: 47, Successes: 47},
+			Service: source.Service{State: source.ServiceUp, Capacity: 500}})
+	}
+	for _, w := range []int{30, 34, 38, 40, 60} {
+		p := trafficCell{traffic.New(common.DefaultStyles()), 0}
+		p.SetSize(w, 10)
+		p, _ = p.Update(frameMsg{f: &frame{runs: []*run{r}}})
+		legend := ansi.Strip(strings.Split(p.View(), "\n")[1])
+		for _, glued := range []string{"oorig", "rretry", "sok", "·cap"} {
+			assert.NotContains(t, legend, glued, "width %d: %q", w, legend)
+		}
+		assert.Contains(t, legend, "o ", "width %d: %q", w, legend)
+	}
+	p := trafficCell{traffic.New(common.DefaultStyles()), 0}
+	p.SetSize(38, 10)
+	p, _ = p.Update(frameMsg{f: &frame{runs: []*run{r}}})
+	assert.Contains(t, ansi.Strip(strings.Split(p.View(), "\n")[1]), "o orig 470 r retry 0 s ok 470 · 500")
 }
 
 // Asserts that a service not the source's to measure (live --target: your own service) shows
@@ -97,7 +126,7 @@ func TestUnmeasuredServiceHidesCapacity(t *testing.T) {
 	assert.NotContains(t, v, "UP", "no health the source never measured")
 	assert.Contains(t, v, "service not measured")
 	assert.Contains(t, v, "o originals")
-	q := newQueue(common.DefaultStyles(), 0)
+	q := queueCell{queue.New(common.DefaultStyles())}
 	q.SetSize(60, 8)
 	q, _ = q.Update(frameMsg{f: f})
 	assert.Contains(t, strings.Join(strings.Fields(q.View()), " "), "its queue is not known")
@@ -125,7 +154,7 @@ func TestUnmeasuredServiceCaption(t *testing.T) {
 					Counts:  source.Counts{Originals: 50, Attempts: 60, Retries: 10, Successes: tc.successes, Failures: 60 - tc.successes},
 					Service: source.Service{State: source.ServiceUp, Unmeasured: true}})
 			}
-			c := newCaption(common.DefaultStyles())
+			c := captionCell{caption.New(common.DefaultStyles())}
 			c.SetSize(400, 2)
 			c, _ = c.Update(frameMsg{f: &frame{runs: []*run{r}}})
 			v := strings.Join(strings.Fields(ansi.Strip(c.View())), " ")

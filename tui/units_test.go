@@ -122,7 +122,8 @@ func TestCompareNumbersFit(t *testing.T) {
 		require.Len(t, m.fr.runs, 2)
 		advanceFrames(m, 3)
 		stats := func() string {
-			return side(findPanel[*statsPanel](t, m, 0).View(), findPanel[*statsPanel](t, m, 1).View())
+			l, r := findPanel[statsCell](t, m, 0), findPanel[statsCell](t, m, 1)
+			return side([]string{l.View(), r.View()}, []int{l.W, r.W}, l.H)
 		}
 		assert.NotContains(t, stats(), "peak 0.0x", "%v", size)
 		fastForward(m, 30)

@@ -2,7 +2,7 @@ package redisstore_test
 
 import (
 	"context"
-	"errors"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -85,6 +85,10 @@ func TestSentinelSuite(t *testing.T) {
 // Asserts that a Sentinel failover during a run costs at most one interval of LOCAL: members
 // syncing every 200 ms through the Sentinels while the replica is promoted fail at most one
 // sync each in a row, and every one is back in the fleet, on the new master, right after.
+// Each sync is bounded by patience, not by the interval: on a loaded machine under -race a
+// sync to a healthy loopback Redis can take longer than 200 ms, and such a failure would be
+// the machine's, not the failover's. The members stop between two syncs (a sync cut by the
+// test's end would leave its member LOCAL), and the test waits for syncs, not for a time.
 func TestSentinelFailover(t *testing.T) {
 	s := redistest.StartSentinel(t)
 	st := openURL(t, s.URL(), "failover", fleet.Options{Budget: fleet.Budget{Capacity: 100, RefillRate: 10}})
@@ -95,15 +99,16 @@ func TestSentinelFailover(t *testing.T) {
 		cfg.Fleet = engine.DefaultFleetConfig()
 		e, err := engine.New(cfg)
 		require.NoError(t, err)
-		m, err := fleet.NewMember([]*engine.Engine{e}, st, fleet.MemberConfig{Instance: string(rune('a' + i)), Timeout: fleet.DefaultInterval})
+		m, err := fleet.NewMember([]*engine.Engine{e}, st, fleet.MemberConfig{Instance: string(rune('a' + i)), Timeout: patience})
 		require.NoError(t, err)
 		ms = append(ms, m)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	runs := make([]int, len(ms)) // failed syncs in a row, now
 	worst := make([]int, len(ms))
+	ok := make([]int, len(ms)) // successful syncs since the last reset
 	var failed []string
 	for i, m := range ms {
 		wg.Go(func() {
@@ -111,28 +116,50 @@ func TestSentinelFailover(t *testing.T) {
 			defer tick.Stop()
 			for {
 				select {
-				case <-ctx.Done():
+				case <-stop:
 					return
 				case <-tick.C:
 				}
-				err := m.Sync(ctx)
+				err := m.Sync(context.Background())
 				mu.Lock()
-				if err != nil && !errors.Is(err, context.Canceled) {
+				if err != nil {
 					runs[i]++
 					worst[i] = max(worst[i], runs[i])
 					failed = append(failed, err.Error())
 				} else {
 					runs[i] = 0
+					ok[i]++
 				}
 				mu.Unlock()
 			}
 		})
 	}
-	time.Sleep(time.Second)
+	// each waits until every member has synced n times since the last call (at most a minute:
+	// only a member that never syncs misses it).
+	each := func(n int, what string) {
+		t.Helper()
+		mu.Lock()
+		clear(ok)
+		mu.Unlock()
+		for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+			mu.Lock()
+			least := slices.Min(ok)
+			mu.Unlock()
+			if least >= n {
+				return
+			}
+			if time.Now().After(deadline) {
+				close(stop)
+				wg.Wait()
+				t.Fatalf("%s: a member did not sync %d times in a minute; errors %q", what, n, failed)
+			}
+		}
+	}
+	each(3, "before the failover")
 	old := s.Master().Addr()
 	s.Failover(t)
-	time.Sleep(2 * time.Second)
-	cancel()
+	each(5, "after the failover")
+	close(stop)
 	wg.Wait()
 	assert.NotEqual(t, old, s.Master().Addr())
 	t.Logf("failover: failed syncs in a row per member %v; errors %q", worst, failed)

@@ -1,15 +1,18 @@
 // Package racedetect tells a test whether it runs under the race detector, which makes the
-// simulator about twenty times slower. Tests that step whole runs on one goroutine, where the
-// detector has nothing to check, skip themselves under it with SkipWholeRuns; make test runs
-// their packages a second time without it, so they run on every make test all the same.
+// simulator and the dashboard's drawing about twenty times slower. Tests that do long work on
+// one goroutine, where the detector has nothing to check (whole simulated runs, the dashboard
+// driven frame after frame through Update, with no program and no command on another
+// goroutine), skip themselves under it with SkipWholeRuns; make test's second pass runs every
+// test that calls it (found in the test files by the Makefile) without the detector, so they
+// run on every make test all the same.
 package racedetect
 
 import "testing"
 
-// SkipWholeRuns skips t under the race detector: t steps whole simulated runs on one goroutine.
+// SkipWholeRuns skips t under the race detector: t does long work on one goroutine only.
 func SkipWholeRuns(t testing.TB) {
 	t.Helper()
 	if Enabled {
-		t.Skip("whole single-goroutine runs: make test runs them without the race detector")
+		t.Skip("long work on one goroutine: make test runs it without the race detector")
 	}
 }

@@ -22,12 +22,21 @@ func FmtAge(d time.Duration) string {
 	return FmtDur(d)
 }
 
-// FmtDur formats a virtual time: 42.3s, or 2m05s from 100 s on.
+// FmtDur formats a virtual time: 42.3s, or 2m05s from 100 s on (FmtSecs).
 func FmtDur(d time.Duration) string {
 	if d < 100*time.Second {
 		return fmt.Sprintf("%.1fs", d.Seconds())
 	}
+	return FmtSecs(d)
+}
+
+// FmtSecs formats a time in whole seconds as the rest of the screen writes it: 42s, or 2m05s
+// from 100 s on, as FmtDur and the header's clock do (never "210s" beside a header's 3m30s).
+func FmtSecs(d time.Duration) string {
 	s := int(d.Round(time.Second).Seconds())
+	if s < 100 {
+		return fmt.Sprintf("%ds", s)
+	}
 	return fmt.Sprintf("%dm%02ds", s/60, s%60)
 }
 

@@ -14,3 +14,21 @@ func TestFmtDelay(t *testing.T) {
 		assert.Equal(t, want, FmtDelay(d))
 	}
 }
+
+// Asserts that whole seconds print as the header and FmtDur print from 100 s on (3m30s, never
+// 210s), and as seconds below; and that FmtDur agrees with FmtSecs from 100 s on.
+func TestFmtSecs(t *testing.T) {
+	tests := []struct {
+		d    time.Duration
+		want string
+	}{
+		{0, "0s"}, {12 * time.Second, "12s"}, {12600 * time.Millisecond, "13s"}, {99 * time.Second, "99s"},
+		{100 * time.Second, "1m40s"}, {210 * time.Second, "3m30s"}, {time.Hour, "60m00s"},
+	}
+	for _, tc := range tests {
+		assert.Equal(t, tc.want, FmtSecs(tc.d), "%v", tc.d)
+		if tc.d >= 100*time.Second {
+			assert.Equal(t, FmtSecs(tc.d), FmtDur(tc.d), "%v", tc.d)
+		}
+	}
+}

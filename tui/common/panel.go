@@ -37,13 +37,38 @@ func Box(st Styles, title, body string, w, h int) string {
 		return Fit(body, w, h)
 	}
 	iw, ih := w-2, h-2
-	top := st.BorderLine.Render("╭" + strings.Repeat("─", iw) + "╮")
-	if title != "" && iw >= 4 {
-		t := ansi.Truncate(st.Title.Render(title), iw-3, "…")
-		rest := iw - 3 - ansi.StringWidth(t)
-		top = st.BorderLine.Render("╭─ ") + t + st.BorderLine.Render(" "+strings.Repeat("─", rest)+"╮")
+	top := borderTop(st, title, w)
+	inner := Fit(body, iw, ih)
+	if strings.ContainsRune(inner, '\t') {
+		return top + "\n" + st.Panel.Render(inner) // lipgloss widens tabs: let it
 	}
-	return top + "\n" + st.Panel.Render(Fit(body, iw, ih))
+	// The sides and the bottom as st.Panel draws them (the border's colour is BorderLine's),
+	// joined by hand: every line of inner is iw cells already, and lipgloss measuring each
+	// line again cost a fifth of a frame.
+	side := st.BorderLine.Render("│")
+	var b strings.Builder
+	b.Grow(len(top) + len(inner) + (ih+1)*(2*len(side)+1) + 3*(iw+2) + 16)
+	b.WriteString(top)
+	for line := range strings.SplitSeq(inner, "\n") {
+		b.WriteByte('\n')
+		b.WriteString(side)
+		b.WriteString(line)
+		b.WriteString(side)
+	}
+	b.WriteByte('\n')
+	b.WriteString(st.BorderLine.Render("╰" + strings.Repeat("─", iw) + "╯"))
+	return b.String()
+}
+
+// borderTop is the top border of a box w cells wide (at least 4), with title set into it.
+func borderTop(st Styles, title string, w int) string {
+	iw := w - 2
+	if title == "" || iw < 4 {
+		return st.BorderLine.Render("╭" + strings.Repeat("─", iw) + "╮")
+	}
+	t := ansi.Truncate(st.Title.Render(title), iw-3, "…")
+	rest := iw - 3 - ansi.StringWidth(t)
+	return st.BorderLine.Render("╭─ ") + t + st.BorderLine.Render(" "+strings.Repeat("─", rest)+"╮")
 }
 
 // FitTitle returns the first of titles (longest wording first) that fits the top border of a

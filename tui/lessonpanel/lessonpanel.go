@@ -70,26 +70,35 @@ func (p *Model) body(st lesson.Status, tr *lesson.Tracker, showHint bool, next s
 			mark, style = "…", s.Band[1]
 		}
 		now := " (now " + g.Value
+		if g.Window > 0 { // not the chart's "now", its last whole second: say which
+			now = fmt.Sprintf(" (last %.0fs %s", g.Window.Seconds(), g.Value)
+		}
 		if g.Holding {
-			now += fmt.Sprintf(", held %.0fs of %.0fs", g.Held.Seconds(), g.For.Seconds())
+			now += ", held " + common.FmtSecs(g.Held) + " of " + common.FmtSecs(g.For)
 		}
 		goals = append(goals, style.Render(mark+" "+g.Text)+s.Muted.Render(now+")"))
 	}
-	tail := []string{strings.Join(goals, s.Muted.Render(" · "))}
+	sep := s.Muted.Render(" · ")
+	tail := packGoals(goals, sep, w) // every goal whole, on as many lines as they take
 	switch {
 	case st.Ended:
 		tail = append(tail, s.Warn.Render(fmt.Sprintf("The run ended before this step: %s runs it again. Hint: %s", common.KeyName(k.Restart), stepHint(tr))))
 	case st.Hint != "" || showHint:
 		tail = append(tail, s.Accent.Render("Hint: "+stepHint(tr)))
-	default: // the key that shows the hint, beside the goals when it fits, to leave the text room
+	default: // the key that shows the hint, beside the goals when it fits, else on a line of its own if the text keeps one
 		key := s.Muted.Render(fmt.Sprintf("%s shows a hint", common.KeyName(k.Hint)))
-		if joined := tail[0] + s.Muted.Render(" · ") + key; ansi.StringWidth(joined) <= w {
-			tail[0] = joined
-		} else {
+		last := len(tail) - 1
+		if joined := tail[last] + sep + key; ansi.StringWidth(joined) <= w {
+			tail[last] = joined
+		} else if len(tail)+2 <= h {
 			tail = append(tail, key)
 		}
 	}
-	for i, l := range tail { // a long hint is cut visibly
+	if len(tail) > h-1 { // the text keeps a line: the goals past the room are cut visibly
+		tail = tail[:max(h-1, 1)]
+		tail[len(tail)-1] = ansi.Truncate(tail[len(tail)-1], w-1, "") + "…"
+	}
+	for i, l := range tail { // a long hint (or goal) is cut visibly
 		if ansi.StringWidth(l) > w {
 			tail[i] = ansi.Truncate(l, w, "…")
 		}
@@ -101,6 +110,28 @@ func (p *Model) body(st lesson.Status, tr *lesson.Tracker, showHint bool, next s
 		lines[textH-1] = common.FitLine(lines[textH-1], w-1) + "…"
 	}
 	return strings.Join(append(lines, tail...), "\n")
+}
+
+// packGoals lays the goals out on lines of at most w columns, joined by sep, each goal whole
+// on the first line with room for it (so few lines as the room asks; a goal wider than w alone
+// on its line, to be cut): a goal cut in the middle ("✗ t >=…") hid what a step asks for at
+// 80x24.
+func packGoals(goals []string, sep string, w int) []string {
+	var lines []string
+next:
+	for _, g := range goals {
+		for i, l := range lines {
+			if ansi.StringWidth(l+sep+g) <= w {
+				lines[i] += sep + g
+				continue next
+			}
+		}
+		lines = append(lines, g)
+	}
+	if len(lines) == 0 {
+		lines = []string{""}
+	}
+	return lines
 }
 
 // stepHint is the current step's hint, whether due or asked for.

@@ -53,10 +53,13 @@ func (p *Model) render(v View) (string, string) {
 	title := "Shedding by priority"
 	if cv := last.Cortex; cv != nil {
 		floor = cv.Floor
-		title = fmt.Sprintf("Shedding  floor %s = floor(CPS×10)", st.BandOf(cv.State).Render(fmt.Sprint(floor)))
-		if cv.Shedding > 0 {
+		f := st.BandOf(cv.State).Render(fmt.Sprint(floor))
+		title = common.FitTitle(p.W, fmt.Sprintf("Shedding · floor %s = floor(CPS×10)", f), fmt.Sprintf("Shedding · floor %s", f))
+		if cv.Shedding > 0 { // the new requests shed before the formula: cut last, never mid-word
 			admit = cv.AdmitFloor
-			title += fmt.Sprintf(" · new %s", st.Band[3].Render(fmt.Sprintf("%.0f%% shed", 100*cv.ShedShare)))
+			shed := st.Band[3].Render(fmt.Sprintf("%.0f%% shed", 100*cv.ShedShare))
+			title = common.FitTitle(p.W, fmt.Sprintf("Shedding · floor %s = floor(CPS×10) · new %s", f, shed),
+				fmt.Sprintf("Shedding · floor %s · new %s", f, shed), fmt.Sprintf("floor %s · new %s", f, shed))
 		}
 	}
 	order := make([]int, len(v.Classes))
@@ -105,7 +108,7 @@ func (p *Model) render(v View) (string, string) {
 	_, ih := common.Inner(p.W, p.H)
 	lines := append([]string{st.Muted.Render(header)}, fitRows(st, rows, sel, ih-1, v.Keys)...)
 	if len(lines)+2 <= ih {
-		lines = append(lines, "", p.legend(v.Tick, iw, ih-len(lines)-1))
+		lines = append(lines, "", p.legend(v.Tick, iw, ih-len(lines)-1, withNew))
 	}
 	return title, strings.Join(lines, "\n")
 }
@@ -166,15 +169,25 @@ func fitRows(st common.Styles, rows []string, sel, h int, keys string) []string 
 	return out
 }
 
-// legend says what the columns count, in the longest wording that fits w x h cells.
-func (p *Model) legend(tick time.Duration, w, h int) string {
+// legend says what the columns count, in the longest wording that fits w x h cells; withNew
+// says the new-requests column is shown (a narrow panel leaves it out, and its legend then
+// says nothing of it: "new requests shed" read under a header without that column).
+func (p *Model) legend(tick time.Duration, w, h int, withNew bool) string {
 	per := "last " + common.FmtTick(tick) + " tick"
-	for _, s := range []string{
+	words := []string{
 		per + ": new shed = new requests refused while the service queues, lowest priorities first; " +
 			"retries admitted = sent again; shed = priority under the floor; budget = out of retry tokens",
 		per + ": new requests shed; retries admitted, shed under the floor, budget out of tokens",
 		per,
-	} {
+	}
+	if !withNew {
+		words = []string{
+			per + ": retries adm = admitted, sent again; shed = priority under the floor; bud = out of retry tokens",
+			per + ": retries admitted, shed under the floor, out of budget",
+			per,
+		}
+	}
+	for _, s := range words {
 		if s = common.Wrap(s, w); strings.Count(s, "\n") < h {
 			return p.St.Muted.Render(s)
 		}

@@ -44,3 +44,40 @@ func TestShow(t *testing.T) {
 		})
 	}
 }
+
+// Asserts that the legend speaks only of the columns the header shows: a panel too narrow for
+// the new-requests column says nothing of new requests (at 80x24 it read "new requests shed;
+// retries admitted, ..." under "class pri share adm shed bud"), a wider one names them.
+func TestLegendMatchesColumns(t *testing.T) {
+	classes := []source.ClassMeta{{Name: "payment", Priority: 9}, {Name: "search", Priority: 4}}
+	for _, tc := range []struct {
+		w       int
+		withNew bool
+	}{{40, false}, {50, true}, {80, true}} {
+		p := New(common.DefaultStyles())
+		p.SetSize(tc.w, 10)
+		p.Show(View{Classes: classes, Last: source.Snapshot{}, Tick: 100 * time.Millisecond, Keys: "k/j"})
+		v := p.View()
+		header := strings.Split(v, "\n")[1]
+		assert.Equal(t, tc.withNew, strings.Contains(header, " new "), "width %d: %s", tc.w, header)
+		assert.Equal(t, tc.withNew, strings.Contains(v, "new"), "width %d: the legend names new requests only under their column:\n%s", tc.w, v)
+		assert.Contains(t, v, "admitted", "width %d", tc.w)
+	}
+}
+
+// Asserts that the title keeps what it says whole at every width: the floor, and while new
+// requests are shed their share, dropping the formula first ("Shedding  floor 1 =
+// floor(CPS×10) …" was cut at 80x24, the share lost).
+func TestTitleFits(t *testing.T) {
+	classes := []source.ClassMeta{{Name: "payment", Priority: 9}, {Name: "search", Priority: 4}}
+	cv := &source.CortexView{Floor: 1, Shedding: 3, ShedShare: 0.25, AdmitFloor: 9}
+	for _, w := range []int{40, 60, 90} {
+		p := New(common.DefaultStyles())
+		p.SetSize(w, 10)
+		p.Show(View{Classes: classes, Last: source.Snapshot{Cortex: cv}, Tick: 100 * time.Millisecond, Keys: "k/j"})
+		title := strings.Split(p.View(), "\n")[0]
+		assert.Contains(t, title, "floor 1", "width %d: %s", w, title)
+		assert.Contains(t, title, "new 25% shed", "width %d: %s", w, title)
+		assert.NotContains(t, title, "…", "width %d: %s", w, title)
+	}
+}

@@ -106,11 +106,21 @@ func (p *Model) render(v View) (string, string) {
 	if svc.Unmeasured {
 		shown = 3
 	}
+	// Narrower, tighter: one space between the items, then the capacity's name left out (its
+	// dotted glyph says it), then every name: the glyph keeps its space before the word or the
+	// value, never glued to it ("oorig 473" read as a typo on a projector).
 	var legend string
-	for _, f := range []struct{ gap, mark string }{{"  ", " "}, {" ", " "}, {" ", ""}} { // narrower, tighter
+	for _, f := range []struct {
+		gap   string
+		names int // how many items keep their name
+	}{{"  ", 4}, {" ", 4}, {" ", 3}, {" ", 0}} {
 		items := make([]string, shown)
 		for i := range items {
-			items[i] = styles[i].Render(string(Glyphs[i]) + f.mark + names[i] + " " + values[i])
+			text := string(Glyphs[i]) + " " + values[i]
+			if i < f.names {
+				text = string(Glyphs[i]) + " " + names[i] + " " + values[i]
+			}
+			items[i] = styles[i].Render(text)
 		}
 		if legend = strings.Join(items, f.gap); ansi.StringWidth(legend) <= iw {
 			break
