@@ -18,6 +18,7 @@ import (
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/sim"
 	"github.com/cortex-tui/cortex-tui/source"
+	"github.com/cortex-tui/cortex-tui/tui/export"
 )
 
 // demoScenario is a short scenario for recordings: two classes, a service near its capacity.
@@ -134,16 +135,16 @@ func TestRecordReplaysTheRun(t *testing.T) {
 
 			cmd := m.record()
 			require.NotNil(t, cmd)
-			msg, ok := cmd().(recordedMsg)
+			msg, ok := cmd().(export.RecordedMsg)
 			require.True(t, ok)
-			require.NoError(t, msg.err)
+			require.NoError(t, msg.Err)
 			m.Update(msg)
-			assert.Equal(t, filepath.Join(dir, "cortex-demo-cortex-seed1.toml"), msg.path)
-			assert.Contains(t, m.footer.Status(), c.controls+msg.path)
+			assert.Equal(t, filepath.Join(dir, "cortex-demo-cortex-seed1.toml"), msg.Path)
+			assert.Contains(t, m.footer.Status(), c.controls+msg.Path)
 
-			back, err := scenarios.ParseFile(msg.path)
+			back, err := scenarios.ParseFile(msg.Path)
 			require.NoError(t, err)
-			require.Len(t, back.Controls, msg.controls)
+			require.Len(t, back.Controls, msg.Controls)
 			assert.Equal(t, exported, headlessOf(t, back), "the replay's export is the recorded run's, byte for byte")
 			if c.engine != nil {
 				require.NotNil(t, back.Engine, "the recording carries the engine")
@@ -156,10 +157,10 @@ func TestRecordReplaysTheRun(t *testing.T) {
 				assert.Nil(t, back.Engine)
 			}
 
-			again, ok := m.record()().(recordedMsg)
+			again, ok := m.record()().(export.RecordedMsg)
 			require.True(t, ok)
-			require.NoError(t, again.err)
-			assert.Equal(t, filepath.Join(dir, "cortex-demo-cortex-seed1-2.toml"), again.path, "a second recording takes a new name")
+			require.NoError(t, again.Err)
+			assert.Equal(t, filepath.Join(dir, "cortex-demo-cortex-seed1-2.toml"), again.Path, "a second recording takes a new name")
 		})
 	}
 }
