@@ -12,12 +12,17 @@ CORE_PKGS  := ./engine/... ./model/... ./sim/... ./strategy/... ./scenarios/... 
 # The libraries a Go service adopts: no UI library either; and only cortexgrpc links gRPC.
 ADOPT_PKGS := ./cortexhttp/... ./cortexgrpc/... ./priority/... ./internal/driver/...
 
-.PHONY: all build run test fmt-check vet check-imports unit bench lint golden screenshots plots bench-table speed-table engine-table tune-table fleet-sizing live-vs-sim hostile-rss hostile-soak clean
+.PHONY: all build run test fmt-check vet check-imports unit bench lint golden screenshots class-screenshots plots bench-table speed-table engine-table tune-table fleet-sizing live-vs-sim hostile-rss hostile-soak clean
 
 all: build
 
+# The version --version prints: git's description of the checkout, stamped at link time, so a
+# build with -buildvcs=false (GOFLAGS may set it) still names its commit; "" outside a checkout
+# (then --version reads the build info, or says "dev (no VCS info)").
+VERSION    ?= $(shell git describe --tags --always --dirty 2>/dev/null)
+
 build:
-	$(GO) build -o $(BIN) .
+	$(GO) build $(if $(VERSION),-ldflags "-X github.com/cortex-tui/cortex-tui/cli.Version=$(VERSION)") -o $(BIN) .
 
 run: build
 	./$(BIN) run --scenario $(SCENARIO)
@@ -95,14 +100,47 @@ screenshots: build
 	tmux send-keys -t $$s space; tmux send-keys -t $$s -l c; sleep 13; tmux send-keys -t $$s space; sleep 1; \
 	tmux capture-pane -t $$s -e -p > $$tmp/compare.ansi; \
 	tmux send-keys -t $$s -l q; \
-	esc=$$(printf '\033'); \
-	for shot in dashboard compare; do \
+	$(call shots_png,dashboard compare)
+
+# shots_png NAMES: docs/NAME.png from each $$tmp/NAME.ansi (tmux capture-pane -e), with the
+# freeze and cellsvg the recipe installed into $$tmp (screenshots, class-screenshots).
+shots_png = esc=$$(printf '\033'); \
+	for shot in $(1); do \
 		sed "s/$$esc\[49m/$$esc[48;2;23;23;23m/g" $$tmp/$$shot.ansi > $$tmp/$$shot.bg.ansi; \
 		$$tmp/freeze $$tmp/$$shot.bg.ansi -o $$tmp/$$shot.svg --window=false --font.family "$(SHOT_FONT)" >/dev/null; \
 		$$tmp/cellsvg -cell 8.333 < $$tmp/$$shot.svg > $$tmp/$$shot.cells.svg; \
 		rsvg-convert -z 2 $$tmp/$$shot.cells.svg -o docs/$$shot.png; \
 		echo "wrote docs/$$shot.png"; \
 	done
+
+# The README's pictures of a class (Teach a class): cortex-tui serve --class on a free loopback
+# port, the teacher and three students (alice, bob, carol) connected with OpenSSH's ssh, each in
+# tmux at SHOT_W x SHOT_H, keys made for them in a temporary directory. The teacher opens
+# black-friday at x2, bob forks the class run, the teacher pauses at about 50 s; the teacher's
+# screen and alice's (following) are captured and drawn as screenshots draws the dashboard.
+# Needs ssh and ssh-keygen (Debian: openssh-client) besides what screenshots needs. Writes
+# docs/class-teacher.png and docs/class-student.png.
+class-screenshots: build
+	@for c in tmux rsvg-convert ssh ssh-keygen; do command -v $$c >/dev/null || { echo "class-screenshots: $$c is required"; exit 1; }; done
+	@set -e; tmp=$$(mktemp -d); s=cortex-class-$$$$; srv=; \
+	trap 'for u in teacher alice bob carol; do tmux kill-session -t '$$s'-$$u 2>/dev/null || true; done; \
+		[ -z "$$srv" ] || kill $$srv 2>/dev/null || true; rm -rf "'$$tmp'"' EXIT; \
+	GOBIN=$$tmp $(GO) install github.com/charmbracelet/freeze@$(FREEZE_VERSION); \
+	$(GO) build -o $$tmp/cellsvg ./tui/internal/cellsvg; \
+	for u in teacher alice bob carol; do ssh-keygen -q -t ed25519 -N '' -C $$u -f $$tmp/$$u; done; \
+	$(CURDIR)/$(BIN) serve --class --teacher-key $$tmp/teacher.pub --addr 127.0.0.1:0 --data $$tmp/data 2>$$tmp/serve.log & srv=$$!; \
+	for i in $$(seq 100); do grep -q 'listening on' $$tmp/serve.log && break; sleep 0.1; done; \
+	port=$$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\),.*/\1/p' $$tmp/serve.log); \
+	[ -n "$$port" ] || { cat $$tmp/serve.log; exit 1; }; \
+	for u in teacher alice bob carol; do \
+		tmux new-session -d -s $$s-$$u -x $(SHOT_W) -y $(SHOT_H) "ssh -p $$port -i $$tmp/$$u -o IdentitiesOnly=yes \
+			-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -o SetEnv=COLORTERM=truecolor $$u@127.0.0.1"; \
+	done; \
+	sleep 3; tmux send-keys -t $$s-teacher Enter; sleep 1; tmux send-keys -t $$s-teacher -l '+'; sleep 12; \
+	tmux send-keys -t $$s-bob -l F; sleep 14; tmux send-keys -t $$s-teacher space; sleep 2; \
+	tmux capture-pane -t $$s-teacher -e -p > $$tmp/class-teacher.ansi; \
+	tmux capture-pane -t $$s-alice -e -p > $$tmp/class-student.ansi; \
+	$(call shots_png,class-teacher class-student)
 
 # The benchmark tables in README.md and docs/engine.md, as printed by the program itself: every
 # scenario x every strategy as a matrix of success rates (between the matrix:start and matrix:end

@@ -118,7 +118,8 @@ type pacer struct {
 	arrRef  float64 // new requests per slice, smoothed over the slices with the pacer off (paceArrRef): the load before the pressure
 
 	congFor int           // slices congested without refusals (Engine.settled)
-	latRef  time.Duration // the fastest success as that run began
+	latRef  time.Duration // the lowest slice low (fastest success) of that run
+	latTop  time.Duration // the highest slice low of that run
 	slowOK  time.Duration // a latency found to be the service's own: successes up to it count as fast (0: none)
 }
 
@@ -275,24 +276,29 @@ func (e *Engine) stepPace(t time.Duration, slow bool, fastest time.Duration) {
 }
 
 // settled reports whether a slowness of the successes has lasted a short span of congested
-// slices without refusals and without easing (the fastest success still paceEasing of what it
-// was): the pacing has not drained a queue, so the latency is the service's own (a slow
-// dependency), and successes that slow count as fast from then on.
+// slices without refusals and without easing: a queue the pacing drains sets ever lower lows
+// (the fastest success of a slice below paceEasing of the lowest of the span so far), while
+// a client's few successes a slice around a latency that is the service's own (a slow
+// dependency) set few. Then successes up to paceIntrinsic times the highest of the span's
+// slice lows count as fast from then on. The lows, not one slice's, since each is the fastest
+// of a handful of samples.
 func (e *Engine) settled(fastest time.Duration) bool {
 	p := &e.pace
 	p.congFor++
 	switch {
 	case p.congFor == 1:
-		p.latRef = fastest
+		p.latRef, p.latTop = fastest, fastest
 		return false
 	case float64(fastest) < paceEasing*float64(p.latRef):
 		p.congFor = 0
 		return false
-	case p.congFor < int(e.win.recent):
+	}
+	p.latRef, p.latTop = min(p.latRef, fastest), max(p.latTop, fastest)
+	if p.congFor < int(e.win.recent) {
 		return false
 	}
 	p.congFor = 0
-	p.slowOK = time.Duration(paceIntrinsic * float64(max(fastest, p.latRef)))
+	p.slowOK = time.Duration(paceIntrinsic * float64(p.latTop))
 	return true
 }
 

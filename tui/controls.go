@@ -137,7 +137,13 @@ func (m *Model) toggleFault(kind scenarios.FaultKind) func() tea.Cmd {
 		}
 		injected := fmt.Sprintf("%s injected (%s)", kind, what)
 		m.applied(injected)
-		m.setStatus(injected+"; press again to clear", false)
+		// The footer gives what to press before the effect's words, which a narrow screen cuts
+		// (at 80 columns it read "...answered 429); press again to"): the event log has them all.
+		status := fmt.Sprintf("%s injected; press again to clear (%s)", kind, spec.Effect)
+		if v := spec.Unit.Show(f.Value); v != "" {
+			status = fmt.Sprintf("%s injected (%s); press again to clear: %s", kind, v, spec.Effect)
+		}
+		m.setStatus(status, false)
 		return nil
 	}
 }

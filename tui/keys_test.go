@@ -875,3 +875,16 @@ func TestCaptionSaysWhatWasInjected(t *testing.T) {
 	fastForward(m, 1)
 	assert.Contains(t, strings.Split(m.View(), "\n")[1], "note at", "the scenario's note again")
 }
+
+// Asserts that at 80 columns the footer says how to clear an injected fault, whatever the
+// length of its effect's words (it read "...attempts above the rate answered 429); press
+// again to" before), and that the event log keeps the whole effect.
+func TestInjectSaysHowToClear(t *testing.T) {
+	for _, k := range []string{"1", "3", "5"} {
+		m, _ := newTestModel(t, 80, 24, "cortex")
+		advanceFrames(m, 2)
+		m.Update(keyMsg(k))
+		lines := strings.Split(m.View(), "\n")
+		assert.Contains(t, lines[len(lines)-1], "press again to clear", "key %s: %s", k, lines[len(lines)-1])
+	}
+}

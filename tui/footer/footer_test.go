@@ -25,3 +25,14 @@ func TestFooterHelpNotCut(t *testing.T) {
 		assert.False(t, strings.Contains(line, "│") && !strings.HasSuffix(line, "quit"), "width %d with a status: %q", w, line)
 	}
 }
+
+// Asserts that a status longer than the line is cut visibly (with an ellipsis), not mid-word
+// without a sign.
+func TestFooterStatusCutVisibly(t *testing.T) {
+	p := New(common.DefaultStyles(), keymap.Default())
+	p.SetSize(40, 1)
+	p.SetStatus("throttle injected (250/s); press again to clear: attempts above the rate answered 429", false)
+	line := strings.TrimRight(p.View(), " ")
+	assert.True(t, strings.HasSuffix(line, "…"), "%q", line)
+	assert.LessOrEqual(t, len([]rune(line)), 40)
+}

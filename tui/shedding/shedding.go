@@ -53,10 +53,13 @@ func (p *Model) render(v View) (string, string) {
 	title := "Shedding by priority"
 	if cv := last.Cortex; cv != nil {
 		floor = cv.Floor
-		title = fmt.Sprintf("Shedding  floor %s = floor(CPS×10)", st.BandOf(cv.State).Render(fmt.Sprint(floor)))
-		if cv.Shedding > 0 {
+		f := st.BandOf(cv.State).Render(fmt.Sprint(floor))
+		title = common.FitTitle(p.W, fmt.Sprintf("Shedding · floor %s = floor(CPS×10)", f), fmt.Sprintf("Shedding · floor %s", f))
+		if cv.Shedding > 0 { // the new requests shed before the formula: cut last, never mid-word
 			admit = cv.AdmitFloor
-			title += fmt.Sprintf(" · new %s", st.Band[3].Render(fmt.Sprintf("%.0f%% shed", 100*cv.ShedShare)))
+			shed := st.Band[3].Render(fmt.Sprintf("%.0f%% shed", 100*cv.ShedShare))
+			title = common.FitTitle(p.W, fmt.Sprintf("Shedding · floor %s = floor(CPS×10) · new %s", f, shed),
+				fmt.Sprintf("Shedding · floor %s · new %s", f, shed), fmt.Sprintf("floor %s · new %s", f, shed))
 		}
 	}
 	order := make([]int, len(v.Classes))

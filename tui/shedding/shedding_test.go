@@ -64,3 +64,20 @@ func TestLegendMatchesColumns(t *testing.T) {
 		assert.Contains(t, v, "admitted", "width %d", tc.w)
 	}
 }
+
+// Asserts that the title keeps what it says whole at every width: the floor, and while new
+// requests are shed their share, dropping the formula first ("Shedding  floor 1 =
+// floor(CPS×10) …" was cut at 80x24, the share lost).
+func TestTitleFits(t *testing.T) {
+	classes := []source.ClassMeta{{Name: "payment", Priority: 9}, {Name: "search", Priority: 4}}
+	cv := &source.CortexView{Floor: 1, Shedding: 3, ShedShare: 0.25, AdmitFloor: 9}
+	for _, w := range []int{40, 60, 90} {
+		p := New(common.DefaultStyles())
+		p.SetSize(w, 10)
+		p.Show(View{Classes: classes, Last: source.Snapshot{Cortex: cv}, Tick: 100 * time.Millisecond, Keys: "k/j"})
+		title := strings.Split(p.View(), "\n")[0]
+		assert.Contains(t, title, "floor 1", "width %d: %s", w, title)
+		assert.Contains(t, title, "new 25% shed", "width %d: %s", w, title)
+		assert.NotContains(t, title, "…", "width %d: %s", w, title)
+	}
+}
