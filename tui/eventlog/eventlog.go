@@ -6,6 +6,7 @@ package eventlog
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -34,6 +35,8 @@ type Model struct {
 	shown  bool           // Show was called: there is a run
 	offset int            // lines scrolled back from the newest (0: follow)
 	kind   int            // the filter: 0 every kind, k+1 only source.EventKind(k)
+	// drawnW and drawnH are the size the log was last drawn at.
+	drawnW, drawnH int
 }
 
 // numEventKinds is how many kinds of event there are (source.EventKind 0..numEventKinds-1).
@@ -49,15 +52,20 @@ func New(st common.Styles, keys keymap.KeyMap, words Controls) *Model {
 }
 
 // Show draws events (a run's log, oldest first) under title; the log keeps its scrolling and
-// its filter.
+// its filter. The same events and title at the same size draw nothing again: the root shows the
+// log at every frame, and it changes a few times a run. The log keeps a copy of events (a
+// history replaces its last circuit line in place).
 func (p *Model) Show(events []source.Event, title string) {
-	p.events, p.title, p.shown = events, title, true
+	if p.shown && title == p.title && p.drawnW == p.W && p.drawnH == p.H && slices.Equal(events, p.events) {
+		return
+	}
+	p.events, p.title, p.shown = append(p.events[:0], events...), title, true
 	p.redraw()
 }
 
 // Hide draws the log of no run: its border and title alone.
 func (p *Model) Hide(title string) {
-	p.events, p.title, p.shown = nil, title, false
+	p.events, p.title, p.shown = p.events[:0], title, false
 	p.redraw()
 }
 
@@ -87,6 +95,7 @@ func (p *Model) Update(msg tea.Msg) (*Model, tea.Cmd) {
 func (p *Model) redraw() {
 	title, body := p.body()
 	p.Rendered = common.Box(p.St, title, body, p.W, p.H)
+	p.drawnW, p.drawnH = p.W, p.H
 }
 
 // logLine is one line of the log: an event, or the last of n consecutive circuit events since

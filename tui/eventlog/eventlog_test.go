@@ -7,6 +7,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/cortex-tui/cortex-tui/keymap"
 	"github.com/cortex-tui/cortex-tui/scenarios"
@@ -104,4 +105,26 @@ func TestEventTimesOneFormat(t *testing.T) {
 	v := ansi.Strip(p.View())
 	assert.Contains(t, v, "  99.9s control paused")
 	assert.Contains(t, v, "1m40.2s control resumed")
+}
+
+// Asserts that the log, which draws nothing again for the same events, still shows what
+// changed: a line the caller's slice replaced in place (a history replaces its last circuit
+// line), an event added, another title and another size.
+func TestEventsShowWhatChanged(t *testing.T) {
+	p := New(common.DefaultStyles(), keymap.Default(), nil)
+	p.SetSize(60, 8)
+	events := []source.Event{{T: time.Second, Kind: source.EventNote, Text: "first"}, {T: 2 * time.Second, Kind: source.EventNote, Text: "second"}}
+	p.Show(events, "Events")
+	require.Contains(t, p.View(), "second")
+	events[1].Text = "replaced"
+	p.Show(events, "Events")
+	assert.Contains(t, p.View(), "replaced", "a line replaced in place")
+	p.Show(append(events, source.Event{T: 3 * time.Second, Kind: source.EventNote, Text: "third"}), "Events")
+	assert.Contains(t, p.View(), "third", "an event added")
+	p.Show(events, "Events · naive")
+	assert.Contains(t, p.View(), "Events · naive")
+	assert.NotContains(t, p.View(), "third")
+	p.SetSize(40, 8)
+	p.Show(events, "Events · naive")
+	assert.Equal(t, 40, ansi.StringWidth(strings.Split(p.View(), "\n")[0]), "drawn at its new size")
 }

@@ -30,6 +30,7 @@ type Model struct {
 	live bool
 	// summary says that the end-of-run summary shows: the short help is what leads on from it.
 	summary bool
+	drawn   bool // rendered at least once
 }
 
 // New returns a footer for keys, drawn with st.
@@ -49,8 +50,12 @@ func (p *Model) SetStatus(s string, isErr bool) {
 // Status returns the message shown, "" for none.
 func (p *Model) Status() string { return p.status }
 
-// Show says what the screen shows, live traffic and the summary, and redraws.
+// Show says what the screen shows, live traffic and the summary, and redraws when that
+// changed (the root calls it at every frame; the line depends on nothing else it is given).
 func (p *Model) Show(live, summary bool) {
+	if p.drawn && live == p.live && summary == p.summary {
+		return
+	}
 	p.live, p.summary = live, summary
 	p.render()
 }
@@ -81,7 +86,7 @@ func (p *Model) render() {
 			line += p.St.Muted.Render("  │") + tail
 		}
 	}
-	p.Rendered = common.Fit(line, p.W, p.H)
+	p.Rendered, p.drawn = common.Fit(line, p.W, p.H), true
 }
 
 // shortHelp renders the short help in w cells: as many of the keymap's short bindings as fit,

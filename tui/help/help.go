@@ -89,20 +89,18 @@ func (p *Model) render() {
 	muted := func(s string) string { return p.St.Muted.Render(ansi.Wordwrap(s, max(iw, 1), " ")) }
 	closing := p.St.Muted.Render(fmt.Sprintf("Press %s or %s to close, %s for the %s.", common.KeyName(p.keys.Help), common.KeyName(p.keys.Back),
 		common.KeyName(p.keys.NextWeight), [helpPages]string{"glossary", "keys"}[p.page]))
-	body := strings.Join([]string{
+	_, ih := common.Inner(p.W, p.H)
+	body := squeeze([]string{
 		p.groups(iw),
-		"",
-		muted(p.notes()),
-		muted("Remap keys in " + keyFileHint() + `, e.g.  pause = ["space", "p"]`),
-		"",
+		muted(p.notes()) + "\n" + muted("Remap keys in "+keyFileHint()+`, e.g.  pause = ["space", "p"]`),
 		closing,
-	}, "\n")
+	}, ih)
 	title := "Help"
 	if p.page == 1 {
 		title = "Glossary"
-		body = glossaryText(p.St, max(iw, 1)) + "\n\n" + closing
+		body = squeeze([]string{glossaryText(p.St, max(iw, 1)), closing}, ih)
 	}
-	if _, ih := common.Inner(p.W, p.H); ih > 0 {
+	if ih > 0 {
 		lines := strings.Split(body, "\n")
 		if over := len(lines) - ih; over > 0 {
 			p.offset = min(p.offset, over)
@@ -114,6 +112,31 @@ func (p *Model) render() {
 		body = strings.Join(lines, "\n")
 	}
 	p.Rendered = common.Box(p.St, title, body, p.W, p.H)
+}
+
+// squeeze joins sections with a blank line between each two, and leaves out as many of the
+// blank lines (the last first) as a body of h lines needs to fit without scrolling; a body
+// too tall even without them keeps them all.
+func squeeze(sections []string, h int) string {
+	n := len(sections) - 1 // the blank lines
+	for _, s := range sections {
+		n += strings.Count(s, "\n") + 1
+	}
+	gaps := len(sections) - 1 // the blank lines kept, the first ones
+	if over := n - h; over > 0 && over <= gaps {
+		gaps -= over // it fits without them; a body that scrolls anyway keeps them all
+	}
+	var b strings.Builder
+	for i, s := range sections {
+		if i > 0 {
+			b.WriteString("\n")
+			if i <= gaps {
+				b.WriteString("\n")
+			}
+		}
+		b.WriteString(s)
+	}
+	return b.String()
 }
 
 // notes says what the fault and tuning keys do exactly, naming the keys as bound.
@@ -136,8 +159,10 @@ func (p *Model) notes() string {
 		common.KeyName(k.ClassUp), common.KeyName(k.ClassDown), common.KeyName(k.ShareDown), common.KeyName(k.ShareUp), common.KeyName(k.PriorityDown), common.KeyName(k.PriorityUp))
 }
 
-// groups lays the FullHelp groups out in as few rows as the width allows (4, 2 or 1 per row),
-// since bubbles/help truncates the columns that do not fit.
+// groups lays the FullHelp groups out in as few columns as the width allows (4, 2 or 1), since
+// bubbles/help truncates the columns that do not fit: group i in column i mod the columns,
+// each column's groups stacked with a blank line between them, so a short group leaves no gap
+// under it for a taller neighbour's sake.
 func (p *Model) groups(w int) string {
 	p.help.Width = 0
 	all := p.keys.FullHelp()
@@ -158,25 +183,20 @@ func (p *Model) groups(w int) string {
 		cols[i] = p.help.FullHelpView([][]key.Binding{g})
 	}
 	const gap = "   "
-	for _, perRow := range []int{len(cols), 2, 1} {
-		var rows []string
-		fits := true
-		for i := 0; i < len(cols); i += perRow {
-			var parts []string
-			for j := i; j < min(i+perRow, len(cols)); j++ {
-				if j > i {
-					parts = append(parts, gap)
-				}
-				parts = append(parts, cols[j])
+	for _, n := range []int{len(cols), 2, 1} {
+		var parts []string
+		for j := range min(n, len(cols)) {
+			var stacked []string
+			for i := j; i < len(cols); i += n {
+				stacked = append(stacked, cols[i])
 			}
-			row := lipgloss.JoinHorizontal(lipgloss.Top, parts...)
-			if lipgloss.Width(row) > w {
-				fits = false
+			if j > 0 {
+				parts = append(parts, gap)
 			}
-			rows = append(rows, row)
+			parts = append(parts, strings.Join(stacked, "\n\n"))
 		}
-		if fits || perRow == 1 {
-			return strings.Join(rows, "\n\n")
+		if out := lipgloss.JoinHorizontal(lipgloss.Top, parts...); lipgloss.Width(out) <= w || n == 1 {
+			return out
 		}
 	}
 	return ""

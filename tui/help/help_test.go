@@ -37,3 +37,33 @@ func TestHelpScrollCounts(t *testing.T) {
 	}
 	assert.Contains(t, title(), " 0 below)", "at the end")
 }
+
+// Asserts that the keys page fits a 100x30 window (the help's 100x29 above the footer) without
+// scrolling, the closing line shown, by stacking each column's groups and leaving out the blank
+// lines it does not have room for; and that a window the page cannot fit even so keeps them
+// and scrolls.
+func TestHelpFitsWithoutScrolling(t *testing.T) {
+	tests := []struct {
+		w, h   int
+		scroll bool
+	}{
+		{100, 29, false},
+		{140, 39, false},
+		{100, 20, true},
+	}
+	for _, tc := range tests {
+		p := New(common.DefaultStyles(), keymap.Default())
+		p.SetSize(tc.w, tc.h)
+		v := ansi.Strip(p.View())
+		title := strings.SplitN(v, "\n", 2)[0]
+		if tc.scroll {
+			assert.Contains(t, title, "scroll", "%dx%d", tc.w, tc.h)
+			continue
+		}
+		assert.NotContains(t, title, "scroll", "%dx%d", tc.w, tc.h)
+		assert.Contains(t, v, "Press ? or esc to close", "%dx%d", tc.w, tc.h)
+	}
+	assert.Equal(t, "a\n\nb\n\nc", squeeze([]string{"a", "b", "c"}, 5), "room for both blank lines")
+	assert.Equal(t, "a\n\nb\nc", squeeze([]string{"a", "b", "c"}, 4), "the last blank line goes first")
+	assert.Equal(t, "a\n\nb\n\nc", squeeze([]string{"a", "b", "c"}, 2), "too tall anyway: scrolls with them")
+}
