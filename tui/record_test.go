@@ -187,3 +187,45 @@ func TestRecordOption(t *testing.T) {
 	assert.Nil(t, m.record())
 	assert.Contains(t, m.footer.Status(), "recording is off here")
 }
+
+// Asserts that the summary's baselines of a replayed demo each run their own strategy
+// throughout: the recording's strategy switch (to naive at 5 s) is the presenter's, not the
+// scenario's, so the "none" column never reads "none+naive"; its faults stay (the baselines
+// play the injected throttle: their runs differ from the scenario without it).
+func TestBaselinesKeepTheirStrategy(t *testing.T) {
+	scn, err := scenarios.Parse("demo.toml", []byte(demoScenario+`
+[[control]]
+at = "3s"
+do = "inject"
+kind = "throttle"
+
+[[control]]
+at = "5s"
+do = "strategy"
+strategy = "naive"
+`))
+	require.NoError(t, err)
+	m := New(Options{Keys: keymap.Default(), Factory: sim.NewSource, Scenario: &scn})
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	defer m.ctl.closeAll()
+	for frames := 0; frames < 1000 && !m.done(); frames++ {
+		fastForward(m, 1)
+	}
+	require.True(t, m.done())
+	require.Equal(t, screenSummary, m.screen)
+	m.fr.baseline = nil
+	cmd := m.startBaselines()
+	require.NotNil(t, cmd)
+	m.Update(cmd())
+	sums, line := baselineColumns(&m.fr)
+	require.NotEmpty(t, sums)
+	for _, s := range sums {
+		assert.NotContains(t, s.Strategy, "+", "a baseline runs one strategy: %s", s.Strategy)
+	}
+	assert.Contains(t, line, "each on its own strategy throughout")
+	plain := scn
+	plain.Controls = nil
+	s, err := sim.New(plain, "none", scn.Seed)
+	require.NoError(t, err)
+	assert.NotEqual(t, report.Run(s).Summary.SuccessRate, sums[0].SuccessRate, "the baseline plays the recording's throttle")
+}
