@@ -16,8 +16,13 @@ ADOPT_PKGS := ./cortexhttp/... ./cortexgrpc/... ./priority/... ./internal/driver
 
 all: build
 
+# The version --version prints: git's description of the checkout, stamped at link time, so a
+# build with -buildvcs=false (GOFLAGS may set it) still names its commit; "" outside a checkout
+# (then --version reads the build info, or says "dev (no VCS info)").
+VERSION    ?= $(shell git describe --tags --always --dirty 2>/dev/null)
+
 build:
-	$(GO) build -o $(BIN) .
+	$(GO) build $(if $(VERSION),-ldflags "-X github.com/cortex-tui/cortex-tui/cli.Version=$(VERSION)") -o $(BIN) .
 
 run: build
 	./$(BIN) run --scenario $(SCENARIO)

@@ -8,7 +8,8 @@ import (
 // versionString is what --version prints: Version when set at build time (-ldflags -X), else
 // what the build info knows: the module's version when built from a tagged module (go install
 // ...@v1.2.3), and the VCS revision and time when built from a checkout (go build), marked
-// "+dirty" with uncommitted changes; "dev" when it knows neither.
+// "+dirty" with uncommitted changes; "dev (no VCS info)" when it knows neither (a build from a
+// checkout with -buildvcs=false, as GOFLAGS may set: make build stamps Version from git then).
 func versionString() string {
 	info, ok := debug.ReadBuildInfo()
 	return versionFrom(Version, info, ok)
@@ -21,7 +22,7 @@ func versionFrom(set string, info *debug.BuildInfo, ok bool) string {
 		return set
 	}
 	if !ok || info == nil {
-		return "dev"
+		return noVCS
 	}
 	v := info.Main.Version
 	if v == "(devel)" {
@@ -56,7 +57,10 @@ func versionFrom(set string, info *debug.BuildInfo, ok bool) string {
 		return v + " (" + detail + ")"
 	}
 	if v == "" {
-		return "dev"
+		return noVCS
 	}
 	return v
 }
+
+// noVCS is the version of a build that knows neither its module's version nor its revision.
+const noVCS = "dev (no VCS info)"

@@ -25,8 +25,8 @@ func TestVersionFromBuildInfo(t *testing.T) {
 		{"a dirty checkout", "dev", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: dirty}, true, "dev (revision 0123456789ab+dirty, 2026-01-02T03:04:05Z)"},
 		{"a tagged checkout", "", &debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}, Settings: rev}, true, "v1.2.3 (revision 0123456789ab, 2026-01-02T03:04:05Z)"},
 		{"a pseudo-version", "dev", &debug.BuildInfo{Main: debug.Module{Version: "v0.0.0-20260102030405-0123456789ab"}, Settings: rev}, true, "v0.0.0-20260102030405-0123456789ab"},
-		{"no build info", "dev", nil, false, "dev"},
-		{"nothing known", "dev", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, true, "dev"},
+		{"no build info", "dev", nil, false, "dev (no VCS info)"},
+		{"nothing known (-buildvcs=false)", "dev", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, true, "dev (no VCS info)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -167,7 +167,7 @@ func (e *Engine) circuitRefuses(d *Decision) bool {
 // (attemptTime), and none is left.
 func (e *Engine) spend(t time.Duration, attempt int, cost, reserve, factor float64, f Failure, d *Decision) {
 	remaining := f.Remaining
-	delay := e.draw(float64(e.hot.BackoffBaseDelay) * math.Ldexp(1, min(attempt, 64)) * factor)
+	delay := e.draw(float64(e.hot.BackoffBaseDelay) * pow2(attempt) * factor)
 	if remaining > 0 && e.hot.DeadlineAware {
 		latest := remaining - e.attemptTime()
 		if latest <= 0 {
@@ -198,6 +198,15 @@ func (e *Engine) spend(t time.Duration, attempt int, cost, reserve, factor float
 	d.Action, d.Reason = Retry, ReasonRetry
 	d.Delay = delay
 	e.br.probeSent(t)
+}
+
+// pow2 is math.Ldexp(1, min(n, 64)), 2^min(n, 64), without Ldexp's general path for 0 <= n <
+// 64: the power of two itself, exactly what Ldexp returns (TestPow2).
+func pow2(n int) float64 {
+	if n >= 0 && n < 64 {
+		return float64(uint64(1) << n)
+	}
+	return math.Ldexp(1, min(n, 64))
 }
 
 // attemptTime is how long an attempt takes to be answered when it succeeds, as the engine

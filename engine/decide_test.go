@@ -2,6 +2,7 @@ package engine
 
 import (
 	"maps"
+	"math"
 	"slices"
 	"testing"
 	"time"
@@ -178,4 +179,13 @@ func TestArticleTimeoutIsFailure(t *testing.T) {
 	require.True(t, opened, "the run went through a trip")
 	assert.Equal(t, b.Snapshot(), a.Snapshot())
 	assert.Equal(t, b.Transitions(), a.Transitions())
+}
+
+// TestPow2 asserts that the backoff's power of two is math.Ldexp(1, min(n, 64)), bit for bit,
+// for every retry index a decision can see and beyond.
+func TestPow2(t *testing.T) {
+	for n := -70; n <= 200; n++ {
+		want := math.Ldexp(1, min(n, 64))
+		assert.Equal(t, math.Float64bits(want), math.Float64bits(pow2(n)), "pow2(%d)", n)
+	}
 }

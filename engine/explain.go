@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"math"
 	"time"
 )
 
@@ -92,7 +91,7 @@ func (e *Engine) DecideExplained(f Failure, x *Explanation) (d Decision) {
 		} else {
 			x.Factor = 1 + d.CPS*10
 		}
-		x.Ceiling = time.Duration(float64(c.BackoffBaseDelay) * math.Ldexp(1, min(attempt, 64)) * x.Factor)
+		x.Ceiling = time.Duration(float64(c.BackoffBaseDelay) * pow2(attempt) * x.Factor)
 	}()
 	defer func() { // as in decide: never panic, count every answer
 		if r := recover(); r != nil {

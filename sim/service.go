@@ -61,7 +61,9 @@ func (s *Sim) goDown(t int64, state source.ServiceState) {
 		s.releaseFailed(s.svc.queue.Pop(), t)
 	}
 	for s.svc.running.len() > 0 {
-		s.releaseFailed(s.svc.running.pop().idx, t)
+		idx := s.svc.running.min().idx
+		s.svc.running.pop()
+		s.releaseFailed(idx, t)
 	}
 	s.svc.Busy = 0
 }

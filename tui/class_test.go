@@ -4,12 +4,14 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/cortex-tui/cortex-tui/keymap"
+	"github.com/cortex-tui/cortex-tui/source"
 )
 
 // fakeClass is a class of one run, the fake scenario's, as the server's would hand it out:
@@ -87,4 +89,34 @@ func TestClassMsgDrawsWhatChanged(t *testing.T) {
 			assert.True(t, strings.Contains(m.View(), tt.shows), "shows %q:\n%s", tt.shows, m.View())
 		})
 	}
+}
+
+// heldSource is a followed class run that hands out the snapshots it is given (a paused class
+// run gives none).
+type heldSource struct {
+	source.Source
+	next []source.Snapshot
+}
+
+func (s *heldSource) Advance(time.Duration) []source.Snapshot {
+	out := s.next
+	s.next = nil
+	return out
+}
+
+// Asserts that a student following the class draws one frame per batch of new class
+// snapshots and none while the class run hands out nothing (the teacher paused, or its next
+// snapshot not stepped yet), however many ticks pass.
+func TestFollowerDrawsPerSnapshot(t *testing.T) {
+	m, _ := classModel(t, false)
+	real := m.fr.runs[0].src
+	held := &heldSource{Source: real}
+	m.fr.runs[0].src = held
+	frames := m.Frames()
+	advanceFrames(m, 20)
+	assert.Equal(t, frames, m.Frames(), "no snapshot, no frame")
+	held.next = real.Advance(300 * time.Millisecond) // three ticks of the class run at once
+	require.Len(t, held.next, 3)
+	advanceFrames(m, 5)
+	assert.Equal(t, frames+1, m.Frames(), "one frame for the three")
 }

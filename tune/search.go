@@ -256,9 +256,15 @@ func (s *search) minimize(ctx context.Context) error {
 	return err
 }
 
+// OutsidePenalty is the search's penalty, in the objective's units, per unit of distance a
+// sample lies outside the unit cube (Decode reflects it inside): a tenth of MinGain, small
+// beside what a parameter moves, so samples are ranked by their configurations' scores, and
+// between equal scores the one inside the cube comes first, which keeps CMA-ES's mean near it.
+const OutsidePenalty = MinGain / 10
+
 // evaluate scores the candidate at x (the unit cube's coordinates) on the training seeds:
-// minus its score, plus its distance outside the cube. Once the search stops it returns NaN
-// at once (CMA-ES skips such a sample).
+// minus its score, plus OutsidePenalty for its distance outside the cube. Once the search stops
+// it returns NaN at once (CMA-ES skips such a sample).
 func (s *search) evaluate(ctx context.Context, x []float64) float64 {
 	if s.timeUp() || ctx.Err() != nil {
 		return math.NaN()
@@ -282,7 +288,7 @@ func (s *search) evaluate(ctx context.Context, x []float64) float64 {
 	if s.opts.Progress != nil {
 		s.opts.Progress(s.progress())
 	}
-	return -sc.Value + out
+	return -sc.Value + OutsidePenalty*out
 }
 
 // timeUp reports whether the search is stopping, and stops it once Time is up: no candidate

@@ -2,6 +2,8 @@ package tune
 
 import (
 	"context"
+	"math"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -84,7 +86,7 @@ func TestSearchInterrupted(t *testing.T) {
 
 // Asserts the rescaling: a configuration encodes into the unit cube and decodes back to itself
 // (within the rounding), on a log scale where the range is one, and that a point outside the
-// cube is clamped and measured.
+// cube is reflected into it (as far inside as it was outside) and measured.
 func TestSpace(t *testing.T) {
 	dims, err := ParseDims([]string{"weights", "budget", "breaker", "retry", "signals"})
 	require.NoError(t, err)
@@ -98,9 +100,16 @@ func TestSpace(t *testing.T) {
 	for _, d := range dims {
 		assert.InDelta(t, d.Param.Get(def), d.Param.Get(back), 0.002*max(1, d.Param.Get(def)), d.Param.Path())
 	}
+	in := slices.Clone(u)
+	in[0], in[1] = 0.5, 0.75
+	want, _ := Decode(dims, def, in)
 	u[0], u[1] = -0.5, 1.25
-	_, out = Decode(dims, def, u)
+	got, out := Decode(dims, def, u)
 	assert.InDelta(t, 0.75, out, 1e-12)
+	assert.Equal(t, want, got, "-0.5 is 0.5 and 1.25 is 0.75")
+	for _, tc := range []struct{ u, want float64 }{{0, 0}, {1, 1}, {0.3, 0.3}, {-0.2, 0.2}, {1.1, 0.9}, {2.3, 0.3}, {-1.5, 0.5}, {math.NaN(), 0.5}, {math.Inf(1), 0.5}} {
+		assert.InDelta(t, tc.want, reflect(tc.u), 1e-12, "%v", tc.u)
+	}
 	_, err = ParseDims([]string{"budget", "nope"})
 	assert.ErrorContains(t, err, `unknown parameter "nope"`)
 	one, err := ParseDims([]string{"budget.capacity"})

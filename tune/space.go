@@ -68,8 +68,12 @@ var Groups = []Group{
 	{"signals", "the window and the short span of the signals", []string{"signals.failure_horizon", "signals.window"}},
 }
 
-// DefaultGroups are the groups searched when --params is not given.
-var DefaultGroups = []string{"weights", "budget", "breaker", "retry"}
+// DefaultGroups are the groups searched when --params is not given: every group. The signals'
+// window is among them because it is the pacer's period (it steps once a window slice, a
+// sixtieth of the window): with the pacer on, it moves a scenario's success by more than any
+// other key (seeds 1-5, one key at a time at the ends of its range: up to 39 points, where no
+// weight, budget, breaker or retry key moves any built-in scenario by more than 2.5).
+var DefaultGroups = []string{"weights", "budget", "breaker", "retry", "signals"}
 
 // ParseDims returns the Dims of the groups and keys named in list (a group's name, or a key's
 // path such as "budget.capacity"), each once, in the order of Groups. An unknown name is an
@@ -131,9 +135,10 @@ func (d Dim) unit(x float64) float64 {
 	return min(1, max(0, (x-lo)/(hi-lo)))
 }
 
-// value maps u in [0, 1] (clamped) to a value of d, rounded as its key's kind is.
+// value maps u in [0, 1] (reflected into it: see reflect) to a value of d, rounded as its key's
+// kind is.
 func (d Dim) value(u float64) float64 {
-	u = min(1, max(0, u))
+	u = reflect(u)
 	var x float64
 	if d.Log {
 		x = math.Exp(math.Log(d.Lo) + u*(math.Log(d.Hi)-math.Log(d.Lo)))
@@ -170,9 +175,26 @@ func Encode(dims []Dim, cfg engine.Config) []float64 {
 	return u
 }
 
-// Decode returns base with every Dim set from u (its position in the unit cube, clamped), and
-// how far u lies outside the cube (the sum of the distances, for a penalty: the optimizer
-// searches an unbounded space).
+// reflect folds u into [0, 1] as a mirror would, at each bound in turn: 1.1 is 0.9, -0.2 is
+// 0.2, 2.3 is 0.3. CMA-ES samples an unbounded space; a sample past a bound so stands for a
+// configuration inside the range, as near the bound as the sample is past it, instead of the
+// bound itself for every sample past it (clamping: many samples, one configuration) or a
+// penalty that outweighs the objective (a tenth of the cube past a bound is 10 points of
+// success, where a parameter moves the score by a few tenths of a point).
+func reflect(u float64) float64 {
+	if math.IsNaN(u) || math.IsInf(u, 0) {
+		return 0.5
+	}
+	u = math.Mod(math.Abs(u), 2)
+	if u > 1 {
+		u = 2 - u
+	}
+	return u
+}
+
+// Decode returns base with every Dim set from u (its position in the unit cube, reflected into
+// it at the bounds), and how far u lies outside the cube (the sum of the distances: the search
+// takes a small penalty for it, which keeps CMA-ES's mean near the cube).
 func Decode(dims []Dim, base engine.Config, u []float64) (engine.Config, float64) {
 	out := 0.0
 	for i, d := range dims {

@@ -9,7 +9,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -81,7 +80,7 @@ func Injected(h *history.History, keys keymap.KeyMap) []string {
 		spec, _ := af.Kind.Spec()
 		since := ""
 		if from, ok := h.Since(af.Kind); ok {
-			since = " since " + common.FmtSecs(time.Duration(from)*time.Second)
+			since = " since " + common.FmtClock(from) // as the event log says it: 70.7s, not 70s
 		}
 		name, clears := af.Kind.Label(af.Value)+" injected"+since, ""
 		if i := slices.Index(scenarios.FaultKinds, af.Kind); i >= 0 && i < len(keys.Fault) && len(keys.Fault[i].Keys()) > 0 {

@@ -33,13 +33,18 @@ func injectedAt(kind scenarios.FaultKind, value float64, at, now int) *history.H
 // captions resume, then what the fault does) rather than cutting one: the key that clears the
 // fault shows whole at every width from 60 to 200 columns on one line; that the fullest
 // wording shows where it fits; and that the time the fault began reads as the header's clock
-// does (3m30s, never 210s).
+// and the event log do (3m30.0s, never 210s; 70.7s, never 70s beside the log's 70.7s).
 func TestInjectedCaptionKeepsItsKey(t *testing.T) {
 	keys := keymap.Default()
 	h := injectedAt(scenarios.FaultErrors, 0.5, 210, 212)
 	notes := Injected(h, keys)
 	require.Len(t, notes, 3)
-	assert.Contains(t, notes[0], "errors 50% injected since 3m30s: ")
+	assert.Contains(t, notes[0], "errors 50% injected since 3m30.0s: ")
+	at := history.New(report.NewRecorder(source.Meta{}))
+	at.Add(source.Snapshot{T: 70800 * time.Millisecond, Dt: 100 * time.Millisecond,
+		Events: []source.Event{{T: 70700 * time.Millisecond, Kind: source.EventFault, Fault: source.FaultEvent{Kind: scenarios.FaultLatency, Change: source.FaultStarted}}},
+		Faults: []source.ActiveFault{{Kind: scenarios.FaultLatency, Value: 1, Injected: true}}})
+	assert.Contains(t, Injected(at, keys)[0], "latency +1s injected since 70.7s: ", "the event log's time, not 70s")
 	assert.Contains(t, notes[0], "(4 clears it). The scenario's captions resume once it is cleared.")
 	for w := 60; w <= 200; w += 7 {
 		p := New(common.DefaultStyles())

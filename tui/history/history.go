@@ -79,9 +79,11 @@ func New(rec *report.Recorder) *History {
 // maxFaultSpans is how many fault spans a history keeps for the charts' marks.
 const maxFaultSpans = 32
 
-// faultSpan is when a fault of a kind was on, in whole seconds of the run.
+// faultSpan is when a fault of a kind was on, in whole seconds of the run, and the run time it
+// began at.
 type faultSpan struct {
 	kind scenarios.FaultKind
+	at   time.Duration
 	chart.Span
 }
 
@@ -91,7 +93,7 @@ func (h *History) noteFault(e source.Event) {
 	sec := int(e.T / time.Second)
 	switch e.Fault.Change {
 	case source.FaultStarted:
-		h.faults = append(h.faults, faultSpan{kind: e.Fault.Kind, Span: chart.Span{From: sec, To: -1}})
+		h.faults = append(h.faults, faultSpan{kind: e.Fault.Kind, at: e.T, Span: chart.Span{From: sec, To: -1}})
 		if over := len(h.faults) - maxFaultSpans; over > 0 {
 			h.faults = append(h.faults[:0], h.faults[over:]...)
 		}
@@ -105,11 +107,12 @@ func (h *History) noteFault(e source.Event) {
 	}
 }
 
-// Since returns the second the open span of a fault of kind began, false when none is open.
-func (h *History) Since(kind scenarios.FaultKind) (int, bool) {
+// Since returns the run time the open span of a fault of kind began at (its start event's, as
+// the event log shows it), false when none is open.
+func (h *History) Since(kind scenarios.FaultKind) (time.Duration, bool) {
 	for i := len(h.faults) - 1; i >= 0; i-- {
 		if f := h.faults[i]; f.kind == kind && f.To < 0 {
-			return f.From, true
+			return f.at, true
 		}
 	}
 	return 0, false
