@@ -30,6 +30,7 @@ import (
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/tui/common"
+	"github.com/cortex-tui/cortex-tui/tui/export"
 	"github.com/cortex-tui/cortex-tui/tui/footer"
 	"github.com/cortex-tui/cortex-tui/tui/inspector"
 	"github.com/cortex-tui/cortex-tui/tui/picker"
@@ -262,13 +263,13 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.onTick(msg)
 	case advancedMsg:
 		return m, m.onAdvanced(msg)
-	case exportedMsg:
+	case export.TimelinesMsg:
 		m.onExported(msg)
 		return m, nil
-	case recordedMsg:
+	case export.RecordedMsg:
 		m.onRecorded(msg)
 		return m, nil
-	case picturedMsg:
+	case export.PicturedMsg:
 		m.onPictured(msg)
 		return m, nil
 	case lessonSavedMsg:
