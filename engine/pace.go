@@ -183,6 +183,9 @@ func (e *Engine) recordPace(t time.Duration, ok, refused bool, latency time.Dura
 	if !fast {
 		p.slowN++
 	}
+	if p.mode == paceDown && fast { // the service answers again: ramp from now, not the slice's end
+		p.mode = paceRecover
+	}
 	if p.mode != paceRecover {
 		return
 	}

@@ -2,8 +2,6 @@ package tui
 
 import (
 	"fmt"
-	"path/filepath"
-	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -11,6 +9,7 @@ import (
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/tui/common"
+	"github.com/cortex-tui/cortex-tui/tui/export"
 	"github.com/cortex-tui/cortex-tui/tui/picker"
 )
 
@@ -220,7 +219,7 @@ func (m *Model) export() tea.Cmd {
 		return nil
 	}
 	m.setStatus("exporting…", false)
-	return export(m.results(), m.bounds(), m.opts.ExportDir)
+	return export.Timelines(m.results(), m.bounds(), m.opts.ExportDir)
 }
 
 // results copies every run's timeline and summary (the Recorder is not safe for concurrent
@@ -266,34 +265,11 @@ func (m *Model) bounds() func([]report.Result) {
 }
 
 // onExported says where the export went.
-func (m *Model) onExported(msg exportedMsg) {
-	if msg.err != nil {
-		m.setStatus(msg.err.Error(), true)
+func (m *Model) onExported(msg export.TimelinesMsg) {
+	if msg.Err != nil {
+		m.setStatus(msg.Err.Error(), true)
 		return
 	}
-	m.setStatus(exportSummary(msg.paths), false)
-	m.logControl(exportSummary(msg.paths))
-}
-
-// exportSummary says where an export went in one short line: the directory once, then each
-// run's file name with every extension, e.g. "exported to /tmp: cortex-x-cortex-1.csv + .json".
-func exportSummary(paths []string) string {
-	if len(paths) == 0 {
-		return "nothing exported"
-	}
-	dir := filepath.Dir(paths[0])
-	if abs, err := filepath.Abs(dir); err == nil {
-		dir = abs
-	}
-	var names, stems []string // each run's files, and their name without extension
-	for _, p := range paths {
-		base := filepath.Base(p)
-		ext := filepath.Ext(base)
-		if stem := strings.TrimSuffix(base, ext); len(stems) > 0 && stems[len(stems)-1] == stem {
-			names[len(names)-1] += " + " + ext
-			continue
-		}
-		names, stems = append(names, base), append(stems, strings.TrimSuffix(base, ext))
-	}
-	return fmt.Sprintf("exported to %s: %s", dir, strings.Join(names, ", "))
+	m.setStatus(export.Summary(msg.Paths), false)
+	m.logControl(export.Summary(msg.Paths))
 }

@@ -7,6 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/cortex-tui/cortex-tui/report"
+	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/tui/summary"
 )
 
@@ -41,7 +42,18 @@ func (m *Model) startBaselines() tea.Cmd {
 		}
 	}
 	m.fr.baseline = &baseline{gen: m.ctl.gen}
-	return summary.RunBaselines(m.opts.Factory, *m.scn, meta.Seed, names, m.ctl.gen)
+	return summary.RunBaselines(m.opts.Factory, ownStrategy(*m.scn), meta.Seed, names, m.ctl.gen)
+}
+
+// ownStrategy is scn for a baseline: each baseline runs its own strategy from start to end, so
+// the strategy switches of scn's timeline (a recorded demo's) are left out, its other controls
+// (faults, classes, weights) kept as part of the scenario. A recording that switched to naive
+// had its "none" baseline read "none+naive", beside a "naive" column with the same figures.
+func ownStrategy(scn scenarios.Scenario) scenarios.Scenario {
+	scn.Controls = slices.DeleteFunc(slices.Clone(scn.Controls), func(c scenarios.ScheduledControl) bool {
+		return c.Control == scenarios.ControlStrategy
+	})
+	return scn
 }
 
 // onBaselines keeps the baselines of the current run and redraws the summary.
@@ -73,5 +85,5 @@ func baselineColumns(f *frame) ([]report.Summary, string) {
 	for _, s := range b.sums {
 		names = append(names, s.Strategy)
 	}
-	return slices.Clone(b.sums), fmt.Sprintf("%s: the scenario as written, same seed and arrivals, run on the side for comparison (without the faults and controls applied by keys)", summary.JoinNames(names))
+	return slices.Clone(b.sums), fmt.Sprintf("%s: the scenario as written, same seed and arrivals, run on the side for comparison (without the faults and controls applied by keys, each on its own strategy throughout)", summary.JoinNames(names))
 }

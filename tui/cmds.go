@@ -8,7 +8,6 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/cortex-tui/cortex-tui/engine"
-	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/source"
 )
 
@@ -83,27 +82,5 @@ func advanceUntil(srcs []source.Source, d, tick time.Duration, gen int, stop fun
 		// A frame whose ticks took longer than its budget is slowed too, even when it did
 		// all its virtual time (one tick of a heavy scenario at x1): more(0) asks the clock alone.
 		return advancedMsg{gen: gen, snaps: out, slowed: !more(0)}
-	}
-}
-
-// export writes the timelines of the given runs off the Update loop, with the oracle's
-// bounds bound fills in (Model.bounds).
-func export(jobs []report.Result, bound func([]report.Result), dir string) tea.Cmd {
-	return func() (msg tea.Msg) {
-		defer func() {
-			if r := recover(); r != nil {
-				msg = exportedMsg{err: fmt.Errorf("export panicked: %v", r)}
-			}
-		}()
-		bound(jobs)
-		var paths []string
-		for _, j := range jobs {
-			p, err := report.Export(j, dir)
-			if err != nil {
-				return exportedMsg{paths: paths, err: err}
-			}
-			paths = append(paths, p...)
-		}
-		return exportedMsg{paths: paths}
 	}
 }

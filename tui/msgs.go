@@ -21,12 +21,6 @@ type advancedMsg struct {
 	err    error // set when the advance panicked (recovered)
 }
 
-// exportedMsg reports where an export went, or why it failed.
-type exportedMsg struct {
-	paths []string
-	err   error
-}
-
 // frameMsg tells the panels that what they show changed; each redraws its cached string. With
 // only zero it is a full redraw (new data, a resize, another screen) and every panel redraws;
 // otherwise a key changed only what only names, and only the panels that show it redraw, so a

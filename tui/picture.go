@@ -7,14 +7,9 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/cortex-tui/cortex-tui/report"
+	"github.com/cortex-tui/cortex-tui/tui/export"
 	"github.com/cortex-tui/cortex-tui/tui/internal/shot"
 )
-
-// picturedMsg says where the picture key wrote the screen; err when it failed.
-type picturedMsg struct {
-	paths []string
-	err   error
-}
 
 // picture writes the screen as it is now, without the footer, as an SVG (every glyph pinned to
 // its cell, the colours of the terminal's profile: none under NO_COLOR) and as plain text,
@@ -39,20 +34,15 @@ func (m *Model) picture() tea.Cmd {
 	}
 	base := fmt.Sprintf("%s-at%ds", report.ExportName(meta), int(r.hist.Last.T.Seconds()))
 	frame, rows := m.body, max(m.height-1, 0)
-	svg, text := shot.SVG(frame, m.width, rows), []byte(shot.Text(frame))
-	dir := m.opts.ExportDir
-	return func() tea.Msg {
-		paths, err := report.ExportFiles(dir, base, []string{".svg", ".txt"}, [][]byte{svg, text})
-		return picturedMsg{paths: paths, err: err}
-	}
+	return export.Picture(shot.SVG(frame, m.width, rows), []byte(shot.Text(frame)), base, m.opts.ExportDir)
 }
 
 // onPictured says where the picture went.
-func (m *Model) onPictured(msg picturedMsg) {
-	if msg.err != nil {
-		m.setStatus(msg.err.Error(), true)
+func (m *Model) onPictured(msg export.PicturedMsg) {
+	if msg.Err != nil {
+		m.setStatus(msg.Err.Error(), true)
 		return
 	}
-	text := strings.Replace(exportSummary(msg.paths), "exported to", "screen written to", 1)
+	text := strings.Replace(export.Summary(msg.Paths), "exported to", "screen written to", 1)
 	m.setStatus(text, false)
 }

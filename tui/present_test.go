@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cortex-tui/cortex-tui/strategy"
+	"github.com/cortex-tui/cortex-tui/tui/export"
 )
 
 // Asserts that the present key shows the traffic chart alone under the header and the caption,
@@ -68,12 +69,12 @@ func TestPictureKey(t *testing.T) {
 	fastForward(m, 10)
 	_, cmd := m.Update(keyMsg("g"))
 	require.NotNil(t, cmd)
-	msg := cmd().(picturedMsg)
-	require.NoError(t, msg.err)
+	msg := cmd().(export.PicturedMsg)
+	require.NoError(t, msg.Err)
 	m.Update(msg)
 	dir := m.opts.ExportDir
 	base := filepath.Join(dir, "cortex-fake-storm-cortex-seed7-at8s")
-	assert.Equal(t, []string{base + ".svg", base + ".txt"}, msg.paths)
+	assert.Equal(t, []string{base + ".svg", base + ".txt"}, msg.Paths)
 	assert.Contains(t, m.footer.Status(), "screen written to ")
 	text, err := os.ReadFile(base + ".txt")
 	require.NoError(t, err)
@@ -85,7 +86,7 @@ func TestPictureKey(t *testing.T) {
 	assert.Contains(t, string(svg), "> fake-storm │ t 8.0s / 60.0s │")
 
 	_, cmd = m.Update(keyMsg("g"))
-	assert.Equal(t, base+"-2.svg", cmd().(picturedMsg).paths[0])
+	assert.Equal(t, base+"-2.svg", cmd().(export.PicturedMsg).Paths[0])
 }
 
 // Asserts that the strategy menu lists every strategy with the run's own marked and

@@ -5,19 +5,10 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/cortex-tui/cortex-tui/internal/atomicfile"
-	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
+	"github.com/cortex-tui/cortex-tui/tui/export"
 )
-
-// recordedMsg says where the record key wrote the run as played, and how many controls it
-// holds; err when it failed.
-type recordedMsg struct {
-	path     string
-	controls int
-	err      error
-}
 
 // record writes the scenario the run played so far (the left run's in compare), with every
 // control applied at its time, as a scenario file: to Options.Record when set (replaced), or
@@ -35,11 +26,7 @@ func (m *Model) record() tea.Cmd {
 		m.setStatus("this run cannot be recorded: its source keeps no record of its controls", true)
 		return nil
 	}
-	path, dir := m.opts.Record, m.opts.ExportDir
-	return func() tea.Msg {
-		p, err := writeRecording(played, path, dir)
-		return recordedMsg{path: p, controls: len(played.Controls), err: err}
-	}
+	return export.Recording(played, m.opts.Record, m.opts.ExportDir)
 }
 
 // played is the scenario the first run played so far (source.Recording), false when its
@@ -55,35 +42,13 @@ func (m *Model) played() (scenarios.Scenario, bool) {
 	return rec.Played(), true
 }
 
-// writeRecording writes scn as a scenario file: to path when given (replacing it), otherwise
-// into dir as cortex-<scenario>-<strategy>-seed<seed>.toml, -2, -3, ... when taken. It returns
-// the path written.
-func writeRecording(scn scenarios.Scenario, path, dir string) (string, error) {
-	data, err := scn.MarshalTOML()
-	if err != nil {
-		return "", fmt.Errorf("record: %w", err)
-	}
-	if path == "" {
-		paths, err := report.ExportFiles(dir, report.ExportName(source.Meta{Scenario: scn.Name, Strategy: scn.Strategy, Seed: scn.Seed}),
-			[]string{".toml"}, [][]byte{data})
-		if err != nil {
-			return "", err
-		}
-		return paths[0], nil
-	}
-	if err := atomicfile.Write(path, data, 0o644); err != nil {
-		return "", fmt.Errorf("record %s: %w", path, err)
-	}
-	return path, nil
-}
-
 // onRecorded says where the recording went and how to replay it.
-func (m *Model) onRecorded(msg recordedMsg) {
-	if msg.err != nil {
-		m.setStatus(msg.err.Error(), true)
+func (m *Model) onRecorded(msg export.RecordedMsg) {
+	if msg.Err != nil {
+		m.setStatus(msg.Err.Error(), true)
 		return
 	}
-	text := fmt.Sprintf("recorded %s to %s: replay with cortex-tui run --scenario-file %s", scenarios.CountControls(msg.controls), msg.path, msg.path)
+	text := fmt.Sprintf("recorded %s to %s: replay with cortex-tui run --scenario-file %s", scenarios.CountControls(msg.Controls), msg.Path, msg.Path)
 	m.setStatus(text, false)
 	m.logControl(text)
 }
@@ -95,6 +60,6 @@ func (m *Model) recordOnQuit() error {
 	if m.opts.Record == "" || !ok {
 		return nil
 	}
-	_, err := writeRecording(played, m.opts.Record, "")
+	_, err := export.WriteRecording(played, m.opts.Record, "")
 	return err
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/sim"
 	"github.com/cortex-tui/cortex-tui/source"
+	"github.com/cortex-tui/cortex-tui/tui/export"
 )
 
 // demoScenario is a short scenario for recordings: two classes, a service near its capacity.
@@ -134,16 +135,16 @@ func TestRecordReplaysTheRun(t *testing.T) {
 
 			cmd := m.record()
 			require.NotNil(t, cmd)
-			msg, ok := cmd().(recordedMsg)
+			msg, ok := cmd().(export.RecordedMsg)
 			require.True(t, ok)
-			require.NoError(t, msg.err)
+			require.NoError(t, msg.Err)
 			m.Update(msg)
-			assert.Equal(t, filepath.Join(dir, "cortex-demo-cortex-seed1.toml"), msg.path)
-			assert.Contains(t, m.footer.Status(), c.controls+msg.path)
+			assert.Equal(t, filepath.Join(dir, "cortex-demo-cortex-seed1.toml"), msg.Path)
+			assert.Contains(t, m.footer.Status(), c.controls+msg.Path)
 
-			back, err := scenarios.ParseFile(msg.path)
+			back, err := scenarios.ParseFile(msg.Path)
 			require.NoError(t, err)
-			require.Len(t, back.Controls, msg.controls)
+			require.Len(t, back.Controls, msg.Controls)
 			assert.Equal(t, exported, headlessOf(t, back), "the replay's export is the recorded run's, byte for byte")
 			if c.engine != nil {
 				require.NotNil(t, back.Engine, "the recording carries the engine")
@@ -156,10 +157,10 @@ func TestRecordReplaysTheRun(t *testing.T) {
 				assert.Nil(t, back.Engine)
 			}
 
-			again, ok := m.record()().(recordedMsg)
+			again, ok := m.record()().(export.RecordedMsg)
 			require.True(t, ok)
-			require.NoError(t, again.err)
-			assert.Equal(t, filepath.Join(dir, "cortex-demo-cortex-seed1-2.toml"), again.path, "a second recording takes a new name")
+			require.NoError(t, again.Err)
+			assert.Equal(t, filepath.Join(dir, "cortex-demo-cortex-seed1-2.toml"), again.Path, "a second recording takes a new name")
 		})
 	}
 }
@@ -185,4 +186,46 @@ func TestRecordOption(t *testing.T) {
 	m.opts.NoExport = true
 	assert.Nil(t, m.record())
 	assert.Contains(t, m.footer.Status(), "recording is off here")
+}
+
+// Asserts that the summary's baselines of a replayed demo each run their own strategy
+// throughout: the recording's strategy switch (to naive at 5 s) is the presenter's, not the
+// scenario's, so the "none" column never reads "none+naive"; its faults stay (the baselines
+// play the injected throttle: their runs differ from the scenario without it).
+func TestBaselinesKeepTheirStrategy(t *testing.T) {
+	scn, err := scenarios.Parse("demo.toml", []byte(demoScenario+`
+[[control]]
+at = "3s"
+do = "inject"
+kind = "throttle"
+
+[[control]]
+at = "5s"
+do = "strategy"
+strategy = "naive"
+`))
+	require.NoError(t, err)
+	m := New(Options{Keys: keymap.Default(), Factory: sim.NewSource, Scenario: &scn})
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	defer m.ctl.closeAll()
+	for frames := 0; frames < 1000 && !m.done(); frames++ {
+		fastForward(m, 1)
+	}
+	require.True(t, m.done())
+	require.Equal(t, screenSummary, m.screen)
+	m.fr.baseline = nil
+	cmd := m.startBaselines()
+	require.NotNil(t, cmd)
+	m.Update(cmd())
+	sums, line := baselineColumns(&m.fr)
+	require.NotEmpty(t, sums)
+	for _, s := range sums {
+		assert.NotContains(t, s.Strategy, "+", "a baseline runs one strategy: %s", s.Strategy)
+	}
+	assert.Contains(t, line, "each on its own strategy throughout")
+	plain := scn
+	plain.Controls = nil
+	s, err := sim.New(plain, "none", scn.Seed)
+	require.NoError(t, err)
+	assert.NotEqual(t, report.Run(s).Summary.SuccessRate, sums[0].SuccessRate, "the baseline plays the recording's throttle")
 }

@@ -35,7 +35,14 @@ var glossary = []string{
 // Model shows F, L, Q, B and C: a gauge, the value, the weight (the selected one highlighted)
 // and a sparkline of recent history (one block per simulated second). It is used from the
 // Bubble Tea goroutine only.
-type Model struct{ common.Base }
+type Model struct {
+	common.Base
+	// legend is what the panel draws under the signals whatever they are (the bands and as
+	// much of the glossary as fits), drawn once for legendAt: the body's width, its height and
+	// the lines above the legend.
+	legend   []string
+	legendAt [3]int
+}
 
 // View is what the panel shows: the run's latest CORTEX view (nil for a strategy without one),
 // whether a snapshot arrived yet, its strategy, the weights as set (normalised) with the
@@ -53,7 +60,7 @@ type View struct {
 }
 
 // New returns an empty signals panel drawn with st.
-func New(st common.Styles) *Model { return &Model{common.Base{St: st}} }
+func New(st common.Styles) *Model { return &Model{Base: common.Base{St: st}} }
 
 // Update does nothing: the panel draws what Show gives it.
 func (p *Model) Update(tea.Msg) (*Model, tea.Cmd) { return p, nil }
@@ -113,19 +120,33 @@ func (p *Model) body(v View, w int) string {
 	if showContrib {
 		formula = "CPS = Σ weight × signal (→) · adaptive " + adaptive
 	}
-	lines = append(lines, st.Muted.Render(formula), p.bands(w))
-	if _, ih := common.Inner(p.W, p.H); ih > 0 { // spare rows: what the letters mean, what the CPS does
-		used := strings.Count(strings.Join(lines, "\n"), "\n") + 1
+	lines = append(lines, st.Muted.Render(formula))
+	_, ih := common.Inner(p.W, p.H)
+	return strings.Join(append(lines, p.legendFor(w, ih, len(lines))...), "\n")
+}
+
+// legendFor returns the lines under the signals and the formula (above lines of them) in a
+// body w x h cells: the bands' legend, then in the spare rows what the letters mean and what
+// the CPS does. They depend on the size alone: drawn once for it.
+func (p *Model) legendFor(w, h, above int) []string {
+	if at := [3]int{w, h, above}; p.legend != nil && p.legendAt == at {
+		return p.legend
+	}
+	bands := p.bands(w)
+	legend := []string{bands}
+	if h > 0 {
+		used := above + strings.Count(bands, "\n") + 1
 		for _, g := range glossary {
 			g = common.Wrap(g, max(w, 1))
-			if used+strings.Count(g, "\n")+1 > ih {
+			if used+strings.Count(g, "\n")+1 > h {
 				break
 			}
-			lines = append(lines, st.Muted.Render(g))
+			legend = append(legend, p.St.Muted.Render(g))
 			used += strings.Count(g, "\n") + 1
 		}
 	}
-	return strings.Join(lines, "\n")
+	p.legend, p.legendAt = legend, [3]int{w, h, above}
+	return legend
 }
 
 // bands is the legend of the state bands, each in its colour, on one line if it fits w cells,
