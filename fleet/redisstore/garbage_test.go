@@ -48,7 +48,7 @@ func startHonest(t *testing.T, st *redisstore.Store) *honest {
 		cfg.Fleet = engine.DefaultFleetConfig()
 		e, err := engine.New(cfg)
 		require.NoError(t, err)
-		m, err := fleet.NewMember([]*engine.Engine{e}, st, fleet.MemberConfig{Instance: fmt.Sprintf("honest-%d", i), Timeout: time.Second})
+		m, err := fleet.NewMember([]*engine.Engine{e}, st, fleet.MemberConfig{Instance: fmt.Sprintf("honest-%d", i), Timeout: patience})
 		require.NoError(t, err)
 		h.members = append(h.members, m)
 		h.wg.Go(func() {
@@ -168,6 +168,12 @@ func TestGarbageCannotSteer(t *testing.T) {
 	h := startHonest(t, st)
 	time.Sleep(300 * time.Millisecond) // both members in the fleet, the window filling
 	cur := func() string { v, err := raw.HGet(ctx, state, "cur").Result(); require.NoError(t, err); return v }
+	// replace deletes key and writes it anew in one transaction: a sync between the two would
+	// make the key again, of the right type, and the write (an LPUSH onto it) would fail.
+	replace := func(key string, write func(redis.Pipeliner)) {
+		_, err := raw.TxPipelined(ctx, func(p redis.Pipeliner) error { p.Del(ctx, key); write(p); return nil })
+		require.NoError(t, err)
+	}
 	view := func() engine.FleetView {
 		var v engine.FleetView
 		r := engine.FleetReport{Window: time.Minute, Horizon: 5 * time.Second, Token: 9}
@@ -206,9 +212,9 @@ func TestGarbageCannotSteer(t *testing.T) {
 				raw.HSet(ctx, state, "r"+strconv.FormatInt((n-d)%60, 10), "x y z")
 			}
 		}, true},
-		{"state of the wrong type", func() { raw.Del(ctx, state); raw.Set(ctx, state, "oops", 0) }, false},
-		{"seen of the wrong type", func() { raw.Del(ctx, seen); raw.LPush(ctx, seen, "x") }, false},
-		{"members of the wrong type", func() { raw.Del(ctx, members); raw.Set(ctx, members, "1", 0) }, false},
+		{"state of the wrong type", func() { replace(state, func(p redis.Pipeliner) { p.Set(ctx, state, "oops", 0) }) }, false},
+		{"seen of the wrong type", func() { replace(seen, func(p redis.Pipeliner) { p.LPush(ctx, seen, "x") }) }, false},
+		{"members of the wrong type", func() { replace(members, func(p redis.Pipeliner) { p.Set(ctx, members, "1", 0) }) }, false},
 		{"a ghost member in the future", func() {
 			raw.ZAdd(ctx, seen, redis.Z{Score: 1e18, Member: "ghost"})
 			raw.HSet(ctx, members, "ghost", "400 1")
