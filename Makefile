@@ -211,8 +211,8 @@ engine-table: build
 # machine however loaded (the same --seed, the same search); each row states the CPU time and the
 # evaluations per CPU-second, and the line under the table the run's wall and CPU time with the
 # load average. Needs /usr/bin/time.
-TUNE_TOGETHER ?= black-friday,dns-crash,upi-salary-day
-TUNE_EVALS ?= 48
+TUNE_TOGETHER ?= spotty-network,article-benchmark,open-loop
+TUNE_EVALS ?= 24
 tune-table: build
 	@command -v /usr/bin/time >/dev/null || { echo "tune-table: GNU time (/usr/bin/time) is required"; exit 1; }
 	@rm -f .tune-rows.md; load=$$(cut -d' ' -f1 /proc/loadavg); start=$$(date +%s); \
@@ -227,7 +227,7 @@ tune-table: build
 	/usr/bin/time -f '%e' -o .tune-time.txt ./$(BIN) tune --scenario $(TUNE_TOGETHER) --evals $(TUNE_EVALS) --time 0 --format markdown --out .tune-together.toml > .tune-together.md 2>/dev/null; \
 	rm -f .tune-together.toml; \
 	printf '\n`--scenario %s --evals %s --time 0`: %s s wall; load average %s before, %s after.\n' \
-		"$(TUNE_TOGETHER)" "$(TUNE_EVALS)" "$$(cat .tune-time.txt)" "$$load" "$$(cut -d' ' -f1 /proc/loadavg)" >> .tune-together.md
+		"$(TUNE_TOGETHER)" "$(TUNE_EVALS)" "$$(tail -1 .tune-time.txt)" "$$load" "$$(cut -d' ' -f1 /proc/loadavg)" >> .tune-together.md
 	@awk '/<!-- tune-alone:start -->/ { print; while ((getline line < ".tune-table.md") > 0) print line; skip = 1; next } \
 	     /<!-- tune-alone:end -->/ { skip = 0 } \
 	     /<!-- tune-together:start -->/ { print; while ((getline line < ".tune-together.md") > 0) print line; skip = 1; next } \

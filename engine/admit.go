@@ -223,6 +223,15 @@ func (e *Engine) NextWake() (after time.Duration, ok bool) {
 	return e.pace.nextWake(t)
 }
 
+// Unpark takes a parked attempt of the given priority (clamped) off the parked ones: its
+// caller abandoned it (a context ended) before Wake released it or its Delay ended. Safe for
+// concurrent use; allocates nothing.
+func (e *Engine) Unpark(priority int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.pace.unpark(min(MaxPriority, max(MinPriority, priority)))
+}
+
 // hold writes into d, and reports true, the hold of a retry the service has not been probed for
 // (HoldForProbe); false when the retry goes.
 func (e *Engine) hold(t time.Duration, r Request, d *Decision) bool {

@@ -24,10 +24,14 @@ func control(meta source.Meta, a scenarios.Action) (source.ControlEvent, error) 
 	switch a.Kind {
 	case scenarios.ActStrategy:
 		return source.SetStrategy(a.Name), nil
-	case scenarios.ActInject:
+	case scenarios.ActInject: // the value the fault's key injects: a throttle at half the capacity, not 0.5/s
 		kind := scenarios.FaultKind(a.Name)
 		spec, _ := kind.Spec()
-		return source.Inject(scenarios.Fault{Kind: kind, Value: spec.Inject}), nil
+		v := spec.Inject
+		if scn, err := scenarios.Lookup(meta.Scenario); err == nil {
+			v = spec.InjectValue(scn.Service.Capacity())
+		}
+		return source.Inject(scenarios.Fault{Kind: kind, Value: v}), nil
 	case scenarios.ActClear:
 		return source.Clear(scenarios.FaultKind(a.Name)), nil
 	case scenarios.ActClearAll:

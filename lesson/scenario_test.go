@@ -89,3 +89,20 @@ func TestLessonControlsActAtTheirTimes(t *testing.T) {
 	assert.Greater(t, done[0], 20*time.Second)
 	assert.LessOrEqual(t, done[0], 35*time.Second)
 }
+
+// Asserts that a step's "inject throttle" injects what the throttle key does (half the
+// scenario's capacity, as a [[control]] without a rate), not the key's share of it taken as
+// a rate (a throttle of 0.5 requests/s).
+func TestInjectActionAsTheKey(t *testing.T) {
+	scn, err := scenarios.Lookup("black-friday")
+	require.NoError(t, err)
+	src, err := sim.NewSource(scn, "cortex", scn.Seed)
+	require.NoError(t, err)
+	defer src.Close()
+	require.NoError(t, lesson.Apply(src, scenarios.Action{Kind: scenarios.ActInject, Name: "throttle", Text: "inject throttle"}))
+	snaps := src.Advance(scn.Tick)
+	require.NotEmpty(t, snaps)
+	require.Len(t, snaps[0].Faults, 1)
+	spec, _ := scenarios.FaultThrottle.Spec()
+	assert.Equal(t, spec.InjectValue(scn.Service.Capacity()), snaps[0].Faults[0].Value)
+}

@@ -163,6 +163,9 @@ func (c *Cortex) Wake(_ Time, n *[engine.MaxPriority + 1]int) (time.Duration, bo
 // NextWake is how long until the engine may release a parked attempt (engine.Engine.NextWake).
 func (c *Cortex) NextWake(Time) (time.Duration, bool) { return c.eng.NextWake() }
 
+// Unpark takes an abandoned parked attempt off the engine's (engine.Engine.Unpark).
+func (c *Cortex) Unpark(_ Time, p int) { c.eng.Unpark(p) }
+
 // admissionOf maps the engine's answer to an Admission: a refusal with its action and reason,
 // a hold for its Delay, or an admission.
 func admissionOf(d *engine.Decision) Admission {

@@ -161,6 +161,9 @@ type Strategy interface {
 type Waker interface {
 	Wake(now Time, n *[engine.MaxPriority + 1]int) (after time.Duration, ok bool)
 	NextWake(now Time) (after time.Duration, ok bool)
+	// Unpark takes a parked attempt of priority p that its caller abandoned (its context
+	// ended) off the parked ones.
+	Unpark(now Time, p int)
 }
 
 // Concurrent is implemented by the strategies that are safe for concurrent use: their methods

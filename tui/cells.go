@@ -103,7 +103,11 @@ func (c summaryCell) Update(msg tea.Msg) (summaryCell, tea.Cmd) {
 			}
 		}
 	}
-	extra, about := baselineColumns(f.f)
+	var extra []report.Summary
+	about := ""
+	if len(f.f.runs) == 1 {
+		extra, about = f.f.baseline.Columns()
+	}
 	c.Show(f.f.runs[0].meta, append(sums, extra...), names, about)
 	return c, nil
 }

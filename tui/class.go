@@ -384,7 +384,8 @@ func (m *Model) onForked(msg forkedMsg) tea.Cmd {
 		c.forkedAt = m.fr.runs[0].hist.Last.T
 	}
 	m.fr.paused = msg.run.Play.Paused
-	m.setStatus(fmt.Sprintf("your own copy of the class run, forked at %s: every key is yours (%s resumes); %s rejoins the class",
+	// The keys first and short: at 80 columns the footer held "...every key is yours (space res…".
+	m.setStatus(fmt.Sprintf("your own copy of the class run, forked at %s: %s resumes, %s rejoins",
 		common.FmtClock(c.forkedAt), common.KeyName(m.keys.Pause), common.KeyName(m.keys.Fork)), false)
 	m.redraw()
 	return m.kick()

@@ -120,3 +120,20 @@ func TestFollowerDrawsPerSnapshot(t *testing.T) {
 	advanceFrames(m, 5)
 	assert.Equal(t, frames+1, m.Frames(), "one frame for the three")
 }
+
+// Asserts that a student's copy of the class run, at 80 columns, says in the footer whole
+// which keys resume it and rejoin the class (it read "...every key is yours (space res…").
+func TestForkedStatusKeepsItsKeys(t *testing.T) {
+	c := &fakeClass{}
+	m := New(Options{Keys: keymap.Default(), Factory: (&fakeFactory{}).build, Class: c, ExportDir: t.TempDir()})
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	advanceFrames(m, 5)
+	run, ok := c.Join()
+	require.True(t, ok)
+	run.Play.Paused = true
+	m.Update(forkedMsg{run: run})
+	lines := strings.Split(m.View(), "\n")
+	footer := strings.TrimRight(lines[len(lines)-1], " ")
+	assert.Contains(t, footer, "your own copy of the class run, forked at")
+	assert.True(t, strings.HasSuffix(footer, "space resumes, F rejoins"), "%q", footer)
+}

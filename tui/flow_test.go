@@ -87,7 +87,7 @@ func TestFlowRunToSummary(t *testing.T) {
 	ff.mu.Unlock()
 	assert.Equal(t, []string{"none", "naive"}, made)
 	require.NotNil(t, m.fr.baseline)
-	require.Len(t, m.fr.baseline.sums, 2)
+	require.Len(t, m.fr.baseline.Sums, 2)
 	assert.Regexp(t, `cortex\s+none\s+naive`, m.View(), "the summary's columns")
 }
 

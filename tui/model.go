@@ -1,11 +1,13 @@
 // Package tui is the cortex-tui dashboard: a Bubble Tea program that watches one run of a
 // source.Source (or two side by side) and sends the user's controls back to it. The root model
-// routes messages; each panel (header, signals, CPS, traffic, shedding, decisions, events,
-// caption, footer and help, picker, compare's figures, summary, and the collapsed layout of a
-// small window) is a small type in its own file that draws itself once per data frame and
-// caches the string, so View only joins cached strings. The layout table (layout.go) builds
-// every panel but the picker and the footer, and says where each screen shows it; the root
-// model sizes, redraws and joins panels through it and the panel interface (panel.go).
+// routes messages; each panel (header, caption, signals, CPS, queue, traffic, shedding,
+// decisions, events, footer and help, picker, strategy menu, inspector, compare's figures,
+// summary, and the collapsed layout of a small window) is a component package under tui/ that
+// draws itself once per data frame and caches the string, so View only joins cached strings.
+// The layout table (layout.go) builds every panel but the picker and the footer, and says
+// where each screen shows it, through the cells of cells.go that hand each panel what the
+// frame holds for it; the root model sizes, redraws and joins panels through the table and the
+// panel interface (panel.go).
 //
 // The simulation advances in a tea.Cmd, never in Update or View; ticks carry a tag so pausing,
 // resuming or changing speed never starts a second tick loop, and a paused dashboard schedules

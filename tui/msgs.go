@@ -5,6 +5,7 @@ import (
 
 	"github.com/cortex-tui/cortex-tui/keymap"
 	"github.com/cortex-tui/cortex-tui/source"
+	"github.com/cortex-tui/cortex-tui/tui/summary"
 )
 
 // tickMsg asks for the next simulation step. Its tag must equal the model's current tag, so
@@ -58,15 +59,15 @@ type frame struct {
 	selClass  int // index into classes
 	paused    bool
 	speed     float64
-	slowed    bool           // the last frame ran out of time: the run goes slower than speed
-	small     bool           // the window is below the full layout's minimum
-	present   presentMode    // presenter mode: one chart large, or off
-	width     int            // the window's width in cells
-	height    int            // the window's height in cells
-	keys      *keymap.KeyMap // the bindings, for texts that name a key
-	lesson    *lessonRun     // the lesson followed over the first run, nil for none
-	class     *classState    // the dashboard's part in a class, nil for none
-	baseline  *baseline      // the baseline runs of the summary, nil until asked for
+	slowed    bool               // the last frame ran out of time: the run goes slower than speed
+	small     bool               // the window is below the full layout's minimum
+	present   presentMode        // presenter mode: one chart large, or off
+	width     int                // the window's width in cells
+	height    int                // the window's height in cells
+	keys      *keymap.KeyMap     // the bindings, for texts that name a key
+	lesson    *lessonRun         // the lesson followed over the first run, nil for none
+	class     *classState        // the dashboard's part in a class, nil for none
+	baseline  *summary.Baselines // the baseline runs of the summary, nil until asked for
 
 }
 

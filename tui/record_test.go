@@ -217,7 +217,7 @@ strategy = "naive"
 	cmd := m.startBaselines()
 	require.NotNil(t, cmd)
 	m.Update(cmd())
-	sums, line := baselineColumns(&m.fr)
+	sums, line := m.fr.baseline.Columns()
 	require.NotEmpty(t, sums)
 	for _, s := range sums {
 		assert.NotContains(t, s.Strategy, "+", "a baseline runs one strategy: %s", s.Strategy)

@@ -2,7 +2,7 @@
 // (cortexhttp for HTTP requests, cortexgrpc for gRPC calls): the strategy built by default, its
 // calls serialised when it is not safe for concurrent use, the clock read once per attempt and
 // turned into the strategy's Time, the admission asked again after each hold within the call's
-// context and deadline, the count of calls waiting for a retry fed to the strategy's
+// context and deadline (a parked call when the strategy's Wake releases it: park.go), the count of calls waiting for a retry fed to the strategy's
 // SetPending, and the wait before a retry, raced against the call's context.
 package driver
 
@@ -30,6 +30,8 @@ type Driver struct {
 
 	pendingMu sync.Mutex // orders the updates of pending with the calls to SetPending
 	pending   atomic.Int64
+
+	parking parking // the parked calls, for a strategy that wakes them (park.go)
 }
 
 // New returns a driver of s on clock (nil: the wall clock). A nil s is a new CORTEX strategy
@@ -55,6 +57,7 @@ func New(pkg string, s strategy.Strategy, clock engine.Clock, concurrent bool, e
 		d.strat = st
 	}
 	d.lock = !concurrent && !strategy.IsConcurrent(d.strat)
+	d.parking.w, _ = d.strat.(strategy.Waker)
 	return d, nil
 }
 
@@ -94,9 +97,10 @@ func (d *Driver) End(start time.Time) (latency time.Duration, now strategy.Time)
 func (d *Driver) Admitted(ctx context.Context, prio, retry int, held func(strategy.Admission)) (
 	sa strategy.Attempt, start time.Time, now strategy.Time, adm strategy.Admission, err error) {
 	dl, hasDeadline := ctx.Deadline()
+	ask := engine.AskNew
 	for {
 		start, now = d.Start()
-		sa = strategy.Attempt{Priority: prio, Retry: retry}
+		sa = strategy.Attempt{Priority: prio, Retry: retry, Park: d.parking.w != nil, Ask: ask}
 		if hasDeadline {
 			sa.Deadline = now.Add(dl.Sub(start))
 			if sa.Deadline == 0 {
@@ -110,6 +114,13 @@ func (d *Driver) Admitted(ctx context.Context, prio, retry int, held func(strate
 		if held != nil {
 			held(adm)
 		}
+		if adm.Parked {
+			if ask, err = d.waitParked(ctx, d.park(prio), prio, adm.Wait); err != nil {
+				return sa, start, now, adm, err
+			}
+			continue
+		}
+		ask = engine.AskAgain
 		if err := Sleep(ctx, adm.Wait); err != nil {
 			return sa, start, now, adm, err
 		}
@@ -131,11 +142,14 @@ func (d *Driver) admit(now strategy.Time, sa strategy.Attempt) strategy.Admissio
 func (d *Driver) Record(now strategy.Time, sa strategy.Attempt, o strategy.Outcome, latency time.Duration) {
 	if !d.lock {
 		d.strat.Record(now, sa, o, latency)
-		return
+	} else {
+		d.mu.Lock()
+		d.strat.Record(now, sa, o, latency)
+		d.mu.Unlock()
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.strat.Record(now, sa, o, latency)
+	if d.parking.w != nil && d.parking.waiting() { // the outcome may have freed a slot or shown a recovery
+		d.scheduleWake()
+	}
 }
 
 // Release tells the strategy that an attempt it admitted ended without an outcome

@@ -121,7 +121,7 @@ func TestAdmitted(t *testing.T) {
 	assert.True(t, adm.Admitted())
 	assert.Equal(t, 2, told)
 	assert.Len(t, h.seen, 3)
-	assert.Equal(t, strategy.Attempt{Priority: 7, Retry: 1, Deadline: sa.Deadline}, sa)
+	assert.Equal(t, strategy.Attempt{Priority: 7, Retry: 1, Deadline: sa.Deadline, Ask: engine.AskAgain}, sa, "asked again after a hold")
 	left, ok := sa.Remaining(now)
 	assert.True(t, ok)
 	assert.InDelta(t, float64(time.Hour), float64(left), float64(time.Minute))
@@ -166,4 +166,102 @@ func TestWait(t *testing.T) {
 	assert.True(t, driver.Fits(dl, time.Minute))
 	assert.False(t, driver.Fits(dl, 2*time.Hour))
 	assert.True(t, driver.Fits(context.Background(), 1000*time.Hour))
+}
+
+// waker is a strategy that parks every attempt asked as new until its Record is told an
+// outcome: then NextWake says a wake is due and Wake releases one parked attempt of each
+// priority asked so far. It keeps the attempts it is asked about and the priorities unparked.
+type waker struct {
+	mu       sync.Mutex
+	seen     []strategy.Attempt
+	ready    bool
+	parked   [engine.MaxPriority + 1]int
+	unparked []int
+}
+
+func (w *waker) Admit(_ strategy.Time, a strategy.Attempt) strategy.Admission {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.seen = append(w.seen, a)
+	if a.Ask == engine.AskNew && a.Park {
+		w.parked[a.Priority]++
+		return strategy.Admission{Wait: time.Hour, Parked: true, Reason: engine.ReasonHeld}
+	}
+	return strategy.Admission{}
+}
+func (w *waker) Record(strategy.Time, strategy.Attempt, strategy.Outcome, time.Duration) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.ready = true
+}
+func (w *waker) Decide(strategy.Time, strategy.Attempt, strategy.Outcome) strategy.Verdict {
+	return strategy.Verdict{}
+}
+func (*waker) SetPending(int)  {}
+func (*waker) Name() string    { return "waker" }
+func (*waker) ConcurrentSafe() {}
+func (w *waker) NextWake(strategy.Time) (time.Duration, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return 0, w.ready && w.total() > 0
+}
+func (w *waker) Wake(_ strategy.Time, n *[engine.MaxPriority + 1]int) (time.Duration, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.ready {
+		return time.Hour, w.total() > 0
+	}
+	for q, k := range w.parked {
+		n[q] += k
+		w.parked[q] = 0
+	}
+	return 0, false
+}
+func (w *waker) Unpark(_ strategy.Time, p int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.parked[p]--
+	w.unparked = append(w.unparked, p)
+}
+func (w *waker) total() (n int) {
+	for _, k := range w.parked {
+		n += k
+	}
+	return n
+}
+
+// Asserts that a call the strategy parks (Admission.Parked, an hour's wait) is asked about
+// again as woken (engine.AskWoken) once an outcome recorded makes the strategy's NextWake say
+// a wake is due, not after its wait; that the driver says it can park (Attempt.Park); and that
+// a call whose context ends while parked is unparked from the strategy.
+func TestParkedCallIsWoken(t *testing.T) {
+	w := &waker{}
+	d, err := driver.New("test", w, nil, false, nil)
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Hour)
+	defer cancel()
+	done := make(chan strategy.Admission)
+	go func() {
+		_, _, _, adm, err := d.Admitted(ctx, 8, 0, nil)
+		assert.NoError(t, err)
+		done <- adm
+	}()
+	require.Eventually(t, func() bool { w.mu.Lock(); defer w.mu.Unlock(); return w.parked[8] == 1 }, time.Minute, time.Millisecond)
+	d.Record(0, strategy.Attempt{}, strategy.Success, time.Millisecond)
+	adm := <-done
+	assert.True(t, adm.Admitted())
+	w.mu.Lock()
+	require.Len(t, w.seen, 2)
+	assert.True(t, w.seen[0].Park, "the driver can park")
+	assert.Equal(t, engine.AskNew, w.seen[0].Ask)
+	assert.Equal(t, engine.AskWoken, w.seen[1].Ask, "woken, not after its hour")
+	w.ready = false
+	w.mu.Unlock()
+
+	cctx, ccancel := context.WithCancel(context.Background())
+	_, _, _, _, err = d.Admitted(cctx, 3, 0, func(strategy.Admission) { ccancel() })
+	assert.ErrorIs(t, err, context.Canceled)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	assert.Equal(t, []int{3}, w.unparked, "an abandoned parked call leaves the strategy's parked ones")
 }

@@ -1,14 +1,10 @@
 package chart
 
 import (
-	"os"
 	"testing"
 
-	"github.com/charmbracelet/lipgloss"
-	"github.com/muesli/termenv"
+	"github.com/cortex-tui/cortex-tui/tui/internal/tuitest"
 )
 
-func TestMain(m *testing.M) {
-	lipgloss.SetColorProfile(termenv.Ascii) // the assertions read the charts without colour
-	os.Exit(m.Run())
-}
+// TestMain runs the tests without colour (tuitest.Main).
+func TestMain(m *testing.M) { tuitest.Main(m) }

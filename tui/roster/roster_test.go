@@ -2,21 +2,18 @@ package roster
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/charmbracelet/lipgloss"
-	"github.com/muesli/termenv"
 	"github.com/stretchr/testify/assert"
 
 	"github.com/cortex-tui/cortex-tui/tui/common"
+	"github.com/cortex-tui/cortex-tui/tui/internal/tuitest"
 )
 
-func TestMain(m *testing.M) {
-	lipgloss.SetColorProfile(termenv.Ascii)
-	os.Exit(m.Run())
-}
+// TestMain runs the tests without colour (tuitest.Main).
+func TestMain(m *testing.M) { tuitest.Main(m) }
 
 // class returns a teacher and n students called s00.., every third forked.
 func class(n int) []Member {

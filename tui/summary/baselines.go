@@ -2,6 +2,7 @@ package summary
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -19,10 +20,60 @@ type BaselinesMsg struct {
 	Err  error
 }
 
-// RunBaselines runs scn to its end with each strategy of names from seed, off the Update loop,
-// through factory (the dashboard's: a simulator run takes well under a second), and answers a
-// BaselinesMsg of generation gen.
+// baselineNames are the strategies a single run's summary is compared with: no retries at all,
+// and retrying at once.
+var baselineNames = []string{"none", "naive"}
+
+// BaselinesFor returns the strategies a run of strategy is compared with on its summary: the
+// baselines but its own.
+func BaselinesFor(strategy string) []string {
+	return slices.DeleteFunc(slices.Clone(baselineNames), func(n string) bool { return n == strategy })
+}
+
+// Baselines is the summary's comparison: the scenario as written, run to its end on the side
+// with each baseline strategy, on the run's seed (so the same arrivals). The zero value is
+// running; a nil one was not asked for.
+type Baselines struct {
+	Gen  int              // the caller's generation it was asked for
+	Sums []report.Summary // nil while running
+	Err  error
+}
+
+// Columns returns the baseline summaries to show beside the run, and the line that says what
+// they are (or that they run, or failed); none for nil.
+func (b *Baselines) Columns() ([]report.Summary, string) {
+	switch {
+	case b == nil:
+		return nil, ""
+	case b.Err != nil:
+		return nil, "baselines failed: " + b.Err.Error()
+	case b.Sums == nil:
+		return nil, "running none and naive on the same seed for comparison…"
+	}
+	var names []string
+	for _, s := range b.Sums {
+		names = append(names, s.Strategy)
+	}
+	return slices.Clone(b.Sums), fmt.Sprintf("%s: the scenario as written, same seed and arrivals, run on the side for comparison (without the faults and controls applied by keys, each on its own strategy throughout)", JoinNames(names))
+}
+
+// ownStrategy is scn for a baseline: each baseline runs its own strategy from start to end, so
+// the strategy switches of scn's timeline (a recorded demo's) are left out, its other controls
+// (faults, classes, weights) kept as part of the scenario. A recording that switched to naive
+// had its "none" baseline read "none+naive", beside a "naive" column with the same figures.
+func ownStrategy(scn scenarios.Scenario) scenarios.Scenario {
+	scn.Controls = slices.DeleteFunc(slices.Clone(scn.Controls), func(c scenarios.ScheduledControl) bool {
+		return c.Control == scenarios.ControlStrategy
+	})
+	return scn
+}
+
+// RunBaselines runs scn (its strategy switches left out: each baseline keeps its own) to its
+// end with each strategy of names from seed, off the Update loop, through factory (the
+// dashboard's: a simulator run takes well under a second), and answers a BaselinesMsg of
+// generation gen.
 func RunBaselines(factory func(scenarios.Scenario, string, int64) (source.Source, error), scn scenarios.Scenario, seed int64, names []string, gen int) tea.Cmd {
+	scn = ownStrategy(scn)
 	return func() (msg tea.Msg) {
 		defer func() {
 			if r := recover(); r != nil {

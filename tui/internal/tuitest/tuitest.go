@@ -4,12 +4,15 @@
 package tuitest
 
 import (
+	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/muesli/termenv"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -77,4 +80,11 @@ func SweepSizes() [][2]int {
 		}
 	}
 	return out
+}
+
+// Main runs a package's tests (call it from TestMain) with lipgloss drawing without colour, as
+// the goldens and the assertions that read views are written.
+func Main(m *testing.M) {
+	lipgloss.SetColorProfile(termenv.Ascii)
+	os.Exit(m.Run())
 }
