@@ -196,9 +196,14 @@ func TestGarbageCannotSteer(t *testing.T) {
 		{"lsum short", func() { raw.HSet(ctx, state, "lsum", "1 2") }, false},
 		{"cur in the future", func() { raw.HSet(ctx, state, "cur", "9e18") }, false},
 		{"a second's failures 9e18", func() {
-			c := cur()
-			n, _ := strconv.ParseInt(c, 10, 64)
-			raw.HSet(ctx, state, "r"+strconv.FormatInt(n%60, 10), msgpack(float64(n), 0, 9e18, 0, 0))
+			// Into the current second and the next: a sync reads the second it is in, so the
+			// garbage is read whether or not a sync comes before the second turns (written
+			// into the current second alone, it was read only when it left the short span, 5 s
+			// later, if the second turned between reading cur and the write).
+			n, _ := strconv.ParseInt(cur(), 10, 64)
+			for _, x := range []int64{n, n + 1} {
+				raw.HSet(ctx, state, "r"+strconv.FormatInt(x%60, 10), msgpack(float64(x), 0, 9e18, 0, 0))
+			}
 		}, false},
 		{"a second of text", func() { // the next seconds the short span drops
 			n, _ := strconv.ParseInt(cur(), 10, 64)
