@@ -150,6 +150,7 @@ type Model struct {
 	picker   *picker.Model       // the scenario picker, drawn alone over the whole window
 	insp     *inspector.Model    // the decision inspector, placed by the layout table
 	menu     *strategymenu.Model // the strategy menu, placed by the layout table
+	menuOwns bool                // the menu paused the run when it opened: closing it resumes
 	footer   *footer.Model       // the status line and short help, under every screen
 	layouts  [numLayouts][]row   // every other panel, by screen: the layout table (layout.go)
 	body     string              // the composed screen above the footer, cached

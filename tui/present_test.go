@@ -96,6 +96,7 @@ func TestStrategyMenu(t *testing.T) {
 	m, _ := newTestModel(t, 80, 24, "cortex")
 	fastForward(m, 5)
 	m.Update(keyMsg("S"))
+	assert.True(t, m.fr.paused, "the menu pauses the run while it shows")
 	v := m.View()
 	assert.Contains(t, v, "Strategy · every client switches from now on")
 	names := strategy.Names()
@@ -108,6 +109,7 @@ func TestStrategyMenu(t *testing.T) {
 	m.Update(keyMsg("esc"))
 	assert.NotContains(t, m.View(), "every client switches from now on")
 	assert.Equal(t, "cortex", m.fr.runs[0].meta.Strategy)
+	assert.False(t, m.fr.paused, "closing the menu resumes the run it paused")
 
 	m.Update(keyMsg("S"))
 	m.Update(keyMsg("down"))
@@ -118,6 +120,13 @@ func TestStrategyMenu(t *testing.T) {
 	assert.Equal(t, want, m.fr.runs[0].meta.Strategy)
 	assert.NotContains(t, m.View(), "every client switches from now on")
 	assert.Contains(t, m.footer.Status(), "strategy "+want+" from now on")
+	assert.False(t, m.fr.paused, "choosing resumes the run the menu paused")
+
+	m.Update(keyMsg("space"))
+	require.True(t, m.fr.paused)
+	m.Update(keyMsg("S"))
+	m.Update(keyMsg("esc"))
+	assert.True(t, m.fr.paused, "a run paused before the menu opened stays paused")
 }
 
 // Asserts that Options.Present (run --present, live --present) opens the dashboard in
