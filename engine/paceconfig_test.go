@@ -42,7 +42,7 @@ func TestPaceValidate(t *testing.T) {
 		{"infinite start factor", func(p *PaceConfig) { p.StartFactor = math.Inf(1) }, "Pace.StartFactor"},
 		{"negative max poll", func(p *PaceConfig) { p.MaxPoll = -1 }, "Pace.MaxPoll"},
 		{"negative release", func(p *PaceConfig) { p.Release = -0.5 }, "Pace.Release"},
-		{"valid", func(p *PaceConfig) { p.Release, p.SlowShare, p.Horizon = 3, 1, 10 * time.Second }, ""},
+		{"valid", func(p *PaceConfig) { p.Release, p.SlowShare, p.Horizon = 3, 1, 10*time.Second }, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
