@@ -62,33 +62,29 @@ func (q *parkHeap) clear() {
 	q.h = q.h[:0]
 }
 
-func (q *parkHeap) less(i, j int) bool {
-	a, b := &q.h[i], &q.h[j]
-	return a.at < b.at || a.at == b.at && a.seq < b.seq
-}
-
-func (q *parkHeap) swap(i, j int) {
-	h := q.h
-	h[i], h[j] = h[j], h[i]
-	q.pos[h[i].idx] = int32(i + 1)
-	q.pos[h[j].idx] = int32(j + 1)
-}
-
+// up moves entry i towards the root while it comes before its parent, parents moving down into
+// the hole (one store and one position update per level, not a swap's two).
 func (q *parkHeap) up(i int) {
+	h := q.h
+	e := h[i]
 	for i > 0 {
 		p := (i - 1) / heapArity
-		if !q.less(i, p) {
+		if pa := h[p].at; e.at > pa || e.at == pa && e.seq > h[p].seq {
 			break
 		}
-		q.swap(i, p)
+		h[i] = h[p]
+		q.pos[h[i].idx] = int32(i + 1)
 		i = p
 	}
-	q.pos[q.h[i].idx] = int32(i + 1)
+	h[i] = e
+	q.pos[e.idx] = int32(i + 1)
 }
 
-// down sifts entry i down; it reports whether it moved.
+// down moves entry i away from the root while a child comes before it, the earliest child
+// moving up into the hole; it reports whether the entry moved.
 func (q *parkHeap) down(i int) bool {
-	i0, n := i, len(q.h)
+	h := q.h
+	i0, n, e := i, len(h), h[i]
 	for {
 		c := heapArity*i + 1
 		if c >= n {
@@ -96,15 +92,18 @@ func (q *parkHeap) down(i int) bool {
 		}
 		m := c
 		for j := c + 1; j < c+heapArity && j < n; j++ {
-			if q.less(j, m) {
+			if h[j].at < h[m].at || h[j].at == h[m].at && h[j].seq < h[m].seq {
 				m = j
 			}
 		}
-		if !q.less(m, i) {
+		if h[m].at > e.at || h[m].at == e.at && h[m].seq > e.seq {
 			break
 		}
-		q.swap(i, m)
+		h[i] = h[m]
+		q.pos[h[i].idx] = int32(i + 1)
 		i = m
 	}
+	h[i] = e
+	q.pos[e.idx] = int32(i + 1)
 	return i > i0
 }
