@@ -12,7 +12,7 @@ CORE_PKGS  := ./engine/... ./model/... ./sim/... ./strategy/... ./scenarios/... 
 # The libraries a Go service adopts: no UI library either; and only cortexgrpc links gRPC.
 ADOPT_PKGS := ./cortexhttp/... ./cortexgrpc/... ./priority/... ./internal/driver/...
 
-.PHONY: all build run test fmt-check vet check-imports unit bench lint golden screenshots class-screenshots plots bench-table speed-table engine-table tune-table fleet-sizing live-vs-sim hostile-rss hostile-soak clean
+.PHONY: all build run test fmt-check vet check-imports unit bench lint golden screenshots class-screenshots plots bench-table oracle-table speed-table engine-table tune-table fleet-sizing live-vs-sim hostile-rss hostile-soak clean
 
 all: build
 
@@ -175,6 +175,16 @@ bench-table: build
 	@$(call fill,docs/engine.md)
 	@rm -f .bench-matrix.md .bench-bench.md .bench-targets.md .bench-heldout.md
 	@echo "README.md, docs/engine.md: benchmark tables regenerated"
+
+# The table of docs/engine.md's "What a client cannot know": cortex against the oracle and the
+# oracle with each piece of omniscience a client cannot have removed (sim.OracleWithout), every
+# built-in open-loop scenario, means over seeds 1-10 (between oracle-knowledge:start and :end).
+oracle-table: build
+	@./$(BIN) bench --strategy cortex --seeds $(BENCH_SEEDS) --format knowledge > .oracle-table.md
+	@awk '/<!-- oracle-knowledge:start -->/ { print; while ((getline line < ".oracle-table.md") > 0) print line; skip = 1; next } \
+	     /<!-- oracle-knowledge:end -->/ { skip = 0 } !skip' docs/engine.md > docs/engine.md.tmp
+	@mv docs/engine.md.tmp docs/engine.md; rm -f .oracle-table.md
+	@echo "docs/engine.md: the table of what a client cannot know regenerated"
 
 # The simulator's speed in docs/simulator.md, as the program measures it: sim's BenchmarkRun
 # (every strategy's storm run alternating with none's, SPEED_RUNS iterations each: attempts per

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -105,8 +106,9 @@ strategy with its "seeds" and, for each figure, its "mean", "min" and "max" over
 // benchResult is what bench prints: the summary of every run in job order, and whether there
 // were several seeds (the table and markdown then print one cell per scenario x strategy).
 type benchResult struct {
-	runs  []report.Summary
-	cells bool
+	runs      []report.Summary
+	cells     bool
+	knowledge []report.KnowledgeRow // --format knowledge only
 }
 
 // benchFormats are the outputs of bench, the default on a terminal first.
@@ -130,6 +132,54 @@ var benchFormats = []report.Format[benchResult]{
 		return report.WriteTargetsMarkdown(w, report.Targets(b.runs, strategy.CortexName))
 	}},
 	{Name: "json", Write: func(w io.Writer, b benchResult) error { return report.WriteBenchJSON(w, b.runs) }},
+	{Name: "knowledge", Note: "cortex against the oracle and the oracle with each piece of omniscience a client cannot have removed (docs/simulator.md), one row per open-loop scenario, means over the seeds", Write: func(w io.Writer, b benchResult) error {
+		return report.WriteKnowledgeMarkdown(w, strategy.CortexName, b.knowledge)
+	}},
+}
+
+// knowledgeVariants are the bounds of report.KnowledgeColumns, in order.
+var knowledgeVariants = []sim.Knowledge{0, sim.NoCapacityNow, sim.NoFaultEnd, sim.NoCoordination, sim.ClientKnowable}
+
+// knowledgeRows is, for each scenario with an oracle (open loop, no controls), the mean over
+// seeds of each bound of knowledgeVariants and of cortex's success rate in runs.
+func knowledgeRows(scns []scenarios.Scenario, seeds []int64, runs []report.Summary) ([]report.KnowledgeRow, error) {
+	var rows []report.KnowledgeRow
+	for _, scn := range scns {
+		own := seeds
+		if own == nil {
+			own = []int64{scn.Seed}
+		}
+		r := report.KnowledgeRow{Scenario: scn.Name, Bounds: make([]float64, len(knowledgeVariants))}
+		skip := false
+		for _, seed := range own {
+			for v, k := range knowledgeVariants {
+				b, err := sim.OracleWithout(scn, seed, k)
+				switch {
+				case errors.Is(err, sim.ErrClosedLoop), errors.Is(err, sim.ErrControlled):
+					skip = true
+				case err != nil:
+					return nil, err
+				}
+				r.Bounds[v] += b.Rate() / float64(len(own))
+			}
+		}
+		if skip {
+			continue
+		}
+		n := 0
+		for _, s := range runs {
+			if s.Scenario == scn.Name && s.Strategy == strategy.CortexName {
+				r.Strategy += s.SuccessRate
+				n++
+			}
+		}
+		if n > 0 {
+			r.Strategy /= float64(n)
+		}
+		r.Seeds = len(own)
+		rows = append(rows, r)
+	}
+	return rows, nil
 }
 
 // benchJob is one scenario x strategy x seed run.
@@ -178,7 +228,7 @@ func runBench(ctx context.Context, io streams, o benchOptions) error {
 			names = append(names, n)
 		}
 	}
-	if format.Name == "targets" && !slices.Contains(names, strategy.CortexName) {
+	if (format.Name == "targets" || format.Name == "knowledge") && !slices.Contains(names, strategy.CortexName) {
 		return &exitError{code: 2, err: fmt.Errorf("--format targets holds cortex to the targets: add cortex to --strategy")}
 	}
 	for i, scn := range scns { // each run must fit in the budget; none starts otherwise
@@ -212,7 +262,13 @@ func runBench(ctx context.Context, io streams, o benchOptions) error {
 	if eng.cfg != nil && format.Name != "json" && slices.Contains(names, strategy.CortexName) { // the JSON says it run by run ("engine")
 		fmt.Fprintf(io.out, "cortex runs the engine configuration of %s\n\n", o.engine)
 	}
-	return format.Write(io.out, benchResult{runs: runs, cells: len(seeds) > 1})
+	res := benchResult{runs: runs, cells: len(seeds) > 1}
+	if format.Name == "knowledge" {
+		if res.knowledge, err = knowledgeRows(scns, seeds, runs); err != nil {
+			return err
+		}
+	}
+	return format.Write(io.out, res)
 }
 
 // benchScenarios returns the scenarios to bench, the named built-ins then the files', and

@@ -83,6 +83,10 @@ type Config struct {
 	// be answered before its deadline (Failure.Remaining), and refuses the retry that has none
 	// left (DEADLINE_EXCEEDED) instead of spending tokens on it (default true; article false).
 	DeadlineAware bool
+	// Pace holds the pacer's constants (AdmitOriginals): its margin over what the service
+	// completes, its reservation horizon, its release of parked work, ... (PaceConfig; a zero
+	// field takes its default, DefaultPace).
+	Pace PaceConfig
 
 	// Fleet makes the engine one instance of a fleet that shares its signals and its retry
 	// budget through a store (fleet.Store; see FleetConfig; the zero value is off: alone, as before).
@@ -137,6 +141,7 @@ func ArticleConfig() Config {
 		BackoffMaxDelay:          30 * time.Second,
 		QueueCapacity:            1000,
 		RecoveryRamp:             30 * time.Second,
+		Pace:                     DefaultPace(),
 	}
 }
 

@@ -44,6 +44,7 @@ func TestArticleConfig(t *testing.T) {
 		BudgetReserve:         0,
 		LearnTail:             false,
 		TripOnTimeouts:        true,
+		Pace:                  DefaultPace(),
 	}
 	got := ArticleConfig()
 	assert.Equal(t, want, got)

@@ -5,53 +5,22 @@ import (
 	"time"
 )
 
-// The constants of the pacer (Config.AdmitOriginals); docs/engine.md gives the measurements
-// behind them.
+// The fixed constants of the pacer (Config.AdmitOriginals); those a service calibrates are
+// Config.Pace (PaceConfig). docs/engine.md gives the measurements behind them.
 const (
-	// paceMin is the slowest pace, attempts per second: while the service answers nothing (an
-	// outage) the pacer still sends one attempt a second, which probes the recovery.
-	paceMin = 1.0
-	// paceMargin is how much more than the service completed the pacer sends while it queues: a
-	// tenth more, so that the service stays fed and the pace climbs by a tenth a slice as fast
-	// as the service completes more.
-	paceMargin = 0.1
-	// paceHorizon is how far ahead the highest priority may reserve a send slot; priority p may
-	// reserve (p+1)/11 of it (0.18 s for priority 0, 2 s for 10). An attempt whose slot is
-	// further away is held and asks again, or is shed when its deadline cannot wait that long.
-	paceHorizon = 2 * time.Second
-	// paceBurst is the idle credit the pacer keeps: the slots of the last tenth of a second not
-	// taken may still be taken at once.
-	paceBurst = 100 * time.Millisecond
 	// paceTolerance is how late a reserved slot may be claimed (the attempt asks again a little
 	// late: timers, a loaded caller); a slot older than that is dropped.
 	paceTolerance = 50 * time.Millisecond
-	// paceSlowShare is the share of slow successes (beyond the healthy tail) above which the
-	// service still queues: the pacer stays at the completion rate instead of ramping up.
-	paceSlowShare = 0.05
-	// paceStartFactor bounds the ramp after the queue drained: each fast success adds one attempt
-	// per its latency in seconds (one more per round trip, as slow start does), up to twice the
-	// rate the service completes (paceRateTau's moving rate).
-	paceStartFactor = 2.0
 	// paceRateTau is the time constant of the moving rate of successes the ramp is bounded by.
 	paceRateTau = 500 * time.Millisecond
 	// paceRing is the most reserved slots the pacer keeps.
 	paceRing = 512
-	// paceMaxPoll is the longest a held attempt waits before it asks again, unless the service
-	// queues (then it waits for the queue ahead of it) or is down.
-	paceMaxPoll = time.Second
 	// paceIntrinsic is how much slower than the fastest success a success may be once a slowness
 	// is found to be the service's own (see Engine.settled), and still count as fast.
 	paceIntrinsic = 1.25
 	// paceEasing is how much the fastest success must fall over a short span of pacing for the
 	// slowness to count as a queue the pacing drains.
 	paceEasing = 0.9
-	// paceRelease caps the pace at this many times the arrival rate of new requests while held
-	// work waits: the work held through an outage is released over time, not at once, so that
-	// a second never carries more than about twice its own arrivals in attempts (1.5, not 2: a
-	// second's arrivals vary around their smoothed rate). The rate is the higher of the
-	// arrivals now and before the pacer turned on: users who wait for their held requests (a
-	// closed loop) send less, which must not slow the release of what they wait for.
-	paceRelease = 1.5
 	// paceArrSmooth is the weight of each slice in the smoothed arrivals of new requests (a
 	// time constant of about five slices: a client's own arrivals are few a slice, and noisy).
 	paceArrSmooth = 0.2
@@ -65,7 +34,7 @@ const (
 
 // The pacer's modes.
 const (
-	paceDown      = iota + 1 // the service answers nothing: paceMin, which probes
+	paceDown      = iota + 1 // the service answers nothing: PaceConfig.Min, which probes
 	paceRecover              // the queue drained: the pace ramps up on fast successes
 	paceCongested            // the service queues or refuses: a tenth more than it completes
 )
@@ -121,15 +90,17 @@ type pacer struct {
 	latRef  time.Duration // the lowest slice low (fastest success) of that run
 	latTop  time.Duration // the highest slice low of that run
 	slowOK  time.Duration // a latency found to be the service's own: successes up to it count as fast (0: none)
+
+	c PaceConfig // Config.Pace, its zero fields set to the defaults (PaceConfig.resolved)
 }
 
 // setRate sets the pace to r slots per second (at least paceMin); a faster pace brings the
 // next free slot nearer in proportion.
 func (p *pacer) setRate(t time.Duration, r float64) {
 	if a := max(p.arrS, p.arrRef); p.nParked > 0 && p.sliceS > 0 && a > 0 {
-		r = min(r, paceRelease*a/p.sliceS)
+		r = min(r, p.c.Release*a/p.sliceS)
 	}
-	r = max(paceMin, r)
+	r = max(p.c.Min, r)
 	if p.rate > 0 && r > p.rate && p.next > t {
 		p.next = t + time.Duration(float64(p.next-t)*p.rate/r)
 	}
@@ -141,8 +112,8 @@ func (p *pacer) setRate(t time.Duration, r float64) {
 func (p *pacer) reset() { p.head, p.n, p.next = 0, 0, 0 }
 
 // horizon is how far ahead priority prio may reserve a slot.
-func horizon(prio int) time.Duration {
-	return time.Duration(float64(paceHorizon) * float64(prio+1) / float64(MaxPriority+1))
+func (p *pacer) horizon(prio int) time.Duration {
+	return time.Duration(float64(p.c.Horizon) * float64(prio+1) / float64(MaxPriority+1))
 }
 
 // fastOK reports whether a success of latency shows no queueing: within the learned healthy
@@ -191,7 +162,7 @@ func (e *Engine) recordPace(t time.Duration, ok, refused bool, latency time.Dura
 	}
 	if fast { // one more slot a second per round trip, at most twice the rate of successes
 		r := p.rate + float64(time.Second)/float64(max(latency, 10*time.Millisecond))
-		p.setRate(t, min(r, paceStartFactor*p.okRate))
+		p.setRate(t, min(r, p.c.StartFactor*p.okRate))
 		return
 	}
 	// A slow success while ramping: the queue is back, halve the pace (not below what completes).
@@ -222,7 +193,7 @@ func (e *Engine) stepPace(t time.Duration, slow bool, fastest time.Duration) {
 	down := p.ok == 0 && (p.failed >= 2 || p.on && p.failed >= 1)
 	refusing := n > 0 && p.refused >= admitRefused*n
 	queueing := slow && n > 0 && (refusing || p.failed >= admitFailed*n || a.cps >= CriticalFrom)
-	congested := refusing || p.slowN > paceSlowShare*p.ok
+	congested := refusing || p.slowN > p.c.SlowShare*p.ok
 	switch {
 	case !p.on:
 		if down || refusing || queueing {
@@ -230,7 +201,7 @@ func (e *Engine) stepPace(t time.Duration, slow bool, fastest time.Duration) {
 			if down {
 				p.mode = paceDown
 			}
-			p.setRate(t, (1+paceMargin)*p.ok)
+			p.setRate(t, (1+p.c.Margin)*p.ok)
 			p.reset()
 			p.next = t
 			p.okRate, p.okAt = p.ok*float64(time.Second)/float64(e.win.width), t // the slice's rate of successes
@@ -240,7 +211,7 @@ func (e *Engine) stepPace(t time.Duration, slow bool, fastest time.Duration) {
 			p.reset()
 		}
 		p.mode = paceDown
-		p.setRate(t, paceMin)
+		p.setRate(t, p.c.Min)
 	case !congested:
 		if p.mode != paceRecover {
 			p.mode = paceRecover
@@ -258,7 +229,7 @@ func (e *Engine) stepPace(t time.Duration, slow bool, fastest time.Duration) {
 		if slow {
 			p.setRate(t, p.doneS)
 		} else {
-			p.setRate(t, (1+paceMargin)*p.doneS)
+			p.setRate(t, (1+p.c.Margin)*p.doneS)
 		}
 	}
 	p.floor = 0
@@ -349,7 +320,7 @@ func (e *Engine) paceAdmit(t time.Duration, r Request, d *Decision) bool {
 			ahead += p.parked[q]
 		}
 	}
-	p.next = max(p.next, t-paceBurst)
+	p.next = max(p.next, t-p.c.Burst)
 	if ahead == 0 && p.next <= t {
 		p.next += p.gap
 		p.granted++
@@ -363,7 +334,7 @@ func (e *Engine) paceAdmit(t time.Duration, r Request, d *Decision) bool {
 	if r.Park {
 		return e.park(r, d, wait, ahead)
 	}
-	if wait <= horizon(prio) && p.n < paceRing && (left == 0 || wait+at < left) {
+	if wait <= p.horizon(prio) && p.n < paceRing && (left == 0 || wait+at < left) {
 		p.ring[(p.head+p.n)%paceRing] = reservation{at: p.next, prio: int8(prio)}
 		p.n++
 		p.next += p.gap
@@ -378,14 +349,14 @@ func (e *Engine) paceAdmit(t time.Duration, r Request, d *Decision) bool {
 	}
 	// Congested, it is shed unless its deadline can wait for that work (expect); otherwise it
 	// asks again within its deadline.
-	expect := max(0, wait-horizon(prio)) + time.Duration(held*float64(p.gap))
+	expect := max(0, wait-p.horizon(prio)) + time.Duration(held*float64(p.gap))
 	switch p.mode {
 	case paceDown:
-		wait = time.Duration(float64(time.Second)/paceMin/2) + e.draw(float64(time.Second)/paceMin)
+		wait = time.Duration(float64(time.Second)/p.c.Min/2) + e.draw(float64(time.Second)/p.c.Min)
 	case paceCongested:
-		wait = max(0, wait-horizon(prio)) + e.draw(held*float64(p.gap))
+		wait = max(0, wait-p.horizon(prio)) + e.draw(held*float64(p.gap))
 	default:
-		wait = min(max(0, wait-horizon(prio))+e.draw(held*float64(p.gap)), paceMaxPoll)
+		wait = min(max(0, wait-p.horizon(prio))+e.draw(held*float64(p.gap)), p.c.MaxPoll)
 	}
 	if left > 0 {
 		wait = min(wait, (left-at)/2)
@@ -454,7 +425,7 @@ func (p *pacer) wake(t time.Duration, n *[MaxPriority + 1]int, on bool) (time.Du
 		p.woken = [MaxPriority + 1]int32{}
 	}
 	p.wokenAt = t
-	p.next = max(p.next, t-paceBurst)
+	p.next = max(p.next, t-p.c.Burst)
 	for q := MaxPriority; q >= MinPriority && p.next <= t; q-- {
 		for p.parked[q] > 0 && p.next <= t {
 			p.next += p.gap

@@ -82,7 +82,7 @@ func (e *ConfigError) unit(field string, v float64) {
 // CircuitCooldown must be positive; the other durations, counts, capacities and rates >= 0 (and
 // finite: TokenRefillPerSuccess and SlowdownCost among them); EmergencyThreshold and
 // CircuitFailureThreshold within (0, 1]; BudgetReserve within [0, 1]; Weights >= 0, finite,
-// with a positive sum; with Fleet.Enabled, Fleet.MaxAge positive and Fleet.Lease >= 1. A FailureHorizon of 0, or longer than Window, means the whole window.
+// with a positive sum; Pace's fields >= 0 (Pace.SlowShare within [0, 1]); with Fleet.Enabled, Fleet.MaxAge positive and Fleet.Lease >= 1. A FailureHorizon of 0, or longer than Window, means the whole window.
 func (c Config) Validate() error {
 	var errs ConfigError
 	if c.Window <= 0 {
@@ -136,6 +136,7 @@ func (c Config) Validate() error {
 	if c.RecoveryRamp < 0 {
 		errs.add("RecoveryRamp", "must be >= 0, got %v", c.RecoveryRamp)
 	}
+	c.Pace.validate(&errs)
 	c.Fleet.validate(errs.add)
 	return errs.err()
 }

@@ -97,7 +97,7 @@ func TestParseErrors(t *testing.T) {
 		{"unknown key", "[budget]\ncapacty = 5\n",
 			"c.toml:2: budget.capacty: unknown key (did you mean \"capacity\"?); valid keys in [budget]: capacity, refill_rate, success_bonus, refill_per_success, slowdown_cost, reserve"},
 		{"unknown table", "[breakr]\ncooldown = \"1s\"\n",
-			"c.toml:1: breakr: unknown key (did you mean \"breaker\"?); valid keys at the top level: base, signals, weights, retry, budget, breaker, admission, random, fleet"},
+			"c.toml:1: breakr: unknown key (did you mean \"breaker\"?); valid keys at the top level: base, signals, weights, retry, budget, breaker, admission, pacer, random, fleet"},
 		{"wrong type", "[signals]\nwindow = 60\n",
 			"c.toml:2: signals.window: must be a duration string with a unit, like \"250ms\" or \"2m\", got the integer 60"},
 		{"a duration without a unit", "[signals]\nwindow = \"60\"\n",
@@ -122,6 +122,12 @@ func TestParseErrors(t *testing.T) {
 			"c.toml:2: budget.reserve: must be within [0, 1], got 2\n" +
 				"c.toml:4: signals.window: must be positive, got 0s\n" +
 				"c.toml:5: signals.windo: unknown key (did you mean \"window\"?); valid keys in [signals]: window, failure_horizon, queue_capacity, baseline_latency, learn_tail"},
+		{"a pacer share past 1", "[pacer]\nmargin = 0.2\nslow_share = 1.5\n",
+			"c.toml:3: pacer.slow_share: must be within [0, 1], got 1.5"},
+		{"a pacer key misspelt", "[pacer]\nhorizn = \"3s\"\n",
+			"c.toml:2: pacer.horizn: unknown key (did you mean \"horizon\"?); valid keys in [pacer]: min_rate, margin, horizon, burst, slow_share, start_factor, max_poll, release"},
+		{"a negative pacer release", "[pacer]\nrelease = -1\n",
+			"c.toml:2: pacer.release: must be a finite number >= 0, got -1"},
 		{"a syntax error", "[budget\ncapacity = 5\n", "c.toml:1: invalid TOML"},
 	}
 	for _, tt := range tests {

@@ -94,6 +94,7 @@ var Tables = []struct{ Name, Doc string }{
 	{"budget", "the retry budget: a token bucket, its refill and the price of a retry"},
 	{"breaker", "the circuit breaker, the emergency band and the recovery ramp"},
 	{"admission", "the admission of new requests while the service queues"},
+	{"pacer", "the pacer, which sends attempts at the rate the service completes while it queues (admit_originals)"},
 	{"random", "the engine's random draws"},
 	{"fleet", "an engine sharing its signals and budget with a fleet (a store, package fleet)"},
 }
@@ -146,6 +147,15 @@ var Params = []Param{
 
 	{"admission", "admit_originals", "AdmitOriginals", Bool, "", Range{}, "shed new requests while the service queues, lowest priorities first"},
 	{"admission", "hold_for_probe", "HoldForProbe", Bool, "", Range{}, "hold the protected priorities' requests while the circuit is OPEN, until it has probed"},
+
+	{"pacer", "min_rate", "Pace.Min", Float, "attempts/s", Range{Note: "0 = the default, 1"}, "slowest pace, kept while the service answers nothing: it probes the recovery"},
+	{"pacer", "margin", "Pace.Margin", Float, "", Range{Note: "0 = the default, 0.1"}, "share more than the service completed that the pacer sends while it queues"},
+	{"pacer", "horizon", "Pace.Horizon", Duration, "s", Range{Note: "0 = the default, 2s"}, "how far ahead priority 10 may reserve a send slot; priority p (p+1)/11 of it"},
+	{"pacer", "burst", "Pace.Burst", Duration, "s", Range{Note: "0 = the default, 100ms"}, "idle credit: slots left untaken this long ago may still be taken at once"},
+	{"pacer", "slow_share", "Pace.SlowShare", Float, "", Range{Hi: 1, HasHi: true, Note: "0 = the default, 0.05"}, "share of slow successes above which the service still queues (no ramp up)"},
+	{"pacer", "start_factor", "Pace.StartFactor", Float, "", Range{Note: "0 = the default, 2"}, "the ramp after a queue drained stops at this times the rate the service completes"},
+	{"pacer", "max_poll", "Pace.MaxPoll", Duration, "s", Range{Note: "0 = the default, 1s"}, "longest a held attempt waits before it asks again (unless queued or down)"},
+	{"pacer", "release", "Pace.Release", Float, "", Range{Note: "0 = the default, 1.5"}, "cap on the pace while parked work waits, times the arrival rate of new requests"},
 
 	{"random", "deterministic", "Deterministic", Bool, "", Range{}, "every random draw returns the midpoint of its range"},
 	{"random", "seed", "Seed", Int64, "", Range{Note: "0 = time-based; the simulator seeds each engine itself"}, "seed of the engine's random source"},

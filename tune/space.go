@@ -20,7 +20,7 @@ type Dim struct {
 	Log    bool
 }
 
-// Group is a set of Dims `--params` names: weights, budget, breaker, retry, signals.
+// Group is a set of Dims `--params` names: weights, budget, breaker, retry, signals, pacer.
 type Group struct {
 	Name string
 	Doc  string
@@ -57,6 +57,15 @@ var bounds = map[string]struct {
 
 	"signals.failure_horizon": {1, 30, true},
 	"signals.window":          {10, 120, true},
+
+	"pacer.min_rate":     {0.2, 20, true},
+	"pacer.margin":       {0.01, 0.5, true},
+	"pacer.horizon":      {0.25, 10, true},
+	"pacer.burst":        {0.01, 1, true},
+	"pacer.slow_share":   {0.01, 0.3, true},
+	"pacer.start_factor": {1.1, 5, true},
+	"pacer.max_poll":     {0.1, 5, true},
+	"pacer.release":      {1.05, 5, true},
 }
 
 // Groups are the parameter groups of --params, in the order they are searched.
@@ -66,6 +75,7 @@ var Groups = []Group{
 	{"breaker", "the circuit breaker, the emergency threshold and the recovery ramp", []string{"breaker.emergency_threshold", "breaker.failure_threshold", "breaker.sustained", "breaker.min_requests", "breaker.cooldown", "breaker.half_open_probes", "breaker.recovery_ramp"}},
 	{"retry", "the attempt limit and the backoff", []string{"retry.max_attempts", "retry.backoff_base", "retry.backoff_max"}},
 	{"signals", "the window and the short span of the signals", []string{"signals.failure_horizon", "signals.window"}},
+	{"pacer", "the pacer: its margin, reservation horizon, burst, ramp, polls and release of parked work", []string{"pacer.min_rate", "pacer.margin", "pacer.horizon", "pacer.burst", "pacer.slow_share", "pacer.start_factor", "pacer.max_poll", "pacer.release"}},
 }
 
 // DefaultGroups are the groups searched when --params is not given: every group. The signals'
@@ -73,7 +83,7 @@ var Groups = []Group{
 // sixtieth of the window): with the pacer on, it moves a scenario's success by more than any
 // other key (seeds 1-5, one key at a time at the ends of its range: up to 39 points, where no
 // weight, budget, breaker or retry key moves any built-in scenario by more than 2.5).
-var DefaultGroups = []string{"weights", "budget", "breaker", "retry", "signals"}
+var DefaultGroups = []string{"weights", "budget", "breaker", "retry", "signals", "pacer"}
 
 // ParseDims returns the Dims of the groups and keys named in list (a group's name, or a key's
 // path such as "budget.capacity"), each once, in the order of Groups. An unknown name is an

@@ -1,0 +1,100 @@
+package engine
+
+import "time"
+
+// PaceConfig holds the constants of the pacer (Config.AdmitOriginals) that a service would
+// calibrate: how much more than the service completes it sends, how far ahead a priority may
+// reserve a send slot, how fast it releases parked work, and so on. A zero field takes its
+// default (DefaultPace), so a Config written without it paces as before. docs/engine.md gives
+// the measurements behind each default.
+type PaceConfig struct {
+	// Min is the slowest pace, attempts per second: while the service answers nothing (an
+	// outage) the pacer still sends this many a second, which probes the recovery (default 1).
+	Min float64
+	// Margin is how much more than the service completed the pacer sends while it queues: a
+	// tenth more keeps the service fed, and the pace climbs by a tenth a slice as fast as the
+	// service completes more (default 0.1).
+	Margin float64
+	// Horizon is how far ahead the highest priority may reserve a send slot; priority p may
+	// reserve (p+1)/11 of it (0.18 s for priority 0, 2 s for 10 by default). An attempt whose
+	// slot is further away is held and asks again, or is shed when its deadline cannot wait
+	// that long (default 2s).
+	Horizon time.Duration
+	// Burst is the idle credit the pacer keeps: the slots of the last Burst not taken may
+	// still be taken at once (default 100ms).
+	Burst time.Duration
+	// SlowShare is the share of slow successes (beyond the healthy tail) above which the
+	// service still queues: the pacer stays at the completion rate instead of ramping up
+	// (default 0.05).
+	SlowShare float64
+	// StartFactor bounds the ramp after the queue drained: each fast success adds one attempt
+	// a second per its latency in seconds (one more per round trip, as slow start does), up to
+	// StartFactor times the rate the service completes (default 2).
+	StartFactor float64
+	// MaxPoll is the longest a held attempt waits before it asks again, unless the service
+	// queues (then it waits for the queue ahead of it) or is down (default 1s).
+	MaxPoll time.Duration
+	// Release caps the pace at this many times the arrival rate of new requests while parked
+	// work waits: the work held through an outage is released over time, not at once, so that
+	// a second carries about 1 + Release times its own arrivals at most (default 1.5).
+	Release float64
+}
+
+// DefaultPace returns the pacer's defaults.
+func DefaultPace() PaceConfig {
+	return PaceConfig{
+		Min:         1,
+		Margin:      0.1,
+		Horizon:     2 * time.Second,
+		Burst:       100 * time.Millisecond,
+		SlowShare:   0.05,
+		StartFactor: 2,
+		MaxPoll:     time.Second,
+		Release:     1.5,
+	}
+}
+
+// resolved returns c with each zero field set to its default.
+func (c PaceConfig) resolved() PaceConfig {
+	d := DefaultPace()
+	set := func(v *float64, def float64) {
+		if *v == 0 {
+			*v = def
+		}
+	}
+	setD := func(v *time.Duration, def time.Duration) {
+		if *v == 0 {
+			*v = def
+		}
+	}
+	set(&c.Min, d.Min)
+	set(&c.Margin, d.Margin)
+	setD(&c.Horizon, d.Horizon)
+	setD(&c.Burst, d.Burst)
+	set(&c.SlowShare, d.SlowShare)
+	set(&c.StartFactor, d.StartFactor)
+	setD(&c.MaxPoll, d.MaxPoll)
+	set(&c.Release, d.Release)
+	return c
+}
+
+// validate adds an error for each invalid field of c: every field a finite number (or
+// duration) >= 0, SlowShare within [0, 1].
+func (c PaceConfig) validate(errs *ConfigError) {
+	errs.finite("Pace.Min", c.Min)
+	errs.finite("Pace.Margin", c.Margin)
+	if c.Horizon < 0 {
+		errs.add("Pace.Horizon", "must be >= 0, got %v", c.Horizon)
+	}
+	if c.Burst < 0 {
+		errs.add("Pace.Burst", "must be >= 0, got %v", c.Burst)
+	}
+	if !(c.SlowShare >= 0 && c.SlowShare <= 1) {
+		errs.add("Pace.SlowShare", "must be within [0, 1], got %v", c.SlowShare)
+	}
+	errs.finite("Pace.StartFactor", c.StartFactor)
+	if c.MaxPoll < 0 {
+		errs.add("Pace.MaxPoll", "must be >= 0, got %v", c.MaxPoll)
+	}
+	errs.finite("Pace.Release", c.Release)
+}
