@@ -2,6 +2,7 @@ package redisstore_test
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"slices"
 	"strconv"
@@ -25,8 +26,18 @@ import (
 // own runs in parallel with the others (t.Parallel): they mostly wait for Redis, for leases to
 // expire and for failovers (85 s of wall time one after another under -race, 3 s of CPU).
 // TestGarbageCannotSteer and TestLyingInstance are not parallel, so they run alone, before the
-// parallel ones: they bound how long their honest members take to be FLEET again.
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// parallel ones: they bound how long their honest members take to be FLEET again. Waiting costs
+// no core, so all of them run at once unless -parallel says otherwise (its default, GOMAXPROCS,
+// let two run at a time on two cores: 52 s).
+func TestMain(m *testing.M) {
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		_ = flag.Set("test.parallel", "16")
+	}
+	goleak.VerifyTestMain(m)
+}
 
 // redisServer is a redis-server this test started (internal/redistest).
 type redisServer struct{ *redistest.Server }
