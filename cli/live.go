@@ -347,6 +347,10 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
+// liveSecondRecorded, when set (by tests), is called each time a headless live run has recorded
+// a whole second of its timeline: a test that stops the run waits for it instead of a time.
+var liveSecondRecorded func()
+
 // recordLive runs one live source to its end (or ctx's) and records its snapshots as run
 // --headless does: the same rows and summary; what the target does wrong (each EventTarget,
 // once per cause) goes to told as it happens. On a stop signal it returns what was recorded,
@@ -372,7 +376,9 @@ func recordLive(ctx context.Context, srcs *liveSources, p livePlan, told io.Writ
 		case <-tick.C:
 		}
 		for _, s := range src.Advance(0) {
-			rec.Add(s)
+			if _, closed := rec.Add(s); closed && liveSecondRecorded != nil {
+				liveSecondRecorded()
+			}
 			tell(told, s)
 			if s.Done {
 				return result(), src.Close()

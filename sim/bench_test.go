@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cortex-tui/cortex-tui/internal/cputime"
+	"github.com/cortex-tui/cortex-tui/internal/racedetect"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/strategy"
 )
@@ -187,6 +188,7 @@ func (r *stormRate) perCPUSecond() float64 { return float64(r.attempts) / r.cpu.
 // attempts are pooled, nothing is kept per request once it ends), and a tick allocates only
 // its snapshot (a small, constant number of allocations).
 func TestMemoryFlat(t *testing.T) {
+	racedetect.SkipWholeRuns(t) // one goroutine: make test runs it without the race detector
 	scn := stormScenario()
 	scn.Duration = 6 * time.Minute
 	scn.Faults = nil

@@ -349,6 +349,7 @@ func (s *Sim) countVerdict(cls int, v strategy.Verdict) {
 
 // endRequest ends request ri at t, completed or abandoned, and frees its slot.
 func (s *Sim) endRequest(ri int32, completed bool, t int64) {
+	s.parks.remove(ri) // a park's timer, stale from now on
 	r := &s.reqs[ri]
 	cls, usr := int(r.class), r.user
 	*r = request{gen: r.gen + 1}

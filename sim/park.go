@@ -47,13 +47,16 @@ func (s *Sim) park(ri int32, retry int, wait time.Duration, t int64) {
 	r.park++ // odd: parked
 	c.parkQ[r.prio].push(parkEntry{idx: ri, gen: r.gen, park: r.park})
 	c.parked++
-	s.timers.push(timer(at, timerHold, ri, r.gen))
+	s.timers.seq++ // the park's timer is sequenced with the timers heap's (parkHeap)
+	s.parks.push(timed{at: at, seq: s.timers.seq<<kindBits | uint64(timerHold), idx: ri, gen: r.gen})
 	s.scheduleWake(r.client, t)
 }
 
-// unpark takes request r, parked, out of its client's parked attempts (a stale queue entry
-// stays until met).
-func (s *Sim) unpark(r *request) {
+// unpark takes request ri, parked, out of its client's parked attempts and drops its hold
+// timer (a stale queue entry stays until met).
+func (s *Sim) unpark(ri int32) {
+	s.parks.remove(ri)
+	r := &s.reqs[ri]
 	c := &s.clients[r.client]
 	r.park++ // even: no longer parked
 	c.parked--
@@ -138,8 +141,8 @@ func (s *Sim) release(cl int32, n *[engine.MaxPriority + 1]int, ask engine.Ask, 
 		}
 	}
 	for _, ri := range batch {
+		s.unpark(ri)
 		r := &s.reqs[ri]
-		s.unpark(r)
 		s.clientAsk(ri, int(r.retry), ask, t)
 	}
 	s.wakeBuf = batch[:0]

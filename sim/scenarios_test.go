@@ -83,6 +83,7 @@ func reducesCapacity(scn scenarios.Scenario) bool {
 // every original accounted for (the bench table depends on it). Runs are cut to their first
 // 20 s (+5 s of drain) to keep the test short; the bench command runs them whole.
 func TestBuiltinsRun(t *testing.T) {
+	racedetect.SkipWholeRuns(t) // one goroutine: make test runs it without the race detector
 	cat := scenarios.Catalog()
 	require.NotEmpty(t, cat)
 	for _, scn := range cat {

@@ -72,6 +72,7 @@ type Sim struct {
 	svcTimeouts ring.Ring[timeoutEntry] // per-attempt timeouts, in send order
 	cliTimeouts ring.Ring[timeoutEntry] // client timeouts when Layers > 1
 	timers      eventHeap               // retry wake-ups, closed-loop think ends
+	parks       parkHeap                // parked attempts' hold timers (park.go), sequenced with timers
 
 	svc service
 	tl  model.Timeline    // the fault timeline and the captions
@@ -234,6 +235,7 @@ func (s *Sim) reset(strategyName string) error {
 	s.cliTimeouts.Clear()
 	s.timers.clear()
 	s.timers.seq = 0
+	s.parks.clear()
 	s.svc = service{Service: model.NewService(scn.Service, scn.Tick),
 		queue: ring.New[int32](scn.Service.QueueLimit)} // arrive never queues past it: the ring stays within it
 	s.tl = model.NewTimeline(scn.Faults, scn.Notes, sideOf{s})

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cortex-tui/cortex-tui/internal/racedetect"
 	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
@@ -46,6 +47,7 @@ func withOutage() scenarios.Scenario {
 // Asserts that the same seed gives byte-identical JSON for every strategy, and that
 // different seeds give different runs.
 func TestDeterminism(t *testing.T) {
+	racedetect.SkipWholeRuns(t) // one goroutine: make test runs it without the race detector
 	for _, name := range strategy.Names() {
 		t.Run(name, func(t *testing.T) {
 			a := runJSON(t, withOutage(), name, 7)

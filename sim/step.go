@@ -62,6 +62,7 @@ const (
 	srcTimeout
 	srcClientTimeout
 	srcTimer
+	srcPark // a parked attempt's hold timer: a timer too, ordered with them by (at, seq)
 	srcArrival
 )
 
@@ -99,6 +100,11 @@ func (s *Sim) runEvents(start, end int64) {
 		if s.timers.len() > 0 && s.timers.min().at < t {
 			t, src = s.timers.min().at, srcTimer
 		}
+		if s.parks.len() > 0 {
+			if p := s.parks.min(); p.at < t || p.at == t && src == srcTimer && p.seq < s.timers.min().seq {
+				t, src = p.at, srcPark
+			}
+		}
 		if next < t {
 			t, src = next, srcArrival
 		}
@@ -123,6 +129,11 @@ func (s *Sim) runEvents(start, end int64) {
 			kind, idx, gen := e.kind(), e.idx, e.gen
 			s.timers.pop()
 			s.fireTimer(kind, idx, gen, t)
+		case srcPark:
+			e := s.parks.min()
+			idx, gen := e.idx, e.gen
+			s.parks.pop()
+			s.fireTimer(timerHold, idx, gen, t)
 		case srcArrival:
 			a := s.arrivals[nextArr]
 			if nextArr++; nextArr < len(s.arrivals) {
@@ -174,7 +185,7 @@ func (s *Sim) fireTimer(kind uint8, idx int32, gen uint32, at int64) {
 			return // a park's, whose attempt was woken since
 		}
 		if r.park&1 == 1 { // parked, not woken by its Wait's end
-			s.unpark(r)
+			s.unpark(idx)
 			s.clientAsk(idx, int(r.retry), engine.AskExpired, at)
 			return
 		}
