@@ -60,7 +60,7 @@ func TestUnknownKeyRefused(t *testing.T) {
 	c, err := alice.dial(ts)
 	require.NoError(t, err)
 	c.Close()
-	assert.Eventually(t, func() bool { return strings.Contains(ts.log.String(), "failed") }, 5*time.Second, 10*time.Millisecond)
+	assert.Eventually(t, func() bool { return strings.Contains(ts.log.String(), "failed") }, 20*time.Second, 10*time.Millisecond)
 
 	bad := filepath.Join(t.TempDir(), "keys")
 	require.NoError(t, os.WriteFile(bad, []byte(alice.authorizedLine()+"ssh-ed25519 not-base64 eve\n"), 0o600))
@@ -121,7 +121,7 @@ func TestNoExecNoForwarding(t *testing.T) {
 	assert.Error(t, err, "no local port forwarding (direct-tcpip)")
 	_, err = client.Listen("tcp", "127.0.0.1:0")
 	assert.Error(t, err, "no remote port forwarding (tcpip-forward)")
-	assert.Eventually(t, func() bool { return strings.Contains(ts.log.String(), "refused: a command (cat /etc/passwd)") }, 5*time.Second, 10*time.Millisecond)
+	assert.Eventually(t, func() bool { return strings.Contains(ts.log.String(), "refused: a command (cat /etc/passwd)") }, 20*time.Second, 10*time.Millisecond)
 	assert.Contains(t, ts.log.String(), "refused: no terminal")
 }
 
