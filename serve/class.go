@@ -230,8 +230,13 @@ type classView struct {
 
 var _ tui.Class = (*classView)(nil)
 
-// Teacher reports whether the session is the teacher's.
-func (v *classView) Teacher() bool { return v.m.state == tui.MemberTeacher }
+// Teacher reports whether the session is the teacher's. It reads the member's state under the
+// class's lock: drive writes it (a student waiting becomes following) from the teacher's session.
+func (v *classView) Teacher() bool {
+	v.c.mu.Lock()
+	defer v.c.mu.Unlock()
+	return v.m.state == tui.MemberTeacher
+}
 
 // Join returns the class run: the run itself for the teacher, a follower for a student.
 func (v *classView) Join() (tui.ClassRun, bool) {
