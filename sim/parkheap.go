@@ -69,7 +69,7 @@ func (q *parkHeap) up(i int) {
 	e := h[i]
 	for i > 0 {
 		p := (i - 1) / heapArity
-		if pa := h[p].at; e.at > pa || e.at == pa && e.seq > h[p].seq {
+		if h[p].before(&e) {
 			break
 		}
 		h[i] = h[p]
@@ -92,11 +92,11 @@ func (q *parkHeap) down(i int) bool {
 		}
 		m := c
 		for j := c + 1; j < c+heapArity && j < n; j++ {
-			if h[j].at < h[m].at || h[j].at == h[m].at && h[j].seq < h[m].seq {
+			if h[j].before(&h[m]) {
 				m = j
 			}
 		}
-		if h[m].at > e.at || h[m].at == e.at && h[m].seq > e.seq {
+		if e.before(&h[m]) {
 			break
 		}
 		h[i] = h[m]
@@ -107,3 +107,7 @@ func (q *parkHeap) down(i int) bool {
 	q.pos[e.idx] = int32(i + 1)
 	return i > i0
 }
+
+// before reports whether e pops before o: earlier, or as early and sequenced first (sequence
+// numbers are unique, so of two entries exactly one is before the other).
+func (e *timed) before(o *timed) bool { return e.at < o.at || e.at == o.at && e.seq < o.seq }

@@ -51,7 +51,7 @@ func (q *eventHeap) push(e timed) {
 	i := len(h) - 1
 	for i > 0 {
 		p := (i - 1) / heapArity
-		if pa := h[p].at; at > pa || at == pa && seq > h[p].seq { // !e.less(&h[p]): seq is unique
+		if pa := h[p].at; at > pa || at == pa && seq > h[p].seq { // !e.before(&h[p]), inlined by hand: seq is unique
 			break
 		}
 		h[i] = h[p]
@@ -97,7 +97,7 @@ func (q *eventHeap) pop() {
 				m, mat = earlier(h, m, mat, j)
 			}
 		}
-		if mat > lat || mat == lat && h[m].seq > lseq { // !h[m].less(&last): seq is unique
+		if mat > lat || mat == lat && h[m].seq > lseq { // !h[m].before(&last), inlined by hand: seq is unique
 			break
 		}
 		h[i] = h[m]
