@@ -177,7 +177,7 @@ func (e *Engine) init(origin time.Time) {
 	e.fleetOn = c.Fleet.Enabled
 	e.successes, e.failed, e.decisions, e.fallbacks = 0, 0, [5]uint64{}, 0
 	e.adm = admission{}
-	e.pace = pacer{parked: e.pace.parked, nParked: e.pace.nParked, c: c.Pace.resolved()} // the parked attempts are the caller's: Wake releases them
+	e.pace = pacer{parked: e.pace.parked, nParked: e.pace.nParked, c: c.Pace.resolved()} // the parked attempts are the caller's: Wake releases them (their deadlines are forgotten: the origin may move)
 	e.owed = 0
 }
 

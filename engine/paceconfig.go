@@ -38,6 +38,11 @@ type PaceConfig struct {
 	// work waits: the work held through an outage is released over time, not at once, so that
 	// a second carries about 1 + Release times its own arrivals at most (default 1.5).
 	Release float64
+	// Urgent is how near the end of its wait (its deadline less an attempt's time) a parked
+	// attempt may take the next slot before parked attempts of higher priorities, as long as
+	// they can wait for it: the oldest goes first, as the oracle schedules, instead of expiring
+	// while newer work of a higher priority that would still be served in time goes (default 2s).
+	Urgent time.Duration
 }
 
 // DefaultPace returns the pacer's defaults.
@@ -51,6 +56,7 @@ func DefaultPace() PaceConfig {
 		StartFactor: 2,
 		MaxPoll:     time.Second,
 		Release:     1.5,
+		Urgent:      2 * time.Second,
 	}
 }
 
@@ -75,6 +81,7 @@ func (c PaceConfig) resolved() PaceConfig {
 	set(&c.StartFactor, d.StartFactor)
 	setD(&c.MaxPoll, d.MaxPoll)
 	set(&c.Release, d.Release)
+	setD(&c.Urgent, d.Urgent)
 	return c
 }
 
@@ -97,4 +104,7 @@ func (c PaceConfig) validate(errs *ConfigError) {
 		errs.add("Pace.MaxPoll", "must be >= 0, got %v", c.MaxPoll)
 	}
 	errs.finite("Pace.Release", c.Release)
+	if c.Urgent < 0 {
+		errs.add("Pace.Urgent", "must be >= 0, got %v", c.Urgent)
+	}
 }

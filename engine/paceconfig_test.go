@@ -13,7 +13,7 @@ import (
 // configurable, that a zero PaceConfig takes them, and that a set field is kept.
 func TestPaceDefaults(t *testing.T) {
 	want := PaceConfig{Min: 1, Margin: 0.1, Horizon: 2 * time.Second, Burst: 100 * time.Millisecond,
-		SlowShare: 0.05, StartFactor: 2, MaxPoll: time.Second, Release: 1.5}
+		SlowShare: 0.05, StartFactor: 2, MaxPoll: time.Second, Release: 1.5, Urgent: 2 * time.Second}
 	assert.Equal(t, want, DefaultPace())
 	assert.Equal(t, want, DefaultConfig().Pace)
 	assert.Equal(t, want, PaceConfig{}.resolved())
@@ -42,6 +42,7 @@ func TestPaceValidate(t *testing.T) {
 		{"infinite start factor", func(p *PaceConfig) { p.StartFactor = math.Inf(1) }, "Pace.StartFactor"},
 		{"negative max poll", func(p *PaceConfig) { p.MaxPoll = -1 }, "Pace.MaxPoll"},
 		{"negative release", func(p *PaceConfig) { p.Release = -0.5 }, "Pace.Release"},
+		{"negative urgent", func(p *PaceConfig) { p.Urgent = -time.Second }, "Pace.Urgent"},
 		{"valid", func(p *PaceConfig) { p.Release, p.SlowShare, p.Horizon = 3, 1, 10*time.Second }, ""},
 	}
 	for _, tt := range tests {

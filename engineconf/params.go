@@ -156,6 +156,7 @@ var Params = []Param{
 	{"pacer", "start_factor", "Pace.StartFactor", Float, "", Range{Note: "0 = the default, 2"}, "the ramp after a queue drained stops at this times the rate the service completes"},
 	{"pacer", "max_poll", "Pace.MaxPoll", Duration, "s", Range{Note: "0 = the default, 1s"}, "longest a held attempt waits before it asks again (unless queued or down)"},
 	{"pacer", "release", "Pace.Release", Float, "", Range{Note: "0 = the default, 1.5"}, "cap on the pace while parked work waits, times the arrival rate of new requests"},
+	{"pacer", "urgent", "Pace.Urgent", Duration, "s", Range{Note: "0 = the default, 2s"}, "a parked attempt this near its deadline's edge goes before higher priorities that can wait"},
 
 	{"random", "deterministic", "Deterministic", Bool, "", Range{}, "every random draw returns the midpoint of its range"},
 	{"random", "seed", "Seed", Int64, "", Range{Note: "0 = time-based; the simulator seeds each engine itself"}, "seed of the engine's random source"},
