@@ -158,14 +158,14 @@ func (e *Engine) unified(t time.Duration, priority, attempt int, f Failure, d *D
 		// circuit (nor by an emergency, which opens it: "reject all non-critical retries"); it
 		// is decided as below, and AdmitRequest holds it until the circuit probes.
 		e.br.open(t, TransitionEmergency) // a no-op unless an emergency opens it now
-		e.spend(t, attempt, e.retryCost(f.Timeout), e.reserve(priority), 1+cps*10, f, d)
+		e.spend(t, attempt, e.retryCost(f.Timeout), priority, 1+cps*10, f, d)
 	case e.circuitRefuses(d):
 	case priority < d.Floor || priority < e.adm.floor: // check 4: priority floor, recovery ramp, then the budget
 		d.Action, d.Reason = Reject, ReasonShedLowPriority
 	case !rampAdmits(priority, e.rampShare(t)):
 		d.Action, d.Reason = Reject, ReasonRecoveryRamp
 	default: // check 5: CPS-modulated backoff
-		e.spend(t, attempt, e.retryCost(f.Timeout), e.reserve(priority), 1+cps*10, f, d)
+		e.spend(t, attempt, e.retryCost(f.Timeout), priority, 1+cps*10, f, d)
 	}
 	return true
 }
@@ -177,7 +177,7 @@ func (e *Engine) unified(t time.Duration, priority, attempt int, f Failure, d *D
 func (e *Engine) fallback(t time.Duration, priority, attempt int, d *Decision) {
 	*d = Decision{Priority: priority, Fallback: true}
 	if !e.circuitRefuses(d) {
-		e.spend(t, attempt, 1, 0, 1, Failure{}, d)
+		e.spend(t, attempt, 1, MaxPriority, 1, Failure{}, d) // priority 10: no reserve
 	}
 }
 
@@ -195,12 +195,13 @@ func (e *Engine) circuitRefuses(d *Decision) bool {
 	return true
 }
 
-// spend takes cost retry tokens and writes the retry into d: RETRY after a draw below
+// spend takes cost retry tokens for a retry of priority prio (which leaves its priority's
+// reserve in the bucket) and writes the retry into d: RETRY after a draw below
 // base*2^attempt*factor (a probe slot taken in HALF_OPEN), BUDGET_EXHAUSTED when the tokens are
 // not there, DEADLINE_EXCEEDED (no token taken) when remaining (> 0) leaves no time to send the
 // retry and have it answered: the delay is cut to remaining less the time an attempt takes
 // (attemptTime), and none is left.
-func (e *Engine) spend(t time.Duration, attempt int, cost, reserve, factor float64, f Failure, d *Decision) {
+func (e *Engine) spend(t time.Duration, attempt int, cost float64, prio int, factor float64, f Failure, d *Decision) {
 	remaining := f.Remaining
 	delay := e.draw(float64(e.hot.BackoffBaseDelay) * pow2(attempt) * factor)
 	if remaining > 0 && e.hot.DeadlineAware {
@@ -222,9 +223,9 @@ func (e *Engine) spend(t time.Duration, attempt int, cost, reserve, factor float
 		ok = true
 		e.owed++
 	case e.fleetOn && e.fleet.fresh(t):
-		ok = e.fleet.take(cost, reserve)
+		ok = e.fleet.take(cost, e.reserve(prio))
 	default:
-		ok = e.tb.take(t, cost, reserve)
+		ok = e.tb.takeFor(t, cost, prio)
 	}
 	if !ok {
 		d.Action, d.Reason = Reject, ReasonBudgetExhausted
