@@ -176,8 +176,10 @@ func (e *Engine) init(origin time.Time) {
 	e.fleet = newFleetState(c.Fleet)
 	e.fleetOn = c.Fleet.Enabled
 	e.successes, e.failed, e.decisions, e.fallbacks = 0, 0, [5]uint64{}, 0
-	e.adm = admission{}
-	e.pace = pacer{parked: e.pace.parked, nParked: e.pace.nParked, c: c.Pace.resolved()} // the parked attempts are the caller's: Wake releases them
+	e.adm = admission{c: c.Admit.resolved()}
+	pc := c.Pace.resolved()
+	e.pace = pacer{parked: e.pace.parked, nParked: e.pace.nParked, c: pc, // the parked attempts are the caller's: Wake releases them
+		arrW: weight(pc.ArrSlices), refW: weight(pc.RefSlices)}
 	e.owed = 0
 }
 

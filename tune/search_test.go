@@ -88,7 +88,7 @@ func TestSearchInterrupted(t *testing.T) {
 // (within the rounding), on a log scale where the range is one, and that a point outside the
 // cube is reflected into it (as far inside as it was outside) and measured.
 func TestSpace(t *testing.T) {
-	dims, err := ParseDims([]string{"weights", "budget", "breaker", "retry", "signals", "pacer"})
+	dims, err := ParseDims(DefaultGroups)
 	require.NoError(t, err)
 	def := engine.DefaultConfig()
 	u := Encode(dims, def)
