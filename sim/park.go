@@ -22,10 +22,16 @@ type parkQueue struct {
 	head int
 }
 
-// push adds e at the back.
+// push adds e at the back. A full slice whose front half or more has been taken moves what is
+// left to its start instead of growing: a queue that never empties (parks coming while wakes
+// take the oldest, through a whole outage) used to grow by the entries it had already
+// released, some 8 MB a storm run of cortex.
 func (p *parkQueue) push(e parkEntry) {
-	if p.head > 0 && p.head == len(p.q) {
+	switch {
+	case p.head > 0 && p.head == len(p.q):
 		p.q, p.head = p.q[:0], 0
+	case p.head > 0 && len(p.q) == cap(p.q) && p.head >= len(p.q)/2:
+		p.q, p.head = p.q[:copy(p.q, p.q[p.head:])], 0
 	}
 	p.q = append(p.q, e)
 }
