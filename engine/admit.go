@@ -161,7 +161,7 @@ func (e *Engine) admit(d *Decision, r Request) {
 		// what bounds it.
 		if r.Hold && e.owed > 0 {
 			e.owed--
-			if !paced && !e.tb.take(t, e.retryCost(false), e.reserve(r.Priority)) {
+			if !paced && !e.tb.takeFor(t, e.retryCost(false), r.Priority) {
 				d.Action, d.Reason = Reject, ReasonBudgetExhausted
 				return
 			}

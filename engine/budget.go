@@ -24,6 +24,12 @@ type tokenBucket struct {
 	earnedCap  float64
 	tokens     float64
 	last       time.Duration
+
+	// keep and most are priced's answers for the engine's own retries, by priority: the tokens
+	// a retry of priority p must leave and the most it takes (a cost is at most most[p]). The
+	// capacity and the reserves never change, so the floor and the bounds are worked out once
+	// here, not on every decision.
+	keep, most [MaxPriority + 1]float64
 }
 
 func newTokenBucket(c *Config) tokenBucket {
@@ -38,6 +44,9 @@ func newTokenBucket(c *Config) tokenBucket {
 	}
 	if b.capacity > 0 {
 		b.inverse = 1 / b.capacity
+	}
+	for p := range b.keep {
+		b.most[p], b.keep[p] = priced(math.Inf(1), reserveOf(c.BudgetReserve, p), b.capacity)
 	}
 	return b
 }
@@ -65,7 +74,23 @@ func (b *tokenBucket) take(t time.Duration, cost, reserve float64) bool {
 		return true
 	}
 	b.refill(t)
-	cost, keep := priced(cost, reserve, b.capacity)
+	return b.pay(priced(cost, reserve, b.capacity))
+}
+
+// takeFor is take for a retry of priority p (0..10) of the engine's own, whose reserve is
+// reserveOf(Config.BudgetReserve, p): the same answer and the same tokens taken, from the
+// prices worked out by newTokenBucket.
+func (b *tokenBucket) takeFor(t time.Duration, cost float64, p int) bool {
+	if b.capacity == 0 {
+		return true
+	}
+	b.refill(t)
+	return b.pay(min(max(1, cost), b.most[p]), b.keep[p])
+}
+
+// pay removes cost tokens if there are that many and keep tokens stay after them; it reports
+// whether it did.
+func (b *tokenBucket) pay(cost, keep float64) bool {
 	if b.tokens < cost || b.tokens-cost < keep {
 		return false
 	}

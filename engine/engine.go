@@ -298,9 +298,11 @@ func (e *Engine) retryCost(timeout bool) float64 {
 }
 
 // reserve is the share of the bucket a retry of priority p must leave: BudgetReserve*(10-p)/10.
-func (e *Engine) reserve(p int) float64 {
-	return e.hot.BudgetReserve * float64(MaxPriority-p) / MaxPriority
-}
+func (e *Engine) reserve(p int) float64 { return reserveOf(e.hot.BudgetReserve, p) }
+
+// reserveOf is the share of the bucket a retry of priority p must leave with Config.BudgetReserve
+// r: r*(10-p)/10 (0 for priority 10).
+func reserveOf(r float64, p int) float64 { return r * float64(MaxPriority-p) / MaxPriority }
 
 // signals computes the five signals at t.
 func (e *Engine) signals(t time.Duration) (s Signals) {
