@@ -137,12 +137,21 @@ func (e *Engine) AdmitRequestTo(d *Decision, r Request) {
 	e.admit(d, r)
 }
 
-// admit is AdmitRequest into *d for a clamped request.
+// admit is AdmitRequest into *d for a clamped request. A parked attempt's decision carries
+// NextWake's answer (Decision.Wake).
 func (e *Engine) admit(d *Decision, r Request) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	t := e.now()
 	e.advance(t)
+	e.admitAt(t, d, r)
+	if d.Parked {
+		d.Wake, _ = e.pace.nextWake(t)
+	}
+}
+
+// admitAt is admit at t, under the engine's lock, once advanced to t.
+func (e *Engine) admitAt(t time.Duration, d *Decision, r Request) {
 	a := &e.adm
 	*d = Decision{Priority: r.Priority, Action: Retry, Reason: ReasonAdmitted, Floor: a.floor, CPS: a.cps, Signals: a.sig}
 	d.State = StateFor(a.cps, e.hot.EmergencyThreshold)
@@ -161,7 +170,7 @@ func (e *Engine) admit(d *Decision, r Request) {
 		// what bounds it.
 		if r.Hold && e.owed > 0 {
 			e.owed--
-			if !paced && !e.tb.takeFor(t, e.retryCost(false), r.Priority) {
+			if !paced && !e.tb.takeAt(t, e.retryCost(false), &e.prices[r.Priority]) {
 				d.Action, d.Reason = Reject, ReasonBudgetExhausted
 				return
 			}
