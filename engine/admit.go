@@ -153,8 +153,15 @@ func (e *Engine) admit(d *Decision, r Request) {
 // admitAt is admit at t, under the engine's lock, once advanced to t.
 func (e *Engine) admitAt(t time.Duration, d *Decision, r Request) {
 	a := &e.adm
-	*d = Decision{Priority: r.Priority, Action: Retry, Reason: ReasonAdmitted, Floor: a.floor, CPS: a.cps, Signals: a.sig}
+	// Every field, one by one: a composite literal was built on the stack from a template and
+	// then copied into *d with 16-byte moves (a fifth of an admission's instructions), whose
+	// loads wait on the narrower stores just made. TestAdmitToWritesEveryField holds it to a
+	// Decision written whole.
+	d.Action, d.Delay, d.CPS = Retry, 0, a.cps
 	d.State = StateFor(a.cps, e.hot.EmergencyThreshold)
+	d.Priority, d.Floor, d.Reason = r.Priority, a.floor, ReasonAdmitted
+	d.Fallback, d.Parked, d.Wake = false, false, 0
+	d.Signals = a.sig
 	if r.Ask == AskExpired {
 		e.pace.unpark(r.Priority)
 	}
