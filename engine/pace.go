@@ -6,29 +6,20 @@ import (
 )
 
 // The fixed constants of the pacer (Config.AdmitOriginals); those a service calibrates are
-// Config.Pace (PaceConfig). docs/engine.md gives the measurements behind them.
+// Config.Pace (PaceConfig) and Config.Admit (AdmitConfig). These three stay fixed: they bound
+// the pacer's own bookkeeping, not a reading of the service, and no service measures them.
 const (
 	// paceTolerance is how late a reserved slot may be claimed (the attempt asks again a little
-	// late: timers, a loaded caller); a slot older than that is dropped.
+	// late: timers, a loaded caller); a slot older than that is dropped. It is the caller's
+	// timer slack, and a parked attempt (the simulator's, the driver's) never claims a
+	// reserved slot: it is woken into one.
 	paceTolerance = 50 * time.Millisecond
-	// paceRateTau is the time constant of the moving rate of successes the ramp is bounded by.
-	paceRateTau = 500 * time.Millisecond
-	// paceRing is the most reserved slots the pacer keeps.
+	// paceRing is the most reserved slots the pacer keeps: the size of a fixed array, so that
+	// an engine allocates nothing per decision.
 	paceRing = 512
-	// paceIntrinsic is how much slower than the fastest success a success may be once a slowness
-	// is found to be the service's own (see Engine.settled), and still count as fast.
-	paceIntrinsic = 1.25
-	// paceEasing is how much the fastest success must fall over a short span of pacing for the
-	// slowness to count as a queue the pacing drains.
-	paceEasing = 0.9
-	// paceArrSmooth is the weight of each slice in the smoothed arrivals of new requests (a
-	// time constant of about five slices: a client's own arrivals are few a slice, and noisy).
-	paceArrSmooth = 0.2
-	// paceArrRef is the weight of each slice in the arrivals before the pressure (about thirty
-	// slices, frozen while the pacer is on).
-	paceArrRef = 1.0 / 30
 	// paceMaxPark is the longest an attempt without a deadline stays parked (Request.Park)
-	// before it asks again (AskExpired) if Wake has not released it.
+	// before it asks again (AskExpired) if Wake has not released it: a safety net for a caller
+	// that lost a wake, not a pace.
 	paceMaxPark = 30 * time.Second
 )
 
@@ -73,7 +64,7 @@ type pacer struct {
 	ok, refused, failed float64 // outcomes of the current slice
 	starved, granted    float64 // attempts refused a slot and granted one in the current slice
 	slowN               float64 // successes of the current slice beyond the healthy tail
-	doneS               float64 // successes per slice, smoothed (admitSmooth)
+	doneS               float64 // successes per slice, smoothed (AdmitConfig.Smooth)
 	okRate              float64 // the moving rate of successes, per second, as of okAt
 	okAt                time.Duration
 
@@ -82,16 +73,17 @@ type pacer struct {
 	woken   [MaxPriority + 1]int32 // attempts Wake released at wokenAt whose slots are not yet claimed
 	wokenAt time.Duration
 	arrived float64 // new requests that asked in the current slice (AskNew originals)
-	arrS    float64 // new requests per slice, smoothed (paceArrSmooth): the arrival rate the pace is capped by
+	arrS    float64 // new requests per slice, smoothed (PaceConfig.ArrSlices): the arrival rate the pace is capped by
 	sliceS  float64 // a window slice in seconds
-	arrRef  float64 // new requests per slice, smoothed over the slices with the pacer off (paceArrRef): the load before the pressure
+	arrRef  float64 // new requests per slice, smoothed over the slices with the pacer off (PaceConfig.RefSlices): the load before the pressure
 
 	congFor int           // slices congested without refusals (Engine.settled)
 	latRef  time.Duration // the lowest slice low (fastest success) of that run
 	latTop  time.Duration // the highest slice low of that run
 	slowOK  time.Duration // a latency found to be the service's own: successes up to it count as fast (0: none)
 
-	c PaceConfig // Config.Pace, its zero fields set to the defaults (PaceConfig.resolved)
+	c          PaceConfig // Config.Pace, its zero fields set to the defaults (PaceConfig.resolved)
+	arrW, refW float64    // the weights of a slice in arrS and arrRef (c.ArrSlices, c.RefSlices)
 }
 
 // setRate sets the pace to r slots per second (at least paceMin); a faster pace brings the
@@ -125,12 +117,12 @@ func (e *Engine) fastOK(latency time.Duration) bool {
 	if e.bl.tail > 0 {
 		return latency <= e.bl.tail
 	}
-	return e.bl.slowdown(latency) < admitSlow
+	return e.bl.slowdown(latency) < e.adm.c.Slow
 }
 
 // okRateAt returns the moving rate of successes at t, per second.
 func (p *pacer) okRateAt(t time.Duration) float64 {
-	return p.okRate * math.Exp(-float64(t-p.okAt)/float64(paceRateTau))
+	return p.okRate * math.Exp(-float64(t-p.okAt)/float64(p.c.RateTau))
 }
 
 // recordPace counts an outcome at t for the pacer; refused is an answer that says the service
@@ -148,7 +140,7 @@ func (e *Engine) recordPace(t time.Duration, ok, refused bool, latency time.Dura
 	if !p.on { // off, only the slice's counts are read (stepPace)
 		return
 	}
-	p.okRate = p.okRateAt(t) + float64(time.Second)/float64(paceRateTau)
+	p.okRate = p.okRateAt(t) + float64(time.Second)/float64(p.c.RateTau)
 	p.okAt = t
 	fast := e.fastOK(latency)
 	if !fast {
@@ -172,10 +164,11 @@ func (e *Engine) recordPace(t time.Duration, ok, refused bool, latency time.Dura
 }
 
 // stepPace closes a window slice at t for the pacer: slow says the fastest success of the
-// slice (fastest) took 2.5 times the baseline or more. The pacer turns on when the service is
-// down (no success and failures), refuses (admitRefused of the outcomes) or queues (slow, with
-// failures, refusals or a CRITICAL score), sets the pace from what the service completed, and
-// turns off once the successes are fast again and no attempt waits for a slot.
+// slice (fastest) was slow (AdmitConfig.Slow: 2.5 times the baseline or more by default). The
+// pacer turns on when the service is down (no success and failures), refuses
+// (AdmitConfig.Refused of the outcomes) or queues (slow, with AdmitConfig.Failed of failures,
+// refusals or a CRITICAL score), sets the pace from what the service completed, and turns off
+// once the successes are fast again and no attempt waits for a slot.
 func (e *Engine) stepPace(t time.Duration, slow bool, fastest time.Duration) {
 	p := &e.pace
 	a := &e.adm
@@ -183,16 +176,16 @@ func (e *Engine) stepPace(t time.Duration, slow bool, fastest time.Duration) {
 		p.slowOK = 0
 	}
 	n := p.ok + p.failed
-	p.doneS += admitSmooth * (p.ok - p.doneS)
-	p.arrS += paceArrSmooth * (p.arrived - p.arrS)
+	p.doneS += a.c.Smooth * (p.ok - p.doneS)
+	p.arrS += p.arrW * (p.arrived - p.arrS)
 	if !p.on {
-		p.arrRef += paceArrRef * (p.arrived - p.arrRef)
+		p.arrRef += p.refW * (p.arrived - p.arrRef)
 	}
 	p.arrived = 0
 	p.sliceS = e.win.width.Seconds()
 	down := p.ok == 0 && (p.failed >= 2 || p.on && p.failed >= 1)
-	refusing := n > 0 && p.refused >= admitRefused*n
-	queueing := slow && n > 0 && (refusing || p.failed >= admitFailed*n || a.cps >= CriticalFrom)
+	refusing := n > 0 && p.refused >= a.c.Refused*n
+	queueing := slow && n > 0 && (refusing || p.failed >= a.c.Failed*n || a.cps >= CriticalFrom)
 	congested := refusing || p.slowN > p.c.SlowShare*p.ok
 	switch {
 	case !p.on:
@@ -251,10 +244,10 @@ func (e *Engine) stepPace(t time.Duration, slow bool, fastest time.Duration) {
 
 // settled reports whether a slowness of the successes has lasted a short span of congested
 // slices without refusals and without easing: a queue the pacing drains sets ever lower lows
-// (the fastest success of a slice below paceEasing of the lowest of the span so far), while
-// a client's few successes a slice around a latency that is the service's own (a slow
-// dependency) set few. Then successes up to paceIntrinsic times the highest of the span's
-// slice lows count as fast from then on. The lows, not one slice's, since each is the fastest
+// (the fastest success of a slice below PaceConfig.Easing of the lowest of the span so far),
+// while a client's few successes a slice around a latency that is the service's own (a slow
+// dependency) set few. Then successes up to PaceConfig.Intrinsic times the highest of the
+// span's slice lows count as fast from then on. The lows, not one slice's, since each is the fastest
 // of a handful of samples.
 func (e *Engine) settled(fastest time.Duration) bool {
 	p := &e.pace
@@ -263,7 +256,7 @@ func (e *Engine) settled(fastest time.Duration) bool {
 	case p.congFor == 1:
 		p.latRef, p.latTop = fastest, fastest
 		return false
-	case float64(fastest) < paceEasing*float64(p.latRef):
+	case float64(fastest) < p.c.Easing*float64(p.latRef):
 		p.congFor = 0
 		return false
 	}
@@ -272,7 +265,7 @@ func (e *Engine) settled(fastest time.Duration) bool {
 		return false
 	}
 	p.congFor = 0
-	p.slowOK = time.Duration(paceIntrinsic * float64(p.latTop))
+	p.slowOK = time.Duration(p.c.Intrinsic * float64(p.latTop))
 	return true
 }
 
