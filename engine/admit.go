@@ -137,15 +137,31 @@ func (e *Engine) AdmitRequestTo(d *Decision, r Request) {
 	e.admit(d, r)
 }
 
-// admit is AdmitRequest into *d for a clamped request.
+// admit is AdmitRequest into *d for a clamped request. A parked attempt's decision carries
+// NextWake's answer (Decision.Wake).
 func (e *Engine) admit(d *Decision, r Request) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	t := e.now()
 	e.advance(t)
+	e.admitAt(t, d, r)
+	if d.Parked {
+		d.Wake, _ = e.pace.nextWake(t)
+	}
+}
+
+// admitAt is admit at t, under the engine's lock, once advanced to t.
+func (e *Engine) admitAt(t time.Duration, d *Decision, r Request) {
 	a := &e.adm
-	*d = Decision{Priority: r.Priority, Action: Retry, Reason: ReasonAdmitted, Floor: a.floor, CPS: a.cps, Signals: a.sig}
+	// Every field, one by one: a composite literal was built on the stack from a template and
+	// then copied into *d with 16-byte moves (a fifth of an admission's instructions), whose
+	// loads wait on the narrower stores just made. TestAdmitToWritesEveryField holds it to a
+	// Decision written whole.
+	d.Action, d.Delay, d.CPS = Retry, 0, a.cps
 	d.State = StateFor(a.cps, e.hot.EmergencyThreshold)
+	d.Priority, d.Floor, d.Reason = r.Priority, a.floor, ReasonAdmitted
+	d.Fallback, d.Parked, d.Wake = false, false, 0
+	d.Signals = a.sig
 	if r.Ask == AskExpired {
 		e.pace.unpark(r.Priority)
 	}
@@ -161,7 +177,7 @@ func (e *Engine) admit(d *Decision, r Request) {
 		// what bounds it.
 		if r.Hold && e.owed > 0 {
 			e.owed--
-			if !paced && !e.tb.takeFor(t, e.retryCost(false), r.Priority) {
+			if !paced && !e.tb.takeAt(t, e.retryCost(false), &e.prices[r.Priority]) {
 				d.Action, d.Reason = Reject, ReasonBudgetExhausted
 				return
 			}

@@ -24,12 +24,20 @@ type tokenBucket struct {
 	earnedCap  float64
 	tokens     float64
 	last       time.Duration
+}
 
-	// keep and most are priced's answers for the engine's own retries, by priority: the tokens
-	// a retry of priority p must leave and the most it takes (a cost is at most most[p]). The
-	// capacity and the reserves never change, so the floor and the bounds are worked out once
-	// here, not on every decision.
-	keep, most [MaxPriority + 1]float64
+// retryPrice is priced's answer for a retry of one priority of the engine's own (its reserve
+// Config.BudgetReserve*(10-p)/10): the most tokens it takes (a cost is at most most) and the
+// tokens it must leave. The capacity and the reserves never change, so the floor and the bounds
+// are worked out once (pricesOf), not on every decision.
+type retryPrice struct{ most, keep float64 }
+
+// pricesOf returns the retry prices of bucket b by priority, with Config.BudgetReserve r.
+func pricesOf(b *tokenBucket, r float64) (p [MaxPriority + 1]retryPrice) {
+	for q := range p {
+		p[q].most, p[q].keep = priced(math.Inf(1), reserveOf(r, q), b.capacity)
+	}
+	return p
 }
 
 func newTokenBucket(c *Config) tokenBucket {
@@ -44,9 +52,6 @@ func newTokenBucket(c *Config) tokenBucket {
 	}
 	if b.capacity > 0 {
 		b.inverse = 1 / b.capacity
-	}
-	for p := range b.keep {
-		b.most[p], b.keep[p] = priced(math.Inf(1), reserveOf(c.BudgetReserve, p), b.capacity)
 	}
 	return b
 }
@@ -77,15 +82,14 @@ func (b *tokenBucket) take(t time.Duration, cost, reserve float64) bool {
 	return b.pay(priced(cost, reserve, b.capacity))
 }
 
-// takeFor is take for a retry of priority p (0..10) of the engine's own, whose reserve is
-// reserveOf(Config.BudgetReserve, p): the same answer and the same tokens taken, from the
-// prices worked out by newTokenBucket.
-func (b *tokenBucket) takeFor(t time.Duration, cost float64, p int) bool {
+// takeAt is take at the price p of the retry's priority (pricesOf): the same answer and the
+// same tokens taken as take with that priority's reserve.
+func (b *tokenBucket) takeAt(t time.Duration, cost float64, p *retryPrice) bool {
 	if b.capacity == 0 {
 		return true
 	}
 	b.refill(t)
-	return b.pay(min(max(1, cost), b.most[p]), b.keep[p])
+	return b.pay(min(max(1, cost), p.most), p.keep)
 }
 
 // pay removes cost tokens if there are that many and keep tokens stay after them; it reports

@@ -474,11 +474,11 @@ func TestPricedNeverAboveTheBucket(t *testing.T) {
 	}
 }
 
-// Asserts that takeFor, the engine's take at a priority's reserve from the prices worked out
-// once, answers and takes exactly what take does at that reserve share: for small and large
+// Asserts that takeAt, the engine's take at a priority's price worked out once (pricesOf),
+// answers and takes exactly what take does at that priority's reserve share: for small and large
 // buckets, every priority and reserve, costs below one, fractional, at and above the bucket,
 // and from a full, a half-empty and a nearly empty bucket.
-func TestTakeForIsTake(t *testing.T) {
+func TestTakeAtIsTake(t *testing.T) {
 	for _, capacity := range []int{1, 2, 3, 25, 100, 1 << 20} {
 		for _, r := range []float64{0, 0.3, 0.9, 1} {
 			for p := MinPriority; p <= MaxPriority; p++ {
@@ -489,7 +489,8 @@ func TestTakeForIsTake(t *testing.T) {
 							a, b := newTokenBucket(&c), newTokenBucket(&c)
 							a.tokens, b.tokens = fill*a.capacity, fill*b.capacity
 							okA := a.take(time.Second, cost, reserveOf(r, p))
-							okB := b.takeFor(time.Second, cost, p)
+							prices := pricesOf(&b, r)
+							okB := b.takeAt(time.Second, cost, &prices[p])
 							assert.Equal(t, okA, okB, "answers")
 							assert.Equal(t, a.tokens, b.tokens, "tokens left")
 						})

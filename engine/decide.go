@@ -225,7 +225,7 @@ func (e *Engine) spend(t time.Duration, attempt int, cost float64, prio int, fac
 	case e.fleetOn && e.fleet.fresh(t):
 		ok = e.fleet.take(cost, e.reserve(prio))
 	default:
-		ok = e.tb.takeFor(t, cost, prio)
+		ok = e.tb.takeAt(t, cost, &e.prices[prio])
 	}
 	if !ok {
 		d.Action, d.Reason = Reject, ReasonBudgetExhausted
