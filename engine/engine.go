@@ -207,13 +207,8 @@ func (e *Engine) readOrigin() time.Time {
 // which is exactly what Time.Sub would return.
 func (e *Engine) now() time.Duration {
 	var t time.Duration
-	if e.manual != nil {
-		f, ns := e.manual.load()
-		if f == e.oframe && f != nil && f.fast {
-			t = time.Duration(ns - e.ons)
-		} else {
-			t = timeAt(f, ns).Sub(e.origin)
-		}
+	if m := e.manual; m != nil {
+		t = e.manualElapsed(m)
 	} else if e.wall {
 		// time.Since of a time read from the wall clock reads only the monotonic clock, where
 		// Now().Sub reads the wall clock too: the same value, for half the cost (the clock is
@@ -227,6 +222,22 @@ func (e *Engine) now() time.Duration {
 	}
 	e.last = t
 	return t
+}
+
+// manualElapsed is the elapsed time on the manual clock m (e.manual). The common case is read
+// first without load's loop: the frame of the origin, current and not being replaced, whose
+// offset is then what load would return.
+func (e *Engine) manualElapsed(m *ManualClock) time.Duration {
+	if f := m.f.Load(); f != nil && f == e.oframe && f.fast {
+		if ns := f.ns.Load(); ns != frozenOffset {
+			return time.Duration(ns - e.ons)
+		}
+	}
+	f, ns := m.load()
+	if f == e.oframe && f != nil && f.fast {
+		return time.Duration(ns - e.ons)
+	}
+	return timeAt(f, ns).Sub(e.origin)
 }
 
 // advance brings every time-driven part up to t: window slices expire, the breaker cools down;
