@@ -222,7 +222,7 @@ engine-table: build
 # evaluations per CPU-second, and the line under the table the run's wall and CPU time with the
 # load average. Needs /usr/bin/time.
 TUNE_TOGETHER ?= spotty-network,article-benchmark,open-loop
-TUNE_EVALS ?= 24
+TUNE_EVALS ?= 112
 tune-table: build
 	@command -v /usr/bin/time >/dev/null || { echo "tune-table: GNU time (/usr/bin/time) is required"; exit 1; }
 	@rm -f .tune-rows.md; load=$$(cut -d' ' -f1 /proc/loadavg); start=$$(date +%s); \

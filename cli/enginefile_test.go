@@ -85,6 +85,7 @@ func TestEngineFlag(t *testing.T) {
 
 // TestLiveEngineFlag asserts that a live run's cortex strategy runs --engine's file and says so.
 func TestLiveEngineFlag(t *testing.T) {
+	t.Parallel()
 	path := writeScenario(t, liveScenario)
 	tuned := writeEngine(t, smallBudget())
 	code, out, errOut := execute("live", "--scenario-file", path, "--headless", "--duration", "1s", "--format", "table", "--engine", tuned)

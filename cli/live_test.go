@@ -15,15 +15,17 @@ import (
 )
 
 // liveScenario is a scenario of one second at a small rate against a fast service, for
-// headless live runs that finish in about two seconds.
+// headless live runs that finish in about two seconds. An attempt has 5 s: on a loaded machine
+// under -race (the live tests run in parallel) some attempts ran out of 500 ms against the
+// healthy target and were retried, where the tests count no retry.
 const liveScenario = `name = "tiny-live"
 summary = "a tiny live scenario"
 duration = "1s"
 drain = "1s"
 [fleet]
 clients = 3
-timeout = "500ms"
-deadline = "2s"
+timeout = "5s"
+deadline = "10s"
 [[class]]
 name = "payment"
 priority = 9
@@ -50,6 +52,7 @@ func writeScenario(t *testing.T, text string) string {
 // document as `run --headless`: one row per second of the run, the cortex columns, the
 // summary's keys, and the originals it counted all completing against a healthy target.
 func TestLiveHeadlessJSON(t *testing.T) {
+	t.Parallel()
 	path := writeScenario(t, liveScenario)
 	code, out, errOut := execute("live", "--scenario-file", path, "--headless", "--format", "json", "--seed", "3")
 	require.Equal(t, 0, code, errOut)
@@ -71,6 +74,7 @@ func TestLiveHeadlessJSON(t *testing.T) {
 // TestLiveTarget asserts that --target sends the traffic to the URL given (its path
 // included), and only there, with the strategy's retries.
 func TestLiveTarget(t *testing.T) {
+	t.Parallel()
 	hits := make(chan string, 10000)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hits <- r.URL.Path
@@ -96,6 +100,7 @@ func TestLiveTarget(t *testing.T) {
 // TestLiveUsageErrors asserts that bad flags and scenarios live mode cannot play are usage
 // errors (exit 2) naming the problem, and that a dead --target is a clear error, not a hang.
 func TestLiveUsageErrors(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	dead := "http://" + ln.Addr().String() + "/"
@@ -149,6 +154,7 @@ func TestLiveUsageErrors(t *testing.T) {
 // TestLiveFleetRedisDown asserts that a run whose Redis does not answer starts anyway, LOCAL,
 // and says so on stderr; its output is the run's rows and summary as without a fleet.
 func TestLiveFleetRedisDown(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	dead := "redis://" + ln.Addr().String()
@@ -166,6 +172,7 @@ func TestLiveFleetRedisDown(t *testing.T) {
 // TestLiveScaledByMaxRPS asserts that a scenario whose peak exceeds --max-rps is scaled to
 // it, and says so.
 func TestLiveScaledByMaxRPS(t *testing.T) {
+	t.Parallel()
 	path := writeScenario(t, liveScenario)
 	code, out, errOut := execute("live", "--scenario-file", path, "--headless", "--format", "json", "--max-rps", "30")
 	require.Equal(t, 0, code, errOut)
@@ -178,6 +185,7 @@ func TestLiveScaledByMaxRPS(t *testing.T) {
 // TestLiveHeadlessTable asserts that the table of a live run says it was live, not simulated,
 // and names the scenario and the strategy.
 func TestLiveHeadlessTable(t *testing.T) {
+	t.Parallel()
 	path := writeScenario(t, liveScenario)
 	code, out, errOut := execute("live", "--scenario", path, "--headless", "--format", "table", "--strategy", "backoff")
 	require.Equal(t, 0, code, errOut)
@@ -191,6 +199,7 @@ func TestLiveHeadlessTable(t *testing.T) {
 // the same seed and prints both summaries: against a healthy target both complete everything
 // with no retry.
 func TestLiveCompareSim(t *testing.T) {
+	t.Parallel()
 	path := writeScenario(t, liveScenario)
 	code, out, errOut := execute("live", "--scenario-file", path, "--compare-sim", "--format", "json", "--seed", "4")
 	require.Equal(t, 0, code, errOut)
@@ -214,6 +223,7 @@ func TestLiveCompareSim(t *testing.T) {
 // authentication, and that the password is never printed: not in the run's output, not in the
 // error of a bad scheme or a dead target, not in the no-terminal hint (which shows "xxxxx").
 func TestLiveTargetCredentials(t *testing.T) {
+	t.Parallel()
 	auth := make(chan string, 10000)
 	srv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { auth <- r.Header.Get("Authorization") }))
 	defer srv.Close()

@@ -82,6 +82,7 @@ func member(t *testing.T, srv *redistest.Server, name, instance string, token ui
 // run another configuration (cortex-article in a fleet of cortex) or another process syncs
 // under its instance name; and that the same runs start once those members have gone.
 func TestLiveFleetRefusals(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	path := writeScenario(t, liveScenario)
 	run := func(args ...string) (int, string) {
@@ -107,6 +108,7 @@ func TestLiveFleetRefusals(t *testing.T) {
 // Asserts a clean end: once a run in a fleet has ended, its instance is no longer a member and
 // its lease is back in the bucket (nothing leased), not left to expire.
 func TestLiveFleetLeaves(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	path := writeScenario(t, liveScenario)
 	code, _, errOut := execute("live", "--scenario-file", path, "--headless", "--duration", "1s", "--format", "json",
@@ -130,6 +132,7 @@ func TestLiveFleetLeaves(t *testing.T) {
 // Asserts that --budget shared without --fleet runs: the run's clients share one in-process
 // budget, and the output is the run's rows as usual.
 func TestLiveBudgetShared(t *testing.T) {
+	t.Parallel()
 	path := writeScenario(t, liveScenario)
 	code, out, errOut := execute("live", "--scenario-file", path, "--headless", "--duration", "1s", "--format", "json", "--budget", "shared")
 	require.Equal(t, 0, code, errOut)

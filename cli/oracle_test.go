@@ -17,11 +17,24 @@ import (
 // oracleSeeds are the seeds TestOracleIsABound checks: 1-10, as bench --seeds 1-10 runs them.
 const oracleSeeds = 10
 
+// oracleShare is one in how many of the runs of every built-in scenario x every strategy x
+// oracleSeeds TestOracleIsABound runs: strategy i with seed s when (i + s) % oracleShare == 0.
+const oracleShare = 3
+
 // TestOracleIsABound asserts that no strategy exceeds the oracle's bound in any built-in
 // scenario and seed: its success rate is at most the bound's, and for every priority the
 // successes of that priority and the higher ones together are at most the most the oracle can
 // serve of them (so the highest priority's success is at most its bound). It can fail: the
 // bound is computed from the scenario alone, the runs from the simulator's every detail.
+//
+// A third of the 2,100 runs (oracleShare; all of them took 48 s of make test's 2-core second
+// pass): every built-in scenario's oracle for each of the seeds 1-10 (all 140 bounds) against a
+// third of the strategies, each strategy against three or four of the seeds of every scenario,
+// the strategies of a seed rotating with it. Measured with every run: cortex is the run nearest
+// the bound in every scenario and seed, 0.5-14 points under it (two-layers 0.5, metastable 0.7),
+// with margins that move by about a point from seed to seed; so the third keeps cortex on seeds
+// 3, 6 and 9 of every scenario. A bound made a point too low (Bound.Rate x 0.99) fails here:
+// two-layers with cortex on seeds 3, 6 and 9 and metastable on seed 9 above it.
 func TestOracleIsABound(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every built-in scenario with every strategy over ten seeds")
@@ -32,12 +45,19 @@ func TestOracleIsABound(t *testing.T) {
 	racedetect.SkipWholeRuns(t)
 	var jobs []benchJob
 	for i, scn := range scenarios.Catalog() {
-		for _, st := range strategy.Names() {
+		for k, st := range strategy.Names() {
 			for seed := int64(1); seed <= oracleSeeds; seed++ {
-				jobs = append(jobs, benchJob{scn: scn, scnIndex: i, strategy: st, seed: seed})
+				if (int64(k)+seed)%oracleShare == 0 {
+					jobs = append(jobs, benchJob{scn: scn, scnIndex: i, strategy: st, seed: seed})
+				}
 			}
 		}
 	}
+	seen := map[[2]int64]bool{}
+	for _, j := range jobs {
+		seen[[2]int64{int64(j.scnIndex), j.seed}] = true
+	}
+	require.Len(t, seen, len(scenarios.Catalog())*oracleSeeds, "every scenario with every seed")
 	runs, err := runJobs(context.Background(), jobs, sim.Options{}, func(int, int) {})
 	require.NoError(t, err)
 	bounds := map[[2]int64]sim.Bound{}

@@ -19,6 +19,7 @@ import (
 // (the requests it accepted and served), so a session's figures outlive its window; off a
 // terminal the status line is not redrawn in place.
 func TestTargetPrintsTotals(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	stdin, _ := syncPipe(t)
@@ -53,6 +54,7 @@ func TestTargetPrintsTotals(t *testing.T) {
 // interface's address for a wildcard, never "[::]"): a request to each printed URL on
 // loopback is answered.
 func TestTargetAddr(t *testing.T) {
+	t.Parallel()
 	for _, addr := range []string{"0.0.0.0:0", ":0", "[::]:0", "192.0.2.1:8080"} {
 		code, _, errOut := run("target", "--addr", addr)
 		assert.Equal(t, 2, code, addr)

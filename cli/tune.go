@@ -36,6 +36,8 @@ type tuneOptions struct {
 	generations   int
 	evals         int
 	population    int
+	step          float64
+	screen        int
 	engine        string // --engine: the configuration searched from and compared with
 	format        string
 	allowLarge    bool
@@ -101,6 +103,8 @@ with run --compare-engine, or build a Go service from it with cortexhttp.ConfigF
 	f.IntVar(&o.generations, "generations", 30, "the most generations of the search")
 	f.IntVar(&o.evals, "evals", 0, "the most candidates evaluated, in whole generations: the same search on any machine, however loaded (0: no bound)")
 	f.IntVar(&o.population, "population", 0, "candidates per generation (default: CMA-ES's, 4 + 3 ln(parameters))")
+	f.Float64Var(&o.step, "step", tune.DefaultStep, "CMA-ES's initial step, a share of each parameter's range (0 to 1)")
+	f.IntVar(&o.screen, "screen", 0, "the first training seeds a candidate runs before the rest: one more than a point below the kept candidate on them is rejected there (0: a quarter of the seeds; -1: none)")
 	f.StringVar(&o.engine, "engine", "", "the engine file to start from and compare with (default: the engine's defaults)")
 	f.StringVar(&o.format, "format", "table", "the report: table, json or markdown (one row per scenario: docs/tune.md's table)")
 	addAllowLargeFlag(cmd, &o.allowLarge)
@@ -223,7 +227,14 @@ func tuneSearchOptions(io streams, o tuneOptions) (tune.Options, error) {
 	if o.population < 0 || o.population == 1 || o.population > 1000 {
 		return opts, usage(fmt.Errorf("invalid --population %d: give 2 to 1000 (0: CMA-ES's own)", o.population))
 	}
+	if !(o.step > 0 && o.step <= 1) {
+		return opts, usage(fmt.Errorf("invalid --step %v: give a share of each range, more than 0 and at most 1", o.step))
+	}
+	if o.screen < -1 {
+		return opts, usage(fmt.Errorf("invalid --screen %d: give a number of seeds (0: a quarter of them; -1: none)", o.screen))
+	}
 	opts.Time, opts.Seed, opts.Generations, opts.Evals, opts.Population = o.time, o.seed, o.generations, o.evals, o.population
+	opts.Step, opts.Screen = o.step, o.screen
 	opts.CPU = cputime.Process
 	if opts.Scenarios, err = tuneScenarios(o); err != nil {
 		return opts, err

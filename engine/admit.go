@@ -21,23 +21,6 @@ const (
 	AskExpired            // again, parked, its Delay ended before Wake released it: it leaves the parked ones
 )
 
-// The constants of admission (Config.AdmitOriginals); docs/engine.md gives the measurements
-// behind each.
-const (
-	// admitSlow is the slowdown at or above which a success says the service queues: a latency
-	// of at least 2.5 times the baseline (S >= 0.5). Admission reads the fastest success of the
-	// last window slice, so it takes every success of the slice to have queued.
-	admitSlow = 0.5
-	// admitRefused and admitFailed are the shares of a slice's outcomes, answered refusals
-	// (RecordRefused: 503, 429) and failures of any kind, above which slow successes turn the
-	// pacer on (refusals alone do too): slow successes alone may be a slow dependency rather
-	// than a queue.
-	admitRefused = 0.05
-	admitFailed  = 0.25
-	// admitSmooth is the weight of each slice in the smoothed count of successes.
-	admitSmooth = 0.5
-)
-
 // admission is the state of Admit (Config.AdmitOriginals): once per window slice (step) the
 // engine reads whether the service queues, and the pacer (pacer) releases the attempts at the
 // rate the service completes while it does. Not safe for concurrent use: the engine's mutex
@@ -55,6 +38,8 @@ type admission struct {
 	cps float64 // their score
 
 	admitted, shed uint64 // Admit's answers to new requests since New or Reset
+
+	c AdmitConfig // Config.Admit, its zero fields set to the defaults (AdmitConfig.resolved)
 }
 
 // recordOK counts a success of latency for admission.
@@ -74,7 +59,7 @@ func (e *Engine) stepAdmission(t time.Duration) {
 	if a.okN > 0 {
 		fastest = a.okMin
 	}
-	slow := e.bl.slowdown(fastest) >= admitSlow
+	slow := e.bl.slowdown(fastest) >= a.c.Slow
 	a.okN = 0
 	e.fillSignals(t, &a.sig)
 	a.cps = e.w.dot(&a.sig)
@@ -156,15 +141,31 @@ func (e *Engine) AdmitRequestTo(d *Decision, r Request) {
 	e.admit(d, r)
 }
 
-// admit is AdmitRequest into *d for a clamped request.
+// admit is AdmitRequest into *d for a clamped request. A parked attempt's decision carries
+// NextWake's answer (Decision.Wake).
 func (e *Engine) admit(d *Decision, r Request) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	t := e.now()
 	e.advance(t)
+	e.admitAt(t, d, r)
+	if d.Parked {
+		d.Wake, _ = e.pace.nextWake(t)
+	}
+}
+
+// admitAt is admit at t, under the engine's lock, once advanced to t.
+func (e *Engine) admitAt(t time.Duration, d *Decision, r Request) {
 	a := &e.adm
-	*d = Decision{Priority: r.Priority, Action: Retry, Reason: ReasonAdmitted, Floor: a.floor, CPS: a.cps, Signals: a.sig}
+	// Every field, one by one: a composite literal was built on the stack from a template and
+	// then copied into *d with 16-byte moves (a fifth of an admission's instructions), whose
+	// loads wait on the narrower stores just made. TestAdmitToWritesEveryField holds it to a
+	// Decision written whole.
+	d.Action, d.Delay, d.CPS = Retry, 0, a.cps
 	d.State = StateFor(a.cps, e.hot.EmergencyThreshold)
+	d.Priority, d.Floor, d.Reason = r.Priority, a.floor, ReasonAdmitted
+	d.Fallback, d.Parked, d.Wake = false, false, 0
+	d.Signals = a.sig
 	if r.Ask == AskExpired {
 		e.pace.unpark(r.Priority)
 	}
@@ -180,7 +181,7 @@ func (e *Engine) admit(d *Decision, r Request) {
 		// what bounds it.
 		if r.Hold && e.owed > 0 {
 			e.owed--
-			if !paced && !e.tb.take(t, e.retryCost(false), e.reserve(r.Priority)) {
+			if !paced && !e.tb.takeAt(t, e.retryCost(false), &e.prices[r.Priority]) {
 				d.Action, d.Reason = Reject, ReasonBudgetExhausted
 				return
 			}

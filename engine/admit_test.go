@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"maps"
+	"slices"
 	"testing"
 	"time"
 
@@ -390,4 +392,45 @@ func TestDeadlineAwareRetry(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Asserts that AdmitRequestTo writes every field of the Decision it is given, whatever was in
+// it: over a storm that parks, holds, sheds and admits, a Decision full of stale values comes
+// out equal to the one AdmitRequest returns from a twin engine, and a Decision with a field the
+// admission does not write would differ (every field of the stale one is set).
+func TestAdmitToWritesEveryField(t *testing.T) {
+	clock := NewManualClock(time.Unix(0, 0))
+	build := func() *Engine {
+		cfg := DefaultConfig()
+		cfg.Clock, cfg.Seed = clock, 3
+		e, err := New(cfg)
+		require.NoError(t, err)
+		return e
+	}
+	a, b := build(), build()
+	stale := Decision{Action: CircuitOpen, Delay: time.Hour, CPS: 9, State: Emergency, Priority: 11, Floor: 12,
+		Reason: "stale", Fallback: true, Parked: true, Wake: time.Minute, Signals: Signals{F: 1, L: 2, Q: 3, B: 4, C: 5}}
+	seen := map[string]bool{}
+	for i := range 3000 {
+		clock.Advance(5 * time.Millisecond)
+		for _, e := range []*Engine{a, b} {
+			switch {
+			case i < 200 || i > 2500:
+				e.RecordSuccess(30 * time.Millisecond)
+			case i%3 == 0:
+				e.RecordRefused(time.Millisecond)
+			default:
+				e.RecordFailure(2 * time.Second)
+			}
+		}
+		r := Request{Priority: i % 11, Retry: i % 3, Hold: i%2 == 0, Park: i%4 == 0, Remaining: time.Duration(i%7) * time.Second}
+		want := a.AdmitRequest(r)
+		got := stale
+		b.AdmitRequestTo(&got, r)
+		require.Equal(t, want, got, "call %d", i)
+		seen[want.Reason] = true
+		seen["parked"] = seen["parked"] || want.Parked
+	}
+	assert.Subset(t, slices.Collect(maps.Keys(seen)), []string{ReasonAdmitted, ReasonHeld, ReasonShedLowPriority, "parked"},
+		"the sequence went through the main paths")
 }

@@ -26,6 +26,20 @@ type tokenBucket struct {
 	last       time.Duration
 }
 
+// retryPrice is priced's answer for a retry of one priority of the engine's own (its reserve
+// Config.BudgetReserve*(10-p)/10): the most tokens it takes (a cost is at most most) and the
+// tokens it must leave. The capacity and the reserves never change, so the floor and the bounds
+// are worked out once (pricesOf), not on every decision.
+type retryPrice struct{ most, keep float64 }
+
+// pricesOf returns the retry prices of bucket b by priority, with Config.BudgetReserve r.
+func pricesOf(b *tokenBucket, r float64) (p [MaxPriority + 1]retryPrice) {
+	for q := range p {
+		p[q].most, p[q].keep = priced(math.Inf(1), reserveOf(r, q), b.capacity)
+	}
+	return p
+}
+
 func newTokenBucket(c *Config) tokenBucket {
 	b := tokenBucket{
 		capacity:   float64(c.TokenBucketCapacity),
@@ -65,7 +79,22 @@ func (b *tokenBucket) take(t time.Duration, cost, reserve float64) bool {
 		return true
 	}
 	b.refill(t)
-	cost, keep := priced(cost, reserve, b.capacity)
+	return b.pay(priced(cost, reserve, b.capacity))
+}
+
+// takeAt is take at the price p of the retry's priority (pricesOf): the same answer and the
+// same tokens taken as take with that priority's reserve.
+func (b *tokenBucket) takeAt(t time.Duration, cost float64, p *retryPrice) bool {
+	if b.capacity == 0 {
+		return true
+	}
+	b.refill(t)
+	return b.pay(min(max(1, cost), p.most), p.keep)
+}
+
+// pay removes cost tokens if there are that many and keep tokens stay after them; it reports
+// whether it did.
+func (b *tokenBucket) pay(cost, keep float64) bool {
 	if b.tokens < cost || b.tokens-cost < keep {
 		return false
 	}

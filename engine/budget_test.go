@@ -473,3 +473,30 @@ func TestPricedNeverAboveTheBucket(t *testing.T) {
 		}
 	}
 }
+
+// Asserts that takeAt, the engine's take at a priority's price worked out once (pricesOf),
+// answers and takes exactly what take does at that priority's reserve share: for small and large
+// buckets, every priority and reserve, costs below one, fractional, at and above the bucket,
+// and from a full, a half-empty and a nearly empty bucket.
+func TestTakeAtIsTake(t *testing.T) {
+	for _, capacity := range []int{1, 2, 3, 25, 100, 1 << 20} {
+		for _, r := range []float64{0, 0.3, 0.9, 1} {
+			for p := MinPriority; p <= MaxPriority; p++ {
+				for _, cost := range []float64{0, 0.5, 1, 1.7, 7, 24.9, 25, 39, math.Inf(1)} {
+					for _, fill := range []float64{1, 0.5, 0.04} {
+						t.Run(fmt.Sprintf("cap%d/r%v/p%d/cost%v/fill%v", capacity, r, p, cost, fill), func(t *testing.T) {
+							c := Config{TokenBucketCapacity: capacity, TokenRefillRate: 1, BudgetReserve: r}
+							a, b := newTokenBucket(&c), newTokenBucket(&c)
+							a.tokens, b.tokens = fill*a.capacity, fill*b.capacity
+							okA := a.take(time.Second, cost, reserveOf(r, p))
+							prices := pricesOf(&b, r)
+							okB := b.takeAt(time.Second, cost, &prices[p])
+							assert.Equal(t, okA, okB, "answers")
+							assert.Equal(t, a.tokens, b.tokens, "tokens left")
+						})
+					}
+				}
+			}
+		}
+	}
+}

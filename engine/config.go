@@ -83,6 +83,11 @@ type Config struct {
 	// be answered before its deadline (Failure.Remaining), and refuses the retry that has none
 	// left (DEADLINE_EXCEEDED) instead of spending tokens on it (default true; article false).
 	DeadlineAware bool
+	// Admit holds the thresholds by which admission reads that the service queues (the
+	// slowdown of the fastest success, the shares of refusals and failures) and the smoothing
+	// of the successes the pace follows (AdmitConfig; a zero field takes its default,
+	// DefaultAdmit).
+	Admit AdmitConfig
 	// Pace holds the pacer's constants (AdmitOriginals): its margin over what the service
 	// completes, its reservation horizon, its release of parked work, ... (PaceConfig; a zero
 	// field takes its default, DefaultPace).
@@ -141,6 +146,7 @@ func ArticleConfig() Config {
 		BackoffMaxDelay:          30 * time.Second,
 		QueueCapacity:            1000,
 		RecoveryRamp:             30 * time.Second,
+		Admit:                    DefaultAdmit(),
 		Pace:                     DefaultPace(),
 	}
 }

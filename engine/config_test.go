@@ -44,6 +44,7 @@ func TestArticleConfig(t *testing.T) {
 		BudgetReserve:         0,
 		LearnTail:             false,
 		TripOnTimeouts:        true,
+		Admit:                 DefaultAdmit(),
 		Pace:                  DefaultPace(),
 	}
 	got := ArticleConfig()

@@ -61,15 +61,20 @@ func (e *Engine) DecideTo(d *Decision, f Failure) {
 	e.decide(d, f)
 }
 
-// decide is Decide into *d.
+// decide is Decide into *d. One deferred function guards the whole decision: a panic inside
+// the unified decision (stage unifying) is answered by the fallback path, as a CPS that is not
+// finite is; a panic anywhere else, or in the fallback itself, by an INTERNAL_ERROR rejection.
+// (A second deferred recover in unified cost every decision a call into the runtime.)
 func (e *Engine) decide(d *Decision, f Failure) {
 	priority := min(MaxPriority, max(MinPriority, f.Priority))
 	attempt := max(0, f.Attempt)
+	var t time.Duration
+	stage := stageOther
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	defer func() {
-		if r := recover(); r != nil {
-			*d = Decision{Action: Reject, Priority: priority, Reason: ReasonInternalError, Fallback: true}
+		if stage != stageDone {
+			e.recoverDecision(recover(), stage, t, priority, attempt, d)
 		}
 		if d.Action >= 0 && int(d.Action) < len(e.decisions) {
 			e.decisions[d.Action]++
@@ -84,23 +89,53 @@ func (e *Engine) decide(d *Decision, f Failure) {
 	case attempt >= e.hot.MaxRetryAttempts:
 		*d = Decision{Action: MaxRetriesExceeded, Priority: priority, Reason: ReasonMaxRetries}
 	default:
-		t := e.now()
+		t = e.now()
 		e.advance(t)
-		if !e.unified(t, priority, attempt, f, d) {
+		stage = stageUnifying
+		ok := e.unified(t, priority, attempt, f, d)
+		stage = stageOther
+		if !ok {
 			e.fallback(t, priority, attempt, d)
 		}
 	}
+	stage = stageDone
 }
 
-// unified runs checks 3 to 5 on the CPS and writes the decision into *d (in place: a Decision
-// is 14 words, and this is the hot path). It returns false when the computation panicked or
-// the CPS is not finite; *d is then undefined and the caller falls back.
-func (e *Engine) unified(t time.Duration, priority, attempt int, f Failure, d *Decision) (ok bool) {
+// The stages of a decision that decide's deferred function tells apart.
+const (
+	stageOther    = iota // outside the unified decision: a panic is an INTERNAL_ERROR
+	stageUnifying        // in unified: a panic falls back
+	stageDone            // returned normally: nothing to recover
+)
+
+// recoverDecision answers into *d for a decision left by the panic r (nil: none) in stage:
+// from the fallback path after a panic in the unified decision, with an INTERNAL_ERROR
+// rejection after any other panic or one in the fallback itself.
+func (e *Engine) recoverDecision(r any, stage int, t time.Duration, priority, attempt int, d *Decision) {
+	if r == nil {
+		return
+	}
+	if stage == stageUnifying && e.fallbackSafe(t, priority, attempt, d) {
+		return
+	}
+	*d = Decision{Action: Reject, Priority: priority, Reason: ReasonInternalError, Fallback: true}
+}
+
+// fallbackSafe is fallback, reporting false if it panicked.
+func (e *Engine) fallbackSafe(t time.Duration, priority, attempt int, d *Decision) (ok bool) {
 	defer func() {
-		if r := recover(); r != nil {
+		if recover() != nil {
 			ok = false
 		}
 	}()
+	e.fallback(t, priority, attempt, d)
+	return true
+}
+
+// unified runs checks 3 to 5 on the CPS and writes the decision into *d (in place: a Decision
+// is 14 words, and this is the hot path). It returns false when the CPS is not finite; *d is
+// then undefined and the caller falls back, as decide does when unified panics.
+func (e *Engine) unified(t time.Duration, priority, attempt int, f Failure, d *Decision) bool {
 	*d = Decision{Priority: priority}
 	e.fillSignals(t, &d.Signals)
 	if e.signalHook != nil {
@@ -123,14 +158,14 @@ func (e *Engine) unified(t time.Duration, priority, attempt int, f Failure, d *D
 		// circuit (nor by an emergency, which opens it: "reject all non-critical retries"); it
 		// is decided as below, and AdmitRequest holds it until the circuit probes.
 		e.br.open(t, TransitionEmergency) // a no-op unless an emergency opens it now
-		e.spend(t, attempt, e.retryCost(f.Timeout), e.reserve(priority), 1+cps*10, f, d)
+		e.spend(t, attempt, e.retryCost(f.Timeout), priority, 1+cps*10, f, d)
 	case e.circuitRefuses(d):
 	case priority < d.Floor || priority < e.adm.floor: // check 4: priority floor, recovery ramp, then the budget
 		d.Action, d.Reason = Reject, ReasonShedLowPriority
 	case !rampAdmits(priority, e.rampShare(t)):
 		d.Action, d.Reason = Reject, ReasonRecoveryRamp
 	default: // check 5: CPS-modulated backoff
-		e.spend(t, attempt, e.retryCost(f.Timeout), e.reserve(priority), 1+cps*10, f, d)
+		e.spend(t, attempt, e.retryCost(f.Timeout), priority, 1+cps*10, f, d)
 	}
 	return true
 }
@@ -142,7 +177,7 @@ func (e *Engine) unified(t time.Duration, priority, attempt int, f Failure, d *D
 func (e *Engine) fallback(t time.Duration, priority, attempt int, d *Decision) {
 	*d = Decision{Priority: priority, Fallback: true}
 	if !e.circuitRefuses(d) {
-		e.spend(t, attempt, 1, 0, 1, Failure{}, d)
+		e.spend(t, attempt, 1, MaxPriority, 1, Failure{}, d) // priority 10: no reserve
 	}
 }
 
@@ -160,12 +195,13 @@ func (e *Engine) circuitRefuses(d *Decision) bool {
 	return true
 }
 
-// spend takes cost retry tokens and writes the retry into d: RETRY after a draw below
+// spend takes cost retry tokens for a retry of priority prio (which leaves its priority's
+// reserve in the bucket) and writes the retry into d: RETRY after a draw below
 // base*2^attempt*factor (a probe slot taken in HALF_OPEN), BUDGET_EXHAUSTED when the tokens are
 // not there, DEADLINE_EXCEEDED (no token taken) when remaining (> 0) leaves no time to send the
 // retry and have it answered: the delay is cut to remaining less the time an attempt takes
 // (attemptTime), and none is left.
-func (e *Engine) spend(t time.Duration, attempt int, cost, reserve, factor float64, f Failure, d *Decision) {
+func (e *Engine) spend(t time.Duration, attempt int, cost float64, prio int, factor float64, f Failure, d *Decision) {
 	remaining := f.Remaining
 	delay := e.draw(float64(e.hot.BackoffBaseDelay) * pow2(attempt) * factor)
 	if remaining > 0 && e.hot.DeadlineAware {
@@ -187,9 +223,9 @@ func (e *Engine) spend(t time.Duration, attempt int, cost, reserve, factor float
 		ok = true
 		e.owed++
 	case e.fleetOn && e.fleet.fresh(t):
-		ok = e.fleet.take(cost, reserve)
+		ok = e.fleet.take(cost, e.reserve(prio))
 	default:
-		ok = e.tb.take(t, cost, reserve)
+		ok = e.tb.takeAt(t, cost, &e.prices[prio])
 	}
 	if !ok {
 		d.Action, d.Reason = Reject, ReasonBudgetExhausted

@@ -59,6 +59,7 @@ type Explanation struct {
 	Pace       float64 // send slots per second while the pacer is on (0 off)
 	Completed  float64 // successes per window slice, smoothed
 	Slowdown   float64 // the slowdown of the fastest success of the last slice (the latest success without one)
+	SlowFrom   float64 // the slowdown at or above which it says the service queues (Config.Admit.Slow, resolved)
 	ShedRetry  bool    // a retry's priority is below the admission floor: shed with the new requests (check 4)
 	AdmitFloor int     // the admission floor when the decision was made (retries below it are shed)
 }
@@ -182,7 +183,7 @@ func (e *Engine) AdmitRequestExplained(r Request, x *Explanation) (d Decision) {
 		fastest = a.okMin
 	}
 	*x = Explanation{Original: r.Retry == 0, Admission: e.cfg.AdmitOriginals, Shedding: a.engaged, ShedShare: a.share,
-		Completed: e.pace.doneS, Slowdown: e.bl.slowdown(fastest),
+		Completed: e.pace.doneS, Slowdown: e.bl.slowdown(fastest), SlowFrom: a.c.Slow,
 		Weights: e.w, Emergency: e.cfg.EmergencyThreshold, Circuit: e.br.state, InFlight: e.br.inFlight,
 		Probes: e.cfg.HalfOpenProbes, Priority: r.Priority, Attempt: r.Retry, AdmitFloor: a.floor,
 		RampShare: e.rampShare(t), Capacity: e.cfg.TokenBucketCapacity, Tokens: e.tb.tokens}

@@ -6,34 +6,27 @@ import (
 )
 
 // The fixed constants of the pacer (Config.AdmitOriginals); those a service calibrates are
-// Config.Pace (PaceConfig). docs/engine.md gives the measurements behind them.
+// Config.Pace (PaceConfig) and Config.Admit (AdmitConfig). paceTolerance, paceRing, the edge
+// buckets and paceMaxPark stay fixed: they bound the pacer's own bookkeeping, not a reading of
+// the service, and no service measures them; paceYield and paceBudgetSlack are shares of the
+// pacer's own slots (their measurements beside them).
 const (
 	// paceTolerance is how late a reserved slot may be claimed (the attempt asks again a little
-	// late: timers, a loaded caller); a slot older than that is dropped.
+	// late: timers, a loaded caller); a slot older than that is dropped. It is the caller's
+	// timer slack, and a parked attempt (the simulator's, the driver's) never claims a
+	// reserved slot: it is woken into one.
 	paceTolerance = 50 * time.Millisecond
-	// paceRateTau is the time constant of the moving rate of successes the ramp is bounded by.
-	paceRateTau = 500 * time.Millisecond
-	// paceRing is the most reserved slots the pacer keeps.
+	// paceRing is the most reserved slots the pacer keeps: the size of a fixed array, so that
+	// an engine allocates nothing per decision.
 	paceRing = 512
-	// paceIntrinsic is how much slower than the fastest success a success may be once a slowness
-	// is found to be the service's own (see Engine.settled), and still count as fast.
-	paceIntrinsic = 1.25
-	// paceEasing is how much the fastest success must fall over a short span of pacing for the
-	// slowness to count as a queue the pacing drains.
-	paceEasing = 0.9
-	// paceArrSmooth is the weight of each slice in the smoothed arrivals of new requests (a
-	// time constant of about five slices: a client's own arrivals are few a slice, and noisy).
-	paceArrSmooth = 0.2
-	// paceArrRef is the weight of each slice in the arrivals before the pressure (about thirty
-	// slices, frozen while the pacer is on).
-	paceArrRef = 1.0 / 30
 	// paceEdgeW and paceEdgeN are the buckets of the parked attempts' deadline edges (the end
 	// of their Delay): paceEdgeN buckets of paceEdgeW each, 64 s ahead (a later edge counts as
 	// the last bucket's).
 	paceEdgeW = 250 * time.Millisecond
 	paceEdgeN = 256
 	// paceMaxPark is the longest an attempt without a deadline stays parked (Request.Park)
-	// before it asks again (AskExpired) if Wake has not released it.
+	// before it asks again (AskExpired) if Wake has not released it: a safety net for a caller
+	// that lost a wake, not a pace.
 	paceMaxPark = 30 * time.Second
 	// paceYield is how far a higher priority's oldest parked attempt must be from the end of
 	// its wait, in slots of its backlog and the work above it at today's pace, for an urgent
@@ -89,7 +82,7 @@ type pacer struct {
 	ok, refused, failed float64 // outcomes of the current slice
 	starved, granted    float64 // attempts refused a slot and granted one in the current slice
 	slowN               float64 // successes of the current slice beyond the healthy tail
-	doneS               float64 // successes per slice, smoothed (admitSmooth)
+	doneS               float64 // successes per slice, smoothed (AdmitConfig.Smooth)
 	okRate              float64 // the moving rate of successes, per second, as of okAt
 	okAt                time.Duration
 
@@ -100,22 +93,22 @@ type pacer struct {
 	edges      [MaxPriority + 1][paceEdgeN]int32 // parked attempts with a deadline by the bucket of their edge (its number mod paceEdgeN), by priority
 	edgeLo     [MaxPriority + 1]int64            // the earliest bucket number that may hold one, by priority
 	dated      [MaxPriority + 1]int32            // parked attempts with a deadline (in edges), by priority
-	span       [MaxPriority + 1]time.Duration    // the longest wait of the latest attempt parked with a deadline, by priority
 	parkedThen int32                             // nParked as the last slice closed
 	sent       float64                           // attempts given a slot in the current slice (pacer.budget)
 	lastArr    float64                           // new requests that asked in the last slice
 	sliceFrom  time.Duration                     // the start of the current slice
 	arrived    float64                           // new requests that asked in the current slice (AskNew originals)
-	arrS       float64                           // new requests per slice, smoothed (paceArrSmooth): the arrival rate the pace is capped by
+	arrS       float64                           // new requests per slice, smoothed (PaceConfig.ArrSlices): the arrival rate the pace is capped by
 	sliceS     float64                           // a window slice in seconds
-	arrRef     float64                           // new requests per slice, smoothed over the slices with the pacer off (paceArrRef): the load before the pressure
+	arrRef     float64                           // new requests per slice, smoothed over the slices with the pacer off (PaceConfig.RefSlices): the load before the pressure
 
 	congFor int           // slices congested without refusals (Engine.settled)
 	latRef  time.Duration // the lowest slice low (fastest success) of that run
 	latTop  time.Duration // the highest slice low of that run
 	slowOK  time.Duration // a latency found to be the service's own: successes up to it count as fast (0: none)
 
-	c PaceConfig // Config.Pace, its zero fields set to the defaults (PaceConfig.resolved)
+	c          PaceConfig // Config.Pace, its zero fields set to the defaults (PaceConfig.resolved)
+	arrW, refW float64    // the weights of a slice in arrS and arrRef (c.ArrSlices, c.RefSlices)
 }
 
 // setRate sets the pace to r slots per second (at least paceMin); a faster pace brings the
@@ -149,12 +142,12 @@ func (e *Engine) fastOK(latency time.Duration) bool {
 	if e.bl.tail > 0 {
 		return latency <= e.bl.tail
 	}
-	return e.bl.slowdown(latency) < admitSlow
+	return e.bl.slowdown(latency) < e.adm.c.Slow
 }
 
 // okRateAt returns the moving rate of successes at t, per second.
 func (p *pacer) okRateAt(t time.Duration) float64 {
-	return p.okRate * math.Exp(-float64(t-p.okAt)/float64(paceRateTau))
+	return p.okRate * math.Exp(-float64(t-p.okAt)/float64(p.c.RateTau))
 }
 
 // recordPace counts an outcome at t for the pacer; refused is an answer that says the service
@@ -172,7 +165,7 @@ func (e *Engine) recordPace(t time.Duration, ok, refused bool, latency time.Dura
 	if !p.on { // off, only the slice's counts are read (stepPace)
 		return
 	}
-	p.okRate = p.okRateAt(t) + float64(time.Second)/float64(paceRateTau)
+	p.okRate = p.okRateAt(t) + float64(time.Second)/float64(p.c.RateTau)
 	p.okAt = t
 	fast := e.fastOK(latency)
 	if !fast {
@@ -196,10 +189,11 @@ func (e *Engine) recordPace(t time.Duration, ok, refused bool, latency time.Dura
 }
 
 // stepPace closes a window slice at t for the pacer: slow says the fastest success of the
-// slice (fastest) took 2.5 times the baseline or more. The pacer turns on when the service is
-// down (no success and failures), refuses (admitRefused of the outcomes) or queues (slow, with
-// failures, refusals or a CRITICAL score), sets the pace from what the service completed, and
-// turns off once the successes are fast again and no attempt waits for a slot.
+// slice (fastest) was slow (AdmitConfig.Slow: 2.5 times the baseline or more by default). The
+// pacer turns on when the service is down (no success and failures), refuses
+// (AdmitConfig.Refused of the outcomes) or queues (slow, with AdmitConfig.Failed of failures,
+// refusals or a CRITICAL score), sets the pace from what the service completed, and turns off
+// once the successes are fast again and no attempt waits for a slot.
 func (e *Engine) stepPace(t time.Duration, slow bool, fastest time.Duration) {
 	p := &e.pace
 	a := &e.adm
@@ -207,18 +201,18 @@ func (e *Engine) stepPace(t time.Duration, slow bool, fastest time.Duration) {
 		p.slowOK = 0
 	}
 	n := p.ok + p.failed
-	p.doneS += admitSmooth * (p.ok - p.doneS)
-	p.arrS += paceArrSmooth * (p.arrived - p.arrS)
+	p.doneS += a.c.Smooth * (p.ok - p.doneS)
+	p.arrS += p.arrW * (p.arrived - p.arrS)
 	if !p.on {
-		p.arrRef += paceArrRef * (p.arrived - p.arrRef)
+		p.arrRef += p.refW * (p.arrived - p.arrRef)
 	}
 	p.lastArr, p.arrived, p.sent = p.arrived, 0, 0
 	p.parkedThen = p.nParked
 	p.sliceS = e.win.width.Seconds()
 	p.sliceFrom = e.win.nextEdge - e.win.width
 	down := p.ok == 0 && (p.failed >= 2 || p.on && p.failed >= 1)
-	refusing := n > 0 && p.refused >= admitRefused*n
-	queueing := slow && n > 0 && (refusing || p.failed >= admitFailed*n || a.cps >= CriticalFrom)
+	refusing := n > 0 && p.refused >= a.c.Refused*n
+	queueing := slow && n > 0 && (refusing || p.failed >= a.c.Failed*n || a.cps >= CriticalFrom)
 	congested := refusing || p.slowN > p.c.SlowShare*p.ok
 	switch {
 	case !p.on:
@@ -277,10 +271,10 @@ func (e *Engine) stepPace(t time.Duration, slow bool, fastest time.Duration) {
 
 // settled reports whether a slowness of the successes has lasted a short span of congested
 // slices without refusals and without easing: a queue the pacing drains sets ever lower lows
-// (the fastest success of a slice below paceEasing of the lowest of the span so far), while
-// a client's few successes a slice around a latency that is the service's own (a slow
-// dependency) set few. Then successes up to paceIntrinsic times the highest of the span's
-// slice lows count as fast from then on. The lows, not one slice's, since each is the fastest
+// (the fastest success of a slice below PaceConfig.Easing of the lowest of the span so far),
+// while a client's few successes a slice around a latency that is the service's own (a slow
+// dependency) set few. Then successes up to PaceConfig.Intrinsic times the highest of the
+// span's slice lows count as fast from then on. The lows, not one slice's, since each is the fastest
 // of a handful of samples.
 func (e *Engine) settled(fastest time.Duration) bool {
 	p := &e.pace
@@ -289,7 +283,7 @@ func (e *Engine) settled(fastest time.Duration) bool {
 	case p.congFor == 1:
 		p.latRef, p.latTop = fastest, fastest
 		return false
-	case float64(fastest) < paceEasing*float64(p.latRef):
+	case float64(fastest) < p.c.Easing*float64(p.latRef):
 		p.congFor = 0
 		return false
 	}
@@ -298,7 +292,7 @@ func (e *Engine) settled(fastest time.Duration) bool {
 		return false
 	}
 	p.congFor = 0
-	p.slowOK = time.Duration(paceIntrinsic * float64(p.latTop))
+	p.slowOK = time.Duration(p.c.Intrinsic * float64(p.latTop))
 	return true
 }
 

@@ -38,6 +38,25 @@ type PaceConfig struct {
 	// work waits: the work held through an outage is released over time, not at once, so that
 	// a second carries about 1 + Release times its own arrivals at most (default 1.5).
 	Release float64
+	// Easing is how far the fastest success of a slice must fall below the lowest of a short
+	// span of pacing (FailureHorizon's slices) for the slowness to count as a queue the pacing
+	// drains: a low under Easing times the span's restarts the span; a span without one is a
+	// slowness of the service's own (a slow dependency), not a queue (default 0.9).
+	Easing float64
+	// Intrinsic is how much slower than the highest slice low of such a span a success may be,
+	// once its slowness is found to be the service's own, and still count as fast (default 1.25).
+	Intrinsic float64
+	// RateTau is the time constant of the moving rate of successes that bounds the ramp after a
+	// queue drained (StartFactor times it) (default 500ms).
+	RateTau time.Duration
+	// ArrSlices is the time constant, in window slices, of the smoothed arrivals of new
+	// requests that cap the release of parked work (Release): each slice weighs 1/ArrSlices
+	// (all of it at 1 or less; default 5: a client's own arrivals are few a slice, and noisy).
+	ArrSlices float64
+	// RefSlices is the time constant, in window slices, of the arrivals before the pressure,
+	// smoothed over the slices with the pacer off and frozen while it is on: the other
+	// arrival rate the release may use, the higher of the two (default 30).
+	RefSlices float64
 	// Urgent is how near the end of its wait (its deadline less an attempt's time) a parked
 	// attempt may take the next slot before parked attempts of higher priorities, as long as
 	// they can wait for it: the oldest goes first, as the oracle schedules, instead of expiring
@@ -56,6 +75,11 @@ func DefaultPace() PaceConfig {
 		StartFactor: 2,
 		MaxPoll:     time.Second,
 		Release:     1.5,
+		Easing:      0.9,
+		Intrinsic:   1.25,
+		RateTau:     500 * time.Millisecond,
+		ArrSlices:   5,
+		RefSlices:   30,
 		Urgent:      2 * time.Second,
 	}
 }
@@ -81,12 +105,17 @@ func (c PaceConfig) resolved() PaceConfig {
 	set(&c.StartFactor, d.StartFactor)
 	setD(&c.MaxPoll, d.MaxPoll)
 	set(&c.Release, d.Release)
+	set(&c.Easing, d.Easing)
+	set(&c.Intrinsic, d.Intrinsic)
+	setD(&c.RateTau, d.RateTau)
+	set(&c.ArrSlices, d.ArrSlices)
+	set(&c.RefSlices, d.RefSlices)
 	setD(&c.Urgent, d.Urgent)
 	return c
 }
 
 // validate adds an error for each invalid field of c: every field a finite number (or
-// duration) >= 0, SlowShare within [0, 1].
+// duration) >= 0, SlowShare and Easing within [0, 1].
 func (c PaceConfig) validate(errs *ConfigError) {
 	errs.finite("Pace.Min", c.Min)
 	errs.finite("Pace.Margin", c.Margin)
@@ -104,7 +133,18 @@ func (c PaceConfig) validate(errs *ConfigError) {
 		errs.add("Pace.MaxPoll", "must be >= 0, got %v", c.MaxPoll)
 	}
 	errs.finite("Pace.Release", c.Release)
+	errs.share("Pace.Easing", c.Easing)
+	errs.finite("Pace.Intrinsic", c.Intrinsic)
+	if c.RateTau < 0 {
+		errs.add("Pace.RateTau", "must be >= 0, got %v", c.RateTau)
+	}
+	errs.finite("Pace.ArrSlices", c.ArrSlices)
+	errs.finite("Pace.RefSlices", c.RefSlices)
 	if c.Urgent < 0 {
 		errs.add("Pace.Urgent", "must be >= 0, got %v", c.Urgent)
 	}
 }
+
+// weight returns the weight of each step in a moving average over a time constant of n steps:
+// 1/n, all of it for n <= 1.
+func weight(n float64) float64 { return min(1, 1/n) }

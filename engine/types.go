@@ -174,7 +174,10 @@ type Decision struct {
 	Fallback bool   // true when the decision came from the fallback path
 	// Parked says the attempt (Request.Park) is held until Engine.Wake releases it, or at most
 	// Delay, the longest its deadline lets it wait: then it asks again with AskExpired.
-	Parked  bool
+	Parked bool
+	// Wake, for a parked attempt, is how long from now until Wake may release a parked attempt:
+	// what NextWake would answer at once, so that the caller parking it need not ask (0 otherwise).
+	Wake    time.Duration
 	Signals Signals
 }
 

@@ -72,6 +72,13 @@ func (e *ConfigError) finite(field string, v float64) {
 	}
 }
 
+// share adds an error unless v is within [0, 1].
+func (e *ConfigError) share(field string, v float64) {
+	if !(v >= 0 && v <= 1) {
+		e.add(field, "must be within [0, 1], got %v", v)
+	}
+}
+
 func (e *ConfigError) unit(field string, v float64) {
 	if math.IsNaN(v) || v <= 0 || v > 1 {
 		e.add(field, "must be within (0, 1], got %v", v)
@@ -82,7 +89,8 @@ func (e *ConfigError) unit(field string, v float64) {
 // CircuitCooldown must be positive; the other durations, counts, capacities and rates >= 0 (and
 // finite: TokenRefillPerSuccess and SlowdownCost among them); EmergencyThreshold and
 // CircuitFailureThreshold within (0, 1]; BudgetReserve within [0, 1]; Weights >= 0, finite,
-// with a positive sum; Pace's fields >= 0 (Pace.SlowShare within [0, 1]); with Fleet.Enabled, Fleet.MaxAge positive and Fleet.Lease >= 1. A FailureHorizon of 0, or longer than Window, means the whole window.
+// with a positive sum; Admit's fields within [0, 1]; Pace's fields >= 0 (Pace.SlowShare and Pace.Easing
+// within [0, 1]); with Fleet.Enabled, Fleet.MaxAge positive and Fleet.Lease >= 1. A FailureHorizon of 0, or longer than Window, means the whole window.
 func (c Config) Validate() error {
 	var errs ConfigError
 	if c.Window <= 0 {
@@ -136,6 +144,7 @@ func (c Config) Validate() error {
 	if c.RecoveryRamp < 0 {
 		errs.add("RecoveryRamp", "must be >= 0, got %v", c.RecoveryRamp)
 	}
+	c.Admit.validate(&errs)
 	c.Pace.validate(&errs)
 	c.Fleet.validate(errs.add)
 	return errs.err()

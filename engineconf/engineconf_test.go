@@ -125,9 +125,17 @@ func TestParseErrors(t *testing.T) {
 		{"a pacer share past 1", "[pacer]\nmargin = 0.2\nslow_share = 1.5\n",
 			"c.toml:3: pacer.slow_share: must be within [0, 1], got 1.5"},
 		{"a pacer key misspelt", "[pacer]\nhorizn = \"3s\"\n",
-			"c.toml:2: pacer.horizn: unknown key (did you mean \"horizon\"?); valid keys in [pacer]: min_rate, margin, horizon, burst, slow_share, start_factor, max_poll, release, urgent"},
+			"c.toml:2: pacer.horizn: unknown key (did you mean \"horizon\"?); valid keys in [pacer]: min_rate, margin, horizon, burst, slow_share, start_factor, max_poll, release, easing, intrinsic, rate_tau, arrival_slices, reference_slices, urgent"},
 		{"a negative pacer release", "[pacer]\nrelease = -1\n",
 			"c.toml:2: pacer.release: must be a finite number >= 0, got -1"},
+		{"an admission share past 1", "[admission]\nadmit_originals = true\nrefused_share = 1.5\n",
+			"c.toml:3: admission.refused_share: must be within [0, 1], got 1.5"},
+		{"an admission key misspelt", "[admission]\nqueue_slowdwn = 0.6\n",
+			"c.toml:2: admission.queue_slowdwn: unknown key (did you mean \"queue_slowdown\"?); valid keys in [admission]: admit_originals, hold_for_probe, queue_slowdown, refused_share, failed_share, smoothing"},
+		{"a pacer easing past 1", "[pacer]\neasing = 2\n",
+			"c.toml:2: pacer.easing: must be within [0, 1], got 2"},
+		{"a pacer rate_tau without a unit", "[pacer]\nrate_tau = 0.5\n",
+			"c.toml:2: pacer.rate_tau: must be a duration string with a unit, like \"250ms\" or \"2m\", got the number 0.5"},
 		{"a syntax error", "[budget\ncapacity = 5\n", "c.toml:1: invalid TOML"},
 	}
 	for _, tt := range tests {

@@ -147,6 +147,10 @@ var Params = []Param{
 
 	{"admission", "admit_originals", "AdmitOriginals", Bool, "", Range{}, "shed new requests while the service queues, lowest priorities first"},
 	{"admission", "hold_for_probe", "HoldForProbe", Bool, "", Range{}, "hold the protected priorities' requests while the circuit is OPEN, until it has probed"},
+	{"admission", "queue_slowdown", "Admit.Slow", Float, "", Range{Hi: 1, HasHi: true, Note: "0 = the default, 0.5 (2.5 times the baseline)"}, "slowdown S of a slice's fastest success at or above which the service queues"},
+	{"admission", "refused_share", "Admit.Refused", Float, "", Range{Hi: 1, HasHi: true, Note: "0 = the default, 0.05"}, "share of a slice's outcomes refused (503, 429) at or above which the pacer turns on"},
+	{"admission", "failed_share", "Admit.Failed", Float, "", Range{Hi: 1, HasHi: true, Note: "0 = the default, 0.25"}, "share of a slice's outcomes failed at or above which slow successes are a queue"},
+	{"admission", "smoothing", "Admit.Smooth", Float, "", Range{Hi: 1, HasHi: true, Note: "0 = the default, 0.5"}, "weight of each slice in the smoothed successes a slice the pace follows"},
 
 	{"pacer", "min_rate", "Pace.Min", Float, "attempts/s", Range{Note: "0 = the default, 1"}, "slowest pace, kept while the service answers nothing: it probes the recovery"},
 	{"pacer", "margin", "Pace.Margin", Float, "", Range{Note: "0 = the default, 0.1"}, "share more than the service completed that the pacer sends while it queues"},
@@ -156,6 +160,11 @@ var Params = []Param{
 	{"pacer", "start_factor", "Pace.StartFactor", Float, "", Range{Note: "0 = the default, 2"}, "the ramp after a queue drained stops at this times the rate the service completes"},
 	{"pacer", "max_poll", "Pace.MaxPoll", Duration, "s", Range{Note: "0 = the default, 1s"}, "longest a held attempt waits before it asks again (unless queued or down)"},
 	{"pacer", "release", "Pace.Release", Float, "", Range{Note: "0 = the default, 1.5"}, "cap on the pace while parked work waits, times the arrival rate of new requests"},
+	{"pacer", "easing", "Pace.Easing", Float, "", Range{Hi: 1, HasHi: true, Note: "0 = the default, 0.9"}, "a slice's fastest success below this times a span's lowest is a queue easing, not a slow dependency"},
+	{"pacer", "intrinsic", "Pace.Intrinsic", Float, "", Range{Note: "0 = the default, 1.25"}, "once a slowness is the service's own, successes up to this times it count as fast"},
+	{"pacer", "rate_tau", "Pace.RateTau", Duration, "s", Range{Note: "0 = the default, 500ms"}, "time constant of the moving rate of successes the ramp is bounded by"},
+	{"pacer", "arrival_slices", "Pace.ArrSlices", Float, "slices", Range{Note: "0 = the default, 5; 1 or less: the last slice alone"}, "time constant of the smoothed arrivals that cap the release, in window slices"},
+	{"pacer", "reference_slices", "Pace.RefSlices", Float, "slices", Range{Note: "0 = the default, 30; 1 or less: the last slice alone"}, "time constant of the arrivals before the pressure (frozen while pacing), in window slices"},
 	{"pacer", "urgent", "Pace.Urgent", Duration, "s", Range{Note: "0 = the default, 2s"}, "a parked attempt this near its deadline's edge goes before higher priorities that can wait"},
 
 	{"random", "deterministic", "Deterministic", Bool, "", Range{}, "every random draw returns the midpoint of its range"},

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/cortex-tui/cortex-tui/engine"
+	"github.com/cortex-tui/cortex-tui/internal/waittest"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
 )
@@ -20,7 +21,20 @@ import (
 // wait is how long a test waits for something that should happen soon, on a loaded machine.
 const wait = 20 * time.Second
 
-// noLeaks checks, after the test's cleanups, that no goroutine the test started is left.
+// TestMain runs the parallel tests (most of them: they wait on live traffic, real timers and
+// Redis) four at a time and checks, after the last test, that no goroutine outlives them
+// (internal/waittest). Four, not more: their traffic computes too (under -race), and sixteen at
+// once beside the cli's tests at a load of 8 made loopback answers take over a second. The
+// tests that are not parallel run first, one at a time: TestHostileHeapBound, whose bound is on
+// the process's heap; those whose point is that they leave no goroutine behind, checked by
+// noLeaks (their subtests may run in parallel with each other); and those bounded by a time of
+// the program's own (EndGrace, CheckTarget's 3 s, a fleet's sync interval), which the parallel
+// tests' load stretched.
+func TestMain(m *testing.M) { waittest.Main(m, 4) }
+
+// noLeaks checks, after the test's cleanups (those of its subtests included), that no
+// goroutine the test started is left. Only for a test that is not parallel: a parallel one's
+// goroutines cannot be told from the others'; the package's TestMain checks those.
 func noLeaks(t *testing.T) {
 	t.Helper()
 	ignore := goleak.IgnoreCurrent()
@@ -96,7 +110,10 @@ func small() scenarios.Scenario {
 	s.Name, s.Summary = "small", "a small live test"
 	s.Duration, s.Drain = 3*time.Second, time.Second
 	s.Clients = 4
-	s.Timeout, s.Deadline = time.Second, 5*time.Second
+	// An attempt has 4 s: on a loaded machine under -race an attempt to a loopback server ran out
+	// of 1 s (a retry against a healthy server); a test of timeouts sets its own. The deadline
+	// stays 5 s: stepAll's settle waits for retries that strategies delay up to it.
+	s.Timeout, s.Deadline = 4*time.Second, 5*time.Second
 	s.Classes = []scenarios.Class{{Name: "payment", Priority: 9, Rate: 30}, {Name: "analytics", Priority: 1, Rate: 20}}
 	s.Service = scenarios.Service{Workers: 20, ServiceTime: 5 * time.Millisecond, QueueLimit: 50, WarmStart: 0.3, RefusalCost: 0.1}
 	return s

@@ -121,6 +121,7 @@ func TestHostileHeapBound(t *testing.T) {
 // ExternalStack. Every attempt is classified (successes and failures add up to the attempts,
 // the causes to the failures), and a target that only redirects completes nothing.
 func TestHostileTargetCauses(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name  string
 		cause source.FailureCause
@@ -139,7 +140,7 @@ func TestHostileTargetCauses(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			noLeaks(t)
+			t.Parallel()
 			_, u := hostileURL(t, tc.name)
 			scn := small()
 			scn.Duration, scn.Drain = 300*time.Millisecond, 300*time.Millisecond
@@ -184,6 +185,7 @@ func TestHostileTargetCauses(t *testing.T) {
 // a read of the target without one, would miss the bound by far more than the margin. The
 // figure at full scale is internal/hostile/rss.sh's wall column (docs/live.md).
 func TestRunEndsOnTime(t *testing.T) {
+	noLeaks(t) // after every subtest
 	const duration = 300 * time.Millisecond
 	const margin = 5 * time.Second // a loaded 2-core machine under -race; a hang never ends
 	for _, n := range hostile.Catalog {
@@ -191,7 +193,7 @@ func TestRunEndsOnTime(t *testing.T) {
 			continue
 		}
 		t.Run(n.Name, func(t *testing.T) {
-			noLeaks(t)
+			t.Parallel()
 			_, u := hostileURL(t, n.Name)
 			scn := small()
 			scn.Timeout, scn.Deadline = 2*time.Second, 30*time.Second
@@ -231,7 +233,7 @@ func TestRunEndsOnTime(t *testing.T) {
 // that much later, in a tick with no fault in effect: the soak through six faults told 'the
 // target does not answer in time' of a target that answered the rest), and are told after that.
 func TestFaultTimeoutsNotToldAfterFault(t *testing.T) {
-	noLeaks(t)
+	t.Parallel()
 	_, u := hostileURL(t, "ok")
 	scn := small()
 	scn.Duration, scn.Drain = 2*time.Second, 0

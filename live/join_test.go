@@ -173,7 +173,7 @@ func (s countingStore) Close() error {
 // over the run); the same three runs without the fleet, each on its own share of the
 // strategy's budget, retry more than that.
 func TestThreeInstancesShareOneBudget(t *testing.T) {
-	noLeaks(t)
+	t.Parallel()
 	srv := redistest.Start(t)
 	tg, err := upstream.New(ScaledTarget(stormy().Service, 1, 1))
 	require.NoError(t, err)
@@ -393,7 +393,7 @@ func scriptCalls(t *testing.T, c *redis.Client) int64 {
 // one sync per interval (five a second at the default 200 ms), not one per client, and the
 // fleet counts one instance.
 func TestOneSyncPerProcess(t *testing.T) {
-	noLeaks(t)
+	t.Parallel()
 	srv := redistest.Start(t)
 	raw := redis.NewClient(&redis.Options{Addr: srv.Addr()})
 	defer raw.Close()

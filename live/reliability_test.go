@@ -69,6 +69,7 @@ func readRequest(c net.Conn) bool {
 // server that accepts and never answers (timeouts), one that answers garbage (fast fails), and
 // one whose body never ends (read up to the drain limit, then closed: completed).
 func TestHostileTargets(t *testing.T) {
+	noLeaks(t) // after every subtest
 	cases := []struct {
 		name  string
 		stack func(t *testing.T) StackBuilder
@@ -122,7 +123,7 @@ func TestHostileTargets(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			noLeaks(t)
+			t.Parallel()
 			scn := small()
 			scn.Duration, scn.Drain = 500*time.Millisecond, 300*time.Millisecond
 			scn.Timeout, scn.Deadline = 5*time.Second, 10*time.Second
@@ -190,7 +191,7 @@ func TestCloseCancelsEverything(t *testing.T) {
 // took its port meanwhile) the run says so in its event log, keeps running, and says so again
 // when the port is free and the target listens again (its control loop retries).
 func TestPortTakenAfterOutage(t *testing.T) {
-	noLeaks(t)
+	t.Parallel()
 	scn := small()
 	clk := manual()
 	r := newRun(t, Config{Scenario: scn, Strategy: "none", Clock: clk, Stack: EmbeddedStack(ScaledTarget(scn.Service, 1, 1))})
@@ -228,7 +229,7 @@ func TestPortTakenAfterOutage(t *testing.T) {
 // had lasted (the target resets both clocks when it crashes; the event used to read the reset
 // ones: "utilisation 0.0x for 0s").
 func TestCrashEventSaysWhy(t *testing.T) {
-	noLeaks(t)
+	t.Parallel()
 	scn := small()
 	scn.Faults = nil
 	scn.Classes = []scenarios.Class{{Name: "payment", Priority: 9, Rate: 300}}

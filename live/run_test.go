@@ -19,7 +19,7 @@ import (
 // (a load profile, and a class with its own) and seed, every tick has the same number of
 // originals (and of each class).
 func TestArrivalsMatchTheSimulator(t *testing.T) {
-	noLeaks(t)
+	t.Parallel()
 	scn := small()
 	scn.Load = []scenarios.LoadPoint{{At: 0, Factor: 1}, {At: 2 * time.Second, Factor: 2}}
 	scn.Classes[1].Load = []scenarios.LoadPoint{{At: time.Second, Factor: 1}, {At: 2 * time.Second, Factor: 6}} // one class surges alone
@@ -52,7 +52,7 @@ func TestArrivalsMatchTheSimulator(t *testing.T) {
 // Asserts that failures are retried by the strategy through the transport and counted as
 // the simulator counts them: attempts, retries, 5xx, failed retries, abandoned originals.
 func TestRetriesAreCounted(t *testing.T) {
-	noLeaks(t)
+	t.Parallel()
 	scn := small()
 	scn.Duration, scn.Drain = time.Second, time.Second
 	clk := manual()
@@ -81,7 +81,7 @@ func TestRetriesAreCounted(t *testing.T) {
 // Asserts the bound on concurrency: with one slot and a server that holds every request, the
 // arrivals after the first are local rejects, abandoned at once, and no more goroutines pile up.
 func TestBoundedInFlight(t *testing.T) {
-	noLeaks(t)
+	t.Parallel()
 	scn := small()
 	clk := manual()
 	release := make(chan struct{})
@@ -106,7 +106,7 @@ func TestBoundedInFlight(t *testing.T) {
 
 // Asserts that pause stops the arrivals and the run's time, and resume goes on from there.
 func TestPause(t *testing.T) {
-	noLeaks(t)
+	t.Parallel()
 	clk := manual()
 	ok := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {})
 	r := newRun(t, Config{Scenario: small(), Strategy: "cortex", Clock: clk, Stack: handlerStack(t, ok, newFakeFaults())})
@@ -127,7 +127,7 @@ func TestPause(t *testing.T) {
 // service that always answers 503, while retries wait out their delays the fleet's view shows
 // Q above zero.
 func TestPendingRetriesFeedQ(t *testing.T) {
-	noLeaks(t)
+	t.Parallel()
 	scn := small()
 	scn.Clients = 1
 	clk := manual()
@@ -151,7 +151,7 @@ func TestPendingRetriesFeedQ(t *testing.T) {
 // Asserts an unbounded run (Duration < 0): Meta has no total, arrivals go on past the
 // scenario's duration at the load profile's last factor, and it never ends by itself.
 func TestUnboundedRun(t *testing.T) {
-	noLeaks(t)
+	t.Parallel()
 	scn := small()
 	scn.Duration = 500 * time.Millisecond
 	clk := manual()
@@ -177,9 +177,10 @@ func TestUnboundedRun(t *testing.T) {
 // refuses each attempt with a probability up to one half, and so at times every retry of the
 // 503s (seen 1 run in 40 under load).
 func TestEveryStrategyRunsLive(t *testing.T) {
+	t.Parallel()
 	for _, name := range strategy.Names() {
 		t.Run(name, func(t *testing.T) {
-			noLeaks(t)
+			t.Parallel()
 			scn := small()
 			scn.Duration, scn.Drain = time.Second, time.Second
 			clk := manual()

@@ -24,6 +24,7 @@ import (
 // password never shown: a port out of range (":99999" as ":-1"), no host name before the port
 // (which would dial this machine), another scheme, no host, a URL that does not parse.
 func TestParseTarget(t *testing.T) {
+	t.Parallel()
 	for _, ok := range []string{"http://127.0.0.1:8080/api?x=1", "https://example.com", "http://[::1]:1/", "http://u:secret@host:65535/p"} {
 		u, err := ParseTarget(ok)
 		require.NoError(t, err, ok)
@@ -63,6 +64,7 @@ func TestParseTarget(t *testing.T) {
 // and that it lets pass a healthy target and one that accepts and never answers (its
 // attempts will say so).
 func TestCheckTarget(t *testing.T) {
+	noLeaks(t)
 	plainGo := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	defer plainGo.Close()
 	tlsGo := httptest.NewTLSServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
@@ -111,7 +113,7 @@ func TestCheckTarget(t *testing.T) {
 // authentication on every attempt, and appears nowhere in what the run shows: not in the URL
 // its clients send to, not in any event or snapshot text.
 func TestTargetCredentials(t *testing.T) {
-	noLeaks(t)
+	t.Parallel()
 	var mu sync.Mutex
 	seen := map[string]int{}
 	srv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {

@@ -75,7 +75,7 @@ func (s *Sim) newRequest(cls, cl int, usr int32, t int64) {
 	r.gen, r.class, r.prio, r.client, r.user, r.deadline = gen, int16(cls), prio, int32(cl), usr, deadline
 	if adm.Wait > 0 {
 		if adm.Parked {
-			s.park(ri, 0, adm.Wait, t)
+			s.park(ri, 0, adm.Wait, adm.Wake, t)
 			return
 		}
 		s.hold(ri, 0, adm.Wait, t)
@@ -104,7 +104,7 @@ func (s *Sim) clientAsk(ri int32, retry int, ask engine.Ask, t int64) {
 	}
 	if adm.Wait > 0 {
 		if adm.Parked {
-			s.park(ri, retry, adm.Wait, t)
+			s.park(ri, retry, adm.Wait, adm.Wake, t)
 			return
 		}
 		s.hold(ri, retry, adm.Wait, t)

@@ -173,7 +173,7 @@ func admissionOf(d *engine.Decision) Admission {
 	case d.Action != engine.Retry:
 		return Admission{Action: d.Action, Reason: d.Reason}
 	case d.Delay > 0:
-		return Admission{Reason: d.Reason, Wait: d.Delay, Parked: d.Parked}
+		return Admission{Reason: d.Reason, Wait: d.Delay, Parked: d.Parked, Wake: d.Wake}
 	}
 	return Admission{}
 }

@@ -101,6 +101,9 @@ type Admission struct {
 	// Wait being the longest it may: Admit is then asked again with engine.AskWoken, or with
 	// engine.AskExpired once Wait ends first.
 	Parked bool
+	// Wake, for a parked attempt, is how long from now until the strategy's Wake may release a
+	// parked attempt: what Waker.NextWake would answer at once (a strategy that parks sets it).
+	Wake time.Duration
 }
 
 // Refused reports whether the admission refuses the attempt.
@@ -153,8 +156,9 @@ type Strategy interface {
 }
 
 // Waker is implemented by the strategies that park held attempts (Admission.Parked) for their
-// client to wake: the client keeps its parked attempts by priority, oldest first, asks NextWake
-// after each attempt it parks and each outcome it records, and calls Wake when it says; Wake
+// client to wake: the client keeps its parked attempts by priority, oldest first, reads when
+// to wake from each attempt it parks (Admission.Wake, NextWake's answer then), asks NextWake
+// after each outcome it records, and calls Wake when they say; Wake
 // adds to n[p] how many of its oldest parked attempts of priority p to ask Admit about again
 // now (engine.AskWoken). Both return how long from now until the next call, false when nothing
 // is parked. A held attempt then costs the client one wake, not a timer per poll.

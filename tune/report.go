@@ -144,6 +144,10 @@ func WriteTable(w io.Writer, res Result, opts Options) error {
 	}
 	_, err := fmt.Fprintf(w, "\nsearch: CMA-ES over %d parameters, population %d, %d generations, %d evaluations, %d simulations in %s (%s), stopped: %s\n",
 		res.Dimensions, res.Population, res.Generations, res.Evals, res.Simulations, res.Elapsed.Round(100*1e6), rates(res), StopReason(res.Stop))
+	if err == nil && res.Screen > 0 {
+		_, err = fmt.Fprintf(w, "screening: %d of the %d evaluations were rejected on the first %d training seeds (more than %.0f point below the kept candidate there), their other seeds not run\n",
+			res.Rejected, res.Evals, res.Screen, 100*ScreenMargin)
+	}
 	if err == nil && len(res.History) > 0 {
 		_, err = fmt.Fprintf(w, "best score by generation: %s\n", history(res.History))
 	}
@@ -260,6 +264,8 @@ type jsonSearch struct {
 	Population  int       `json:"population"`
 	Generations int       `json:"generations"`
 	Evals       int       `json:"evaluations"`
+	Rejected    int       `json:"rejected"`        // evaluations rejected on the screening seeds
+	Screen      int       `json:"screening_seeds"` // 0: no screening
 	Simulations int       `json:"simulations"`
 	Seconds     float64   `json:"seconds"`
 	CPUSeconds  float64   `json:"cpu_seconds"` // 0 when not measured
@@ -286,7 +292,7 @@ func WriteJSON(w io.Writer, res Result, opts Options, comment string) error {
 		DefaultTrain: js(res.DefaultTrain), TunedTrain: js(res.TunedTrain), Holds: res.Holds(len(opts.Holdout) > 0),
 		Moved: MovedParams(opts.Dims, res.Base, res.Tuned), Engine: string(engineconf.Format(res.Tuned, comment)),
 		Search: jsonSearch{Method: "CMA-ES", Dimensions: res.Dimensions, Population: res.Population, Generations: res.Generations,
-			Evals: res.Evals, Simulations: res.Simulations, Seconds: res.Elapsed.Seconds(), CPUSeconds: res.CPU.Seconds(), Stop: res.Stop, History: res.History}}
+			Evals: res.Evals, Rejected: res.Rejected, Screen: res.Screen, Simulations: res.Simulations, Seconds: res.Elapsed.Seconds(), CPUSeconds: res.CPU.Seconds(), Stop: res.Stop, History: res.History}}
 	for _, s := range opts.Scenarios {
 		doc.Scenarios = append(doc.Scenarios, s.Name)
 	}

@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/gonum/optimize"
 
 	"github.com/cortex-tui/cortex-tui/engine"
+	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 )
 
@@ -37,6 +38,17 @@ type Options struct {
 	Evals int
 	// Population is the number of candidates of a generation; 0 means CMA-ES's own, 4 + 3 ln(dims).
 	Population int
+	// Step is CMA-ES's initial step, a share of each parameter's range (the unit cube's side);
+	// 0 means DefaultStep.
+	Step float64
+	// Screen is the number of training seeds (the first ones) a candidate runs before the rest:
+	// a candidate whose score on them is below the kept candidate's on the same seeds by more
+	// than ScreenMargin is rejected there, its score estimated from them (the kept one's score
+	// less the difference), and its other seeds are not run. 0 means a quarter of the training
+	// seeds (5 of 20; none below 8 seeds); a negative Screen, or one of all the seeds, screens
+	// nothing. The kept candidate changes only between generations, so the search stays a pure
+	// function of the options.
+	Screen int
 	// Time, when > 0, bounds the search's wall time: no simulation of a candidate starts past
 	// it (those running end; their unfinished generation is dropped), so the search ends
 	// within a simulation's time of it (and a held-out check under way).
@@ -64,6 +76,17 @@ const (
 	Patience = 8
 )
 
+// DefaultStep is CMA-ES's initial step when Options.Step is 0, a share of each parameter's
+// range.
+const DefaultStep = 0.25
+
+// ScreenMargin is how far below the kept candidate, in the objective's units, a candidate's score
+// on the screening seeds (Options.Screen) must be for it to be rejected there: one point, where
+// a candidate that beats the kept one on all the seeds is rarely a point behind it on the same
+// first seeds (the scores of a configuration on the built-in scenarios move by a tenth of a point
+// from one seed set to another).
+const ScreenMargin = 0.01
+
 // Progress is the state of a search after a candidate's evaluation.
 type Progress struct {
 	Evals, MaxEvals int // candidates evaluated, and the most the generations allow
@@ -84,7 +107,11 @@ type Candidate struct {
 	Generation int
 	Config     engine.Config
 	X          []float64 // its position in the unit cube
-	Score      Score     // on the training seeds
+	Score      Score     // on the training seeds (on the screening seeds alone when Rejected)
+	// Screen is its score's value on the screening seeds (Options.Screen); Rejected says it
+	// ran only those, being more than ScreenMargin below the kept candidate on them.
+	Screen   float64
+	Rejected bool
 }
 
 // Result is what a search found and how: the best configuration and the default, on the
@@ -100,6 +127,8 @@ type Result struct {
 	Oracle                        []float64
 	Evals, Generations            int
 	Checks                        int // held-out checks of a new best
+	Rejected                      int // candidates rejected on the screening seeds (Options.Screen)
+	Screen                        int // the screening seeds (0: none)
 	Simulations                   int
 	History                       []float64 // the best score after each generation, on the training seeds
 	Stop                          string    // why the search stopped: "converged", "generations", "evaluations", "time", "interrupted"
@@ -140,6 +169,13 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 	}
 	s := &search{opts: opts, start: opts.Clock.Now(), pool: newPool(ctx, opts.Workers, opts.simulationStarted)}
 	defer s.pool.close()
+	s.screen = opts.Screen
+	if s.screen == 0 && len(opts.Train) >= 8 {
+		s.screen = (len(opts.Train) + 3) / 4
+	}
+	if s.screen < 0 || s.screen >= len(opts.Train) {
+		s.screen = 0
+	}
 	s.pop = opts.Population
 	if s.pop <= 0 {
 		s.pop = 4 + int(3*math.Log(float64(len(opts.Dims))))
@@ -150,7 +186,7 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 			s.maxGens, s.maxGensStop = g, "evaluations"
 		}
 	}
-	res := Result{Base: opts.Base, Population: s.pop, Dimensions: len(opts.Dims), Seeds: len(opts.Train)}
+	res := Result{Base: opts.Base, Population: s.pop, Dimensions: len(opts.Dims), Seeds: len(opts.Train), Screen: s.screen}
 
 	defRuns, err := s.pool.runAll(opts.Scenarios, opts.Train, opts.Base, nil)
 	if err != nil {
@@ -162,6 +198,11 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 		res.DefaultTrain = score(opts.Objective, opts.Scenarios, defRuns, s.defGoodput)
 	}
 	s.defScore = res.DefaultTrain.Value
+	var defScreen float64
+	if s.screen > 0 {
+		s.screenGoodput = goodputs(head(defRuns, s.screen))
+		defScreen = score(opts.Objective, opts.Scenarios, head(defRuns, s.screen), s.screenGoodput).Value
+	}
 
 	if len(opts.Holdout) > 0 {
 		defH, err := s.pool.runAll(opts.Scenarios, opts.Holdout, opts.Base, nil)
@@ -174,7 +215,7 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 			return Result{}, err
 		}
 	}
-	s.checked = Candidate{Config: opts.Base, Score: res.DefaultTrain}
+	s.checked = Candidate{Config: opts.Base, Score: res.DefaultTrain, Screen: defScreen}
 	s.checkedHoldout, s.defHoldout = res.DefaultHoldout, res.DefaultHoldout.Value
 
 	if err := s.minimize(ctx); err != nil && !errors.Is(err, errStop) {
@@ -185,6 +226,7 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 	res.Tuned, res.TunedTrain, res.TunedHoldout = s.checked.Config, s.checked.Score, s.checkedHoldout
 	res.Improved = s.checked.Score.Value > res.DefaultTrain.Value
 	res.Evals, res.Generations, res.History, res.Stop, res.Checks = s.evals, s.gens, s.history, s.stop, s.checks
+	res.Rejected = s.rejected
 	if ctx.Err() != nil {
 		res.Stop = "interrupted"
 	}
@@ -213,6 +255,10 @@ type search struct {
 	defScore    float64
 	// holdGoodput is the default's goodput per scenario on the held-out seeds.
 	holdGoodput []float64
+	// screen is the number of screening seeds (Options.Screen; 0: none), screenGoodput the
+	// default's goodput per scenario on them.
+	screen        int
+	screenGoodput []float64
 	// checked is the best candidate of the generations completed whose held-out check is
 	// done (the Base until a candidate beats it), checkedHoldout its held-out score: what a
 	// search stopped at any moment returns.
@@ -227,6 +273,7 @@ type search struct {
 	cands      []Candidate // fully evaluated, in any order
 	doneInGen  map[int]int // candidates evaluated per generation
 	evals      int
+	rejected   int // candidates rejected on the screening seeds
 	gens       int // generations completed
 	history    []float64
 	stop       string
@@ -239,8 +286,12 @@ func (s *search) minimize(ctx context.Context) error {
 	s.doneInGen = map[int]int{}
 	s.noGainFrom = math.Inf(-1)
 	init := Encode(s.opts.Dims, s.opts.Base)
+	step := s.opts.Step
+	if step <= 0 {
+		step = DefaultStep
+	}
 	method := &optimize.CmaEsChol{
-		InitStepSize: 0.25, // a quarter of each parameter's range
+		InitStepSize: step, // a share of each parameter's range
 		Population:   s.pop,
 		Src:          rand.NewPCG(s.opts.Seed, 0x636f72746578), // "cortex"
 		StopLogDet:   math.NaN(),
@@ -263,8 +314,10 @@ func (s *search) minimize(ctx context.Context) error {
 const OutsidePenalty = MinGain / 10
 
 // evaluate scores the candidate at x (the unit cube's coordinates) on the training seeds:
-// minus its score, plus OutsidePenalty for its distance outside the cube. Once the search stops
-// it returns NaN at once (CMA-ES skips such a sample).
+// minus its score, plus OutsidePenalty for its distance outside the cube. With screening seeds
+// it runs those first, and a candidate more than ScreenMargin below the kept one on them stops
+// there, scored the kept one's score less the difference. Once the search stops it returns
+// NaN at once (CMA-ES skips such a sample).
 func (s *search) evaluate(ctx context.Context, x []float64) float64 {
 	if s.timeUp() || ctx.Err() != nil {
 		return math.NaN()
@@ -272,23 +325,58 @@ func (s *search) evaluate(ctx context.Context, x []float64) float64 {
 	s.mu.Lock()
 	id := s.started
 	s.started++
+	kept := s.checked // fixed while a generation is evaluated: the next starts after Record
 	s.mu.Unlock()
 	cfg, out := Decode(s.opts.Dims, s.opts.Base, x)
-	runs, err := s.pool.runAll(s.opts.Scenarios, s.opts.Train, cfg, s.timeUp)
-	if err != nil {
-		return math.NaN() // interrupted, or the time is up (a simulation error would be on the default too)
+	c := Candidate{ID: id, Generation: id / s.pop, Config: cfg, X: slices.Clone(x)}
+	train := s.opts.Train
+	var first [][]report.Summary
+	value := 0.0
+	if s.screen > 0 {
+		var err error
+		if first, err = s.pool.runAll(s.opts.Scenarios, train[:s.screen], cfg, s.timeUp); err != nil {
+			return math.NaN()
+		}
+		c.Screen = score(s.opts.Objective, s.opts.Scenarios, first, s.screenGoodput).Value
+		if c.Screen < kept.Screen-ScreenMargin {
+			c.Rejected = true
+			c.Score = score(s.opts.Objective, s.opts.Scenarios, first, s.screenGoodput)
+			value = kept.Score.Value + c.Screen - kept.Screen
+		}
+		train = train[s.screen:]
 	}
-	sc := score(s.opts.Objective, s.opts.Scenarios, runs, s.defGoodput)
+	if !c.Rejected {
+		runs, err := s.pool.runAll(s.opts.Scenarios, train, cfg, s.timeUp)
+		if err != nil {
+			return math.NaN() // interrupted, or the time is up (a simulation error would be on the default too)
+		}
+		for i := range first {
+			runs[i] = append(first[i], runs[i]...)
+		}
+		c.Score = score(s.opts.Objective, s.opts.Scenarios, runs, s.defGoodput)
+		value = c.Score.Value
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	gen := id / s.pop
-	s.cands = append(s.cands, Candidate{ID: id, Generation: gen, Config: cfg, X: slices.Clone(x), Score: sc})
-	s.doneInGen[gen]++
+	s.cands = append(s.cands, c)
+	s.doneInGen[c.Generation]++
 	s.evals++
+	if c.Rejected {
+		s.rejected++
+	}
 	if s.opts.Progress != nil {
 		s.opts.Progress(s.progress())
 	}
-	return -sc.Value + OutsidePenalty*out
+	return -value + OutsidePenalty*out
+}
+
+// head returns the runs of each scenario's first n seeds.
+func head(runs [][]report.Summary, n int) [][]report.Summary {
+	out := make([][]report.Summary, len(runs))
+	for i, rs := range runs {
+		out[i] = rs[:n]
+	}
+	return out
 }
 
 // timeUp reports whether the search is stopping, and stops it once Time is up: no candidate
@@ -325,7 +413,7 @@ func (s *search) bestOf(gen int) (Candidate, bool) {
 	var best Candidate
 	ok := false
 	for _, c := range s.cands {
-		if c.Generation != gen {
+		if c.Generation != gen || c.Rejected {
 			continue
 		}
 		if !ok || c.Score.Value > best.Score.Value || c.Score.Value == best.Score.Value && slices.Compare(c.X, best.X) < 0 {

@@ -88,7 +88,7 @@ func TestSearchInterrupted(t *testing.T) {
 // (within the rounding), on a log scale where the range is one, and that a point outside the
 // cube is reflected into it (as far inside as it was outside) and measured.
 func TestSpace(t *testing.T) {
-	dims, err := ParseDims([]string{"weights", "budget", "breaker", "retry", "signals", "pacer"})
+	dims, err := ParseDims(DefaultGroups)
 	require.NoError(t, err)
 	def := engine.DefaultConfig()
 	u := Encode(dims, def)
@@ -230,4 +230,46 @@ func TestHolds(t *testing.T) {
 			DefaultHoldout: Score{Value: 0.6}, TunedHoldout: Score{Value: 0.6 + tc.hold}}
 		assert.Equal(t, tc.want, r.Holds(tc.holdout), "%+v", tc)
 	}
+}
+
+// Asserts the screening of candidates on the first training seeds: with eight seeds a
+// candidate runs two first (a quarter), and one more than ScreenMargin below the kept candidate
+// on them runs no more (the simulations count two for it, eight for the others); the search
+// stays a pure function of its options whatever the workers; a rejected candidate is never
+// kept; without screening nothing is rejected and every candidate runs every seed.
+func TestSearchScreening(t *testing.T) {
+	opts := func() Options {
+		o := smallOptions(t)
+		o.Train, o.Step = []int64{1, 2, 3, 4, 5, 6, 7, 8}, 1 // a wide step: some candidates far worse
+		return o
+	}
+	a, err := Run(context.Background(), opts())
+	require.NoError(t, err)
+	assert.Equal(t, 2, a.Screen)
+	assert.Positive(t, a.Rejected, "a step of the whole range draws candidates far below the default")
+	assert.Less(t, a.Rejected, a.Evals)
+	assert.Equal(t, 8+8*(a.Evals-a.Rejected)+2*a.Rejected+2*(1+a.Checks), a.Simulations,
+		"the default on 8 seeds, a rejected candidate on 2, the others on 8, the held-out checks on 2")
+	assert.GreaterOrEqual(t, a.TunedTrain.Value, a.DefaultTrain.Value)
+	assert.Len(t, a.TunedTrain.Scenarios, 1)
+
+	o := opts()
+	o.Workers = 1
+	b, err := Run(context.Background(), o)
+	require.NoError(t, err)
+	assert.Equal(t, a.Tuned, b.Tuned, "the same seed, the same result, whatever the workers")
+	assert.Equal(t, a.History, b.History)
+	assert.Equal(t, a.Rejected, b.Rejected)
+
+	o = opts()
+	o.Screen = -1
+	c, err := Run(context.Background(), o)
+	require.NoError(t, err)
+	assert.Zero(t, c.Screen)
+	assert.Zero(t, c.Rejected)
+	assert.Equal(t, 8*(1+c.Evals)+2*(1+c.Checks), c.Simulations, "every candidate on every seed")
+
+	var w strings.Builder
+	require.NoError(t, WriteTable(&w, a, opts()))
+	assert.Contains(t, w.String(), "evaluations were rejected on the first 2 training seeds")
 }

@@ -64,6 +64,20 @@ var bounds = map[string]struct {
 	"pacer.slow_share":   {0.01, 0.3, true},
 	"pacer.start_factor": {1.1, 5, true},
 	"pacer.release":      {1.05, 5, true},
+	// The constants of the pacer and of admission that were fixed until they were made keys:
+	// each range holds the default and a factor of two to ten either way that still reads the
+	// service (an easing of 0.5 takes a halving of the fastest success for a queue easing; a
+	// queue_slowdown of 0.1 is 1.3 times the baseline, 1 four times).
+	"pacer.easing":           {0.5, 0.99, false},
+	"pacer.intrinsic":        {1, 3, true},
+	"pacer.rate_tau":         {0.05, 5, true},
+	"pacer.arrival_slices":   {1, 30, true},
+	"pacer.reference_slices": {5, 200, true},
+
+	"admission.queue_slowdown": {0.1, 1, false},
+	"admission.refused_share":  {0.005, 0.5, true},
+	"admission.failed_share":   {0.02, 1, true},
+	"admission.smoothing":      {0.05, 1, true},
 }
 
 // Groups are the parameter groups of --params, in the order they are searched.
@@ -77,7 +91,9 @@ var Groups = []Group{
 	// tells to ask again, and the simulator's clients park theirs (Request.Park) instead, so
 	// neither moves a simulated run (each at both ends of its range, seeds 21-25, every built-in
 	// open-loop scenario: 0.0 points). They matter to a caller that polls (cortexhttp).
-	{"pacer", "the pacer: its slowest pace, margin, burst, slow share, ramp and release of parked work", []string{"pacer.min_rate", "pacer.margin", "pacer.burst", "pacer.slow_share", "pacer.start_factor", "pacer.release"}},
+	{"pacer", "the pacer: its slowest pace, margin, burst, slow share, ramp, release of parked work, its reading of a slow dependency and its smoothings", []string{"pacer.min_rate", "pacer.margin", "pacer.burst", "pacer.slow_share", "pacer.start_factor", "pacer.release",
+		"pacer.easing", "pacer.intrinsic", "pacer.rate_tau", "pacer.arrival_slices", "pacer.reference_slices"}},
+	{"admission", "when admission reads a queue: the slowdown of the fastest success, the shares of refusals and failures, the smoothing of the completions", []string{"admission.queue_slowdown", "admission.refused_share", "admission.failed_share", "admission.smoothing"}},
 }
 
 // DefaultGroups are the groups searched when --params is not given: every group. The signals'
@@ -85,7 +101,7 @@ var Groups = []Group{
 // sixtieth of the window): with the pacer on, it moves a scenario's success by more than any
 // other key (seeds 1-5, one key at a time at the ends of its range: up to 39 points, where no
 // weight, budget, breaker or retry key moves any built-in scenario by more than 2.5).
-var DefaultGroups = []string{"weights", "budget", "breaker", "retry", "signals", "pacer"}
+var DefaultGroups = []string{"weights", "budget", "breaker", "retry", "signals", "pacer", "admission"}
 
 // ParseDims returns the Dims of the groups and keys named in list (a group's name, or a key's
 // path such as "budget.capacity"), each once, in the order of Groups. An unknown name is an

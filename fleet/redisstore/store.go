@@ -25,6 +25,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -257,5 +258,8 @@ func (quiet) Printf(context.Context, string, ...any) {}
 // SilenceLogs stops go-redis from printing to stderr (its pool logs each failed dial there):
 // a dashboard calls it so that a Redis going down cannot scribble over its screen. Every
 // failure still reaches the caller as Sync's or Check's error. It changes a process-wide
-// setting of go-redis.
-func SilenceLogs() { redis.SetLogger(quiet{}) }
+// setting of go-redis, once: it is safe for concurrent use (two live runs starting at once in
+// one process, as cli's parallel tests do, each wrote go-redis's logger, a data race).
+func SilenceLogs() { silenceOnce.Do(func() { redis.SetLogger(quiet{}) }) }
+
+var silenceOnce sync.Once

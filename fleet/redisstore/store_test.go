@@ -2,7 +2,6 @@ package redisstore_test
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"slices"
 	"strconv"
@@ -13,13 +12,13 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.uber.org/goleak"
 
 	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/fleet"
 	"github.com/cortex-tui/cortex-tui/fleet/redisstore"
 	"github.com/cortex-tui/cortex-tui/fleet/storetest"
 	"github.com/cortex-tui/cortex-tui/internal/redistest"
+	"github.com/cortex-tui/cortex-tui/internal/waittest"
 )
 
 // TestMain checks that no goroutine outlives the tests. Every test that starts servers of its
@@ -28,16 +27,8 @@ import (
 // TestGarbageCannotSteer and TestLyingInstance are not parallel, so they run alone, before the
 // parallel ones: they bound how long their honest members take to be FLEET again. Waiting costs
 // no core, so all of them run at once unless -parallel says otherwise (its default, GOMAXPROCS,
-// let two run at a time on two cores: 52 s).
-func TestMain(m *testing.M) {
-	flag.Parse()
-	set := false
-	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
-	if !set {
-		_ = flag.Set("test.parallel", "16")
-	}
-	goleak.VerifyTestMain(m)
-}
+// let two run at a time on two cores: 52 s): internal/waittest.
+func TestMain(m *testing.M) { waittest.Main(m, 0) }
 
 // redisServer is a redis-server this test started (internal/redistest).
 type redisServer struct{ *redistest.Server }

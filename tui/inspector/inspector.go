@@ -252,7 +252,7 @@ func (p *Model) admission(x *engine.Explanation, w int) []string {
 		row(true, false, "admission", "off (the article's parameters): every new request goes")
 		return lines
 	}
-	row(true, x.Shedding, "pacer on?", fmt.Sprintf("fastest recent success S = %.2f %s 0.50 (2.5× the baseline)", x.Slowdown, geLt(x.Slowdown >= 0.5)))
+	row(true, x.Shedding, "pacer on?", fmt.Sprintf("fastest recent success S = %.2f %s %.2f (%.1f× the baseline)", x.Slowdown, geLt(x.Slowdown >= x.SlowFrom), x.SlowFrom, 1+3*x.SlowFrom))
 	if !x.Shedding {
 		sub("no: the service is not down, refusing or queueing · every new request goes")
 		return lines
