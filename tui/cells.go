@@ -361,15 +361,7 @@ func (c headerCell) Update(msg tea.Msg) (headerCell, tea.Cmd) {
 		return c, nil
 	}
 	v := header.View{Speed: f.f.speed, Paused: f.f.paused, Slowed: f.f.slowed}
-	if cs := f.f.class; cs != nil {
-		v.Class = &header.Class{Teacher: cs.teacher, Forked: cs.forked, ForkedAt: cs.forkedAt,
-			Speed: cs.play.Speed, Paused: cs.play.Paused, Away: cs.play.Away}
-		for _, mb := range cs.roster {
-			if mb.State == MemberFollowing {
-				v.Class.Following++
-			}
-		}
-	}
+	v.Class = f.f.class.Header()
 	if len(f.f.runs) > 0 {
 		r := f.f.runs[0]
 		last := r.hist.Last
@@ -402,11 +394,7 @@ type rosterCell struct{ *roster.Model }
 // Update shows the class's roster on a full redraw and when it changed.
 func (c rosterCell) Update(msg tea.Msg) (rosterCell, tea.Cmd) {
 	if f, ok := msg.(frameMsg); ok && f.shows(changedRoster) {
-		var members []roster.Member
-		if f.f.class != nil {
-			members = f.f.class.roster
-		}
-		c.Show(members, len(scenarios.Lessons()))
+		c.Show(f.f.class.Roster(), len(scenarios.Lessons()))
 	}
 	return c, nil
 }
@@ -415,8 +403,8 @@ func (c rosterCell) Update(msg tea.Msg) (rosterCell, tea.Cmd) {
 // teacher's screen of a class; none elsewhere, and none in a window under 30 rows (the header
 // still counts the students following).
 func (f *frame) rosterH(w, h int) int {
-	if f.class == nil || !f.class.teacher || h < 30 {
+	if !f.class.Teacher() || h < 30 {
 		return 0
 	}
-	return roster.Lines(f.class.roster, w) + 2
+	return roster.Lines(f.class.Roster(), w) + 2
 }

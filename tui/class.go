@@ -3,70 +3,27 @@ package tui
 import (
 	"fmt"
 	"slices"
-	"time"
 
-	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/cortex-tui/cortex-tui/scenarios"
-	"github.com/cortex-tui/cortex-tui/source"
+	"github.com/cortex-tui/cortex-tui/tui/classroom"
 	"github.com/cortex-tui/cortex-tui/tui/common"
 	"github.com/cortex-tui/cortex-tui/tui/roster"
 )
 
-// Class connects a dashboard to a class run served to many terminals (cortex-tui serve
-// --class): one run that the teacher's dashboard drives and that every student's dashboard
-// follows. The teacher's dashboard tells the class what it plays (Drive); a student's shows a
-// view of the run (Join), keeps its own inspector, help and layout, and may fork the run into
-// a copy of its own (Fork) and rejoin it. The server tells each dashboard what changed with a
-// ClassMsg (tea.Program.Send). Implementations are safe for concurrent use; the dashboard
-// calls Join and Drive from its Update loop and Fork from a command.
-type Class interface {
-	// Teacher reports whether this dashboard drives the class run.
-	Teacher() bool
-	// Join returns the class run as it is now: for the teacher the run itself, which its keys
-	// drive; for a student a source that follows it and refuses every control. ok is false
-	// while there is no class run (the teacher has not opened one yet).
-	Join() (run ClassRun, ok bool)
-	// Fork returns a copy of the class run at its current moment, the student's own: the
-	// same scenario, seed and controls up to now, simulated again (it takes a while).
-	Fork() (ClassRun, error)
-	// Drive tells the class what the teacher's dashboard plays now; the dashboard calls it
-	// whenever that changed. Students' calls are ignored.
-	Drive(p Play)
-}
-
-// ClassRun is a class run handed to a dashboard: its source, the scenario it runs, every
-// snapshot of it so far (the dashboard's own copies, oldest first), how it is played, and its
-// generation (a new one each time the teacher opens a scenario or restarts).
-type ClassRun struct {
-	Source   source.Source
-	Scenario scenarios.Scenario
-	Snaps    []source.Snapshot
-	Play     Play
-	Gen      int
-}
-
-// Play is how the teacher's dashboard plays the class run. The zero value is no run, paused.
-type Play struct {
-	Source source.Source // the teacher's first run (Drive only; nil elsewhere)
-	Speed  float64       // virtual seconds per wall second
-	Paused bool          // the run stands still: paused, on the picker, or the teacher away
-	Away   bool          // the teacher is not connected (ClassMsg)
-	Lesson string        // the lesson the class follows, "" for none
-	Step   int           // its current step
-}
-
-// sameAs reports whether p and q play the same run the same way.
-func (p Play) sameAs(q Play) bool { return p == q }
-
-// ClassMsg tells a dashboard of a class what changed: the class run (Gen), how it is played,
-// and for the teacher the roster.
-type ClassMsg struct {
-	Gen    int
-	Play   Play
-	Roster []Member
-}
+// The class mode's types are package classroom's (the room of class mode); these names are
+// the dashboard's API for cortex-tui serve --class.
+type (
+	// Class connects a dashboard to a class run served to many terminals (classroom.Class).
+	Class = classroom.Class
+	// ClassRun is a class run handed to a dashboard (classroom.Run).
+	ClassRun = classroom.Run
+	// Play is how the teacher's dashboard plays the class run (classroom.Play).
+	Play = classroom.Play
+	// ClassMsg tells a dashboard of a class what changed (classroom.Msg).
+	ClassMsg = classroom.Msg
+)
 
 // Member is one session of a class, as the teacher's roster shows it.
 type Member = roster.Member
@@ -82,35 +39,19 @@ const (
 	MemberTeacher   = roster.Teacher   // the teacher
 )
 
-// classState is a dashboard's part in a class: its Class, the class run it shows, and what
-// the server last said.
-type classState struct {
-	c        Class
-	teacher  bool
-	gen      int           // the class run followed (students)
-	forked   bool          // a student on a copy of their own
-	forking  bool          // a fork is being made
-	forkedAt time.Duration // the class run's time when it was forked
-	play     Play          // how the class run is played, as last told
-	roster   []Member
-	driven   Play // what the teacher's dashboard last told the class
-}
-
 // following reports whether the dashboard shows the class run of someone else (a student not
 // on a copy of their own).
-func (m *Model) following() bool {
-	return m.class != nil && !m.class.teacher && !m.class.forked
-}
+func (m *Model) following() bool { return m.class.Following() }
 
 // joinClass opens the class run, if there is one, as the dashboard's run; a student's
 // dashboard without one waits for the teacher.
 func (m *Model) joinClass() {
 	c := m.class
-	if run, ok := c.c.Join(); ok {
+	if run, ok := c.Join(); ok {
 		m.follow(run)
 		return
 	}
-	if !c.teacher {
+	if !c.Teacher() {
 		m.ctl.closeAll()
 		m.ctl.set()
 		m.screen = screenDashboard
@@ -135,13 +76,13 @@ func (m *Model) follow(run ClassRun) {
 	if cv := r.hist.Last.Cortex; cv != nil {
 		m.fr.weights, m.fr.adaptive = cv.Weights.Array(), cv.Adaptive
 	}
-	c.gen, c.play, c.forked = run.Gen, run.Play, false
+	c.Followed(run)
 	if i := slices.Index(speeds, run.Play.Speed); i >= 0 {
 		m.setSpeed(i)
 	}
-	m.fr.paused = c.teacher && run.Play.Paused
+	m.fr.paused = c.Teacher() && run.Play.Paused
 	m.clearStatus()
-	if !c.teacher {
+	if !c.Teacher() {
 		m.setStatus(fmt.Sprintf("following the class run: %s makes a copy of your own to try things", common.KeyName(m.keys.Fork)), false)
 	} else if m.fr.paused && len(run.Snaps) > 0 {
 		m.setStatus(fmt.Sprintf("the class run, paused at %s while you were away: %s resumes", common.FmtClock(r.hist.Last.T), common.KeyName(m.keys.Pause)), false)
@@ -195,41 +136,33 @@ func (m *Model) catchUpLesson(step int) {
 // teacher presses a key, and a class of 60 redrawing every chart each time made the teacher's
 // frame wait for the CPU behind them.
 func (m *Model) onClassMsg(msg ClassMsg) tea.Cmd {
-	c := m.class
-	if c == nil {
+	if m.class == nil {
 		return nil
 	}
-	if c.teacher {
+	switch m.class.React(msg, len(m.fr.runs) > 0) {
+	case classroom.ShowRoster:
 		m.takeRoster(msg.Roster)
-		return nil
-	}
-	c.roster = msg.Roster
-	if c.forked {
-		if msg.Play != c.play {
-			c.play = msg.Play
-			m.redrawFor(changedPlay)
-		}
-		return nil
-	}
-	if msg.Gen != c.gen || len(m.fr.runs) == 0 {
+	case classroom.RedrawPlay:
+		m.redrawFor(changedPlay)
+	case classroom.JoinRun:
 		m.joinClass()
 		return m.kick()
+	case classroom.TakePlay:
+		return m.takePlay(msg.Play)
 	}
-	return m.takePlay(msg.Play)
+	return nil
 }
 
 // takeRoster shows the teacher the class's roster: on the picker in the footer, on the
 // dashboard in the roster and the header (the whole layout when the roster's row grows or
 // shrinks); nothing is drawn when it did not change.
 func (m *Model) takeRoster(members []Member) {
-	c := m.class
-	same := slices.Equal(members, c.roster)
 	before := m.fr.rosterH(m.width, m.height)
-	c.roster = members
+	same := !m.class.SetRoster(members)
 	switch {
 	case m.screen == screenPicker:
 		n := 0
-		for _, mb := range c.roster {
+		for _, mb := range members {
 			if mb.State != MemberTeacher {
 				n++
 			}
@@ -249,12 +182,10 @@ func (m *Model) takeRoster(members []Member) {
 // header only, a step of the class's lesson the lesson's panel; the same play (the roster
 // changed) draws nothing.
 func (m *Model) takePlay(p Play) tea.Cmd {
-	c := m.class
-	if p == c.play {
+	changed, step := m.class.TakePlay(p)
+	if !changed {
 		return nil
 	}
-	step := p.Lesson != c.play.Lesson || p.Step != c.play.Step
-	c.play = p
 	if i := slices.Index(speeds, p.Speed); i >= 0 {
 		m.speedIdx, m.fr.speed = i, speeds[i]
 	}
@@ -270,8 +201,7 @@ func (m *Model) takePlay(p Play) tea.Cmd {
 // drive tells the class what the teacher's dashboard plays, when that changed (after every
 // message the dashboard took).
 func (m *Model) drive() {
-	c := m.class
-	if c == nil || !c.teacher {
+	if !m.class.Teacher() {
 		return
 	}
 	p := Play{Speed: m.fr.speed, Paused: m.fr.paused || m.screen == screenPicker || m.done()}
@@ -281,11 +211,7 @@ func (m *Model) drive() {
 	if lr := m.fr.lesson; lr != nil {
 		p.Lesson, p.Step = lr.tr.Lesson().Name, lr.tr.Step()
 	}
-	if p.sameAs(c.driven) {
-		return
-	}
-	c.driven = p
-	c.c.Drive(p)
+	m.class.Drive(p)
 }
 
 // syncFollowed takes the followed run's configuration again when the teacher changed it (a
@@ -311,14 +237,7 @@ func (m *Model) syncFollowed() {
 
 // drivesRun reports whether msg is a key that drives the run (time, faults, tuning, another
 // scenario), which a student following the class may not press.
-func (m *Model) drivesRun(msg tea.KeyMsg) bool {
-	k := &m.keys
-	if key.Matches(msg, k.Pause, k.Step, k.Faster, k.Slower, k.Restart, k.Load, k.Strategy, k.Compare,
-		k.ClearFaults, k.LowerWeight, k.RaiseWeight, k.Adaptive, k.ShareDown, k.ShareUp, k.PriorityDown, k.PriorityUp) {
-		return true
-	}
-	return key.Matches(msg, k.Fault[:]...)
-}
+func (m *Model) drivesRun(msg tea.KeyMsg) bool { return classroom.DrivesRun(&m.keys, msg) }
 
 // refuseDriving says why a student's key does nothing to the class run.
 func (m *Model) refuseDriving() tea.Cmd {
@@ -326,78 +245,61 @@ func (m *Model) refuseDriving() tea.Cmd {
 	return nil
 }
 
-// forkedMsg carries a student's copy of the class run, or why it could not be made.
-type forkedMsg struct {
-	run ClassRun
-	err error
-}
-
 // forkOrRejoin is the fork key: a student following the class gets a copy of the class run of
 // their own (made in a command: the run is simulated again up to now); on a copy, they rejoin.
 func (m *Model) forkOrRejoin() tea.Cmd {
-	c := m.class
-	switch {
-	case c == nil:
+	step, fork := m.class.Fork(len(m.fr.runs) > 0)
+	switch step {
+	case classroom.NoClass:
 		m.setStatus(fmt.Sprintf("%s forks a class run: in a class served over SSH (cortex-tui serve --class)", common.KeyName(m.keys.Fork)), false)
-	case c.teacher:
+	case classroom.IsTeacher:
 		m.setStatus("you drive the class run: the students fork it", false)
-	case c.forking:
-	case c.forked:
+	case classroom.Rejoin:
 		m.joinClass()
 		if len(m.fr.runs) > 0 {
 			m.setStatus(fmt.Sprintf("back with the class at %s", common.FmtClock(m.fr.runs[0].hist.Last.T)), false)
 		}
 		return m.kick()
-	case len(m.fr.runs) == 0:
+	case classroom.NoRun:
 		m.setStatus("no class run to fork yet: the teacher has not opened one", false)
-	default:
-		c.forking = true
+	case classroom.Forking:
 		m.setStatus(fmt.Sprintf("forking the class run at %s…", common.FmtClock(m.fr.runs[0].hist.Last.T)), false)
-		class := c.c
-		return func() (msg tea.Msg) {
-			defer func() {
-				if r := recover(); r != nil {
-					msg = forkedMsg{err: fmt.Errorf("forking panicked: %v", r)}
-				}
-			}()
-			run, err := class.Fork()
-			return forkedMsg{run: run, err: err}
-		}
+		return fork
 	}
 	return nil
 }
 
 // onForked shows the student's copy of the class run, paused at the moment it was forked.
-func (m *Model) onForked(msg forkedMsg) tea.Cmd {
+func (m *Model) onForked(msg classroom.ForkedMsg) tea.Cmd {
 	c := m.class
 	if c == nil {
 		return nil
 	}
-	c.forking = false
-	if msg.err != nil {
-		m.setStatus("cannot fork the class run: "+msg.err.Error(), true)
+	c.ForkDone()
+	if msg.Err != nil {
+		m.setStatus("cannot fork the class run: "+msg.Err.Error(), true)
 		return nil
 	}
-	m.follow(msg.run)
-	c.forked = true
+	m.follow(msg.Run)
+	at := c.ForkedAt()
 	if len(m.fr.runs) > 0 {
-		c.forkedAt = m.fr.runs[0].hist.Last.T
+		at = m.fr.runs[0].hist.Last.T
 	}
-	m.fr.paused = msg.run.Play.Paused
+	c.OnCopy(at)
+	m.fr.paused = msg.Run.Play.Paused
 	// The keys first and short: at 80 columns the footer held "...every key is yours (space res…".
 	m.setStatus(fmt.Sprintf("your own copy of the class run, forked at %s: %s resumes, %s rejoins",
-		common.FmtClock(c.forkedAt), common.KeyName(m.keys.Pause), common.KeyName(m.keys.Fork)), false)
+		common.FmtClock(at), common.KeyName(m.keys.Pause), common.KeyName(m.keys.Fork)), false)
 	m.redraw()
 	return m.kick()
 }
 
 // nextStep is the teacher's key that moves the class's lesson to its next step.
 func (m *Model) nextStep() tea.Cmd {
-	c := m.class
-	switch {
+	switch c := m.class; {
 	case c == nil:
 		m.setStatus(fmt.Sprintf("%s moves a class's lesson on (the teacher's key); here a step's goals do", common.KeyName(m.keys.NextStep)), false)
-	case !c.teacher:
+	case !c.Teacher():
 		m.setStatus("the teacher moves the lesson on", false)
 	case m.fr.lesson == nil || m.fr.lesson.done:
 		m.setStatus("no lesson to move on: pick one (l) or start the server with --lesson", false)

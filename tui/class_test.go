@@ -12,6 +12,7 @@ import (
 
 	"github.com/cortex-tui/cortex-tui/keymap"
 	"github.com/cortex-tui/cortex-tui/source"
+	"github.com/cortex-tui/cortex-tui/tui/classroom"
 )
 
 // fakeClass is a class of one run, the fake scenario's, as the server's would hand it out:
@@ -131,7 +132,7 @@ func TestForkedStatusKeepsItsKeys(t *testing.T) {
 	run, ok := c.Join()
 	require.True(t, ok)
 	run.Play.Paused = true
-	m.Update(forkedMsg{run: run})
+	m.Update(classroom.ForkedMsg{Run: run})
 	lines := strings.Split(m.View(), "\n")
 	footer := strings.TrimRight(lines[len(lines)-1], " ")
 	assert.Contains(t, footer, "your own copy of the class run, forked at")

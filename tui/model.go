@@ -31,6 +31,7 @@ import (
 	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
+	"github.com/cortex-tui/cortex-tui/tui/classroom"
 	"github.com/cortex-tui/cortex-tui/tui/common"
 	"github.com/cortex-tui/cortex-tui/tui/export"
 	"github.com/cortex-tui/cortex-tui/tui/footer"
@@ -141,7 +142,7 @@ type Model struct {
 
 	scn      *scenarios.Scenario
 	fr       frame
-	class    *classState // the dashboard's part in a class, nil for none
+	class    *classroom.State // the dashboard's part in a class, nil for none
 	speedIdx int
 	tag      int         // current tick-loop tag
 	ctl      *controller // the runs' sources, and the controls waiting for them
@@ -202,12 +203,12 @@ func New(opts Options) *Model {
 	m.screen = screenPicker
 	joined := false // a class's run, or a student waiting for one
 	if opts.Class != nil {
-		m.class = &classState{c: opts.Class, teacher: opts.Class.Teacher()}
+		m.class = classroom.New(opts.Class)
 		m.fr.class = m.class
 		if run, ok := opts.Class.Join(); ok {
 			m.follow(run)
 			joined = true
-		} else if !m.class.teacher {
+		} else if !m.class.Teacher() {
 			m.joinClass()
 			joined = true
 		}
@@ -283,7 +284,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case ClassMsg:
 		return m, m.onClassMsg(msg)
-	case forkedMsg:
+	case classroom.ForkedMsg:
 		return m, m.onForked(msg)
 	}
 	if cmd, ok := m.pickerMsg(msg); ok {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/cortex-tui/cortex-tui/keymap"
 	"github.com/cortex-tui/cortex-tui/source"
+	"github.com/cortex-tui/cortex-tui/tui/classroom"
 	"github.com/cortex-tui/cortex-tui/tui/summary"
 )
 
@@ -66,7 +67,7 @@ type frame struct {
 	height    int                // the window's height in cells
 	keys      *keymap.KeyMap     // the bindings, for texts that name a key
 	lesson    *lessonRun         // the lesson followed over the first run, nil for none
-	class     *classState        // the dashboard's part in a class, nil for none
+	class     *classroom.State   // the dashboard's part in a class, nil for none
 	baseline  *summary.Baselines // the baseline runs of the summary, nil until asked for
 
 }
