@@ -207,9 +207,10 @@ func (e *Engine) admitAt(t time.Duration, d *Decision, r Request) {
 // reserved), its oldest parked ones of that priority. While the pacer is off every parked
 // attempt is released. It returns how long from now to call it again (NextWake), false when
 // nothing is left parked. A held attempt then waits for an event, a slot freed by the pace or
-// the pace raised by a recovery, instead of asking again on a timer: the caller asks NextWake
-// after each attempt it parks and each outcome it records, and calls Wake when it says. Safe
-// for concurrent use; allocates nothing.
+// the pace raised by a recovery, instead of asking again on a timer: the caller reads when from
+// each attempt it parks (Decision.Wake, NextWake's answer as it parked) and asks NextWake after
+// each outcome it records, and calls Wake when they say. Safe for concurrent use; allocates
+// nothing.
 func (e *Engine) Wake(n *[MaxPriority + 1]int) (after time.Duration, ok bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
