@@ -83,9 +83,13 @@ func (e *Engine) stepAdmission(t time.Duration) {
 // priorities wait longer and so come first), or is held to ask again after the held work of
 // its priority and above may have gone, or, when its deadline cannot wait that long, is shed.
 // A caller that wakes what it holds (Request.Park) gets no timer to poll on: the held attempt
-// is parked (Decision.Parked) until Wake releases it, highest priority first, when its slot
-// comes, and while work is parked the pace is capped at 1.5 times the arrivals of new requests
-// (paceRelease), so that the work held through an outage is released over time, not at once.
+// is parked (Decision.Parked) until Wake releases it when its slot comes, highest priority
+// first, except that an attempt within Pace.Urgent (2 s) of its deadline's edge goes before
+// higher priorities that can still wait for it; it is shed only at that edge (its deadline
+// leaves no time for an attempt), never on a forecast of its wait. While work is parked the
+// pace is capped at Pace.Release (1.5) times the arrivals of new requests, and so is each
+// slice's count of attempts (those still to come counted at the smoothed rate), so that the
+// work held through an outage is released over time, not at once.
 // The pacer turns off once the successes are fast and nothing waits. A slowness that lasts a
 // short span at the paced rate without easing is the service's own (a slow dependency), not a
 // queue: it stops counting as one.
