@@ -187,8 +187,8 @@ oracle-table: build
 	@echo "docs/engine.md: the table of what a client cannot know regenerated"
 
 # The simulator's speed in docs/simulator.md, as the program measures it: sim's BenchmarkRun
-# (every strategy's storm run alternating with none's, SPEED_RUNS iterations each: attempts per
-# CPU-second and x-none, the ratio to none's in the same iterations) writes the table, then GNU
+# (every strategy's storm run alternating with none's, SPEED_RUNS iterations each: attempts and
+# arrivals per CPU-second, each with its ratio to none's in the same iterations) writes the table, then GNU
 # time times bench --seeds 1-10 over everything (wall and user CPU, with the load average). Run it
 # on a quiet machine: the load is printed with the figures. Needs /usr/bin/time.
 SPEED_RUNS ?= 8

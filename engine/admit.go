@@ -83,9 +83,13 @@ func (e *Engine) stepAdmission(t time.Duration) {
 // priorities wait longer and so come first), or is held to ask again after the held work of
 // its priority and above may have gone, or, when its deadline cannot wait that long, is shed.
 // A caller that wakes what it holds (Request.Park) gets no timer to poll on: the held attempt
-// is parked (Decision.Parked) until Wake releases it, highest priority first, when its slot
-// comes, and while work is parked the pace is capped at 1.5 times the arrivals of new requests
-// (paceRelease), so that the work held through an outage is released over time, not at once.
+// is parked (Decision.Parked) until Wake releases it when its slot comes, highest priority
+// first, except that an attempt within Pace.Urgent (2 s) of its deadline's edge goes before
+// higher priorities that can still wait for it; it is shed only at that edge (its deadline
+// leaves no time for an attempt), never on a forecast of its wait. While work is parked the
+// pace is capped at Pace.Release (1.5) times the arrivals of new requests, and so is each
+// slice's count of attempts (those still to come counted at the smoothed rate), so that the
+// work held through an outage is released over time, not at once.
 // The pacer turns off once the successes are fast and nothing waits. A slowness that lasts a
 // short span at the paced rate without easing is the service's own (a slow dependency), not a
 // queue: it stops counting as one.
@@ -203,9 +207,10 @@ func (e *Engine) admitAt(t time.Duration, d *Decision, r Request) {
 // reserved), its oldest parked ones of that priority. While the pacer is off every parked
 // attempt is released. It returns how long from now to call it again (NextWake), false when
 // nothing is left parked. A held attempt then waits for an event, a slot freed by the pace or
-// the pace raised by a recovery, instead of asking again on a timer: the caller asks NextWake
-// after each attempt it parks and each outcome it records, and calls Wake when it says. Safe
-// for concurrent use; allocates nothing.
+// the pace raised by a recovery, instead of asking again on a timer: the caller reads when from
+// each attempt it parks (Decision.Wake, NextWake's answer as it parked) and asks NextWake after
+// each outcome it records, and calls Wake when they say. Safe for concurrent use; allocates
+// nothing.
 func (e *Engine) Wake(n *[MaxPriority + 1]int) (after time.Duration, ok bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()

@@ -185,7 +185,7 @@ func (e *Engine) init(origin time.Time) {
 	e.successes, e.failed, e.decisions, e.fallbacks = 0, 0, [5]uint64{}, 0
 	e.adm = admission{c: c.Admit.resolved()}
 	pc := c.Pace.resolved()
-	e.pace = pacer{parked: e.pace.parked, nParked: e.pace.nParked, c: pc, // the parked attempts are the caller's: Wake releases them
+	e.pace = pacer{parked: e.pace.parked, nParked: e.pace.nParked, c: pc, // the parked attempts are the caller's: Wake releases them (their deadlines are forgotten: the origin may move)
 		arrW: weight(pc.ArrSlices), refW: weight(pc.RefSlices)}
 	e.owed = 0
 }

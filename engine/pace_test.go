@@ -177,3 +177,103 @@ func TestWakeWithoutParked(t *testing.T) {
 	}
 	assert.Equal(t, parked, total, "the pacer off, every parked attempt goes")
 }
+
+// congestedPacer returns a pacer that paces at rate attempts a second in mode congested, its
+// next slot due at t, with the arrivals of a slice at arrivals both before and during the
+// pressure (1 s slices starting at 0).
+func congestedPacer(t time.Duration, rate, arrivals float64) *pacer {
+	p := &pacer{on: true, mode: paceCongested, c: DefaultPace(), sliceS: 1, arrS: arrivals, arrRef: arrivals, lastArr: arrivals}
+	p.setRate(t, rate)
+	p.next = t
+	return p
+}
+
+// parkAt parks k attempts of priority q in p whose wait ends at end.
+func parkAt(p *pacer, q, k int, end time.Duration) {
+	for range k {
+		p.parked[q]++
+		p.nParked++
+		p.addEdge(q, end)
+	}
+}
+
+// TestWakeServesTheUrgentFirst asserts which parked attempt the next slot goes to: the highest
+// priority's by default; a lower priority's within Pace.Urgent of the end of its wait while the
+// higher ones can wait for it (their ends further than paceYield times the slots of their
+// backlog) and the parked work does not grow; the higher one's when it cannot wait, is urgent
+// itself, or the parked work grew since the last slice.
+func TestWakeServesTheUrgentFirst(t *testing.T) {
+	const at = 100 * time.Second
+	tests := []struct {
+		name     string
+		high     int           // parked at priority 9
+		highEnd  time.Duration // their end, from at
+		lowEnd   time.Duration // the end of one parked at priority 1, from at
+		grown    bool          // the parked work grew since the last slice
+		released int           // the priority the slot goes to
+	}{
+		{"no urgency: priority order", 5, 20 * time.Second, 10 * time.Second, false, 9},
+		{"the low one urgent, the high ones can wait", 5, 20 * time.Second, time.Second, false, 1},
+		{"the low one urgent, the high backlog cannot wait", 100, 2500 * time.Millisecond, time.Second, false, 9},
+		{"both urgent: the higher first", 5, time.Second, 500 * time.Millisecond, false, 9},
+		{"the low one urgent, the parked work growing", 5, 20 * time.Second, time.Second, true, 9},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := congestedPacer(at, 10, 10) // a slot every 100 ms
+			parkAt(p, 9, tt.high, at+tt.highEnd)
+			parkAt(p, 1, 1, at+tt.lowEnd)
+			p.parkedThen = p.nParked
+			if tt.grown {
+				p.parkedThen--
+			}
+			var n [MaxPriority + 1]int
+			_, more := p.wake(at, &n, true)
+			assert.True(t, more)
+			want := [MaxPriority + 1]int{}
+			want[tt.released] = 1
+			assert.Equal(t, want, n, "one slot is due, and it goes to priority %d", tt.released)
+		})
+	}
+}
+
+// TestParkedWaitsToItsDeadline asserts that, while the service queues, a new request finding a
+// backlog far longer than its deadline at today's pace is parked, not shed: it is held until
+// its deadline leaves an attempt's time (Delay), and shed only when its deadline cannot cover
+// an attempt at all.
+func TestParkedWaitsToItsDeadline(t *testing.T) {
+	e, _ := newTestEngine(t, nil)
+	e.pace = *congestedPacer(0, 1, 1)
+	e.pace.parked[9], e.pace.nParked = 1000, 1000 // 1000 s of work ahead at 1 a second
+	d := e.AdmitRequest(Request{Priority: 5, Remaining: 10 * time.Second, Park: true, Ask: AskNew})
+	require.Equal(t, Retry, d.Action, "parked, not shed")
+	assert.True(t, d.Parked)
+	assert.Equal(t, 10*time.Second-e.attemptTime(), d.Delay, "until its deadline leaves an attempt's time")
+	d = e.AdmitRequest(Request{Priority: 5, Remaining: e.attemptTime() / 2, Park: true, Ask: AskExpired})
+	assert.Equal(t, Reject, d.Action)
+	assert.Equal(t, ReasonShedLowPriority, d.Reason, "no time left for an attempt: shed at the edge")
+}
+
+// TestSliceBudgetFollowsArrivals asserts that parked work is released within a slice at most at
+// Release times the new requests that asked in it (those still to come counted at the smoothed
+// rate) plus paceBudgetSlack, and without a bound once the new requests have stopped.
+func TestSliceBudgetFollowsArrivals(t *testing.T) {
+	p := congestedPacer(0, 100, 10)
+	assert.InDelta(t, 1.5*10+paceBudgetSlack, p.budget(0), 1e-9, "the slice's start: its arrivals still to come")
+	p.arrived = 2
+	assert.InDelta(t, 1.5*(2+5)+paceBudgetSlack, p.budget(500*time.Millisecond), 1e-9, "half-way, 2 arrived")
+	assert.InDelta(t, 1.5*2+paceBudgetSlack, p.budget(time.Second), 1e-9, "its end: what arrived")
+
+	parkAt(p, 5, 100, 30*time.Second)
+	var n [MaxPriority + 1]int
+	after, more := p.wake(time.Second, &n, true)
+	assert.Equal(t, int(1.5*2+paceBudgetSlack), n[5], "the slots are due, the budget bounds them")
+	require.True(t, more)
+	assert.Positive(t, after, "the next wake is at least a slot away")
+
+	p.lastArr = 0 // the last slice had no arrivals: the load has gone
+	n = [MaxPriority + 1]int{}
+	p.next = 0
+	p.wake(time.Second, &n, true)
+	assert.Equal(t, 11, n[5], "every slot due (the last Burst's, 100 ms at 100 a second, and now's), the budget off")
+}

@@ -35,8 +35,10 @@ type PaceConfig struct {
 	// queues (then it waits for the queue ahead of it) or is down (default 1s).
 	MaxPoll time.Duration
 	// Release caps the pace at this many times the arrival rate of new requests while parked
-	// work waits: the work held through an outage is released over time, not at once, so that
-	// a second carries about 1 + Release times its own arrivals at most (default 1.5).
+	// work waits, and each window slice's attempts at this many times the new requests that
+	// asked in it (plus two): the work held through an outage is released over time, not at
+	// once, so that a slice carries about Release times its own arrivals at most; once the new
+	// requests have all but stopped, only the pace bounds the release (default 1.5).
 	Release float64
 	// Easing is how far the fastest success of a slice must fall below the lowest of a short
 	// span of pacing (FailureHorizon's slices) for the slowness to count as a queue the pacing
@@ -57,6 +59,11 @@ type PaceConfig struct {
 	// smoothed over the slices with the pacer off and frozen while it is on: the other
 	// arrival rate the release may use, the higher of the two (default 30).
 	RefSlices float64
+	// Urgent is how near the end of its wait (its deadline less an attempt's time) a parked
+	// attempt may take the next slot before parked attempts of higher priorities, as long as
+	// they can wait for it: the oldest goes first, as the oracle schedules, instead of expiring
+	// while newer work of a higher priority that would still be served in time goes (default 2s).
+	Urgent time.Duration
 }
 
 // DefaultPace returns the pacer's defaults.
@@ -75,6 +82,7 @@ func DefaultPace() PaceConfig {
 		RateTau:     500 * time.Millisecond,
 		ArrSlices:   5,
 		RefSlices:   30,
+		Urgent:      2 * time.Second,
 	}
 }
 
@@ -104,6 +112,7 @@ func (c PaceConfig) resolved() PaceConfig {
 	setD(&c.RateTau, d.RateTau)
 	set(&c.ArrSlices, d.ArrSlices)
 	set(&c.RefSlices, d.RefSlices)
+	setD(&c.Urgent, d.Urgent)
 	return c
 }
 
@@ -133,6 +142,9 @@ func (c PaceConfig) validate(errs *ConfigError) {
 	}
 	errs.finite("Pace.ArrSlices", c.ArrSlices)
 	errs.finite("Pace.RefSlices", c.RefSlices)
+	if c.Urgent < 0 {
+		errs.add("Pace.Urgent", "must be >= 0, got %v", c.Urgent)
+	}
 }
 
 // weight returns the weight of each step in a moving average over a time constant of n steps:

@@ -14,7 +14,7 @@ import (
 func TestPaceDefaults(t *testing.T) {
 	want := PaceConfig{Min: 1, Margin: 0.1, Horizon: 2 * time.Second, Burst: 100 * time.Millisecond,
 		SlowShare: 0.05, StartFactor: 2, MaxPoll: time.Second, Release: 1.5,
-		Easing: 0.9, Intrinsic: 1.25, RateTau: 500 * time.Millisecond, ArrSlices: 5, RefSlices: 30}
+		Easing: 0.9, Intrinsic: 1.25, RateTau: 500 * time.Millisecond, ArrSlices: 5, RefSlices: 30, Urgent: 2 * time.Second}
 	assert.Equal(t, want, DefaultPace())
 	assert.Equal(t, want, DefaultConfig().Pace)
 	assert.Equal(t, want, PaceConfig{}.resolved())
@@ -48,6 +48,7 @@ func TestPaceValidate(t *testing.T) {
 		{"negative rate tau", func(p *PaceConfig) { p.RateTau = -time.Millisecond }, "Pace.RateTau"},
 		{"negative arrival slices", func(p *PaceConfig) { p.ArrSlices = -0.1 }, "Pace.ArrSlices"},
 		{"infinite reference slices", func(p *PaceConfig) { p.RefSlices = math.Inf(1) }, "Pace.RefSlices"},
+		{"negative urgent", func(p *PaceConfig) { p.Urgent = -time.Second }, "Pace.Urgent"},
 		{"valid", func(p *PaceConfig) { p.Release, p.SlowShare, p.Horizon = 3, 1, 10*time.Second }, ""},
 	}
 	for _, tt := range tests {

@@ -125,7 +125,7 @@ func TestParseErrors(t *testing.T) {
 		{"a pacer share past 1", "[pacer]\nmargin = 0.2\nslow_share = 1.5\n",
 			"c.toml:3: pacer.slow_share: must be within [0, 1], got 1.5"},
 		{"a pacer key misspelt", "[pacer]\nhorizn = \"3s\"\n",
-			"c.toml:2: pacer.horizn: unknown key (did you mean \"horizon\"?); valid keys in [pacer]: min_rate, margin, horizon, burst, slow_share, start_factor, max_poll, release, easing, intrinsic, rate_tau, arrival_slices, reference_slices"},
+			"c.toml:2: pacer.horizn: unknown key (did you mean \"horizon\"?); valid keys in [pacer]: min_rate, margin, horizon, burst, slow_share, start_factor, max_poll, release, easing, intrinsic, rate_tau, arrival_slices, reference_slices, urgent"},
 		{"a negative pacer release", "[pacer]\nrelease = -1\n",
 			"c.toml:2: pacer.release: must be a finite number >= 0, got -1"},
 		{"an admission share past 1", "[admission]\nadmit_originals = true\nrefused_share = 1.5\n",

@@ -165,6 +165,7 @@ var Params = []Param{
 	{"pacer", "rate_tau", "Pace.RateTau", Duration, "s", Range{Note: "0 = the default, 500ms"}, "time constant of the moving rate of successes the ramp is bounded by"},
 	{"pacer", "arrival_slices", "Pace.ArrSlices", Float, "slices", Range{Note: "0 = the default, 5; 1 or less: the last slice alone"}, "time constant of the smoothed arrivals that cap the release, in window slices"},
 	{"pacer", "reference_slices", "Pace.RefSlices", Float, "slices", Range{Note: "0 = the default, 30; 1 or less: the last slice alone"}, "time constant of the arrivals before the pressure (frozen while pacing), in window slices"},
+	{"pacer", "urgent", "Pace.Urgent", Duration, "s", Range{Note: "0 = the default, 2s"}, "a parked attempt this near its deadline's edge goes before higher priorities that can wait"},
 
 	{"random", "deterministic", "Deterministic", Bool, "", Range{}, "every random draw returns the midpoint of its range"},
 	{"random", "seed", "Seed", Int64, "", Range{Note: "0 = time-based; the simulator seeds each engine itself"}, "seed of the engine's random source"},
