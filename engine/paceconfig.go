@@ -35,8 +35,10 @@ type PaceConfig struct {
 	// queues (then it waits for the queue ahead of it) or is down (default 1s).
 	MaxPoll time.Duration
 	// Release caps the pace at this many times the arrival rate of new requests while parked
-	// work waits: the work held through an outage is released over time, not at once, so that
-	// a second carries about 1 + Release times its own arrivals at most (default 1.5).
+	// work waits, and each window slice's attempts at this many times the new requests that
+	// asked in it (plus two): the work held through an outage is released over time, not at
+	// once, so that a slice carries about Release times its own arrivals at most; once the new
+	// requests have all but stopped, only the pace bounds the release (default 1.5).
 	Release float64
 	// Easing is how far the fastest success of a slice must fall below the lowest of a short
 	// span of pacing (FailureHorizon's slices) for the slowness to count as a queue the pacing
