@@ -11,16 +11,16 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"go.uber.org/goleak"
 
 	"github.com/cortex-tui/cortex-tui/cortexhttp"
 	"github.com/cortex-tui/cortex-tui/engine"
+	"github.com/cortex-tui/cortex-tui/internal/waittest"
 	"github.com/cortex-tui/cortex-tui/strategy"
 )
 
 // TestMain fails the package if any goroutine (a timer's, a connection's, a handler's)
-// outlives the tests.
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// outlives the tests, and runs the parallel subtests four at a time (internal/waittest).
+func TestMain(m *testing.M) { waittest.Main(m, 4) }
 
 // spy is a strategy that retries every retryable failure after delay, up to maxRetries times,
 // answers Admit what admit says (admits everything when nil) and keeps every call. It is not safe for

@@ -11,12 +11,13 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"go.uber.org/goleak"
+
+	"github.com/cortex-tui/cortex-tui/internal/waittest"
 )
 
 // TestMain fails the package if any test leaves a goroutine behind (a held request, a
-// connection, a retry loop).
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// connection, a retry loop), and runs the parallel subtests four at a time (internal/waittest).
+func TestMain(m *testing.M) { waittest.Main(m, 4) }
 
 // wait is how long a test waits for something that should happen at once (a counter, a
 // state): generous, for a loaded 2-core machine running -race.
