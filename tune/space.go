@@ -73,6 +73,7 @@ var bounds = map[string]struct {
 	"pacer.rate_tau":         {0.05, 5, true},
 	"pacer.arrival_slices":   {1, 30, true},
 	"pacer.reference_slices": {5, 200, true},
+	"pacer.urgent":           {0.1, 10, true},
 
 	"admission.queue_slowdown": {0.1, 1, false},
 	"admission.refused_share":  {0.005, 0.5, true},
@@ -91,8 +92,8 @@ var Groups = []Group{
 	// tells to ask again, and the simulator's clients park theirs (Request.Park) instead, so
 	// neither moves a simulated run (each at both ends of its range, seeds 21-25, every built-in
 	// open-loop scenario: 0.0 points). They matter to a caller that polls (cortexhttp).
-	{"pacer", "the pacer: its slowest pace, margin, burst, slow share, ramp, release of parked work, its reading of a slow dependency and its smoothings", []string{"pacer.min_rate", "pacer.margin", "pacer.burst", "pacer.slow_share", "pacer.start_factor", "pacer.release",
-		"pacer.easing", "pacer.intrinsic", "pacer.rate_tau", "pacer.arrival_slices", "pacer.reference_slices"}},
+	{"pacer", "the pacer: its slowest pace, margin, burst, slow share, ramp, release of parked work, its reading of a slow dependency, its smoothings and the urgency of parked work near its deadline", []string{"pacer.min_rate", "pacer.margin", "pacer.burst", "pacer.slow_share", "pacer.start_factor", "pacer.release",
+		"pacer.easing", "pacer.intrinsic", "pacer.rate_tau", "pacer.arrival_slices", "pacer.reference_slices", "pacer.urgent"}},
 	{"admission", "when admission reads a queue: the slowdown of the fastest success, the shares of refusals and failures, the smoothing of the completions", []string{"admission.queue_slowdown", "admission.refused_share", "admission.failed_share", "admission.smoothing"}},
 }
 
