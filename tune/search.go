@@ -197,11 +197,12 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 	if opts.Objective == Goodput {
 		res.DefaultTrain = score(opts.Objective, opts.Scenarios, defRuns, s.defGoodput)
 	}
-	s.defScore = res.DefaultTrain.Value
+	s.defScore, s.defTrain = res.DefaultTrain.Value, res.DefaultTrain
 	var defScreen float64
 	if s.screen > 0 {
 		s.screenGoodput = goodputs(head(defRuns, s.screen))
-		defScreen = score(opts.Objective, opts.Scenarios, head(defRuns, s.screen), s.screenGoodput).Value
+		s.defScreen = score(opts.Objective, opts.Scenarios, head(defRuns, s.screen), s.screenGoodput)
+		defScreen = s.defScreen.Value
 	}
 
 	if len(opts.Holdout) > 0 {
@@ -259,6 +260,9 @@ type search struct {
 	// default's goodput per scenario on them.
 	screen        int
 	screenGoodput []float64
+	// defTrain and defScreen are the default's scores on the training and the screening seeds,
+	// which each scenario of a candidate is held to when several are tuned together (behind).
+	defTrain, defScreen Score
 	// checked is the best candidate of the generations completed whose held-out check is
 	// done (the Base until a candidate beats it), checkedHoldout its held-out score: what a
 	// search stopped at any moment returns.
@@ -337,10 +341,11 @@ func (s *search) evaluate(ctx context.Context, x []float64) float64 {
 		if first, err = s.pool.runAll(s.opts.Scenarios, train[:s.screen], cfg, s.timeUp); err != nil {
 			return math.NaN()
 		}
-		c.Screen = score(s.opts.Objective, s.opts.Scenarios, first, s.screenGoodput).Value
+		sc := behind(score(s.opts.Objective, s.opts.Scenarios, first, s.screenGoodput), s.defScreen)
+		c.Screen = sc.Value
 		if c.Screen < kept.Screen-ScreenMargin {
 			c.Rejected = true
-			c.Score = score(s.opts.Objective, s.opts.Scenarios, first, s.screenGoodput)
+			c.Score = sc
 			value = kept.Score.Value + c.Screen - kept.Screen
 		}
 		train = train[s.screen:]
@@ -353,7 +358,7 @@ func (s *search) evaluate(ctx context.Context, x []float64) float64 {
 		for i := range first {
 			runs[i] = append(first[i], runs[i]...)
 		}
-		c.Score = score(s.opts.Objective, s.opts.Scenarios, runs, s.defGoodput)
+		c.Score = behind(score(s.opts.Objective, s.opts.Scenarios, runs, s.defGoodput), s.defTrain)
 		value = c.Score.Value
 	}
 	s.mu.Lock()
