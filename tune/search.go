@@ -411,14 +411,15 @@ func (s *search) progress() Progress {
 	return p
 }
 
-// bestOf returns the best candidate of generation gen (s.mu held), the first in the unit
-// cube's order among equals (the IDs follow the workers' schedule, the positions the
+// bestOf returns the best candidate of generation gen (s.mu held) that was not rejected on
+// the screening seeds nor is behind the default on a scenario (behindDefault), the first in the
+// unit cube's order among equals (the IDs follow the workers' schedule, the positions the
 // optimizer's seeded draws); ok is false for none.
 func (s *search) bestOf(gen int) (Candidate, bool) {
 	var best Candidate
 	ok := false
 	for _, c := range s.cands {
-		if c.Generation != gen || c.Rejected {
+		if c.Generation != gen || c.Rejected || s.behindDefault(c) {
 			continue
 		}
 		if !ok || c.Score.Value > best.Score.Value || c.Score.Value == best.Score.Value && slices.Compare(c.X, best.X) < 0 {
@@ -426,6 +427,21 @@ func (s *search) bestOf(gen int) (Candidate, bool) {
 		}
 	}
 	return best, ok
+}
+
+// behindDefault reports whether c, with several scenarios tuned together, scores below the
+// default on one of them on the training seeds: it is never kept, whatever its mean (the
+// search's score already takes BehindPenalty for it, which ranks it for CMA-ES).
+func (s *search) behindDefault(c Candidate) bool {
+	if len(c.Score.Scenarios) < 2 {
+		return false
+	}
+	for i, ss := range c.Score.Scenarios {
+		if ss.Value() < s.defTrain.Scenarios[i].Value() {
+			return true
+		}
+	}
+	return false
 }
 
 // recorder ends each generation (optimize.MajorIteration): a best candidate that beats the

@@ -308,3 +308,21 @@ func TestSearchScreening(t *testing.T) {
 	require.NoError(t, WriteTable(&w, a, opts()))
 	assert.Contains(t, w.String(), "evaluations were rejected on the first 2 training seeds")
 }
+
+// Asserts that a candidate tuned for several scenarios that scores below the default on one of
+// them on the training seeds is never kept, whatever its mean; with one scenario the mean decides.
+func TestBehindDefaultNeverKept(t *testing.T) {
+	two := func(a, b float64) Score {
+		return Score{Scenarios: []ScenarioScore{{Objective: a}, {Objective: b}}, Value: (a + b) / 2}
+	}
+	s := &search{defTrain: two(0.9, 0.9), pop: 2, checked: Candidate{Score: two(0.9, 0.9)}}
+	s.cands = []Candidate{{ID: 0, Score: two(0.99, 0.89)}, {ID: 1, Score: two(0.91, 0.9), X: []float64{1}}}
+	best, ok := s.bestOf(0)
+	require.True(t, ok)
+	assert.Equal(t, 1, best.ID, "the better mean loses a point on the second scenario")
+	s.cands = s.cands[:1]
+	_, ok = s.bestOf(0)
+	assert.False(t, ok)
+	one := &search{defTrain: Score{Scenarios: []ScenarioScore{{Objective: 0.9}}}}
+	assert.False(t, one.behindDefault(Candidate{Score: Score{Scenarios: []ScenarioScore{{Objective: 0.5}}}}))
+}
