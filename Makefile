@@ -262,11 +262,29 @@ fleet-sizing: build
 	@echo "docs/live.md: sizing tables regenerated"
 
 # The simulator checked against live traffic: live/testdata/sim-vs-live.toml run in the
-# simulator and live (real HTTP against the embedded target, in real time: 45 s per strategy),
-# same seed, success rate, amplification and recovery side by side (docs/simulator.md).
+# simulator and live (real HTTP against the embedded target, in real time: 45 s per run), same
+# seed, for each fault of LIVE_FAULTS (the file's outage, then the same file with that kind) and
+# each strategy of LIVE_STRATEGIES: live --compare-sim --format markdown writes one row each of
+# the table of docs/simulator.md (between sim-vs-live:start and :end), followed by the commit,
+# the date and the load average before and after. Live runs are real time: run it on a quiet
+# machine.
 LIVE_STRATEGIES ?= naive cortex
+LIVE_FAULTS     ?= outage blackhole
 live-vs-sim: build
-	@for s in $(LIVE_STRATEGIES); do ./$(BIN) live --scenario live/testdata/sim-vs-live.toml --strategy $$s --compare-sim --format table; echo; done
+	@load=$$(cut -d' ' -f1 /proc/loadavg); rm -f .live-vs-sim.md; \
+	for f in $(LIVE_FAULTS); do \
+		sed 's/^kind = "outage"/kind = "'$$f'"/' live/testdata/sim-vs-live.toml > .sim-vs-live-$$f.toml; \
+		for s in $(LIVE_STRATEGIES); do \
+			./$(BIN) live --scenario-file .sim-vs-live-$$f.toml --strategy $$s --compare-sim --format markdown >> .live-vs-sim.md || exit 1; \
+		done; rm -f .sim-vs-live-$$f.toml; \
+	done; \
+	awk '!seen[$$0]++' .live-vs-sim.md > .live-vs-sim.tmp && mv .live-vs-sim.tmp .live-vs-sim.md; \
+	printf '\nMeasured at %s on %s, load average %s before, %s after.\n' \
+		"$$(git describe --tags --always --dirty 2>/dev/null)" "$$(date -u '+%Y-%m-%d %H:%M UTC')" "$$load" "$$(cut -d' ' -f1 /proc/loadavg)" >> .live-vs-sim.md
+	@awk '/<!-- sim-vs-live:start -->/ { print; while ((getline line < ".live-vs-sim.md") > 0) print line; skip = 1; next } \
+	     /<!-- sim-vs-live:end -->/ { skip = 0 } !skip' docs/simulator.md > docs/simulator.md.tmp
+	@mv docs/simulator.md.tmp docs/simulator.md; cat .live-vs-sim.md; rm -f .live-vs-sim.md
+	@echo "docs/simulator.md: the simulator against live traffic regenerated"
 
 # GNU time's maximum RSS and wall time of `live --target` (black-friday at full scale, 15 s) against
 # each misbehaving server of internal/hostile (HOSTILE: names, default every one; HOSTILE_BIN: the

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/cortex-tui/cortex-tui/live"
@@ -15,6 +16,7 @@ import (
 // the simulator and live, each with its summary.
 type simVsLive struct {
 	Scenario string         `json:"scenario"`
+	Faults   []string       `json:"faults"` // the kinds of the scenario's faults, in order of their start
 	Strategy string         `json:"strategy"`
 	Seed     int64          `json:"seed"`
 	Scale    float64        `json:"scale"`
@@ -22,9 +24,22 @@ type simVsLive struct {
 	Live     report.Summary `json:"live"`
 }
 
+// compareSimFormats are the outputs of live --compare-sim, the default on a terminal first:
+// table (one line a figure), json (the document) and markdown (one table row a run, under its
+// header: `make live-vs-sim` writes docs/simulator.md's table from them).
+var compareSimFormats = []report.Format[simVsLive]{
+	{Name: "table", Write: writeSimVsLive},
+	{Name: "json", Write: func(w io.Writer, d simVsLive) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(d)
+	}},
+	{Name: "markdown", Write: writeSimVsLiveMarkdown},
+}
+
 // compareSim runs p's scenario in the simulator (scaled as the live run is) and live, and
-// prints the two summaries side by side: JSON with --format json, a table otherwise.
-func compareSim(ctx context.Context, io streams, p livePlan, format string) error {
+// prints the two summaries side by side in format, one of compareSimFormats.
+func compareSim(ctx context.Context, io streams, p livePlan, format report.Format[simVsLive]) error {
 	scn := live.ScaledScenario(p.scn, p.scale)
 	if p.cfg.Duration > 0 { // the simulator plays the same length: arrivals, then the drain left
 		scn.Duration = min(scn.Duration, p.cfg.Duration)
@@ -40,13 +55,12 @@ func compareSim(ctx context.Context, io streams, p livePlan, format string) erro
 	if err != nil {
 		return err
 	}
-	doc := simVsLive{Scenario: p.scn.Name, Strategy: p.strategy, Seed: p.seed, Scale: p.scale, Sim: simRes.Summary, Live: liveRes.Summary}
-	if format == "json" {
-		enc := json.NewEncoder(io.out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(doc)
+	faults := make([]string, len(p.scn.Faults))
+	for i, f := range p.scn.Faults {
+		faults[i] = string(f.Kind)
 	}
-	return writeSimVsLive(io.out, doc)
+	doc := simVsLive{Scenario: p.scn.Name, Faults: faults, Strategy: p.strategy, Seed: p.seed, Scale: p.scale, Sim: simRes.Summary, Live: liveRes.Summary}
+	return format.Write(io.out, doc)
 }
 
 // writeSimVsLive prints the figures of both runs, one line each.
@@ -69,4 +83,41 @@ func writeSimVsLive(w io.Writer, d simVsLive) error {
 		row("priority "+p+" success", pct(d.Sim.PrioritySuccess[p]), pct(d.Live.PrioritySuccess[p]))
 	}
 	return tw.Flush()
+}
+
+// writeSimVsLiveMarkdown prints d as a markdown table, its header and one row: the scenario's
+// faults, the strategy, then each figure as "sim / live", the success of each priority last,
+// highest first. Rows of runs of one scenario share the header, so that concatenated outputs
+// with repeated headers dropped make one table.
+func writeSimVsLiveMarkdown(w io.Writer, d simVsLive) error {
+	prios := d.Sim.Priorities()
+	head := []string{"fault", "strategy", "success sim / live", "amplification", "peak amplification", "retries", "originals shed", "recovery"}
+	for _, p := range prios {
+		head = append(head, "priority "+p)
+	}
+	pct := func(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }
+	num := func(x float64) string { return fmt.Sprintf("%.2f", x) }
+	count := func(n int) string { return fmt.Sprint(n) }
+	pair := func(s, l string) string { return s + " / " + l }
+	fault := strings.Join(d.Faults, "+")
+	if fault == "" {
+		fault = "none"
+	}
+	row := []string{fault, d.Strategy,
+		pair(pct(d.Sim.SuccessRate), pct(d.Live.SuccessRate)),
+		pair(num(d.Sim.Amplification), num(d.Live.Amplification)),
+		pair(num(d.Sim.PeakAmplification), num(d.Live.PeakAmplification)),
+		pair(count(d.Sim.Retries), count(d.Live.Retries)),
+		pair(count(d.Sim.OriginalsShed), count(d.Live.OriginalsShed)),
+		pair(report.RecoveryText(d.Sim.RecoverySeconds), report.RecoveryText(d.Live.RecoverySeconds)),
+	}
+	for _, p := range prios {
+		row = append(row, pair(pct(d.Sim.PrioritySuccess[p]), pct(d.Live.PrioritySuccess[p])))
+	}
+	rule := make([]string, len(head))
+	for i := range rule {
+		rule[i] = "---"
+	}
+	_, err := fmt.Fprintf(w, "| %s |\n|%s|\n| %s |\n", strings.Join(head, " | "), strings.Join(rule, "|"), strings.Join(row, " | "))
+	return err
 }

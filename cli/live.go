@@ -99,7 +99,7 @@ while Redis does not answer they decide alone (LOCAL) and rejoin when it does.`,
 	f.StringVar(&o.instance, "instance", "", "this process's name in the fleet (default: host name and process id)")
 	f.StringVar(&o.fleetName, "fleet-name", "", "the fleet's name, its Redis keys' prefix (default: the scenario's name)")
 	addEngineFlag(cmd, &o.engine)
-	f.BoolVar(&o.compareSim, "compare-sim", false, "run the scenario live and in the simulator (same seed) and print their summaries side by side (--format table or json)")
+	f.BoolVar(&o.compareSim, "compare-sim", false, "run the scenario live and in the simulator (same seed) and print their summaries side by side (--format table, json or markdown: one table row)")
 	addKeysFlag(cmd)
 	return cmd
 }
@@ -237,11 +237,19 @@ func runLive(cmd *cobra.Command, io streams, o liveOptions) error {
 		return presentHeadless
 	}
 	var format report.Format[report.Result]
-	if o.headless || o.compareSim {
-		var err error
-		if format, err = pickFormat(o.format, io.out, headlessFormats); err != nil {
-			return err
+	var simFormat report.Format[simVsLive]
+	var err error
+	switch {
+	case o.compareSim:
+		if strings.EqualFold(strings.TrimSpace(o.format), "csv") {
+			return &exitError{code: 2, err: fmt.Errorf("--compare-sim prints a table, json or markdown, not csv")}
 		}
+		simFormat, err = pickFormat(o.format, io.out, compareSimFormats)
+	case o.headless:
+		format, err = pickFormat(o.format, io.out, headlessFormats)
+	}
+	if err != nil {
+		return err
 	}
 	p, err := planLive(io, o)
 	if err != nil {
@@ -267,10 +275,7 @@ func runLive(cmd *cobra.Command, io streams, o liveOptions) error {
 		}
 	}
 	if o.compareSim {
-		if format.Name == "csv" {
-			return &exitError{code: 2, err: fmt.Errorf("--compare-sim prints a table or json, not csv")}
-		}
-		return compareSim(cmd.Context(), io, p, format.Name)
+		return compareSim(cmd.Context(), io, p, simFormat)
 	}
 	srcs := &liveSources{ctx: cmd.Context(), plan: p}
 	defer srcs.closeAll()

@@ -128,7 +128,7 @@ func TestLiveUsageErrors(t *testing.T) {
 		{[]string{"live", "--scenario-file", path, "--headless", "--target", "127.0.0.1:8080"}, 2, "did you mean http://127.0.0.1:8080?"},
 		{[]string{"live", "--scenario-file", path}, 2, "needs a terminal"},
 		{[]string{"target", "--addr", "nonsense"}, 2, "addr"},
-		{[]string{"live", "--scenario-file", path, "--compare-sim", "--format", "csv"}, 2, "table or json"},
+		{[]string{"live", "--scenario-file", path, "--compare-sim", "--format", "csv"}, 2, "table, json or markdown"},
 		{[]string{"live", "--scenario-file", path, "--headless", "--fleet", "http://127.0.0.1:6379"}, 2, "must be redis:// or rediss://"},
 		{[]string{"live", "--scenario-file", path, "--headless", "--fleet", "redis://127.0.0.1:port"}, 2, "invalid port"},
 		{[]string{"live", "--scenario-file", path, "--headless", "--fleet", "redis://127.0.0.1:99999"}, 2, "port must be a number from 1 to 65535"},

@@ -285,7 +285,19 @@ func storyClaims() []storyClaim {
 					attempts += row.Attempts
 				}
 				assert.Less(t, float64(retries), 0.05*float64(originals), "%s: under 5%% of attempts are retries", strategy)
-				assert.Less(t, attempts, originals, "%s: fewer attempts than new requests: the rest held or shed at the clients", strategy)
+				// What was held is sent once the service is fast again, within these 20 s: each held
+				// request once, with the few retries, at most a twentieth above the new requests, no
+				// storm. (It was "fewer attempts than new requests", which held only while the
+				// release after the blip was still unfinished at 50 s: 2,976 attempts for 3,001
+				// new requests, the queue drained at 55 s; releasing into the capacity the service
+				// completes, 3,067, drained at 52 s, the same 99.2% success.)
+				assert.Less(t, float64(attempts), 1.05*float64(originals), "%s: the held work sent once, no storm", strategy)
+				blip, blipNew := 0, 0
+				for _, row := range res.Timeline[31:36] {
+					blip += row.Attempts
+					blipNew += row.Originals
+				}
+				assert.Less(t, blip, blipNew/2, "%s: during the blip the clients hold what the service cannot take", strategy)
 				lowest := 200.0
 				for _, row := range res.Timeline[31:36] {
 					lowest = min(lowest, float64(row.Attempts))

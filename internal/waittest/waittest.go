@@ -45,7 +45,7 @@ func Main(m *testing.M, parallel int, opts ...goleak.Option) {
 	}
 	code := m.Run()
 	if code == 0 {
-		if err := settle(opts...); err != nil {
+		if err := settle(Settle, opts...); err != nil {
 			fmt.Fprintf(os.Stderr, "waittest: goroutines outlived the tests by %s: %v\n", Settle, err)
 			code = 1
 		}
@@ -54,9 +54,9 @@ func Main(m *testing.M, parallel int, opts ...goleak.Option) {
 }
 
 // settle returns nil once goleak finds no goroutine but those opts ignore, or its last finding
-// after Settle.
-func settle(opts ...goleak.Option) error {
-	deadline := time.Now().Add(Settle)
+// after d.
+func settle(d time.Duration, opts ...goleak.Option) error {
+	deadline := time.Now().Add(d)
 	for {
 		err := goleak.Find(opts...) // retries for a moment itself
 		if err == nil || time.Now().After(deadline) {
