@@ -167,6 +167,14 @@ func runTune(ctx context.Context, io streams, o tuneOptions) error {
 	switch {
 	case !res.Improved:
 		return fmt.Errorf("no candidate beat the %s on the training seeds (%d evaluated): nothing written", baseName(opts), res.Evals)
+	case len(opts.Scenarios) > 1 && len(res.Behind(holdout)) > 0 && (res.TunedHoldout.Value >= res.DefaultHoldout.Value || !holdout):
+		i := res.Behind(holdout)[0]
+		t, d := res.TunedTrain.Scenarios[i], res.DefaultTrain.Scenarios[i]
+		if holdout {
+			t, d = res.TunedHoldout.Scenarios[i], res.DefaultHoldout.Scenarios[i]
+		}
+		return fmt.Errorf("the tuned engine does worse than the %s on %s (%.4f against %.4f%s): one file for these scenarios does not hold on each of them, so %s is not written (tune them apart)",
+			baseName(opts), t.Scenario, t.Value(), d.Value(), map[bool]string{true: " on the held-out seeds", false: ""}[holdout], o.out)
 	case !res.Holds(holdout):
 		return fmt.Errorf("the tuned engine scores %.4f on the held-out seeds, below the %s's %.4f: it fits the training seeds only, so %s is not written (add training seeds or scenarios, or search fewer parameters)",
 			res.TunedHoldout.Value, baseName(opts), res.DefaultHoldout.Value, o.out)

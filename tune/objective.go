@@ -60,6 +60,29 @@ const (
 	InversionSlack = 0.01
 )
 
+// BehindPenalty multiplies, in a search over several scenarios, the points by which each
+// scenario's value falls below the base engine's on the same seeds, summed over the scenarios
+// and divided by their number (as the objective is): one file for several services must hold
+// on each of them, and a gain on one does not buy a loss on another. A single scenario's search
+// never takes it (a candidate below the base is never kept).
+const BehindPenalty = 2.0
+
+// behind returns s less BehindPenalty for each of its scenarios below base's (scenarios tuned
+// together; s unchanged for one scenario).
+func behind(s, base Score) Score {
+	if len(s.Scenarios) < 2 || len(base.Scenarios) != len(s.Scenarios) {
+		return s
+	}
+	var sum float64
+	for i, ss := range s.Scenarios {
+		sum += max(0, base.Scenarios[i].Value()-ss.Value())
+	}
+	p := BehindPenalty * sum / float64(len(s.Scenarios))
+	s.Penalty += p
+	s.Value -= p
+	return s
+}
+
 // ClassScore is one priority of a scenario: its classes' names and their success, mean over
 // the seeds.
 type ClassScore struct {
@@ -79,12 +102,17 @@ type ScenarioScore struct {
 	Objective  float64 // the scenario's term of the objective, before penalties
 }
 
+// Value is the scenario's term of the objective less its own penalties (crashes, inversions).
+func (ss ScenarioScore) Value() float64 {
+	return ss.Objective - CrashPenalty*ss.Crashes - InversionPenalty*ss.Inversions
+}
+
 // Score is one configuration over every scenario and seed: its per-scenario figures, the
 // objective (higher is better) and the penalties taken from it.
 type Score struct {
 	Scenarios []ScenarioScore
 	Objective float64 // mean of the scenarios' terms
-	Penalty   float64 // crashes and inversions, in the objective's units
+	Penalty   float64 // crashes and inversions (and, tuned together, scenarios below the base: BehindPenalty), in the objective's units
 	Value     float64 // Objective - Penalty: what the search maximises
 }
 

@@ -197,11 +197,12 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 	if opts.Objective == Goodput {
 		res.DefaultTrain = score(opts.Objective, opts.Scenarios, defRuns, s.defGoodput)
 	}
-	s.defScore = res.DefaultTrain.Value
+	s.defScore, s.defTrain = res.DefaultTrain.Value, res.DefaultTrain
 	var defScreen float64
 	if s.screen > 0 {
 		s.screenGoodput = goodputs(head(defRuns, s.screen))
-		defScreen = score(opts.Objective, opts.Scenarios, head(defRuns, s.screen), s.screenGoodput).Value
+		s.defScreen = score(opts.Objective, opts.Scenarios, head(defRuns, s.screen), s.screenGoodput)
+		defScreen = s.defScreen.Value
 	}
 
 	if len(opts.Holdout) > 0 {
@@ -259,6 +260,9 @@ type search struct {
 	// default's goodput per scenario on them.
 	screen        int
 	screenGoodput []float64
+	// defTrain and defScreen are the default's scores on the training and the screening seeds,
+	// which each scenario of a candidate is held to when several are tuned together (behind).
+	defTrain, defScreen Score
 	// checked is the best candidate of the generations completed whose held-out check is
 	// done (the Base until a candidate beats it), checkedHoldout its held-out score: what a
 	// search stopped at any moment returns.
@@ -337,10 +341,11 @@ func (s *search) evaluate(ctx context.Context, x []float64) float64 {
 		if first, err = s.pool.runAll(s.opts.Scenarios, train[:s.screen], cfg, s.timeUp); err != nil {
 			return math.NaN()
 		}
-		c.Screen = score(s.opts.Objective, s.opts.Scenarios, first, s.screenGoodput).Value
+		sc := behind(score(s.opts.Objective, s.opts.Scenarios, first, s.screenGoodput), s.defScreen)
+		c.Screen = sc.Value
 		if c.Screen < kept.Screen-ScreenMargin {
 			c.Rejected = true
-			c.Score = score(s.opts.Objective, s.opts.Scenarios, first, s.screenGoodput)
+			c.Score = sc
 			value = kept.Score.Value + c.Screen - kept.Screen
 		}
 		train = train[s.screen:]
@@ -353,7 +358,7 @@ func (s *search) evaluate(ctx context.Context, x []float64) float64 {
 		for i := range first {
 			runs[i] = append(first[i], runs[i]...)
 		}
-		c.Score = score(s.opts.Objective, s.opts.Scenarios, runs, s.defGoodput)
+		c.Score = behind(score(s.opts.Objective, s.opts.Scenarios, runs, s.defGoodput), s.defTrain)
 		value = c.Score.Value
 	}
 	s.mu.Lock()
@@ -406,14 +411,15 @@ func (s *search) progress() Progress {
 	return p
 }
 
-// bestOf returns the best candidate of generation gen (s.mu held), the first in the unit
-// cube's order among equals (the IDs follow the workers' schedule, the positions the
+// bestOf returns the best candidate of generation gen (s.mu held) that was not rejected on
+// the screening seeds nor is behind the default on a scenario (behindDefault), the first in the
+// unit cube's order among equals (the IDs follow the workers' schedule, the positions the
 // optimizer's seeded draws); ok is false for none.
 func (s *search) bestOf(gen int) (Candidate, bool) {
 	var best Candidate
 	ok := false
 	for _, c := range s.cands {
-		if c.Generation != gen || c.Rejected {
+		if c.Generation != gen || c.Rejected || s.behindDefault(c) {
 			continue
 		}
 		if !ok || c.Score.Value > best.Score.Value || c.Score.Value == best.Score.Value && slices.Compare(c.X, best.X) < 0 {
@@ -421,6 +427,21 @@ func (s *search) bestOf(gen int) (Candidate, bool) {
 		}
 	}
 	return best, ok
+}
+
+// behindDefault reports whether c, with several scenarios tuned together, scores below the
+// default on one of them on the training seeds: it is never kept, whatever its mean (the
+// search's score already takes BehindPenalty for it, which ranks it for CMA-ES).
+func (s *search) behindDefault(c Candidate) bool {
+	if len(c.Score.Scenarios) < 2 {
+		return false
+	}
+	for i, ss := range c.Score.Scenarios {
+		if ss.Value() < s.defTrain.Scenarios[i].Value() {
+			return true
+		}
+	}
+	return false
 }
 
 // recorder ends each generation (optimize.MajorIteration): a best candidate that beats the

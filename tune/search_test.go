@@ -232,6 +232,41 @@ func TestHolds(t *testing.T) {
 	}
 }
 
+// Asserts that a file tuned for several scenarios holds only on each of them: better on the
+// mean of the held-out seeds but worse on one scenario is refused, and Behind names it; on one
+// scenario the mean and the scenario agree.
+func TestHoldsOnEachScenario(t *testing.T) {
+	sc := func(vals ...float64) Score {
+		var s Score
+		for i, v := range vals {
+			s.Scenarios = append(s.Scenarios, ScenarioScore{Scenario: string(rune('a' + i)), Objective: v})
+			s.Value += v / float64(len(vals))
+		}
+		return s
+	}
+	r := Result{DefaultTrain: sc(0.8, 0.9), TunedTrain: sc(0.85, 0.9), DefaultHoldout: sc(0.8, 0.9), TunedHoldout: sc(0.85, 0.89)}
+	assert.False(t, r.Holds(true), "the mean gains, b loses a point")
+	assert.Equal(t, []int{1}, r.Behind(true))
+	assert.True(t, r.Holds(false), "on the training seeds neither loses")
+	assert.Empty(t, r.Behind(false))
+	r.TunedHoldout = sc(0.85, 0.9)
+	assert.True(t, r.Holds(true))
+}
+
+// Asserts the penalty of scenarios tuned together: twice the points each falls below the
+// base, over the number of scenarios; none for a scenario above it, nor for a single scenario.
+func TestBehind(t *testing.T) {
+	two := func(a, b float64) Score {
+		s := Score{Scenarios: []ScenarioScore{{Objective: a}, {Objective: b, Crashes: 0}}, Value: (a + b) / 2, Objective: (a + b) / 2}
+		return s
+	}
+	got := behind(two(0.95, 0.88), two(0.9, 0.9))
+	assert.InDelta(t, BehindPenalty*0.02/2, got.Penalty, 1e-12)
+	assert.InDelta(t, 0.915-BehindPenalty*0.02/2, got.Value, 1e-12)
+	one := Score{Scenarios: []ScenarioScore{{Objective: 0.5}}, Value: 0.5}
+	assert.Equal(t, one, behind(one, Score{Scenarios: []ScenarioScore{{Objective: 0.9}}, Value: 0.9}))
+}
+
 // Asserts the screening of candidates on the first training seeds: with eight seeds a
 // candidate runs two first (a quarter), and one more than ScreenMargin below the kept candidate
 // on them runs no more (the simulations count two for it, eight for the others); the search
@@ -272,4 +307,22 @@ func TestSearchScreening(t *testing.T) {
 	var w strings.Builder
 	require.NoError(t, WriteTable(&w, a, opts()))
 	assert.Contains(t, w.String(), "evaluations were rejected on the first 2 training seeds")
+}
+
+// Asserts that a candidate tuned for several scenarios that scores below the default on one of
+// them on the training seeds is never kept, whatever its mean; with one scenario the mean decides.
+func TestBehindDefaultNeverKept(t *testing.T) {
+	two := func(a, b float64) Score {
+		return Score{Scenarios: []ScenarioScore{{Objective: a}, {Objective: b}}, Value: (a + b) / 2}
+	}
+	s := &search{defTrain: two(0.9, 0.9), pop: 2, checked: Candidate{Score: two(0.9, 0.9)}}
+	s.cands = []Candidate{{ID: 0, Score: two(0.99, 0.89)}, {ID: 1, Score: two(0.91, 0.9), X: []float64{1}}}
+	best, ok := s.bestOf(0)
+	require.True(t, ok)
+	assert.Equal(t, 1, best.ID, "the better mean loses a point on the second scenario")
+	s.cands = s.cands[:1]
+	_, ok = s.bestOf(0)
+	assert.False(t, ok)
+	one := &search{defTrain: Score{Scenarios: []ScenarioScore{{Objective: 0.9}}}}
+	assert.False(t, one.behindDefault(Candidate{Score: Score{Scenarios: []ScenarioScore{{Objective: 0.5}}}}))
 }
