@@ -265,7 +265,7 @@ fleet-sizing: build
 # simulator and live (real HTTP against the embedded target, in real time: 45 s per run), same
 # seed, for each fault of LIVE_FAULTS (the file's outage, then the same file with that kind) and
 # each strategy of LIVE_STRATEGIES: live --compare-sim --format markdown writes one row each of
-# the table of docs/simulator.md (between sim-vs-live:start and :end), followed by the commit,
+# the table of README.md and docs/simulator.md (between live-vs-sim:start and :end), then the commit,
 # the date and the load average before and after. Live runs are real time: run it on a quiet
 # machine.
 LIVE_STRATEGIES ?= naive cortex
@@ -281,10 +281,12 @@ live-vs-sim: build
 	awk '!seen[$$0]++' .live-vs-sim.md > .live-vs-sim.tmp && mv .live-vs-sim.tmp .live-vs-sim.md; \
 	printf '\nMeasured at %s on %s, load average %s before, %s after.\n' \
 		"$$(git describe --tags --always --dirty 2>/dev/null)" "$$(date -u '+%Y-%m-%d %H:%M UTC')" "$$load" "$$(cut -d' ' -f1 /proc/loadavg)" >> .live-vs-sim.md
-	@awk '/<!-- sim-vs-live:start -->/ { print; while ((getline line < ".live-vs-sim.md") > 0) print line; skip = 1; next } \
-	     /<!-- sim-vs-live:end -->/ { skip = 0 } !skip' docs/simulator.md > docs/simulator.md.tmp
-	@mv docs/simulator.md.tmp docs/simulator.md; cat .live-vs-sim.md; rm -f .live-vs-sim.md
-	@echo "docs/simulator.md: the simulator against live traffic regenerated"
+	@for f in README.md docs/simulator.md; do \
+		awk '/<!-- live-vs-sim:start -->/ { print; while ((getline line < ".live-vs-sim.md") > 0) print line; close(".live-vs-sim.md"); skip = 1; next } \
+		     /<!-- live-vs-sim:end -->/ { skip = 0 } !skip' $$f > $$f.tmp && mv $$f.tmp $$f || exit 1; \
+	done
+	@cat .live-vs-sim.md; rm -f .live-vs-sim.md
+	@echo "README.md, docs/simulator.md: the simulator against live traffic regenerated"
 
 # GNU time's maximum RSS and wall time of `live --target` (black-friday at full scale, 15 s) against
 # each misbehaving server of internal/hostile (HOSTILE: names, default every one; HOSTILE_BIN: the
