@@ -1,6 +1,7 @@
 package upstream
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -94,6 +95,10 @@ type Target struct {
 	crash    model.Crash // the latest crash's
 
 	counters Counters
+
+	// dispatched, when set (by tests only, under mu), is called under mu with the context of
+	// each queued request as it is given a worker, in that order.
+	dispatched func(context.Context)
 
 	wrap    func(http.Handler) http.Handler // WithMiddleware's, or nil
 	handler http.Handler                    // what every life serves: handle, wrapped
@@ -221,6 +226,9 @@ func (t *Target) dispatchLocked() {
 		t.svc.Busy++
 		w.d = t.svc.Draw(t.rng)
 		w.assigned = true
+		if t.dispatched != nil {
+			t.dispatched(w.ctx)
+		}
 		close(w.ready)
 	}
 }

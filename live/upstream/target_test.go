@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -107,12 +108,28 @@ func TestCapacityAndQueue(t *testing.T) {
 }
 
 // Asserts that the queue is first in, first out: requests queued one after the other are
-// served in that order. Two workers, one of them taken away (SetCapacity 0.5) while the first
-// request holds the other for an hour; the queued ones then drain, one at a time, through the
-// worker given back.
+// given a worker in that order. Two workers, one of them taken away (SetCapacity 0.5) while the
+// first request holds the other for an hour; the queued ones then drain, one at a time,
+// through the worker given back. The order is read where the target hands out its worker
+// (the dispatched hook, each request tagged with its index by a middleware), not from the
+// order the clients see their answers in, which the scheduler may swap.
 func TestQueueIsFIFO(t *testing.T) {
 	noLeaks(t)
-	tg := start(t, testConfig(2, time.Millisecond, 5))
+	type index struct{}
+	tag := WithMiddleware(func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			i, err := strconv.Atoi(r.URL.Query().Get("i"))
+			if err != nil {
+				i = -1 // the first, hour-long request: no index
+			}
+			h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), index{}, i)))
+		})
+	})
+	tg := start(t, testConfig(2, time.Millisecond, 5), tag)
+	var order []int
+	tg.mu.Lock()
+	tg.dispatched = func(ctx context.Context) { order = append(order, ctx.Value(index{}).(int)) }
+	tg.mu.Unlock()
 	c := client(t)
 	require.NoError(t, tg.SetCapacity(0.5))
 	require.NoError(t, tg.SetLatency(time.Hour))
@@ -120,23 +137,21 @@ func TestQueueIsFIFO(t *testing.T) {
 	eventually(t, tg, "the first request in service", func(s Snapshot) bool { return s.Busy == 1 })
 	require.NoError(t, tg.SetLatency(0)) // service times are drawn when a request gets its worker
 
-	done := make(chan int, 4)
+	done := make(chan bool, 4)
 	for i := range 4 {
 		go func() {
-			if r := get(context.Background(), c, tg.URL()); r.err == nil && r.status == http.StatusOK {
-				done <- i
-			} else {
-				done <- -1
-			}
+			r := get(context.Background(), c, fmt.Sprintf("%s?i=%d", tg.URL(), i))
+			done <- r.err == nil && r.status == http.StatusOK
 		}()
 		eventually(t, tg, fmt.Sprintf("request %d queued", i), func(s Snapshot) bool { return s.Queue == i+1 })
 	}
 	require.NoError(t, tg.SetCapacity(1))
-	var order []int
 	for range 4 {
-		order = append(order, <-done)
+		assert.True(t, <-done, "every queued request is served")
 	}
+	tg.mu.Lock()
 	assert.Equal(t, []int{0, 1, 2, 3}, order)
+	tg.mu.Unlock()
 
 	require.NoError(t, tg.Close())
 	assert.Error(t, (<-first).err, "the hour-long request gets no answer when the target closes")
