@@ -79,6 +79,9 @@ func writeSimVsLive(w io.Writer, d simVsLive) error {
 	row("wasted retries", fmt.Sprint(d.Sim.WastedRetries), fmt.Sprint(d.Live.WastedRetries))
 	row("recovery", report.RecoveryText(d.Sim.RecoverySeconds), report.RecoveryText(d.Live.RecoverySeconds))
 	row("crashes", fmt.Sprint(d.Sim.Crashes), fmt.Sprint(d.Live.Crashes))
+	if d.Live.InFlightCapRefused > 0 {
+		row("refused at the in-flight cap", "-", fmt.Sprint(d.Live.InFlightCapRefused))
+	}
 	for _, p := range d.Sim.Priorities() {
 		row("priority "+p+" success", pct(d.Sim.PrioritySuccess[p]), pct(d.Live.PrioritySuccess[p]))
 	}

@@ -89,7 +89,7 @@ while Redis does not answer they decide alone (LOCAL) and rejoin when it does.`,
 	f.DurationVar(&o.duration, "duration", 0, "length of the run in wall time; the requests alive at its end are waited for, up to 1s more (default: the scenario's duration plus its drain)")
 	f.Float64Var(&o.scale, "scale", 1, "shrink the scenario's rates and the embedded target's capacity together by this factor, in (0, 1]")
 	f.Float64Var(&o.maxRPS, "max-rps", live.DefaultMaxRPS, "cap on the arrival rate of originals, requests/s (the scale is lowered to keep the scenario's peak under it)")
-	f.IntVar(&o.maxInFlight, "max-inflight", live.DefaultMaxInFlight, "most requests alive at once; an arrival beyond it fails locally")
+	f.IntVar(&o.maxInFlight, "max-inflight", 0, fmt.Sprintf("most requests alive at once; an arrival beyond it is refused locally and counted (0: the scenario's peak rate x its deadline x %.3g, %d..%d)", live.InFlightMargin, live.DefaultMaxInFlight, live.MaxInFlightCeiling))
 	f.StringVar(&o.target, "target", "", "send the traffic to this http(s) URL, your own service, instead of the embedded target")
 	addPresentFlag(cmd, &o.present)
 	f.BoolVar(&o.headless, "headless", false, "run without the dashboard and print the result: the summary (--format table), the per-second rows (csv) or both (json)")
@@ -141,8 +141,8 @@ func planLive(io streams, o liveOptions) (livePlan, error) {
 		return livePlan{}, usage("--scale must be in (0, 1], got %v", o.scale)
 	case !(o.maxRPS > 0) || math.IsInf(o.maxRPS, 0):
 		return livePlan{}, usage("--max-rps must be a number > 0, got %v", o.maxRPS)
-	case o.maxInFlight < 1 || o.maxInFlight > 1_000_000:
-		return livePlan{}, usage("--max-inflight must be in 1..1000000, got %d", o.maxInFlight)
+	case o.maxInFlight < 0 || o.maxInFlight > 1_000_000:
+		return livePlan{}, usage("--max-inflight must be in 1..1000000 (0: derived from the scenario), got %d", o.maxInFlight)
 	case o.duration < 0:
 		return livePlan{}, usage("--duration must be >= 0, got %s", o.duration)
 	}
@@ -377,7 +377,9 @@ func recordLive(ctx context.Context, srcs *liveSources, p livePlan, told io.Writ
 				tell(told, s)
 			}
 			_ = src.Close()
-			return result(), context.Cause(ctx)
+			res := result()
+			warnInFlightCap(told, p, res.Summary)
+			return res, context.Cause(ctx)
 		case <-tick.C:
 		}
 		for _, s := range src.Advance(0) {
@@ -386,10 +388,24 @@ func recordLive(ctx context.Context, srcs *liveSources, p livePlan, told io.Writ
 			}
 			tell(told, s)
 			if s.Done {
-				return result(), src.Close()
+				res := result()
+				warnInFlightCap(told, p, res.Summary)
+				return res, src.Close()
 			}
 		}
 	}
+}
+
+// warnInFlightCap writes one line to w when the run of p summed up in s refused arrivals at its
+// bound on requests alive at once: they are not the strategy's sheds, and the figures are not
+// those of the scenario's load.
+func warnInFlightCap(w io.Writer, p livePlan, s report.Summary) {
+	if s.InFlightCapRefused == 0 {
+		return
+	}
+	limit := cmp.Or(p.cfg.MaxInFlight, live.InFlightFor(p.scn, p.scale, p.cfg.MaxRPS))
+	fmt.Fprintf(w, "cortex-tui: warning: %d of %d arrivals were refused at the in-flight cap (--max-inflight %d: requests alive at once), not by the strategy; raise --max-inflight to play the whole load\n",
+		s.InFlightCapRefused, s.Originals, limit)
 }
 
 // tell writes what snapshot s says the target does wrong (its EventTarget texts), one line each.

@@ -118,6 +118,7 @@ func TestLiveUsageErrors(t *testing.T) {
 		{[]string{"live", "--scenario-file", path, "--headless", "--scale", "0"}, 2, "--scale"},
 		{[]string{"live", "--scenario-file", path, "--headless", "--max-rps", "-1"}, 2, "--max-rps"},
 		{[]string{"live", "--scenario-file", path, "--headless", "--duration", "-1s"}, 2, "--duration"},
+		{[]string{"live", "--scenario-file", path, "--headless", "--max-inflight", "-1"}, 2, "--max-inflight"},
 		{[]string{"live", "--scenario-file", path, "--headless", "--strategy", "nope"}, 2, "unknown strategy"},
 		{[]string{"live", "--scenario-file", path, "--headless", "--format", "xml"}, 2, "xml"},
 		{[]string{"live", "--scenario-file", path, "--headless", "--target", "ftp://x"}, 2, "http://"},
@@ -260,5 +261,46 @@ func TestLiveTargetCredentials(t *testing.T) {
 		assert.Equal(t, c.code, code, errOut)
 		assert.Contains(t, errOut, c.want)
 		assert.NotContains(t, out+errOut, "hunter2")
+	}
+}
+
+// TestLiveInFlightCap asserts that arrivals refused at --max-inflight are counted apart
+// (inflight_cap_refused, a row of the table) with one warning naming the flag and the cap, and
+// that a run of the scenario's own load under the derived cap refuses none and warns nothing.
+// The target takes 1 s an answer, so with --max-inflight 1 the first request holds the only
+// slot while the others arrive.
+func TestLiveInFlightCap(t *testing.T) {
+	t.Parallel()
+	slow := writeScenario(t, strings.Replace(liveScenario, `service_time = "5ms"`, `service_time = "1s"`, 1))
+	cases := []struct {
+		name    string
+		args    []string
+		refused bool
+	}{
+		{"json, cap 1", []string{"--format", "json", "--max-inflight", "1"}, true},
+		{"table, cap 1", []string{"--format", "table", "--max-inflight", "1"}, true},
+		{"json, derived cap", []string{"--format", "json"}, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			code, out, errOut := execute(append([]string{"live", "--scenario-file", slow, "--headless", "--strategy", "none"}, c.args...)...)
+			require.Equal(t, 0, code, errOut)
+			if !c.refused {
+				assert.NotContains(t, out, "inflight_cap_refused")
+				assert.NotContains(t, errOut, "in-flight cap")
+				return
+			}
+			assert.Regexp(t, `warning: \d+ of \d+ arrivals were refused at the in-flight cap \(--max-inflight 1: requests alive at once\)`, errOut)
+			assert.Equal(t, 1, strings.Count(errOut, "in-flight cap"), "one warning line")
+			if c.args[1] == "table" {
+				assert.Regexp(t, `(?m)^refused at the in-flight cap\s+[1-9]\d*`, out)
+				return
+			}
+			var doc runDoc
+			require.NoError(t, json.Unmarshal([]byte(out), &doc))
+			assert.Positive(t, doc.Summary["inflight_cap_refused"])
+			assert.GreaterOrEqual(t, doc.Summary["local_refusals"], doc.Summary["inflight_cap_refused"])
+		})
 	}
 }

@@ -76,4 +76,5 @@ func addCounts(dst *source.Counts, c source.Counts, sign int) {
 	dst.Shed += sign * c.Shed
 	dst.BudgetRejected += sign * c.BudgetRejected
 	dst.LocalRejects += sign * c.LocalRejects
+	dst.InFlightCapRefused += sign * c.InFlightCapRefused
 }

@@ -11,9 +11,11 @@
 // A request carries its class's priority (cortexhttp.WithPriority) and the scenario's deadline;
 // each attempt is bounded by the scenario's timeout; retries wait on timers inside cortexhttp,
 // whose pending count is CORTEX's queue signal Q. Concurrency is bounded: at most
-// Config.MaxInFlight requests are alive (sending or waiting for a retry); an arrival that finds
-// none free fails locally, counted as a local reject, so no arrival spawns an unbounded number
-// of goroutines.
+// Config.MaxInFlight requests are alive (sending or waiting for a retry; by default derived from
+// the scenario's peak rate and deadline so that its own load does not reach it: InFlightFor); an
+// arrival that finds none free fails locally, counted as refused at the in-flight cap
+// (Counts.InFlightCapRefused, a local reject too), so no arrival spawns an unbounded number of
+// goroutines.
 //
 // The run sends its traffic through a Stack: the address requests go to (the embedded target,
 // whose server runs the fault injector, one hop; or the fault proxy in front of a user's

@@ -180,7 +180,8 @@ func (f *fleet) current() []*member {
 }
 
 // send starts one original request of class cls (priority prio) from client cl, unless every
-// slot is taken: then it is counted as a local reject and abandoned, and send returns false.
+// slot is taken: then it is counted as refused at the in-flight cap and abandoned, and send
+// returns false.
 func (f *fleet) send(cls, cl, prio int) bool {
 	select {
 	case f.slots <- struct{}{}:
@@ -301,9 +302,11 @@ func (t *tally) arrived(cls int) {
 	t.mu.Unlock()
 }
 
-// rejected counts an original that found no free slot: a local reject, abandoned.
+// rejected counts an original that found no free slot: refused at the in-flight cap (a local
+// reject), abandoned.
 func (t *tally) rejected() {
 	t.mu.Lock()
+	t.c.InFlightCapRefused++
 	t.c.LocalRejects++
 	t.c.Abandoned++
 	t.mu.Unlock()

@@ -215,6 +215,7 @@ func addCounts(dst *source.Counts, c source.Counts) {
 	dst.Throttled += c.Throttled
 	dst.BadRequests += c.BadRequests
 	dst.LocalRejects += c.LocalRejects
+	dst.InFlightCapRefused += c.InFlightCapRefused
 	dst.Completed += c.Completed
 	dst.Abandoned += c.Abandoned
 	for i, d := range c.Decisions {

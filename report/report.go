@@ -49,22 +49,25 @@ type Row struct {
 // priority with no arrivals is absent. Rates are in [0,1], rounded to 4 decimals; Goodput is
 // in requests/s, rounded to 2 decimals.
 type Summary struct {
-	Scenario          string             `json:"scenario"`
-	Strategy          string             `json:"strategy"`
-	Engine            string             `json:"engine,omitempty"` // the cortex strategy's engine configuration, when not the defaults (source.Meta.Engine)
-	Seed              int64              `json:"seed"`
-	SuccessRate       float64            `json:"success_rate"`
-	Goodput           float64            `json:"goodput"`        // completed originals per second of the arrival phase
-	Originals         int                `json:"originals"`      // the original requests that arrived
-	OriginalsShed     int                `json:"originals_shed"` // new requests shed by priority before they were sent (SHED_LOW_PRIORITY)
-	LocalRefusals     int                `json:"local_refusals"` // attempts the strategy refused to send, any reason, new requests and retries
-	PeakAmplification float64            `json:"peak_amplification"`
-	Amplification     float64            `json:"amplification"`
-	Retries           int                `json:"retries"`
-	WastedRetries     int                `json:"wasted_retries"`
-	RecoverySeconds   *float64           `json:"recovery_seconds"`
-	Crashes           int                `json:"crashes"`
-	PrioritySuccess   map[string]float64 `json:"priority_success"`
+	Scenario      string  `json:"scenario"`
+	Strategy      string  `json:"strategy"`
+	Engine        string  `json:"engine,omitempty"` // the cortex strategy's engine configuration, when not the defaults (source.Meta.Engine)
+	Seed          int64   `json:"seed"`
+	SuccessRate   float64 `json:"success_rate"`
+	Goodput       float64 `json:"goodput"`        // completed originals per second of the arrival phase
+	Originals     int     `json:"originals"`      // the original requests that arrived
+	OriginalsShed int     `json:"originals_shed"` // new requests shed by priority before they were sent (SHED_LOW_PRIORITY)
+	LocalRefusals int     `json:"local_refusals"` // attempts the strategy refused to send, any reason, new requests and retries
+	// InFlightCapRefused counts the originals a live run refused because --max-inflight
+	// requests were alive (in LocalRefusals too); absent when none (every simulated run).
+	InFlightCapRefused int                `json:"inflight_cap_refused,omitempty"`
+	PeakAmplification  float64            `json:"peak_amplification"`
+	Amplification      float64            `json:"amplification"`
+	Retries            int                `json:"retries"`
+	WastedRetries      int                `json:"wasted_retries"`
+	RecoverySeconds    *float64           `json:"recovery_seconds"`
+	Crashes            int                `json:"crashes"`
+	PrioritySuccess    map[string]float64 `json:"priority_success"`
 	// Oracle is the oracle's bound on this run's success (null where none is computed: a
 	// closed loop, a run with controls, a live run, a dashboard's run not finished). bench,
 	// run --headless and the dashboard's export of a finished simulated run fill it.
@@ -200,7 +203,8 @@ func (r *Recorder) timeline() []Row {
 //     near-empty second, e.g. at the end of a ramp, cannot produce a spurious peak).
 //   - originals: the original requests that arrived (refused ones included); originals_shed, the
 //     new requests shed by priority (SHED_LOW_PRIORITY) before they were sent; local_refusals,
-//     every attempt the strategy refused to send.
+//     every attempt the strategy refused to send; inflight_cap_refused, the originals a live
+//     run refused because its bound on requests alive at once was reached (in local_refusals).
 //   - retries and wasted_retries (retries that failed).
 //   - recovery_seconds: see Recovery.
 //   - crashes: overload crashes of the service.
@@ -208,17 +212,18 @@ func (r *Recorder) timeline() []Row {
 func (r *Recorder) Summary() Summary {
 	t := r.acc.Totals()
 	s := Summary{
-		Scenario:        r.meta.Scenario,
-		Strategy:        r.meta.Strategy,
-		Engine:          r.meta.Engine,
-		Seed:            r.meta.Seed,
-		Originals:       t.Originals,
-		OriginalsShed:   t.Refusals[source.ReasonShed],
-		LocalRefusals:   t.LocalRejects,
-		Retries:         t.Retries,
-		WastedRetries:   t.RetryFailures,
-		Crashes:         t.Crashes,
-		PrioritySuccess: make(map[string]float64, len(r.byPriority)),
+		Scenario:           r.meta.Scenario,
+		Strategy:           r.meta.Strategy,
+		Engine:             r.meta.Engine,
+		Seed:               r.meta.Seed,
+		Originals:          t.Originals,
+		OriginalsShed:      t.Refusals[source.ReasonShed],
+		LocalRefusals:      t.LocalRejects,
+		InFlightCapRefused: t.InFlightCapRefused,
+		Retries:            t.Retries,
+		WastedRetries:      t.RetryFailures,
+		Crashes:            t.Crashes,
+		PrioritySuccess:    make(map[string]float64, len(r.byPriority)),
 	}
 	span := r.elapsed
 	if d := r.meta.Duration; d > 0 {

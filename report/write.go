@@ -130,6 +130,9 @@ func WriteTable(w io.Writer, meta source.Meta, rows []Row, sum Summary) error {
 	fmt.Fprintf(tw, "wasted retries\t%d\n", sum.WastedRetries)
 	fmt.Fprintf(tw, "recovery\t%s\n", RecoveryText(sum.RecoverySeconds))
 	fmt.Fprintf(tw, "crashes\t%d\n", sum.Crashes)
+	if sum.InFlightCapRefused > 0 {
+		fmt.Fprintf(tw, "refused at the in-flight cap\t%d (live: --max-inflight requests were alive)\n", sum.InFlightCapRefused)
+	}
 	if sum.Oracle != nil {
 		fmt.Fprintf(tw, "oracle\t%s\n", OracleLine(sum.Oracle))
 	}

@@ -209,6 +209,10 @@ type Counts struct {
 	// HeldExpired counts held attempts whose wait would have ended at or after their request's
 	// deadline: their request is abandoned (not counted in LocalRejects).
 	HeldExpired int
+	// InFlightCapRefused counts the originals live mode refused because its bound on requests
+	// alive at once (live.Config.MaxInFlight, --max-inflight) was reached: abandoned, in
+	// LocalRejects too, whatever their priority. The simulator has no such bound: always 0.
+	InFlightCapRefused int
 }
 
 // Reason is why a retry decision went the way it did: the engine's reasons and those of the
