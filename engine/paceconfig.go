@@ -121,30 +121,18 @@ func (c PaceConfig) resolved() PaceConfig {
 func (c PaceConfig) validate(errs *ConfigError) {
 	errs.finite("Pace.Min", c.Min)
 	errs.finite("Pace.Margin", c.Margin)
-	if c.Horizon < 0 {
-		errs.add("Pace.Horizon", "must be >= 0, got %v", c.Horizon)
-	}
-	if c.Burst < 0 {
-		errs.add("Pace.Burst", "must be >= 0, got %v", c.Burst)
-	}
-	if !(c.SlowShare >= 0 && c.SlowShare <= 1) {
-		errs.add("Pace.SlowShare", "must be within [0, 1], got %v", c.SlowShare)
-	}
+	errs.duration("Pace.Horizon", c.Horizon)
+	errs.duration("Pace.Burst", c.Burst)
+	errs.share("Pace.SlowShare", c.SlowShare)
 	errs.finite("Pace.StartFactor", c.StartFactor)
-	if c.MaxPoll < 0 {
-		errs.add("Pace.MaxPoll", "must be >= 0, got %v", c.MaxPoll)
-	}
+	errs.duration("Pace.MaxPoll", c.MaxPoll)
 	errs.finite("Pace.Release", c.Release)
 	errs.share("Pace.Easing", c.Easing)
 	errs.finite("Pace.Intrinsic", c.Intrinsic)
-	if c.RateTau < 0 {
-		errs.add("Pace.RateTau", "must be >= 0, got %v", c.RateTau)
-	}
+	errs.duration("Pace.RateTau", c.RateTau)
 	errs.finite("Pace.ArrSlices", c.ArrSlices)
 	errs.finite("Pace.RefSlices", c.RefSlices)
-	if c.Urgent < 0 {
-		errs.add("Pace.Urgent", "must be >= 0, got %v", c.Urgent)
-	}
+	errs.duration("Pace.Urgent", c.Urgent)
 }
 
 // weight returns the weight of each step in a moving average over a time constant of n steps:

@@ -55,14 +55,7 @@ func TestPaceValidate(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c := DefaultConfig()
 			tt.set(&c.Pace)
-			err := c.Validate()
-			if tt.field == "" {
-				assert.NoError(t, err)
-				return
-			}
-			var ce ConfigError
-			require.ErrorAs(t, err, &ce)
-			assert.Equal(t, []string{tt.field}, ce.Fields())
+			assertRefusesOnly(t, c, tt.field)
 		})
 	}
 }
@@ -101,14 +94,7 @@ func TestAdmitValidate(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c := DefaultConfig()
 			tt.set(&c.Admit)
-			err := c.Validate()
-			if tt.field == "" {
-				assert.NoError(t, err)
-				return
-			}
-			var ce ConfigError
-			require.ErrorAs(t, err, &ce)
-			assert.Equal(t, []string{tt.field}, ce.Fields())
+			assertRefusesOnly(t, c, tt.field)
 		})
 	}
 }
@@ -138,4 +124,18 @@ func TestAdmitSlowMoves(t *testing.T) {
 		e.Admit(5)
 		assert.Equal(t, tt.want, e.Snapshot().Shedding, "Admit.Slow %v", tt.slow)
 	}
+}
+
+// assertRefusesOnly asserts that c validates when field is empty, and otherwise that Validate
+// refuses it naming field alone.
+func assertRefusesOnly(t *testing.T, c Config, field string) {
+	t.Helper()
+	err := c.Validate()
+	if field == "" {
+		assert.NoError(t, err)
+		return
+	}
+	var ce ConfigError
+	require.ErrorAs(t, err, &ce)
+	assert.Equal(t, []string{field}, ce.Fields())
 }

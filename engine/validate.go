@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 )
 
 // FieldError is one invalid field of a Config (or of Weights).
@@ -69,6 +70,13 @@ func (e *ConfigError) weights(prefix string, w Weights) {
 func (e *ConfigError) finite(field string, v float64) {
 	if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
 		e.add(field, "must be a finite number >= 0, got %v", v)
+	}
+}
+
+// duration adds an error unless d >= 0.
+func (e *ConfigError) duration(field string, d time.Duration) {
+	if d < 0 {
+		e.add(field, "must be >= 0, got %v", d)
 	}
 }
 
