@@ -390,6 +390,9 @@ func (e *Engine) record(o outcome, latency time.Duration, refused bool) {
 	e.win.record(o, latency)
 	if e.hot.AdmitOriginals {
 		e.recordPace(t, ok, refused, latency)
+		if o == timedOut {
+			e.pace.timedOut++
+		}
 	}
 	if e.fleetOn {
 		e.fleet.record(o, binOf(int64(latency)), int64(latency))
