@@ -87,6 +87,12 @@ func (p *Model) table(sums []report.Summary, prioNames map[int][]string) string 
 		shed := each("new requests shed", func(s report.Summary) string { return strconv.Itoa(s.OriginalsShed) })
 		rows = slices.Insert(rows, 4, shed)
 	}
+	if slices.ContainsFunc(sums, func(s report.Summary) bool { return s.InFlightCapRefused > 0 }) {
+		// Only a live run at its --max-inflight bound: new requests refused before any strategy saw
+		// them, which the success rate counts as failures, so the room sees why.
+		capped := each("refused at the in-flight cap", func(s report.Summary) string { return strconv.Itoa(s.InFlightCapRefused) })
+		rows = slices.Insert(rows, slices.IndexFunc(rows, func(r row) bool { return r.label == "retries" }), capped)
+	}
 	var prios []string
 	for _, s := range sums {
 		for _, k := range s.Priorities() {
