@@ -89,12 +89,12 @@ func writeSimVsLive(w io.Writer, d simVsLive) error {
 }
 
 // writeSimVsLiveMarkdown prints d as a markdown table, its header and one row: the scenario's
-// faults, the strategy, then each figure as "sim / live", the success of each priority last,
+// faults, the strategy, then each figure (crashes too) as "sim / live", the success of each priority last,
 // highest first. Rows of runs of one scenario share the header, so that concatenated outputs
 // with repeated headers dropped make one table.
 func writeSimVsLiveMarkdown(w io.Writer, d simVsLive) error {
 	prios := d.Sim.Priorities()
-	head := []string{"fault", "strategy", "success sim / live", "amplification", "peak amplification", "retries", "originals shed", "recovery"}
+	head := []string{"fault", "strategy", "success sim / live", "amplification", "peak amplification", "retries", "originals shed", "recovery", "crashes"}
 	for _, p := range prios {
 		head = append(head, "priority "+p)
 	}
@@ -113,6 +113,7 @@ func writeSimVsLiveMarkdown(w io.Writer, d simVsLive) error {
 		pair(count(d.Sim.Retries), count(d.Live.Retries)),
 		pair(count(d.Sim.OriginalsShed), count(d.Live.OriginalsShed)),
 		pair(report.RecoveryText(d.Sim.RecoverySeconds), report.RecoveryText(d.Live.RecoverySeconds)),
+		pair(count(d.Sim.Crashes), count(d.Live.Crashes)),
 	}
 	for _, p := range prios {
 		row = append(row, pair(pct(d.Sim.PrioritySuccess[p]), pct(d.Live.PrioritySuccess[p])))
