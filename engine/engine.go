@@ -389,10 +389,7 @@ func (e *Engine) record(o outcome, latency time.Duration, refused bool) {
 	healthy := e.healthy()
 	e.win.record(o, latency)
 	if e.hot.AdmitOriginals {
-		e.recordPace(t, ok, refused, latency)
-		if o == timedOut {
-			e.pace.timedOut++
-		}
+		e.recordPace(t, o, refused, latency)
 	}
 	if e.fleetOn {
 		e.fleet.record(o, binOf(int64(latency)), int64(latency))

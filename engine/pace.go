@@ -151,14 +151,18 @@ func (p *pacer) okRateAt(t time.Duration) float64 {
 	return p.okRate * math.Exp(-float64(t-p.okAt)/float64(p.c.RateTau))
 }
 
-// recordPace counts an outcome at t for the pacer; refused is an answer that says the service
-// has no room for the attempt (RecordRefused).
-func (e *Engine) recordPace(t time.Duration, ok, refused bool, latency time.Duration) {
+// recordPace counts an outcome o at t for the pacer, the slice's whole outcome accounting;
+// refused is an answer that says the service has no room for the attempt (RecordRefused), and
+// a timeout is also counted apart, as an attempt that held a worker to the end.
+func (e *Engine) recordPace(t time.Duration, o outcome, refused bool, latency time.Duration) {
 	p := &e.pace
-	if !ok {
+	if o != succeeded {
 		p.failed++
 		if refused {
 			p.refused++
+		}
+		if o == timedOut {
+			p.timedOut++
 		}
 		return
 	}
