@@ -39,8 +39,9 @@ type Options struct {
 	Evals int
 	// Population is the number of candidates of a generation; 0 means CMA-ES's own, 4 + 3 ln(dims).
 	Population int
-	// Step is CMA-ES's initial step, a share of each parameter's range (the unit cube's side);
-	// 0 means DefaultStep.
+	// Step is CMA-ES's initial step, a share of each parameter's range (the unit cube's side):
+	// the standard deviation of each parameter in the first generation's draws; 0 means
+	// DefaultStep.
 	Step float64
 	// Screen is the number of training seeds (the first ones) a candidate runs before the rest:
 	// a candidate whose score on them is below the kept candidate's on the same seeds by more
