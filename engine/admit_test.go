@@ -190,6 +190,32 @@ func TestAdmitTakesASteadySlownessAsTheServices(t *testing.T) {
 	assert.False(t, c.e.Snapshot().Shedding)
 }
 
+// TestSteadySlownessPricesRetriesAsHealthy asserts that a slowness the pacer has taken as the
+// service's own (TestAdmitTakesASteadySlownessAsTheServices) stops pricing retries: a slow
+// dependency has no queue for a retry to join, so S is 0 and a timeout's retry costs one token
+// (held-out slow-dependency, seed 11: 134 retries refused for the budget -> 66); a slowness
+// beyond it (the queue grows again) prices them again.
+func TestSteadySlownessPricesRetriesAsHealthy(t *testing.T) {
+	c := newClient(t, nil)
+	c.second(queueing{capacity: 100, latency: 400 * time.Millisecond}, mix(200))
+	c.second(queueing{capacity: 100, latency: 400 * time.Millisecond}, mix(200))
+	require.Equal(t, 1.0, c.e.Snapshot().Slowdown, "new slowness: a queue, until the pacer knows better")
+	for range 12 {
+		c.second(queueing{latency: 400 * time.Millisecond, slowOnly: true}, mix(200))
+	}
+	require.False(t, c.e.Snapshot().Shedding)
+	assert.Zero(t, c.e.Snapshot().Slowdown, "the service's own slowness")
+	before := c.e.Snapshot().Tokens
+	d := c.e.Decide(Failure{Priority: 5, Timeout: true})
+	require.Equal(t, Retry, d.Action, d.Reason)
+	assert.InDelta(t, 1, before-c.e.Snapshot().Tokens, 0.01, "a timeout's retry costs one token")
+
+	for range 2 {
+		c.second(queueing{latency: time.Second, slowOnly: true}, mix(200))
+	}
+	assert.Positive(t, c.e.Snapshot().Slowdown, "slower than the service's own: priced again")
+}
+
 // TestAdmitArticle asserts that with the article's parameters (AdmitOriginals off) every new
 // request goes, however overloaded the service, and is counted.
 func TestAdmitArticle(t *testing.T) {

@@ -24,8 +24,9 @@ type Config struct {
 	// costs 1 + SlowdownCost*S tokens, and a retry after a timeout 1 + 2*SlowdownCost*S, where S
 	// in [0,1] is the slowdown (see Snapshot.Slowdown). Slow successes mean the server queues,
 	// so a retry joins the queue (and a timed-out attempt is still being worked on); a network
-	// loss or a DNS failure does not slow successes, so its retries stay cheap (default 19;
-	// article 0).
+	// loss or a DNS failure does not slow successes, so its retries stay cheap, and neither does
+	// a slowness the pacer has found to be the service's own (a slow dependency, no queue: S is
+	// then 0) (default 19; article 0).
 	SlowdownCost float64
 	// BudgetReserve keeps the last tokens of the bucket for the higher priorities: a retry of
 	// priority p may spend only while BudgetReserve*(10-p)/10 of the capacity stays in the

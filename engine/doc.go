@@ -77,10 +77,12 @@
 // slowdown S = min(1, max(0, (recent - base) / (3 base))) compares a moving average of the
 // latest successes' latency (each new one weighs 0.2) with the baseline: slow successes mean the
 // server queues, so a retry joins the queue and a timed-out attempt is still being worked on; a
-// lost packet or a DNS failure does not slow the successes, so its retries stay cheap. A retry
-// of priority p may spend only while BudgetReserve*(10-p)/10 of the capacity stays in the bucket
-// after it, so the last tokens are kept for the highest priorities; a price is capped at what the
-// bucket can spend above that reserve, so a full bucket never refuses a retry for budget.
+// lost packet or a DNS failure does not slow the successes, so its retries stay cheap, and a
+// slowness the pacer has found to be the service's own (a slow dependency: successes slow, yet
+// no lower under pacing) prices nothing either, S being 0 within it. A retry of priority p may
+// spend only while BudgetReserve*(10-p)/10 of the capacity stays in the bucket after it, so the
+// last tokens are kept for the highest priorities; a price is capped at what the bucket can
+// spend above that reserve, so a full bucket never refuses a retry for budget.
 // Capacity 0 disables the budget.
 //
 // # Admission of new requests

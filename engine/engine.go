@@ -314,8 +314,16 @@ func (e *Engine) tripRate() float64 {
 }
 
 // slowdown is S, how much slower than the baseline the latest successes were:
-// min(1, max(0, (recent - base) / (3 base))), recent the moving average of their latency.
-func (e *Engine) slowdown() float64 { return e.bl.slowdown(time.Duration(e.recentOK)) }
+// min(1, max(0, (recent - base) / (3 base))), recent the moving average of their latency; 0
+// while recent is within a slowness the pacer found to be the service's own (Engine.settled:
+// a slow dependency, not a queue a retry would join).
+func (e *Engine) slowdown() float64 {
+	recent := time.Duration(e.recentOK)
+	if e.pace.slowOK > 0 && recent <= e.pace.slowOK {
+		return 0
+	}
+	return e.bl.slowdown(recent)
+}
 
 // retryCost is the tokens a retry costs: 1 + SlowdownCost*S, twice the extra after a timeout.
 func (e *Engine) retryCost(timeout bool) float64 {

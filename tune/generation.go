@@ -26,14 +26,16 @@ func (s *search) bestOf(gen int) (Candidate, bool) {
 }
 
 // behindDefault reports whether c, with several scenarios tuned together, scores below the
-// default on one of them on the training seeds: it is never kept, whatever its mean (the
-// search's score already takes BehindPenalty for it, which ranks it for CMA-ES).
+// default on one of them on the training seeds by more than the seeds' noise (Noise): it is
+// never kept, whatever its mean (the search's score already takes BehindPenalty for it, which
+// ranks it for CMA-ES). A drop within the noise is not evidence of a loss; the held-out seeds,
+// where every scenario must hold without any tolerance (Result.Behind), decide.
 func (s *search) behindDefault(c Candidate) bool {
 	if len(c.Score.Scenarios) < 2 {
 		return false
 	}
 	for i, ss := range c.Score.Scenarios {
-		if ss.Value() < s.defTrain.Scenarios[i].Value() {
+		if d := s.defTrain.Scenarios[i]; ss.Value() < d.Value()-Noise(ss, d) {
 			return true
 		}
 	}

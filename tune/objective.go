@@ -61,26 +61,49 @@ const (
 )
 
 // BehindPenalty multiplies, in a search over several scenarios, the points by which each
-// scenario's value falls below the base engine's on the same seeds, summed over the scenarios
-// and divided by their number (as the objective is): one file for several services must hold
-// on each of them, and a gain on one does not buy a loss on another. A single scenario's search
-// never takes it (a candidate below the base is never kept).
+// scenario's value falls below the base engine's on the same seeds by more than the seeds'
+// noise (Noise), summed over the scenarios and divided by their number (as the objective is):
+// one file for several services must hold on each of them, and a gain on one does not buy a
+// loss on another. A single scenario's search never takes it (a candidate below the base is
+// never kept).
 const BehindPenalty = 2.0
 
-// behind returns s less BehindPenalty for each of its scenarios below base's (scenarios tuned
-// together; s unchanged for one scenario).
+// behind returns s less BehindPenalty for each of its scenarios below base's by more than
+// Noise (scenarios tuned together; s unchanged for one scenario).
 func behind(s, base Score) Score {
 	if len(s.Scenarios) < 2 || len(base.Scenarios) != len(s.Scenarios) {
 		return s
 	}
 	var sum float64
 	for i, ss := range s.Scenarios {
-		sum += max(0, base.Scenarios[i].Value()-ss.Value())
+		sum += max(0, base.Scenarios[i].Value()-ss.Value()-Noise(ss, base.Scenarios[i]))
 	}
 	p := BehindPenalty * sum / float64(len(s.Scenarios))
 	s.Penalty += p
 	s.Value -= p
 	return s
+}
+
+// Noise is the standard error of the mean of a's values less b's, paired by seed (their
+// PerSeed, which hold the same seeds in the same order): the spread from seed to seed of what
+// a candidate changes on a scenario, over the square root of the seeds. A difference of the
+// means within it is what another draw of as many seeds would move; a scenario whose outcome
+// barely depends on the seed (thousands of requests a second) has a noise near 0, so a drop
+// there is a drop. 0 with fewer than two seeds in common.
+func Noise(a, b ScenarioScore) float64 {
+	n := min(len(a.PerSeed), len(b.PerSeed))
+	if n < 2 {
+		return 0
+	}
+	var mean, sq float64
+	for k := range n {
+		mean += (a.PerSeed[k] - b.PerSeed[k]) / float64(n)
+	}
+	for k := range n {
+		d := a.PerSeed[k] - b.PerSeed[k] - mean
+		sq += d * d
+	}
+	return math.Sqrt(sq / float64(n-1) / float64(n))
 }
 
 // ClassScore is one priority of a scenario: its classes' names and their success, mean over
@@ -100,6 +123,8 @@ type ScenarioScore struct {
 	Inversions float64 // points of inversion per run, beyond InversionSlack, summed over the pairs
 	Classes    []ClassScore
 	Objective  float64 // the scenario's term of the objective, before penalties
+	// PerSeed is Value on each seed's run alone, in the order of the seeds (what Noise pairs).
+	PerSeed []float64
 }
 
 // Value is the scenario's term of the objective less its own penalties (crashes, inversions).
@@ -122,24 +147,16 @@ type Score struct {
 func score(obj Objective, scns []scenarios.Scenario, runs [][]report.Summary, defGoodput []float64) Score {
 	var s Score
 	for i, scn := range scns {
+		def := 0.0
+		if defGoodput != nil {
+			def = defGoodput[i]
+		}
 		ss := scenarioScore(scn, runs[i])
-		switch obj {
-		case Success:
-			ss.Objective = ss.Success
-		case Goodput:
-			ss.Objective = 1
-			if defGoodput != nil && defGoodput[i] > 0 {
-				ss.Objective = ss.Goodput / defGoodput[i]
-			}
-		case Priority:
-			var w, sum float64
-			for _, c := range ss.Classes {
-				w += float64(c.Priority + 1)
-				sum += float64(c.Priority+1) * c.Success
-			}
-			if w > 0 {
-				ss.Objective = sum / w
-			}
+		ss.Objective = term(obj, ss, def)
+		for k := range runs[i] {
+			one := scenarioScore(scn, runs[i][k:k+1])
+			one.Objective = term(obj, one, def)
+			ss.PerSeed = append(ss.PerSeed, one.Value())
 		}
 		s.Scenarios = append(s.Scenarios, ss)
 		s.Objective += ss.Objective / float64(len(scns))
@@ -147,6 +164,31 @@ func score(obj Objective, scns []scenarios.Scenario, runs [][]report.Summary, de
 	}
 	s.Value = s.Objective - s.Penalty
 	return s
+}
+
+// term is a scenario's term of the objective from its means (ss), against the default's
+// goodput on it (defGoodput; 0 for the default itself, which scores 1).
+func term(obj Objective, ss ScenarioScore, defGoodput float64) float64 {
+	switch obj {
+	case Goodput:
+		if defGoodput > 0 {
+			return ss.Goodput / defGoodput
+		}
+		return 1
+	case Priority:
+		var w, sum float64
+		for _, c := range ss.Classes {
+			w += float64(c.Priority + 1)
+			sum += float64(c.Priority+1) * c.Success
+		}
+		if w > 0 {
+			return sum / w
+		}
+		return 0
+	case Success:
+		return ss.Success
+	}
+	return 0
 }
 
 // scenarioScore is the means over one scenario's runs.
