@@ -69,10 +69,14 @@ WHOLE_RUN_PKGS  := $(sort $(addprefix ./,$(dir $(WHOLE_RUN_FILES))))
 # themselves (goleak, waittest.Main: cli, live/..., serve, fleet/..., cortexgrpc, cortexhttp, tui).
 # A GORACE of the caller's comes after, so that its atexit_sleep_ms wins.
 RACE_ENV := GORACE="atexit_sleep_ms=0 $${GORACE:-}"
+# go test's own vet (a subset of go vet's analyzers, run again in each pass) is off when make
+# test (or make vet unit) runs: its vet target vets the same packages, test files included, with
+# every analyzer.
+UNIT_VET := $(if $(filter test vet,$(MAKECMDGOALS)),-vet=off)
 unit:
-	$(RACE_ENV) $(GO) test -race -count=1 -timeout 30m ./...
+	$(RACE_ENV) $(GO) test -race -count=1 -timeout 30m $(UNIT_VET) ./...
 	@test -n '$(WHOLE_RUNS)' || { echo "unit: no test calls racedetect.SkipWholeRuns: the second pass would run nothing"; exit 1; }
-	$(GO) test -count=1 -timeout 30m -run '^($(WHOLE_RUNS))$$' $(WHOLE_RUN_PKGS)
+	$(GO) test -count=1 -timeout 30m $(UNIT_VET) -run '^($(WHOLE_RUNS))$$' $(WHOLE_RUN_PKGS)
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
