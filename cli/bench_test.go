@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cortex-tui/cortex-tui/internal/racedetect"
 	"github.com/cortex-tui/cortex-tui/report"
 )
 
@@ -140,6 +141,10 @@ func TestBenchSeedsEqualOneSeedAtATime(t *testing.T) {
 // x strategy, the cells of report.WriteCellsMarkdown) and with a single seed (one row per run,
 // exactly as --seed prints it).
 func TestBenchSeedsTables(t *testing.T) {
+	// Whole runs of metastable: what they check is the tables' layout, not the bench pool's
+	// concurrency, which TestBenchSeedsEqualOneSeedAtATime and TestBenchJSON check under the race
+	// detector.
+	racedetect.SkipWholeRuns(t)
 	args := []string{"bench", "--scenario", "metastable", "--strategy", "none,budget", "--seeds", "1-3"}
 	code, md, errOut := execute(append(args, "--format", "markdown")...)
 	require.Equal(t, 0, code, errOut)
@@ -186,6 +191,10 @@ func TestBenchSeedsErrors(t *testing.T) {
 // strategy, each cell the success rate the JSON of the same runs gives, averaged over the seeds,
 // then the scenario's mean oracle bound and cortex's success over it.
 func TestBenchMatrix(t *testing.T) {
+	// Whole runs of metastable and two-layers: what they check is the matrix's cells, not the bench
+	// pool's concurrency, which TestBenchSeedsEqualOneSeedAtATime and TestBenchJSON check under the
+	// race detector.
+	racedetect.SkipWholeRuns(t)
 	args := []string{"bench", "--scenario", "metastable,two-layers", "--strategy", "none,cortex", "--seeds", "1-2"}
 	code, out, errOut := execute(append(args, "--format", "matrix")...)
 	require.Equal(t, 0, code, errOut)
@@ -221,6 +230,10 @@ func TestBenchMatrix(t *testing.T) {
 // made (a row per scenario, the count of scenarios meeting every target), the same figures as
 // the JSON of the same runs, and refuses a bench without cortex.
 func TestBenchTargets(t *testing.T) {
+	// Whole runs of metastable: what they check is the targets table, not the bench pool's
+	// concurrency, which TestBenchSeedsEqualOneSeedAtATime and TestBenchJSON check under the race
+	// detector.
+	racedetect.SkipWholeRuns(t)
 	args := []string{"--scenario", "metastable", "--strategy", "none,cortex", "--seeds", "1-2"}
 	code, out, errOut := execute(append(append([]string{"bench"}, args...), "--format", "targets")...)
 	require.Equal(t, 0, code, errOut)

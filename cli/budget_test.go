@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cortex-tui/cortex-tui/internal/racedetect"
 	"github.com/cortex-tui/cortex-tui/report"
 )
 
@@ -14,6 +15,10 @@ import (
 // named "NAME (budget)", and that the shared run of the shared-budget scenario is its own run
 // (the scenario's budget is shared), while the per-client one differs for the budget strategy.
 func TestBenchBudgets(t *testing.T) {
+	// Three whole runs of shared-budget: what they check is the budget's plumbing, not the bench
+	// pool's concurrency, which TestBenchSeedsEqualOneSeedAtATime and TestBenchJSON check under the
+	// race detector.
+	racedetect.SkipWholeRuns(t)
 	doc := benchJSON(t, "--scenario", "shared-budget", "--strategy", "budget", "--budget", "per-client,shared")
 	require.Len(t, doc.Runs, 2)
 	assert.Equal(t, "shared-budget (per-client)", doc.Runs[0].Scenario)
@@ -41,6 +46,10 @@ func TestBudgetFlagErrors(t *testing.T) {
 
 // TestRunBudgetOverride asserts that run --budget overrides the scenario's own budget.
 func TestRunBudgetOverride(t *testing.T) {
+	// Three whole headless runs of shared-budget: what they check is the flag's plumbing; the
+	// headless command's own goroutines are checked under the race detector by
+	// TestHeadlessCSVAndTable and TestStopSignal.
+	racedetect.SkipWholeRuns(t)
 	summary := func(args ...string) report.Summary {
 		code, out, errOut := execute(append([]string{"run", "--scenario", "shared-budget", "--strategy", "budget", "--headless", "--format", "json"}, args...)...)
 		require.Equal(t, 0, code, errOut)

@@ -7,12 +7,18 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/cortex-tui/cortex-tui/internal/racedetect"
 )
 
 // TestBenchKnowledge asserts that `bench --format knowledge` prints one row per open-loop
 // scenario (a closed loop has no oracle), the same on a second invocation, with each
 // knowledge-removed bound at most the oracle, and that it needs cortex among the strategies.
 func TestBenchKnowledge(t *testing.T) {
+	// Whole runs of metastable and closed-loop, with the oracle's variants: what they check is the
+	// knowledge table, not the bench pool's concurrency, which TestBenchSeedsEqualOneSeedAtATime
+	// and TestBenchJSON check under the race detector.
+	racedetect.SkipWholeRuns(t)
 	args := []string{"bench", "--scenario", "metastable,closed-loop", "--strategy", "cortex", "--seeds", "1", "--format", "knowledge"}
 	code, out, errOut := execute(args...)
 	require.Equal(t, 0, code, errOut)

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cortex-tui/cortex-tui/internal/racedetect"
 	"github.com/cortex-tui/cortex-tui/report"
 )
 
@@ -15,6 +16,10 @@ import (
 // that a heavier refusal changes what the retry flood does to upi-salary-day (free refusals
 // never crash it; whole ones crash it more often than the default tenth).
 func TestBenchRefusalCost(t *testing.T) {
+	// Four whole runs of upi-salary-day: what they check is the refusal cost's plumbing, not the
+	// bench pool's concurrency, which TestBenchSeedsEqualOneSeedAtATime and TestBenchJSON check
+	// under the race detector.
+	racedetect.SkipWholeRuns(t)
 	doc := benchJSON(t, "--scenario", "upi-salary-day", "--strategy", "naive", "--refusal-cost", "0,0.1,1")
 	require.Len(t, doc.Runs, 3)
 	free, tenth, whole := doc.Runs[0], doc.Runs[1], doc.Runs[2]
@@ -44,6 +49,10 @@ func TestBenchRefusalCostWithBudgets(t *testing.T) {
 // TestRunRefusalCost asserts that run --refusal-cost overrides the scenario's cost and says so
 // in the run's scenario name.
 func TestRunRefusalCost(t *testing.T) {
+	// Two whole headless runs of upi-salary-day: what they check is the flag's plumbing; the
+	// headless command's own goroutines are checked under the race detector by
+	// TestHeadlessCSVAndTable and TestStopSignal.
+	racedetect.SkipWholeRuns(t)
 	summary := func(args ...string) report.Summary {
 		code, out, errOut := execute(append([]string{"run", "--scenario", "upi-salary-day", "--strategy", "naive", "--headless", "--format", "json"}, args...)...)
 		require.Equal(t, 0, code, errOut)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/engineconf"
+	"github.com/cortex-tui/cortex-tui/internal/racedetect"
 )
 
 // tinyOutage is a user's scenario small enough to tune in a test: 30 s of 80 requests/s
@@ -63,6 +64,11 @@ service_time = "50ms"
 // that bench then runs with --engine; that the same --seed writes the same file byte for byte
 // (the search is deterministic) and the JSON report agrees with it.
 func TestTuneEndToEnd(t *testing.T) {
+	// Two searches of 12 evaluations on 5 seeds: what they check is the file tune writes and reads
+	// back, not the search pool's concurrency, which tune's TestSearchIsDeterministic and
+	// TestSearchInterrupted and this package's TestTuneWritesNothingWithoutGain check under the
+	// race detector.
+	racedetect.SkipWholeRuns(t)
 	scn, base := writeScenario(t, tinyOutage), writeEngine(t, engine.ArticleConfig())
 	dir := t.TempDir()
 	out := filepath.Join(dir, "cortex.toml")
@@ -108,6 +114,9 @@ func TestTuneEndToEnd(t *testing.T) {
 // Asserts that tune refuses to write an engine that is worse than the one searched from on
 // the held-out seeds (the signals' windows fitted to two seeds), and says so.
 func TestTuneRefusesAnOverfit(t *testing.T) {
+	// A search of 8 evaluations on 4 seeds: what it checks is the refusal, not the search pool's
+	// concurrency, which TestTuneWritesNothingWithoutGain checks under the race detector.
+	racedetect.SkipWholeRuns(t)
 	out := filepath.Join(t.TempDir(), "cortex.toml")
 	code, stdout, stderr := execute("tune", "--scenario-file", writeScenario(t, tinyOutage), "--engine", writeEngine(t, engine.ArticleConfig()),
 		"--seeds", "1-2", "--holdout", "4-5", "--params", "signals", "--generations", "2", "--population", "4", "--seed", "1", "--out", out)

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/cortex-tui/cortex-tui/internal/racedetect"
 )
 
 // TestBaselineForms asserts that the learned baseline stays unformed (L = 0) until 20 healthy
@@ -144,6 +146,9 @@ func TestLearnedTail(t *testing.T) {
 // healthy successes it is learned from change, however slow the successes; the slice in which
 // the incident began moves the tail by one step at most.
 func TestLearnedTailIgnoresIncident(t *testing.T) {
+	// Minutes of virtual traffic through one engine on one goroutine: the engine's concurrency is
+	// TestConcurrentStress's, under the race detector.
+	racedetect.SkipWholeRuns(t)
 	lat := lognormalSpread()
 	tests := []struct {
 		name   string

@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/cortex-tui/cortex-tui/internal/racedetect"
 )
 
 // spanOracle replays recorded outcomes by the window's documented slicing (Window/60 per
@@ -66,6 +68,9 @@ func (o *spanOracle) long(t time.Duration) float64  { return o.rate(t, windowBuc
 // failure. At every step F equals the rates an oracle computes from the
 // outcomes recorded.
 func TestFailureRateFastAttackSlowRelease(t *testing.T) {
+	// Minutes of virtual traffic through one engine on one goroutine: the engine's concurrency is
+	// TestConcurrentStress's, under the race detector.
+	racedetect.SkipWholeRuns(t)
 	tests := []struct {
 		name    string
 		horizon time.Duration

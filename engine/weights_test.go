@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/cortex-tui/cortex-tui/internal/racedetect"
 )
 
 // TestWeightsNormalized asserts that valid weights are scaled to sum 1 keeping their
@@ -156,6 +158,9 @@ func TestAdaptiveHysteresis(t *testing.T) {
 // TestAdaptiveBounds asserts that no sequence of signals can push a weight outside
 // [AdaptiveMinWeight, AdaptiveMaxWeight] or the set away from a sum of 1.
 func TestAdaptiveBounds(t *testing.T) {
+	// Long random sequences of signals on one goroutine: the engine's concurrency is
+	// TestConcurrentStress's, under the race detector.
+	racedetect.SkipWholeRuns(t)
 	r := rand.New(rand.NewPCG(7, 8))
 	a := adaptiveWeights{spikeLevel: 0.6}
 	w := DefaultWeights()

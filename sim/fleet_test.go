@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cortex-tui/cortex-tui/engine"
+	"github.com/cortex-tui/cortex-tui/internal/racedetect"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/strategy"
@@ -86,6 +87,9 @@ func TestSharedBudgetAWSQuota(t *testing.T) {
 // Asserts that a shared-budget run stays a pure function of its seed, and that switching
 // strategy mid-run gives the new engines a fresh fleet.
 func TestSharedBudgetDeterministic(t *testing.T) {
+	// Whole simulated runs on one goroutine (the simulator starts none): nothing for the race
+	// detector to check; make test's second pass runs it without.
+	racedetect.SkipWholeRuns(t)
 	for _, name := range []string{strategy.CortexName, strategy.ArticleName, "budget"} {
 		a, err := run(sharedScenario(scenarios.BudgetShared), name, 3)
 		require.NoError(t, err)

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cortex-tui/cortex-tui/internal/racedetect"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 )
 
@@ -223,6 +224,9 @@ func TestOracleTight(t *testing.T) {
 // that would be 30 MB), and the bound stays that of 100 ms ticks within the noise of the
 // other arrivals.
 func TestOracleFineTicks(t *testing.T) {
+	// Whole simulated runs on one goroutine (the simulator starts none): nothing for the race
+	// detector to check; make test's second pass runs it without.
+	racedetect.SkipWholeRuns(t)
 	scn := oracleScenario()
 	scn.Faults = []scenarios.Fault{{Kind: scenarios.FaultOutage, At: 10 * time.Second, Duration: 40 * time.Second}}
 	scn.Deadline = 20 * time.Second

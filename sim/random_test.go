@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/cortex-tui/cortex-tui/internal/racedetect"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/strategy"
@@ -70,6 +71,9 @@ func sortLoad(p []scenarios.LoadPoint) {
 // attempt gets one outcome, the run lasts duration + drain, and run-time controls in the
 // middle change nothing of that.
 func TestRandomScenariosKeepTheirBooks(t *testing.T) {
+	// Whole simulated runs on one goroutine (the simulator starts none): nothing for the race
+	// detector to check; make test's second pass runs it without.
+	racedetect.SkipWholeRuns(t)
 	r := rand.New(rand.NewPCG(42, 1))
 	names := strategy.Names()
 	for i := range 40 {

@@ -62,6 +62,9 @@ func TestDeterminism(t *testing.T) {
 // Asserts that two sims with the same seed and different strategies see identical arrivals,
 // tick by tick and class by class (compare mode relies on it).
 func TestSameArrivalsAcrossStrategies(t *testing.T) {
+	// Whole simulated runs on one goroutine (the simulator starts none): nothing for the race
+	// detector to check; make test's second pass runs it without.
+	racedetect.SkipWholeRuns(t)
 	names := strategy.Names()
 	base, err := New(withOutage(), names[0], 3)
 	require.NoError(t, err)
@@ -135,6 +138,9 @@ func TestNoneOutageThird(t *testing.T) {
 // the arrivals; each intermediate tier's 3 naive retries multiply that by 4 again: 16x with
 // two layers, 64x with three.
 func TestNaiveAmplification(t *testing.T) {
+	// Whole simulated runs on one goroutine (the simulator starts none): nothing for the race
+	// detector to check; make test's second pass runs it without.
+	racedetect.SkipWholeRuns(t)
 	cases := []struct {
 		layers int
 		want   float64
@@ -389,6 +395,9 @@ func addCounts(a, b source.Counts) source.Counts {
 // arrival, so that no attempt is still in flight at its end (a request held by its strategy
 // may be sent up to its deadline).
 func TestCountIdentities(t *testing.T) {
+	// Whole simulated runs on one goroutine (the simulator starts none): nothing for the race
+	// detector to check; make test's second pass runs it without.
+	racedetect.SkipWholeRuns(t)
 	scn := withOutage()
 	scn.Drain = scenarios.DefaultDeadline + scenarios.DefaultTimeout
 	for _, name := range strategy.Names() {
@@ -486,6 +495,9 @@ func TestNextTiers(t *testing.T) {
 // their deadline, drain included) divided by the scenario's arrival phase in seconds, for
 // built-in scenarios with and without retries, and that it agrees with the success rate.
 func TestGoodputFromCounts(t *testing.T) {
+	// Whole simulated runs on one goroutine (the simulator starts none): nothing for the race
+	// detector to check; make test's second pass runs it without.
+	racedetect.SkipWholeRuns(t)
 	for _, name := range []string{"black-friday", "closed-loop"} {
 		for _, strat := range []string{"none", "naive"} {
 			t.Run(name+"/"+strat, func(t *testing.T) {

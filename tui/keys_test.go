@@ -518,6 +518,10 @@ func TestDashboardControlsAreLogged(t *testing.T) {
 // Asserts that a step with "." while paused changes the time shown in the header, also past
 // 100 s where the total is shown in whole seconds.
 func TestStepShowsInHeader(t *testing.T) {
+	// Drives the dashboard through Update on the test's goroutine, its commands run in line (the
+	// dashboard starts no goroutine): nothing for the race detector to check; make test's second
+	// pass runs it without.
+	racedetect.SkipWholeRuns(t)
 	m, _ := newTestModel(t, 140, 40, "cortex")
 	m.fr.runs[0].meta.Total = 10 * time.Minute
 	m.fr.runs[0].src.(*fakeSource).meta.Total = 10 * time.Minute
@@ -573,6 +577,10 @@ func TestSpeedEventsCollapse(t *testing.T) {
 // Asserts that a tuning key at its limit (priority 0, share x0, a weight at 0) sends nothing to
 // the source, so the log gets no repeated "priority 0" lines, and the footer says why.
 func TestTuningAtLimitSendsNothing(t *testing.T) {
+	// Drives the dashboard through Update on the test's goroutine, its commands run in line (the
+	// dashboard starts no goroutine): nothing for the race detector to check; make test's second
+	// pass runs it without.
+	racedetect.SkipWholeRuns(t)
 	m, ff := newTestModel(t, 140, 40, "cortex")
 	m.Update(keyMsg("down")) // search, priority 5
 	for range 5 {
@@ -656,6 +664,10 @@ func TestHeaderShowsActiveFaults(t *testing.T) {
 // Asserts that the compare summary puts the two runs' numbers side by side on each row and fits
 // narrow windows: at 60x20 and 80x24 both strategies and both success rates are on screen.
 func TestCompareSummaryFits(t *testing.T) {
+	// Drives the dashboard through Update on the test's goroutine, its commands run in line (the
+	// dashboard starts no goroutine): nothing for the race detector to check; make test's second
+	// pass runs it without.
+	racedetect.SkipWholeRuns(t)
 	for _, size := range [][2]int{{60, 20}, {80, 24}, {140, 40}} {
 		m, _ := newTestModel(t, size[0], size[1], "cortex")
 		m.Update(keyMsg("c"))
@@ -808,6 +820,10 @@ func TestCompareEngines(t *testing.T) {
 // them) change no summary, reach no source, and each says the run is over (s on the summary
 // used to relabel both runs with strategies that never ran, and e exported them so).
 func TestFinishedResultsNeverChange(t *testing.T) {
+	// Drives the dashboard through Update on the test's goroutine, its commands run in line (the
+	// dashboard starts no goroutine): nothing for the race detector to check; make test's second
+	// pass runs it without.
+	racedetect.SkipWholeRuns(t)
 	m, ff := newTestModel(t, 140, 40, "cortex")
 	m.Update(keyMsg("c"))
 	m.setSpeed(len(speeds) - 1)

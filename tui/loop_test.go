@@ -8,6 +8,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/cortex-tui/cortex-tui/internal/racedetect"
 )
 
 // Asserts that a paused dashboard does no ticking work: after pause, neither a pending tick nor
@@ -54,6 +56,10 @@ func TestOneAdvanceAtATime(t *testing.T) {
 
 // Asserts that each speed advances the source by speed x 100 ms of virtual time per frame.
 func TestSpeedSetsVirtualTimePerFrame(t *testing.T) {
+	// Drives the dashboard through Update on the test's goroutine, its commands run in line (the
+	// dashboard starts no goroutine): nothing for the race detector to check; make test's second
+	// pass runs it without.
+	racedetect.SkipWholeRuns(t)
 	for i, s := range speeds {
 		m, _ := newTestModel(t, 140, 40, "cortex")
 		m.setSpeed(i)

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cortex-tui/cortex-tui/internal/racedetect"
 	"github.com/cortex-tui/cortex-tui/strategy"
 	"github.com/cortex-tui/cortex-tui/tui/export"
 )
@@ -21,6 +22,10 @@ import (
 // then the CPS chart, then the dashboard again; that a strategy without a CPS goes from the
 // traffic straight back to the dashboard; and that a small window still presents.
 func TestPresenterMode(t *testing.T) {
+	// Drives the dashboard through Update on the test's goroutine, its commands run in line (the
+	// dashboard starts no goroutine): nothing for the race detector to check; make test's second
+	// pass runs it without.
+	racedetect.SkipWholeRuns(t)
 	m, _ := newTestModel(t, 80, 24, "cortex")
 	fastForward(m, 10)
 	m.Update(keyMsg("P"))
@@ -51,6 +56,10 @@ func TestPresenterMode(t *testing.T) {
 // Asserts that Options.StartAt opens the dashboard at that time with the screen a run watched
 // from the start shows there: the same histories, charts and numbers.
 func TestStartAt(t *testing.T) {
+	// Drives the dashboard through Update on the test's goroutine, its commands run in line (the
+	// dashboard starts no goroutine): nothing for the race detector to check; make test's second
+	// pass runs it without.
+	racedetect.SkipWholeRuns(t)
 	watched, _ := newTestModel(t, 80, 24, "cortex")
 	advanceFrames(watched, 150) // 15 s at x1
 	ff := &fakeFactory{}

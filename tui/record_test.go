@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cortex-tui/cortex-tui/engine"
+	"github.com/cortex-tui/cortex-tui/internal/racedetect"
 	"github.com/cortex-tui/cortex-tui/keymap"
 	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/scenarios"
@@ -89,6 +90,10 @@ func headlessOf(t *testing.T, scn scenarios.Scenario) string {
 // own export (the oracle's bound included: a run with no control has one, a run with controls
 // none), and that the record key says where it wrote and never replaces a file.
 func TestRecordReplaysTheRun(t *testing.T) {
+	// Drives the dashboard through Update on the test's goroutine, its commands run in line (the
+	// dashboard starts no goroutine): nothing for the race detector to check; make test's second
+	// pass runs it without.
+	racedetect.SkipWholeRuns(t)
 	for _, c := range []struct {
 		name     string
 		keys     []string // "" lets three frames run
@@ -193,6 +198,10 @@ func TestRecordOption(t *testing.T) {
 // scenario's, so the "none" column never reads "none+naive"; its faults stay (the baselines
 // play the injected throttle: their runs differ from the scenario without it).
 func TestBaselinesKeepTheirStrategy(t *testing.T) {
+	// Drives the dashboard through Update on the test's goroutine, its commands run in line (the
+	// dashboard starts no goroutine): nothing for the race detector to check; make test's second
+	// pass runs it without.
+	racedetect.SkipWholeRuns(t)
 	scn, err := scenarios.Parse("demo.toml", []byte(demoScenario+`
 [[control]]
 at = "3s"

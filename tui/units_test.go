@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cortex-tui/cortex-tui/engine"
+	"github.com/cortex-tui/cortex-tui/internal/racedetect"
 	"github.com/cortex-tui/cortex-tui/source"
 	"github.com/cortex-tui/cortex-tui/tui/common"
 	"github.com/cortex-tui/cortex-tui/tui/cps"
@@ -116,6 +117,10 @@ func TestCPSTitleAgreesWithBand(t *testing.T) {
 // amplification, service, crashes and retries all visible, nothing cut), and that the peak
 // amplification is not shown as x0.0 before the first whole second.
 func TestCompareNumbersFit(t *testing.T) {
+	// Drives the dashboard through Update on the test's goroutine, its commands run in line (the
+	// dashboard starts no goroutine): nothing for the race detector to check; make test's second
+	// pass runs it without.
+	racedetect.SkipWholeRuns(t)
 	for _, size := range [][2]int{{80, 24}, {100, 30}, {140, 40}} {
 		m, _ := newTestModel(t, size[0], size[1], "cortex")
 		m.Update(keyMsg("c"))

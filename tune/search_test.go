@@ -14,6 +14,7 @@ import (
 
 	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/engineconf"
+	"github.com/cortex-tui/cortex-tui/internal/racedetect"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 )
 
@@ -183,6 +184,10 @@ func TestSearchTimeBound(t *testing.T) {
 // candidates and result as a search of 2 generations, and the report says why it stopped and
 // how fast it went per CPU-second (on a CPU clock the test moves: 1 s per reading).
 func TestSearchEvalBudget(t *testing.T) {
+	// Two searches of 8 evaluations on 3 seeds: what they check is the evaluation budget, not the
+	// pool's concurrency, which TestSearchIsDeterministic and TestSearchInterrupted check under the
+	// race detector.
+	racedetect.SkipWholeRuns(t)
 	opts := smallOptions(t)
 	opts.Generations, opts.Evals = 50, 6
 	var cpu time.Duration
@@ -273,6 +278,10 @@ func TestBehind(t *testing.T) {
 // stays a pure function of its options whatever the workers; a rejected candidate is never
 // kept; without screening nothing is rejected and every candidate runs every seed.
 func TestSearchScreening(t *testing.T) {
+	// Three searches of 12 evaluations on up to 8 seeds on one scenario: what they check is the
+	// screening, not the pool's concurrency (the same runAll with or without screening), which
+	// TestSearchIsDeterministic and TestSearchInterrupted check under the race detector.
+	racedetect.SkipWholeRuns(t)
 	opts := func() Options {
 		o := smallOptions(t)
 		o.Train, o.Step = []int64{1, 2, 3, 4, 5, 6, 7, 8}, 1 // a wide step: some candidates far worse
