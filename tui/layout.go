@@ -149,8 +149,11 @@ func halves(left, right panel) []cell {
 // events at the bottom (left out when the window cannot hold the rest).
 func one(_, _ int) int { return 1 }
 
+// captionH: the caption has two rows from 25 rows up (the body keeps the 21 rows every panel needs at
+// 80x24, the smallest full window), so a note of up to two lines reads whole at 80 columns;
+// at 24 rows it has one and a longer note ends in "…" (presenter mode shows it whole).
 func captionH(_, h int) int {
-	if h >= 36 {
+	if h >= 25 {
 		return 2
 	}
 	return 1
