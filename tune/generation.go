@@ -110,7 +110,7 @@ func (s *search) check(c Candidate) error {
 		if err != nil {
 			return err
 		}
-		hold = score(s.opts.Objective, s.opts.Scenarios, runs, s.holdGoodput)
+		hold = score(s.opts.Objective, s.opts.Scenarios, runs, s.holdGoodput, s.limits)
 	}
 	s.checked, s.checkedHoldout = c, hold
 	s.checks++

@@ -58,7 +58,56 @@ const (
 	// InversionSlack is the difference of success between two classes that is not an
 	// inversion (the bench's targets allow one point).
 	InversionSlack = 0.01
+	// AmplificationPenalty multiplies, run by run, how far the peak amplification exceeds the
+	// bench's no-harm limit (report.TargetPeakAmplification, 2.0x, or none's own peak on the
+	// same scenario and seed where the scenario's layers amplify more), averaged over the
+	// seeds: a run at 2.05x costs 5 points. Steep, so that the search never buys success with
+	// a load peak the bench would count as harm, and continuous, so that it still ranks.
+	AmplificationPenalty = 1.0
+	// WastePenalty multiplies, run by run, how far the wasted retries (retries that failed)
+	// exceed report.TargetWasted (15%) of the run's originals, averaged over the seeds: a
+	// point above costs a point.
+	WastePenalty = 1.0
 )
+
+// peakLimits is, per scenario (in the order of the search's) and seed, none's peak
+// amplification: with report.TargetPeakAmplification, the peak a run may reach without
+// AmplificationPenalty (limit).
+type peakLimits []map[int64]float64
+
+// limitsOf returns the peak limits of none's runs, runs[i][j] scenario i with seed j (the
+// training and the held-out seeds may come in separate calls: add merges them).
+func limitsOf(runs [][]report.Summary) peakLimits {
+	l := make(peakLimits, len(runs))
+	return l.add(runs)
+}
+
+// add records none's peaks of runs (scenario by scenario, as limitsOf) into l and returns it.
+func (l peakLimits) add(runs [][]report.Summary) peakLimits {
+	for i, rs := range runs {
+		if i >= len(l) {
+			l = append(l, nil)
+		}
+		if l[i] == nil {
+			l[i] = map[int64]float64{}
+		}
+		for _, r := range rs {
+			l[i][r.Seed] = r.PeakAmplification
+		}
+	}
+	return l
+}
+
+// limit is the peak amplification scenario i's run of seed may reach without a penalty:
+// report.TargetPeakAmplification, or none's peak on the same seed when it is higher.
+func (l peakLimits) limit(i int, seed int64) float64 {
+	if i < len(l) {
+		if v, ok := l[i][seed]; ok {
+			return max(report.TargetPeakAmplification, v)
+		}
+	}
+	return report.TargetPeakAmplification
+}
 
 // BehindPenalty multiplies, in a search over several scenarios, the points by which each
 // scenario's value falls below the base engine's on the same seeds by more than the seeds'
@@ -116,20 +165,29 @@ type ClassScore struct {
 
 // ScenarioScore is one configuration on one scenario, the means over the seeds.
 type ScenarioScore struct {
-	Scenario   string
-	Success    float64
-	Goodput    float64 // originals completed per second
-	Crashes    float64 // crashes per run
-	Inversions float64 // points of inversion per run, beyond InversionSlack, summed over the pairs
-	Classes    []ClassScore
-	Objective  float64 // the scenario's term of the objective, before penalties
+	Scenario    string
+	Success     float64
+	Goodput     float64 // originals completed per second
+	Crashes     float64 // crashes per run
+	Inversions  float64 // points of inversion per run, beyond InversionSlack, summed over the pairs
+	PeakAmp     float64 // peak amplification, mean over the runs
+	AmpExcess   float64 // how far the peak amplification exceeded its limit, mean over the runs
+	Wasted      float64 // wasted retries over originals, mean over the runs
+	WasteExcess float64 // how far that share exceeded report.TargetWasted, mean over the runs
+	Classes     []ClassScore
+	Objective   float64 // the scenario's term of the objective, before penalties
 	// PerSeed is Value on each seed's run alone, in the order of the seeds (what Noise pairs).
 	PerSeed []float64
 }
 
-// Value is the scenario's term of the objective less its own penalties (crashes, inversions).
-func (ss ScenarioScore) Value() float64 {
-	return ss.Objective - CrashPenalty*ss.Crashes - InversionPenalty*ss.Inversions
+// Value is the scenario's term of the objective less its own penalties (Penalty).
+func (ss ScenarioScore) Value() float64 { return ss.Objective - ss.Penalty() }
+
+// Penalty is the scenario's own penalties: crashes, inversions, a peak amplification above
+// its limit and wasted retries above their target.
+func (ss ScenarioScore) Penalty() float64 {
+	return CrashPenalty*ss.Crashes + InversionPenalty*ss.Inversions +
+		AmplificationPenalty*ss.AmpExcess + WastePenalty*ss.WasteExcess
 }
 
 // Score is one configuration over every scenario and seed: its per-scenario figures, the
@@ -137,30 +195,31 @@ func (ss ScenarioScore) Value() float64 {
 type Score struct {
 	Scenarios []ScenarioScore
 	Objective float64 // mean of the scenarios' terms
-	Penalty   float64 // crashes and inversions (and, tuned together, scenarios below the base: BehindPenalty), in the objective's units
+	Penalty   float64 // the scenarios' own (ScenarioScore.Penalty) and, tuned together, scenarios below the base (BehindPenalty), in the objective's units
 	Value     float64 // Objective - Penalty: what the search maximises
 }
 
 // score computes the Score of runs, the summaries of each scenario's seeds (runs[i] are
 // scns[i]'s), against the default's goodput per scenario (for Goodput; nil for the default
-// itself, which scores 1 on each).
-func score(obj Objective, scns []scenarios.Scenario, runs [][]report.Summary, defGoodput []float64) Score {
+// itself, which scores 1 on each) and none's peaks (limits).
+func score(obj Objective, scns []scenarios.Scenario, runs [][]report.Summary, defGoodput []float64, limits peakLimits) Score {
 	var s Score
 	for i, scn := range scns {
 		def := 0.0
 		if defGoodput != nil {
 			def = defGoodput[i]
 		}
-		ss := scenarioScore(scn, runs[i])
+		limit := func(seed int64) float64 { return limits.limit(i, seed) }
+		ss := scenarioScore(scn, runs[i], limit)
 		ss.Objective = term(obj, ss, def)
 		for k := range runs[i] {
-			one := scenarioScore(scn, runs[i][k:k+1])
+			one := scenarioScore(scn, runs[i][k:k+1], limit)
 			one.Objective = term(obj, one, def)
 			ss.PerSeed = append(ss.PerSeed, one.Value())
 		}
 		s.Scenarios = append(s.Scenarios, ss)
 		s.Objective += ss.Objective / float64(len(scns))
-		s.Penalty += (CrashPenalty*ss.Crashes + InversionPenalty*ss.Inversions) / float64(len(scns))
+		s.Penalty += ss.Penalty() / float64(len(scns))
 	}
 	s.Value = s.Objective - s.Penalty
 	return s
@@ -191,8 +250,9 @@ func term(obj Objective, ss ScenarioScore, defGoodput float64) float64 {
 	return 0
 }
 
-// scenarioScore is the means over one scenario's runs.
-func scenarioScore(scn scenarios.Scenario, runs []report.Summary) ScenarioScore {
+// scenarioScore is the means over one scenario's runs, each run's peak amplification held to
+// limit(its seed).
+func scenarioScore(scn scenarios.Scenario, runs []report.Summary, limit func(seed int64) float64) ScenarioScore {
 	ss := ScenarioScore{Scenario: scn.Name}
 	names := map[int][]string{}
 	for _, c := range scn.Classes {
@@ -207,6 +267,13 @@ func scenarioScore(scn scenarios.Scenario, runs []report.Summary) ScenarioScore 
 		ss.Goodput += r.Goodput / n
 		ss.Crashes += float64(r.Crashes) / n
 		ss.Inversions += inversions(r) / n
+		ss.PeakAmp += r.PeakAmplification / n
+		ss.AmpExcess += max(0, r.PeakAmplification-limit(r.Seed)) / n
+		if r.Originals > 0 {
+			w := float64(r.WastedRetries) / float64(r.Originals)
+			ss.Wasted += w / n
+			ss.WasteExcess += max(0, w-report.TargetWasted) / n
+		}
 		for p, v := range r.PrioritySuccess {
 			if prio, err := strconv.Atoi(p); err == nil {
 				success[prio] += v / n

@@ -63,6 +63,19 @@ func (p *pool) close() {
 // scenario i with seed j; ctx's error when it was done before they all ran, errTimeUp when
 // skip (nil: never) said so before one started.
 func (p *pool) runAll(scns []scenarios.Scenario, seeds []int64, cfg engine.Config, skip func() bool) ([][]report.Summary, error) {
+	return p.run(scns, seeds, strategy.CortexName, &cfg, skip, true)
+}
+
+// runNone runs none on every scenario and seed (runAll's out), for the peaks its runs reach
+// (limitsOf). Like the oracle's bounds, these reference runs are not the search's: neither
+// counted in simulations nor reported to the pool's started.
+func (p *pool) runNone(scns []scenarios.Scenario, seeds []int64) ([][]report.Summary, error) {
+	return p.run(scns, seeds, "none", nil, nil, false)
+}
+
+// run is runAll for the named strategy (cfg nil: the strategy's own engine, if any); counted
+// says whether its simulations are the search's (started, simulations).
+func (p *pool) run(scns []scenarios.Scenario, seeds []int64, name string, cfg *engine.Config, skip func() bool, counted bool) ([][]report.Summary, error) {
 	out := make([][]report.Summary, len(scns))
 	errs := make([]error, len(scns)*len(seeds))
 	var wg sync.WaitGroup
@@ -80,18 +93,20 @@ func (p *pool) runAll(scns []scenarios.Scenario, seeds []int64, cfg engine.Confi
 					errs[i*len(seeds)+j] = errTimeUp
 					return
 				}
-				if p.started != nil {
+				if counted && p.started != nil {
 					p.started()
 				}
-				s, err := sim.NewWith(scn, strategy.CortexName, seed, sim.Options{Engine: &cfg})
+				s, err := sim.NewWith(scn, name, seed, sim.Options{Engine: cfg})
 				if err != nil {
 					errs[i*len(seeds)+j] = fmt.Errorf("%s, seed %d: %w", scn.Name, seed, err)
 					return
 				}
 				out[i][j] = report.Run(s).Summary
-				p.mu.Lock()
-				p.runs++
-				p.mu.Unlock()
+				if counted {
+					p.mu.Lock()
+					p.runs++
+					p.mu.Unlock()
+				}
 			}
 			select {
 			case p.jobs <- job:

@@ -131,6 +131,8 @@ func WriteTable(w io.Writer, res Result, opts Options) error {
 		row("  goodput (/s)", at(func(s ScenarioScore) float64 { return s.Goodput }), number)
 		row("  crashes per run", at(func(s ScenarioScore) float64 { return s.Crashes }), number)
 		row("  inversions (points)", at(func(s ScenarioScore) float64 { return 100 * s.Inversions }), number)
+		row("  peak amplification", at(func(s ScenarioScore) float64 { return s.PeakAmp }), factor)
+		row("  wasted retries", at(func(s ScenarioScore) float64 { return s.Wasted }), percent)
 	}
 	row("objective ("+opts.Objective.String()+")", func(s Score) (float64, bool) { return s.Objective, true }, scoreKind)
 	row("penalty", func(s Score) (float64, bool) { return s.Penalty, true }, scoreKind)
@@ -223,6 +225,7 @@ const (
 	percent   kind = iota // a fraction, as a percentage; its change in points
 	number                // a count or a rate, to one decimal
 	scoreKind             // the objective's units, to four decimals
+	factor                // a ratio such as the peak amplification, to two decimals
 )
 
 // cell formats x as k says.
@@ -232,6 +235,8 @@ func cell(x float64, k kind) string {
 		return fmt.Sprintf("%.1f%%", 100*x)
 	case number:
 		return fmt.Sprintf("%.1f", x)
+	case factor:
+		return fmt.Sprintf("%.2fx", x)
 	}
 	return fmt.Sprintf("%.4f", x)
 }
@@ -243,6 +248,8 @@ func delta(d float64, k kind) string {
 		return fmt.Sprintf("%+.1f", 100*d)
 	case number:
 		return fmt.Sprintf("%+.1f", d)
+	case factor:
+		return fmt.Sprintf("%+.2f", d)
 	}
 	return fmt.Sprintf("%+.4f", d)
 }
@@ -276,6 +283,8 @@ type jsonScenario struct {
 	Goodput    float64            `json:"goodput"`
 	Crashes    float64            `json:"crashes_per_run"`
 	Inversions float64            `json:"inversions"`
+	PeakAmp    float64            `json:"peak_amplification"` // mean over the runs
+	Wasted     float64            `json:"wasted_share"`       // wasted retries over originals, mean over the runs
 	Classes    map[string]float64 `json:"priority_success"`
 }
 
@@ -305,7 +314,7 @@ func WriteJSON(w io.Writer, res Result, opts Options, comment string) error {
 				c[fmt.Sprint(cl.Priority)] = cl.Success
 			}
 			out.Scenarios = append(out.Scenarios, jsonScenario{Name: sc.Scenario, Success: sc.Success, Goodput: sc.Goodput,
-				Crashes: sc.Crashes, Inversions: sc.Inversions, Classes: c})
+				Crashes: sc.Crashes, Inversions: sc.Inversions, PeakAmp: sc.PeakAmp, Wasted: sc.Wasted, Classes: c})
 		}
 		return out
 	}
@@ -344,8 +353,8 @@ func WriteMarkdown(w io.Writer, res Result, opts Options) error {
 	if res.CPU == 0 {
 		rateName = "evaluations/s"
 	}
-	fmt.Fprintf(&b, "| scenario | training: default | tuned | held-out: default | tuned | change (points) | oracle bound | evaluations | %s | %s | stopped | file |\n", spentName, rateName)
-	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n")
+	fmt.Fprintf(&b, "| scenario | training: default | tuned | held-out: default | tuned | change (points) | oracle bound | held-out peak amplification | evaluations | %s | %s | stopped | file |\n", spentName, rateName)
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n")
 	file := "written"
 	switch {
 	case !res.Improved:
@@ -356,17 +365,18 @@ func WriteMarkdown(w io.Writer, res Result, opts Options) error {
 	for i, scn := range opts.Scenarios {
 		oracle := "-"
 		dh, th := "-", "-"
-		change := "-"
+		change, peak := "-", "-"
 		if len(opts.Holdout) > 0 {
 			d, t := res.DefaultHoldout.Scenarios[i].Success, res.TunedHoldout.Scenarios[i].Success
 			dh, th, change = cell(d, percent), cell(t, percent), delta(t-d, percent)
+			peak = cell(res.DefaultHoldout.Scenarios[i].PeakAmp, factor) + " -> " + cell(res.TunedHoldout.Scenarios[i].PeakAmp, factor)
 			if o := res.Oracle[i]; !math.IsNaN(o) {
 				oracle = cell(o, percent)
 			}
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %d | %s | %.2f | %s | %s |\n", scn.Name,
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %d | %s | %.2f | %s | %s |\n", scn.Name,
 			cell(res.DefaultTrain.Scenarios[i].Success, percent), cell(res.TunedTrain.Scenarios[i].Success, percent),
-			dh, th, change, oracle, res.Evals, spent.Round(time.Second), rate, res.Stop, file)
+			dh, th, change, oracle, peak, res.Evals, spent.Round(time.Second), rate, res.Stop, file)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

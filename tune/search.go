@@ -197,20 +197,25 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 	}
 	res := Result{Base: opts.Base, Population: s.pop, Dimensions: len(opts.Dims), Seeds: len(opts.Train), Screen: s.screen}
 
+	noneRuns, err := s.pool.runNone(opts.Scenarios, append(slices.Clone(opts.Train), opts.Holdout...))
+	if err != nil {
+		return Result{}, err
+	}
+	s.limits = limitsOf(noneRuns)
 	defRuns, err := s.pool.runAll(opts.Scenarios, opts.Train, opts.Base, nil)
 	if err != nil {
 		return Result{}, err
 	}
 	s.defGoodput = goodputs(defRuns)
-	res.DefaultTrain = score(opts.Objective, opts.Scenarios, defRuns, nil)
+	res.DefaultTrain = score(opts.Objective, opts.Scenarios, defRuns, nil, s.limits)
 	if opts.Objective == Goodput {
-		res.DefaultTrain = score(opts.Objective, opts.Scenarios, defRuns, s.defGoodput)
+		res.DefaultTrain = score(opts.Objective, opts.Scenarios, defRuns, s.defGoodput, s.limits)
 	}
 	s.defScore, s.defTrain = res.DefaultTrain.Value, res.DefaultTrain
 	var defScreen float64
 	if s.screen > 0 {
 		s.screenGoodput = goodputs(head(defRuns, s.screen))
-		s.defScreen = score(opts.Objective, opts.Scenarios, head(defRuns, s.screen), s.screenGoodput)
+		s.defScreen = score(opts.Objective, opts.Scenarios, head(defRuns, s.screen), s.screenGoodput, s.limits)
 		defScreen = s.defScreen.Value
 	}
 
@@ -220,7 +225,7 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 			return Result{}, err
 		}
 		s.holdGoodput = goodputs(defH)
-		res.DefaultHoldout = score(opts.Objective, opts.Scenarios, defH, s.holdGoodput)
+		res.DefaultHoldout = score(opts.Objective, opts.Scenarios, defH, s.holdGoodput, s.limits)
 		if res.Oracle, err = oracles(opts.Scenarios, opts.Holdout); err != nil {
 			return Result{}, err
 		}
@@ -263,6 +268,9 @@ type search struct {
 	maxGensStop string
 	defGoodput  []float64
 	defScore    float64
+	// limits are none's peaks on every scenario and seed (training and held-out), which
+	// AmplificationPenalty holds each run to.
+	limits peakLimits
 	// holdGoodput is the default's goodput per scenario on the held-out seeds.
 	holdGoodput []float64
 	// screen is the number of screening seeds (Options.Screen; 0: none), screenGoodput the
@@ -370,7 +378,7 @@ func (s *search) evaluate(ctx context.Context, x []float64) float64 {
 		if first, err = s.pool.runAll(s.opts.Scenarios, train[:s.screen], cfg, s.timeUp); err != nil {
 			return math.NaN()
 		}
-		sc := behind(score(s.opts.Objective, s.opts.Scenarios, first, s.screenGoodput), s.defScreen)
+		sc := behind(score(s.opts.Objective, s.opts.Scenarios, first, s.screenGoodput, s.limits), s.defScreen)
 		c.Screen = sc.Value
 		if c.Screen < kept.Screen-ScreenMargin {
 			c.Rejected = true
@@ -387,7 +395,7 @@ func (s *search) evaluate(ctx context.Context, x []float64) float64 {
 		for i := range first {
 			runs[i] = append(first[i], runs[i]...)
 		}
-		c.Score = behind(score(s.opts.Objective, s.opts.Scenarios, runs, s.defGoodput), s.defTrain)
+		c.Score = behind(score(s.opts.Objective, s.opts.Scenarios, runs, s.defGoodput, s.limits), s.defTrain)
 		value = c.Score.Value
 	}
 	s.mu.Lock()

@@ -15,6 +15,7 @@ import (
 	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/engineconf"
 	"github.com/cortex-tui/cortex-tui/internal/racedetect"
+	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/scenarios"
 )
 
@@ -404,4 +405,44 @@ func seeds(a, b int64) []int64 {
 		out = append(out, s)
 	}
 	return out
+}
+
+// Asserts the no-harm penalties of a score, run by run: a peak amplification above 2.0x costs
+// AmplificationPenalty per unit above it, none's own peak on the same seed raising the limit
+// where it is higher (a scenario whose layers amplify); wasted retries above 15% of the
+// originals cost WastePenalty per unit above; a run within both limits costs nothing. The
+// limits come from none's runs (limitsOf), seed by seed.
+func TestHarmPenalties(t *testing.T) {
+	scn := small()
+	run := func(seed int64, peak float64, wasted int) report.Summary {
+		return report.Summary{Seed: seed, SuccessRate: 0.9, Originals: 1000, PeakAmplification: peak, WastedRetries: wasted,
+			PrioritySuccess: map[string]float64{"9": 0.9, "1": 0.9}}
+	}
+	none := limitsOf([][]report.Summary{{run(1, 1, 0), run(2, 2.5, 0)}})
+	tests := []struct {
+		name      string
+		runs      []report.Summary
+		ampExcess float64
+		waste     float64
+	}{
+		{"within the limits", []report.Summary{run(1, 1.9, 100), run(2, 2.4, 150)}, 0, 0},
+		{"above 2.0x, none's peak 1.0x", []report.Summary{run(1, 2.1, 0)}, 0.1, 0},
+		{"above none's own 2.5x", []report.Summary{run(2, 2.7, 0)}, 0.2, 0},
+		{"a seed none never ran: 2.0x", []report.Summary{run(3, 2.3, 0)}, 0.3, 0},
+		{"wasted 20% of the originals", []report.Summary{run(1, 1, 200)}, 0, 0.05},
+		{"averaged over the seeds", []report.Summary{run(1, 2.2, 250), run(2, 1, 0)}, 0.1, 0.05},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := score(Success, []scenarios.Scenario{scn}, [][]report.Summary{tt.runs}, nil, none)
+			require.Len(t, s.Scenarios, 1)
+			ss := s.Scenarios[0]
+			assert.InDelta(t, tt.ampExcess, ss.AmpExcess, 1e-9)
+			assert.InDelta(t, tt.waste, ss.WasteExcess, 1e-9)
+			want := AmplificationPenalty*tt.ampExcess + WastePenalty*tt.waste
+			assert.InDelta(t, want, s.Penalty, 1e-9)
+			assert.InDelta(t, 0.9-want, s.Value, 1e-9)
+			assert.InDelta(t, s.Value, ss.Value(), 1e-9)
+		})
+	}
 }
