@@ -103,9 +103,17 @@ func TestTuneEndToEnd(t *testing.T) {
 		Engine string
 		Moved  []struct{ Key string }
 		Search struct{ Evaluations int }
+		Oracle []*float64 `json:"oracle_holdout"`
+		Know   []*float64 `json:"client_knowable_holdout"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(stdout), &doc))
 	assert.True(t, doc.Holds)
+	require.Len(t, doc.Oracle, 1)
+	require.Len(t, doc.Know, 1)
+	require.NotNil(t, doc.Oracle[0])
+	require.NotNil(t, doc.Know[0])
+	assert.Greater(t, *doc.Know[0], 0.0)
+	assert.LessOrEqual(t, *doc.Know[0], *doc.Oracle[0], "what a client can know bounds less than the oracle")
 	assert.Equal(t, string(data), doc.Engine)
 	assert.NotEmpty(t, doc.Moved)
 	assert.Equal(t, 12, doc.Search.Evaluations)

@@ -127,13 +127,13 @@ func (p *pool) simulations() int {
 	return p.runs
 }
 
-// oracles returns each scenario's oracle bound on the success rate, mean over seeds (NaN for a
-// closed loop).
-func oracles(scns []scenarios.Scenario, seeds []int64) ([]float64, error) {
+// oracles returns each scenario's oracle bound on the success rate without the knowledge in
+// without (sim.OracleWithout; 0: the oracle itself), mean over seeds (NaN for a closed loop).
+func oracles(scns []scenarios.Scenario, seeds []int64, without sim.Knowledge) ([]float64, error) {
 	out := make([]float64, len(scns))
 	for i, scn := range scns {
 		for _, seed := range seeds {
-			b, err := sim.Oracle(scn, seed)
+			b, err := sim.OracleWithout(scn, seed, without)
 			if errors.Is(err, sim.ErrClosedLoop) {
 				out[i] = math.NaN()
 				break

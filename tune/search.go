@@ -16,6 +16,7 @@ import (
 	"github.com/cortex-tui/cortex-tui/engine"
 	"github.com/cortex-tui/cortex-tui/report"
 	"github.com/cortex-tui/cortex-tui/scenarios"
+	"github.com/cortex-tui/cortex-tui/sim"
 )
 
 // Options configure a search. Scenarios, Train and Dims are required.
@@ -133,7 +134,11 @@ type Result struct {
 	// Oracle is each scenario's oracle bound on the success rate (sim.Oracle: the most any
 	// strategy could complete), mean over the held-out seeds; NaN for a closed loop, which has
 	// none; nil without Holdout.
-	Oracle                        []float64
+	Oracle []float64
+	// Knowable is each scenario's client-knowable bound (sim.OracleWithout with
+	// sim.ClientKnowable: the oracle without what a client-side engine cannot know, the
+	// capacity of the moment, when a fault ends, the other clients' demand), as Oracle is.
+	Knowable                      []float64
 	Evals, Generations            int
 	Checks                        int // held-out checks of a new best
 	Rejected                      int // candidates rejected on the screening seeds (Options.Screen)
@@ -226,7 +231,10 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 		}
 		s.holdGoodput = goodputs(defH)
 		res.DefaultHoldout = score(opts.Objective, opts.Scenarios, defH, s.holdGoodput, s.limits)
-		if res.Oracle, err = oracles(opts.Scenarios, opts.Holdout); err != nil {
+		if res.Oracle, err = oracles(opts.Scenarios, opts.Holdout, 0); err != nil {
+			return Result{}, err
+		}
+		if res.Knowable, err = oracles(opts.Scenarios, opts.Holdout, sim.ClientKnowable); err != nil {
 			return Result{}, err
 		}
 	}

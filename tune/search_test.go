@@ -55,6 +55,10 @@ func TestSearchIsDeterministic(t *testing.T) {
 	assert.Len(t, a.History, 3)
 	assert.GreaterOrEqual(t, a.TunedTrain.Value, a.DefaultTrain.Value)
 	assert.Equal(t, 3*(1+12)+2*(1+a.Checks), a.Simulations, "the default and 12 candidates on 3 seeds, the default and each new best on 2 held-out seeds")
+	require.Len(t, a.Oracle, 1)
+	require.Len(t, a.Knowable, 1)
+	assert.Greater(t, a.Knowable[0], 0.0)
+	assert.LessOrEqual(t, a.Knowable[0], a.Oracle[0], "the client-knowable bound is at most the oracle's")
 	assert.Equal(t, a.Improved, a.Checks > 0)
 	assert.LessOrEqual(t, a.Checks, a.Generations, "one check at most per generation")
 	require.NoError(t, a.Tuned.Validate())
@@ -176,7 +180,7 @@ func TestSearchTimeBound(t *testing.T) {
 		lines := strings.Split(strings.TrimSpace(b.String()), "\n")
 		require.Len(t, lines, 3, "the header and one row per scenario")
 		assert.Contains(t, lines[0], "| evaluations | time | evaluations/s |", "no CPU time measured: the wall time")
-		assert.Regexp(t, `^\| small \| \d+\.\d% \| \d+\.\d% \| \d+\.\d% \| \d+\.\d% \| [+-]\d+\.\d \| \d+\.\d% \| \d+ \| [0-9hms]+ \| \d+\.\d\d \| time \| (written|not written: no gain|refused: worse on held-out) \|$`, lines[2])
+		assert.Regexp(t, `^\| small \| \d+\.\d% \| \d+\.\d% \| \d+\.\d% \| \d+\.\d% \| [+-]\d+\.\d \| \d+\.\d% \| \d+\.\d% \| \d\.\d\dx -> \d\.\d\dx \| \d+ \| [0-9hms]+ \| \d+\.\d\d \| time \| (written|not written: no gain|refused: worse on held-out) \|$`, lines[2])
 	}
 }
 
