@@ -12,7 +12,7 @@ CORE_PKGS  := ./engine/... ./model/... ./sim/... ./strategy/... ./scenarios/... 
 # The libraries a Go service adopts: no UI library either; and only cortexgrpc links gRPC.
 ADOPT_PKGS := ./cortexhttp/... ./cortexgrpc/... ./priority/... ./internal/driver/...
 
-.PHONY: all build run test fmt-check vet check-imports unit bench lint golden screenshots class-screenshots plots bench-table oracle-table speed-table engine-table tune-table fleet-sizing live-vs-sim hostile-rss hostile-soak clean
+.PHONY: all build run test fmt-check vet check-imports unit bench lint golden screenshots class-screenshots plots bench-table oracle-table speed-table engine-speed-table engine-table tune-table fleet-sizing live-vs-sim hostile-rss hostile-soak clean
 
 all: build
 
@@ -217,6 +217,23 @@ speed-table: build
 	     /<!-- speed:end -->/ { skip = 0 } !skip' docs/simulator.md > docs/simulator.md.tmp
 	@mv docs/simulator.md.tmp docs/simulator.md; rm -f .speed-table.md .speed-bench.txt .sim.test
 	@echo "docs/simulator.md: the speed table regenerated"
+
+# The table of the engine's speed in docs/engine.md (between engine-speed:start and :end):
+# every benchmark of package engine, ENGINE_SPEED_RUNS runs each (-count), their median and
+# range (internal/benchtable), the decision cycle's ratio to gobreaker's Execute, and the load
+# average before and after. Measure on a quiet machine: the ratio is taken within each run, the
+# nanoseconds are not.
+ENGINE_SPEED_RUNS ?= 3
+engine-speed-table:
+	@load=$$(cut -d' ' -f1 /proc/loadavg); \
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime 200ms -count $(ENGINE_SPEED_RUNS) ./engine > .engine-speed.txt; \
+	$(GO) run ./internal/benchtable/cmd x-gobreaker cortex-ns/cycle gobreaker-ns/cycle < .engine-speed.txt > .engine-speed.md; \
+	printf '\n`make engine-speed-table`: `go test -bench . -benchmem -benchtime 200ms -count %s ./engine`, GOMAXPROCS %s; load average %s before, %s after.\n' \
+		"$(ENGINE_SPEED_RUNS)" "$$(nproc)" "$$load" "$$(cut -d' ' -f1 /proc/loadavg)" >> .engine-speed.md
+	@awk '/<!-- engine-speed:start -->/ { print; while ((getline line < ".engine-speed.md") > 0) print line; skip = 1; next } \
+	     /<!-- engine-speed:end -->/ { skip = 0 } !skip' docs/engine.md > docs/engine.md.tmp
+	@mv docs/engine.md.tmp docs/engine.md; rm -f .engine-speed.txt .engine-speed.md
+	@echo "docs/engine.md: the table of the engine's speed regenerated"
 
 # The table of cortex.toml's keys in docs/engine.md (defaults, the article's values, units and
 # ranges), from the program: cortex-tui engine --markdown.
