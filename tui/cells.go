@@ -367,6 +367,9 @@ func (c headerCell) Update(msg tea.Msg) (headerCell, tea.Cmd) {
 		last := r.hist.Last
 		v.Scenario, v.T, v.Total, v.Done, v.Live = r.meta.Scenario, last.T, r.meta.Total, last.Done, r.meta.Live
 		v.Cortex, v.Faults = last.Cortex, last.Faults
+		if v.Live {
+			v.Capped = r.hist.Totals().InFlightCapRefused
+		}
 		for _, r := range f.f.runs[:min(len(f.f.runs), 2)] {
 			v.Strategies = append(v.Strategies, r.meta.StrategyLabel())
 		}

@@ -1,6 +1,7 @@
 // Package header is the dashboard's top line, a component of its own: scenario, virtual time
-// and total, speed, strategy (both in compare mode), paused or running, the faults on, a
-// class's part, and the CORTEX state badge on the right; in a narrow window the fullest
+// and total, speed, strategy (both in compare mode), paused or running, a live run's
+// refusals at its in-flight cap, the faults on, a class's part, and the CORTEX state badge on
+// the right; in a narrow window the fullest
 // wording that fits. The root model hands it what the runs show (View); it caches the line.
 package header
 
@@ -24,11 +25,14 @@ type View struct {
 	Speed      float64 // virtual seconds per wall second
 	Done       bool    // the first run is over
 	Paused     bool
-	Slowed     bool               // the last frame ran out of time
-	Live       bool               // live traffic: no speed
-	Cortex     *source.CortexView // the first run's latest, for the state badge; nil: none
-	Faults     []source.ActiveFault
-	Class      *Class // the dashboard's part in a class; nil: none
+	Slowed     bool // the last frame ran out of time
+	Live       bool // live traffic: no speed
+	// Capped is how many originals live mode has refused so far at its bound on requests
+	// alive at once (--max-inflight: Counts.InFlightCapRefused); shown while above 0.
+	Capped int
+	Cortex *source.CortexView // the first run's latest, for the state badge; nil: none
+	Faults []source.ActiveFault
+	Class  *Class // the dashboard's part in a class; nil: none
 }
 
 // Class is the header's part of a class: a student following sees the class's speed and
@@ -159,6 +163,13 @@ func (p *Model) line(v View, detail int) string {
 	parts = append(parts, strat, state)
 	if class != "" {
 		parts = append(parts, class)
+	}
+	if v.Live && v.Capped > 0 {
+		capped := fmt.Sprintf("%d refused at the in-flight cap", v.Capped)
+		if detail < headerFull {
+			capped = fmt.Sprintf("%d refused (cap)", v.Capped)
+		}
+		parts = append(parts, st.Warn.Render(capped))
 	}
 	if len(v.Faults) > 0 && !v.Done {
 		labels := make([]string, len(v.Faults))

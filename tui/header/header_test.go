@@ -46,3 +46,37 @@ func TestHeaderFullestThatFits(t *testing.T) {
 	assert.Contains(t, p.View(), "|| paused by teacher")
 	assert.Contains(t, p.View(), "x4")
 }
+
+// Asserts that a live run's refusals at its in-flight cap show in the header once there are
+// any, in full where they fit and shortened where the line is narrower, and never in a
+// simulated run (which has no such cap).
+func TestHeaderInFlightCap(t *testing.T) {
+	v := View{Scenario: "black-friday", Strategies: []string{"cortex"}, T: 42 * time.Second, Total: 180 * time.Second, Live: true}
+	tests := []struct {
+		name   string
+		w      int
+		live   bool
+		capped int
+		has    string
+		not    string
+	}{
+		{"none refused", 140, true, 0, "LIVE", "refused"},
+		{"refused, wide", 140, true, 12, "12 refused at the in-flight cap", ""},
+		{"refused, narrow", 80, true, 12, "12 refused (cap)", "refused at"},
+		{"a simulated run", 140, false, 12, "black-friday", "12"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := New(common.DefaultStyles())
+			p.SetSize(tc.w, 1)
+			v.Live, v.Capped = tc.live, tc.capped
+			p.Show(v)
+			line := ansi.Strip(p.View())
+			assert.Equal(t, tc.w, ansi.StringWidth(line))
+			assert.Contains(t, line, tc.has)
+			if tc.not != "" {
+				assert.NotContains(t, line, tc.not)
+			}
+		})
+	}
+}
