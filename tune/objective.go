@@ -58,15 +58,16 @@ const (
 	// InversionSlack is the difference of success between two classes that is not an
 	// inversion (the bench's targets allow one point).
 	InversionSlack = 0.01
-	// AmplificationPenalty multiplies, run by run, how far the peak amplification exceeds the
-	// bench's no-harm limit (report.TargetPeakAmplification, 2.0x, or none's own peak on the
-	// same scenario and seed where the scenario's layers amplify more), averaged over the
-	// seeds: a run at 2.05x costs 5 points. Steep, so that the search never buys success with
-	// a load peak the bench would count as harm, and continuous, so that it still ranks.
+	// AmplificationPenalty multiplies how far the peak amplification of the scenario's worst
+	// run exceeds the bench's no-harm limit (report.TargetPeakAmplification, 2.0x, or none's
+	// own peak on the same scenario and seed where the scenario's layers amplify more): one
+	// run at 2.05x costs 5 points, whatever the other seeds, as the bench's targets count the
+	// worst seed. Steep, so that the search never buys success with a load peak the bench
+	// would count as harm, and continuous, so that it still ranks.
 	AmplificationPenalty = 1.0
-	// WastePenalty multiplies, run by run, how far the wasted retries (retries that failed)
-	// exceed report.TargetWasted (15%) of the run's originals, averaged over the seeds: a
-	// point above costs a point.
+	// WastePenalty multiplies how far the wasted retries (retries that failed) of the
+	// scenario's worst run exceed report.TargetWasted (15%) of its originals: a point above
+	// costs a point.
 	WastePenalty = 1.0
 )
 
@@ -171,9 +172,9 @@ type ScenarioScore struct {
 	Crashes     float64 // crashes per run
 	Inversions  float64 // points of inversion per run, beyond InversionSlack, summed over the pairs
 	PeakAmp     float64 // peak amplification, mean over the runs
-	AmpExcess   float64 // how far the peak amplification exceeded its limit, mean over the runs
+	AmpExcess   float64 // how far the peak amplification exceeded its limit, in the worst run
 	Wasted      float64 // wasted retries over originals, mean over the runs
-	WasteExcess float64 // how far that share exceeded report.TargetWasted, mean over the runs
+	WasteExcess float64 // how far that share exceeded report.TargetWasted, in the worst run
 	Classes     []ClassScore
 	Objective   float64 // the scenario's term of the objective, before penalties
 	// PerSeed is Value on each seed's run alone, in the order of the seeds (what Noise pairs).
@@ -268,11 +269,11 @@ func scenarioScore(scn scenarios.Scenario, runs []report.Summary, limit func(see
 		ss.Crashes += float64(r.Crashes) / n
 		ss.Inversions += inversions(r) / n
 		ss.PeakAmp += r.PeakAmplification / n
-		ss.AmpExcess += max(0, r.PeakAmplification-limit(r.Seed)) / n
+		ss.AmpExcess = max(ss.AmpExcess, r.PeakAmplification-limit(r.Seed))
 		if r.Originals > 0 {
 			w := float64(r.WastedRetries) / float64(r.Originals)
 			ss.Wasted += w / n
-			ss.WasteExcess += max(0, w-report.TargetWasted) / n
+			ss.WasteExcess = max(ss.WasteExcess, w-report.TargetWasted)
 		}
 		for p, v := range r.PrioritySuccess {
 			if prio, err := strconv.Atoi(p); err == nil {
