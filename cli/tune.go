@@ -56,9 +56,9 @@ covariance matrix adaptation evolution strategy (gonum's optimize.CmaEsChol) ove
 parameters rescaled to [0, 1] (capacities and times on a log scale). Every candidate runs every
 scenario on every training seed (--seeds) in the simulator, on every CPU; it scores the mean of
 the objective over the scenarios, less a penalty for every crash of the service, for every
-point by which a class is served better than a class of higher priority, for a peak
-amplification above the bench's limit (2.0x, or none's own peak on the same seed) and for
-wasted retries above 15% of the originals.
+point by which a class is served better than a class of higher priority, and, on its worst
+run as the bench counts them, for a peak amplification above the bench's limit (2.0x, or
+none's own peak on the same seed) and for wasted retries above 15% of the originals.
 
 The search starts from the default engine (or --engine FILE) and ends when its generations are
 done, when --evals candidates are evaluated (at the end of that generation), when it has gained
