@@ -127,7 +127,7 @@ func TestTuneRefusesAnOverfit(t *testing.T) {
 	racedetect.SkipWholeRuns(t)
 	out := filepath.Join(t.TempDir(), "cortex.toml")
 	code, stdout, stderr := execute("tune", "--scenario-file", writeScenario(t, tinyOutage), "--engine", writeEngine(t, engine.ArticleConfig()),
-		"--seeds", "1-2", "--holdout", "4-5", "--params", "weights", "--generations", "2", "--population", "4", "--seed", "4", "--out", out)
+		"--seeds", "1-2", "--holdout", "4-5", "--params", "weights", "--generations", "2", "--population", "4", "--seed", "10", "--out", out)
 	assert.Equal(t, 1, code)
 	assert.Regexp(t, `the tuned engine scores -?\d\.\d{4} on the held-out seeds, below the tuned\.toml's -?\d\.\d{4}: it fits the training seeds only, so `+regexp.QuoteMeta(out)+` is not written`, stderr)
 	assert.Contains(t, stdout, "held-out tuned.toml", "the report is printed")
