@@ -76,22 +76,11 @@ const (
 // AmplificationPenalty (limit).
 type peakLimits []map[int64]float64
 
-// limitsOf returns the peak limits of none's runs, runs[i][j] scenario i with seed j (the
-// training and the held-out seeds may come in separate calls: add merges them).
+// limitsOf returns the peak limits of none's runs, runs[i][j] scenario i with seed j.
 func limitsOf(runs [][]report.Summary) peakLimits {
 	l := make(peakLimits, len(runs))
-	return l.add(runs)
-}
-
-// add records none's peaks of runs (scenario by scenario, as limitsOf) into l and returns it.
-func (l peakLimits) add(runs [][]report.Summary) peakLimits {
 	for i, rs := range runs {
-		if i >= len(l) {
-			l = append(l, nil)
-		}
-		if l[i] == nil {
-			l[i] = map[int64]float64{}
-		}
+		l[i] = make(map[int64]float64, len(rs))
 		for _, r := range rs {
 			l[i][r.Seed] = r.PeakAmplification
 		}

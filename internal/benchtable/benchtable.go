@@ -1,7 +1,7 @@
 // Package benchtable turns the output of `go test -bench` run with -count N into a markdown
 // table: for each benchmark, in the order it first appears, the median and the range over its
 // runs of ns/op and of each metric asked for, with its allocations. make engine-speed-table
-// writes docs/engine.md's table of the engine's speed with it (go run ./internal/benchtable).
+// writes docs/engine.md's table of the engine's speed with it (go run ./internal/benchtable/cmd).
 package benchtable
 
 import (
